@@ -1,0 +1,129 @@
+/**
+ * buildApp: the Fastify application serving /v1/ext (spec §4) with its OpenAPI document at
+ * /v1/ext/openapi.json and interactive docs at /v1/ext/docs.
+ *
+ * Cross-cutting behaviour lives here: request ids (`X-Request-Id` echoed when sane, else
+ * generated; logged with every line), plain `{detail}` bodies for 404/405/413/500, and no
+ * stack trace or SQL ever sent to a client (CONTRACT §2).
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Db } from './db/database.ts';
+import { BODY_TOO_LARGE, INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND, sendDetail } from './http/errors.ts';
+import { leadRoutes } from './http/routes/leads.ts';
+import { meRoutes } from './http/routes/me.ts';
+import { propertyRoutes } from './http/routes/properties.ts';
+import { sharedSchemas } from './schemas/api.ts';
+import { CatalogueReader } from './services/properties.ts';
+
+/** Path prefix of every API route (spec §9). */
+export const API_PREFIX = '/v1/ext';
+/** Largest accepted request body, bytes (CONTRACT §8). */
+export const BODY_LIMIT = 1024 * 1024;
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface AppOptions {
+  db: Db;
+  /** Fastify logger option: false in tests, pino options when serving. */
+  logger?: FastifyServerOptions['logger'];
+  countCacheSize?: number;
+}
+
+/** Routes that exist, as regular expressions with their methods: tells 405 from 404. */
+type KnownRoute = { pattern: RegExp; methods: Set<string> };
+
+function routePattern(url: string): RegExp {
+  const escaped = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
+  return new RegExp(`^${escaped}/?$`);
+}
+
+/** Builds the application; the caller listens (or injects) and closes it. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    requestIdHeader: false,
+    requestIdLogLabel: 'request_id',
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreDuplicateSlashes: false },
+  });
+
+  // Validation is ours (validation/pydantic.ts, called by http/route.ts); serialisation is
+  // plain JSON.stringify so no key is ever dropped by a response schema.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  for (const schema of sharedSchemas) app.addSchema(schema);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const known: KnownRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let entry = known.find((k) => k.pattern.source === routePattern(route.url).source);
+    if (!entry) known.push((entry = { pattern: routePattern(route.url), methods: new Set() }));
+    for (const m of methods) entry.methods.add(m);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'inmo external API',
+        version: '1.0.0',
+        description:
+          'External API of a real-estate agency workspace: the public property catalogue, leads, and key context. Every operation acts on the business that owns the API key.',
+      },
+      servers: [{ url: API_PREFIX }],
+      components: {
+        securitySchemes: {
+          ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: '`AC_LIVE_<key_id>.<secret>`' },
+          ApiKeyAuthorization: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey AC_LIVE_<key_id>.<secret>`' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
+  });
+
+  await app.register(
+    async (api) => {
+      const catalogue = new CatalogueReader(options.db, options.countCacheSize ?? 2000);
+      meRoutes(api, options.db);
+      propertyRoutes(api, options.db, catalogue);
+      leadRoutes(api, options.db);
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: API_PREFIX },
+  );
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const route = known.find((k) => k.pattern.test(path));
+    if (route) {
+      reply.header('allow', [...route.methods].join(', '));
+      return sendDetail(reply, 405, METHOD_NOT_ALLOWED);
+    }
+    return sendDetail(reply, 404, NOT_FOUND);
+  });
+
+  app.setErrorHandler((error: Error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 413) return sendDetail(reply, 413, BODY_TOO_LARGE);
+    if (status !== undefined && status >= 400 && status < 500) {
+      request.log.info({ err: error }, 'client error');
+      return sendDetail(reply, status, error.message);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendDetail(reply, 500, INTERNAL_ERROR);
+  });
+
+  return app;
+}

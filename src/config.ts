@@ -1,0 +1,45 @@
+/**
+ * Configuration: environment variables → typed, validated settings.
+ *
+ * Read once at start; a bad value throws at once with the variable's name rather than
+ * failing later inside a request.
+ */
+
+/** Settings every command shares. */
+export interface Config {
+  /** `sqlite:<path>` (default `sqlite:./data/inmo.db`) or `postgres://…` (CONTRACT §9). */
+  databaseUrl: string;
+  /** pino level for the HTTP server's JSON logs. */
+  logLevel: string;
+  /** Entries kept in the per-process cache of `total` counts of GET /properties. */
+  countCacheSize: number;
+}
+
+/** Default database location, relative to the working directory. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/inmo.db';
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/**
+ * Builds the configuration from the environment.
+ * @throws Error naming the variable when a value is invalid.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got ${JSON.stringify(databaseUrl)}`);
+  }
+  return {
+    databaseUrl,
+    logLevel: env.LOG_LEVEL || 'info',
+    countCacheSize: intFromEnv(env, 'INMO_COUNT_CACHE_SIZE', 2000, 0),
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * SQL of the GET /properties filters (CONTRACT §4). Portable: SQLite (with its math
+ * functions, built into better-sqlite3) and PostgreSQL run the same text.
+ *
+ * Map areas are tested against the published position (`pub_lat`, `pub_lon`): exact for
+ * public addresses, rounded to 2 decimals otherwise, so that no run of small circles can
+ * locate a listing more precisely than the listing itself shows. Each area is a bounding
+ * box (served by the `properties_bbox` index) and the exact test, the twin of domain/geo.ts.
+ */
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { boundingBox, haversineLimit, type MapArea } from '../../domain/geo.ts';
+import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.ts';
+
+const lit = (n: number) => sql.lit(n);
+
+function bboxCondition(area: MapArea): RawBuilder<SqlBool> {
+  const b = boundingBox(area);
+  const lon =
+    b.west <= b.east
+      ? sql`pub_lon between ${lit(b.west)} and ${lit(b.east)}`
+      : sql`(pub_lon >= ${lit(b.west)} or pub_lon <= ${lit(b.east)})`;
+  return sql<SqlBool>`(pub_lat between ${lit(b.south)} and ${lit(b.north)} and ${lon})`;
+}
+
+function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
+  switch (area.kind) {
+    case 'rectangle':
+      return null; // the bounding box is the rectangle
+    case 'circle': {
+      const cosLat = Math.cos((area.lat * Math.PI) / 180);
+      return sql<SqlBool>`(power(sin(radians(pub_lat - ${lit(area.lat)}) / 2), 2) + ${lit(cosLat)} * cos(radians(pub_lat)) * power(sin(radians(pub_lon - ${lit(area.lon)}) / 2), 2)) <= ${lit(haversineLimit(area.radiusM))}`;
+    }
+    case 'polygon': {
+      // Crossing number: the point is inside when a ray to the east crosses an odd number of edges.
+      // Horizontal edges never cross the ray and are left out (no division by zero).
+      const edges = area.ring
+        .map((vertex, i) => [vertex, area.ring[(i + area.ring.length - 1) % area.ring.length]] as const)
+        .filter(([[yi], [yj]]) => yi !== yj);
+      if (edges.length === 0) return sql<SqlBool>`1 = 0`;
+      const crossings = edges.map(([[yi, xi], [yj, xj]]) => {
+        return sql`case when ((pub_lat > ${lit(yi)}) <> (pub_lat > ${lit(yj)})) and pub_lon < (${lit(xj - xi)}) * (pub_lat - ${lit(yi)}) / (${lit(yj - yi)}) + ${lit(xi)} then 1 else 0 end`;
+      });
+      return sql<SqlBool>`(${sql.join(crossings, sql` + `)}) % 2 = 1`;
+    }
+  }
+}
+
+/** Whether the published position lies in at least one of the areas. */
+export function areasCondition(areas: MapArea[]): RawBuilder<SqlBool> {
+  const parts = areas.map((area) => {
+    const exact = exactCondition(area);
+    return exact ? sql`(${bboxCondition(area)} and ${exact})` : bboxCondition(area);
+  });
+  return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
+}
+
+/** Every condition of the query (besides business and `listed`), to be AND-ed. */
+export function filterConditions(q: PropertyQuery): Array<Expression<SqlBool>> {
+  const where: Array<Expression<SqlBool>> = [];
+  if (q.status !== undefined) where.push(sql<SqlBool>`status = ${q.status}`);
+  if (q.operation !== undefined) where.push(sql<SqlBool>`${sql.ref(`op_${q.operation}`)} = 1`);
+  if (q.rental_type === 'temporal') where.push(sql<SqlBool>`op_alquiler = 1 and rental_type = 'temporal'`);
+  if (q.rental_type === 'anual') {
+    where.push(sql<SqlBool>`op_alquiler = 1 and (rental_type is null or rental_type not in ('temporal', 'vacacional'))`);
+  }
+  if (q.type !== undefined) where.push(sql<SqlBool>`type = ${q.type}`);
+  if (q.subtype !== undefined) where.push(sql<SqlBool>`subtype = ${q.subtype}`);
+  if (q.cityKey !== undefined) where.push(sql<SqlBool>`city_key = ${q.cityKey}`);
+  const price = sql.ref(priceColumnFor(q.operation));
+  if (q.min_price !== undefined) where.push(sql<SqlBool>`${price} >= ${q.min_price}`);
+  if (q.max_price !== undefined) where.push(sql<SqlBool>`${price} <= ${q.max_price}`);
+  if (q.min_bedrooms !== undefined) where.push(sql<SqlBool>`bedrooms >= ${q.min_bedrooms}`);
+  if (q.is_featured !== undefined) where.push(sql<SqlBool>`is_featured = ${q.is_featured ? 1 : 0}`);
+  if (q.areas.length) where.push(areasCondition(q.areas));
+  return where;
+}
+
+/** ORDER BY of the query: price (missing prices last) or `updated_at`, ties by `updated_at` desc, `id` desc. */
+export function orderBy(q: PropertyQuery): RawBuilder<unknown> {
+  if (q.sort) {
+    const price = sql.ref(priceColumnFor(q.operation));
+    const direction = sql.raw(q.sort === 'price_asc' ? 'asc' : 'desc');
+    return sql`(${price} is null) asc, ${price} ${direction}, updated_at desc, id desc`;
+  }
+  return sql`updated_at desc, id desc`;
+}

@@ -1,0 +1,158 @@
+/**
+ * Row types of the database, as Kysely sees them (see migrations/0001_initial.ts).
+ * Booleans are 0/1 integers and timestamps canonical RFC 3339 text on every engine.
+ */
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface BusinessTable {
+  id: Generated<number>;
+  name: string;
+  /** Bumped by every catalogue change; keys the per-process count cache. */
+  catalogue_version: Generated<number>;
+  created_at: string;
+}
+
+export interface ApiKeyTable {
+  /** 16 base62 characters, the public half of the key. */
+  key_id: string;
+  business_id: number;
+  /** SHA-256 of the secret, hex. */
+  secret_hash: string;
+  /** Comma-joined scopes. */
+  scopes: string;
+  label: string | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface PropertyTable {
+  id: Generated<number>;
+  business_id: number;
+  external_ref: string;
+  public: number;
+  status: string;
+  operation: string | null;
+  op_venta: number;
+  op_alquiler: number;
+  op_traspaso: number;
+  rental_type: string | null;
+  type: string | null;
+  subtype: string | null;
+  title: string | null;
+  description: string | null;
+  /** Sale price, €. */
+  price: number | null;
+  /** Monthly rent, €. */
+  price_rent: number | null;
+  /** Transfer price, €. */
+  price_transfer: number | null;
+  /** First of price, price_rent, price_transfer that is not null (CONTRACT §4). */
+  price_any: number | null;
+  /** m². */
+  size_total: number | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  address: string | null;
+  address_approximate: string | null;
+  building_name: string | null;
+  postal_code: string | null;
+  city: string | null;
+  /** Unicode lower-case of `city`, for the case-insensitive exact match. */
+  city_key: string | null;
+  province: string | null;
+  country: string | null;
+  lat: number | null;
+  lon: number | null;
+  address_privacy: string;
+  /** The position the API publishes (exact or rounded to 2 decimals); map areas test this. */
+  pub_lat: number | null;
+  pub_lon: number | null;
+  /** JSON array of features as imported. */
+  features: string | null;
+  /** JSON object of listing characteristics as imported. */
+  specs: string | null;
+  is_featured: number;
+  created_at: string;
+  updated_at: string;
+  /** 1 when public and disponible/reservada: the only rows the API can see. */
+  listed: number;
+  /** The published property object without `id`, JSON, privacy already applied. */
+  api_doc: string;
+  imported_at: string;
+}
+
+export interface PropertyImageTable {
+  id: Generated<number>;
+  property_id: number;
+  url: string;
+  sort_order: number;
+  is_primary: number;
+  title: string | null;
+  public: number;
+}
+
+export interface PropertyVideoTable {
+  id: Generated<number>;
+  property_id: number;
+  title: string | null;
+  sort_order: number;
+  url: string | null;
+  hls_url: string | null;
+  thumbnail_url: string | null;
+  embed_url: string | null;
+  processed: number;
+}
+
+export interface LeadTable {
+  id: Generated<number>;
+  business_id: number;
+  name: string | null;
+  type: string;
+  status: string;
+  active: number;
+  source: string | null;
+  /** E.164; unique per business. */
+  phone_number_1: string;
+  phone_number_2: string | null;
+  landline_phone: string | null;
+  personal_email: string | null;
+  professional_email: string | null;
+  preferred_language: string | null;
+  dni: string | null;
+  profile_category: string | null;
+  urgency_profile: string | null;
+  rating: number;
+  captured_by: string | null;
+  /** JSON array (spec §2.4), internal notes included. */
+  search_preferences: string | null;
+  agency_property_ids: string | null;
+  services: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LeadNoteTable {
+  id: Generated<number>;
+  lead_id: number;
+  text: string;
+  created_at: string;
+}
+
+export interface Database {
+  businesses: BusinessTable;
+  api_keys: ApiKeyTable;
+  properties: PropertyTable;
+  property_images: PropertyImageTable;
+  property_videos: PropertyVideoTable;
+  leads: LeadTable;
+  lead_notes: LeadNoteTable;
+}
+
+export type PropertyRow = Selectable<PropertyTable>;
+export type NewProperty = Insertable<PropertyTable>;
+export type PropertyUpdate = Updateable<PropertyTable>;
+export type LeadRow = Selectable<LeadTable>;
+export type NewLead = Insertable<LeadTable>;
+export type ApiKeyRow = Selectable<ApiKeyTable>;

@@ -1,0 +1,226 @@
+/**
+ * Map areas of the `locations` filter (spec §4.4, CONTRACT §4): parsing of the accepted
+ * shapes, bounding boxes, and the exact tests (great-circle distance in metres, point in
+ * polygon). The SQL twins of these tests live in db/repositories/property-filters.ts.
+ */
+
+/** Mean Earth radius, metres (IUGG), used for every great-circle distance. */
+export const EARTH_RADIUS_M = 6371008.8;
+/** Radius of `point` and `marker` areas, and of GeoJSON `Point`s, without one: metres. */
+export const DEFAULT_POINT_RADIUS_M = 500;
+
+/** A circle: centre in decimal degrees, radius in metres. */
+export interface CircleArea {
+  kind: 'circle';
+  lat: number;
+  lon: number;
+  radiusM: number;
+}
+/** A rectangle in decimal degrees; `west > east` crosses the antimeridian. */
+export interface RectangleArea {
+  kind: 'rectangle';
+  south: number;
+  west: number;
+  north: number;
+  east: number;
+}
+/** A polygon's outer ring as `[lat, lon]` pairs, decimal degrees, not closed. */
+export interface PolygonArea {
+  kind: 'polygon';
+  ring: Array<[number, number]>;
+}
+export type MapArea = CircleArea | RectangleArea | PolygonArea;
+
+/** A latitude/longitude box in decimal degrees; `west > east` crosses the antimeridian. */
+export interface BoundingBox {
+  south: number;
+  west: number;
+  north: number;
+  east: number;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const validLat = (v: unknown): v is number => isNum(v) && v >= -90 && v <= 90;
+const validLon = (v: unknown): v is number => isNum(v) && v >= -180 && v <= 180;
+const validRadius = (v: unknown): v is number => isNum(v) && v > 0 && v <= Math.PI * EARTH_RADIUS_M;
+
+/** `lng`, or its other spelling `lon`. */
+function lngOf(o: Json): unknown {
+  return o.lng ?? o.lon;
+}
+
+function radiusOf(o: Json): number | null {
+  if (o.radius === undefined || o.radius === null) return DEFAULT_POINT_RADIUS_M;
+  return validRadius(o.radius) ? o.radius : null;
+}
+
+function ringFromLatLngObjects(points: unknown): Array<[number, number]> | null {
+  if (!Array.isArray(points)) return null;
+  const ring: Array<[number, number]> = [];
+  for (const p of points) {
+    if (!isObject(p) || !validLat(p.lat) || !validLon(lngOf(p))) return null;
+    ring.push([p.lat, lngOf(p) as number]);
+  }
+  return closedRingTrimmed(ring);
+}
+
+function ringFromGeoJson(coordinates: unknown): Array<[number, number]> | null {
+  if (!Array.isArray(coordinates) || !Array.isArray(coordinates[0])) return null;
+  const ring: Array<[number, number]> = [];
+  for (const p of coordinates[0] as unknown[]) {
+    if (!Array.isArray(p) || p.length < 2 || !validLon(p[0]) || !validLat(p[1])) return null;
+    ring.push([p[1], p[0]]);
+  }
+  return closedRingTrimmed(ring);
+}
+
+/** Drops a closing vertex equal to the first; a ring needs three distinct corners. */
+function closedRingTrimmed(ring: Array<[number, number]>): Array<[number, number]> | null {
+  if (ring.length > 1) {
+    const [first, last] = [ring[0], ring[ring.length - 1]];
+    if (first[0] === last[0] && first[1] === last[1]) ring.pop();
+  }
+  return ring.length >= 3 ? ring : null;
+}
+
+/**
+ * One entry of the `locations` array → a map area, or null when it is not a recognised area
+ * (such entries are ignored, CONTRACT §4). Accepts `circle`, `point`, `marker`, `rectangle`,
+ * `polygon`, and any of them carrying a GeoJSON `geometry` (`Point` or `Polygon`).
+ */
+export function parseMapArea(entry: unknown): MapArea | null {
+  if (!isObject(entry)) return null;
+  const geometry = entry.geometry;
+  if (isObject(geometry)) {
+    if (geometry.type === 'Point' && Array.isArray(geometry.coordinates)) {
+      const [lon, lat] = geometry.coordinates as unknown[];
+      const radiusM = radiusOf(entry);
+      if (!validLat(lat) || !validLon(lon) || radiusM === null) return null;
+      return { kind: 'circle', lat, lon, radiusM };
+    }
+    if (geometry.type === 'Polygon') {
+      const ring = ringFromGeoJson(geometry.coordinates);
+      return ring ? { kind: 'polygon', ring } : null;
+    }
+    return null;
+  }
+  switch (entry.type) {
+    case 'circle': {
+      const center = entry.center;
+      if (!isObject(center) || !validLat(center.lat) || !validLon(lngOf(center)) || !validRadius(entry.radius)) {
+        return null;
+      }
+      return { kind: 'circle', lat: center.lat, lon: lngOf(center) as number, radiusM: entry.radius };
+    }
+    case 'point':
+    case 'marker': {
+      const radiusM = radiusOf(entry);
+      if (!validLat(entry.lat) || !validLon(lngOf(entry)) || radiusM === null) return null;
+      return { kind: 'circle', lat: entry.lat, lon: lngOf(entry) as number, radiusM };
+    }
+    case 'rectangle': {
+      const b = entry.bounds;
+      if (!isObject(b) || !validLat(b.south) || !validLat(b.north) || !validLon(b.west) || !validLon(b.east)) {
+        return null;
+      }
+      if (b.south > b.north) return null;
+      return { kind: 'rectangle', south: b.south, west: b.west, north: b.north, east: b.east };
+    }
+    case 'polygon': {
+      const ring = ringFromLatLngObjects(entry.coordinates);
+      return ring ? { kind: 'polygon', ring } : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * The `locations` query text → its JSON entries, or null when the filter is off: text that
+ * is not JSON or not an array (CONTRACT §4).
+ */
+export function parseLocationsJson(text: string): unknown[] | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return Array.isArray(value) ? value : null;
+}
+
+/** Great-circle distance between two points in decimal degrees, metres (haversine). */
+export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.sqrt(haversineTerm(lat1, lon1, lat2, lon2)));
+}
+
+/** `sin²(Δφ/2) + cos φ1 cos φ2 sin²(Δλ/2)`: compared with {@link haversineLimit} it avoids asin. */
+export function haversineTerm(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLon = (lon2 - lon1) * rad;
+  return Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
+}
+
+/** The haversine term at exactly `radiusM` metres: a point is inside when its term is <= this. */
+export function haversineLimit(radiusM: number): number {
+  return Math.sin(radiusM / (2 * EARTH_RADIUS_M)) ** 2;
+}
+
+/** Bounding box of an area, for an index range scan before the exact test. */
+export function boundingBox(area: MapArea): BoundingBox {
+  switch (area.kind) {
+    case 'rectangle':
+      return { south: area.south, west: area.west, north: area.north, east: area.east };
+    case 'polygon': {
+      const lats = area.ring.map((p) => p[0]);
+      const lons = area.ring.map((p) => p[1]);
+      return { south: Math.min(...lats), north: Math.max(...lats), west: Math.min(...lons), east: Math.max(...lons) };
+    }
+    case 'circle': {
+      const angular = area.radiusM / EARTH_RADIUS_M; // radians
+      const deg = 180 / Math.PI;
+      const south = area.lat - angular * deg;
+      const north = area.lat + angular * deg;
+      if (south <= -90 || north >= 90) {
+        return { south: Math.max(south, -90), north: Math.min(north, 90), west: -180, east: 180 };
+      }
+      const dLon = Math.asin(Math.sin(angular) / Math.cos(area.lat / deg)) * deg;
+      let west = area.lon - dLon;
+      let east = area.lon + dLon;
+      if (west < -180) west += 360;
+      if (east > 180) east -= 360;
+      return { south, north, west, east };
+    }
+  }
+}
+
+/** Crossing-number test of a point against a polygon ring (`[lat, lon]` pairs). */
+export function pointInPolygon(lat: number, lon: number, ring: Array<[number, number]>): boolean {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [yi, xi] = ring[i];
+    const [yj, xj] = ring[j];
+    if (yi > lat !== yj > lat && lon < ((xj - xi) * (lat - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+/** Whether a point lies in an area (the same rule the SQL filter applies). */
+export function areaContains(area: MapArea, lat: number, lon: number): boolean {
+  switch (area.kind) {
+    case 'circle':
+      return haversineTerm(area.lat, area.lon, lat, lon) <= haversineLimit(area.radiusM);
+    case 'rectangle':
+      return (
+        lat >= area.south &&
+        lat <= area.north &&
+        (area.west <= area.east ? lon >= area.west && lon <= area.east : lon >= area.west || lon <= area.east)
+      );
+    case 'polygon':
+      return pointInPolygon(lat, lon, area.ring);
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * Import lines → the stored form of a property (shared/data/README.md, "Import format").
+ *
+ * The checks of the TypeBox schema come first (types, enumerations, bounds); the rules a
+ * schema cannot say come here: operations joined by commas, coordinates given in pairs,
+ * timestamps with an offset. Defaults lean to privacy: a line that does not say `public`
+ * is not published, one that does not say `address_privacy` hides the address, an image
+ * that does not say `public` is not shown, a video that does not say `processed` is not shown.
+ */
+import { LISTED_STATUSES, OPERATIONS, type AddressPrivacy } from './catalogue-terms.ts';
+import { parseRfc3339 } from './time.ts';
+import type { ImportRecord } from '../schemas/import-record.ts';
+
+/** An image as stored (before it has an id). */
+export interface ImageInput {
+  url: string;
+  sort_order: number;
+  is_primary: number;
+  title: string | null;
+  public: number;
+}
+
+/** A video as stored (before it has an id). */
+export interface VideoInput {
+  title: string | null;
+  sort_order: number;
+  url: string | null;
+  hls_url: string | null;
+  thumbnail_url: string | null;
+  embed_url: string | null;
+  processed: number;
+}
+
+/** The columns of a property row that an import line decides. */
+export interface PropertyFields {
+  external_ref: string;
+  public: number;
+  status: string;
+  operation: string | null;
+  op_venta: number;
+  op_alquiler: number;
+  op_traspaso: number;
+  rental_type: string | null;
+  type: string | null;
+  subtype: string | null;
+  title: string | null;
+  description: string | null;
+  price: number | null;
+  price_rent: number | null;
+  price_transfer: number | null;
+  price_any: number | null;
+  size_total: number | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  address: string | null;
+  address_approximate: string | null;
+  building_name: string | null;
+  postal_code: string | null;
+  city: string | null;
+  city_key: string | null;
+  province: string | null;
+  country: string | null;
+  lat: number | null;
+  lon: number | null;
+  address_privacy: AddressPrivacy;
+  pub_lat: number | null;
+  pub_lon: number | null;
+  features: string | null;
+  specs: string | null;
+  is_featured: number;
+  created_at: string;
+  updated_at: string;
+  listed: number;
+}
+
+/** A property ready to store: its columns, images and videos. */
+export interface NormalizedProperty {
+  fields: PropertyFields;
+  images: ImageInput[];
+  videos: VideoInput[];
+}
+
+/** A line that breaks a rule of the import format; the message says which. */
+export class ImportRuleError extends Error {}
+
+/** Case-insensitive key of a city name: Unicode lower case of its NFC form (CONTRACT §4). */
+export function cityKey(city: string): string {
+  return city.normalize('NFC').toLowerCase();
+}
+
+/** Rounds a coordinate to 2 decimals (about 1 km), as approximate addresses publish it. */
+export function roundCoordinate(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** Parses `venta,alquiler`-style operations into their canonical comma-joined form. */
+export function parseOperations(text: string): string[] {
+  const ops = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
+  for (const op of ops) {
+    if (!(OPERATIONS as readonly string[]).includes(op)) {
+      throw new ImportRuleError(`operation: ${JSON.stringify(op)} is not one of venta, alquiler, traspaso`);
+    }
+  }
+  return ops;
+}
+
+const emptyToNull = (s: string | null | undefined): string | null => (s === undefined || s === null || s.trim() === '' ? null : s);
+const flag = (b: boolean | null | undefined, fallback: boolean) => ((b ?? fallback) ? 1 : 0);
+
+/**
+ * Builds the stored form of a validated import line.
+ * @param now canonical timestamp used when the line carries no dates.
+ * @throws ImportRuleError when a rule beyond the schema is broken.
+ */
+export function normalizeImportRecord(record: ImportRecord, now: string): NormalizedProperty {
+  const operations = record.operation ? parseOperations(record.operation) : [];
+  if ((record.lat == null) !== (record.lon == null)) {
+    throw new ImportRuleError('lat and lon must be given together');
+  }
+  const timestamp = (name: 'created_at' | 'updated_at') => {
+    const text = record[name];
+    if (text === undefined || text === null) return null;
+    const parsed = parseRfc3339(text);
+    if (parsed === null) throw new ImportRuleError(`${name}: ${JSON.stringify(text)} is not an RFC 3339 timestamp with an offset`);
+    return parsed;
+  };
+  const updatedAt = timestamp('updated_at') ?? now;
+  const createdAt = timestamp('created_at') ?? updatedAt;
+
+  const privacy: AddressPrivacy = record.address_privacy ?? 'hidden';
+  const status = record.status ?? 'disponible';
+  const isPublic = record.public ?? false;
+  const city = emptyToNull(record.city);
+  const lat = record.lat ?? null;
+  const lon = record.lon ?? null;
+  const exact = privacy === 'public';
+  const price = record.price ?? null;
+  const priceRent = record.price_rent ?? null;
+  const priceTransfer = record.price_transfer ?? null;
+
+  const images: ImageInput[] = (record.images ?? []).map((img, i) => ({
+    url: img.url,
+    sort_order: img.order ?? i,
+    is_primary: flag(img.is_primary, false),
+    title: img.title ?? null,
+    public: flag(img.public, false),
+  }));
+  const videos: VideoInput[] = (record.videos ?? []).map((v, i) => ({
+    title: v.title ?? null,
+    sort_order: v.order ?? i,
+    url: v.url ?? null,
+    hls_url: v.hls_url ?? null,
+    thumbnail_url: v.thumbnail_url ?? null,
+    embed_url: v.embed_url ?? null,
+    processed: flag(v.processed, false),
+  }));
+  const features = record.features?.length
+    ? JSON.stringify(
+        record.features.map((f) => ({ key: f.key, label: f.label ?? f.key, value: f.value ?? null, isextra: f.isextra ?? false })),
+      )
+    : null;
+
+  return {
+    fields: {
+      external_ref: record.external_ref,
+      public: isPublic ? 1 : 0,
+      status,
+      operation: operations.length ? operations.join(',') : null,
+      op_venta: operations.includes('venta') ? 1 : 0,
+      op_alquiler: operations.includes('alquiler') ? 1 : 0,
+      op_traspaso: operations.includes('traspaso') ? 1 : 0,
+      rental_type: record.rental_type ?? null,
+      type: record.type ?? null,
+      subtype: emptyToNull(record.subtype)?.trim().toLowerCase() ?? null,
+      title: record.title ?? null,
+      description: record.description ?? null,
+      price,
+      price_rent: priceRent,
+      price_transfer: priceTransfer,
+      price_any: price ?? priceRent ?? priceTransfer,
+      size_total: record.size_total ?? null,
+      bedrooms: record.bedrooms ?? null,
+      bathrooms: record.bathrooms ?? null,
+      address: emptyToNull(record.address),
+      address_approximate: emptyToNull(record.address_approximate),
+      building_name: emptyToNull(record.building_name),
+      postal_code: emptyToNull(record.postal_code),
+      city,
+      city_key: city === null ? null : cityKey(city),
+      province: emptyToNull(record.province),
+      country: emptyToNull(record.country),
+      lat,
+      lon,
+      address_privacy: privacy,
+      pub_lat: lat === null ? null : exact ? lat : roundCoordinate(lat),
+      pub_lon: lon === null ? null : exact ? lon : roundCoordinate(lon),
+      features,
+      specs: record.specs && Object.keys(record.specs).length ? JSON.stringify(record.specs) : null,
+      is_featured: flag(record.is_featured, false),
+      created_at: createdAt,
+      updated_at: updatedAt,
+      listed: isPublic && (LISTED_STATUSES as readonly string[]).includes(status) ? 1 : 0,
+    },
+    images,
+    videos,
+  };
+}

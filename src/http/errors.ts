@@ -1,0 +1,39 @@
+/**
+ * The closed catalogue of error responses (spec §7, CONTRACT §2): plain `{detail}` bodies
+ * with fixed English sentences, and the Pydantic-shaped 422 body.
+ */
+import type { FastifyReply } from 'fastify';
+import type { ValidationIssue } from '../validation/pydantic.ts';
+import type { AuthFailure } from '../services/api-keys.ts';
+
+/** Fixed 401 messages; an unknown key id and a wrong secret share one (CONTRACT §3). */
+export const AUTH_MESSAGES: Record<AuthFailure | 'scope', string> = {
+  missing: 'Missing API key: send it in the X-Api-Key header',
+  malformed: 'Malformed API key',
+  invalid: 'Invalid API key',
+  revoked: 'API key has been revoked',
+  expired: 'API key has expired',
+  scope: 'API key lacks the scope this operation requires',
+};
+
+export const NOT_FOUND = 'Not Found';
+export const METHOD_NOT_ALLOWED = 'Method Not Allowed';
+export const PROPERTY_NOT_FOUND = 'Property not found';
+export const BODY_TOO_LARGE = 'Request body too large';
+export const INTERNAL_ERROR = 'Internal Server Error';
+
+/** Sends a plain error body. */
+export function sendDetail(reply: FastifyReply, status: number, detail: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send({ detail });
+}
+
+/** Sends a 401 with `WWW-Authenticate: ApiKey`. */
+export function sendUnauthorized(reply: FastifyReply, reason: AuthFailure | 'scope'): FastifyReply {
+  reply.header('www-authenticate', 'ApiKey');
+  return sendDetail(reply, 401, AUTH_MESSAGES[reason]);
+}
+
+/** Sends the 422 validation body with every fault. */
+export function sendValidationErrors(reply: FastifyReply, issues: ValidationIssue[]): FastifyReply {
+  return reply.code(422).type('application/json; charset=utf-8').send({ detail: issues });
+}

@@ -1,0 +1,114 @@
+/** GET /properties and GET /properties/{property_id} (spec §4.4, §4.5; CONTRACT §4, §5). */
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import { parseLocationsJson, parseMapArea, type MapArea } from '../../domain/geo.ts';
+import { cityKey } from '../../domain/property-record.ts';
+import type { PropertyQuery } from '../../domain/property-query.ts';
+import {
+  MAX_LOCATION_AREAS,
+  MAX_POLYGON_VERTICES,
+  PropertiesQuery,
+  PropertyEnvelope,
+  PropertyPage,
+  PropertyParams,
+  PlainError,
+} from '../../schemas/api.ts';
+import type { CatalogueReader } from '../../services/properties.ts';
+import type { ValidationIssue } from '../../validation/pydantic.ts';
+import { PROPERTY_NOT_FOUND, sendDetail, sendValidationErrors } from '../errors.ts';
+import { apiRoute } from '../route.ts';
+import { Type, type Static } from '@sinclair/typebox';
+
+const tooLong = (loc: ValidationIssue['loc'], input: unknown, max: number, actual: number): ValidationIssue => ({
+  type: 'too_long',
+  loc,
+  msg: `List should have at most ${max} items after validation, not ${actual}`,
+  input,
+  ctx: { field_type: 'List', max_length: max, actual_length: actual },
+});
+
+/**
+ * The map areas of a `locations` value (CONTRACT §4): text that is not a JSON array turns
+ * the filter off, unrecognised entries are ignored; too many areas or vertices are faults.
+ */
+export function parseLocationsParam(text: string | undefined, issues: ValidationIssue[]): MapArea[] {
+  if (text === undefined) return [];
+  const entries = parseLocationsJson(text);
+  if (entries === null) return [];
+  if (entries.length > MAX_LOCATION_AREAS) {
+    issues.push(tooLong(['query', 'locations'], text, MAX_LOCATION_AREAS, entries.length));
+    return [];
+  }
+  const areas: MapArea[] = [];
+  entries.forEach((entry, i) => {
+    const area = parseMapArea(entry);
+    if (area?.kind === 'polygon' && area.ring.length > MAX_POLYGON_VERTICES) {
+      issues.push(tooLong(['query', 'locations', i], text, MAX_POLYGON_VERTICES, area.ring.length));
+    } else if (area) {
+      areas.push(area);
+    }
+  });
+  return areas;
+}
+
+function toPropertyQuery(q: Static<typeof PropertiesQuery>, areas: MapArea[]): PropertyQuery {
+  return {
+    limit: q.limit ?? 100,
+    offset: q.offset ?? 0,
+    status: q.status,
+    operation: q.operation,
+    rental_type: q.rental_type,
+    type: q.type,
+    subtype: q.subtype,
+    cityKey: q.city === undefined ? undefined : cityKey(q.city),
+    areas,
+    min_price: q.min_price,
+    max_price: q.max_price,
+    min_bedrooms: q.min_bedrooms,
+    is_featured: q.is_featured,
+    sort: q.sort,
+  };
+}
+
+export function propertyRoutes(app: FastifyInstance, db: Db, catalogue: CatalogueReader): void {
+  apiRoute(app, db, {
+    method: 'GET',
+    url: '/properties',
+    scope: 'properties:read',
+    operationId: 'listProperties',
+    tags: ['properties'],
+    summary: 'List public properties',
+    description:
+      'The public catalogue of the business: properties marked public that are `disponible` or `reservada`, newest update first unless `sort` is set.',
+    querystring: PropertiesQuery,
+    params: Type.Object({}),
+    responses: { 200: PropertyPage },
+    handler: async ({ key, query }, reply) => {
+      const issues: ValidationIssue[] = [];
+      const areas = parseLocationsParam(query.locations, issues);
+      if (issues.length) return sendValidationErrors(reply, issues);
+      const body = await catalogue.listJson(key.businessId, key.catalogueVersion, toPropertyQuery(query, areas));
+      return reply.type('application/json; charset=utf-8').send(body);
+    },
+  });
+
+  apiRoute(app, db, {
+    method: 'GET',
+    url: '/properties/:property_id',
+    scope: 'properties:read',
+    operationId: 'getProperty',
+    tags: ['properties'],
+    summary: 'Retrieve a property',
+    querystring: Type.Object({}),
+    params: PropertyParams,
+    responses: {
+      200: PropertyEnvelope,
+      404: Type.Ref(PlainError.$id!, { description: 'Not existing, not public, or sold, rented or withdrawn.' }),
+    },
+    handler: async ({ key, params }, reply) => {
+      const body = await catalogue.getJson(key.businessId, params.property_id);
+      if (body === undefined) return sendDetail(reply, 404, PROPERTY_NOT_FOUND);
+      return reply.type('application/json; charset=utf-8').send(body);
+    },
+  });
+}

@@ -1,0 +1,215 @@
+/**
+ * TypeBox schemas of the /v1/ext API: the requests the server validates (through
+ * validation/pydantic.ts) and the responses it documents. The OpenAPI document is generated
+ * from these same objects.
+ */
+import { Type } from '@sinclair/typebox';
+import { SCOPES } from '../domain/api-key.ts';
+import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
+import { Literals, Nullable } from './common.ts';
+
+/** Limits of paging (spec §8). */
+const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size, 1 to 1000.' });
+const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Rows skipped before the page.' });
+
+/** Longest accepted `locations` query value, characters (CONTRACT §8). */
+export const MAX_LOCATIONS_PARAM_LENGTH = 65_536;
+/** Most map areas in one `locations` value (CONTRACT §8). */
+export const MAX_LOCATION_AREAS = 50;
+/** Most vertices of one polygon (CONTRACT §8). */
+export const MAX_POLYGON_VERTICES = 1000;
+
+// ---------------------------------------------------------------- requests
+
+export const PropertiesQuery = Type.Object({
+  limit: Type.Optional(Limit),
+  offset: Type.Optional(Offset),
+  status: Type.Optional(Type.String({ description: 'Exact match; only `disponible` and `reservada` can match.' })),
+  operation: Type.Optional(
+    Literals(OPERATIONS, {
+      'x-case-insensitive': true,
+      description:
+        'Case-insensitive. Matches properties offered for this operation among others; selects the price used by `min_price`, `max_price` and `sort` (sale price, `specs.price_calc.price_alq`, `specs.price_calc.price_trasp`). Without it, the first of those prices that is set.',
+    }),
+  ),
+  rental_type: Type.Optional(
+    Literals(['temporal', 'anual'] as const, {
+      description: '`temporal`: temporary rentals. `anual`: rentals neither temporary nor holiday (unset counts as anual).',
+    }),
+  ),
+  type: Type.Optional(Literals(PROPERTY_TYPES, { description: 'Property type key.' })),
+  subtype: Type.Optional(Type.String({ description: 'Exact stored subtype key (`atico`, `duplex`, `chalet`…).' })),
+  city: Type.Optional(Type.String({ description: 'Case-insensitive exact match (Unicode-aware).' })),
+  locations: Type.Optional(
+    Type.String({
+      maxLength: MAX_LOCATIONS_PARAM_LENGTH,
+      description:
+        'URL-encoded JSON array of map areas; a property matches when its published position lies in at least one. Shapes: `{"type":"circle","center":{"lat","lng"},"radius":m}`, `{"type":"point"|"marker","lat","lng","radius"?}` (500 m default), `{"type":"rectangle","bounds":{"south","west","north","east"}}`, `{"type":"polygon","coordinates":[{"lat","lng"}…]}`, or any area with a GeoJSON `geometry` (`Point` or `Polygon`, `[lng, lat]`). `lon` may stand for `lng`. Text that is not a JSON array is ignored, and so are unrecognised entries. At most 50 areas and 1,000 vertices per polygon.',
+    }),
+  ),
+  min_price: Type.Optional(Type.Number({ minimum: 0, description: 'Inclusive, €.' })),
+  max_price: Type.Optional(Type.Number({ minimum: 0, description: 'Inclusive, €.' })),
+  min_bedrooms: Type.Optional(Type.Integer({ minimum: 0, description: 'Inclusive.' })),
+  is_featured: Type.Optional(Type.Boolean({ description: '`true`: only featured; `false`: only non-featured.' })),
+  sort: Type.Optional(
+    Literals(['price_asc', 'price_desc'] as const, {
+      description:
+        'By the price the operation selects; properties without it come last. Default: `updated_at` descending. Ties: `updated_at` desc, `id` desc.',
+    }),
+  ),
+});
+
+export const PropertyParams = Type.Object({
+  property_id: Type.Integer({ minimum: 1, description: 'The `id` of a property from the list.' }),
+});
+
+export const LeadsQuery = Type.Object({
+  limit: Type.Optional(Limit),
+  offset: Type.Optional(Offset),
+});
+
+// ---------------------------------------------------------------- responses
+
+const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 with UTC offset.' });
+
+export const Property = Type.Object(
+  {
+    id: Type.Integer(),
+    operation: Nullable(Type.String(), { description: '`venta`, `alquiler`, `traspaso`, or several joined by commas.' }),
+    type: Nullable(Literals(PROPERTY_TYPES)),
+    subtype: Nullable(Type.String({ description: 'Spanish display label, or `Sin Especificar`.' })),
+    title: Nullable(Type.String()),
+    price: Nullable(Type.Number({ description: 'Sale price, €.' })),
+    size_total: Nullable(Type.Number({ description: 'm².' })),
+    bedrooms: Nullable(Type.Integer()),
+    bathrooms: Nullable(Type.Integer()),
+    postal_code: Type.Optional(Nullable(Type.String({ description: 'Omitted when the address is hidden.' }))),
+    description: Nullable(Type.String({ description: 'HTML, sanitised with an allowlist.' })),
+    images: Nullable(
+      Type.Array(
+        Type.Object({
+          id: Type.Integer(),
+          url: Type.String(),
+          order: Type.Integer(),
+          is_primary: Type.Boolean(),
+          title: Nullable(Type.String()),
+        }),
+      ),
+    ),
+    videos: Nullable(
+      Type.Array(
+        Type.Object({
+          id: Type.Integer(),
+          title: Nullable(Type.String()),
+          order: Type.Integer(),
+          url: Nullable(Type.String()),
+          hls_url: Nullable(Type.String()),
+          thumbnail_url: Nullable(Type.String()),
+          embed_url: Nullable(Type.String()),
+        }),
+      ),
+    ),
+    specs: Nullable(
+      Type.Object(
+        {
+          price_calc: Type.Object({
+            price_alq: Nullable(Type.Number({ description: 'Monthly rent, €.' })),
+            price_trasp: Nullable(Type.Number({ description: 'Transfer price, €.' })),
+          }),
+          address_privacy: Literals(['public', 'approximate', 'hidden'] as const),
+          building_name: Type.Optional(Nullable(Type.String({ description: 'Present only when the address is public.' }))),
+        },
+        { additionalProperties: true, description: 'Listing characteristics; other keys depend on the property type.' },
+      ),
+    ),
+    features: Nullable(
+      Type.Array(Type.Object({ label: Nullable(Type.String()), key: Type.String(), value: Type.Unknown(), isextra: Type.Boolean() })),
+    ),
+    status: Nullable(Literals(['disponible', 'reservada'] as const)),
+    address: Type.Optional(Nullable(Type.String({ description: 'Full when public, approximate when approximate, omitted when hidden.' }))),
+    city: Nullable(Type.String()),
+    province: Nullable(Type.String()),
+    country: Nullable(Type.String()),
+    lat: Type.Optional(Nullable(Type.Number({ description: 'Exact when public, 2 decimals when approximate, omitted when hidden.' }))),
+    lon: Type.Optional(Nullable(Type.Number({ description: 'As `lat`.' }))),
+    is_featured: Nullable(Type.Boolean()),
+    created_at: Nullable(Timestamp),
+    updated_at: Nullable(Timestamp),
+  },
+  { $id: 'Property' },
+);
+
+const Page = <T extends ReturnType<typeof Type.Object>>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    total: Type.Integer({ description: 'Rows matching the filters, ignoring limit and offset.' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  });
+
+export const PropertyPage = Page(Type.Unsafe<unknown>(Type.Ref('Property')) as unknown as ReturnType<typeof Type.Object>);
+export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') });
+
+export const Lead = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.Optional(Type.String()),
+    type: Type.String({ description: '`demandante`, `propietario`, `agencia-inmobiliaria`, `entidad-bancaria`, `proveedor-servicios`.' }),
+    status: Type.String({ description: '`new`, `searching_property`, `active_negotiation`, `closed`, `inactive`.' }),
+    active: Type.Optional(Type.Boolean()),
+    source: Type.Optional(Type.String()),
+    phone_number_1: Type.String({ description: 'E.164.' }),
+    phone_number_2: Type.Optional(Type.String()),
+    landline_phone: Type.Optional(Type.String()),
+    personal_email: Type.Optional(Type.String()),
+    professional_email: Type.Optional(Type.String()),
+    preferred_language: Type.Optional(Literals(['es', 'gb', 'fr', 'ge', 'it'] as const)),
+    search_preferences: Type.Optional(Type.Unknown({ description: 'As sent at creation, without internal notes.' })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Lead', description: 'Keys without a value (null, empty string, empty list) are omitted.' },
+);
+export const LeadPage = Page(Type.Unsafe<unknown>(Type.Ref('Lead')) as unknown as ReturnType<typeof Type.Object>);
+
+export const Me = Type.Object({
+  status: Type.Literal('ok'),
+  user: Type.Object({
+    company_name: Nullable(Type.String()),
+    scopes: Type.Array(Literals(SCOPES)),
+    auth_method: Type.Literal('api_key'),
+  }),
+});
+
+export const PlainError = Type.Object(
+  { detail: Type.String({ description: 'English sentence for logs, not for end users.' }) },
+  { $id: 'PlainError' },
+);
+
+export const ValidationError = Type.Object(
+  {
+    detail: Type.Union([
+      Type.Array(
+        Type.Object({
+          type: Type.String(),
+          loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+          msg: Type.String(),
+          input: Type.Unknown(),
+          ctx: Type.Optional(Type.Object({}, { additionalProperties: true })),
+        }),
+      ),
+      Type.String(),
+    ]),
+  },
+  { $id: 'ValidationError', description: 'Pydantic v2-shaped: every fault of the request at once.' },
+);
+
+/** Schemas referenced by `$ref` from the routes; registered with `app.addSchema`. */
+export const sharedSchemas = [Property, Lead, PlainError, ValidationError];
+
+/** The error responses every API route shares (spec §7). */
+export const commonErrors = {
+  401: Type.Ref('PlainError', { description: 'Key missing, malformed, unknown, revoked, expired, or lacking the scope.' }),
+  422: Type.Ref('ValidationError', { description: 'A path parameter, query parameter or body field is invalid.' }),
+  500: Type.Ref('PlainError', { description: 'Unexpected server error.' }),
+};

@@ -1,0 +1,72 @@
+/**
+ * One line of a catalogue import file (shared/data/README.md, "Import format"). Everything
+ * but `external_ref` is optional; extra keys are ignored.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { ADDRESS_PRIVACY, PROPERTY_STATUSES, PROPERTY_TYPES, RENTAL_TYPES } from '../domain/catalogue-terms.ts';
+import { Literals, Nullable } from './common.ts';
+
+const Text = (maxLength = 10_000) => Type.Optional(Nullable(Type.String({ maxLength })));
+const Amount = Type.Optional(Nullable(Type.Number({ minimum: 0 })));
+const Count = Type.Optional(Nullable(Type.Integer({ minimum: 0 })));
+
+export const ImportImage = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  order: Type.Optional(Nullable(Type.Integer())),
+  is_primary: Type.Optional(Nullable(Type.Boolean())),
+  title: Text(500),
+  public: Type.Optional(Nullable(Type.Boolean())),
+});
+
+export const ImportVideo = Type.Object({
+  title: Text(500),
+  order: Type.Optional(Nullable(Type.Integer())),
+  url: Text(2048),
+  hls_url: Text(2048),
+  thumbnail_url: Text(2048),
+  embed_url: Text(2048),
+  processed: Type.Optional(Nullable(Type.Boolean())),
+});
+
+export const ImportFeature = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 100 }),
+  label: Text(200),
+  value: Type.Optional(Type.Unknown()),
+  isextra: Type.Optional(Nullable(Type.Boolean())),
+});
+
+export const ImportRecord = Type.Object({
+  external_ref: Type.String({ minLength: 1, maxLength: 200, 'x-not-blank': true }),
+  public: Type.Optional(Nullable(Type.Boolean())),
+  status: Type.Optional(Nullable(Literals(PROPERTY_STATUSES))),
+  operation: Text(100),
+  rental_type: Type.Optional(Nullable(Literals(RENTAL_TYPES))),
+  type: Type.Optional(Nullable(Literals(PROPERTY_TYPES))),
+  subtype: Text(100),
+  title: Text(),
+  description: Text(100_000),
+  price: Amount,
+  price_rent: Amount,
+  price_transfer: Amount,
+  size_total: Amount,
+  bedrooms: Count,
+  bathrooms: Count,
+  address: Text(500),
+  address_approximate: Text(500),
+  building_name: Text(200),
+  postal_code: Text(20),
+  city: Text(200),
+  province: Text(200),
+  country: Text(200),
+  lat: Type.Optional(Nullable(Type.Number({ minimum: -90, maximum: 90 }))),
+  lon: Type.Optional(Nullable(Type.Number({ minimum: -180, maximum: 180 }))),
+  address_privacy: Type.Optional(Nullable(Literals(ADDRESS_PRIVACY))),
+  images: Type.Optional(Nullable(Type.Array(ImportImage, { maxItems: 500 }))),
+  videos: Type.Optional(Nullable(Type.Array(ImportVideo, { maxItems: 100 }))),
+  features: Type.Optional(Nullable(Type.Array(ImportFeature, { maxItems: 500 }))),
+  specs: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+  is_featured: Type.Optional(Nullable(Type.Boolean())),
+  created_at: Text(64),
+  updated_at: Text(64),
+});
+export type ImportRecord = Static<typeof ImportRecord>;

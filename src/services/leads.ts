@@ -1,0 +1,75 @@
+/**
+ * Leads: listing for GET /leads (spec §4.1) and the operator's hand-recorded lead
+ * (CONTRACT §9 `inmo leads create`), which may have no name and so may later be completed
+ * by an inquiry with the same phone (spec §4.2 rule 3).
+ */
+import type { Db } from '../db/database.ts';
+import { findBusiness } from '../db/repositories/businesses.ts';
+import * as repo from '../db/repositories/leads.ts';
+import type { LeadRow } from '../db/types.ts';
+import { normalizePhone, INVALID_PHONE_DETAIL } from '../domain/phone.ts';
+import { presentLead } from '../domain/lead-presenter.ts';
+import { nowRfc3339 } from '../domain/time.ts';
+import { DuplicatePhoneError, UnknownBusinessError } from './errors.ts';
+
+/** A phone that is not a valid number. */
+export class InvalidPhoneError extends Error {
+  constructor() {
+    super(INVALID_PHONE_DETAIL);
+  }
+}
+
+/**
+ * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
+ * @throws UnknownBusinessError, InvalidPhoneError, DuplicatePhoneError.
+ */
+export async function createLeadByHand(db: Db, options: { businessId: number; phone: string; name?: string | null }): Promise<LeadRow> {
+  if (!(await findBusiness(db, options.businessId))) throw new UnknownBusinessError(options.businessId);
+  const phone = normalizePhone(options.phone);
+  if (phone === null) throw new InvalidPhoneError();
+  const name = options.name?.trim() ? options.name.trim() : null;
+  if (await repo.findLeadByPhone(db, options.businessId, phone)) throw new DuplicatePhoneError();
+  const now = nowRfc3339();
+  try {
+    return await repo.insertLead(db, {
+      business_id: options.businessId,
+      name,
+      type: 'demandante',
+      status: 'new',
+      active: 1,
+      source: 'manual',
+      phone_number_1: phone,
+      rating: 3,
+      captured_by: 'manual',
+      created_at: now,
+      updated_at: now,
+    });
+  } catch (error) {
+    // A concurrent insert of the same phone loses to the unique constraint.
+    if (/unique/i.test(String((error as Error).message))) throw new DuplicatePhoneError();
+    throw error;
+  }
+}
+
+/** One page of leads in the API's shape, with the total count (CONTRACT §1). */
+export async function listLeadsPage(db: Db, businessId: number, limit: number, offset: number) {
+  const [rows, total] = await Promise.all([repo.listLeads(db, businessId, limit, offset), repo.countLeads(db, businessId)]);
+  return { data: rows.map(presentLead), total, limit, offset };
+}
+
+/** A lead with its notes, for `inmo leads show`. */
+export async function showLead(db: Db, id: number) {
+  const lead = await repo.findLead(db, id);
+  if (!lead) return undefined;
+  const json = (text: string | null) => (text === null ? null : (JSON.parse(text) as unknown));
+  return {
+    lead: {
+      ...lead,
+      active: lead.active === 1,
+      search_preferences: json(lead.search_preferences),
+      agency_property_ids: json(lead.agency_property_ids),
+      services: json(lead.services),
+    },
+    notes: await repo.listNotes(db, id),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The published catalogue (spec §4.4, §4.5): pages in the API's shape.
+ *
+ * `total` needs a COUNT over every matching row, the one cost of a list request that grows
+ * with the catalogue. Counts are cached per process, keyed by business, catalogue version
+ * (bumped in the same transaction as every catalogue change, and read with the API key on
+ * every request) and filters, so a cached count is never stale.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../db/database.ts';
+import * as repo from '../db/repositories/properties.ts';
+import { propertyJson } from '../domain/property-doc.ts';
+import { filterKey, type PropertyQuery } from '../domain/property-query.ts';
+
+/** Reads of the published catalogue for one process. */
+export class CatalogueReader {
+  private readonly counts: LRUCache<string, number> | null;
+
+  /** @param countCacheSize entries of the count cache; 0 turns it off. */
+  constructor(
+    private readonly db: Db,
+    countCacheSize: number,
+  ) {
+    this.counts = countCacheSize > 0 ? new LRUCache({ max: countCacheSize }) : null;
+  }
+
+  /**
+   * One page as JSON text: `{"data":[…],"total":n,"limit":n,"offset":n}` (CONTRACT §1).
+   * Built as text from the stored documents, which are already privacy-filtered JSON.
+   */
+  async listJson(businessId: number, catalogueVersion: number, q: PropertyQuery): Promise<string> {
+    const [rows, total] = await Promise.all([repo.listPublished(this.db, businessId, q), this.total(businessId, catalogueVersion, q)]);
+    const data = rows.map((r) => propertyJson(r.id, r.api_doc)).join(',');
+    return `{"data":[${data}],"total":${total},"limit":${q.limit},"offset":${q.offset}}`;
+  }
+
+  /** `{"data": Property}` as JSON text, or undefined when the property does not exist for the API. */
+  async getJson(businessId: number, id: number): Promise<string | undefined> {
+    const row = await repo.findPublished(this.db, businessId, id);
+    return row && `{"data":${propertyJson(row.id, row.api_doc)}}`;
+  }
+
+  private async total(businessId: number, catalogueVersion: number, q: PropertyQuery): Promise<number> {
+    if (!this.counts) return repo.countPublished(this.db, businessId, q);
+    const key = `${businessId}:${catalogueVersion}:${filterKey(q)}`;
+    const cached = this.counts.get(key);
+    if (cached !== undefined) return cached;
+    const total = await repo.countPublished(this.db, businessId, q);
+    this.counts.set(key, total);
+    return total;
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Validation of request parts and import lines against TypeBox schemas, reporting faults the
+ * way FastAPI/Pydantic v2 does (CONTRACT §2): every fault of the input at once, each as
+ * `{type, loc, msg, input, ctx?}` with Pydantic's type names and message templates.
+ *
+ * The same TypeBox schemas feed the OpenAPI document, so the documentation and the checks
+ * cannot disagree. Supported schema kinds: Object, String, Integer, Number, Boolean, Array,
+ * Literal, Union (of literals, or a type with Null), Null, Any/Unknown.
+ *
+ * Schema options understood besides JSON Schema's own:
+ * - `'x-case-insensitive': true` on a union of string literals: the input is lower-cased first;
+ * - `'x-not-blank': true` on a string: `minLength` counts characters after trimming white space.
+ */
+import { Kind, type TSchema } from '@sinclair/typebox';
+
+export type Loc = Array<string | number>;
+
+/** One fault, as FastAPI returns it inside `detail`. */
+export interface ValidationIssue {
+  type: string;
+  loc: Loc;
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/**
+ * Where the input came from. `query`/`path` values are strings (parsed as Pydantic parses
+ * them); `json` values are whatever JSON.parse produced (Pydantic's lax mode).
+ */
+export type InputSource = 'query' | 'path' | 'json';
+
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+const INT_TEXT = /^\s*[+-]?\d+(\.0*)?\s*$/;
+const FLOAT_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/** Python repr of a string: what Pydantic prints inside `expected`. */
+function pyRepr(value: unknown): string {
+  return typeof value === 'string' ? `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(value);
+}
+
+/** `'a', 'b' or 'c'`: Pydantic's list of expected literals. */
+export function expectedLiterals(values: unknown[]): string {
+  const reprs = values.map(pyRepr);
+  return reprs.length === 1 ? reprs[0] : `${reprs.slice(0, -1).join(', ')} or ${reprs[reprs.length - 1]}`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function isLiteralUnion(schema: TSchema): boolean {
+  return schema[Kind] === 'Union' && (schema.anyOf as TSchema[]).every((s) => s[Kind] === 'Literal');
+}
+
+/**
+ * Validates and coerces `value` against `schema`, appending faults to `issues`.
+ * @returns the coerced value (meaningful only when no fault was added).
+ */
+export function validateValue(schema: TSchema, value: unknown, loc: Loc, source: InputSource, issues: ValidationIssue[]): unknown {
+  const fail = (type: string, msg: string, ctx?: Record<string, unknown>) => {
+    issues.push(ctx ? { type, loc, msg, input: value, ctx } : { type, loc, msg, input: value });
+    return undefined;
+  };
+  const fromText = source !== 'json';
+
+  switch (schema[Kind]) {
+    case 'Any':
+    case 'Unknown':
+      return value;
+    case 'Null':
+      return value === null ? null : fail('none_required', 'Input should be None');
+    case 'Literal':
+    case 'Union': {
+      if (isLiteralUnion(schema) || schema[Kind] === 'Literal') {
+        const options = schema[Kind] === 'Literal' ? [schema.const] : (schema.anyOf as TSchema[]).map((s) => s.const);
+        let candidate = value;
+        if (schema['x-case-insensitive'] && typeof value === 'string') candidate = value.toLowerCase();
+        if (options.includes(candidate)) return candidate;
+        const expected = expectedLiterals(options);
+        return fail('literal_error', `Input should be ${expected}`, { expected });
+      }
+      const members = schema.anyOf as TSchema[];
+      const nonNull = members.filter((s) => s[Kind] !== 'Null');
+      if (value === null && nonNull.length < members.length) return null;
+      // A type-or-null union reports the type's faults at the same place, as Pydantic does
+      // for Optional[X]. Other unions report their first member's faults.
+      const attempts: ValidationIssue[][] = [];
+      for (const member of nonNull) {
+        const memberIssues: ValidationIssue[] = [];
+        const result = validateValue(member, value, loc, source, memberIssues);
+        if (memberIssues.length === 0) return result;
+        attempts.push(memberIssues);
+      }
+      issues.push(...attempts[0]);
+      return undefined;
+    }
+    case 'String': {
+      if (typeof value !== 'string') return fail('string_type', 'Input should be a valid string');
+      const measured = schema['x-not-blank'] ? value.trim() : value;
+      if (schema.minLength !== undefined && [...measured].length < schema.minLength) {
+        return fail('string_too_short', `String should have at least ${plural(schema.minLength, 'character')}`, {
+          min_length: schema.minLength,
+        });
+      }
+      if (schema.maxLength !== undefined && [...value].length > schema.maxLength) {
+        return fail('string_too_long', `String should have at most ${plural(schema.maxLength, 'character')}`, {
+          max_length: schema.maxLength,
+        });
+      }
+      return value;
+    }
+    case 'Integer':
+    case 'Number': {
+      const integer = schema[Kind] === 'Integer';
+      let n: number;
+      if (typeof value === 'number') {
+        if (fromText) return fail(integer ? 'int_type' : 'float_type', `Input should be a valid ${integer ? 'integer' : 'number'}`);
+        n = value;
+        if (integer && !Number.isInteger(n)) {
+          return fail('int_from_float', 'Input should be a valid integer, got a number with a fractional part');
+        }
+      } else if (typeof value === 'string') {
+        if (integer ? !INT_TEXT.test(value) : !FLOAT_TEXT.test(value)) {
+          if (!integer && /^\s*[+-]?(inf(inity)?|nan)\s*$/i.test(value)) {
+            return fail('finite_number', 'Input should be a finite number');
+          }
+          return integer
+            ? fail('int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
+            : fail('float_parsing', 'Input should be a valid number, unable to parse string as a number');
+        }
+        n = Number(value.trim());
+        if (integer && !Number.isSafeInteger(n)) {
+          return fail('int_parsing_size', 'Unable to parse input string as an integer, exceeded maximum size');
+        }
+      } else {
+        return fail(integer ? 'int_type' : 'float_type', `Input should be a valid ${integer ? 'integer' : 'number'}`);
+      }
+      if (schema.minimum !== undefined && n < schema.minimum) {
+        return fail('greater_than_equal', `Input should be greater than or equal to ${schema.minimum}`, { ge: schema.minimum });
+      }
+      if (schema.exclusiveMinimum !== undefined && n <= schema.exclusiveMinimum) {
+        return fail('greater_than', `Input should be greater than ${schema.exclusiveMinimum}`, { gt: schema.exclusiveMinimum });
+      }
+      if (schema.maximum !== undefined && n > schema.maximum) {
+        return fail('less_than_equal', `Input should be less than or equal to ${schema.maximum}`, { le: schema.maximum });
+      }
+      return n;
+    }
+    case 'Boolean': {
+      if (typeof value === 'boolean') return value;
+      if (typeof value === 'number' && !fromText && (value === 0 || value === 1)) return value === 1;
+      if (typeof value === 'string') {
+        const word = value.trim().toLowerCase();
+        if (TRUE_WORDS.has(word)) return true;
+        if (FALSE_WORDS.has(word)) return false;
+        return fail('bool_parsing', 'Input should be a valid boolean, unable to interpret input');
+      }
+      return fail('bool_type', 'Input should be a valid boolean');
+    }
+    case 'Array': {
+      if (!Array.isArray(value)) return fail('list_type', 'Input should be a valid list');
+      if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+        return fail('too_long', `List should have at most ${plural(schema.maxItems, 'item')} after validation, not ${value.length}`, {
+          field_type: 'List',
+          max_length: schema.maxItems,
+          actual_length: value.length,
+        });
+      }
+      return value.map((item, i) => validateValue(schema.items as TSchema, item, [...loc, i], source, issues));
+    }
+    case 'Object': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        return fail('dict_type', 'Input should be a valid dictionary');
+      }
+      return validateObject(schema, value as Record<string, unknown>, loc, source, issues);
+    }
+    default:
+      throw new Error(`Schema kind ${String(schema[Kind])} is not supported by the validator`);
+  }
+}
+
+/**
+ * Validates the declared properties of an object; unknown keys are ignored (and dropped)
+ * unless the schema says `additionalProperties: true`, when they are kept as they are.
+ * A missing required field reports `missing` with the whole object as `input`, as Pydantic
+ * does; query and path parts report `input: null` instead.
+ */
+export function validateObject(
+  schema: TSchema,
+  value: Record<string, unknown>,
+  loc: Loc,
+  source: InputSource,
+  issues: ValidationIssue[],
+): Record<string, unknown> {
+  const required = new Set<string>(schema.required ?? []);
+  const out: Record<string, unknown> = {};
+  for (const [key, propSchema] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    let raw = value[key];
+    // A repeated query parameter: FastAPI keeps the last value for a scalar.
+    if (source !== 'json' && Array.isArray(raw)) raw = raw[raw.length - 1];
+    if (raw === undefined) {
+      if (required.has(key)) {
+        issues.push({ type: 'missing', loc: [...loc, key], msg: 'Field required', input: source === 'json' ? value : null });
+      } else if (propSchema.default !== undefined) {
+        out[key] = propSchema.default;
+      }
+      continue;
+    }
+    out[key] = validateValue(propSchema, raw, [...loc, key], source, issues);
+  }
+  if (schema.additionalProperties === true) {
+    for (const [key, extra] of Object.entries(value)) if (!(key in out) && !(key in schema.properties)) out[key] = extra;
+  }
+  return out;
+}

@@ -1,0 +1,112 @@
+/** Shared test set-up: real SQLite files in a temp folder, the app built on them, fixtures. */
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
+import { createDb, migrate, type Db } from '../src/db/database.ts';
+import { insertBusiness } from '../src/db/repositories/businesses.ts';
+import { SCOPES, type Scope } from '../src/domain/api-key.ts';
+import { nowRfc3339 } from '../src/domain/time.ts';
+import { createApiKey } from '../src/services/api-keys.ts';
+import { importCatalogueLines, type ImportSummary } from '../src/services/catalogue-import.ts';
+
+/** A new, migrated SQLite database file. */
+export async function freshDb(): Promise<{ db: Db; path: string; url: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'inmo-test-'));
+  const path = join(dir, 'inmo.db');
+  const url = `sqlite:${path}`;
+  const db = createDb(url);
+  await migrate(db);
+  return { db, path, url };
+}
+
+/** A business and a key for it (all scopes unless given). */
+export async function businessWithKey(db: Db, name = 'Inmobiliaria Test', scopes: Scope[] = [...SCOPES]) {
+  const business = await insertBusiness(db, name, nowRfc3339());
+  const key = await createApiKey(db, { businessId: business.id, scopes });
+  return { businessId: business.id, key: key.key, keyId: key.key_id };
+}
+
+/** Imports records (objects or raw lines) into a business. */
+export async function importRecords(db: Db, businessId: number, records: Array<object | string>): Promise<ImportSummary> {
+  return importCatalogueLines(
+    db,
+    businessId,
+    records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))),
+  );
+}
+
+export async function appOn(db: Db): Promise<FastifyInstance> {
+  return buildApp({ db });
+}
+
+/** GET with a key; returns status, parsed body and headers. */
+export async function get(app: FastifyInstance, url: string, key?: string, headers: Record<string, string> = {}) {
+  const response = await app.inject({ method: 'GET', url: `/v1/ext${url}`, headers: key ? { 'x-api-key': key, ...headers } : headers });
+  let body: unknown;
+  try {
+    body = response.json();
+  } catch {
+    body = response.body;
+  }
+  return { status: response.statusCode, body: body as any, headers: response.headers };
+}
+
+/** A listable property in the import format; override any field. */
+export function listing(ref: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    external_ref: ref,
+    public: true,
+    status: 'disponible',
+    operation: 'venta',
+    type: 'apartamento',
+    subtype: 'piso',
+    title: `Piso ${ref}`,
+    description: '<p>Bonito piso</p>',
+    price: 100000,
+    size_total: 80,
+    bedrooms: 2,
+    bathrooms: 1,
+    address: 'Calle Mayor 1, Madrid',
+    address_approximate: 'Centro, Madrid',
+    postal_code: '28013',
+    city: 'Madrid',
+    province: 'Madrid',
+    country: 'España',
+    lat: 40.4165123,
+    lon: -3.7055456,
+    address_privacy: 'public',
+    images: [],
+    videos: [],
+    features: [],
+    specs: {},
+    is_featured: false,
+    created_at: '2026-01-01T10:00:00+00:00',
+    updated_at: '2026-01-02T10:00:00+00:00',
+    ...overrides,
+  };
+}
+
+/** Snapshot of every table's rows, to prove a request changed nothing. */
+export async function snapshot(db: Db): Promise<string> {
+  const tables = ['businesses', 'api_keys', 'properties', 'property_images', 'property_videos', 'leads', 'lead_notes'] as const;
+  const out: Record<string, unknown> = {};
+  for (const t of tables) out[t] = await db.selectFrom(t).selectAll().execute();
+  return JSON.stringify(out);
+}
+
+/** The shared real catalogues (../shared/data). */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const SHARED_DATA = join(REPO_ROOT, '..', 'shared', 'data');
+export const CATALOGUES = ['catalogue-madrid-sale.ndjson', 'catalogue-zaragoza-rent.ndjson', 'catalogue-zaragoza-sale.ndjson'].map((f) =>
+  join(SHARED_DATA, f),
+);
+export function readCatalogue(path: string): Array<Record<string, any>> {
+  statSync(path);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+}
