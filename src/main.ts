@@ -20,6 +20,12 @@ import { createLeadByHand, showLead } from './services/leads.ts';
 /** An error to show the operator as it is (no stack trace). */
 class CliError extends Error {}
 
+const port = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0 picks a free one)');
+  return n;
+};
+
 const positiveInt = (value: string) => {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -66,7 +72,7 @@ const program = new Command('inmo')
 program
   .command('serve')
   .description('migrate the database and serve /v1/ext')
-  .option('--port <port>', 'TCP port', positiveInt, 8080)
+  .option('--port <port>', 'TCP port', port, 8080)
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
   .option('--demo', 'on an empty database, create a demo business, catalogue and key')
   .action(

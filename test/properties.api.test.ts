@@ -54,7 +54,13 @@ beforeAll(async () => {
       lon: -0.8891,
       updated_at: '2026-01-14T10:00:00+00:00',
     }),
-    listing('rent-unset', { operation: 'alquiler', rental_type: null, price: null, price_rent: 700, updated_at: '2026-01-13T10:00:00+00:00' }),
+    listing('rent-unset', {
+      operation: 'alquiler',
+      rental_type: null,
+      price: null,
+      price_rent: 700,
+      updated_at: '2026-01-13T10:00:00+00:00',
+    }),
     listing('rent-holiday', {
       operation: 'alquiler',
       rental_type: 'vacacional',
@@ -87,7 +93,8 @@ beforeAll(async () => {
       price: 99000,
       updated_at: '2026-01-08T10:00:00+00:00',
       subtype: 'nonexistent-key',
-      description: '<p onclick="x()">Hola <script>alert(1)</script><a href="javascript:alert(1)">x</a><iframe src="https://e.vil"></iframe><b style="color:red">negrita</b></p>',
+      description:
+        '<p onclick="x()">Hola <script>alert(1)</script><a href="javascript:alert(1)">x</a><iframe src="https://e.vil"></iframe><b style="color:red">negrita</b></p>',
       images: [
         { url: 'https://img/2.webp', order: 2, is_primary: false, title: 'b', public: true },
         { url: 'https://img/1.webp', order: 1, is_primary: true, title: 'a', public: true },
@@ -213,8 +220,19 @@ describe('GET /properties', () => {
     );
     expect(status).toBe(422);
     expect(body.detail).toEqual([
-      { type: 'greater_than_equal', loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', input: '0', ctx: { ge: 1 } },
-      { type: 'int_parsing', loc: ['query', 'offset'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'x' },
+      {
+        type: 'greater_than_equal',
+        loc: ['query', 'limit'],
+        msg: 'Input should be greater than or equal to 1',
+        input: '0',
+        ctx: { ge: 1 },
+      },
+      {
+        type: 'int_parsing',
+        loc: ['query', 'offset'],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        input: 'x',
+      },
       {
         type: 'literal_error',
         loc: ['query', 'operation'],
@@ -236,15 +254,31 @@ describe('GET /properties', () => {
         input: 'piso',
         ctx: { expected: "'apartamento', 'casa', 'local', 'nave', 'almacenaje', 'oficina', 'terreno', 'aparcamiento' or 'edificio'" },
       },
-      { type: 'greater_than_equal', loc: ['query', 'min_price'], msg: 'Input should be greater than or equal to 0', input: '-1', ctx: { ge: 0 } },
-      { type: 'float_parsing', loc: ['query', 'max_price'], msg: 'Input should be a valid number, unable to parse string as a number', input: 'abc' },
+      {
+        type: 'greater_than_equal',
+        loc: ['query', 'min_price'],
+        msg: 'Input should be greater than or equal to 0',
+        input: '-1',
+        ctx: { ge: 0 },
+      },
+      {
+        type: 'float_parsing',
+        loc: ['query', 'max_price'],
+        msg: 'Input should be a valid number, unable to parse string as a number',
+        input: 'abc',
+      },
       {
         type: 'int_parsing',
         loc: ['query', 'min_bedrooms'],
         msg: 'Input should be a valid integer, unable to parse string as an integer',
         input: '1.5',
       },
-      { type: 'bool_parsing', loc: ['query', 'is_featured'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'maybe' },
+      {
+        type: 'bool_parsing',
+        loc: ['query', 'is_featured'],
+        msg: 'Input should be a valid boolean, unable to interpret input',
+        input: 'maybe',
+      },
       {
         type: 'literal_error',
         loc: ['query', 'sort'],
@@ -328,7 +362,12 @@ describe('property object', () => {
     expect(p.features).toEqual([{ key: 'ascensor', label: 'Ascensor', value: true, isextra: false }]);
     expect(p.description).not.toMatch(/script|onclick|javascript:|iframe|style=/i);
     expect(p.description).toContain('<b>negrita</b>');
-    expect(p.specs).toEqual({ floor: '3', price_calc: { price_alq: null, price_trasp: null }, address_privacy: 'public', building_name: null });
+    expect(p.specs).toEqual({
+      floor: '3',
+      price_calc: { price_alq: null, price_trasp: null },
+      address_privacy: 'public',
+      building_name: null,
+    });
     const hidden = await get(app, `/properties/${ids['hidden-videos']}`, key);
     expect(hidden.body.data.videos).toBeNull();
   });
@@ -470,7 +509,11 @@ describe('locations filter', () => {
     const many = Array.from({ length: 51 }, () => ({ type: 'point', lat: 40, lng: -3 }));
     const tooMany = await get(app, q(many), key);
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['query', 'locations'], ctx: { max_length: 50, actual_length: 51 } });
+    expect(tooMany.body.detail[0]).toMatchObject({
+      type: 'too_long',
+      loc: ['query', 'locations'],
+      ctx: { max_length: 50, actual_length: 51 },
+    });
     const ring = Array.from({ length: 1001 }, (_, i) => ({
       lat: 40 + Math.sin((i / 1001) * 2 * Math.PI),
       lng: -3 + Math.cos((i / 1001) * 2 * Math.PI),

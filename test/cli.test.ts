@@ -1,0 +1,128 @@
+/** The operator CLI as scripts use it (CONTRACT §9): child processes on a real SQLite file. */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, listing } from './helpers.ts';
+
+const run = promisify(execFile);
+const BIN = join(REPO_ROOT, 'bin', 'inmo.mjs');
+
+function workspace() {
+  const dir = mkdtempSync(join(tmpdir(), 'inmo-cli-'));
+  return { dir, env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'inmo.db')}`, LOG_LEVEL: 'warn' } };
+}
+
+async function inmo(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; json: any; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, cwd: REPO_ROOT });
+    return { code: 0, json: safeJson(stdout), stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, json: safeJson(e.stdout), stdout: e.stdout, stderr: e.stderr };
+  }
+}
+function safeJson(text: string) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+describe('inmo CLI', () => {
+  it('creates a business and keys, lists and revokes them, imports a catalogue reporting bad lines, records leads', async () => {
+    const { dir, env } = workspace();
+    expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: ['0001_initial'] });
+    const business = await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json');
+    expect(business.json).toEqual({ id: 1, name: 'Inmobiliaria Sol' });
+
+    const key = await inmo(env, 'keys', 'create', '--business', '1', '--scopes', 'properties:read,leads:read', '--name', 'web', '--json');
+    expect(key.code).toBe(0);
+    expect(key.json.key).toMatch(/^AC_LIVE_[A-Za-z0-9]{16}\.[A-Za-z0-9]{43}$/);
+    expect(key.json).toMatchObject({ scopes: ['properties:read', 'leads:read'], name: 'web', business_id: 1 });
+    const listed = await inmo(env, 'keys', 'list', '--business', '1', '--json');
+    expect(listed.json).toHaveLength(1);
+    expect(JSON.stringify(listed.json)).not.toContain(key.json.key.split('.')[1]);
+    const revoked = await inmo(env, 'keys', 'revoke', key.json.key_id, '--json');
+    expect(revoked.json.revoked_at).toMatch(/\+00:00$/);
+
+    const badScope = await inmo(env, 'keys', 'create', '--business', '1', '--scopes', 'admin', '--json');
+    expect(badScope.code).toBe(1);
+    expect(badScope.json.error).toMatch(/Unknown scope "admin"/);
+    const noBusiness = await inmo(env, 'keys', 'create', '--business', '9', '--scopes', 'leads:read', '--json');
+    expect(noBusiness.json).toEqual({ error: 'Business 9 does not exist' });
+
+    const file = join(dir, 'catalogue.ndjson');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify(listing('a')),
+        '{"external_ref": "broken", ',
+        JSON.stringify(listing('b', { price: 'cheap' })),
+        '',
+        JSON.stringify(listing('c', { operation: 'venta,permuta' })),
+        JSON.stringify(listing('a', { price: 1 })),
+      ].join('\n'),
+    );
+    const imported = await inmo(env, 'properties', 'import', '--business', '1', file, '--json');
+    expect(imported.code).toBe(0);
+    expect(imported.json.created).toBe(1);
+    expect(imported.json.updated).toBe(1);
+    expect(imported.json.rejected.map((r: { line: number }) => r.line)).toEqual([2, 3, 5]);
+    expect(imported.json.rejected[1].reason).toBe('price: Input should be a valid number, unable to parse string as a number');
+    expect(imported.json.rejected[2].reason).toMatch(/permuta/);
+    const human = await inmo(env, 'properties', 'import', '--business', '1', file);
+    expect(human.stdout).toMatch(/created 0, updated 2, rejected 3/);
+    expect(human.stdout).toMatch(/line 2: invalid JSON/);
+
+    const lead = await inmo(env, 'leads', 'create', '--business', '1', '--phone', '612 34 56 78', '--json');
+    expect(lead.json).toMatchObject({ id: 1, phone_number_1: '+34612345678', name: null, type: 'demandante', status: 'new' });
+    const again = await inmo(env, 'leads', 'create', '--business', '1', '--phone', '+34 612-345-678', '--name', 'Ana', '--json');
+    expect(again.json).toEqual({ error: 'A lead with this phone number already exists' });
+    const invalid = await inmo(env, 'leads', 'create', '--business', '1', '--phone', '12345', '--json');
+    expect(invalid.json).toEqual({ error: 'Invalid phone number. Use international format, e.g. +34612345678' });
+    const shown = await inmo(env, 'leads', 'show', '1', '--json');
+    expect(shown.json.lead).toMatchObject({ id: 1, phone_number_1: '+34612345678', rating: 3 });
+    expect((await inmo(env, 'leads', 'show', '99', '--json')).json).toEqual({ error: 'No lead with id 99' });
+  }, 90_000);
+
+  it('serve --demo seeds an empty database once, prints the URL, docs and a working key; a later start reuses it', async () => {
+    const { env } = workspace();
+    const start = () =>
+      new Promise<{ info: any; stop: () => Promise<void> }>((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--port', '0', '--json'], { env, cwd: REPO_ROOT });
+        let out = '';
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+          const line = out.split('\n').find((l) => l.startsWith('{'));
+          if (line) {
+            resolve({
+              info: JSON.parse(line),
+              stop: () =>
+                new Promise((done) => {
+                  child.once('exit', () => done());
+                  child.kill('SIGTERM');
+                }),
+            });
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+      });
+    const first = await start();
+    expect(first.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/ext$/);
+    expect(first.info.docs).toBe(`${first.info.url}/docs`);
+    expect(first.info.properties).toBe(600);
+    const response = await fetch(`${first.info.url}/properties?limit=1`, { headers: { 'x-api-key': first.info.key } });
+    expect(response.status).toBe(200);
+    expect((await response.json()).total).toBeGreaterThan(400);
+    await first.stop();
+
+    const second = await start();
+    expect(second.info).not.toHaveProperty('key');
+    expect(second.info.business_id).toBe(1);
+    await second.stop();
+  }, 90_000);
+});
