@@ -72,20 +72,41 @@ export function parseImportLine(text: string, now: string): Parsed {
 
 const sameMedia = (a: object[], b: object[]) => JSON.stringify(a) === JSON.stringify(b);
 
+const hasMedia = (p: NormalizedProperty) => p.images.length > 0 || p.videos.length > 0;
+
 async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[], summary: ImportSummary, now: string) {
   await db.transaction().execute(async (trx) => {
     const ids = await repo.findIdsByRef(trx, businessId, [...new Set(batch.map((p) => p.fields.external_ref))]);
-    for (const { fields, images, videos } of batch) {
-      const existing = ids.get(fields.external_ref);
-      if (existing === undefined) {
-        const id = await repo.insertProperty(trx, businessId, fields, now);
-        ids.set(fields.external_ref, id);
-        summary.created++;
-        const storedImages = await repo.insertImages(trx, id, images);
-        const storedVideos = await repo.insertVideos(trx, id, videos);
-        await repo.setApiDoc(trx, id, JSON.stringify(buildPropertyDoc(fields, storedImages, storedVideos)));
-        continue;
-      }
+    // First sight of a new ref: inserted together, in file order. A ref seen again (already
+    // stored, or repeated in this batch) is an update, applied afterwards in file order.
+    const fresh: NormalizedProperty[] = [];
+    const updates: NormalizedProperty[] = [];
+    const seen = new Set<string>();
+    for (const p of batch) {
+      const ref = p.fields.external_ref;
+      if (ids.has(ref) || seen.has(ref)) updates.push(p);
+      else fresh.push(p);
+      seen.add(ref);
+    }
+    // Without media a document needs no id but the property's own, so it is written with the row.
+    const created = await repo.insertProperties(
+      trx,
+      businessId,
+      fresh.map((p) => ({ fields: p.fields, apiDoc: hasMedia(p) ? '{}' : JSON.stringify(buildPropertyDoc(p.fields, [], [])) })),
+      now,
+    );
+    summary.created += fresh.length;
+    for (const p of fresh) {
+      const id = created.get(p.fields.external_ref)!;
+      ids.set(p.fields.external_ref, id);
+      if (!hasMedia(p)) continue;
+      const storedImages = await repo.insertImages(trx, id, p.images);
+      const storedVideos = await repo.insertVideos(trx, id, p.videos);
+      await repo.setApiDoc(trx, id, JSON.stringify(buildPropertyDoc(p.fields, storedImages, storedVideos)));
+    }
+
+    for (const { fields, images, videos } of updates) {
+      const existing = ids.get(fields.external_ref)!;
       await repo.updateProperty(trx, existing, fields, now);
       summary.updated++;
       // Unchanged media keep their ids; changed media are replaced as a whole.

@@ -46,6 +46,36 @@ export function expectedLiterals(values: unknown[]): string {
   return reprs.length === 1 ? reprs[0] : `${reprs.slice(0, -1).join(', ')} or ${reprs[reprs.length - 1]}`;
 }
 
+/** Whether `text` has fewer than `min` Unicode code points (Python's length); counts only when UTF-16 length cannot tell. */
+function shorterThan(text: string, min: number): boolean {
+  if (text.length < min) return true;
+  if (text.length >= 2 * min) return false;
+  let n = 0;
+  for (const _ of text) n++;
+  return n < min;
+}
+
+/** Whether `text` has more than `max` Unicode code points; counts only when UTF-16 length cannot tell. */
+function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  if (text.length > 2 * max) return true;
+  let n = 0;
+  for (const _ of text) n++;
+  return n > max;
+}
+
+function addIssue(
+  issues: ValidationIssue[],
+  loc: Loc,
+  input: unknown,
+  type: string,
+  msg: string,
+  ctx?: Record<string, unknown>,
+): undefined {
+  issues.push(ctx ? { type, loc, msg, input, ctx } : { type, loc, msg, input });
+  return undefined;
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function isLiteralUnion(schema: TSchema): boolean {
@@ -57,10 +87,6 @@ function isLiteralUnion(schema: TSchema): boolean {
  * @returns the coerced value (meaningful only when no fault was added).
  */
 export function validateValue(schema: TSchema, value: unknown, loc: Loc, source: InputSource, issues: ValidationIssue[]): unknown {
-  const fail = (type: string, msg: string, ctx?: Record<string, unknown>) => {
-    issues.push(ctx ? { type, loc, msg, input: value, ctx } : { type, loc, msg, input: value });
-    return undefined;
-  };
   const fromText = source !== 'json';
 
   switch (schema[Kind]) {
@@ -68,7 +94,7 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
     case 'Unknown':
       return value;
     case 'Null':
-      return value === null ? null : fail('none_required', 'Input should be None');
+      return value === null ? null : addIssue(issues, loc, value, 'none_required', 'Input should be None');
     case 'Literal':
     case 'Union': {
       if (isLiteralUnion(schema) || schema[Kind] === 'Literal') {
@@ -77,7 +103,7 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
         if (schema['x-case-insensitive'] && typeof value === 'string') candidate = value.toLowerCase();
         if (options.includes(candidate)) return candidate;
         const expected = expectedLiterals(options);
-        return fail('literal_error', `Input should be ${expected}`, { expected });
+        return addIssue(issues, loc, value, 'literal_error', `Input should be ${expected}`, { expected });
       }
       const members = schema.anyOf as TSchema[];
       const nonNull = members.filter((s) => s[Kind] !== 'Null');
@@ -95,15 +121,15 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
       return undefined;
     }
     case 'String': {
-      if (typeof value !== 'string') return fail('string_type', 'Input should be a valid string');
+      if (typeof value !== 'string') return addIssue(issues, loc, value, 'string_type', 'Input should be a valid string');
       const measured = schema['x-not-blank'] ? value.trim() : value;
-      if (schema.minLength !== undefined && [...measured].length < schema.minLength) {
-        return fail('string_too_short', `String should have at least ${plural(schema.minLength, 'character')}`, {
+      if (schema.minLength !== undefined && shorterThan(measured, schema.minLength)) {
+        return addIssue(issues, loc, value, 'string_too_short', `String should have at least ${plural(schema.minLength, 'character')}`, {
           min_length: schema.minLength,
         });
       }
-      if (schema.maxLength !== undefined && [...value].length > schema.maxLength) {
-        return fail('string_too_long', `String should have at most ${plural(schema.maxLength, 'character')}`, {
+      if (schema.maxLength !== undefined && longerThan(value, schema.maxLength)) {
+        return addIssue(issues, loc, value, 'string_too_long', `String should have at most ${plural(schema.maxLength, 'character')}`, {
           max_length: schema.maxLength,
         });
       }
@@ -114,35 +140,54 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
       const integer = schema[Kind] === 'Integer';
       let n: number;
       if (typeof value === 'number') {
-        if (fromText) return fail(integer ? 'int_type' : 'float_type', `Input should be a valid ${integer ? 'integer' : 'number'}`);
+        if (fromText)
+          return addIssue(
+            issues,
+            loc,
+            value,
+            integer ? 'int_type' : 'float_type',
+            `Input should be a valid ${integer ? 'integer' : 'number'}`,
+          );
         n = value;
         if (integer && !Number.isInteger(n)) {
-          return fail('int_from_float', 'Input should be a valid integer, got a number with a fractional part');
+          return addIssue(issues, loc, value, 'int_from_float', 'Input should be a valid integer, got a number with a fractional part');
         }
       } else if (typeof value === 'string') {
         if (integer ? !INT_TEXT.test(value) : !FLOAT_TEXT.test(value)) {
           if (!integer && /^\s*[+-]?(inf(inity)?|nan)\s*$/i.test(value)) {
-            return fail('finite_number', 'Input should be a finite number');
+            return addIssue(issues, loc, value, 'finite_number', 'Input should be a finite number');
           }
           return integer
-            ? fail('int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
-            : fail('float_parsing', 'Input should be a valid number, unable to parse string as a number');
+            ? addIssue(issues, loc, value, 'int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
+            : addIssue(issues, loc, value, 'float_parsing', 'Input should be a valid number, unable to parse string as a number');
         }
         n = Number(value.trim());
         if (integer && !Number.isSafeInteger(n)) {
-          return fail('int_parsing_size', 'Unable to parse input string as an integer, exceeded maximum size');
+          return addIssue(issues, loc, value, 'int_parsing_size', 'Unable to parse input string as an integer, exceeded maximum size');
         }
       } else {
-        return fail(integer ? 'int_type' : 'float_type', `Input should be a valid ${integer ? 'integer' : 'number'}`);
+        return addIssue(
+          issues,
+          loc,
+          value,
+          integer ? 'int_type' : 'float_type',
+          `Input should be a valid ${integer ? 'integer' : 'number'}`,
+        );
       }
       if (schema.minimum !== undefined && n < schema.minimum) {
-        return fail('greater_than_equal', `Input should be greater than or equal to ${schema.minimum}`, { ge: schema.minimum });
+        return addIssue(issues, loc, value, 'greater_than_equal', `Input should be greater than or equal to ${schema.minimum}`, {
+          ge: schema.minimum,
+        });
       }
       if (schema.exclusiveMinimum !== undefined && n <= schema.exclusiveMinimum) {
-        return fail('greater_than', `Input should be greater than ${schema.exclusiveMinimum}`, { gt: schema.exclusiveMinimum });
+        return addIssue(issues, loc, value, 'greater_than', `Input should be greater than ${schema.exclusiveMinimum}`, {
+          gt: schema.exclusiveMinimum,
+        });
       }
       if (schema.maximum !== undefined && n > schema.maximum) {
-        return fail('less_than_equal', `Input should be less than or equal to ${schema.maximum}`, { le: schema.maximum });
+        return addIssue(issues, loc, value, 'less_than_equal', `Input should be less than or equal to ${schema.maximum}`, {
+          le: schema.maximum,
+        });
       }
       return n;
     }
@@ -153,30 +198,49 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
         const word = value.trim().toLowerCase();
         if (TRUE_WORDS.has(word)) return true;
         if (FALSE_WORDS.has(word)) return false;
-        return fail('bool_parsing', 'Input should be a valid boolean, unable to interpret input');
+        return addIssue(issues, loc, value, 'bool_parsing', 'Input should be a valid boolean, unable to interpret input');
       }
-      return fail('bool_type', 'Input should be a valid boolean');
+      return addIssue(issues, loc, value, 'bool_type', 'Input should be a valid boolean');
     }
     case 'Array': {
-      if (!Array.isArray(value)) return fail('list_type', 'Input should be a valid list');
+      if (!Array.isArray(value)) return addIssue(issues, loc, value, 'list_type', 'Input should be a valid list');
       if (schema.maxItems !== undefined && value.length > schema.maxItems) {
-        return fail('too_long', `List should have at most ${plural(schema.maxItems, 'item')} after validation, not ${value.length}`, {
-          field_type: 'List',
-          max_length: schema.maxItems,
-          actual_length: value.length,
-        });
+        return addIssue(
+          issues,
+          loc,
+          value,
+          'too_long',
+          `List should have at most ${plural(schema.maxItems, 'item')} after validation, not ${value.length}`,
+          {
+            field_type: 'List',
+            max_length: schema.maxItems,
+            actual_length: value.length,
+          },
+        );
       }
       return value.map((item, i) => validateValue(schema.items as TSchema, item, [...loc, i], source, issues));
     }
     case 'Object': {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        return fail('dict_type', 'Input should be a valid dictionary');
+        return addIssue(issues, loc, value, 'dict_type', 'Input should be a valid dictionary');
       }
       return validateObject(schema, value as Record<string, unknown>, loc, source, issues);
     }
     default:
       throw new Error(`Schema kind ${String(schema[Kind])} is not supported by the validator`);
   }
+}
+
+const shapes = new WeakMap<TSchema, { required: Set<string>; properties: Array<[string, TSchema]> }>();
+
+/** The required set and property list of an object schema, computed once per schema. */
+function objectShape(schema: TSchema) {
+  let shape = shapes.get(schema);
+  if (!shape) {
+    shape = { required: new Set<string>(schema.required ?? []), properties: Object.entries(schema.properties as Record<string, TSchema>) };
+    shapes.set(schema, shape);
+  }
+  return shape;
 }
 
 /**
@@ -192,9 +256,9 @@ export function validateObject(
   source: InputSource,
   issues: ValidationIssue[],
 ): Record<string, unknown> {
-  const required = new Set<string>(schema.required ?? []);
+  const { required, properties } = objectShape(schema);
   const out: Record<string, unknown> = {};
-  for (const [key, propSchema] of Object.entries(schema.properties as Record<string, TSchema>)) {
+  for (const [key, propSchema] of properties) {
     let raw = value[key];
     // A repeated query parameter: FastAPI keeps the last value for a scalar.
     if (source !== 'json' && Array.isArray(raw)) raw = raw[raw.length - 1];

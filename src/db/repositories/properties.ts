@@ -22,14 +22,28 @@ export async function findIdsByRef(db: Executor, businessId: number, refs: strin
   return found;
 }
 
-/** Inserts one property (its `api_doc` comes later, once media ids exist). @returns its id. */
-export async function insertProperty(db: Executor, businessId: number, fields: PropertyFields, importedAt: string): Promise<number> {
-  const row = await db
-    .insertInto('properties')
-    .values({ ...fields, business_id: businessId, api_doc: '{}', imported_at: importedAt })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+/** Rows per multi-row INSERT: ~40 columns each stays far below SQLite's and PostgreSQL's bind limits. */
+const INSERT_CHUNK = 250;
+
+/**
+ * Inserts new properties with multi-row statements, ids assigned in the given order.
+ * @returns id by external ref.
+ */
+export async function insertProperties(
+  db: Executor,
+  businessId: number,
+  rows: Array<{ fields: PropertyFields; apiDoc: string }>,
+  importedAt: string,
+): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const values = rows
+      .slice(i, i + INSERT_CHUNK)
+      .map(({ fields, apiDoc }) => ({ ...fields, business_id: businessId, api_doc: apiDoc, imported_at: importedAt }));
+    const inserted = await db.insertInto('properties').values(values).returning(['id', 'external_ref']).execute();
+    for (const row of inserted) ids.set(row.external_ref, row.id);
+  }
+  return ids;
 }
 
 export async function updateProperty(db: Executor, id: number, fields: PropertyFields, importedAt: string): Promise<void> {
