@@ -91,7 +91,16 @@ export function listing(ref: string, overrides: Record<string, unknown> = {}): R
 
 /** Snapshot of every table's rows, to prove a request changed nothing. */
 export async function snapshot(db: Db): Promise<string> {
-  const tables = ['businesses', 'api_keys', 'properties', 'property_images', 'property_videos', 'leads', 'lead_notes'] as const;
+  const tables = [
+    'businesses',
+    'api_keys',
+    'properties',
+    'property_docs',
+    'property_images',
+    'property_videos',
+    'leads',
+    'lead_notes',
+  ] as const;
   const out: Record<string, unknown> = {};
   for (const t of tables) out[t] = await db.selectFrom(t).selectAll().execute();
   return JSON.stringify(out);

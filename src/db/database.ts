@@ -7,11 +7,35 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './types.ts';
 
 export type Db = Kysely<Database>;
+
+/** Prepared statements kept per connection (by SQL text). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * better-sqlite3 compiles a statement on every `prepare`, and Kysely prepares every query it
+ * runs; compiling the same SQL again cost more than running it. This keeps compiled
+ * statements by SQL text (least recently used out first).
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new LRUCache<string, SQLite.Statement>({ max: STATEMENT_CACHE_SIZE });
+  return {
+    close: () => sqlite.close(),
+    prepare: (sql: string) => {
+      let statement = cache.get(sql);
+      if (!statement) {
+        statement = sqlite.prepare(sql);
+        cache.set(sql, statement);
+      }
+      return statement as unknown as SqliteStatement;
+    },
+  };
+}
 
 /**
  * Opens the database named by `url`.
@@ -27,7 +51,7 @@ export function createDb(url: string): Db {
     sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('cache_size = -65536');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   }
   throw new Error(`Unsupported DATABASE_URL ${JSON.stringify(url.split('@').pop())}: only sqlite:<path> is available in this build`);
 }

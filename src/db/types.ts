@@ -78,9 +78,13 @@ export interface PropertyTable {
   updated_at: string;
   /** 1 when public and disponible/reservada: the only rows the API can see. */
   listed: number;
-  /** The published property object without `id`, JSON, privacy already applied. */
-  api_doc: string;
   imported_at: string;
+}
+
+/** The published property object without `id`, JSON, privacy already applied (1:1 with properties). */
+export interface PropertyDocTable {
+  property_id: number;
+  api_doc: string;
 }
 
 export interface PropertyImageTable {
@@ -144,6 +148,7 @@ export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
   properties: PropertyTable;
+  property_docs: PropertyDocTable;
   property_images: PropertyImageTable;
   property_videos: PropertyVideoTable;
   leads: LeadTable;

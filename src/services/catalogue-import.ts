@@ -92,18 +92,20 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
     const created = await repo.insertProperties(
       trx,
       businessId,
-      fresh.map((p) => ({ fields: p.fields, apiDoc: hasMedia(p) ? '{}' : JSON.stringify(buildPropertyDoc(p.fields, [], [])) })),
+      fresh.map((p) => ({ fields: p.fields, apiDoc: hasMedia(p) ? null : JSON.stringify(buildPropertyDoc(p.fields, [], [])) })),
       now,
     );
     summary.created += fresh.length;
-    for (const p of fresh) {
-      const id = created.get(p.fields.external_ref)!;
-      ids.set(p.fields.external_ref, id);
-      if (!hasMedia(p)) continue;
-      const storedImages = await repo.insertImages(trx, id, p.images);
-      const storedVideos = await repo.insertVideos(trx, id, p.videos);
-      await repo.setApiDoc(trx, id, JSON.stringify(buildPropertyDoc(p.fields, storedImages, storedVideos)));
-    }
+    const withMedia = fresh.filter(hasMedia).map((p) => ({ ...p, propertyId: created.get(p.fields.external_ref)! }));
+    const media = await repo.insertMediaOf(trx, withMedia);
+    await repo.insertApiDocs(
+      trx,
+      withMedia.map((p) => {
+        const stored = media.get(p.propertyId)!;
+        return { property_id: p.propertyId, api_doc: JSON.stringify(buildPropertyDoc(p.fields, stored.images, stored.videos)) };
+      }),
+    );
+    for (const [ref, id] of created) ids.set(ref, id);
 
     for (const { fields, images, videos } of updates) {
       const existing = ids.get(fields.external_ref)!;

@@ -9,6 +9,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.ts';
 import * as repo from '../db/repositories/properties.ts';
+import type { ScanPlan } from '../db/repositories/properties.ts';
 import { propertyJson } from '../domain/property-doc.ts';
 import { filterKey, type PropertyQuery } from '../domain/property-query.ts';
 
@@ -29,9 +30,23 @@ export class CatalogueReader {
    * Built as text from the stored documents, which are already privacy-filtered JSON.
    */
   async listJson(businessId: number, catalogueVersion: number, q: PropertyQuery): Promise<string> {
-    const [rows, total] = await Promise.all([repo.listPublished(this.db, businessId, q), this.total(businessId, catalogueVersion, q)]);
-    const data = rows.map((r) => propertyJson(r.id, r.api_doc)).join(',');
+    const total = await this.total(businessId, catalogueVersion, q);
+    let data = '';
+    if (total > q.offset) {
+      const rows = await repo.listPublished(this.db, businessId, q, await this.plan(businessId, catalogueVersion, q, total));
+      data = rows.map((r) => propertyJson(r.id, r.api_doc)).join(',');
+    }
     return `{"data":[${data}],"total":${total},"limit":${q.limit},"offset":${q.offset}}`;
+  }
+
+  /**
+   * Walking the order's index visits about `listed / total` rows per row returned, so
+   * `listed × (offset + limit) / total` in all; using a filter's index reads and sorts all
+   * `total` matches. The cheaper one wins.
+   */
+  private async plan(businessId: number, catalogueVersion: number, q: PropertyQuery, total: number): Promise<ScanPlan> {
+    const listed = await this.total(businessId, catalogueVersion, { limit: 0, offset: 0, areas: [] });
+    return total * total >= listed * (q.offset + q.limit) ? 'order-index' : 'planner';
   }
 
   /** `{"data": Property}` as JSON text, or undefined when the property does not exist for the API. */

@@ -9,6 +9,9 @@
  *   which sorts correctly as text and is what the API prints;
  * - booleans are integers 0/1;
  * - JSON documents (features, specs, search preferences, the published property) are text.
+ *
+ * The published property object (privacy applied) is kept in property_docs, 1:1 with
+ * properties, so that reads fetch only the documents of the page they return.
  */
 import { type Kysely, sql } from 'kysely';
 
@@ -44,21 +47,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('api_keys_business').on('api_keys').column('business_id').execute();
 
+  // Columns that filters and orderings read come first and long texts last, and the published
+  // document lives in property_docs: scans touch small rows.
   await sql`create table properties (
     ${id('id')},
     business_id integer not null references businesses(id),
-    external_ref text not null,
+    listed integer not null,
     public integer not null,
     status text not null,
-    operation text,
     op_venta integer not null,
     op_alquiler integer not null,
     op_traspaso integer not null,
     rental_type text,
     type text,
     subtype text,
-    title text,
-    description text,
+    city_key text,
     price double precision,
     price_rent double precision,
     price_transfer double precision,
@@ -66,28 +69,34 @@ export async function up(db: Kysely<any>): Promise<void> {
     size_total double precision,
     bedrooms integer,
     bathrooms integer,
-    address text,
-    address_approximate text,
-    building_name text,
-    postal_code text,
-    city text,
-    city_key text,
-    province text,
-    country text,
-    lat double precision,
-    lon double precision,
-    address_privacy text not null,
     pub_lat double precision,
     pub_lon double precision,
-    features text,
-    specs text,
     is_featured integer not null,
     created_at text not null,
     updated_at text not null,
-    listed integer not null,
-    api_doc text not null,
     imported_at text not null,
+    external_ref text not null,
+    operation text,
+    address_privacy text not null,
+    lat double precision,
+    lon double precision,
+    city text,
+    province text,
+    country text,
+    postal_code text,
+    address text,
+    address_approximate text,
+    building_name text,
+    title text,
+    features text,
+    specs text,
+    description text,
     unique (business_id, external_ref)
+  )`.execute(db);
+
+  await sql`create table property_docs (
+    property_id integer primary key references properties(id) on delete cascade,
+    api_doc text not null
   )`.execute(db);
 
   // Every index is partial on `listed = 1` (public and disponible/reservada): the API never
@@ -171,7 +180,16 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['lead_notes', 'leads', 'property_videos', 'property_images', 'properties', 'api_keys', 'businesses']) {
+  for (const table of [
+    'lead_notes',
+    'leads',
+    'property_videos',
+    'property_images',
+    'property_docs',
+    'properties',
+    'api_keys',
+    'businesses',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

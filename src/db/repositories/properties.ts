@@ -4,7 +4,9 @@ import type { PropertyQuery } from '../../domain/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/property-record.ts';
 import type { StoredImage, StoredVideo } from '../../domain/property-doc.ts';
 import type { Database } from '../types.ts';
-import { filterConditions, orderBy } from './property-filters.ts';
+import { filterConditions, orderBy, type ScanPlan } from './property-filters.ts';
+
+export type { ScanPlan };
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -26,22 +28,24 @@ export async function findIdsByRef(db: Executor, businessId: number, refs: strin
 const INSERT_CHUNK = 250;
 
 /**
- * Inserts new properties with multi-row statements, ids assigned in the given order.
+ * Inserts new properties with multi-row statements, ids assigned in the given order, and the
+ * published documents that are already complete (`apiDoc` null: set later with setApiDoc).
  * @returns id by external ref.
  */
 export async function insertProperties(
   db: Executor,
   businessId: number,
-  rows: Array<{ fields: PropertyFields; apiDoc: string }>,
+  rows: Array<{ fields: PropertyFields; apiDoc: string | null }>,
   importedAt: string,
 ): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    const values = rows
-      .slice(i, i + INSERT_CHUNK)
-      .map(({ fields, apiDoc }) => ({ ...fields, business_id: businessId, api_doc: apiDoc, imported_at: importedAt }));
+    const chunk = rows.slice(i, i + INSERT_CHUNK);
+    const values = chunk.map(({ fields }) => ({ ...fields, business_id: businessId, imported_at: importedAt }));
     const inserted = await db.insertInto('properties').values(values).returning(['id', 'external_ref']).execute();
     for (const row of inserted) ids.set(row.external_ref, row.id);
+    const docs = chunk.filter((r) => r.apiDoc !== null).map((r) => ({ property_id: ids.get(r.fields.external_ref)!, api_doc: r.apiDoc! }));
+    if (docs.length) await db.insertInto('property_docs').values(docs).execute();
   }
   return ids;
 }
@@ -54,8 +58,13 @@ export async function updateProperty(db: Executor, id: number, fields: PropertyF
     .execute();
 }
 
+/** Stores (or replaces) a property's published document. */
 export async function setApiDoc(db: Executor, id: number, apiDoc: string): Promise<void> {
-  await db.updateTable('properties').set({ api_doc: apiDoc }).where('id', '=', id).execute();
+  await db
+    .insertInto('property_docs')
+    .values({ property_id: id, api_doc: apiDoc })
+    .onConflict((oc) => oc.column('property_id').doUpdateSet({ api_doc: apiDoc }))
+    .execute();
 }
 
 export async function loadImages(db: Executor, propertyId: number): Promise<StoredImage[]> {
@@ -74,6 +83,43 @@ export async function loadVideos(db: Executor, propertyId: number): Promise<Stor
     .where('property_id', '=', propertyId)
     .orderBy('id')
     .execute();
+}
+
+/** Multi-row insert of media of many properties. @returns the stored rows with ids, by property id. */
+export async function insertMediaOf(
+  db: Executor,
+  items: Array<{ propertyId: number; images: ImageInput[]; videos: VideoInput[] }>,
+): Promise<Map<number, { images: StoredImage[]; videos: StoredVideo[] }>> {
+  const byProperty = new Map<number, { images: StoredImage[]; videos: StoredVideo[] }>();
+  for (const item of items) byProperty.set(item.propertyId, { images: [], videos: [] });
+  const images = items.flatMap((item) => item.images.map((image) => ({ ...image, property_id: item.propertyId })));
+  const videos = items.flatMap((item) => item.videos.map((video) => ({ ...video, property_id: item.propertyId })));
+  for (let i = 0; i < images.length; i += 1000) {
+    const rows = await db
+      .insertInto('property_images')
+      .values(images.slice(i, i + 1000))
+      .returning(['id', 'property_id', 'url', 'sort_order', 'is_primary', 'title', 'public'])
+      .execute();
+    for (const { property_id, ...image } of rows) byProperty.get(property_id)!.images.push(image);
+  }
+  for (let i = 0; i < videos.length; i += 500) {
+    const rows = await db
+      .insertInto('property_videos')
+      .values(videos.slice(i, i + 500))
+      .returning(['id', 'property_id', 'title', 'sort_order', 'url', 'hls_url', 'thumbnail_url', 'embed_url', 'processed'])
+      .execute();
+    for (const { property_id, ...video } of rows) byProperty.get(property_id)!.videos.push(video);
+  }
+  return byProperty;
+}
+
+/** Multi-row insert of published documents of new properties. */
+export async function insertApiDocs(db: Executor, docs: Array<{ property_id: number; api_doc: string }>): Promise<void> {
+  for (let i = 0; i < docs.length; i += 1000)
+    await db
+      .insertInto('property_docs')
+      .values(docs.slice(i, i + 1000))
+      .execute();
 }
 
 export async function insertImages(db: Executor, propertyId: number, images: ImageInput[]): Promise<StoredImage[]> {
@@ -102,15 +148,31 @@ export async function deleteVideos(db: Executor, propertyId: number): Promise<vo
   await db.deleteFrom('property_videos').where('property_id', '=', propertyId).execute();
 }
 
-function listedOf(db: Executor, businessId: number, q: PropertyQuery) {
+function listedOf(db: Executor, businessId: number, q: PropertyQuery, plan: ScanPlan = 'planner') {
   let query = db.selectFrom('properties').where('business_id', '=', businessId).where('listed', '=', 1);
-  for (const condition of filterConditions(q)) query = query.where(condition);
+  for (const condition of filterConditions(q, plan)) query = query.where(condition);
   return query;
 }
 
-/** One page of the published catalogue: ids and stored docs, in the query's order. */
-export async function listPublished(db: Executor, businessId: number, q: PropertyQuery): Promise<Array<{ id: number; api_doc: string }>> {
-  return listedOf(db, businessId, q).select(['id', 'api_doc']).orderBy(orderBy(q)).limit(q.limit).offset(q.offset).execute();
+/**
+ * One page of the published catalogue: ids and published documents, in the query's order.
+ * Documents are joined after the filters, so only the page's documents are read.
+ * @param plan `order-index` walks the index of the requested order and stops after the page
+ *   (right when many rows match); `planner` lets the engine pick a filter's index (few rows).
+ */
+export async function listPublished(
+  db: Executor,
+  businessId: number,
+  q: PropertyQuery,
+  plan: ScanPlan,
+): Promise<Array<{ id: number; api_doc: string }>> {
+  return listedOf(db, businessId, q, plan)
+    .innerJoin('property_docs', 'property_docs.property_id', 'properties.id')
+    .select(['properties.id', 'property_docs.api_doc'])
+    .orderBy(orderBy(q))
+    .limit(q.limit)
+    .offset(q.offset)
+    .execute();
 }
 
 /** How many published properties match the filters, ignoring paging. */
@@ -125,8 +187,9 @@ export async function countPublished(db: Executor, businessId: number, q: Proper
 export async function findPublished(db: Executor, businessId: number, id: number): Promise<{ id: number; api_doc: string } | undefined> {
   return db
     .selectFrom('properties')
-    .select(['id', 'api_doc'])
-    .where('id', '=', id)
+    .innerJoin('property_docs', 'property_docs.property_id', 'properties.id')
+    .select(['properties.id', 'property_docs.api_doc'])
+    .where('properties.id', '=', id)
     .where('business_id', '=', businessId)
     .where('listed', '=', 1)
     .executeTakeFirst();

@@ -13,13 +13,14 @@ import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.
 
 const lit = (n: number) => sql.lit(n);
 
-function bboxCondition(area: MapArea): RawBuilder<SqlBool> {
+function bboxCondition(area: MapArea, hide: boolean): RawBuilder<SqlBool> {
   const b = boundingBox(area);
+  const lat = hide ? sql`(pub_lat + 0)` : sql`pub_lat`;
   const lon =
     b.west <= b.east
       ? sql`pub_lon between ${lit(b.west)} and ${lit(b.east)}`
       : sql`(pub_lon >= ${lit(b.west)} or pub_lon <= ${lit(b.east)})`;
-  return sql<SqlBool>`(pub_lat between ${lit(b.south)} and ${lit(b.north)} and ${lon})`;
+  return sql<SqlBool>`(${lat} between ${lit(b.south)} and ${lit(b.north)} and ${lon})`;
 }
 
 function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
@@ -46,32 +47,44 @@ function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
 }
 
 /** Whether the published position lies in at least one of the areas. */
-export function areasCondition(areas: MapArea[]): RawBuilder<SqlBool> {
+export function areasCondition(areas: MapArea[], hideIndex = false): RawBuilder<SqlBool> {
   const parts = areas.map((area) => {
     const exact = exactCondition(area);
-    return exact ? sql`(${bboxCondition(area)} and ${exact})` : bboxCondition(area);
+    const box = bboxCondition(area, hideIndex);
+    return exact ? sql`(${box} and ${exact})` : box;
   });
   return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
 }
 
+/**
+ * How a page is found. `planner`: the engine may use any index, typically a filter's (city,
+ * type, map box) and then sorts what matched. `order-index`: the filtered columns are written
+ * so that no filter index applies (`city_key || ''`, `pub_lat + 0`: same values, not indexable),
+ * leaving the index of the requested order, walked until the page is full. Engines do not
+ * weigh that early stop, so the choice is made from the (cached) counts by the caller.
+ */
+export type ScanPlan = 'planner' | 'order-index';
+
 /** Every condition of the query (besides business and `listed`), to be AND-ed. */
-export function filterConditions(q: PropertyQuery): Array<Expression<SqlBool>> {
+export function filterConditions(q: PropertyQuery, plan: ScanPlan = 'planner'): Array<Expression<SqlBool>> {
   const where: Array<Expression<SqlBool>> = [];
+  const hide = plan === 'order-index';
+  const text = (column: string) => (hide ? sql`(${sql.ref(column)} || '')` : sql.ref(column));
   if (q.status !== undefined) where.push(sql<SqlBool>`status = ${q.status}`);
   if (q.operation !== undefined) where.push(sql<SqlBool>`${sql.ref(`op_${q.operation}`)} = 1`);
   if (q.rental_type === 'temporal') where.push(sql<SqlBool>`op_alquiler = 1 and rental_type = 'temporal'`);
   if (q.rental_type === 'anual') {
     where.push(sql<SqlBool>`op_alquiler = 1 and (rental_type is null or rental_type not in ('temporal', 'vacacional'))`);
   }
-  if (q.type !== undefined) where.push(sql<SqlBool>`type = ${q.type}`);
-  if (q.subtype !== undefined) where.push(sql<SqlBool>`subtype = ${q.subtype}`);
-  if (q.cityKey !== undefined) where.push(sql<SqlBool>`city_key = ${q.cityKey}`);
+  if (q.type !== undefined) where.push(sql<SqlBool>`${text('type')} = ${q.type}`);
+  if (q.subtype !== undefined) where.push(sql<SqlBool>`${text('subtype')} = ${q.subtype}`);
+  if (q.cityKey !== undefined) where.push(sql<SqlBool>`${text('city_key')} = ${q.cityKey}`);
   const price = sql.ref(priceColumnFor(q.operation));
   if (q.min_price !== undefined) where.push(sql<SqlBool>`${price} >= ${q.min_price}`);
   if (q.max_price !== undefined) where.push(sql<SqlBool>`${price} <= ${q.max_price}`);
   if (q.min_bedrooms !== undefined) where.push(sql<SqlBool>`bedrooms >= ${q.min_bedrooms}`);
   if (q.is_featured !== undefined) where.push(sql<SqlBool>`is_featured = ${q.is_featured ? 1 : 0}`);
-  if (q.areas.length) where.push(areasCondition(q.areas));
+  if (q.areas.length) where.push(areasCondition(q.areas, hide));
   return where;
 }
 

@@ -1,0 +1,220 @@
+/**
+ * `npm run bench`: read benchmarks of GET /v1/ext/properties against the real catalogues of
+ * ../shared/data (20,309 lines) and a generated 200,000-listing catalogue, with a bare
+ * node:http server returning the same bytes as the baseline, measured in the same run.
+ *
+ * Scenarios (32 connections each): (a) `limit=20`, (b) `operation=venta&city=Madrid&
+ * min_bedrooms=2&sort=price_asc&limit=20`, (c) a 2 km circle around Puerta del Sol.
+ * Prints req/s, p50 and p99 latency, the ratio to the baseline, import rates, the 200k/20k
+ * ratios and the server's resident memory. Options: `--duration S` (default 10), `--fresh`
+ * (rebuild the benchmark databases in .bench/ instead of reusing them).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createDb, migrate } from '../src/db/database.ts';
+import { insertBusiness } from '../src/db/repositories/businesses.ts';
+import { SCOPES } from '../src/domain/api-key.ts';
+import { nowRfc3339 } from '../src/domain/time.ts';
+import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
+import { createApiKey } from '../src/services/api-keys.ts';
+import { importCatalogueFile } from '../src/services/catalogue-import.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORK = join(ROOT, '.bench');
+const DATA = join(ROOT, '..', 'shared', 'data');
+const CATALOGUES = ['catalogue-madrid-sale.ndjson', 'catalogue-zaragoza-rent.ndjson', 'catalogue-zaragoza-sale.ndjson'];
+
+const args = process.argv.slice(2);
+const DURATION = Number(args[args.indexOf('--duration') + 1]) || 10;
+const FRESH = args.includes('--fresh');
+const CONNECTIONS = 32;
+
+const SOL_2KM = JSON.stringify([{ type: 'circle', center: { lat: 40.4168, lng: -3.7038 }, radius: 2000 }]);
+const SCENARIOS: Array<[string, string]> = [
+  ['(a) unfiltered', '/v1/ext/properties?limit=20'],
+  ['(b) venta+Madrid+2 bed, price_asc', '/v1/ext/properties?operation=venta&city=Madrid&min_bedrooms=2&sort=price_asc&limit=20'],
+  ['(c) 2 km circle, Sol', `/v1/ext/properties?limit=20&locations=${encodeURIComponent(SOL_2KM)}`],
+];
+
+interface Prepared {
+  name: string;
+  dbPath: string;
+  key: string;
+  importRate: number | null;
+}
+
+/** Builds (or reuses) a benchmark database: one business, a key, the catalogue. */
+async function prepare(name: string, fill: (db: ReturnType<typeof createDb>, businessId: number) => Promise<number>): Promise<Prepared> {
+  const dbPath = join(WORK, `${name}.db`);
+  const keyPath = join(WORK, `${name}.key`);
+  if (!FRESH && existsSync(dbPath) && existsSync(keyPath)) {
+    return { name, dbPath, key: readFileSync(keyPath, 'utf8'), importRate: null };
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(dbPath + suffix, { force: true });
+  const db = createDb(`sqlite:${dbPath}`);
+  await migrate(db);
+  const business = await insertBusiness(db, `Bench ${name}`, nowRfc3339());
+  const started = performance.now();
+  const imported = await fill(db, business.id);
+  const importRate = imported / ((performance.now() - started) / 1000);
+  const { key } = await createApiKey(db, { businessId: business.id, scopes: [...SCOPES] });
+  await db.destroy();
+  writeFileSync(keyPath, key);
+  return { name, dbPath, key, importRate };
+}
+
+function startProcess(command: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, command, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ child, info: JSON.parse(line) });
+    });
+    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited ${code}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resident memory of a process now and at its peak, MB (Linux /proc). */
+function memoryMb(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(url: string, headers: Record<string, string>, duration = DURATION): Promise<Load> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+interface Row {
+  catalogue: string;
+  scenario: string;
+  server: Load;
+  baseline: Load;
+  total: number;
+}
+
+async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss: number; peak: number } }> {
+  const env = { ...process.env, DATABASE_URL: `sqlite:${p.dbPath}`, LOG_LEVEL: 'warn' };
+  const { child, info } = await startProcess([join(ROOT, 'bin', 'inmo.mjs'), 'serve', '--port', '0', '--json'], env);
+  const origin = new URL(String(info.url)).origin;
+  const headers = { 'x-api-key': p.key };
+  const rows: Row[] = [];
+  try {
+    for (const [scenario, path] of SCENARIOS) {
+      const response = await fetch(origin + path, { headers });
+      const body = Buffer.from(await response.arrayBuffer());
+      if (response.status !== 200) throw new Error(`${scenario}: status ${response.status} ${body}`);
+      const total = JSON.parse(body.toString()).total as number;
+      await load(origin + path, headers, 2); // warm-up
+      const server = await load(origin + path, headers);
+      const bodyFile = join(WORK, 'baseline-body.json');
+      writeFileSync(bodyFile, body);
+      const baselineProcess = await startProcess([join(ROOT, 'bench', 'baseline-server.mjs'), bodyFile], process.env);
+      try {
+        const baseUrl = `http://127.0.0.1:${baselineProcess.info.port}${path}`;
+        await load(baseUrl, headers, 2);
+        const baseline = await load(baseUrl, headers);
+        rows.push({ catalogue: p.name, scenario, server, baseline, total });
+      } finally {
+        await stop(baselineProcess.child);
+      }
+      process.stderr.write(`  ${p.name} ${scenario}: ${server.rps.toFixed(0)} req/s (baseline ${rows.at(-1)!.baseline.rps.toFixed(0)})\n`);
+    }
+    return { rows, memory: memoryMb(child.pid!) };
+  } finally {
+    await stop(child);
+  }
+}
+
+async function main() {
+  mkdirSync(WORK, { recursive: true });
+  process.stderr.write(`preparing benchmark databases in ${WORK}${FRESH ? ' (fresh)' : ''}…\n`);
+  const real = await prepare('real-20k', async (db, businessId) => {
+    let n = 0;
+    for (const file of CATALOGUES) {
+      const s = await importCatalogueFile(db, businessId, join(DATA, file));
+      n += s.created + s.updated;
+    }
+    return n;
+  });
+  const generatedFile = join(WORK, 'generated-200k.ndjson');
+  if (FRESH || !existsSync(generatedFile)) {
+    // Written before the import is timed: the rate measures the import, not the generator.
+    const out = createWriteStream(generatedFile);
+    for (const record of generateCatalogue(200_000, 7, 'bench')) {
+      if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
+    }
+    await new Promise((resolve) => out.end(resolve));
+  }
+  const generated = await prepare('generated-200k', async (db, businessId) => {
+    const s = await importCatalogueFile(db, businessId, generatedFile);
+    return s.created + s.updated;
+  });
+
+  process.stderr.write(`load: ${CONNECTIONS} connections, ${DURATION} s per run\n`);
+  const results = [await benchCatalogue(real), await benchCatalogue(generated)];
+
+  const fmt = (n: number, d = 0) => n.toFixed(d).padStart(8);
+  const lines: string[] = [];
+  lines.push(
+    '',
+    `GET /v1/ext/properties, ${CONNECTIONS} connections, ${DURATION} s per run; baseline: bare node:http returning the same bytes`,
+  );
+  lines.push(
+    `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(36)} ${'total'.padStart(7)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'base r/s'.padStart(8)} ${'ratio'.padStart(8)} errors`,
+  );
+  for (const { rows } of results) {
+    for (const r of rows) {
+      lines.push(
+        `${r.catalogue.padEnd(15)} ${r.scenario.padEnd(36)} ${String(r.total).padStart(7)} ${fmt(r.server.rps)} ${fmt(r.server.p50, 1)} ${fmt(r.server.p99, 1)} ${fmt(r.baseline.rps)} ${fmt(r.server.rps / r.baseline.rps, 2)} ${r.server.errors + r.server.non2xx}`,
+      );
+    }
+  }
+  lines.push('', '200k vs 20k (req/s ratio, 1.00 = same speed):');
+  for (let i = 0; i < SCENARIOS.length; i++) {
+    const small = results[0].rows[i].server;
+    const big = results[1].rows[i].server;
+    lines.push(`  ${SCENARIOS[i][0].padEnd(36)} ${(big.rps / small.rps).toFixed(2)}  (p99 ${small.p99} → ${big.p99} ms)`);
+  }
+  lines.push('', 'server resident memory after the runs (MB, now / peak):');
+  lines.push(`  real-20k        ${results[0].memory.rss.toFixed(0)} / ${results[0].memory.peak.toFixed(0)}`);
+  lines.push(`  generated-200k  ${results[1].memory.rss.toFixed(0)} / ${results[1].memory.peak.toFixed(0)}`);
+  lines.push('', 'import rate (properties/s):');
+  for (const p of [real, generated]) {
+    lines.push(
+      `  ${p.name.padEnd(15)} ${p.importRate === null ? 'reused database (run with --fresh to measure)' : p.importRate.toFixed(0)}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+await main();
