@@ -7,7 +7,8 @@
  * min_bedrooms=2&sort=price_asc&limit=20`, (c) a 2 km circle around Puerta del Sol.
  * Prints req/s, p50 and p99 latency, the ratio to the baseline, import rates, the 200k/20k
  * ratios and the server's resident memory. Options: `--duration S` (default 10), `--fresh`
- * (rebuild the benchmark databases in .bench/ instead of reusing them).
+ * (rebuild the benchmark databases in .bench/ instead of reusing them), `--no-page-cache`
+ * (serve with INMO_PAGE_CACHE_MB=0: every request queries the database).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ const CATALOGUES = ['catalogue-madrid-sale.ndjson', 'catalogue-zaragoza-rent.ndj
 const args = process.argv.slice(2);
 const DURATION = Number(args[args.indexOf('--duration') + 1]) || 10;
 const FRESH = args.includes('--fresh');
+const PAGE_CACHE = !args.includes('--no-page-cache');
 const CONNECTIONS = 32;
 
 const SOL_2KM = JSON.stringify([{ type: 'circle', center: { lat: 40.4168, lng: -3.7038 }, radius: 2000 }]);
@@ -123,7 +125,7 @@ interface Row {
 }
 
 async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss: number; peak: number } }> {
-  const env = { ...process.env, DATABASE_URL: `sqlite:${p.dbPath}`, LOG_LEVEL: 'warn' };
+  const env = { ...process.env, DATABASE_URL: `sqlite:${p.dbPath}`, LOG_LEVEL: 'warn', ...(PAGE_CACHE ? {} : { INMO_PAGE_CACHE_MB: '0' }) };
   const { child, info } = await startProcess([join(ROOT, 'bin', 'inmo.mjs'), 'serve', '--port', '0', '--json'], env);
   const origin = new URL(String(info.url)).origin;
   const headers = { 'x-api-key': p.key };

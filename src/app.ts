@@ -30,6 +30,8 @@ export interface AppOptions {
   /** Fastify logger option: false in tests, pino options when serving. */
   logger?: FastifyServerOptions['logger'];
   countCacheSize?: number;
+  /** Page-body cache of GET /properties, MiB; 0 (the default here) turns it off. */
+  pageCacheMb?: number;
 }
 
 /** Routes that exist, as regular expressions with their methods: tells 405 from 404. */
@@ -93,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      const catalogue = new CatalogueReader(options.db, options.countCacheSize ?? 2000);
+      const catalogue = new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024);
       meRoutes(api, options.db);
       propertyRoutes(api, options.db, catalogue);
       leadRoutes(api, options.db);

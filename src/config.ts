@@ -13,6 +13,8 @@ export interface Config {
   logLevel: string;
   /** Entries kept in the per-process cache of `total` counts of GET /properties. */
   countCacheSize: number;
+  /** Size of the per-process cache of GET /properties page bodies, MiB (0 = off). */
+  pageCacheMb: number;
 }
 
 /** Default database location, relative to the working directory. */
@@ -41,5 +43,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     logLevel: env.LOG_LEVEL || 'info',
     countCacheSize: intFromEnv(env, 'INMO_COUNT_CACHE_SIZE', 2000, 0),
+    pageCacheMb: intFromEnv(env, 'INMO_PAGE_CACHE_MB', 32, 0),
   };
 }

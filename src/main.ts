@@ -84,6 +84,7 @@ program
       const app = await buildApp({
         db,
         countCacheSize: config.countCacheSize,
+        pageCacheMb: config.pageCacheMb,
         logger: { level: config.logLevel },
       });
       const address = await app.listen({ port: opts.port, host: opts.host });

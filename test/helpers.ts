@@ -38,8 +38,9 @@ export async function importRecords(db: Db, businessId: number, records: Array<o
   );
 }
 
+/** The app as `inmo serve` builds it: count and page caches on. */
 export async function appOn(db: Db): Promise<FastifyInstance> {
-  return buildApp({ db });
+  return buildApp({ db, countCacheSize: 2000, pageCacheMb: 8 });
 }
 
 /** GET with a key; returns status, parsed body and headers. */

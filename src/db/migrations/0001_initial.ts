@@ -109,7 +109,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     await listedIndex(`properties_${price}_asc`, `business_id, (${price} is null), ${price} asc, updated_at desc, id desc`);
     await listedIndex(`properties_${price}_desc`, `business_id, (${price} is null), ${price} desc, updated_at desc, id desc`);
   }
+  // Websites list one city at a time: its own indexes for the default order and for the
+  // sale and rent price sorts, so a city page is one ordered range whatever the catalogue size.
   await listedIndex('properties_city', 'business_id, city_key, updated_at desc, id desc');
+  for (const price of ['price', 'price_rent']) {
+    await listedIndex(`properties_city_${price}_asc`, `business_id, city_key, (${price} is null), ${price} asc, updated_at desc, id desc`);
+    await listedIndex(
+      `properties_city_${price}_desc`,
+      `business_id, city_key, (${price} is null), ${price} desc, updated_at desc, id desc`,
+    );
+  }
   await listedIndex('properties_type', 'business_id, type, subtype');
   await listedIndex('properties_bbox', 'business_id, pub_lat, pub_lon');
 

@@ -1,5 +1,5 @@
 /** The property catalogue: SQL only (rules live in domain/ and services/). */
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
 import type { PropertyQuery } from '../../domain/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/property-record.ts';
 import type { StoredImage, StoredVideo } from '../../domain/property-doc.ts';
@@ -149,7 +149,10 @@ export async function deleteVideos(db: Executor, propertyId: number): Promise<vo
 }
 
 function listedOf(db: Executor, businessId: number, q: PropertyQuery, plan: ScanPlan = 'planner') {
-  let query = db.selectFrom('properties').where('business_id', '=', businessId).where('listed', '=', 1);
+  let query = db
+    .selectFrom('properties')
+    .where('business_id', '=', businessId)
+    .where(sql<SqlBool>`listed = 1`);
   for (const condition of filterConditions(q, plan)) query = query.where(condition);
   return query;
 }
@@ -191,6 +194,6 @@ export async function findPublished(db: Executor, businessId: number, id: number
     .select(['properties.id', 'property_docs.api_doc'])
     .where('properties.id', '=', id)
     .where('business_id', '=', businessId)
-    .where('listed', '=', 1)
+    .where(sql<SqlBool>`listed = 1`)
     .executeTakeFirst();
 }

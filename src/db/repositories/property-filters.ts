@@ -57,11 +57,12 @@ export function areasCondition(areas: MapArea[], hideIndex = false): RawBuilder<
 }
 
 /**
- * How a page is found. `planner`: the engine may use any index, typically a filter's (city,
- * type, map box) and then sorts what matched. `order-index`: the filtered columns are written
- * so that no filter index applies (`city_key || ''`, `pub_lat + 0`: same values, not indexable),
+ * How a page is found. `planner`: the engine may use any index, typically a filter's (type,
+ * map box) and then sorts what matched. `order-index`: those filters are written so that
+ * their index does not apply (`type || ''`, `pub_lat + 0`: same values, not indexable),
  * leaving the index of the requested order, walked until the page is full. Engines do not
  * weigh that early stop, so the choice is made from the (cached) counts by the caller.
+ * A city filter is never hidden: city indexes also carry the order, so they are right either way.
  */
 export type ScanPlan = 'planner' | 'order-index';
 
@@ -78,7 +79,7 @@ export function filterConditions(q: PropertyQuery, plan: ScanPlan = 'planner'): 
   }
   if (q.type !== undefined) where.push(sql<SqlBool>`${text('type')} = ${q.type}`);
   if (q.subtype !== undefined) where.push(sql<SqlBool>`${text('subtype')} = ${q.subtype}`);
-  if (q.cityKey !== undefined) where.push(sql<SqlBool>`${text('city_key')} = ${q.cityKey}`);
+  if (q.cityKey !== undefined) where.push(sql<SqlBool>`city_key = ${q.cityKey}`);
   const price = sql.ref(priceColumnFor(q.operation));
   if (q.min_price !== undefined) where.push(sql<SqlBool>`${price} >= ${q.min_price}`);
   if (q.max_price !== undefined) where.push(sql<SqlBool>`${price} <= ${q.max_price}`);
