@@ -139,15 +139,7 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
     case 'Number': {
       const integer = schema[Kind] === 'Integer';
       let n: number;
-      if (typeof value === 'number') {
-        if (fromText)
-          return addIssue(
-            issues,
-            loc,
-            value,
-            integer ? 'int_type' : 'float_type',
-            `Input should be a valid ${integer ? 'integer' : 'number'}`,
-          );
+      if (typeof value === 'number' && !fromText) {
         n = value;
         if (integer && !Number.isInteger(n)) {
           return addIssue(issues, loc, value, 'int_from_float', 'Input should be a valid integer, got a number with a fractional part');
