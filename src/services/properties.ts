@@ -19,11 +19,11 @@ const FILTER_ROW_COST = 4;
 /** Reads of the published catalogue for one process. */
 export class CatalogueReader {
   private readonly counts: LRUCache<string, number> | null;
-  private readonly pages: LRUCache<string, string> | null;
+  private readonly pages: LRUCache<string, Buffer> | null;
 
   /**
    * @param countCacheSize entries of the count cache; 0 turns it off.
-   * @param pageCacheBytes UTF-16 code units of page bodies kept (≈ bytes for this JSON); 0 turns it off.
+   * @param pageCacheBytes bytes of page bodies kept; 0 turns it off.
    */
   constructor(
     private readonly db: Db,
@@ -32,15 +32,15 @@ export class CatalogueReader {
   ) {
     this.counts = countCacheSize > 0 ? new LRUCache({ max: countCacheSize }) : null;
     this.pages =
-      pageCacheBytes > 0 ? new LRUCache({ maxSize: pageCacheBytes, sizeCalculation: (body: string) => Math.max(1, body.length) }) : null;
+      pageCacheBytes > 0 ? new LRUCache({ maxSize: pageCacheBytes, sizeCalculation: (body: Buffer) => Math.max(1, body.length) }) : null;
   }
 
   /**
-   * One page as JSON text: `{"data":[…],"total":n,"limit":n,"offset":n}` (CONTRACT §1).
+   * One page as UTF-8 JSON: `{"data":[…],"total":n,"limit":n,"offset":n}` (CONTRACT §1).
    * Built as text from the stored documents, which are already privacy-filtered JSON, and
-   * kept in the page cache under the catalogue version, so a change is seen at once.
+   * kept encoded in the page cache under the catalogue version, so a change is seen at once.
    */
-  async listJson(businessId: number, catalogueVersion: number, q: PropertyQuery): Promise<string> {
+  async listPage(businessId: number, catalogueVersion: number, q: PropertyQuery): Promise<Buffer> {
     const key = this.pages && `${businessId}:${catalogueVersion}:${q.sort ?? ''}:${q.limit}:${q.offset}:${filterKey(q)}`;
     const cached = key && this.pages!.get(key);
     if (cached) return cached;
@@ -50,7 +50,7 @@ export class CatalogueReader {
       const rows = await repo.listPublished(this.db, businessId, q, await this.plan(businessId, catalogueVersion, q, total));
       data = rows.map((r) => propertyJson(r.id, r.api_doc)).join(',');
     }
-    const body = `{"data":[${data}],"total":${total},"limit":${q.limit},"offset":${q.offset}}`;
+    const body = Buffer.from(`{"data":[${data}],"total":${total},"limit":${q.limit},"offset":${q.offset}}`);
     if (key) this.pages!.set(key, body);
     return body;
   }

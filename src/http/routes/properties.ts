@@ -87,7 +87,7 @@ export function propertyRoutes(app: FastifyInstance, db: Db, catalogue: Catalogu
       const issues: ValidationIssue[] = [];
       const areas = parseLocationsParam(query.locations, issues);
       if (issues.length) return sendValidationErrors(reply, issues);
-      const body = await catalogue.listJson(key.businessId, key.catalogueVersion, toPropertyQuery(query, areas));
+      const body = await catalogue.listPage(key.businessId, key.catalogueVersion, toPropertyQuery(query, areas));
       return reply.type('application/json; charset=utf-8').send(body);
     },
   });
