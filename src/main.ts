@@ -87,13 +87,11 @@ program
         pageCacheMb: config.pageCacheMb,
         logger: { level: config.logLevel },
       });
+      // The demo is in place before the first request can arrive.
+      const demo = opts.demo ? await seedDemo(db) : {};
       const address = await app.listen({ port: opts.port, host: opts.host });
       const base = `${address.replace('0.0.0.0', '127.0.0.1')}/v1/ext`;
-      const info: Record<string, unknown> = { url: base, docs: `${base}/docs` };
-      if (opts.demo) {
-        const demo = await seedDemo(db);
-        Object.assign(info, demo);
-      }
+      const info: Record<string, unknown> = { url: base, docs: `${base}/docs`, ...demo };
       const lines = [`inmo is serving ${base}`, `  docs:    ${base}/docs`];
       if (opts.demo && info.key) {
         lines.push(
