@@ -60,6 +60,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   for (const schema of sharedSchemas) app.addSchema(schema);
+  // Bodies are read as text whatever their type; http/route.ts parses them so that a bad body
+  // is a Pydantic-shaped 422 (after authentication), never Fastify's own 400 or 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -101,6 +101,7 @@ export async function snapshot(db: Db): Promise<string> {
     'property_videos',
     'leads',
     'lead_notes',
+    'jobs',
   ] as const;
   const out: Record<string, unknown> = {};
   for (const t of tables) out[t] = await db.selectFrom(t).selectAll().execute();
@@ -119,4 +120,28 @@ export function readCatalogue(path: string): Array<Record<string, any>> {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l));
+}
+
+/** POST a JSON body (or raw text) with a key; returns status, parsed body and headers. */
+export async function post(
+  app: FastifyInstance,
+  url: string,
+  key: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  const response = await app.inject({
+    method: 'POST',
+    url: `/v1/ext${url}`,
+    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...headers },
+    payload,
+  });
+  let parsed: unknown;
+  try {
+    parsed = response.json();
+  } catch {
+    parsed = response.body;
+  }
+  return { status: response.statusCode, body: parsed as any, headers: response.headers };
 }

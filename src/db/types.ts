@@ -144,6 +144,23 @@ export interface LeadNoteTable {
   created_at: string;
 }
 
+/** Background work recorded with the lead that needs it (migration 0002). */
+export interface JobTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number | null;
+  /** `match_lead`, `send_welcome`, `schedule_follow_ups`. */
+  kind: string;
+  payload: string | null;
+  /** `pending`, `running`, `done`, `failed`. */
+  state: string;
+  attempts: Generated<number>;
+  run_at: string;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -153,6 +170,7 @@ export interface Database {
   property_videos: PropertyVideoTable;
   leads: LeadTable;
   lead_notes: LeadNoteTable;
+  jobs: JobTable;
 }
 
 export type PropertyRow = Selectable<PropertyTable>;

@@ -17,3 +17,27 @@ export function normalizePhone(text: string): string | null {
   const parsed = parsePhoneNumberFromString(text, DEFAULT_REGION);
   return parsed && parsed.isValid() ? parsed.number : null;
 }
+
+/**
+ * The primary phone of an ingest contact (spec §4.3): the first valid number of
+ * `areaCode` + `phoneNumber`, `phoneE164`, `phone`, `phoneRaw`, in that order.
+ */
+export function ingestPrimaryPhone(contact: {
+  phone: string;
+  phoneRaw?: string | null;
+  areaCode?: string | null;
+  phoneNumber?: string | null;
+  phoneE164?: string | null;
+}): string | null {
+  const candidates: Array<string | null | undefined> = [];
+  if (contact.areaCode && contact.phoneNumber) {
+    const prefix = contact.areaCode.trim().replace(/^(\+|00)/, '');
+    candidates.push(`+${prefix}${contact.phoneNumber}`);
+  }
+  candidates.push(contact.phoneE164, contact.phone, contact.phoneRaw);
+  for (const candidate of candidates) {
+    const phone = candidate ? normalizePhone(candidate) : null;
+    if (phone !== null) return phone;
+  }
+  return null;
+}

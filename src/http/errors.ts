@@ -21,6 +21,7 @@ export const METHOD_NOT_ALLOWED = 'Method Not Allowed';
 export const PROPERTY_NOT_FOUND = 'Property not found';
 export const BODY_TOO_LARGE = 'Request body too large';
 export const INTERNAL_ERROR = 'Internal Server Error';
+export const LEAD_NOT_STORED = 'The lead could not be stored';
 
 /** Sends a plain error body. */
 export function sendDetail(reply: FastifyReply, status: number, detail: string): FastifyReply {

@@ -28,7 +28,44 @@ export function presentedKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-interface RouteSpec<Q extends TObject, P extends TObject> {
+const JSON_POSITION = /position (\d+)/;
+
+/**
+ * The JSON body of a request (CONTRACT §2): a missing body is `missing` at `["body"]`, text
+ * that is not JSON is `json_invalid` at `["body", offset]`, JSON that is not an object is
+ * `model_attributes_type`; then the schema's own faults.
+ */
+export function parseJsonBody(request: FastifyRequest, schema: TObject, issues: ValidationIssue[]): Record<string, unknown> | undefined {
+  const raw = request.body;
+  if (raw === undefined || raw === null || raw === '') {
+    issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
+    return undefined;
+  }
+  const contentType = request.headers['content-type'];
+  let value: unknown = raw;
+  if (contentType === undefined || /[/+]json\b/i.test(contentType)) {
+    try {
+      value = JSON.parse(String(raw));
+    } catch (error) {
+      const message = (error as Error).message;
+      const offset = Number(JSON_POSITION.exec(message)?.[1] ?? (/end of JSON input/.test(message) ? String(raw).length : 0));
+      issues.push({ type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error: message } });
+      return undefined;
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    issues.push({
+      type: 'model_attributes_type',
+      loc: ['body'],
+      msg: 'Input should be a valid dictionary or object to extract fields from',
+      input: value,
+    });
+    return undefined;
+  }
+  return validateObject(schema, value as Record<string, unknown>, ['body'], 'json', issues);
+}
+
+interface RouteSpec<Q extends TObject, P extends TObject, B extends TObject = TObject> {
   method: HTTPMethods;
   url: string;
   /** Scope required; null for any active key (GET /me). */
@@ -39,16 +76,24 @@ interface RouteSpec<Q extends TObject, P extends TObject> {
   tags: string[];
   querystring?: Q;
   params?: P;
+  /** JSON request body, required when given. */
+  body?: B;
+  /** Rules a schema cannot state, checked with the schema so all faults come together. */
+  refine?: (body: Record<string, unknown>, issues: ValidationIssue[]) => void;
   /** Documented responses besides the shared 401/422/500. */
   responses: Record<number, TSchema>;
   handler: (
-    input: { key: KeyContext; query: Static<Q>; params: Static<P>; request: FastifyRequest },
+    input: { key: KeyContext; query: Static<Q>; params: Static<P>; body: Static<B>; request: FastifyRequest },
     reply: FastifyReply,
   ) => Promise<unknown>;
 }
 
 /** Registers one API route with authentication and Pydantic-shaped validation. */
-export function apiRoute<Q extends TObject, P extends TObject>(app: FastifyInstance, db: Db, spec: RouteSpec<Q, P>): void {
+export function apiRoute<Q extends TObject, P extends TObject, B extends TObject = TObject>(
+  app: FastifyInstance,
+  db: Db,
+  spec: RouteSpec<Q, P, B>,
+): void {
   app.route({
     method: spec.method,
     url: spec.url,
@@ -59,8 +104,9 @@ export function apiRoute<Q extends TObject, P extends TObject>(app: FastifyInsta
       tags: spec.tags,
       querystring: spec.querystring,
       params: spec.params,
+      body: spec.body,
       security: [{ ApiKeyHeader: [] }, { ApiKeyAuthorization: [] }],
-      response: { ...spec.responses, ...commonErrors },
+      response: { ...commonErrors, ...spec.responses },
     },
     handler: async (request, reply) => {
       const key = await authenticate(db, presentedKey(request));
@@ -72,8 +118,13 @@ export function apiRoute<Q extends TObject, P extends TObject>(app: FastifyInsta
       const query = spec.querystring
         ? validateObject(spec.querystring, request.query as Record<string, unknown>, ['query'], 'query', issues)
         : {};
+      let body: Record<string, unknown> | undefined;
+      if (spec.body) {
+        body = parseJsonBody(request, spec.body, issues);
+        if (body && spec.refine) spec.refine(body, issues);
+      }
       if (issues.length) return sendValidationErrors(reply, issues);
-      return spec.handler({ key, query: query as Static<Q>, params: params as Static<P>, request }, reply);
+      return spec.handler({ key, query: query as Static<Q>, params: params as Static<P>, body: body as Static<B>, request }, reply);
     },
   });
 }

@@ -1,9 +1,10 @@
 /** The ordered, frozen migrations, given to Kysely's Migrator without a file-system scan. */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_initial.ts';
+import * as m0002 from './0002_jobs.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001_initial': m0001 };
+    return { '0001_initial': m0001, '0002_jobs': m0002 };
   },
 };

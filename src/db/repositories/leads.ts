@@ -1,7 +1,8 @@
 /** Leads: SQL only. */
-import { sql } from 'kysely';
-import type { Db } from '../database.ts';
-import type { LeadRow, NewLead } from '../types.ts';
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Database, LeadRow, NewLead } from '../types.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
 
 export async function insertLead(db: Db, lead: NewLead): Promise<LeadRow> {
   return db.insertInto('leads').values(lead).returningAll().executeTakeFirstOrThrow();
@@ -39,4 +40,13 @@ export async function countLeads(db: Db, businessId: number): Promise<number> {
 
 export async function listNotes(db: Db, leadId: number): Promise<Array<{ created_at: string; text: string }>> {
   return db.selectFrom('lead_notes').select(['created_at', 'text']).where('lead_id', '=', leadId).orderBy('id').execute();
+}
+
+/** Updates a lead's columns. */
+export async function updateLead(db: Db, id: number, values: Partial<NewLead>): Promise<void> {
+  await db.updateTable('leads').set(values).where('id', '=', id).execute();
+}
+
+export async function insertNote(db: Db, leadId: number, text: string, at: string): Promise<void> {
+  await db.insertInto('lead_notes').values({ lead_id: leadId, text, created_at: at }).execute();
 }

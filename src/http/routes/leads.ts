@@ -1,10 +1,43 @@
-/** GET /leads (spec §4.1, CONTRACT §1, §6). */
+/** GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–§4.3; CONTRACT §1, §6). */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
+import { canonicalLeadType, MalformedBudgetError } from '../../domain/lead-rules.ts';
+import { INVALID_PHONE_DETAIL, ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
 import { LeadPage, LeadsQuery } from '../../schemas/api.ts';
+import { IngestBody, InquiryBody } from '../../schemas/lead-requests.ts';
+import { DuplicatePhoneError } from '../../services/errors.ts';
+import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { listLeadsPage } from '../../services/leads.ts';
+import type { ValidationIssue } from '../../validation/pydantic.ts';
+import { INTERNAL_ERROR, LEAD_NOT_STORED, sendDetail } from '../errors.ts';
 import { apiRoute } from '../route.ts';
+
+const NoQuery = Type.Object({});
+
+const InquiryCreated = Type.Object({
+  status: Type.Literal('ok'),
+  authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }),
+  lead_id: Type.Integer({ description: 'The created lead, or the completed unnamed one.' }),
+});
+const IngestAccepted = Type.Object({ status: Type.Literal('ok'), authenticated_as: Type.String() });
+const plain = (description: string) => Type.Ref('PlainError', { description });
+const phoneOr422 = Type.Ref('ValidationError', {
+  description: 'A field is invalid (Pydantic-shaped), or no phone is a valid number (`detail` is then a single message string).',
+});
+
+/** spec §4.2: an unknown inquiry `type` is a `value_error` at `["body", "type"]` (CONTRACT §6). */
+function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[]): void {
+  if (typeof body.type === 'string' && canonicalLeadType(body.type) === null) {
+    issues.push({
+      type: 'value_error',
+      loc: ['body', 'type'],
+      msg: `Value error, unknown lead type ${JSON.stringify(body.type)}; use buyer, tenant, comprador, inquilino, demandante, owner, propietario, agencia-inmobiliaria, entidad-bancaria or proveedor-servicios`,
+      input: body.type,
+      ctx: { error: {} },
+    });
+  }
+}
 
 export function leadRoutes(app: FastifyInstance, db: Db): void {
   apiRoute(app, db, {
@@ -19,5 +52,78 @@ export function leadRoutes(app: FastifyInstance, db: Db): void {
     params: Type.Object({}),
     responses: { 200: LeadPage },
     handler: async ({ key, query }) => listLeadsPage(db, key.businessId, query.limit ?? 100, query.offset ?? 0),
+  });
+
+  apiRoute(app, db, {
+    method: 'POST',
+    url: '/leads/inquiries',
+    scope: 'leads:ingest',
+    operationId: 'createInquiry',
+    tags: ['leads'],
+    summary: 'Create a lead from full contact details',
+    description:
+      'The recommended way to send leads. A lead with the same primary phone and no name is completed and its id returned; one with a name gives 409. Stored active, rating 3, captured by `Web`, with generated notes; matching, the welcome message and follow-ups follow in the background.',
+    querystring: NoQuery,
+    params: Type.Object({}),
+    body: InquiryBody,
+    refine: refineInquiry,
+    responses: {
+      200: InquiryCreated,
+      400: plain('The lead could not be stored.'),
+      409: plain('A lead with this primary phone and a name exists; treat it as already present and do not retry.'),
+      422: phoneOr422,
+    },
+    handler: async ({ key, body }, reply) => {
+      const phones = [body.phone_number_1, body.phone_number_2, body.landline_phone].map((p) => (p ? normalizePhone(p) : null));
+      const [primary, second, landline] = phones;
+      if (primary === null || (body.phone_number_2 && second === null) || (body.landline_phone && landline === null)) {
+        return sendDetail(reply, 422, INVALID_PHONE_DETAIL);
+      }
+      try {
+        const leadId = await createInquiryLead(db, key.businessId, {
+          ...body,
+          type: canonicalLeadType(body.type)!,
+          phone_number_1: primary,
+          phone_number_2: second,
+          landline_phone: landline,
+        });
+        return { status: 'ok', authenticated_as: key.businessName, lead_id: leadId };
+      } catch (error) {
+        if (error instanceof DuplicatePhoneError) return sendDetail(reply, 409, error.message);
+        reply.log.error({ err: error }, 'inquiry lead not stored');
+        return sendDetail(reply, 400, LEAD_NOT_STORED);
+      }
+    },
+  });
+
+  apiRoute(app, db, {
+    method: 'POST',
+    url: '/leads/ingest',
+    scope: 'leads:ingest',
+    operationId: 'ingestRentalLead',
+    tags: ['leads'],
+    summary: 'Create a rental lead from a compact form payload',
+    description:
+      'Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing. A malformed `search.budget` gives 500 and stores nothing.',
+    querystring: NoQuery,
+    params: Type.Object({}),
+    body: IngestBody,
+    responses: {
+      200: IngestAccepted,
+      422: phoneOr422,
+      500: plain('Unexpected server error, or a `search.budget` that is not a whole number or a range of whole numbers.'),
+    },
+    handler: async ({ key, body }, reply) => {
+      const phone = ingestPrimaryPhone(body.contact);
+      if (phone === null) return sendDetail(reply, 422, INVALID_PHONE_DETAIL);
+      try {
+        await ingestRentalLead(db, key.businessId, body, phone);
+      } catch (error) {
+        if (!(error instanceof MalformedBudgetError)) throw error;
+        reply.log.warn({ err: error }, 'malformed budget: documented 500');
+        return sendDetail(reply, 500, INTERNAL_ERROR);
+      }
+      return { status: 'ok', authenticated_as: key.businessName };
+    },
   });
 }

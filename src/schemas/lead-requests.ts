@@ -1,0 +1,145 @@
+/**
+ * Request bodies of POST /leads/inquiries (spec §4.2, §2.4) and POST /leads/ingest (spec §4.3),
+ * with the limits of CONTRACT §8. Unknown fields are ignored.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
+import { Literals, Nullable } from './common.ts';
+
+/** Longest accepted string, characters (CONTRACT §8). */
+export const MAX_STRING = 10_000;
+/** Longest accepted name, characters (CONTRACT §8). */
+export const MAX_NAME = 200;
+/** Most entries of `search_preferences` (CONTRACT §8). */
+export const MAX_SEARCHES = 20;
+/** Most entries of `locations` (CONTRACT §8). */
+export const MAX_LOCATIONS = 50;
+
+const Opt = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
+const Text = (description?: string) => Opt(Type.String({ maxLength: MAX_STRING, description }));
+const Count = Opt(Type.Integer());
+const Words = Opt(Type.Array(Type.String({ maxLength: MAX_STRING }), { maxItems: 200 }));
+const FreeObject = Type.Object({}, { additionalProperties: true });
+
+const common = {
+  features: Words,
+  subtypes: Words,
+  size_min: Count,
+  size_max: Count,
+  price_min: Count,
+  price_max: Count,
+  price_rent_min: Count,
+  price_rent_max: Count,
+  specs: Opt(FreeObject),
+};
+const homes = {
+  views: Words,
+  bedrooms_min: Count,
+  bathrooms_min: Count,
+  num_terraces_min: Count,
+  size_terraces_min: Count,
+  doble_bedrooms_min: Count,
+  suite_bathrooms_min: Count,
+};
+
+/** Criteria per property type (spec §2.4); the unlisted types take a free object. */
+export const TypeCriteria = {
+  apartamento: Type.Object({ ...common, ...homes }, { additionalProperties: true }),
+  casa: Type.Object({ ...common, ...homes, plot_size_min: Count, porch_size_min: Count }, { additionalProperties: true }),
+  edificio: Type.Object(
+    {
+      ...common,
+      num_floors_min: Count,
+      num_locales_min: Count,
+      usable_area_min: Count,
+      num_parkings_min: Count,
+      num_viviendas_min: Count,
+    },
+    { additionalProperties: true },
+  ),
+  aparcamiento: Type.Object(
+    { features: Words, subtypes: Words, min_seats: Count, price_min: Count, price_max: Count, price_rent_min: Count, price_rent_max: Count },
+    { additionalProperties: true },
+  ),
+  local: FreeObject,
+  nave: FreeObject,
+  almacenaje: FreeObject,
+  oficina: FreeObject,
+  terreno: FreeObject,
+};
+
+/** A place by name (`{name}`) or a map area in the shapes of the `locations` filter. */
+const Location = Type.Object({}, { additionalProperties: true, description: 'A place by name (`{"name": …}`) or a map area.' });
+
+export const SearchEntry = Type.Object(
+  {
+    operations: Opt(Type.Array(Literals(OPERATIONS), { maxItems: 3 })),
+    property_types: Opt(Type.Array(Literals(PROPERTY_TYPES), { maxItems: 9 })),
+    ...Object.fromEntries(Object.entries(TypeCriteria).map(([type, schema]) => [type, Opt(schema)])),
+    locations: Opt(Type.Array(Location, { maxItems: MAX_LOCATIONS })),
+    internal_notes: Text('Agency-only; as the message of the generated notes when set on the first entry. Never returned.'),
+  },
+  { additionalProperties: true },
+);
+export type SearchEntry = Static<typeof SearchEntry> & Record<string, unknown>;
+
+export const InquiryBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: MAX_NAME, 'x-not-blank': true, description: 'Contact’s full name.' }),
+  type: Type.String({
+    maxLength: 100,
+    description:
+      'Case-insensitive: `buyer`, `tenant`, `comprador`, `inquilino`, `demandante` → `demandante`; `owner`, `propietario` → `propietario`; `agencia-inmobiliaria`, `entidad-bancaria`, `proveedor-servicios` as they are. Anything else: 422 `value_error`.',
+  }),
+  phone_number_1: Type.String({ maxLength: 64, description: 'Primary phone; normalised to E.164, read as Spanish without a `+`.' }),
+  dni: Text(),
+  profile_category: Type.Optional(Literals(['standard', 'potencial'] as const, { default: 'potencial' })),
+  urgency_profile: Type.Optional(Literals(['alta-urgencia', 'poca-urgencia'] as const, { default: 'poca-urgencia' })),
+  preferred_language: Opt(Literals(['es', 'gb', 'fr', 'ge', 'it'] as const)),
+  phone_number_2: Opt(Type.String({ maxLength: 64 })),
+  landline_phone: Opt(Type.String({ maxLength: 64 })),
+  personal_email: Text(),
+  professional_email: Text(),
+  source: Text('Lead source; default `manual`.'),
+  sourcePage: Text('URL of the submitting page; added to the notes.'),
+  notes: Text('Free-text message; the notes’ message unless `search_preferences[0].internal_notes` is set.'),
+  search_preferences: Opt(Type.Array(SearchEntry, { maxItems: MAX_SEARCHES })),
+  agency_property_ids: Opt(Type.Array(Type.Integer(), { maxItems: 1000, description: 'Kept only for `agencia-inmobiliaria`.' })),
+  services: Opt(Type.Array(FreeObject, { maxItems: 200, description: 'Kept only for `entidad-bancaria` and `proveedor-servicios`.' })),
+  rating: Type.Optional(Type.Integer({ default: 0, description: 'Accepted and ignored: leads are stored with rating 3.' })),
+  active: Opt(Type.Boolean({ description: 'Accepted and ignored: leads are stored active.' })),
+  captured_by: Opt(Type.String({ maxLength: MAX_STRING, description: 'Accepted and ignored: stored as captured by `Web`.' })),
+  agency_id: Opt(Type.Integer({ minimum: 1, description: 'Accepted and ignored.' })),
+  agency_client_ids: Opt(Type.Array(Type.Integer(), { maxItems: 1000, description: 'Accepted and ignored.' })),
+  time_to_create: Type.Optional(Type.Integer({ default: 0, description: 'Accepted and ignored.' })),
+});
+export type InquiryBody = Static<typeof InquiryBody>;
+
+const NullableText = Opt(Type.String({ maxLength: MAX_STRING }));
+
+export const IngestBody = Type.Object({
+  id: Type.String({ maxLength: MAX_STRING, description: 'Submission identifier; not stored.' }),
+  createdAt: Type.String({ maxLength: 64, description: 'ISO 8601 submission time; not stored.' }),
+  source: Type.String({ maxLength: MAX_STRING, description: 'Stored as the lead source.' }),
+  sourcePage: Type.String({ maxLength: MAX_STRING, description: 'URL of the form page; added to the notes.' }),
+  contact: Type.Object({
+    name: Type.String({ maxLength: MAX_NAME }),
+    phone: Type.String({ maxLength: 64 }),
+    phoneRaw: Opt(Type.String({ maxLength: 64 })),
+    areaCode: Opt(Type.String({ maxLength: 16 })),
+    phoneNumber: Opt(Type.String({ maxLength: 64 })),
+    phoneE164: Opt(Type.String({ maxLength: 64 })),
+  }),
+  search: Type.Object({
+    budget: Opt(Type.String({ maxLength: 100, description: 'Monthly €: `900` or `700-900`; anything else is the documented 500.' })),
+    entryDate: NullableText,
+    exitDate: NullableText,
+    people: NullableText,
+    area: NullableText,
+    habs: Opt(Type.String({ maxLength: 100, description: 'Minimum bedrooms (`3` or `3+`); other text goes to the notes.' })),
+    pets: NullableText,
+    workSituation: NullableText,
+    location: Opt(Location),
+    freeText: NullableText,
+  }),
+});
+export type IngestBody = Static<typeof IngestBody>;

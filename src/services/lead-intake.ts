@@ -1,0 +1,154 @@
+/**
+ * Lead creation from websites (spec §4.2 inquiries, §4.3 ingest; CONTRACT §6, §7).
+ *
+ * Each creation is one transaction: the lead, its generated notes and the jobs of what must
+ * happen next (matching, the welcome message, follow-ups) are committed together or not at
+ * all. The database's unique constraint on (business, primary phone) settles races: a
+ * transaction that loses one is run again and then sees the winner, so every request gets
+ * the answer it would get had the requests run one by one.
+ */
+import type { Db } from '../db/database.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { enqueueLeadJobs, type JobKind } from '../db/repositories/jobs.ts';
+import * as repo from '../db/repositories/leads.ts';
+import type { NewLead } from '../db/types.ts';
+import { ingestNotes, inquiryNotes } from '../domain/lead-notes.ts';
+import { initialLeadStatus, OWNS_AGENCY_PROPERTY_IDS, OWNS_SERVICES, parseBudget, parseHabs } from '../domain/lead-rules.ts';
+import { nowRfc3339 } from '../domain/time.ts';
+import type { IngestBody, InquiryBody } from '../schemas/lead-requests.ts';
+import { DuplicatePhoneError } from './errors.ts';
+
+/** Attempts of a creation that keeps losing unique-constraint races (each loss means a winner exists). */
+const MAX_ATTEMPTS = 5;
+
+/** Jobs of a new inquiry lead and of an ingest lead (spec §6: follow-ups for inquiries only). */
+const INQUIRY_JOBS: JobKind[] = ['match_lead', 'send_welcome', 'schedule_follow_ups'];
+const INGEST_JOBS: JobKind[] = ['match_lead', 'send_welcome'];
+
+/** An inquiry after validation: type canonical, phones in E.164. */
+export interface Inquiry extends Omit<InquiryBody, 'type' | 'phone_number_1' | 'phone_number_2' | 'landline_phone'> {
+  type: string;
+  phone_number_1: string;
+  phone_number_2: string | null;
+  landline_phone: string | null;
+}
+
+async function withRaceRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** The lead columns an inquiry sets (spec §4.2 rules 1, 6; the accepted-but-ignored fields are not read). */
+function inquiryColumns(inquiry: Inquiry, at: string): Omit<NewLead, 'business_id' | 'phone_number_1' | 'created_at'> {
+  const searches = (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>;
+  return {
+    name: inquiry.name.trim(),
+    type: inquiry.type,
+    status: initialLeadStatus(searches),
+    active: 1,
+    rating: 3,
+    captured_by: 'Web',
+    source: inquiry.source?.trim() || 'manual',
+    phone_number_2: inquiry.phone_number_2,
+    landline_phone: inquiry.landline_phone,
+    personal_email: inquiry.personal_email ?? null,
+    professional_email: inquiry.professional_email ?? null,
+    preferred_language: inquiry.preferred_language ?? null,
+    dni: inquiry.dni ?? null,
+    profile_category: inquiry.profile_category ?? 'potencial',
+    urgency_profile: inquiry.urgency_profile ?? 'poca-urgencia',
+    search_preferences: searches.length ? JSON.stringify(searches) : null,
+    agency_property_ids: OWNS_AGENCY_PROPERTY_IDS.has(inquiry.type) ? json(inquiry.agency_property_ids) : null,
+    services: OWNS_SERVICES.has(inquiry.type) ? json(inquiry.services) : null,
+    updated_at: at,
+  };
+}
+
+/** Keeps what a completed lead already had where the inquiry provides nothing (CONTRACT §6). */
+function providedOnly(columns: ReturnType<typeof inquiryColumns>): Partial<NewLead> {
+  return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== null && v !== undefined));
+}
+
+/**
+ * Creates a lead from an inquiry, or completes the unnamed lead with the same primary phone.
+ * @returns the id of the created or completed lead.
+ * @throws DuplicatePhoneError when a named lead has that phone (spec §4.2 rule 4: 409).
+ */
+export async function createInquiryLead(db: Db, businessId: number, inquiry: Inquiry): Promise<number> {
+  return withRaceRetry(() =>
+    db.transaction().execute(async (trx) => {
+      const at = nowRfc3339();
+      const columns = inquiryColumns(inquiry, at);
+      const notes = inquiryNotes({
+        searches: (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>,
+        sourcePage: inquiry.sourcePage,
+        notes: inquiry.notes,
+      });
+      const existing = await repo.findLeadByPhone(trx, businessId, inquiry.phone_number_1);
+      let leadId: number;
+      if (existing) {
+        if (existing.name !== null && existing.name.trim() !== '') throw new DuplicatePhoneError();
+        await repo.updateLead(trx, existing.id, providedOnly(columns));
+        leadId = existing.id;
+      } else {
+        leadId = (await repo.insertLead(trx, { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at })).id;
+      }
+      await repo.insertNote(trx, leadId, notes, at);
+      await enqueueLeadJobs(trx, businessId, leadId, INQUIRY_JOBS, at);
+      return leadId;
+    }),
+  );
+}
+
+/**
+ * Creates a rental-seeking lead from the compact landing-form payload (spec §4.3).
+ * @param phone the primary phone, already chosen and normalised.
+ * @returns the new lead's id, or null when a lead with that phone exists (nothing changes).
+ * @throws MalformedBudgetError for a budget that is not a whole number or range (nothing stored).
+ */
+export async function ingestRentalLead(db: Db, businessId: number, body: IngestBody, phone: string): Promise<number | null> {
+  return withRaceRetry(() =>
+    db.transaction().execute(async (trx) => {
+      if (await repo.findLeadByPhone(trx, businessId, phone)) return null;
+      const rentMax = parseBudget(body.search.budget);
+      const bedrooms = parseHabs(body.search.habs);
+      const criteria: Record<string, number> = {};
+      if (rentMax !== null) criteria.price_rent_max = rentMax;
+      if (bedrooms !== null) criteria.bedrooms_min = bedrooms;
+      const entry: Record<string, unknown> = { operations: ['alquiler'], property_types: ['apartamento', 'casa'] };
+      if (Object.keys(criteria).length) {
+        entry.apartamento = { ...criteria };
+        entry.casa = { ...criteria };
+      }
+      if (body.search.location) entry.locations = [body.search.location];
+      const at = nowRfc3339();
+      const lead = await repo.insertLead(trx, {
+        business_id: businessId,
+        name: body.contact.name.trim() || null,
+        type: 'demandante',
+        status: 'searching_property',
+        active: 1,
+        rating: 3,
+        captured_by: 'Web',
+        source: body.source.trim() || null,
+        phone_number_1: phone,
+        profile_category: 'potencial',
+        urgency_profile: 'alta-urgencia',
+        search_preferences: JSON.stringify([entry]),
+        created_at: at,
+        updated_at: at,
+      });
+      const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
+      await repo.insertNote(trx, lead.id, ingestNotes(body, habsInNotes, rentMax), at);
+      await enqueueLeadJobs(trx, businessId, lead.id, INGEST_JOBS, at);
+      return lead.id;
+    }),
+  );
+}
