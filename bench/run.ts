@@ -8,7 +8,9 @@
  * Prints req/s, p50 and p99 latency, the ratio to the baseline, import rates, the 200k/20k
  * ratios and the server's resident memory. Options: `--duration S` (default 10), `--fresh`
  * (rebuild the benchmark databases in .bench/ instead of reusing them), `--no-page-cache`
- * (serve with INMO_PAGE_CACHE_MB=0: every request queries the database).
+ * (serve with INMO_PAGE_CACHE_MB=0: every request queries the database), `--only reads|leads`.
+ *
+ * Then the lead-creation benchmark of bench/leads.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { nowRfc3339 } from '../src/domain/time.ts';
 import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
+import { leadBench } from './leads.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -33,6 +36,7 @@ const args = process.argv.slice(2);
 const DURATION = Number(args[args.indexOf('--duration') + 1]) || 10;
 const FRESH = args.includes('--fresh');
 const PAGE_CACHE = !args.includes('--no-page-cache');
+const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
 const CONNECTIONS = 32;
 
 const SOL_2KM = JSON.stringify([{ type: 'circle', center: { lat: 40.4168, lng: -3.7038 }, radius: 2000 }]);
@@ -157,8 +161,31 @@ async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss
   }
 }
 
+async function leads(): Promise<void> {
+  process.stderr.write(`lead creation: ${CONNECTIONS} connections, ${DURATION} s per endpoint\n`);
+  const rows = await leadBench(WORK, join(ROOT, 'bin', 'inmo.mjs'), DURATION, CONNECTIONS);
+  const lines = [
+    '',
+    `POST, ${CONNECTIONS} connections, ${DURATION} s each, distinct phones; raw: the same rows inserted directly, one transaction per lead`,
+  ];
+  lines.push(
+    `${'endpoint'.padEnd(18)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'raw/s'.padStart(8)} ${'ratio'.padStart(8)} errors`,
+  );
+  for (const r of rows) {
+    lines.push(
+      `${r.endpoint.padEnd(18)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.rawRate.toFixed(0).padStart(8)} ${(r.rps / r.rawRate).toFixed(2).padStart(8)} ${r.errors + r.non2xx}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main() {
   mkdirSync(WORK, { recursive: true });
+  if (ONLY !== 'leads') await reads();
+  if (ONLY !== 'reads') await leads();
+}
+
+async function reads() {
   process.stderr.write(`preparing benchmark databases in ${WORK}${FRESH ? ' (fresh)' : ''}…\n`);
   const real = await prepare('real-20k', async (db, businessId) => {
     let n = 0;

@@ -35,7 +35,8 @@ function safeJson(text: string) {
 describe('inmo CLI', () => {
   it('creates a business and keys, lists and revokes them, imports a catalogue reporting bad lines, records leads', async () => {
     const { dir, env } = workspace();
-    expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: ['0001_initial'] });
+    expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: ['0001_initial', '0002_jobs'] });
+    expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: [] });
     const business = await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json');
     expect(business.json).toEqual({ id: 1, name: 'Inmobiliaria Sol' });
 

@@ -18,7 +18,17 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers).toEqual([{ url: '/v1/ext' }]);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/leads', '/me', '/properties', '/properties/{property_id}']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/leads',
+      '/leads/ingest',
+      '/leads/inquiries',
+      '/me',
+      '/properties',
+      '/properties/{property_id}',
+    ]);
+    expect(doc.paths['/leads/inquiries'].post.requestBody.required).toBe(true);
+    expect(Object.keys(doc.paths['/leads/inquiries'].post.responses).sort()).toEqual(['200', '400', '401', '409', '422', '500']);
+    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '401', '422', '500']);
     const listParams = doc.paths['/properties'].get.parameters.map((p: { name: string }) => p.name).sort();
     expect(listParams).toEqual(
       [

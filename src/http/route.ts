@@ -104,7 +104,7 @@ export function apiRoute<Q extends TObject, P extends TObject, B extends TObject
       tags: spec.tags,
       querystring: spec.querystring,
       params: spec.params,
-      body: spec.body,
+      ...(spec.body ? { body: spec.body } : {}),
       security: [{ ApiKeyHeader: [] }, { ApiKeyAuthorization: [] }],
       response: { ...commonErrors, ...spec.responses },
     },

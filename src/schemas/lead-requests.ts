@@ -58,7 +58,15 @@ export const TypeCriteria = {
     { additionalProperties: true },
   ),
   aparcamiento: Type.Object(
-    { features: Words, subtypes: Words, min_seats: Count, price_min: Count, price_max: Count, price_rent_min: Count, price_rent_max: Count },
+    {
+      features: Words,
+      subtypes: Words,
+      min_seats: Count,
+      price_min: Count,
+      price_max: Count,
+      price_rent_min: Count,
+      price_rent_max: Count,
+    },
     { additionalProperties: true },
   ),
   local: FreeObject,

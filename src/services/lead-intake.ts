@@ -98,7 +98,12 @@ export async function createInquiryLead(db: Db, businessId: number, inquiry: Inq
         await repo.updateLead(trx, existing.id, providedOnly(columns));
         leadId = existing.id;
       } else {
-        leadId = (await repo.insertLead(trx, { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at })).id;
+        leadId = await repo.insertLeadId(trx, {
+          ...columns,
+          business_id: businessId,
+          phone_number_1: inquiry.phone_number_1,
+          created_at: at,
+        });
       }
       await repo.insertNote(trx, leadId, notes, at);
       await enqueueLeadJobs(trx, businessId, leadId, INQUIRY_JOBS, at);
@@ -129,7 +134,7 @@ export async function ingestRentalLead(db: Db, businessId: number, body: IngestB
       }
       if (body.search.location) entry.locations = [body.search.location];
       const at = nowRfc3339();
-      const lead = await repo.insertLead(trx, {
+      const leadId = await repo.insertLeadId(trx, {
         business_id: businessId,
         name: body.contact.name.trim() || null,
         type: 'demandante',
@@ -146,9 +151,9 @@ export async function ingestRentalLead(db: Db, businessId: number, body: IngestB
         updated_at: at,
       });
       const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
-      await repo.insertNote(trx, lead.id, ingestNotes(body, habsInNotes, rentMax), at);
-      await enqueueLeadJobs(trx, businessId, lead.id, INGEST_JOBS, at);
-      return lead.id;
+      await repo.insertNote(trx, leadId, ingestNotes(body, habsInNotes, rentMax), at);
+      await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
+      return leadId;
     }),
   );
 }

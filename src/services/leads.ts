@@ -4,6 +4,7 @@
  * by an inquiry with the same phone (spec §4.2 rule 3).
  */
 import type { Db } from '../db/database.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import * as repo from '../db/repositories/leads.ts';
 import type { LeadRow } from '../db/types.ts';
@@ -46,7 +47,7 @@ export async function createLeadByHand(db: Db, options: { businessId: number; ph
     });
   } catch (error) {
     // A concurrent insert of the same phone loses to the unique constraint.
-    if (/unique/i.test(String((error as Error).message))) throw new DuplicatePhoneError();
+    if (isUniqueViolation(error)) throw new DuplicatePhoneError();
     throw error;
   }
 }

@@ -12,7 +12,18 @@ export async function enqueueLeadJobs(db: Executor, businessId: number, leadId: 
   if (kinds.length === 0) return;
   await db
     .insertInto('jobs')
-    .values(kinds.map((kind) => ({ business_id: businessId, lead_id: leadId, kind, payload: null, state: 'pending', run_at: at, created_at: at, updated_at: at })))
+    .values(
+      kinds.map((kind) => ({
+        business_id: businessId,
+        lead_id: leadId,
+        kind,
+        payload: null,
+        state: 'pending',
+        run_at: at,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
     .execute();
 }
 

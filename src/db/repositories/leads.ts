@@ -8,6 +8,11 @@ export async function insertLead(db: Db, lead: NewLead): Promise<LeadRow> {
   return db.insertInto('leads').values(lead).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Inserts a lead. @returns its id. */
+export async function insertLeadId(db: Db, lead: NewLead): Promise<number> {
+  return (await db.insertInto('leads').values(lead).returning('id').executeTakeFirstOrThrow()).id;
+}
+
 export async function findLeadByPhone(db: Db, businessId: number, phone: string): Promise<LeadRow | undefined> {
   return db.selectFrom('leads').selectAll().where('business_id', '=', businessId).where('phone_number_1', '=', phone).executeTakeFirst();
 }
