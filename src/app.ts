@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
-import { BODY_TOO_LARGE, INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND, sendDetail } from './http/errors.ts';
+import { BAD_REQUEST, BODY_TOO_LARGE, INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND, sendDetail } from './http/errors.ts';
 import { leadRoutes } from './http/routes/leads.ts';
 import { meRoutes } from './http/routes/me.ts';
 import { propertyRoutes } from './http/routes/properties.ts';
@@ -39,7 +39,7 @@ type KnownRoute = { pattern: RegExp; methods: Set<string> };
 
 function routePattern(url: string): RegExp {
   const escaped = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
-  return new RegExp(`^${escaped}/?$`);
+  return new RegExp(`^${escaped}$`);
 }
 
 /** Builds the application; the caller listens (or injects) and closes it. */
@@ -53,6 +53,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreDuplicateSlashes: false },
+    // A URL the router cannot decode is a plain 400 like every other error body.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendDetail(reply, 400, BAD_REQUEST);
+    },
   });
 
   // Validation is ours (validation/pydantic.ts, called by http/route.ts); serialisation is
@@ -76,6 +81,29 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     let entry = known.find((k) => k.pattern.source === routePattern(route.url).source);
     if (!entry) known.push((entry = { pattern: routePattern(route.url), methods: new Set() }));
     for (const m of methods) entry.methods.add(m);
+  });
+
+  // Set before any plugin is registered: Fastify's handlers are encapsulated, and plugins
+  // registered earlier would keep the defaults (which do not answer `{detail}`).
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const route = known.find((k) => k.pattern.test(path));
+    if (route) {
+      reply.header('allow', [...route.methods].join(', '));
+      return sendDetail(reply, 405, METHOD_NOT_ALLOWED);
+    }
+    return sendDetail(reply, 404, NOT_FOUND);
+  });
+
+  app.setErrorHandler((error: Error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 413) return sendDetail(reply, 413, BODY_TOO_LARGE);
+    if (status !== undefined && status >= 400 && status < 500) {
+      request.log.info({ err: error }, 'client error');
+      return sendDetail(reply, status, error.message);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendDetail(reply, 500, INTERNAL_ERROR);
   });
 
   await app.register(swagger, {
@@ -109,27 +137,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
-
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    const route = known.find((k) => k.pattern.test(path));
-    if (route) {
-      reply.header('allow', [...route.methods].join(', '));
-      return sendDetail(reply, 405, METHOD_NOT_ALLOWED);
-    }
-    return sendDetail(reply, 404, NOT_FOUND);
-  });
-
-  app.setErrorHandler((error: Error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode;
-    if (status === 413) return sendDetail(reply, 413, BODY_TOO_LARGE);
-    if (status !== undefined && status >= 400 && status < 500) {
-      request.log.info({ err: error }, 'client error');
-      return sendDetail(reply, status, error.message);
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendDetail(reply, 500, INTERNAL_ERROR);
-  });
 
   return app;
 }

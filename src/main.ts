@@ -4,7 +4,7 @@
  * `DATABASE_URL` (default `sqlite:./data/inmo.db`).
  */
 import { stat } from 'node:fs/promises';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -64,9 +64,14 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   };
 }
 
+/** Commander's own errors (unknown option, missing argument) follow `--json` too. */
+const wantsJson = process.argv.includes('--json');
+
 const program = new Command('inmo')
   .description('Operator CLI of inmo, the external API of a real-estate agency workspace')
   .option('--json', 'print one JSON document on stdout')
+  .exitOverride()
+  .configureOutput({ writeErr: (text) => (wantsJson ? undefined : process.stderr.write(text)) })
   .showHelpAfterError();
 
 program
@@ -75,6 +80,7 @@ program
   .option('--port <port>', 'TCP port', port, 8080)
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
   .option('--demo', 'on an empty database, create a demo business, catalogue and key')
+  .option('--no-worker', 'run no background worker in this process (this build runs none yet: jobs wait in the jobs table)')
   .action(
     action(async (opts: { port: number; host: string; demo?: boolean }, command: Command) => {
       const json = Boolean(command.optsWithGlobals().json);
@@ -270,6 +276,12 @@ leads
   );
 
 await program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return;
+    if (wantsJson) process.stdout.write(`${JSON.stringify({ error: error.message.replace(/^error: /, '') })}\n`);
+    process.exitCode = error.exitCode || 1;
+    return;
+  }
   process.stderr.write(`error: ${(error as Error).message}\n`);
   process.exitCode = 1;
 });

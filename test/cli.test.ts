@@ -53,6 +53,11 @@ describe('inmo CLI', () => {
     const badScope = await inmo(env, 'keys', 'create', '--business', '1', '--scopes', 'admin', '--json');
     expect(badScope.code).toBe(1);
     expect(badScope.json.error).toMatch(/Unknown scope "admin"/);
+    const badArgument = await inmo(env, 'keys', 'create', '--business', 'abc', '--scopes', 'leads:read', '--json');
+    expect(badArgument.code).toBe(1);
+    expect(badArgument.json.error).toMatch(/--business/);
+    expect(badArgument.stderr).toBe('');
+    expect((await inmo(env, 'nonsense', '--json')).json).toEqual({ error: "unknown command 'nonsense'" });
     const noBusiness = await inmo(env, 'keys', 'create', '--business', '9', '--scopes', 'leads:read', '--json');
     expect(noBusiness.json).toEqual({ error: 'Business 9 does not exist' });
 
@@ -94,7 +99,7 @@ describe('inmo CLI', () => {
     const { env } = workspace();
     const start = () =>
       new Promise<{ info: any; stop: () => Promise<void> }>((resolve, reject) => {
-        const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--port', '0', '--json'], { env, cwd: REPO_ROOT });
+        const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--no-worker', '--port', '0', '--json'], { env, cwd: REPO_ROOT });
         let out = '';
         child.stdout.on('data', (chunk) => {
           out += chunk;

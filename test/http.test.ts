@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../src/db/database.ts';
-import { appOn, businessWithKey, freshDb } from './helpers.ts';
+import { appOn, businessWithKey, freshDb, post } from './helpers.ts';
 
 let db: Db;
 let app: FastifyInstance;
@@ -33,6 +33,48 @@ describe('HTTP', () => {
     const r = await app.inject({ method: 'GET', url: '/v1/ext/nothing-here' });
     expect(r.statusCode).toBe(404);
     expect(r.json()).toEqual({ detail: 'Not Found' });
+  });
+
+  it('answers a trailing slash 404, not 405', async () => {
+    for (const url of ['/v1/ext/leads/', '/v1/ext/me/', '/v1/ext/properties/', '/v1/ext/properties/1/']) {
+      const r = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+      expect(r.statusCode).toBe(404);
+      expect(r.json()).toEqual({ detail: 'Not Found' });
+    }
+  });
+
+  it('answers a body over 1 MiB 413 with a plain detail, and a URL it cannot decode 400', async () => {
+    const big = await app.inject({
+      method: 'POST',
+      url: '/v1/ext/leads/inquiries',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }),
+    });
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toEqual({ detail: 'Request body too large' });
+    const bad = await app.inject({ method: 'GET', url: '/v1/ext/properties/%E0%A4%A', headers: { 'x-api-key': key } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ detail: 'Bad Request' });
+    expect(bad.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('answers an unexpected failure 500 Internal Server Error without internals', async () => {
+    const { db: broken } = await freshDb();
+    const { key: brokenKey } = await businessWithKey(broken);
+    const brokenApp = await appOn(broken);
+    await broken.schema.dropTable('jobs').execute();
+    const r = await post(brokenApp, '/leads/ingest', brokenKey, {
+      id: 'x',
+      createdAt: '2026-11-20T10:00:00Z',
+      source: 's',
+      sourcePage: 'p',
+      contact: { name: 'A', phone: '+34612000001' },
+      search: {},
+    });
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({ detail: 'Internal Server Error' });
+    await brokenApp.close();
+    await broken.destroy();
   });
 
   it('answers a wrong method 405 Method Not Allowed with Allow', async () => {

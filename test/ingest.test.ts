@@ -149,6 +149,14 @@ describe('POST /leads/ingest', () => {
     },
   );
 
+  it('answers 500 for a malformed budget even when the phone is already known', async () => {
+    await post(app, '/leads/ingest', key, payload());
+    const before = await snapshot(db);
+    const r = await post(app, '/leads/ingest', key, payload({}, { budget: '900€' }));
+    expect(r.status).toBe(500);
+    expect(await snapshot(db)).toBe(before);
+  });
+
   it('accepts an empty or missing budget', async () => {
     expect((await post(app, '/leads/ingest', key, payload({}, { budget: '' }))).status).toBe(200);
     expect((await post(app, '/leads/ingest', key, payload({ phone: '+34699000001' }, { budget: null }))).status).toBe(200);

@@ -73,13 +73,14 @@ describe('POST /leads/inquiries', () => {
       preferred_language: 'de',
     });
     expect(r.status).toBe(422);
+    // in declared field order, as Pydantic reports: name, type, phone_number_1, …
     expect(r.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc])).toEqual([
       ['string_too_short', ['body', 'name']],
+      ['value_error', ['body', 'type']],
       ['string_type', ['body', 'phone_number_1']],
       ['literal_error', ['body', 'preferred_language']],
-      ['value_error', ['body', 'type']],
     ]);
-    expect(r.body.detail[3]).toMatchObject({ input: 'investor', msg: expect.stringMatching(/^Value error, /) });
+    expect(r.body.detail[1]).toMatchObject({ input: 'investor', msg: expect.stringMatching(/^Value error, /) });
     expect(await snapshot(db)).toBe(before);
   });
 
@@ -311,6 +312,8 @@ describe('POST /leads/inquiries', () => {
   it.each([
     ['no body', undefined, { type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
     ['invalid JSON', '{"name": ', { type: 'json_invalid', loc: ['body', 9], msg: 'JSON decode error', input: {} }],
+    ['a bad literal', '{"a": tru}', { type: 'json_invalid', loc: ['body', 6], msg: 'JSON decode error', input: {} }],
+    ['a JSON null', 'null', { type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
     ['a JSON array', '[1]', { type: 'model_attributes_type', loc: ['body'], input: [1] }],
     ['a JSON string', '"hola"', { type: 'model_attributes_type', loc: ['body'], input: 'hola' }],
   ])('answers %s with a Pydantic-shaped 422', async (_name, payload, item) => {
@@ -339,6 +342,40 @@ describe('POST /leads/inquiries', () => {
       ['int_parsing', ['body', 'search_preferences', 0, 'apartamento', 'bedrooms_min']],
       ['list_type', ['body', 'search_preferences', 0, 'locations']],
     ]);
+  });
+
+  it.each(['constructor', '__proto__', 'toString'])('refuses the type %s like any unknown type', async (type) => {
+    const r = await post(app, '/leads/inquiries', key, { name: 'A', type, phone_number_1: '+34612000090' });
+    expect(r.status).toBe(422);
+    expect(r.body.detail).toEqual([expect.objectContaining({ type: 'value_error', loc: ['body', 'type'], input: type })]);
+  });
+
+  it('ignores unknown keys of a search entry: not stored, not content', async () => {
+    const r = await post(app, '/leads/inquiries', key, {
+      name: 'A',
+      type: 'buyer',
+      phone_number_1: '+34612000091',
+      search_preferences: [{ utm_campaign: 'spring', comments: 'x', apartamento: { color: 'azul' } }],
+    });
+    const row = await leadRow(r.body.lead_id);
+    expect(row.status).toBe('new');
+    expect(JSON.parse(row.search_preferences!)).toEqual([{ apartamento: {} }]);
+  });
+
+  it('queues the welcome message once per lead, also when an inquiry completes an unnamed ingest lead', async () => {
+    await post(app, '/leads/ingest', key, {
+      id: 'x',
+      createdAt: '2026-11-20T10:00:00Z',
+      source: 'landing',
+      sourcePage: 'https://x.example',
+      contact: { name: '', phone: '+34612000092' },
+      search: {},
+    });
+    const completed = await post(app, '/leads/inquiries', key, { name: 'Ana', type: 'buyer', phone_number_1: '+34612000092' });
+    expect(completed.status).toBe(200);
+    const kinds = (await db.selectFrom('jobs').select('kind').where('lead_id', '=', completed.body.lead_id).execute()).map((j) => j.kind);
+    expect(kinds.filter((k) => k === 'send_welcome')).toHaveLength(1);
+    expect(kinds).toContain('schedule_follow_ups');
   });
 
   it('needs the leads:ingest scope, and authenticates before validating', async () => {

@@ -289,6 +289,23 @@ describe('GET /properties', () => {
     ]);
   });
 
+  it('reports map-area faults together with the other faults, and reads huge integers as Python does', async () => {
+    const many = encodeURIComponent(JSON.stringify(Array.from({ length: 51 }, () => ({ type: 'point', lat: 40, lng: -3 }))));
+    const { body } = await get(app, `/properties?limit=0&locations=${many}&min_bedrooms=x`, key);
+    expect(body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc[1]])).toEqual([
+      ['greater_than_equal', 'limit'],
+      ['too_long', 'locations'],
+      ['int_parsing', 'min_bedrooms'],
+    ]);
+    const huge = await get(app, '/properties?limit=99999999999999999999', key);
+    expect(huge.body.detail[0]).toMatchObject({ type: 'less_than_equal', ctx: { le: 1000 } });
+    const far = await get(app, '/properties?offset=99999999999999999999', key);
+    expect(far.status).toBe(200);
+    expect(far.body.data).toEqual([]);
+    expect((await get(app, '/leads?offset=99999999999999999999', key)).status).toBe(200);
+    expect((await get(app, '/properties/99999999999999999999', key)).status).toBe(404);
+  });
+
   it('rejects limit above 1000', async () => {
     const { status, body } = await get(app, '/properties?limit=1001', key);
     expect(status).toBe(422);

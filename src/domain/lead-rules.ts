@@ -18,7 +18,9 @@ export const LEAD_TYPE_ALIASES: Readonly<Record<string, string>> = {
 
 /** The stored lead type of an inquiry `type` (case-insensitive), or null when it is not accepted. */
 export function canonicalLeadType(text: string): string | null {
-  return LEAD_TYPE_ALIASES[text.trim().toLowerCase()] ?? null;
+  const key = text.trim().toLowerCase();
+  // Own keys only: `constructor` or `__proto__` must not find Object.prototype's members.
+  return Object.hasOwn(LEAD_TYPE_ALIASES, key) ? LEAD_TYPE_ALIASES[key] : null;
 }
 
 /** Lead types that own `agency_property_ids` and `services` (spec §4.2). */

@@ -17,6 +17,7 @@ export const AUTH_MESSAGES: Record<AuthFailure | 'scope', string> = {
 };
 
 export const NOT_FOUND = 'Not Found';
+export const BAD_REQUEST = 'Bad Request';
 export const METHOD_NOT_ALLOWED = 'Method Not Allowed';
 export const PROPERTY_NOT_FOUND = 'Property not found';
 export const BODY_TOO_LARGE = 'Request body too large';

@@ -10,9 +10,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import type { Db } from '../db/database.ts';
 import type { Scope } from '../domain/api-key.ts';
 import { authenticate, type KeyContext } from '../services/api-keys.ts';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { validateObject, type ValidationIssue } from '../validation/pydantic.ts';
 import { commonErrors } from '../schemas/api.ts';
-import { sendUnauthorized, sendValidationErrors } from './errors.ts';
+import { NOT_FOUND, sendDetail, sendUnauthorized, sendValidationErrors } from './errors.ts';
 
 /** The key from `X-Api-Key`, else from `Authorization: ApiKey <key>` (scheme case-insensitive). */
 export function presentedKey(request: FastifyRequest): string | undefined {
@@ -28,7 +29,12 @@ export function presentedKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-const JSON_POSITION = /position (\d+)/;
+/** Character offset of the first JSON syntax error (jsonc-parser, strict: no comments, no trailing commas). */
+function jsonErrorOffset(text: string): number {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  return errors.length ? errors[0].offset : 0;
+}
 
 /**
  * The JSON body of a request (CONTRACT §2): a missing body is `missing` at `["body"]`, text
@@ -44,12 +50,22 @@ export function parseJsonBody(request: FastifyRequest, schema: TObject, issues: 
   const contentType = request.headers['content-type'];
   let value: unknown = raw;
   if (contentType === undefined || /[/+]json\b/i.test(contentType)) {
+    const text = String(raw);
     try {
-      value = JSON.parse(String(raw));
+      value = JSON.parse(text);
     } catch (error) {
-      const message = (error as Error).message;
-      const offset = Number(JSON_POSITION.exec(message)?.[1] ?? (/end of JSON input/.test(message) ? String(raw).length : 0));
-      issues.push({ type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error: message } });
+      issues.push({
+        type: 'json_invalid',
+        loc: ['body', jsonErrorOffset(text)],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: (error as Error).message },
+      });
+      return undefined;
+    }
+    if (value === null) {
+      // FastAPI treats a JSON null body as no body.
+      issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
       return undefined;
     }
   }
@@ -65,7 +81,26 @@ export function parseJsonBody(request: FastifyRequest, schema: TObject, issues: 
   return validateObject(schema, value as Record<string, unknown>, ['body'], 'json', issues);
 }
 
-interface RouteSpec<Q extends TObject, P extends TObject, B extends TObject = TObject> {
+const PART_RANK: Record<string, number> = { path: 0, query: 1, body: 2 };
+
+/**
+ * Orders faults as FastAPI reports them: path, then query, then body, each in the order its
+ * schema declares fields (refinements are checked after the schema but reported in place).
+ */
+function inDeclaredOrder(issues: ValidationIssue[], schemas: Record<string, TObject | undefined>): ValidationIssue[] {
+  const rank = (issue: ValidationIssue) => {
+    const part = String(issue.loc[0]);
+    const keys = Object.keys(schemas[part]?.properties ?? {});
+    const index = keys.indexOf(String(issue.loc[1]));
+    return [PART_RANK[part] ?? 3, index === -1 ? keys.length : index];
+  };
+  return issues
+    .map((issue, i) => ({ issue, i, r: rank(issue) }))
+    .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.i - b.i)
+    .map((x) => x.issue);
+}
+
+interface RouteSpec<Q extends TObject, P extends TObject, B extends TObject = TObject, R = undefined> {
   method: HTTPMethods;
   url: string;
   /** Scope required; null for any active key (GET /me). */
@@ -78,21 +113,23 @@ interface RouteSpec<Q extends TObject, P extends TObject, B extends TObject = TO
   params?: P;
   /** JSON request body, required when given. */
   body?: B;
-  /** Rules a schema cannot state, checked with the schema so all faults come together. */
+  /** Body rules a schema cannot state, checked with the schema so all faults come together. */
   refine?: (body: Record<string, unknown>, issues: ValidationIssue[]) => void;
+  /** Query rules a schema cannot state; what it returns reaches the handler as `refined`. */
+  refineQuery?: (query: Static<Q>, issues: ValidationIssue[]) => R;
   /** Documented responses besides the shared 401/422/500. */
   responses: Record<number, TSchema>;
   handler: (
-    input: { key: KeyContext; query: Static<Q>; params: Static<P>; body: Static<B>; request: FastifyRequest },
+    input: { key: KeyContext; query: Static<Q>; params: Static<P>; body: Static<B>; refined: R; request: FastifyRequest },
     reply: FastifyReply,
   ) => Promise<unknown>;
 }
 
 /** Registers one API route with authentication and Pydantic-shaped validation. */
-export function apiRoute<Q extends TObject, P extends TObject, B extends TObject = TObject>(
+export function apiRoute<Q extends TObject, P extends TObject, B extends TObject = TObject, R = undefined>(
   app: FastifyInstance,
   db: Db,
-  spec: RouteSpec<Q, P, B>,
+  spec: RouteSpec<Q, P, B, R>,
 ): void {
   app.route({
     method: spec.method,
@@ -109,6 +146,8 @@ export function apiRoute<Q extends TObject, P extends TObject, B extends TObject
       response: { ...commonErrors, ...spec.responses },
     },
     handler: async (request, reply) => {
+      // `/properties/` reaches the `:property_id` route with an empty id: it is no route at all.
+      if (Object.values(request.params as Record<string, string>).some((v) => v === '')) return sendDetail(reply, 404, NOT_FOUND);
       const key = await authenticate(db, presentedKey(request));
       if (typeof key === 'string') return sendUnauthorized(reply, key);
       if (spec.scope !== null && !key.scopes.includes(spec.scope)) return sendUnauthorized(reply, 'scope');
@@ -118,13 +157,19 @@ export function apiRoute<Q extends TObject, P extends TObject, B extends TObject
       const query = spec.querystring
         ? validateObject(spec.querystring, request.query as Record<string, unknown>, ['query'], 'query', issues)
         : {};
+      const refined = spec.refineQuery ? spec.refineQuery(query as Static<Q>, issues) : (undefined as R);
       let body: Record<string, unknown> | undefined;
       if (spec.body) {
         body = parseJsonBody(request, spec.body, issues);
         if (body && spec.refine) spec.refine(body, issues);
       }
-      if (issues.length) return sendValidationErrors(reply, issues);
-      return spec.handler({ key, query: query as Static<Q>, params: params as Static<P>, body: body as Static<B>, request }, reply);
+      if (issues.length) {
+        return sendValidationErrors(reply, inDeclaredOrder(issues, { path: spec.params, query: spec.querystring, body: spec.body }));
+      }
+      return spec.handler(
+        { key, query: query as Static<Q>, params: params as Static<P>, body: body as Static<B>, refined, request },
+        reply,
+      );
     },
   });
 }

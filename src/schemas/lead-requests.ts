@@ -44,31 +44,25 @@ const homes = {
 
 /** Criteria per property type (spec §2.4); the unlisted types take a free object. */
 export const TypeCriteria = {
-  apartamento: Type.Object({ ...common, ...homes }, { additionalProperties: true }),
-  casa: Type.Object({ ...common, ...homes, plot_size_min: Count, porch_size_min: Count }, { additionalProperties: true }),
-  edificio: Type.Object(
-    {
-      ...common,
-      num_floors_min: Count,
-      num_locales_min: Count,
-      usable_area_min: Count,
-      num_parkings_min: Count,
-      num_viviendas_min: Count,
-    },
-    { additionalProperties: true },
-  ),
-  aparcamiento: Type.Object(
-    {
-      features: Words,
-      subtypes: Words,
-      min_seats: Count,
-      price_min: Count,
-      price_max: Count,
-      price_rent_min: Count,
-      price_rent_max: Count,
-    },
-    { additionalProperties: true },
-  ),
+  apartamento: Type.Object({ ...common, ...homes }),
+  casa: Type.Object({ ...common, ...homes, plot_size_min: Count, porch_size_min: Count }),
+  edificio: Type.Object({
+    ...common,
+    num_floors_min: Count,
+    num_locales_min: Count,
+    usable_area_min: Count,
+    num_parkings_min: Count,
+    num_viviendas_min: Count,
+  }),
+  aparcamiento: Type.Object({
+    features: Words,
+    subtypes: Words,
+    min_seats: Count,
+    price_min: Count,
+    price_max: Count,
+    price_rent_min: Count,
+    price_rent_max: Count,
+  }),
   local: FreeObject,
   nave: FreeObject,
   almacenaje: FreeObject,
@@ -87,7 +81,7 @@ export const SearchEntry = Type.Object(
     locations: Opt(Type.Array(Location, { maxItems: MAX_LOCATIONS })),
     internal_notes: Text('Agency-only; as the message of the generated notes when set on the first entry. Never returned.'),
   },
-  { additionalProperties: true },
+  { description: 'One search (spec §2.4). Unknown keys are ignored and not stored.' },
 );
 export type SearchEntry = Static<typeof SearchEntry> & Record<string, unknown>;
 

@@ -9,7 +9,7 @@
  */
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { enqueueLeadJobs, type JobKind } from '../db/repositories/jobs.ts';
+import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/leads.ts';
 import type { NewLead } from '../db/types.ts';
 import { ingestNotes, inquiryNotes } from '../domain/lead-notes.ts';
@@ -93,10 +93,14 @@ export async function createInquiryLead(db: Db, businessId: number, inquiry: Inq
       });
       const existing = await repo.findLeadByPhone(trx, businessId, inquiry.phone_number_1);
       let leadId: number;
+      let jobs = INQUIRY_JOBS;
       if (existing) {
         if (existing.name !== null && existing.name.trim() !== '') throw new DuplicatePhoneError();
         await repo.updateLead(trx, existing.id, providedOnly(columns));
         leadId = existing.id;
+        // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it.
+        const queued = new Set((await listJobsOfLead(trx, leadId)).map((j) => j.kind));
+        jobs = INQUIRY_JOBS.filter((kind) => kind !== 'send_welcome' || !queued.has(kind));
       } else {
         leadId = await repo.insertLeadId(trx, {
           ...columns,
@@ -106,7 +110,7 @@ export async function createInquiryLead(db: Db, businessId: number, inquiry: Inq
         });
       }
       await repo.insertNote(trx, leadId, notes, at);
-      await enqueueLeadJobs(trx, businessId, leadId, INQUIRY_JOBS, at);
+      await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
       return leadId;
     }),
   );
@@ -116,13 +120,15 @@ export async function createInquiryLead(db: Db, businessId: number, inquiry: Inq
  * Creates a rental-seeking lead from the compact landing-form payload (spec §4.3).
  * @param phone the primary phone, already chosen and normalised.
  * @returns the new lead's id, or null when a lead with that phone exists (nothing changes).
- * @throws MalformedBudgetError for a budget that is not a whole number or range (nothing stored).
+ * @throws MalformedBudgetError for a budget that is not a whole number or range (nothing stored),
+ *   checked first: the spec makes it a 500 without condition.
  */
 export async function ingestRentalLead(db: Db, businessId: number, body: IngestBody, phone: string): Promise<number | null> {
   return withRaceRetry(() =>
     db.transaction().execute(async (trx) => {
-      if (await repo.findLeadByPhone(trx, businessId, phone)) return null;
+      // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
       const rentMax = parseBudget(body.search.budget);
+      if (await repo.findLeadByPhone(trx, businessId, phone)) return null;
       const bedrooms = parseHabs(body.search.habs);
       const criteria: Record<string, number> = {};
       if (rentMax !== null) criteria.price_rent_max = rentMax;

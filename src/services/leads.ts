@@ -54,7 +54,9 @@ export async function createLeadByHand(db: Db, options: { businessId: number; ph
 
 /** One page of leads in the API's shape, with the total count (CONTRACT §1). */
 export async function listLeadsPage(db: Db, businessId: number, limit: number, offset: number) {
-  const [rows, total] = await Promise.all([repo.listLeads(db, businessId, limit, offset), repo.countLeads(db, businessId)]);
+  const total = await repo.countLeads(db, businessId);
+  // An offset past the end (any size: query integers are unbounded) needs no page query.
+  const rows = offset < total ? await repo.listLeads(db, businessId, limit, offset) : [];
   return { data: rows.map(presentLead), total, limit, offset };
 }
 

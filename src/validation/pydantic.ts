@@ -153,10 +153,8 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
             ? addIssue(issues, loc, value, 'int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
             : addIssue(issues, loc, value, 'float_parsing', 'Input should be a valid number, unable to parse string as a number');
         }
+        // Python integers are unbounded: a huge one is still an integer, then checked against the bounds.
         n = Number(value.trim());
-        if (integer && !Number.isSafeInteger(n)) {
-          return addIssue(issues, loc, value, 'int_parsing_size', 'Unable to parse input string as an integer, exceeded maximum size');
-        }
       } else {
         return addIssue(
           issues,

@@ -15,7 +15,7 @@ import {
 } from '../../schemas/api.ts';
 import type { CatalogueReader } from '../../services/properties.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
-import { PROPERTY_NOT_FOUND, sendDetail, sendValidationErrors } from '../errors.ts';
+import { PROPERTY_NOT_FOUND, sendDetail } from '../errors.ts';
 import { apiRoute } from '../route.ts';
 import { Type, type Static } from '@sinclair/typebox';
 
@@ -83,10 +83,8 @@ export function propertyRoutes(app: FastifyInstance, db: Db, catalogue: Catalogu
     querystring: PropertiesQuery,
     params: Type.Object({}),
     responses: { 200: PropertyPage },
-    handler: async ({ key, query }, reply) => {
-      const issues: ValidationIssue[] = [];
-      const areas = parseLocationsParam(query.locations, issues);
-      if (issues.length) return sendValidationErrors(reply, issues);
+    refineQuery: (query, issues) => parseLocationsParam(query.locations, issues),
+    handler: async ({ key, query, refined: areas }, reply) => {
       const body = await catalogue.listPage(key.businessId, key.catalogueVersion, toPropertyQuery(query, areas));
       return reply.type('application/json; charset=utf-8').send(body);
     },
