@@ -95,6 +95,8 @@ export async function leadBench(work: string, bin: string, duration: number, con
   const { key } = await createApiKey(db, { businessId, scopes: [...SCOPES] });
   await db.destroy();
 
+  // Not pinned to one core, unlike the read benchmark: writes lean on the threads SQLite and
+  // the GC run beside the event loop, as they would in production.
   const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--json'], {
     env: { ...process.env, DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],

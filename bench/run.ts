@@ -6,13 +6,13 @@
  * Scenarios (32 connections each): (a) `limit=20`, (b) `operation=venta&city=Madrid&
  * min_bedrooms=2&sort=price_asc&limit=20`, (c) a 2 km circle around Puerta del Sol.
  * Prints req/s, p50 and p99 latency, the ratio to the baseline, import rates, the 200k/20k
- * ratios and the server's resident memory. Options: `--duration S` (default 10), `--fresh`
+ * ratios and the server's resident memory. Options: `--duration S` per run (default 5), `--fresh`
  * (rebuild the benchmark databases in .bench/ instead of reusing them), `--no-page-cache`
  * (serve with INMO_PAGE_CACHE_MB=0: every request queries the database), `--only reads|leads`.
  *
  * Then the lead-creation benchmark of bench/leads.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ const DATA = join(ROOT, '..', 'shared', 'data');
 const CATALOGUES = ['catalogue-madrid-sale.ndjson', 'catalogue-zaragoza-rent.ndjson', 'catalogue-zaragoza-sale.ndjson'];
 
 const args = process.argv.slice(2);
-const DURATION = Number(args[args.indexOf('--duration') + 1]) || 10;
+const DURATION = Number(args[args.indexOf('--duration') + 1]) || 5;
 const FRESH = args.includes('--fresh');
 const PAGE_CACHE = !args.includes('--no-page-cache');
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
@@ -73,9 +73,16 @@ async function prepare(name: string, fill: (db: ReturnType<typeof createDb>, bus
   return { name, dbPath, key, importRate };
 }
 
+/**
+ * Servers run on CPU 0 and this process (the load generator) on CPU 1 when `taskset` is
+ * there: on a 2-core machine, letting them share both cores made runs differ by 2x.
+ */
+const PIN = spawnSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
+
 function startProcess(command: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, command, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const [file, args] = PIN ? ['taskset', ['-c', '0', process.execPath, ...command]] : [process.execPath, command];
+    const child = spawn(file, args, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk) => {
       out += chunk;
@@ -120,6 +127,14 @@ async function load(url: string, headers: Record<string, string>, duration = DUR
   };
 }
 
+/** Rounds of (server, baseline) per scenario. */
+const ROUNDS = 3;
+
+/** The run with the median req/s. */
+function median(runs: Load[]): Load {
+  return [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+}
+
 interface Row {
   catalogue: string;
   scenario: string;
@@ -140,19 +155,25 @@ async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss
       const body = Buffer.from(await response.arrayBuffer());
       if (response.status !== 200) throw new Error(`${scenario}: status ${response.status} ${body}`);
       const total = JSON.parse(body.toString()).total as number;
-      await load(origin + path, headers, 2); // warm-up
-      const server = await load(origin + path, headers);
       const bodyFile = join(WORK, 'baseline-body.json');
       writeFileSync(bodyFile, body);
       const baselineProcess = await startProcess([join(ROOT, 'bench', 'baseline-server.mjs'), bodyFile], process.env);
       try {
         const baseUrl = `http://127.0.0.1:${baselineProcess.info.port}${path}`;
+        await load(origin + path, headers, 2); // warm-up
         await load(baseUrl, headers, 2);
-        const baseline = await load(baseUrl, headers);
-        rows.push({ catalogue: p.name, scenario, server, baseline, total });
+        // Interleaved rounds, median of each: drift of the machine hits both sides alike.
+        const servers: Load[] = [];
+        const baselines: Load[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          servers.push(await load(origin + path, headers));
+          baselines.push(await load(baseUrl, headers));
+        }
+        rows.push({ catalogue: p.name, scenario, server: median(servers), baseline: median(baselines), total });
       } finally {
         await stop(baselineProcess.child);
       }
+      const server = rows.at(-1)!.server;
       process.stderr.write(`  ${p.name} ${scenario}: ${server.rps.toFixed(0)} req/s (baseline ${rows.at(-1)!.baseline.rps.toFixed(0)})\n`);
     }
     return { rows, memory: memoryMb(child.pid!) };

@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
+import { GroupCommit } from './db/group-commit.ts';
 import { BAD_REQUEST, BODY_TOO_LARGE, INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND, sendDetail } from './http/errors.ts';
 import { leadRoutes } from './http/routes/leads.ts';
 import { meRoutes } from './http/routes/me.ts';
@@ -131,7 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const catalogue = new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024);
       meRoutes(api, options.db);
       propertyRoutes(api, options.db, catalogue);
-      leadRoutes(api, options.db);
+      leadRoutes(api, options.db, new GroupCommit(options.db));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

@@ -1,13 +1,13 @@
 /**
  * Lead creation from websites (spec §4.2 inquiries, §4.3 ingest; CONTRACT §6, §7).
  *
- * Each creation is one transaction: the lead, its generated notes and the jobs of what must
+ * Each creation is one unit of work: the lead, its generated notes and the jobs of what must
  * happen next (matching, the welcome message, follow-ups) are committed together or not at
- * all. The database's unique constraint on (business, primary phone) settles races: a
+ * all (db/group-commit.ts shares one commit among the units that arrive together). The database's unique constraint on (business, primary phone) settles races: a
  * transaction that loses one is run again and then sees the winner, so every request gets
  * the answer it would get had the requests run one by one.
  */
-import type { Db } from '../db/database.ts';
+import type { GroupCommit } from '../db/group-commit.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/leads.ts';
@@ -81,9 +81,9 @@ function providedOnly(columns: ReturnType<typeof inquiryColumns>): Partial<NewLe
  * @returns the id of the created or completed lead.
  * @throws DuplicatePhoneError when a named lead has that phone (spec §4.2 rule 4: 409).
  */
-export async function createInquiryLead(db: Db, businessId: number, inquiry: Inquiry): Promise<number> {
+export async function createInquiryLead(writes: GroupCommit, businessId: number, inquiry: Inquiry): Promise<number> {
   return withRaceRetry(() =>
-    db.transaction().execute(async (trx) => {
+    writes.run(async (trx) => {
       const at = nowRfc3339();
       const columns = inquiryColumns(inquiry, at);
       const notes = inquiryNotes({
@@ -123,9 +123,9 @@ export async function createInquiryLead(db: Db, businessId: number, inquiry: Inq
  * @throws MalformedBudgetError for a budget that is not a whole number or range (nothing stored),
  *   checked first: the spec makes it a 500 without condition.
  */
-export async function ingestRentalLead(db: Db, businessId: number, body: IngestBody, phone: string): Promise<number | null> {
+export async function ingestRentalLead(writes: GroupCommit, businessId: number, body: IngestBody, phone: string): Promise<number | null> {
   return withRaceRetry(() =>
-    db.transaction().execute(async (trx) => {
+    writes.run(async (trx) => {
       // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
       const rentMax = parseBudget(body.search.budget);
       if (await repo.findLeadByPhone(trx, businessId, phone)) return null;

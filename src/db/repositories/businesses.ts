@@ -6,7 +6,7 @@ import type { Database } from '../types.ts';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
-export async function insertBusiness(db: Db, name: string, createdAt: string): Promise<{ id: number; name: string }> {
+export async function insertBusiness(db: Executor, name: string, createdAt: string): Promise<{ id: number; name: string }> {
   return db.insertInto('businesses').values({ name, created_at: createdAt }).returning(['id', 'name']).executeTakeFirstOrThrow();
 }
 

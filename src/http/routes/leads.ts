@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
+import type { GroupCommit } from '../../db/group-commit.ts';
 import { canonicalLeadType, MalformedBudgetError } from '../../domain/lead-rules.ts';
 import { INVALID_PHONE_DETAIL, ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
 import { LeadPage, LeadsQuery } from '../../schemas/api.ts';
@@ -39,7 +40,7 @@ function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[])
   }
 }
 
-export function leadRoutes(app: FastifyInstance, db: Db): void {
+export function leadRoutes(app: FastifyInstance, db: Db, writes: GroupCommit): void {
   apiRoute(app, db, {
     method: 'GET',
     url: '/leads',
@@ -80,7 +81,7 @@ export function leadRoutes(app: FastifyInstance, db: Db): void {
         return sendDetail(reply, 422, INVALID_PHONE_DETAIL);
       }
       try {
-        const leadId = await createInquiryLead(db, key.businessId, {
+        const leadId = await createInquiryLead(writes, key.businessId, {
           ...body,
           type: canonicalLeadType(body.type)!,
           phone_number_1: primary,
@@ -117,7 +118,7 @@ export function leadRoutes(app: FastifyInstance, db: Db): void {
       const phone = ingestPrimaryPhone(body.contact);
       if (phone === null) return sendDetail(reply, 422, INVALID_PHONE_DETAIL);
       try {
-        await ingestRentalLead(db, key.businessId, body, phone);
+        await ingestRentalLead(writes, key.businessId, body, phone);
       } catch (error) {
         if (!(error instanceof MalformedBudgetError)) throw error;
         reply.log.warn({ err: error }, 'malformed budget: documented 500');

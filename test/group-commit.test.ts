@@ -1,0 +1,41 @@
+/** Group commit (db/group-commit.ts): units share a commit but keep their own outcome. */
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from '../src/db/group-commit.ts';
+import { insertBusiness } from '../src/db/repositories/businesses.ts';
+import { freshDb } from './helpers.ts';
+
+describe('GroupCommit', () => {
+  it('runs units in arrival order, each seeing the ones before; a failing unit leaves no trace and fails alone', async () => {
+    const { db } = await freshDb();
+    const writes = new GroupCommit(db);
+    const seen: number[] = [];
+    const results = await Promise.allSettled([
+      writes.run(async (trx) => (await insertBusiness(trx, 'uno', 'x')).id),
+      writes.run(async (trx) => {
+        await insertBusiness(trx, 'fallido', 'x');
+        throw new Error('rolled back');
+      }),
+      writes.run(async (trx) => {
+        const rows = await trx.selectFrom('businesses').select('name').orderBy('id').execute();
+        seen.push(rows.length);
+        return (await insertBusiness(trx, 'dos', 'x')).id;
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(seen).toEqual([1]);
+    const names = (await db.selectFrom('businesses').select('name').orderBy('id').execute()).map((r) => r.name);
+    expect(names).toEqual(['uno', 'dos']);
+    await db.destroy();
+  });
+
+  it('answers only after the commit: every resolved unit is readable at once', async () => {
+    const { db } = await freshDb();
+    const writes = new GroupCommit(db);
+    const ids = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => writes.run(async (trx) => (await insertBusiness(trx, `b${i}`, 'x')).id)),
+    );
+    const stored = await db.selectFrom('businesses').select('id').execute();
+    expect(stored.map((r) => r.id).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    await db.destroy();
+  });
+});
