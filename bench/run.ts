@@ -237,7 +237,7 @@ async function reads() {
   const lines: string[] = [];
   lines.push(
     '',
-    `GET /v1/ext/properties, ${CONNECTIONS} connections, ${DURATION} s per run; baseline: bare node:http returning the same bytes`,
+    `GET /v1/ext/properties, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${DURATION} s runs, page cache ${PAGE_CACHE ? 'on' : 'off'}${PIN ? ', servers on CPU 0 and load on CPU 1' : ''}; baseline: bare node:http returning the same bytes`,
   );
   lines.push(
     `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(36)} ${'total'.padStart(7)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'base r/s'.padStart(8)} ${'ratio'.padStart(8)} errors`,
