@@ -4,7 +4,7 @@
  * rows (lead, notes, jobs; one transaction per lead, as the service does) into the same kind
  * of database, measured in the same run.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -95,9 +95,11 @@ export async function leadBench(work: string, bin: string, duration: number, con
   const { key } = await createApiKey(db, { businessId, scopes: [...SCOPES] });
   await db.destroy();
 
-  // Not pinned to one core, unlike the read benchmark: writes lean on the threads SQLite and
-  // the GC run beside the event loop, as they would in production.
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--json'], {
+  // The server gets CPU 0 to itself, as in the read benchmark; the load and the raw inserts
+  // run on CPU 1 (bench/run.ts pins itself there, and a child would inherit that).
+  const pinned = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+  const [file, args] = pinned ? ['taskset', ['-c', '0', process.execPath, bin]] : [process.execPath, [bin]];
+  const child = spawn(file, [...args, 'serve', '--port', '0', '--json'], {
     env: { ...process.env, DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
