@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { createDb, migrate, type Db } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
@@ -43,9 +43,8 @@ export async function appOn(db: Db): Promise<FastifyInstance> {
   return buildApp({ db, countCacheSize: 2000, pageCacheMb: 8 });
 }
 
-/** GET with a key; returns status, parsed body and headers. */
-export async function get(app: FastifyInstance, url: string, key?: string, headers: Record<string, string> = {}) {
-  const response = await app.inject({ method: 'GET', url: `/v1/ext${url}`, headers: key ? { 'x-api-key': key, ...headers } : headers });
+/** Status, body (JSON when it parses, else text) and headers of an injected response. */
+function outcome(response: LightMyRequestResponse) {
   let body: unknown;
   try {
     body = response.json();
@@ -53,6 +52,18 @@ export async function get(app: FastifyInstance, url: string, key?: string, heade
     body = response.body;
   }
   return { status: response.statusCode, body: body as any, headers: response.headers };
+}
+
+/** GET with a key; returns status, parsed body and headers. */
+export async function get(app: FastifyInstance, url: string, key?: string, headers: Record<string, string> = {}) {
+  return outcome(await app.inject({ method: 'GET', url: `/v1/ext${url}`, headers: key ? { 'x-api-key': key, ...headers } : headers }));
+}
+
+/** Removes every lead with its notes and jobs (between tests of one file). */
+export async function clearLeads(db: Db): Promise<void> {
+  await db.deleteFrom('jobs').execute();
+  await db.deleteFrom('lead_notes').execute();
+  await db.deleteFrom('leads').execute();
 }
 
 /** A listable property in the import format; override any field. */
@@ -131,17 +142,12 @@ export async function post(
   headers: Record<string, string> = {},
 ) {
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
-  const response = await app.inject({
-    method: 'POST',
-    url: `/v1/ext${url}`,
-    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...headers },
-    payload,
-  });
-  let parsed: unknown;
-  try {
-    parsed = response.json();
-  } catch {
-    parsed = response.body;
-  }
-  return { status: response.statusCode, body: parsed as any, headers: response.headers };
+  return outcome(
+    await app.inject({
+      method: 'POST',
+      url: `/v1/ext${url}`,
+      headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...headers },
+      payload,
+    }),
+  );
 }

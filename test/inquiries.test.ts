@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../src/db/database.ts';
 import { createLeadByHand, showLead } from '../src/services/leads.ts';
-import { appOn, businessWithKey, freshDb, get, post, snapshot } from './helpers.ts';
+import { appOn, businessWithKey, clearLeads, freshDb, get, post, snapshot } from './helpers.ts';
 
 let db: Db;
 let app: FastifyInstance;
@@ -21,11 +21,7 @@ afterAll(async () => {
   await app.close();
   await db.destroy();
 });
-beforeEach(async () => {
-  await db.deleteFrom('jobs').execute();
-  await db.deleteFrom('lead_notes').execute();
-  await db.deleteFrom('leads').execute();
-});
+beforeEach(() => clearLeads(db));
 
 const leadRow = async (id: number) => db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
