@@ -9,7 +9,7 @@
  * order; a unit that throws is rolled back to its savepoint and leaves no trace; nothing
  * is answered before the commit, so an answered write is a committed write.
  */
-import type { Transaction } from 'kysely';
+import { CompiledQuery, type Transaction } from 'kysely';
 import type { Db } from './database.ts';
 import type { Database } from './types.ts';
 
@@ -54,14 +54,16 @@ export class GroupCommit {
     const trx = await this.db.startTransaction().execute();
     try {
       for (const [i, unit] of batch.entries()) {
+        // Plain SAVEPOINT statements (the same text on SQLite and PostgreSQL): Kysely's savepoint
+        // builders create a transaction object per call, a cost paid here for every lead.
         const name = `unit_${i}`;
-        const savepoint = await trx.savepoint(name).execute();
+        await trx.executeQuery(CompiledQuery.raw(`savepoint ${name}`));
         try {
-          outcomes.push({ ok: true, value: await unit.work(savepoint) });
-          await savepoint.releaseSavepoint(name).execute();
+          outcomes.push({ ok: true, value: await unit.work(trx) });
+          await trx.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
         } catch (error) {
-          await savepoint.rollbackToSavepoint(name).execute();
-          await savepoint.releaseSavepoint(name).execute();
+          await trx.executeQuery(CompiledQuery.raw(`rollback to savepoint ${name}`));
+          await trx.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
           outcomes.push({ ok: false, error });
         }
       }

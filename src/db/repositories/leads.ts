@@ -1,5 +1,6 @@
 /** Leads: SQL only. */
 import { type Kysely, type Transaction, sql } from 'kysely';
+import { runCompiledOnce } from '../compiled-once.ts';
 import type { Database, LeadRow, NewLead } from '../types.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -8,13 +9,29 @@ export async function insertLead(db: Db, lead: NewLead): Promise<LeadRow> {
   return db.insertInto('leads').values(lead).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Inserts a lead. @returns its id. */
+/** Inserts a lead. @returns its id. (Compiled once per set of columns: it runs for every new lead.) */
 export async function insertLeadId(db: Db, lead: NewLead): Promise<number> {
-  return (await db.insertInto('leads').values(lead).returning('id').executeTakeFirstOrThrow()).id;
+  const columns = Object.keys(lead).filter((c) => (lead as Record<string, unknown>)[c] !== undefined);
+  const values = columns.map((c) => (lead as Record<string, unknown>)[c]);
+  const rows = await runCompiledOnce<{ id: number }>(db, `insertLead:${columns.join(',')}`, values, (params) =>
+    db
+      .insertInto('leads')
+      .values(Object.fromEntries(columns.map((c, i) => [c, params[i]])) as unknown as NewLead)
+      .returning('id'),
+  );
+  return rows[0].id;
 }
 
+/** The business's lead with this primary phone. (Compiled once: it runs for every new lead.) */
 export async function findLeadByPhone(db: Db, businessId: number, phone: string): Promise<LeadRow | undefined> {
-  return db.selectFrom('leads').selectAll().where('business_id', '=', businessId).where('phone_number_1', '=', phone).executeTakeFirst();
+  const rows = await runCompiledOnce<LeadRow>(db, 'findLeadByPhone', [businessId, phone], ([business, phoneParam]) =>
+    db
+      .selectFrom('leads')
+      .selectAll()
+      .where('business_id', '=', business as unknown as number)
+      .where('phone_number_1', '=', phoneParam),
+  );
+  return rows[0];
 }
 
 export async function findLead(db: Db, id: number): Promise<LeadRow | undefined> {
@@ -53,5 +70,7 @@ export async function updateLead(db: Db, id: number, values: Partial<NewLead>): 
 }
 
 export async function insertNote(db: Db, leadId: number, text: string, at: string): Promise<void> {
-  await db.insertInto('lead_notes').values({ lead_id: leadId, text, created_at: at }).execute();
+  await runCompiledOnce(db, 'insertNote', [leadId, text, at], ([lead, textParam, atParam]) =>
+    db.insertInto('lead_notes').values({ lead_id: lead as unknown as number, text: textParam, created_at: atParam }),
+  );
 }
