@@ -39,3 +39,22 @@ describe('GroupCommit', () => {
     await db.destroy();
   });
 });
+
+describe('GroupCommit under another writer', () => {
+  it('waits out another process’s write transaction and then commits every unit', async () => {
+    const { db, path } = await freshDb();
+    const { default: SQLite } = await import('better-sqlite3');
+    const other = new SQLite(path);
+    other.exec('begin immediate');
+    other.prepare("insert into businesses (name, created_at) values ('otro proceso', 'x')").run();
+    const writes = new GroupCommit(db);
+    const pending = Promise.all([1, 2, 3].map((i) => writes.run(async (trx) => (await insertBusiness(trx, `b${i}`, 'x')).id)));
+    setTimeout(() => other.exec('commit'), 300);
+    const ids = await pending;
+    expect(ids).toHaveLength(3);
+    const names = (await db.selectFrom('businesses').select('name').orderBy('id').execute()).map((r) => r.name);
+    expect(names).toEqual(['otro proceso', 'b1', 'b2', 'b3']);
+    other.close();
+    await db.destroy();
+  });
+});

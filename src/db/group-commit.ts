@@ -19,9 +19,15 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Most units in one transaction: bounds how long other queries wait for the connection. */
 const MAX_BATCH = 64;
+/** Tries of a batch the engine refused as busy. */
+const MAX_BUSY_ATTEMPTS = 5;
+
+/** SQLite's SQLITE_BUSY family: another process holds or just changed the database. */
+const isBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code ?? ''));
 
 export class GroupCommit {
   private queue: Pending[] = [];
@@ -49,8 +55,28 @@ export class GroupCommit {
     }
   }
 
+  /**
+   * Runs a batch. When the engine refuses it because another process was writing (e.g. a
+   * stale read snapshot while an import commits), the batch runs again from the start, a few
+   * times: its units have left nothing behind.
+   */
   private async flush(batch: Pending[]): Promise<void> {
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.attempt(batch);
+      if (result.committed) {
+        result.outcomes.forEach((o, i) => (o.ok ? batch[i].resolve(o.value) : batch[i].reject(o.error)));
+        return;
+      }
+      if (!isBusy(result.error) || attempt >= MAX_BUSY_ATTEMPTS) {
+        for (const unit of batch) unit.reject(result.error);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
+    }
+  }
+
+  private async attempt(batch: Pending[]): Promise<{ committed: true; outcomes: Outcome[] } | { committed: false; error: unknown }> {
+    const outcomes: Outcome[] = [];
     const trx = await this.db.startTransaction().execute();
     try {
       for (const [i, unit] of batch.entries()) {
@@ -62,20 +88,21 @@ export class GroupCommit {
           outcomes.push({ ok: true, value: await unit.work(trx) });
           await trx.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
         } catch (error) {
+          // A unit refused because the engine is busy fails the whole try, to be run again.
+          if (isBusy(error)) throw error;
           await trx.executeQuery(CompiledQuery.raw(`rollback to savepoint ${name}`));
           await trx.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
           outcomes.push({ ok: false, error });
         }
       }
       await trx.commit().execute();
+      return { committed: true, outcomes };
     } catch (error) {
       await trx
         .rollback()
         .execute()
         .catch(() => undefined);
-      for (const unit of batch) unit.reject(error);
-      return;
+      return { committed: false, error };
     }
-    outcomes.forEach((outcome, i) => (outcome.ok ? batch[i].resolve(outcome.value) : batch[i].reject(outcome.error)));
   }
 }
