@@ -4,7 +4,6 @@
  * rows (lead, notes, jobs; one transaction per lead, as the service does) into the same kind
  * of database, measured in the same run.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -15,6 +14,7 @@ import { insertLeadId, insertNote } from '../src/db/repositories/leads.ts';
 import { SCOPES } from '../src/domain/api-key.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
+import { startProcess, stop } from './processes.ts';
 
 export interface LeadBenchRow {
   endpoint: string;
@@ -95,23 +95,12 @@ export async function leadBench(work: string, bin: string, duration: number, con
   const { key } = await createApiKey(db, { businessId, scopes: [...SCOPES] });
   await db.destroy();
 
-  // The server gets CPU 0 to itself, as in the read benchmark; the load and the raw inserts
-  // run on CPU 1 (bench/run.ts pins itself there, and a child would inherit that).
-  const pinned = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
-  const [file, args] = pinned ? ['taskset', ['-c', '0', process.execPath, bin]] : [process.execPath, [bin]];
-  const child = spawn(file, [...args, 'serve', '--port', '0', '--json'], {
-    env: { ...process.env, DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const info = await new Promise<{ url: string }>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line));
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
+  // The server gets CPU 0 to itself, as in the read benchmark (bench/processes.ts).
+  const { child, info } = await startProcess(
+    [bin, 'serve', '--port', '0', '--json'],
+    { ...process.env, DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: 'warn' },
+    work,
+  );
   const rows: LeadBenchRow[] = [];
   try {
     for (const [run, endpoint, build] of [
@@ -120,7 +109,7 @@ export async function leadBench(work: string, bin: string, duration: number, con
     ] as const) {
       let i = 0;
       const result = await autocannon({
-        url: `${info.url}${endpoint}`,
+        url: `${String(info.url)}${endpoint}`,
         connections,
         duration,
         method: 'POST',
@@ -140,11 +129,7 @@ export async function leadBench(work: string, bin: string, duration: number, con
       });
     }
   } finally {
-    await new Promise<void>((resolve) => {
-      child.removeAllListeners('exit');
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+    await stop(child);
   }
   return rows;
 }

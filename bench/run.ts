@@ -12,7 +12,6 @@
  *
  * Then the lead-creation benchmark of bench/leads.ts.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -26,6 +25,7 @@ import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { leadBench } from './leads.ts';
+import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -36,6 +36,7 @@ const args = process.argv.slice(2);
 const DURATION = Number(args[args.indexOf('--duration') + 1]) || 5;
 const FRESH = args.includes('--fresh');
 const PAGE_CACHE = !args.includes('--no-page-cache');
+const PIN = pinLoadToCpu1();
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
 const CONNECTIONS = 32;
 
@@ -71,34 +72,6 @@ async function prepare(name: string, fill: (db: ReturnType<typeof createDb>, bus
   await db.destroy();
   writeFileSync(keyPath, key);
   return { name, dbPath, key, importRate };
-}
-
-/**
- * Servers run on CPU 0 and this process (the load generator) on CPU 1 when `taskset` is
- * there: on a 2-core machine, letting them share both cores made runs differ by 2x.
- */
-const PIN = spawnSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
-
-function startProcess(command: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const [file, args] = PIN ? ['taskset', ['-c', '0', process.execPath, ...command]] : [process.execPath, command];
-    const child = spawn(file, args, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, info: JSON.parse(line) });
-    });
-    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited ${code}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 /** Resident memory of a process now and at its peak, MB (Linux /proc). */
@@ -145,7 +118,7 @@ interface Row {
 
 async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss: number; peak: number } }> {
   const env = { ...process.env, DATABASE_URL: `sqlite:${p.dbPath}`, LOG_LEVEL: 'warn', ...(PAGE_CACHE ? {} : { INMO_PAGE_CACHE_MB: '0' }) };
-  const { child, info } = await startProcess([join(ROOT, 'bin', 'inmo.mjs'), 'serve', '--port', '0', '--json'], env);
+  const { child, info } = await startProcess([join(ROOT, 'bin', 'inmo.mjs'), 'serve', '--port', '0', '--json'], env, ROOT);
   const origin = new URL(String(info.url)).origin;
   const headers = { 'x-api-key': p.key };
   const rows: Row[] = [];
@@ -157,7 +130,7 @@ async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss
       const total = JSON.parse(body.toString()).total as number;
       const bodyFile = join(WORK, 'baseline-body.json');
       writeFileSync(bodyFile, body);
-      const baselineProcess = await startProcess([join(ROOT, 'bench', 'baseline-server.mjs'), bodyFile], process.env);
+      const baselineProcess = await startProcess([join(ROOT, 'bench', 'baseline-server.mjs'), bodyFile], process.env, ROOT);
       try {
         const baseUrl = `http://127.0.0.1:${baselineProcess.info.port}${path}`;
         await load(origin + path, headers, 2); // warm-up

@@ -374,6 +374,40 @@ describe('POST /leads/inquiries', () => {
     expect(kinds).toContain('schedule_follow_ups');
   });
 
+  it('applies the limits of CONTRACT §8: name 200, strings 10,000, 20 searches, 50 locations', async () => {
+    const before = await snapshot(db);
+    const r = await post(app, '/leads/inquiries', key, {
+      name: 'n'.repeat(201),
+      type: 'buyer',
+      phone_number_1: '+34612000099',
+      notes: 'x'.repeat(10_001),
+      search_preferences: [
+        { locations: Array.from({ length: 51 }, () => ({ name: 'Madrid' })) },
+        ...Array.from({ length: 20 }, () => ({ operations: ['venta'] })),
+      ],
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.detail.map((d: { type: string; loc: unknown[]; ctx?: unknown }) => [d.type, d.loc, d.ctx])).toEqual([
+      ['string_too_long', ['body', 'name'], { max_length: 200 }],
+      ['string_too_long', ['body', 'notes'], { max_length: 10_000 }],
+      ['too_long', ['body', 'search_preferences'], { field_type: 'List', max_length: 20, actual_length: 21 }],
+    ]);
+    const fifty = await post(app, '/leads/inquiries', key, {
+      name: 'n'.repeat(200),
+      type: 'buyer',
+      phone_number_1: '+34612000099',
+      search_preferences: [{ locations: Array.from({ length: 51 }, () => ({ name: 'Madrid' })) }],
+    });
+    expect(fifty.body.detail).toEqual([
+      expect.objectContaining({
+        type: 'too_long',
+        loc: ['body', 'search_preferences', 0, 'locations'],
+        ctx: expect.objectContaining({ max_length: 50 }),
+      }),
+    ]);
+    expect(await snapshot(db)).toBe(before);
+  });
+
   it('needs the leads:ingest scope, and authenticates before validating', async () => {
     const r = await post(app, '/leads/inquiries', readOnlyKey, '{broken');
     expect(r.status).toBe(401);

@@ -16,6 +16,10 @@ import { filterKey, type PropertyQuery } from '../domain/property-query.ts';
 /** Cost of a row found through a filter's index relative to a row visited along the order's index. */
 const FILTER_ROW_COST = 4;
 
+/** The query without filters: its count is the whole published catalogue. */
+const UNFILTERED: PropertyQuery = { limit: 0, offset: 0, areas: [] };
+const UNFILTERED_KEY = filterKey(UNFILTERED);
+
 /** Reads of the published catalogue for one process. */
 export class CatalogueReader {
   private readonly counts: LRUCache<string, number> | null;
@@ -41,10 +45,11 @@ export class CatalogueReader {
    * kept encoded in the page cache under the catalogue version, so a change is seen at once.
    */
   async listPage(businessId: number, catalogueVersion: number, q: PropertyQuery): Promise<Buffer> {
-    const key = this.pages && `${businessId}:${catalogueVersion}:${q.sort ?? ''}:${q.limit}:${q.offset}:${filterKey(q)}`;
+    const filters = filterKey(q);
+    const key = this.pages && `${businessId}:${catalogueVersion}:${q.sort ?? ''}:${q.limit}:${q.offset}:${filters}`;
     const cached = key && this.pages!.get(key);
     if (cached) return cached;
-    const total = await this.total(businessId, catalogueVersion, q);
+    const total = await this.total(businessId, catalogueVersion, q, filters);
     let data = '';
     if (total > q.offset) {
       const rows = await repo.listPublished(this.db, businessId, q, await this.plan(businessId, catalogueVersion, q, total));
@@ -62,7 +67,7 @@ export class CatalogueReader {
    * 200k benchmark catalogue: range scan, table lookup and sort). The cheaper one wins.
    */
   private async plan(businessId: number, catalogueVersion: number, q: PropertyQuery, total: number): Promise<ScanPlan> {
-    const listed = await this.total(businessId, catalogueVersion, { limit: 0, offset: 0, areas: [] });
+    const listed = await this.total(businessId, catalogueVersion, UNFILTERED, UNFILTERED_KEY);
     const orderScanRows = (listed * (q.offset + q.limit)) / total;
     return orderScanRows <= FILTER_ROW_COST * total ? 'order-index' : 'planner';
   }
@@ -73,9 +78,10 @@ export class CatalogueReader {
     return row && `{"data":${propertyJson(row.id, row.api_doc)}}`;
   }
 
-  private async total(businessId: number, catalogueVersion: number, q: PropertyQuery): Promise<number> {
+  /** @param filters `filterKey(q)`, computed once by the caller. */
+  private async total(businessId: number, catalogueVersion: number, q: PropertyQuery, filters: string): Promise<number> {
     if (!this.counts) return repo.countPublished(this.db, businessId, q);
-    const key = `${businessId}:${catalogueVersion}:${filterKey(q)}`;
+    const key = `${businessId}:${catalogueVersion}:${filters}`;
     const cached = this.counts.get(key);
     if (cached !== undefined) return cached;
     const total = await repo.countPublished(this.db, businessId, q);

@@ -1,0 +1,45 @@
+/**
+ * Child processes of the benchmarks: servers started on CPU 0 while the load generator (this
+ * process) runs on CPU 1. On this 2-core machine, letting them share both cores made runs
+ * differ by 2x; `taskset` missing means no pinning.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+
+let pinned = false;
+
+/** Moves this process (the load generator) to CPU 1. @returns whether pinning is in effect. */
+export function pinLoadToCpu1(): boolean {
+  pinned = spawnSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
+  return pinned;
+}
+
+/**
+ * Starts `node …command` (on CPU 0 when pinned) and waits for the first JSON line it prints.
+ * @returns the child and that line, parsed.
+ */
+export function startProcess(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const [file, args] = pinned ? ['taskset', ['-c', '0', process.execPath, ...command]] : [process.execPath, command];
+    const child = spawn(file, args, { env, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ child, info: JSON.parse(line) });
+    });
+    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited ${code}`)));
+  });
+}
+
+/** Stops a child with SIGTERM and waits for it to exit. */
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
