@@ -33,6 +33,8 @@ export interface AppOptions {
   countCacheSize?: number;
   /** Page-body cache of GET /properties, MiB; 0 (the default here) turns it off. */
   pageCacheMb?: number;
+  /** Called after a request has committed new jobs: an in-process worker wakes at once. */
+  onJobsQueued?: () => void;
 }
 
 /** Routes that exist, as regular expressions with their methods: tells 405 from 404. */
@@ -132,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const catalogue = new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024);
       meRoutes(api, options.db);
       propertyRoutes(api, options.db, catalogue);
-      leadRoutes(api, options.db, new GroupCommit(options.db));
+      leadRoutes(api, options.db, new GroupCommit(options.db), options.onJobsQueued ?? (() => {}));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

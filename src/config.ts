@@ -5,6 +5,8 @@
  * failing later inside a request.
  */
 
+import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/worker.ts';
+
 /** Settings every command shares. */
 export interface Config {
   /** `sqlite:<path>` (default `sqlite:./data/inmo.db`) or `postgres://…` (CONTRACT §9). */
@@ -15,6 +17,8 @@ export interface Config {
   countCacheSize: number;
   /** Size of the per-process cache of GET /properties page bodies, MiB (0 = off). */
   pageCacheMb: number;
+  /** The background worker's tunables (`INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`). */
+  worker: WorkerSettings;
 }
 
 /** Default database location, relative to the working directory. */
@@ -44,5 +48,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     countCacheSize: intFromEnv(env, 'INMO_COUNT_CACHE_SIZE', 2000, 0),
     pageCacheMb: intFromEnv(env, 'INMO_PAGE_CACHE_MB', 32, 0),
+    worker: {
+      concurrency: intFromEnv(env, 'INMO_WORKER_CONCURRENCY', DEFAULT_WORKER_SETTINGS.concurrency, 1),
+      pollMs: intFromEnv(env, 'INMO_WORKER_POLL_MS', DEFAULT_WORKER_SETTINGS.pollMs, 10),
+      leaseMs: intFromEnv(env, 'INMO_JOB_LEASE_MS', DEFAULT_WORKER_SETTINGS.leaseMs, 100),
+      maxAttempts: intFromEnv(env, 'INMO_JOB_MAX_ATTEMPTS', DEFAULT_WORKER_SETTINGS.maxAttempts, 1),
+      backoffMs: intFromEnv(env, 'INMO_JOB_BACKOFF_MS', DEFAULT_WORKER_SETTINGS.backoffMs, 0),
+      maxBackoffMs: intFromEnv(env, 'INMO_JOB_MAX_BACKOFF_MS', DEFAULT_WORKER_SETTINGS.maxBackoffMs, 0),
+      matchLimit: intFromEnv(env, 'INMO_MATCH_LIMIT', DEFAULT_WORKER_SETTINGS.matchLimit, 0),
+      sendTimeoutMs: intFromEnv(env, 'INMO_SEND_TIMEOUT_MS', DEFAULT_WORKER_SETTINGS.sendTimeoutMs, 100),
+    },
   };
 }

@@ -16,6 +16,11 @@ import { seedDemo } from './demo/seed.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './services/api-keys.ts';
 import { importCatalogueFile } from './services/catalogue-import.ts';
 import { createLeadByHand, showLead } from './services/leads.ts';
+import { connectChannel, PROVIDERS } from './services/channels.ts';
+import { dueFollowUps, LEAD_TYPES, markFollowUpDone, setFollowUpRule } from './services/follow-ups.ts';
+import { listJobs } from './db/repositories/jobs.ts';
+import { Worker } from './jobs/worker.ts';
+import pino from 'pino';
 
 /** An error to show the operator as it is (no stack trace). */
 class CliError extends Error {}
@@ -80,19 +85,25 @@ program
   .option('--port <port>', 'TCP port', port, 8080)
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
   .option('--demo', 'on an empty database, create a demo business, catalogue and key')
-  .option('--no-worker', 'run no background worker in this process (this build runs none yet: jobs wait in the jobs table)')
+  .option('--no-worker', 'run no background worker in this process (run `inmo worker` elsewhere)')
   .action(
-    action(async (opts: { port: number; host: string; demo?: boolean }, command: Command) => {
+    action(async (opts: { port: number; host: string; demo?: boolean; worker: boolean }, command: Command) => {
       const json = Boolean(command.optsWithGlobals().json);
       const config = loadConfig();
       const db = createDb(config.databaseUrl);
       await migrate(db);
+      let worker: Worker | null = null;
       const app = await buildApp({
         db,
         countCacheSize: config.countCacheSize,
         pageCacheMb: config.pageCacheMb,
         logger: { level: config.logLevel },
+        onJobsQueued: () => worker?.wake(),
       });
+      if (opts.worker) {
+        worker = new Worker({ db, settings: config.worker, logger: app.log.child({ component: 'worker' }) });
+        worker.start();
+      }
       // The demo is in place before the first request can arrive.
       const demo = opts.demo ? await seedDemo(db) : {};
       const address = await app.listen({ port: opts.port, host: opts.host });
@@ -113,13 +124,172 @@ program
         );
       }
       print(json, info, lines.join('\n'));
+      // SIGTERM: stop taking requests and jobs, let the running ones finish, then exit.
       const stop = async () => {
-        await app.close();
+        await Promise.all([app.close(), worker?.stop()]);
         await db.destroy();
         process.exit(0);
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+    }),
+  );
+
+program
+  .command('worker')
+  .description('run background jobs only (any number of workers may share a database)')
+  .option('--until-idle', 'exit once no job is due or running, instead of waiting for more')
+  .option('--concurrency <n>', 'jobs run at once (default INMO_WORKER_CONCURRENCY or 4)', positiveInt)
+  .action(
+    action(async (opts: { untilIdle?: boolean; concurrency?: number }, command: Command) => {
+      const json = Boolean(command.optsWithGlobals().json);
+      const config = loadConfig();
+      const db = createDb(config.databaseUrl);
+      await migrate(db);
+      const logger = pino({ level: config.logLevel });
+      const settings = { ...config.worker, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
+      const worker = new Worker({ db, settings, logger });
+      if (opts.untilIdle) {
+        const ran = await worker.drain();
+        await db.destroy();
+        print(json, { jobs_run: ran }, `ran ${ran} jobs; none is due`);
+        return;
+      }
+      logger.info({ worker: worker.id, concurrency: settings.concurrency }, 'worker started');
+      worker.start();
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      logger.info({ worker: worker.id }, 'worker stopping: letting running jobs finish');
+      await worker.stop();
+      await db.destroy();
+    }),
+  );
+
+const jobs = program.command('jobs').description('background jobs');
+jobs
+  .command('list')
+  .option('--state <state>', 'only jobs in this state: pending, running, done, failed')
+  .option('--business <id>', 'only this business', positiveInt)
+  .option('--limit <n>', 'most jobs listed, newest first', positiveInt, 100)
+  .action(
+    action(async (opts: { state?: string; business?: number; limit: number }, command: Command) => {
+      const json = Boolean(command.optsWithGlobals().json);
+      if (opts.state !== undefined && !['pending', 'running', 'done', 'failed'].includes(opts.state)) {
+        throw new CliError('--state must be one of: pending, running, done, failed');
+      }
+      const list = await withDb((db) => listJobs(db, { state: opts.state, businessId: opts.business, limit: opts.limit }));
+      const human = list
+        .map(
+          (j) =>
+            `#${j.id}  ${j.kind.padEnd(19)} lead ${String(j.lead_id ?? '-').padEnd(6)} ${j.state.padEnd(7)} attempts ${j.attempts}  run at ${j.run_at}` +
+            (j.last_error ? `\n    ${j.last_error}` : ''),
+        )
+        .join('\n');
+      print(json, list, human || 'no jobs');
+    }),
+  );
+
+const channel = program.command('channel').description('the messaging channel of a business');
+channel
+  .command('connect')
+  .description('connect a WhatsApp Cloud API channel; each new lead gets the template once')
+  .requiredOption('--business <id>', 'business id', positiveInt)
+  .requiredOption('--provider <provider>', PROVIDERS.join(', '))
+  .requiredOption('--phone-number-id <id>', 'the WhatsApp business phone number id')
+  .requiredOption('--token-env <var>', 'name of the environment variable holding the access token (the token is never printed)')
+  .requiredOption('--template <name>', 'approved template name')
+  .option('--base-url <url>', 'Graph API base, version included (default https://graph.facebook.com/v21.0)')
+  .option(
+    '--language <code=lang>',
+    'template language for a preferred_language, e.g. gb=en_GB (repeatable; defaults es=es gb=en fr=fr ge=de it=it)',
+    (value: string, previous: Record<string, string>) => {
+      const match = /^([a-z]{2})=([A-Za-z_]{2,10})$/.exec(value);
+      if (!match) throw new InvalidArgumentError('must look like gb=en_GB');
+      return { ...previous, [match[1]]: match[2] };
+    },
+    {},
+  )
+  .action(
+    action(
+      async (
+        opts: {
+          business: number;
+          provider: string;
+          phoneNumberId: string;
+          tokenEnv: string;
+          template: string;
+          baseUrl?: string;
+          language: Record<string, string>;
+        },
+        command: Command,
+      ) => {
+        const json = Boolean(command.optsWithGlobals().json);
+        const connected = await withDb((db) =>
+          connectChannel(db, {
+            businessId: opts.business,
+            provider: opts.provider,
+            phoneNumberId: opts.phoneNumberId,
+            tokenEnv: opts.tokenEnv,
+            template: opts.template,
+            baseUrl: opts.baseUrl,
+            languages: opts.language,
+          }),
+        ).catch((error: Error) => {
+          throw new CliError(error.message);
+        });
+        print(
+          json,
+          connected,
+          `connected ${connected.provider} for business #${connected.business_id}: template ${connected.template}, ${connected.token}`,
+        );
+      },
+    ),
+  );
+
+const followups = program.command('followups').description('follow-ups of inquiry leads');
+followups
+  .command('rules')
+  .description('set the follow-up period of a lead type (searching demandantes follow 30/90 days)')
+  .requiredOption('--business <id>', 'business id', positiveInt)
+  .requiredOption('--type <type>', LEAD_TYPES.join(', '))
+  .requiredOption('--every-days <n>', 'days between follow-ups', positiveInt)
+  .action(
+    action(async (opts: { business: number; type: string; everyDays: number }, command: Command) => {
+      const json = Boolean(command.optsWithGlobals().json);
+      const rule = await withDb((db) => setFollowUpRule(db, opts.business, opts.type, opts.everyDays)).catch((error: Error) => {
+        throw new CliError(error.message);
+      });
+      print(json, rule, `business #${rule.business_id}: ${rule.type} leads are followed up every ${rule.every_days} days`);
+    }),
+  );
+followups
+  .command('due')
+  .description('follow-ups that have come due, oldest first')
+  .option('--business <id>', 'only this business', positiveInt)
+  .action(
+    action(async (opts: { business?: number }, command: Command) => {
+      const json = Boolean(command.optsWithGlobals().json);
+      const due = await withDb((db) => dueFollowUps(db, { businessId: opts.business }));
+      const human = due
+        .map(
+          (f) => `#${f.id}  due ${f.due_at}  lead #${f.lead_id} ${f.name ?? '(no name)'} ${f.phone_number_1}  every ${f.every_days} days`,
+        )
+        .join('\n');
+      print(json, due, human || 'no follow-up is due');
+    }),
+  );
+followups
+  .command('done')
+  .description('mark a due follow-up as done')
+  .argument('<follow_up_id>', 'follow-up id', positiveInt)
+  .action(
+    action(async (id: number, _opts, command: Command) => {
+      const json = Boolean(command.optsWithGlobals().json);
+      if (!(await withDb((db) => markFollowUpDone(db, id)))) throw new CliError(`Follow-up ${id} is not due`);
+      print(json, { id, state: 'done' }, `follow-up #${id} done`);
     }),
   );
 
@@ -270,6 +440,14 @@ leads
         `lead #${l.id} ${l.name ?? '(no name)'} ${l.phone_number_1}`,
         `  type ${l.type}, status ${l.status}, rating ${l.rating}, source ${l.source ?? '-'}, created ${l.created_at}`,
         ...shown.notes.map((n) => `  note ${n.created_at}:\n    ${n.text.replace(/\n/g, '\n    ')}`),
+        shown.matching
+          ? `  matched ${shown.matching.matched_at} (catalogue v${shown.matching.catalogue_version}): ${shown.matching.matches_total} matches, ${shown.matching.near_misses_total} near misses` +
+            (shown.matches.length ? `\n    properties ${shown.matches.map((m) => m.property_id).join(', ')}` : '')
+          : '  not matched yet',
+        shown.message
+          ? `  message ${shown.message.state} (template ${shown.message.template}, ${shown.message.language})${shown.message.last_error ? `: ${shown.message.last_error}` : ''}`
+          : '  no message (no channel was connected)',
+        ...shown.follow_ups.map((f) => `  follow-up due ${f.due_at} (every ${f.every_days} days): ${f.state}`),
       ].join('\n');
       print(json, shown, human);
     }),

@@ -59,9 +59,10 @@ export async function get(app: FastifyInstance, url: string, key?: string, heade
   return outcome(await app.inject({ method: 'GET', url: `/v1/ext${url}`, headers: key ? { 'x-api-key': key, ...headers } : headers }));
 }
 
-/** Removes every lead with its notes and jobs (between tests of one file). */
+/** Removes every lead with its notes, jobs and background results (between tests of one file). */
 export async function clearLeads(db: Db): Promise<void> {
   await db.deleteFrom('jobs').execute();
+  for (const table of ['lead_matches', 'lead_match_runs', 'lead_messages', 'follow_ups'] as const) await db.deleteFrom(table).execute();
   await db.deleteFrom('lead_notes').execute();
   await db.deleteFrom('leads').execute();
 }
@@ -113,6 +114,12 @@ export async function snapshot(db: Db): Promise<string> {
     'leads',
     'lead_notes',
     'jobs',
+    'lead_matches',
+    'lead_match_runs',
+    'channels',
+    'lead_messages',
+    'follow_up_rules',
+    'follow_ups',
   ] as const;
   const out: Record<string, unknown> = {};
   for (const t of tables) out[t] = await db.selectFrom(t).selectAll().execute();

@@ -56,6 +56,11 @@ export function createDb(url: string): Db {
   throw new Error(`Unsupported DATABASE_URL ${JSON.stringify(url.split('@').pop())}: only sqlite:<path> is available in this build`);
 }
 
+/** Whether the engine can lock rows and skip locked ones (`FOR UPDATE SKIP LOCKED`): PostgreSQL. */
+export function locksRows(db: Kysely<Database>): boolean {
+  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
+}
+
 /**
  * Brings the schema up to the newest migration.
  * @returns the names of the migrations applied by this call.

@@ -149,7 +149,7 @@ export interface JobTable {
   id: Generated<number>;
   business_id: number;
   lead_id: number | null;
-  /** `match_lead`, `send_welcome`, `schedule_follow_ups`. */
+  /** `match_lead`, `send_welcome`, `schedule_follow_ups`, `follow_up`. */
   kind: string;
   payload: string | null;
   /** `pending`, `running`, `done`, `failed`. */
@@ -157,6 +157,81 @@ export interface JobTable {
   attempts: Generated<number>;
   run_at: string;
   last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The worker holding a running job (migration 0003). */
+  locked_by: string | null;
+  /** End of that worker's lease: past it, the job is taken again. */
+  locked_until: string | null;
+}
+
+/** A property a search entry matched (`failed` null) or nearly matched (`failed` names the criterion missed). */
+export interface LeadMatchTable {
+  lead_id: number;
+  /** Index of the entry in the lead's `search_preferences`. */
+  search_index: number;
+  property_id: number;
+  failed: string | null;
+}
+
+/** The last matching of a lead. */
+export interface LeadMatchRunTable {
+  lead_id: number;
+  catalogue_version: number;
+  matched_at: string;
+  /** All matches found, before the storage cap. */
+  matches_total: number;
+  near_misses_total: number;
+}
+
+/** A business's messaging channel (CONTRACT §7). */
+export interface ChannelTable {
+  business_id: number;
+  /** `whatsapp-cloud`. */
+  provider: string;
+  phone_number_id: string;
+  /** Never printed or logged. */
+  access_token: string;
+  /** Approved template name. */
+  template: string;
+  /** JSON object: `preferred_language` → template language code. */
+  languages: string;
+  /** Graph API base, version included, e.g. `https://graph.facebook.com/v21.0`. */
+  base_url: string;
+  connected_at: string;
+}
+
+/** The one template message of a lead. */
+export interface LeadMessageTable {
+  lead_id: number;
+  business_id: number;
+  provider: string;
+  template: string;
+  language: string;
+  /** E.164. */
+  recipient: string;
+  /** `pending`, `sending`, `sent`, `failed`, `needs_reconciliation`. */
+  state: string;
+  provider_message_id: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FollowUpRuleTable {
+  business_id: number;
+  lead_type: string;
+  every_days: number;
+}
+
+export interface FollowUpTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  due_at: string;
+  every_days: number;
+  /** `scheduled`, `due`, `done`. */
+  state: string;
   created_at: string;
   updated_at: string;
 }
@@ -171,6 +246,12 @@ export interface Database {
   leads: LeadTable;
   lead_notes: LeadNoteTable;
   jobs: JobTable;
+  lead_matches: LeadMatchTable;
+  lead_match_runs: LeadMatchRunTable;
+  channels: ChannelTable;
+  lead_messages: LeadMessageTable;
+  follow_up_rules: FollowUpRuleTable;
+  follow_ups: FollowUpTable;
 }
 
 export type PropertyRow = Selectable<PropertyTable>;

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { bumpCatalogueVersion, findBusiness } from '../db/repositories/businesses.ts';
+import { enqueueRematch } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/properties.ts';
 import { buildPropertyDoc } from '../domain/property-doc.ts';
 import { ImportRuleError, normalizeImportRecord, type NormalizedProperty } from '../domain/property-record.ts';
@@ -181,6 +182,8 @@ export async function importCatalogueLines(
   // changed little of the catalogue leaves them as good as they were.
   const written = summary.created + summary.updated;
   if (written >= ANALYZE_MIN_ROWS) await sql`analyze`.execute(db);
+  // Leads still searching are matched again against the changed catalogue (CONTRACT §7).
+  if (written > 0) await enqueueRematch(db, businessId, nowRfc3339());
   return summary;
 }
 

@@ -6,7 +6,10 @@
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
+import { listFollowUpsOfLead } from '../db/repositories/follow-ups.ts';
 import * as repo from '../db/repositories/leads.ts';
+import { findLeadMatchRun, listLeadMatches } from '../db/repositories/matches.ts';
+import { findLeadMessage } from '../db/repositories/messaging.ts';
 import type { LeadRow } from '../db/types.ts';
 import { normalizePhone, INVALID_PHONE_DETAIL } from '../domain/phone.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
@@ -60,10 +63,17 @@ export async function listLeadsPage(db: Db, businessId: number, limit: number, o
   return { data: rows.map(presentLead), total, limit, offset };
 }
 
-/** A lead with its notes, for `inmo leads show`. */
+/**
+ * A lead with everything the background did for it, for `inmo leads show` (CONTRACT §9):
+ * `{lead, notes, matches: [{property_id, search_index}], near_misses: [{…, failed}],
+ * matching: {catalogue_version, matched_at, matches_total, near_misses_total} | null,
+ * message: {state, template, provider_message_id, …} | null, follow_ups: [{due_at, every_days, state}]}`.
+ */
 export async function showLead(db: Db, id: number) {
   const lead = await repo.findLead(db, id);
   if (!lead) return undefined;
+  const matched = await listLeadMatches(db, id);
+  const message = await findLeadMessage(db, id);
   const json = (text: string | null) => (text === null ? null : (JSON.parse(text) as unknown));
   return {
     lead: {
@@ -74,5 +84,25 @@ export async function showLead(db: Db, id: number) {
       services: json(lead.services),
     },
     notes: await repo.listNotes(db, id),
+    matches: matched.filter((m) => m.failed === null).map(({ property_id, search_index }) => ({ property_id, search_index })),
+    near_misses: matched.filter((m) => m.failed !== null),
+    matching: (await findLeadMatchRun(db, id)) ?? null,
+    message: message
+      ? {
+          state: message.state,
+          template: message.template,
+          language: message.language,
+          recipient: message.recipient,
+          provider_message_id: message.provider_message_id,
+          last_error: message.last_error,
+          updated_at: message.updated_at,
+        }
+      : null,
+    follow_ups: (await listFollowUpsOfLead(db, id)).map(({ id: followUpId, due_at, every_days, state }) => ({
+      id: followUpId,
+      due_at,
+      every_days,
+      state,
+    })),
   };
 }

@@ -1,12 +1,30 @@
-/** Jobs: background work recorded in the transaction that makes it necessary. */
-import type { Kysely, Transaction } from 'kysely';
+/**
+ * Jobs: background work recorded in the transaction that makes it necessary (CONTRACT §7),
+ * and the queue operations the worker uses (src/jobs/worker.ts).
+ *
+ * States: `pending` (waits for `run_at`), `running` (a worker holds it until `locked_until`),
+ * `done`, `failed` (parked: retries exhausted or a permanent error; `last_error` says why).
+ */
+import { type Kysely, type Transaction, sql } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
+import { locksRows } from '../database.ts';
 import type { Database } from '../types.ts';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
-/** Background work a stored lead needs (spec §6). */
-export type JobKind = 'match_lead' | 'send_welcome' | 'schedule_follow_ups';
+/** Background work a stored lead needs (spec §6), and a follow-up coming due. */
+export type JobKind = 'match_lead' | 'send_welcome' | 'schedule_follow_ups' | 'follow_up';
+
+/** A job a worker has claimed. */
+export interface ClaimedJob {
+  id: number;
+  business_id: number;
+  lead_id: number | null;
+  kind: string;
+  payload: string | null;
+  /** Runs so far, this one included. */
+  attempts: number;
+}
 
 /** Records pending jobs for a lead, due at `at`. (Compiled once per number of jobs: it runs for every new lead.) */
 export async function enqueueLeadJobs(db: Executor, businessId: number, leadId: number, kinds: JobKind[], at: string): Promise<void> {
@@ -28,6 +46,173 @@ export async function enqueueLeadJobs(db: Executor, businessId: number, leadId: 
   );
 }
 
+/** Records one pending job. */
+export async function enqueueJob(
+  db: Executor,
+  job: { businessId: number; leadId: number | null; kind: JobKind; payload?: unknown; runAt: string; now: string },
+): Promise<void> {
+  await db
+    .insertInto('jobs')
+    .values({
+      business_id: job.businessId,
+      lead_id: job.leadId,
+      kind: job.kind,
+      payload: job.payload === undefined ? null : JSON.stringify(job.payload),
+      state: 'pending',
+      run_at: job.runAt,
+      created_at: job.now,
+      updated_at: job.now,
+    })
+    .execute();
+}
+
+/**
+ * Queues matching again for every lead of the business that is still searching
+ * (`searching_property`) and has no matching queued yet: the catalogue changed (CONTRACT §7).
+ * @returns the number of jobs queued.
+ */
+export async function enqueueRematch(db: Executor, businessId: number, now: string): Promise<number> {
+  const result = await sql`
+    insert into jobs (business_id, lead_id, kind, payload, state, run_at, created_at, updated_at)
+    select l.business_id, l.id, 'match_lead', null, 'pending', ${now}, ${now}, ${now}
+    from leads l
+    where l.business_id = ${businessId} and l.status = 'searching_property'
+      and not exists (select 1 from jobs j where j.lead_id = l.id and j.kind = 'match_lead' and j.state = 'pending')`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Claims up to `limit` due pending jobs for `workerId`, oldest due first, holding each until
+ * `lockedUntil`; counts the attempt.
+ *
+ * On PostgreSQL the candidates are locked with `FOR UPDATE SKIP LOCKED`, so workers running
+ * this at once each take different jobs without waiting on one another. SQLite has one
+ * writer at a time, which gives the same guarantee to the single statement.
+ */
+export async function claimJobs(db: Executor, workerId: string, limit: number, now: string, lockedUntil: string): Promise<ClaimedJob[]> {
+  let candidates = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', '=', 'pending')
+    .where('run_at', '<=', now)
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(limit);
+  if (locksRows(db)) candidates = candidates.forUpdate().skipLocked();
+  return db
+    .updateTable('jobs')
+    .set({ state: 'running', locked_by: workerId, locked_until: lockedUntil, attempts: sql`attempts + 1`, updated_at: now })
+    .where('id', 'in', candidates)
+    .returning(['id', 'business_id', 'lead_id', 'kind', 'payload', 'attempts'])
+    .execute();
+}
+
+/**
+ * Takes back running jobs whose worker's lease ran out (the worker died or hung): pending
+ * again, or failed when that was their last attempt.
+ * @returns how many were taken back.
+ */
+export async function releaseExpiredJobs(db: Executor, now: string, maxAttempts: number): Promise<number> {
+  const lost = 'the worker running it stopped before it finished (lease expired)';
+  const failed = await db
+    .updateTable('jobs')
+    .set({ state: 'failed', locked_by: null, locked_until: null, last_error: lost, updated_at: now })
+    .where('state', '=', 'running')
+    .where('locked_until', '<', now)
+    .where('attempts', '>=', maxAttempts)
+    .executeTakeFirst();
+  const retried = await db
+    .updateTable('jobs')
+    .set({ state: 'pending', locked_by: null, locked_until: null, last_error: lost, run_at: now, updated_at: now })
+    .where('state', '=', 'running')
+    .where('locked_until', '<', now)
+    .executeTakeFirst();
+  return Number(failed.numUpdatedRows) + Number(retried.numUpdatedRows);
+}
+
+/** The worker no longer holds the job: its lease ran out and the job was taken back. */
+export class LeaseLostError extends Error {
+  constructor(jobId: number) {
+    super(`job ${jobId} is no longer held by this worker`);
+  }
+}
+
+/**
+ * Marks a claimed job done, in the caller's transaction (so the job's effects and its end
+ * commit together).
+ * @throws LeaseLostError when another worker has taken the job back; the caller's transaction
+ *   must then roll back.
+ */
+export async function completeJob(db: Executor, job: ClaimedJob, workerId: string, now: string): Promise<void> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ state: 'done', locked_by: null, locked_until: null, updated_at: now })
+    .where('id', '=', job.id)
+    .where('state', '=', 'running')
+    .where('locked_by', '=', workerId)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+}
+
+/** Puts a claimed job back to wait until `runAt`, or parks it as failed (`runAt` null). */
+export async function settleFailedRun(
+  db: Executor,
+  job: ClaimedJob,
+  workerId: string,
+  error: string,
+  runAt: string | null,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({
+      state: runAt === null ? 'failed' : 'pending',
+      run_at: runAt ?? sql`run_at`,
+      last_error: error,
+      locked_by: null,
+      locked_until: null,
+      updated_at: now,
+    })
+    .where('id', '=', job.id)
+    .where('state', '=', 'running')
+    .where('locked_by', '=', workerId)
+    .execute();
+}
+
+/** Whether any job is due (pending with `run_at` ≤ now) or running. */
+export async function hasUnfinishedDueJobs(db: Executor, now: string): Promise<{ due: boolean; runningUntil: string | null }> {
+  const due = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', '=', 'pending')
+    .where('run_at', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  const running = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.max('locked_until').as('until'))
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return { due: due !== undefined, runningUntil: (running?.until as string | null | undefined) ?? null };
+}
+
+/** Jobs for `inmo jobs list`, newest first. */
+export async function listJobs(db: Executor, options: { state?: string; businessId?: number; limit: number }) {
+  let query = db
+    .selectFrom('jobs')
+    .select(['id', 'business_id', 'lead_id', 'kind', 'state', 'attempts', 'run_at', 'last_error', 'created_at', 'updated_at'])
+    .orderBy('id', 'desc')
+    .limit(options.limit);
+  if (options.state) query = query.where('state', '=', options.state);
+  if (options.businessId !== undefined) query = query.where('business_id', '=', options.businessId);
+  return query.execute();
+}
+
 export async function listJobsOfLead(db: Executor, leadId: number) {
-  return db.selectFrom('jobs').select(['kind', 'state', 'run_at']).where('lead_id', '=', leadId).orderBy('id').execute();
+  return db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'state', 'attempts', 'run_at', 'last_error'])
+    .where('lead_id', '=', leadId)
+    .orderBy('id')
+    .execute();
 }

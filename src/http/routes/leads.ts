@@ -40,7 +40,11 @@ function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[])
   }
 }
 
-export function leadRoutes(app: FastifyInstance, db: Db, writes: GroupCommit): void {
+/**
+ * GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–4.3).
+ * @param onJobsQueued called once a new lead's jobs are committed.
+ */
+export function leadRoutes(app: FastifyInstance, db: Db, writes: GroupCommit, onJobsQueued: () => void): void {
   apiRoute(app, db, {
     method: 'GET',
     url: '/leads',
@@ -88,6 +92,7 @@ export function leadRoutes(app: FastifyInstance, db: Db, writes: GroupCommit): v
           phone_number_2: second,
           landline_phone: landline,
         });
+        onJobsQueued();
         return { status: 'ok', authenticated_as: key.businessName, lead_id: leadId };
       } catch (error) {
         if (error instanceof DuplicatePhoneError) return sendDetail(reply, 409, error.message);
@@ -118,7 +123,7 @@ export function leadRoutes(app: FastifyInstance, db: Db, writes: GroupCommit): v
       const phone = ingestPrimaryPhone(body.contact);
       if (phone === null) return sendDetail(reply, 422, INVALID_PHONE_DETAIL);
       try {
-        await ingestRentalLead(writes, key.businessId, body, phone);
+        if ((await ingestRentalLead(writes, key.businessId, body, phone)) !== null) onJobsQueued();
       } catch (error) {
         if (!(error instanceof MalformedBudgetError)) throw error;
         reply.log.warn({ err: error }, 'malformed budget: documented 500');

@@ -1,0 +1,120 @@
+/**
+ * WhatsApp Cloud API adapter (CONTRACT §7): sends one approved template message.
+ *
+ * The call is the Graph API `messages` endpoint of the business phone number:
+ *
+ *     POST {base_url}/{phone_number_id}/messages
+ *     Authorization: Bearer {access token}
+ *     {"messaging_product": "whatsapp", "recipient_type": "individual", "to": "+34…",
+ *      "type": "template", "template": {"name": "…", "language": {"code": "es"}}}
+ *
+ * and a 200 answer carries the message id in `messages[0].id`. The answer is classified so
+ * the caller can keep the send-once promise:
+ * - `sent`: the provider accepted the message;
+ * - `retry`: it certainly did not (429, 5xx, or no connection could be made): try again later;
+ * - `rejected`: any other 4xx; trying again would fail the same way;
+ * - `unknown`: the request may have reached the provider (a timeout or a connection lost
+ *   after sending): it must not be sent again without a person checking.
+ *
+ * The token goes only into the Authorization header; no error text here carries it.
+ */
+
+/** Default Graph API base (version included). */
+export const GRAPH_API_BASE = 'https://graph.facebook.com/v21.0';
+
+/** Template language per lead `preferred_language` (CONTRACT §7); anything else gets `es`. */
+export const DEFAULT_TEMPLATE_LANGUAGES: Readonly<Record<string, string>> = { es: 'es', gb: 'en', fr: 'fr', ge: 'de', it: 'it' };
+export const FALLBACK_TEMPLATE_LANGUAGE = 'es';
+
+/** One template send. */
+export interface TemplateMessage {
+  baseUrl: string;
+  phoneNumberId: string;
+  accessToken: string;
+  /** E.164. */
+  to: string;
+  template: string;
+  /** Template language code, e.g. `es`, `en`. */
+  language: string;
+}
+
+export type SendOutcome =
+  | { kind: 'sent'; messageId: string | null }
+  | { kind: 'retry'; error: string }
+  | { kind: 'rejected'; error: string }
+  | { kind: 'unknown'; error: string };
+
+/** Network errors raised before any byte of the request could reach the provider. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** The template language for a lead's `preferred_language`, by the channel's mapping. */
+export function templateLanguage(languages: Readonly<Record<string, string>>, preferred: string | null): string {
+  return (preferred !== null && Object.hasOwn(languages, preferred) ? languages[preferred] : undefined) ?? FALLBACK_TEMPLATE_LANGUAGE;
+}
+
+/** The provider's own error text from a Graph error body, shortened. */
+function providerError(status: number, body: string): string {
+  let detail = body.slice(0, 300);
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: string; code?: number } };
+    if (parsed.error?.message) detail = `${parsed.error.message}${parsed.error.code !== undefined ? ` (code ${parsed.error.code})` : ''}`;
+  } catch {
+    // not JSON: the start of the body is the best description
+  }
+  return `HTTP ${status}: ${detail}`;
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Sends a template message.
+ * @param timeoutMs how long to wait for the answer before calling the outcome `unknown`.
+ */
+export async function sendTemplateMessage(message: TemplateMessage, timeoutMs = 15_000): Promise<SendOutcome> {
+  const url = `${message.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(message.phoneNumberId)}/messages`;
+  let response: Response;
+  let body: string;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${message.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: message.to,
+        type: 'template',
+        template: { name: message.template, language: { code: message.language } },
+      }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    body = await response.text();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== undefined && NOT_CONNECTED.has(code)) return { kind: 'retry', error: `no connection to the provider (${code})` };
+    const what =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : `connection lost (${code ?? 'unknown error'})`;
+    return { kind: 'unknown', error: `${what}; the provider may have sent the message` };
+  }
+  if (response.ok) {
+    try {
+      const parsed = JSON.parse(body) as { messages?: Array<{ id?: unknown }> };
+      const id = parsed.messages?.[0]?.id;
+      return { kind: 'sent', messageId: typeof id === 'string' ? id : null };
+    } catch {
+      return { kind: 'sent', messageId: null };
+    }
+  }
+  const error = providerError(response.status, body);
+  if (response.status === 429 || response.status >= 500) return { kind: 'retry', error };
+  return { kind: 'rejected', error };
+}

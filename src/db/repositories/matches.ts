@@ -1,0 +1,88 @@
+/** Lead ↔ property matches and the catalogue as matching reads it. SQL only. */
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../types.ts';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Rows per insert statement (4 parameters each, well under SQLite's limit). */
+const INSERT_CHUNK = 500;
+
+/**
+ * The public, available properties of a business with what matching reads, newest
+ * (`updated_at`) first. Reserved properties are not offered to new leads.
+ */
+export async function listMatchableProperties(db: Executor, businessId: number) {
+  return db
+    .selectFrom('properties')
+    .select([
+      'id',
+      'op_venta',
+      'op_alquiler',
+      'op_traspaso',
+      'type',
+      'subtype',
+      'price',
+      'price_rent',
+      'price_transfer',
+      'size_total',
+      'bedrooms',
+      'bathrooms',
+      'lat',
+      'lon',
+      'pub_lat',
+      'pub_lon',
+      'city',
+      'province',
+      'features',
+      'specs',
+    ])
+    .where('business_id', '=', businessId)
+    .where('listed', '=', 1)
+    .where('status', '=', 'disponible')
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export type MatchableRow = Awaited<ReturnType<typeof listMatchableProperties>>[number];
+
+/** Replaces the stored matches and near misses of a lead, and records the run. */
+export async function replaceLeadMatches(
+  db: Executor,
+  leadId: number,
+  rows: Array<{ search_index: number; property_id: number; failed: string | null }>,
+  run: { catalogue_version: number; matched_at: string; matches_total: number; near_misses_total: number },
+): Promise<void> {
+  await db.deleteFrom('lead_matches').where('lead_id', '=', leadId).execute();
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('lead_matches')
+      .values(rows.slice(i, i + INSERT_CHUNK).map((r) => ({ lead_id: leadId, ...r })))
+      .execute();
+  }
+  await db
+    .insertInto('lead_match_runs')
+    .values({ lead_id: leadId, ...run })
+    .onConflict((oc) => oc.column('lead_id').doUpdateSet(run))
+    .execute();
+}
+
+/** A lead's stored matches and near misses, by entry, in stored order. */
+export async function listLeadMatches(db: Executor, leadId: number) {
+  return db
+    .selectFrom('lead_matches')
+    .select(['property_id', 'search_index', 'failed'])
+    .where('lead_id', '=', leadId)
+    .orderBy('search_index')
+    .orderBy('failed')
+    .orderBy('property_id')
+    .execute();
+}
+
+export async function findLeadMatchRun(db: Executor, leadId: number) {
+  return db
+    .selectFrom('lead_match_runs')
+    .select(['catalogue_version', 'matched_at', 'matches_total', 'near_misses_total'])
+    .where('lead_id', '=', leadId)
+    .executeTakeFirst();
+}

@@ -1,0 +1,42 @@
+/** Messaging channels and the one template message of each lead. SQL only. */
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { ChannelTable, Database, LeadMessageTable } from '../types.ts';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export type ChannelRow = Selectable<ChannelTable>;
+export type LeadMessageRow = Selectable<LeadMessageTable>;
+
+/** Connects (or reconnects, replacing the settings of) the business's channel. */
+export async function upsertChannel(db: Executor, channel: Insertable<ChannelTable>): Promise<void> {
+  const { business_id: _business, ...settings } = channel;
+  await db
+    .insertInto('channels')
+    .values(channel)
+    .onConflict((oc) => oc.column('business_id').doUpdateSet(settings))
+    .execute();
+}
+
+export async function findChannel(db: Executor, businessId: number): Promise<ChannelRow | undefined> {
+  return db.selectFrom('channels').selectAll().where('business_id', '=', businessId).executeTakeFirst();
+}
+
+export async function findLeadMessage(db: Executor, leadId: number): Promise<LeadMessageRow | undefined> {
+  return db.selectFrom('lead_messages').selectAll().where('lead_id', '=', leadId).executeTakeFirst();
+}
+
+/** Records a lead's message; the primary key (the lead) makes a second one impossible. */
+export async function insertLeadMessage(db: Executor, message: Insertable<LeadMessageTable>): Promise<void> {
+  await db.insertInto('lead_messages').values(message).execute();
+}
+
+/** Moves a lead's message to `state`, only from the state it is expected to be in. @returns whether it moved. */
+export async function moveLeadMessage(
+  db: Executor,
+  leadId: number,
+  from: string,
+  to: { state: string; provider_message_id?: string | null; last_error?: string | null; updated_at: string },
+): Promise<boolean> {
+  const result = await db.updateTable('lead_messages').set(to).where('lead_id', '=', leadId).where('state', '=', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -1,0 +1,46 @@
+/**
+ * `follow_up`: runs when a scheduled follow-up comes due (its job's `run_at` is the due
+ * instant). Records it as due, for `inmo followups due`, and schedules the next one a
+ * period later, unless the lead is closed or inactive (spec §6 step 3, CONTRACT §7).
+ */
+import { enqueueJob } from '../../db/repositories/jobs.ts';
+import { findFollowUp, moveFollowUp, scheduleFollowUp } from '../../db/repositories/follow-ups.ts';
+import { findLead } from '../../db/repositories/leads.ts';
+import { addDays } from '../../domain/follow-ups.ts';
+import type { TaskContext } from '../worker.ts';
+import { PermanentJobError } from '../worker.ts';
+
+/** Lead statuses that end the follow-up cycle. */
+const FINISHED_STATUSES = new Set(['closed', 'inactive']);
+
+export async function followUp(ctx: TaskContext): Promise<void> {
+  const payload = JSON.parse(ctx.job.payload ?? '{}') as { follow_up_id?: unknown };
+  if (typeof payload.follow_up_id !== 'number') throw new PermanentJobError('follow_up job without a follow_up_id');
+  const followUpId = payload.follow_up_id;
+  await ctx.db.transaction().execute(async (trx) => {
+    const current = await findFollowUp(trx, followUpId);
+    if (current && (await moveFollowUp(trx, current.id, 'scheduled', 'due', ctx.now()))) {
+      const lead = await findLead(trx, current.lead_id);
+      if (lead && lead.active === 1 && !FINISHED_STATUSES.has(lead.status)) {
+        const dueAt = addDays(current.due_at, current.every_days);
+        const now = ctx.now();
+        const next = await scheduleFollowUp(trx, {
+          business_id: lead.business_id,
+          lead_id: lead.id,
+          due_at: dueAt,
+          every_days: current.every_days,
+          now,
+        });
+        await enqueueJob(trx, {
+          businessId: lead.business_id,
+          leadId: lead.id,
+          kind: 'follow_up',
+          payload: { follow_up_id: next },
+          runAt: dueAt,
+          now,
+        });
+      }
+    }
+    await ctx.complete(trx);
+  });
+}

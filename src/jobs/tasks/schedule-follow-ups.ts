@@ -1,0 +1,35 @@
+/**
+ * `schedule_follow_ups` (inquiries only): schedules the lead's first follow-up one period
+ * after its creation (spec §6 step 3, CONTRACT §7) and queues the `follow_up` job that
+ * fires when it comes due. A lead with no period (no rule for its type) gets none; a lead
+ * that already has follow-ups keeps them.
+ */
+import { enqueueJob } from '../../db/repositories/jobs.ts';
+import { followUpRules, listFollowUpsOfLead, scheduleFollowUp } from '../../db/repositories/follow-ups.ts';
+import { findLead } from '../../db/repositories/leads.ts';
+import { addDays, followUpPeriodDays } from '../../domain/follow-ups.ts';
+import type { TaskContext } from '../worker.ts';
+
+export async function scheduleFollowUps(ctx: TaskContext): Promise<void> {
+  const lead = ctx.job.lead_id === null ? undefined : await findLead(ctx.db, ctx.job.lead_id);
+  if (!lead) return;
+  const searches = lead.search_preferences === null ? null : (JSON.parse(lead.search_preferences) as Array<Record<string, unknown>>);
+  const every = followUpPeriodDays(lead.type, searches, await followUpRules(ctx.db, lead.business_id));
+  if (every === null) return;
+  await ctx.db.transaction().execute(async (trx) => {
+    if ((await listFollowUpsOfLead(trx, lead.id)).length === 0) {
+      const dueAt = addDays(lead.created_at, every);
+      const now = ctx.now();
+      const id = await scheduleFollowUp(trx, { business_id: lead.business_id, lead_id: lead.id, due_at: dueAt, every_days: every, now });
+      await enqueueJob(trx, {
+        businessId: lead.business_id,
+        leadId: lead.id,
+        kind: 'follow_up',
+        payload: { follow_up_id: id },
+        runAt: dueAt,
+        now,
+      });
+    }
+    await ctx.complete(trx);
+  });
+}

@@ -1,0 +1,263 @@
+/**
+ * The background worker (spec §6, CONTRACT §7): claims due jobs from the jobs table and runs
+ * their tasks (src/jobs/tasks/, one file per job kind).
+ *
+ * Why it is built this way:
+ * - **Leases, not locks held open.** A claim marks jobs `running` for this worker until a
+ *   lease end. A worker that dies (SIGKILL, power loss) leaves jobs whose lease runs out;
+ *   any worker then takes them back. The lease is far longer than any job's run.
+ * - **Effects and completion commit together.** A task writes its effects in the
+ *   transaction that marks its job done ({@link TaskContext.complete}), which checks that
+ *   this worker still holds the job. Database effects therefore happen exactly once, however
+ *   often a job is started. Effects outside the database (the WhatsApp send) are guarded by
+ *   their own recorded state (tasks/send-welcome.ts).
+ * - **A throw means try again later**, after an exponential backoff with jitter; after
+ *   `maxAttempts` runs, or on a {@link PermanentJobError}, the job is parked as `failed` with
+ *   its error, for `inmo jobs list --state failed`. A job that kills its worker every time
+ *   is parked the same way, since each claim counts an attempt.
+ * - **Several workers** (`inmo worker` ×N, with or without `inmo serve`) share the table:
+ *   the claim is one statement, with `FOR UPDATE SKIP LOCKED` on PostgreSQL.
+ * - **Stopping** (SIGTERM) stops claiming and lets the jobs already running finish.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Transaction } from 'kysely';
+import type { Db } from '../db/database.ts';
+import {
+  claimJobs,
+  completeJob,
+  hasUnfinishedDueJobs,
+  LeaseLostError,
+  releaseExpiredJobs,
+  settleFailedRun,
+  type ClaimedJob,
+} from '../db/repositories/jobs.ts';
+import type { Database } from '../db/types.ts';
+import { toRfc3339 } from '../domain/time.ts';
+import { CatalogueSnapshots } from '../services/matching.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { failpoint } from './failpoints.ts';
+import { TASKS } from './tasks/index.ts';
+
+/** Tunables of a worker; see config.ts for the environment variables that set them. */
+export interface WorkerSettings {
+  /** Jobs claimed and run at once. */
+  concurrency: number;
+  /** Idle wait between looks at the table, ms (new jobs of the same process wake it at once). */
+  pollMs: number;
+  /** How long a claimed job stays this worker's, ms. */
+  leaseMs: number;
+  /** Runs of a job before it is parked as failed. */
+  maxAttempts: number;
+  /** Wait before the first retry, ms; doubled on each further retry. */
+  backoffMs: number;
+  /** Longest wait between retries, ms. */
+  maxBackoffMs: number;
+  /** Most matches, and most near misses, stored per search entry. */
+  matchLimit: number;
+  /** How long a provider call may take before its outcome is unknown, ms. */
+  sendTimeoutMs: number;
+}
+
+export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
+  concurrency: 4,
+  pollMs: 1000,
+  leaseMs: 5 * 60_000,
+  maxAttempts: 10,
+  backoffMs: 5_000,
+  maxBackoffMs: 60 * 60_000,
+  matchLimit: 200,
+  sendTimeoutMs: 15_000,
+};
+
+/** Structured logger (pino's shape). */
+export interface WorkerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+const silentLogger: WorkerLogger = { info() {}, warn() {}, error() {} };
+
+/** A failure that retrying cannot fix: the job is parked as failed at once. */
+export class PermanentJobError extends Error {}
+
+/** What a task gets to do its job. */
+export interface TaskContext {
+  db: Db;
+  job: ClaimedJob;
+  settings: WorkerSettings;
+  snapshots: CatalogueSnapshots;
+  /** The worker clock's current instant, canonical RFC 3339. */
+  now(): string;
+  /** Whether a failure of this run parks the job instead of retrying it. */
+  finalAttempt: boolean;
+  /**
+   * Marks the job done inside `trx`, the transaction holding the task's last effects.
+   * @throws LeaseLostError when another worker took the job back (the transaction must roll back).
+   */
+  complete(trx: Transaction<Database>): Promise<void>;
+}
+
+/** A job kind's work. Throws to be retried later; must be safe to start again after a crash. */
+export type Task = (ctx: TaskContext) => Promise<void>;
+
+/** Delay before retry number `attempt` (1 = first retry), ms: exponential, capped, with jitter. */
+export function backoffDelayMs(
+  attempt: number,
+  settings: Pick<WorkerSettings, 'backoffMs' | 'maxBackoffMs'>,
+  random = Math.random,
+): number {
+  const exponential = Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** Math.min(attempt - 1, 30));
+  // Jitter spreads retries of jobs that failed together (a provider outage) over half the delay.
+  return Math.round(exponential * (0.5 + random() / 2));
+}
+
+export class Worker {
+  /** Identifies this worker in `jobs.locked_by`. */
+  readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly settings: WorkerSettings;
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly logger: WorkerLogger;
+  private readonly snapshots = new CatalogueSnapshots();
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+
+  constructor(options: { db: Db; clock?: Clock; logger?: WorkerLogger; settings?: Partial<WorkerSettings> }) {
+    this.db = options.db;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    this.settings = { ...DEFAULT_WORKER_SETTINGS, ...options.settings };
+  }
+
+  private now(): string {
+    return toRfc3339(this.clock.now());
+  }
+
+  /** Starts the loop in the background. */
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = this.run();
+  }
+
+  /** Looks at the table now (new jobs were just committed). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Stops claiming; resolves when the jobs already running have finished. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    this.loop = null;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let claimed = 0;
+      try {
+        claimed = await this.tick();
+      } catch (error) {
+        // The database may be briefly unavailable (busy, restarting): wait and try again.
+        this.logger.error({ err: error }, 'worker: could not claim jobs');
+      }
+      if (claimed === 0 && !this.stopping) await this.idle(this.settings.pollMs);
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref?.();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = null;
+        done();
+      };
+    });
+  }
+
+  /**
+   * One round: takes back jobs of dead workers, claims up to `concurrency` due jobs and runs
+   * them to the end.
+   * @returns the number of jobs run.
+   */
+  async tick(): Promise<number> {
+    const now = this.now();
+    const released = await releaseExpiredJobs(this.db, now, this.settings.maxAttempts);
+    if (released) this.logger.warn({ released }, 'worker: took back jobs whose worker stopped');
+    const lease = toRfc3339(new Date(this.clock.now().getTime() + this.settings.leaseMs));
+    const jobs = await claimJobs(this.db, this.id, this.settings.concurrency, now, lease);
+    if (jobs.length === 0) return 0;
+    failpoint('job:claimed');
+    await Promise.all(jobs.map((job) => this.runJob(job)));
+    return jobs.length;
+  }
+
+  /**
+   * Runs jobs until none is due and none is running (waiting out the leases of jobs a dead
+   * worker left), then resolves: `inmo worker --until-idle`, tests and benchmarks.
+   * @returns the number of jobs run.
+   */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const ran = await this.tick();
+      total += ran;
+      if (ran > 0) continue;
+      const { due, runningUntil } = await hasUnfinishedDueJobs(this.db, this.now());
+      if (due) continue;
+      if (runningUntil === null) return total;
+      // Another worker holds jobs: wait for them to finish or for their lease to run out.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(this.settings.pollMs, 250)));
+    }
+  }
+
+  private async runJob(job: ClaimedJob): Promise<void> {
+    const task = TASKS[job.kind];
+    const log = { job_id: job.id, kind: job.kind, lead_id: job.lead_id, attempt: job.attempts };
+    let completed = false;
+    const context: TaskContext = {
+      db: this.db,
+      job,
+      settings: this.settings,
+      snapshots: this.snapshots,
+      now: () => this.now(),
+      finalAttempt: job.attempts >= this.settings.maxAttempts,
+      complete: async (trx) => {
+        await completeJob(trx, job, this.id, this.now());
+        completed = true;
+      },
+    };
+    try {
+      if (!task) throw new PermanentJobError(`no task for job kind ${JSON.stringify(job.kind)}`);
+      await task(context);
+      if (!completed) await this.db.transaction().execute((trx) => context.complete(trx));
+      failpoint('job:finished');
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        this.logger.warn(log, 'worker: the job was taken back by another worker; its work here was rolled back');
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const park = error instanceof PermanentJobError || context.finalAttempt;
+      const runAt = park ? null : toRfc3339(new Date(this.clock.now().getTime() + backoffDelayMs(job.attempts, this.settings)));
+      try {
+        await settleFailedRun(this.db, job, this.id, message, runAt, this.now());
+      } catch (settleError) {
+        // The lease will run out and another run will take the job again.
+        this.logger.error({ ...log, err: settleError }, 'worker: could not record a failed run');
+        return;
+      }
+      if (park) this.logger.error({ ...log, error: message }, 'worker: job failed and was parked');
+      else this.logger.warn({ ...log, error: message, retry_at: runAt }, 'worker: job failed; it will be retried');
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Messaging channels (CONTRACT §7, §9 `inmo channel connect`): a business connects one
+ * WhatsApp Cloud API channel; the worker sends each new lead one template over it.
+ *
+ * The access token is read from an environment variable the operator names, so it never
+ * appears on a command line, in shell history or in process listings; it is stored for the
+ * workers and never printed or logged (the summary returned here leaves it out).
+ */
+import type { Db } from '../db/database.ts';
+import { findBusiness } from '../db/repositories/businesses.ts';
+import { upsertChannel } from '../db/repositories/messaging.ts';
+import { DEFAULT_TEMPLATE_LANGUAGES, GRAPH_API_BASE } from '../channels/whatsapp-cloud.ts';
+import { nowRfc3339 } from '../domain/time.ts';
+import { UnknownBusinessError } from './errors.ts';
+
+export const PROVIDERS = ['whatsapp-cloud'] as const;
+
+/** Bad channel settings; the message says which and why. */
+export class ChannelSettingsError extends Error {}
+
+export interface ChannelSettings {
+  businessId: number;
+  provider: string;
+  phoneNumberId: string;
+  /** Name of the environment variable holding the access token. */
+  tokenEnv: string;
+  template: string;
+  /** Graph API base with version; default {@link GRAPH_API_BASE}. */
+  baseUrl?: string;
+  /** `preferred_language` → template language overrides, e.g. `{gb: 'en_GB'}`. */
+  languages?: Record<string, string>;
+}
+
+/**
+ * Connects (or reconnects) a business's channel.
+ * @param env where the token variable is read (process.env by default).
+ * @returns the stored settings without the token.
+ * @throws UnknownBusinessError; ChannelSettingsError for an unknown provider, a blank
+ *   phone number id or template, an unset token variable or a base URL that is not http(s).
+ */
+export async function connectChannel(db: Db, settings: ChannelSettings, env: NodeJS.ProcessEnv = process.env) {
+  if (!(PROVIDERS as readonly string[]).includes(settings.provider)) {
+    throw new ChannelSettingsError(`--provider must be one of: ${PROVIDERS.join(', ')}`);
+  }
+  if (!settings.phoneNumberId.trim()) throw new ChannelSettingsError('--phone-number-id must not be blank');
+  if (!settings.template.trim()) throw new ChannelSettingsError('--template must not be blank');
+  const token = env[settings.tokenEnv];
+  if (!token?.trim()) throw new ChannelSettingsError(`the environment variable ${settings.tokenEnv} named by --token-env is not set`);
+  const baseUrl = settings.baseUrl ?? GRAPH_API_BASE;
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw new ChannelSettingsError('--base-url must be an http(s) URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ChannelSettingsError('--base-url must be an http(s) URL');
+  if (!(await findBusiness(db, settings.businessId))) throw new UnknownBusinessError(settings.businessId);
+  const languages = { ...DEFAULT_TEMPLATE_LANGUAGES, ...settings.languages };
+  const connectedAt = nowRfc3339();
+  await upsertChannel(db, {
+    business_id: settings.businessId,
+    provider: settings.provider,
+    phone_number_id: settings.phoneNumberId.trim(),
+    access_token: token.trim(),
+    template: settings.template.trim(),
+    languages: JSON.stringify(languages),
+    base_url: baseUrl,
+    connected_at: connectedAt,
+  });
+  return {
+    business_id: settings.businessId,
+    provider: settings.provider,
+    phone_number_id: settings.phoneNumberId.trim(),
+    template: settings.template.trim(),
+    languages,
+    base_url: baseUrl,
+    token: `stored from ${settings.tokenEnv}`,
+    connected_at: connectedAt,
+  };
+}

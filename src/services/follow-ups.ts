@@ -1,0 +1,40 @@
+/**
+ * Follow-ups for the operator (CONTRACT §9 `inmo followups rules|due`): the workspace's
+ * periods for lead types other than searching `demandante`s, and the follow-ups that are due.
+ */
+import type { Db } from '../db/database.ts';
+import { findBusiness } from '../db/repositories/businesses.ts';
+import { listDueFollowUps, moveFollowUp, upsertFollowUpRule } from '../db/repositories/follow-ups.ts';
+import { LEAD_TYPE_ALIASES } from '../domain/lead-rules.ts';
+import { nowRfc3339 } from '../domain/time.ts';
+import { UnknownBusinessError } from './errors.ts';
+
+/** Stored lead types. */
+export const LEAD_TYPES = [...new Set(Object.values(LEAD_TYPE_ALIASES))];
+
+export class FollowUpRuleError extends Error {}
+
+/**
+ * Sets the follow-up period of a lead type for a business; it applies to inquiries stored
+ * from then on.
+ * @param everyDays days between follow-ups, 1–3650.
+ * @throws UnknownBusinessError; FollowUpRuleError for an unknown type or period.
+ */
+export async function setFollowUpRule(db: Db, businessId: number, leadType: string, everyDays: number) {
+  if (!LEAD_TYPES.includes(leadType)) throw new FollowUpRuleError(`--type must be one of: ${LEAD_TYPES.join(', ')}`);
+  if (!Number.isInteger(everyDays) || everyDays < 1 || everyDays > 3650)
+    throw new FollowUpRuleError('--every-days must be a whole number of days from 1 to 3650');
+  if (!(await findBusiness(db, businessId))) throw new UnknownBusinessError(businessId);
+  await upsertFollowUpRule(db, businessId, leadType, everyDays);
+  return { business_id: businessId, type: leadType, every_days: everyDays };
+}
+
+/** Due follow-ups, oldest first, with the lead's name and phone. */
+export async function dueFollowUps(db: Db, options: { businessId?: number; limit?: number }) {
+  return listDueFollowUps(db, { businessId: options.businessId, limit: options.limit ?? 1000 });
+}
+
+/** Marks a due follow-up done (the agent has followed up). @returns whether it was due. */
+export async function markFollowUpDone(db: Db, id: number): Promise<boolean> {
+  return moveFollowUp(db, id, 'due', 'done', nowRfc3339());
+}
