@@ -1,41 +1,20 @@
 /** The operator CLI as scripts use it (CONTRACT §9): child processes on a real SQLite file. */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, listing } from './helpers.ts';
-
-const run = promisify(execFile);
-const BIN = join(REPO_ROOT, 'bin', 'inmo.mjs');
+import { BIN, inmo, REPO_ROOT, listing } from './helpers.ts';
 
 function workspace() {
   const dir = mkdtempSync(join(tmpdir(), 'inmo-cli-'));
   return { dir, env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'inmo.db')}`, LOG_LEVEL: 'warn' } };
 }
 
-async function inmo(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; json: any; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, cwd: REPO_ROOT });
-    return { code: 0, json: safeJson(stdout), stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, json: safeJson(e.stdout), stdout: e.stdout, stderr: e.stderr };
-  }
-}
-function safeJson(text: string) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 describe('inmo CLI', () => {
   it('creates a business and keys, lists and revokes them, imports a catalogue reporting bad lines, records leads', async () => {
     const { dir, env } = workspace();
-    expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: ['0001_initial', '0002_jobs'] });
+    expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: ['0001_initial', '0002_jobs', '0003_background'] });
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: [] });
     const business = await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json');
     expect(business.json).toEqual({ id: 1, name: 'Inmobiliaria Sol' });

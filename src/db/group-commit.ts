@@ -11,6 +11,7 @@
  */
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { Db } from './database.ts';
+import { isBusy } from './errors.ts';
 import type { Database } from './types.ts';
 
 type Unit<T> = (trx: Transaction<Database>) => Promise<T>;
@@ -25,9 +26,6 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 const MAX_BATCH = 64;
 /** Tries of a batch the engine refused as busy. */
 const MAX_BUSY_ATTEMPTS = 5;
-
-/** SQLite's SQLITE_BUSY family: another process holds or just changed the database. */
-const isBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code ?? ''));
 
 export class GroupCommit {
   private queue: Pending[] = [];

@@ -32,6 +32,7 @@ import {
   settleFailedRun,
   type ClaimedJob,
 } from '../db/repositories/jobs.ts';
+import { transact } from '../db/transaction.ts';
 import type { Database } from '../db/types.ts';
 import { toRfc3339 } from '../domain/time.ts';
 import { CatalogueSnapshots } from '../services/matching.ts';
@@ -239,7 +240,7 @@ export class Worker {
     try {
       if (!task) throw new PermanentJobError(`no task for job kind ${JSON.stringify(job.kind)}`);
       await task(context);
-      if (!completed) await this.db.transaction().execute((trx) => context.complete(trx));
+      if (!completed) await transact(this.db, (trx) => context.complete(trx));
       failpoint('job:finished');
     } catch (error) {
       if (error instanceof LeaseLostError) {

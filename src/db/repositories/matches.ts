@@ -67,14 +67,13 @@ export async function replaceLeadMatches(
     .execute();
 }
 
-/** A lead's stored matches and near misses, by entry, in stored order. */
+/** A lead's stored matches and near misses, by entry, then property id. */
 export async function listLeadMatches(db: Executor, leadId: number) {
   return db
     .selectFrom('lead_matches')
     .select(['property_id', 'search_index', 'failed'])
     .where('lead_id', '=', leadId)
     .orderBy('search_index')
-    .orderBy('failed')
     .orderBy('property_id')
     .execute();
 }

@@ -3,6 +3,7 @@
  * instant). Records it as due, for `inmo followups due`, and schedules the next one a
  * period later, unless the lead is closed or inactive (spec §6 step 3, CONTRACT §7).
  */
+import { transact } from '../../db/transaction.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findFollowUp, moveFollowUp, scheduleFollowUp } from '../../db/repositories/follow-ups.ts';
 import { findLead } from '../../db/repositories/leads.ts';
@@ -17,7 +18,7 @@ export async function followUp(ctx: TaskContext): Promise<void> {
   const payload = JSON.parse(ctx.job.payload ?? '{}') as { follow_up_id?: unknown };
   if (typeof payload.follow_up_id !== 'number') throw new PermanentJobError('follow_up job without a follow_up_id');
   const followUpId = payload.follow_up_id;
-  await ctx.db.transaction().execute(async (trx) => {
+  await transact(ctx.db, async (trx) => {
     const current = await findFollowUp(trx, followUpId);
     if (current && (await moveFollowUp(trx, current.id, 'scheduled', 'due', ctx.now()))) {
       const lead = await findLead(trx, current.lead_id);

@@ -4,6 +4,7 @@
  * lead still searching when an import changes the catalogue. Running it again replaces
  * what it stored, so a repeated run is harmless.
  */
+import { transact } from '../../db/transaction.ts';
 import { findLead } from '../../db/repositories/leads.ts';
 import { replaceLeadMatches } from '../../db/repositories/matches.ts';
 import { matchSearchPreferences } from '../../services/matching.ts';
@@ -20,7 +21,7 @@ export async function matchLead(ctx: TaskContext): Promise<void> {
     ...result.matches.map(([property_id, search_index]) => ({ property_id, search_index, failed: null })),
     ...result.nearMisses.map(([property_id, search_index, failed]) => ({ property_id, search_index, failed })),
   ];
-  await ctx.db.transaction().execute(async (trx) => {
+  await transact(ctx.db, async (trx) => {
     await replaceLeadMatches(trx, lead.id, rows, {
       catalogue_version: snapshot.version,
       matched_at: ctx.now(),

@@ -4,6 +4,7 @@
  * fires when it comes due. A lead with no period (no rule for its type) gets none; a lead
  * that already has follow-ups keeps them.
  */
+import { transact } from '../../db/transaction.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { followUpRules, listFollowUpsOfLead, scheduleFollowUp } from '../../db/repositories/follow-ups.ts';
 import { findLead } from '../../db/repositories/leads.ts';
@@ -16,7 +17,7 @@ export async function scheduleFollowUps(ctx: TaskContext): Promise<void> {
   const searches = lead.search_preferences === null ? null : (JSON.parse(lead.search_preferences) as Array<Record<string, unknown>>);
   const every = followUpPeriodDays(lead.type, searches, await followUpRules(ctx.db, lead.business_id));
   if (every === null) return;
-  await ctx.db.transaction().execute(async (trx) => {
+  await transact(ctx.db, async (trx) => {
     if ((await listFollowUpsOfLead(trx, lead.id)).length === 0) {
       const dueAt = addDays(lead.created_at, every);
       const now = ctx.now();

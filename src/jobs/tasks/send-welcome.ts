@@ -16,6 +16,7 @@
  *
  * No channel connected when the job runs → no message row, and the lead is unaffected.
  */
+import { transact } from '../../db/transaction.ts';
 import type { Transaction } from 'kysely';
 import { findLead } from '../../db/repositories/leads.ts';
 import { findChannel, findLeadMessage, insertLeadMessage, moveLeadMessage, type ChannelRow } from '../../db/repositories/messaging.ts';
@@ -75,7 +76,7 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, leadId: n
 export async function sendWelcome(ctx: TaskContext): Promise<void> {
   const leadId = ctx.job.lead_id;
   if (leadId === null) return;
-  const plan = await ctx.db.transaction().execute(async (trx) => {
+  const plan = await transact(ctx.db, async (trx) => {
     const decided = await claimSend(ctx, trx, leadId);
     if (!decided.send) await ctx.complete(trx);
     return decided;
@@ -97,7 +98,7 @@ export async function sendWelcome(ctx: TaskContext): Promise<void> {
   failpoint('message:called');
 
   const now = ctx.now();
-  const rethrow = await ctx.db.transaction().execute(async (trx): Promise<Error | null> => {
+  const rethrow = await transact(ctx.db, async (trx): Promise<Error | null> => {
     switch (outcome.kind) {
       case 'sent':
         await moveLeadMessage(trx, leadId, 'sending', {

@@ -1,0 +1,369 @@
+/**
+ * The worker on a real SQLite file (CONTRACT §7): jobs run once, matching is stored, the
+ * welcome template reaches a fake Graph API exactly once, retries back off, failures park,
+ * dead workers' jobs are taken back, and two workers never run one job twice.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import type { Db } from '../src/db/database.ts';
+import { claimJobs, listJobs } from '../src/db/repositories/jobs.ts';
+import { toRfc3339 } from '../src/domain/time.ts';
+import { ManualClock } from '../src/jobs/clock.ts';
+import { backoffDelayMs, Worker, type WorkerLogger, type WorkerSettings } from '../src/jobs/worker.ts';
+import { connectChannel } from '../src/services/channels.ts';
+import { showLead } from '../src/services/leads.ts';
+import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
+import { businessWithKey, freshDb, importRecords, inmo, listing, post } from './helpers.ts';
+
+const TOKEN = 'EAAG-secret-token-do-not-print';
+const SETTINGS: Partial<WorkerSettings> = { backoffMs: 60_000, maxBackoffMs: 3_600_000, maxAttempts: 3, leaseMs: 60_000, pollMs: 20 };
+
+let db: Db;
+let url: string;
+let app: FastifyInstance;
+let graph: FakeGraph;
+let key: string;
+let businessId: number;
+let clock: ManualClock;
+let logged: string[];
+let logger: WorkerLogger;
+
+beforeEach(async () => {
+  ({ db, url } = await freshDb());
+  ({ key, businessId } = await businessWithKey(db));
+  app = await buildApp({ db });
+  graph = await startFakeGraph();
+  // The API stamps jobs with the real time; the worker's clock starts a little later so they are due.
+  clock = new ManualClock(new Date(Date.now() + 5 * 60_000));
+  logged = [];
+  const record = (obj: object, msg: string) =>
+    logged.push(`${msg} ${JSON.stringify(obj, (_k, v) => (v instanceof Error ? v.message : v))}`);
+  logger = { info: record, warn: record, error: record };
+  await importRecords(db, businessId, [
+    listing('sol-1', { operation: 'alquiler', price: null, price_rent: 850, bedrooms: 2 }),
+    listing('sol-2', { operation: 'alquiler', price: null, price_rent: 1400, bedrooms: 3 }),
+    listing('sol-3', { operation: 'venta', price: 240_000 }),
+  ]);
+});
+
+afterEach(async () => {
+  await app.close();
+  await graph.close();
+  await db.destroy();
+});
+
+const worker = (settings: Partial<WorkerSettings> = {}, onDb = db) =>
+  new Worker({ db: onDb, clock, logger, settings: { ...SETTINGS, ...settings } });
+
+async function connect(languages?: Record<string, string>) {
+  await connectChannel(
+    db,
+    {
+      businessId,
+      provider: 'whatsapp-cloud',
+      phoneNumberId: '1099887766',
+      tokenEnv: 'WA_TOKEN',
+      template: 'bienvenida',
+      baseUrl: graph.baseUrl,
+      languages,
+    },
+    { WA_TOKEN: TOKEN },
+  );
+}
+
+async function ingest(phone: string, budget = '900') {
+  const response = await post(app, '/leads/ingest', key, ingestBody(phone, { budget, habs: '2', location: { name: 'Madrid' } }));
+  expect(response.status).toBe(200);
+  const lead = await db.selectFrom('leads').select('id').where('phone_number_1', '=', `+34${phone}`).executeTakeFirstOrThrow();
+  return lead.id;
+}
+
+function ingestBody(phone: string, search: Record<string, unknown> = {}) {
+  return {
+    id: 'sub-1',
+    createdAt: '2026-11-22T10:00:00Z',
+    source: 'landing',
+    sourcePage: 'https://example.com/alquiler',
+    contact: { name: 'Lucía', phone },
+    search,
+  };
+}
+
+async function inquiry(phone: string, extra: Record<string, unknown> = {}) {
+  const response = await post(app, '/leads/inquiries', key, {
+    name: 'Marco Rossi',
+    phone_number_1: phone,
+    type: 'buyer',
+    search_preferences: [{ operations: ['venta'], property_types: ['apartamento'], apartamento: { price_max: 250_000 } }],
+    ...extra,
+  });
+  expect(response.status).toBe(200);
+  return response.body.lead_id as number;
+}
+
+describe('a lead’s background work', () => {
+  it('matches, sends the template once to the Graph API, and schedules follow-ups', async () => {
+    await connect();
+    const leadId = await inquiry('612345678', { preferred_language: 'gb' });
+    const ran = await worker().drain();
+    expect(ran).toBe(3); // match, welcome, schedule follow-ups
+
+    expect(graph.requests).toHaveLength(1);
+    const [request] = graph.requests;
+    expect(request.method).toBe('POST');
+    expect(request.url).toBe('/v21.0/1099887766/messages');
+    expect(request.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(request.contentType).toBe('application/json');
+    expect(request.body).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '+34612345678',
+      type: 'template',
+      template: { name: 'bienvenida', language: { code: 'en' } },
+    });
+
+    const shown = (await showLead(db, leadId))!;
+    expect(shown.message).toMatchObject({ state: 'sent', template: 'bienvenida', language: 'en', provider_message_id: 'wamid.fake1' });
+    expect(shown.matches).toEqual([{ property_id: 3, search_index: 0 }]);
+    // The rentals meet the sale price bound (it does not apply to rent) and miss only the operation.
+    expect(shown.near_misses).toEqual([
+      { property_id: 1, search_index: 0, failed: 'operation' },
+      { property_id: 2, search_index: 0, failed: 'operation' },
+    ]);
+    expect(shown.follow_ups).toHaveLength(1);
+    expect((await listJobs(db, { limit: 100 })).every((j) => j.state === 'done' || j.kind === 'follow_up')).toBe(true);
+
+    // Nothing is due any more: running again sends nothing.
+    expect(await worker().drain()).toBe(0);
+    expect(graph.requests).toHaveLength(1);
+  });
+
+  it('stores matches and near misses of an ingest lead', async () => {
+    const leadId = await ingest('622000111');
+    await worker().drain();
+    const shown = (await showLead(db, leadId))!;
+    // 850 € with 2 bedrooms matches; 1,400 € misses only price_rent_max; the sale misses the operation.
+    expect(shown.matches).toEqual([{ property_id: 1, search_index: 0 }]);
+    expect(shown.near_misses).toEqual([
+      { property_id: 2, search_index: 0, failed: 'price_rent_max' },
+      { property_id: 3, search_index: 0, failed: 'operation' },
+    ]);
+    expect(shown.matching).toMatchObject({ matches_total: 1, near_misses_total: 2 });
+  });
+
+  it('with no channel sends nothing, and the lead is unaffected', async () => {
+    const leadId = await ingest('633000111');
+    const before = await db.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
+    await worker().drain();
+    const shown = (await showLead(db, leadId))!;
+    expect(shown.message).toBeNull();
+    expect(graph.requests).toHaveLength(0);
+    expect(await db.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow()).toEqual(before);
+    expect((await listJobs(db, { limit: 10 })).map((j) => j.state)).toEqual(['done', 'done']);
+  });
+
+  it('a changed catalogue matches searching leads again', async () => {
+    const leadId = await ingest('644000111');
+    await worker().drain();
+    expect((await showLead(db, leadId))!.matches).toHaveLength(1);
+    await importRecords(db, businessId, [listing('sol-4', { operation: 'alquiler', price: null, price_rent: 700, bedrooms: 2 })]);
+    const queued = await listJobs(db, { state: 'pending', limit: 10 });
+    expect(queued.map((j) => [j.kind, j.lead_id])).toEqual([['match_lead', leadId]]);
+    await worker().drain();
+    const shown = (await showLead(db, leadId))!;
+    expect(shown.matches.map((m) => m.property_id).sort()).toEqual([1, 4]);
+  });
+
+  it('the in-process worker is woken when a request commits jobs', async () => {
+    let wakes = 0;
+    const woken = await buildApp({ db, onJobsQueued: () => wakes++ });
+    expect((await post(woken, '/leads/ingest', key, ingestBody('655000111'))).status).toBe(200);
+    // An existing phone changes nothing and queues nothing.
+    expect((await post(woken, '/leads/ingest', key, ingestBody('655000111'))).status).toBe(200);
+    await woken.close();
+    expect(wakes).toBe(1);
+  });
+});
+
+describe('retries and failures', () => {
+  it('429 and 5xx are retried with backoff until the provider accepts; one message in the end', async () => {
+    await connect();
+    graph.script.push({ status: 503 }, { status: 429 });
+    const leadId = await ingest('666000111');
+    await worker().drain();
+    expect(graph.requests).toHaveLength(1);
+    let shown = (await showLead(db, leadId))!;
+    expect(shown.message).toMatchObject({ state: 'pending' });
+    expect(shown.message!.last_error).toContain('HTTP 503');
+    const [welcome] = await db.selectFrom('jobs').selectAll().where('kind', '=', 'send_welcome').execute();
+    expect(welcome.state).toBe('pending');
+    const delay = Date.parse(welcome.run_at) - clock.now().getTime();
+    // First retry: 60 s with jitter between half and all of it.
+    expect(delay).toBeGreaterThanOrEqual(30_000);
+    expect(delay).toBeLessThanOrEqual(60_000);
+
+    // Not due yet: nothing happens.
+    await worker().drain();
+    expect(graph.requests).toHaveLength(1);
+
+    clock.advanceDays(1 / 24);
+    await worker().drain();
+    expect(graph.requests).toHaveLength(2);
+    clock.advanceDays(1 / 24);
+    await worker().drain();
+    expect(graph.requests).toHaveLength(3);
+    shown = (await showLead(db, leadId))!;
+    expect(shown.message).toMatchObject({ state: 'sent', last_error: null });
+    expect(graph.sendsTo('+34666000111')).toBe(3);
+    expect(await db.selectFrom('jobs').select(['state', 'attempts']).where('kind', '=', 'send_welcome').executeTakeFirstOrThrow()).toEqual({
+      state: 'done',
+      attempts: 3,
+    });
+  });
+
+  it('a 4xx other than 429 fails at once, visibly, and is not retried', async () => {
+    await connect();
+    graph.script.push({ status: 400, body: { error: { message: 'Template name does not exist in the translation', code: 132001 } } });
+    const leadId = await ingest('677000111');
+    await worker().drain();
+    clock.advanceDays(1);
+    await worker().drain();
+    expect(graph.requests).toHaveLength(1);
+    const shown = (await showLead(db, leadId))!;
+    expect(shown.message).toMatchObject({ state: 'failed' });
+    expect(shown.message!.last_error).toBe('HTTP 400: Template name does not exist in the translation (code 132001)');
+    const failed = await listJobs(db, { state: 'failed', limit: 10 });
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ kind: 'send_welcome', lead_id: leadId, attempts: 1 });
+    expect(failed[0].last_error).toContain('rejected');
+  });
+
+  it('a job that keeps failing is parked as failed after the last attempt', async () => {
+    await connect();
+    graph.script.push({ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 });
+    const leadId = await ingest('688000111');
+    for (let i = 0; i < 5; i++) {
+      await worker().drain();
+      clock.advanceDays(1);
+    }
+    expect(graph.requests).toHaveLength(3);
+    expect((await showLead(db, leadId))!.message).toMatchObject({ state: 'failed' });
+    const [job] = await listJobs(db, { state: 'failed', limit: 10 });
+    expect(job).toMatchObject({ kind: 'send_welcome', attempts: 3 });
+    expect(job.last_error).toMatch(/^gave up after 3 attempts: HTTP 500/);
+  });
+
+  it('a provider that does not answer leaves the lead for reconciliation, never sent again', async () => {
+    await connect();
+    graph.script.push('hang');
+    const leadId = await ingest('699000111');
+    await worker({ sendTimeoutMs: 300 }).drain();
+    clock.advanceDays(1);
+    await worker().drain();
+    expect(graph.requests).toHaveLength(1);
+    const shown = (await showLead(db, leadId))!;
+    expect(shown.message).toMatchObject({ state: 'needs_reconciliation' });
+    expect(shown.message!.last_error).toContain('may have sent');
+  });
+
+  it('an unreachable provider is certainly not sent to: retried', async () => {
+    const closed = await startFakeGraph();
+    await closed.close();
+    await connectChannel(
+      db,
+      { businessId, provider: 'whatsapp-cloud', phoneNumberId: '1', tokenEnv: 'T', template: 'bienvenida', baseUrl: closed.baseUrl },
+      { T: TOKEN },
+    );
+    const leadId = await ingest('611222333');
+    await worker().drain();
+    expect((await showLead(db, leadId))!.message).toMatchObject({ state: 'pending' });
+    expect((await showLead(db, leadId))!.message!.last_error).toContain('ECONNREFUSED');
+  });
+
+  it('the token is never logged', async () => {
+    await connect();
+    graph.script.push({ status: 401, body: { error: { message: 'Invalid OAuth access token.', code: 190 } } }, { status: 500 });
+    await ingest('611000222');
+    await ingest('611000333');
+    await worker().drain();
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('backoff doubles from the base up to the cap, with jitter in the upper half', () => {
+    const settings = { backoffMs: 1000, maxBackoffMs: 10_000 };
+    expect([1, 2, 3, 4, 5].map((n) => backoffDelayMs(n, settings, () => 1))).toEqual([1000, 2000, 4000, 8000, 10_000]);
+    expect(backoffDelayMs(3, settings, () => 0)).toBe(2000);
+  });
+});
+
+describe('several workers and dead workers', () => {
+  it('a job held by a worker that died is taken back when its lease runs out', async () => {
+    await connect();
+    const leadId = await ingest('622333444');
+    const lease = toRfc3339(new Date(clock.now().getTime() + 60_000));
+    const taken = await claimJobs(db, 'dead-worker', 10, toRfc3339(clock.now()), lease);
+    expect(taken).toHaveLength(2);
+    // While the lease lasts, no other worker touches them.
+    expect(await worker().tick()).toBe(0);
+    // The dead worker got as far as recording the send.
+    await db
+      .insertInto('lead_messages')
+      .values({
+        lead_id: leadId,
+        business_id: businessId,
+        provider: 'whatsapp-cloud',
+        template: 'bienvenida',
+        language: 'es',
+        recipient: '+34622333444',
+        state: 'sending',
+        created_at: lease,
+        updated_at: lease,
+      })
+      .execute();
+    clock.advanceDays(1);
+    await worker().drain();
+    expect(graph.requests).toHaveLength(0);
+    const shown = (await showLead(db, leadId))!;
+    expect(shown.message).toMatchObject({ state: 'needs_reconciliation' });
+    expect(shown.matches).toHaveLength(1);
+    const jobs = await listJobs(db, { limit: 10 });
+    expect(jobs.map((j) => [j.state, j.attempts])).toEqual([
+      ['done', 2],
+      ['done', 2],
+    ]);
+  });
+
+  it('three workers in three processes run every job exactly once', async () => {
+    await connect();
+    const phones = Array.from({ length: 40 }, (_, i) => `6${String(10_000_000 + i * 7919).padStart(8, '0')}`);
+    for (const phone of phones) await ingest(phone);
+    const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' };
+    // Workers are separate processes in production: one in-process (this test's) and two children.
+    const [here, one, two] = await Promise.all([
+      worker({ concurrency: 2 }).drain(),
+      inmo(env, 'worker', '--until-idle', '--concurrency', '2', '--json'),
+      inmo(env, 'worker', '--until-idle', '--concurrency', '2', '--json'),
+    ]);
+    expect(one.code).toBe(0);
+    expect(two.code).toBe(0);
+    expect(here + one.json.jobs_run + two.json.jobs_run).toBe(80);
+    expect(graph.requests).toHaveLength(40);
+    for (const phone of phones) expect(graph.sendsTo(`+34${phone}`)).toBe(1);
+    const jobs = await listJobs(db, { limit: 100 });
+    expect(jobs.every((j) => j.state === 'done' && j.attempts === 1)).toBe(true);
+  });
+
+  it('stop() lets the running jobs finish', async () => {
+    await connect();
+    await ingest('633444555');
+    const w = worker({ pollMs: 10 });
+    w.start();
+    while (graph.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await w.stop();
+    const jobs = await listJobs(db, { limit: 10 });
+    expect(jobs.filter((j) => j.state === 'running')).toEqual([]);
+    expect((await db.selectFrom('lead_messages').select('state').executeTakeFirstOrThrow()).state).toBe('sent');
+  });
+});
