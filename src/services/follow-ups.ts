@@ -15,8 +15,8 @@ export const LEAD_TYPES = [...new Set(Object.values(LEAD_TYPE_ALIASES))];
 export class FollowUpRuleError extends Error {}
 
 /**
- * Sets the follow-up period of a lead type for a business; it applies to inquiries stored
- * from then on.
+ * Sets the follow-up period of a lead type for a business. It applies to leads whose
+ * follow-ups are scheduled from then on; follow-ups already scheduled keep their period.
  * @param everyDays days between follow-ups, 1–3650.
  * @throws UnknownBusinessError; FollowUpRuleError for an unknown type or period.
  */
