@@ -10,7 +10,9 @@
  * (rebuild the benchmark databases in .bench/ instead of reusing them), `--no-page-cache`
  * (serve with INMO_PAGE_CACHE_MB=0: every request queries the database), `--only reads|leads`.
  *
- * Then the lead-creation benchmark of bench/leads.ts.
+ * Then the lead-creation benchmark of bench/leads.ts, and the background-work benchmarks of
+ * bench/background.ts (matching per lead on both catalogues; 1,000 ingests end to end).
+ * `--only reads|leads|background` runs one part.
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -24,6 +26,7 @@ import { nowRfc3339 } from '../src/domain/time.ts';
 import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
+import { endToEndBench, matchingBench } from './background.ts';
 import { leadBench } from './leads.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 
@@ -173,13 +176,32 @@ async function leads(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-async function main() {
-  mkdirSync(WORK, { recursive: true });
-  if (ONLY !== 'leads') await reads();
-  if (ONLY !== 'reads') await leads();
+async function background(): Promise<void> {
+  prepared ??= catalogues();
+  const { real, generated } = await prepared;
+  process.stderr.write('matching: one lead at a time, median of 15\n');
+  const lines = [
+    '',
+    'matching one lead (ms, median of 15); baseline: one SQL query returning only the exact matches of the same search',
+    `${'catalogue'.padEnd(15)} ${'lead'.padEnd(34)} ${'matches'.padStart(7)} ${'sql'.padStart(7)} ${'near'.padStart(7)} ${'match'.padStart(8)} ${'+store'.padStart(8)} ${'sql ms'.padStart(8)} ${'ratio'.padStart(7)}`,
+    ...(await matchingBench('real-20k', real.dbPath)),
+    ...(await matchingBench('generated-200k', generated.dbPath)),
+  ];
+  process.stderr.write('end to end: 1,000 ingests\n');
+  lines.push('', 'end to end: inmo serve with its in-process worker, fake WhatsApp provider on loopback, real 20k catalogue');
+  lines.push(...(await endToEndBench(WORK, join(ROOT, 'bin', 'inmo.mjs'), real.dbPath)));
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-async function reads() {
+async function main() {
+  mkdirSync(WORK, { recursive: true });
+  if (ONLY === null || ONLY === 'reads') await reads();
+  if (ONLY === null || ONLY === 'leads') await leads();
+  if (ONLY === null || ONLY === 'background') await background();
+}
+
+/** The two benchmark catalogues, built on first use (or with --fresh) and reused after. */
+async function catalogues(): Promise<{ real: Prepared; generated: Prepared }> {
   process.stderr.write(`preparing benchmark databases in ${WORK}${FRESH ? ' (fresh)' : ''}…\n`);
   const real = await prepare('real-20k', async (db, businessId) => {
     let n = 0;
@@ -202,6 +224,14 @@ async function reads() {
     const s = await importCatalogueFile(db, businessId, generatedFile);
     return s.created + s.updated;
   });
+  return { real, generated };
+}
+
+let prepared: Promise<{ real: Prepared; generated: Prepared }> | null = null;
+
+async function reads() {
+  prepared ??= catalogues();
+  const { real, generated } = await prepared;
 
   process.stderr.write(`load: ${CONNECTIONS} connections, ${DURATION} s per run\n`);
   const results = [await benchCatalogue(real), await benchCatalogue(generated)];

@@ -4,7 +4,31 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startFakeGraph } from './fake-graph.ts';
 import { BIN, inmo, REPO_ROOT, listing } from './helpers.ts';
+
+/** Starts `inmo serve --port 0 --json ARGS…`; resolves with what it printed and a SIGTERM stop that reports the exit code. */
+function serve(env: NodeJS.ProcessEnv, ...args: string[]) {
+  return new Promise<{ info: any; stop: () => Promise<number | null> }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', ...args, '--port', '0', '--json'], { env, cwd: REPO_ROOT });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) {
+        resolve({
+          info: JSON.parse(line),
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', (code) => done(code));
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
 
 function workspace() {
   const dir = mkdtempSync(join(tmpdir(), 'inmo-cli-'));
@@ -76,26 +100,7 @@ describe('inmo CLI', () => {
 
   it('serve --demo seeds an empty database once, prints the URL, docs and a working key; a later start reuses it', async () => {
     const { env } = workspace();
-    const start = () =>
-      new Promise<{ info: any; stop: () => Promise<void> }>((resolve, reject) => {
-        const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--no-worker', '--port', '0', '--json'], { env, cwd: REPO_ROOT });
-        let out = '';
-        child.stdout.on('data', (chunk) => {
-          out += chunk;
-          const line = out.split('\n').find((l) => l.startsWith('{'));
-          if (line) {
-            resolve({
-              info: JSON.parse(line),
-              stop: () =>
-                new Promise((done) => {
-                  child.once('exit', () => done());
-                  child.kill('SIGTERM');
-                }),
-            });
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-      });
+    const start = () => serve(env, '--demo', '--no-worker');
     const first = await start();
     expect(first.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/ext$/);
     expect(first.info.docs).toBe(`${first.info.url}/docs`);
@@ -109,5 +114,133 @@ describe('inmo CLI', () => {
     expect(second.info).not.toHaveProperty('key');
     expect(second.info.business_id).toBe(1);
     await second.stop();
+  }, 90_000);
+
+  it('serve runs the worker in-process: a lead is matched and greeted once; channel connect never prints the token; jobs list and leads show --json', async () => {
+    const { dir, env } = workspace();
+    const graph = await startFakeGraph();
+    try {
+      await inmo(env, 'business', 'create', '--name', 'Sol', '--json');
+      const file = join(dir, 'catalogue.ndjson');
+      writeFileSync(
+        file,
+        [listing('r1', { operation: 'alquiler', price: null, price_rent: 800 })].map((r) => JSON.stringify(r)).join('\n'),
+      );
+      await inmo(env, 'properties', 'import', '--business', '1', file, '--json');
+
+      const secret = 'EAAG-cli-secret-token';
+      const missing = await inmo(
+        env,
+        'channel',
+        'connect',
+        '--business',
+        '1',
+        '--provider',
+        'whatsapp-cloud',
+        '--phone-number-id',
+        '42',
+        '--token-env',
+        'WA_TOKEN',
+        '--template',
+        'hola',
+        '--json',
+      );
+      expect(missing.json).toEqual({ error: 'the environment variable WA_TOKEN named by --token-env is not set' });
+      const args = [
+        'channel',
+        'connect',
+        '--business',
+        '1',
+        '--provider',
+        'whatsapp-cloud',
+        '--phone-number-id',
+        '42',
+        '--token-env',
+        'WA_TOKEN',
+      ];
+      const connected = await inmo(
+        { ...env, WA_TOKEN: secret },
+        ...args,
+        '--template',
+        'hola',
+        '--base-url',
+        graph.baseUrl,
+        '--language',
+        'gb=en_GB',
+        '--json',
+      );
+      expect(connected.code).toBe(0);
+      expect(connected.stdout).not.toContain(secret);
+      expect(connected.json).toMatchObject({
+        business_id: 1,
+        provider: 'whatsapp-cloud',
+        phone_number_id: '42',
+        template: 'hola',
+        token: 'stored from WA_TOKEN',
+      });
+      expect(connected.json.languages).toEqual({ es: 'es', gb: 'en_GB', fr: 'fr', ge: 'de', it: 'it' });
+      const human = await inmo(
+        { ...env, WA_TOKEN: secret },
+        ...args,
+        '--template',
+        'hola',
+        '--base-url',
+        graph.baseUrl,
+        '--language',
+        'gb=en_GB',
+      );
+      expect(human.stdout + human.stderr).not.toContain(secret);
+
+      const key = (await inmo(env, 'keys', 'create', '--business', '1', '--scopes', 'leads:ingest', '--json')).json.key;
+      const server = await serve(env);
+      const response = await fetch(`${server.info.url}/leads/inquiries`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'Jane',
+          phone_number_1: '+447911123456',
+          type: 'tenant',
+          preferred_language: 'gb',
+          search_preferences: [{ operations: ['alquiler'] }],
+        }),
+      });
+      expect(response.status).toBe(200);
+      const { lead_id: leadId } = await response.json();
+      for (let i = 0; i < 200 && graph.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(await server.stop()).toBe(0);
+      expect(graph.requests).toHaveLength(1);
+      expect(graph.requests[0].body.template).toEqual({ name: 'hola', language: { code: 'en_GB' } });
+      expect(graph.requests[0].authorization).toBe(`Bearer ${secret}`);
+
+      const shown = await inmo(env, 'leads', 'show', String(leadId), '--json');
+      expect(Object.keys(shown.json)).toEqual(['lead', 'notes', 'matches', 'near_misses', 'matching', 'message', 'follow_ups']);
+      expect(shown.json.lead).toMatchObject({
+        id: leadId,
+        name: 'Jane',
+        phone_number_1: '+447911123456',
+        type: 'demandante',
+        status: 'searching_property',
+        rating: 3,
+      });
+      expect(shown.json.matches).toEqual([{ property_id: 1, search_index: 0 }]);
+      expect(shown.json.near_misses).toEqual([]);
+      expect(shown.json.message).toMatchObject({ state: 'sent', template: 'hola', provider_message_id: 'wamid.fake1' });
+      expect(shown.json.follow_ups).toEqual([expect.objectContaining({ every_days: 30, state: 'scheduled' })]);
+      expect(JSON.stringify(shown.json)).not.toContain(secret);
+
+      const jobs = await inmo(env, 'jobs', 'list', '--json');
+      expect(jobs.json.map((j: any) => [j.kind, j.state])).toEqual([
+        ['follow_up', 'pending'],
+        ['schedule_follow_ups', 'done'],
+        ['send_welcome', 'done'],
+        ['match_lead', 'done'],
+      ]);
+      expect((await inmo(env, 'jobs', 'list', '--state', 'failed', '--json')).json).toEqual([]);
+      expect((await inmo(env, 'jobs', 'list', '--state', 'stuck', '--json')).json).toEqual({
+        error: '--state must be one of: pending, running, done, failed',
+      });
+    } finally {
+      await graph.close();
+    }
   }, 90_000);
 });

@@ -44,7 +44,8 @@ async function inquiry(phone: string, type: string, operations?: string[]) {
   return { id, createdAt: lead.created_at };
 }
 
-const followUps = async (leadId: number) => (await showLead(db, leadId))!.follow_ups.map(({ due_at, every_days, state }) => ({ due_at, every_days, state }));
+const followUps = async (leadId: number) =>
+  (await showLead(db, leadId))!.follow_ups.map(({ due_at, every_days, state }) => ({ due_at, every_days, state }));
 
 describe('periods', () => {
   it('rent every 30 days; buying or taking over every 90; rent wins when both are searched', () => {
@@ -135,7 +136,18 @@ describe('the worker schedules and rolls follow-ups', () => {
 
   it('inmo followups rules and due, as scripts use them', async () => {
     const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' };
-    const rule = await inmo(env, 'followups', 'rules', '--business', String(businessId), '--type', 'propietario', '--every-days', '7', '--json');
+    const rule = await inmo(
+      env,
+      'followups',
+      'rules',
+      '--business',
+      String(businessId),
+      '--type',
+      'propietario',
+      '--every-days',
+      '7',
+      '--json',
+    );
     expect(rule.json).toEqual({ business_id: businessId, type: 'propietario', every_days: 7 });
     const bad = await inmo(env, 'followups', 'rules', '--business', String(businessId), '--type', 'vecino', '--every-days', '7', '--json');
     expect(bad.code).not.toBe(0);

@@ -35,7 +35,14 @@ beforeAll(async () => {
   ]);
   await connectChannel(
     db,
-    { businessId: business.businessId, provider: 'whatsapp-cloud', phoneNumberId: '555', tokenEnv: 'T', template: 'hola', baseUrl: graph.baseUrl },
+    {
+      businessId: business.businessId,
+      provider: 'whatsapp-cloud',
+      phoneNumberId: '555',
+      tokenEnv: 'T',
+      template: 'hola',
+      baseUrl: graph.baseUrl,
+    },
     { T: 'token' },
   );
 });
@@ -59,7 +66,11 @@ function runWorker(failpoint: string | null): Promise<NodeJS.Signals | null> {
     ...(failpoint ? { INMO_FAILPOINT: failpoint } : {}),
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', '--until-idle', '--json'], { env, cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'worker', '--until-idle', '--json'], {
+      env,
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
