@@ -121,6 +121,8 @@ export async function matchingBench(name: string, dbPath: string, runs = 15): Pr
 
 /** What the match_lead job does for one lead, in a transaction rolled back at the end. */
 async function matchAndStore(db: Db, businessId: number, searches: string, snapshots: CatalogueSnapshots): Promise<void> {
+  // As the task does: the snapshot is read outside the write transaction.
+  const snapshot = await snapshots.get(db, businessId);
   await db
     .transaction()
     .execute(async (trx) => {
@@ -140,7 +142,6 @@ async function matchAndStore(db: Db, businessId: number, searches: string, snaps
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      const snapshot = await snapshots.get(db, businessId);
       const result = matchSearchPreferences(searches, snapshot, 200);
       await replaceLeadMatches(
         trx,

@@ -26,6 +26,7 @@ import type { Db } from '../db/database.ts';
 import {
   claimJobs,
   completeJob,
+  hasClaimableJobs,
   hasUnfinishedDueJobs,
   LeaseLostError,
   releaseExpiredJobs,
@@ -192,6 +193,7 @@ export class Worker {
    */
   async tick(): Promise<number> {
     const now = this.now();
+    if (!(await hasClaimableJobs(this.db, now))) return 0;
     const released = await releaseExpiredJobs(this.db, now, this.settings.maxAttempts);
     if (released) this.logger.warn({ released }, 'worker: took back jobs whose worker stopped');
     const lease = toRfc3339(new Date(this.clock.now().getTime() + this.settings.leaseMs));

@@ -179,6 +179,29 @@ export async function settleFailedRun(
     .execute();
 }
 
+/**
+ * Whether a claim or a take-back would find work: a due pending job, or a running one whose
+ * lease has run out. A read, so idle workers polling never take SQLite's write lock.
+ */
+export async function hasClaimableJobs(db: Executor, now: string): Promise<boolean> {
+  const due = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', '=', 'pending')
+    .where('run_at', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  if (due) return true;
+  const expired = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', '=', 'running')
+    .where('locked_until', '<', now)
+    .limit(1)
+    .executeTakeFirst();
+  return expired !== undefined;
+}
+
 /** Whether any job is due (pending with `run_at` ≤ now) or running. */
 export async function hasUnfinishedDueJobs(db: Executor, now: string): Promise<{ due: boolean; runningUntil: string | null }> {
   const due = await db
