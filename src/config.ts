@@ -43,20 +43,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got ${JSON.stringify(databaseUrl)}`);
   }
+  const worker = {
+    concurrency: intFromEnv(env, 'INMO_WORKER_CONCURRENCY', DEFAULT_WORKER_SETTINGS.concurrency, 1),
+    pollMs: intFromEnv(env, 'INMO_WORKER_POLL_MS', DEFAULT_WORKER_SETTINGS.pollMs, 10),
+    leaseMs: intFromEnv(env, 'INMO_JOB_LEASE_MS', DEFAULT_WORKER_SETTINGS.leaseMs, 100),
+    maxAttempts: intFromEnv(env, 'INMO_JOB_MAX_ATTEMPTS', DEFAULT_WORKER_SETTINGS.maxAttempts, 1),
+    backoffMs: intFromEnv(env, 'INMO_JOB_BACKOFF_MS', DEFAULT_WORKER_SETTINGS.backoffMs, 0),
+    maxBackoffMs: intFromEnv(env, 'INMO_JOB_MAX_BACKOFF_MS', DEFAULT_WORKER_SETTINGS.maxBackoffMs, 0),
+    matchLimit: intFromEnv(env, 'INMO_MATCH_LIMIT', DEFAULT_WORKER_SETTINGS.matchLimit, 0),
+    sendTimeoutMs: intFromEnv(env, 'INMO_SEND_TIMEOUT_MS', DEFAULT_WORKER_SETTINGS.sendTimeoutMs, 100),
+  };
+  // A lease that ran out while the provider was still answering would let another worker
+  // take the job back mid-send (it would then find the message `sending`, never send again).
+  if (worker.leaseMs <= worker.sendTimeoutMs) {
+    throw new Error(`INMO_JOB_LEASE_MS (${worker.leaseMs}) must be longer than INMO_SEND_TIMEOUT_MS (${worker.sendTimeoutMs})`);
+  }
   return {
     databaseUrl,
     logLevel: env.LOG_LEVEL || 'info',
     countCacheSize: intFromEnv(env, 'INMO_COUNT_CACHE_SIZE', 2000, 0),
     pageCacheMb: intFromEnv(env, 'INMO_PAGE_CACHE_MB', 32, 0),
-    worker: {
-      concurrency: intFromEnv(env, 'INMO_WORKER_CONCURRENCY', DEFAULT_WORKER_SETTINGS.concurrency, 1),
-      pollMs: intFromEnv(env, 'INMO_WORKER_POLL_MS', DEFAULT_WORKER_SETTINGS.pollMs, 10),
-      leaseMs: intFromEnv(env, 'INMO_JOB_LEASE_MS', DEFAULT_WORKER_SETTINGS.leaseMs, 100),
-      maxAttempts: intFromEnv(env, 'INMO_JOB_MAX_ATTEMPTS', DEFAULT_WORKER_SETTINGS.maxAttempts, 1),
-      backoffMs: intFromEnv(env, 'INMO_JOB_BACKOFF_MS', DEFAULT_WORKER_SETTINGS.backoffMs, 0),
-      maxBackoffMs: intFromEnv(env, 'INMO_JOB_MAX_BACKOFF_MS', DEFAULT_WORKER_SETTINGS.maxBackoffMs, 0),
-      matchLimit: intFromEnv(env, 'INMO_MATCH_LIMIT', DEFAULT_WORKER_SETTINGS.matchLimit, 0),
-      sendTimeoutMs: intFromEnv(env, 'INMO_SEND_TIMEOUT_MS', DEFAULT_WORKER_SETTINGS.sendTimeoutMs, 100),
-    },
+    worker,
   };
 }

@@ -234,6 +234,7 @@ describe('inmo CLI', () => {
         ['schedule_follow_ups', 'done'],
         ['send_welcome', 'done'],
         ['match_lead', 'done'],
+        ['rematch_catalogue', 'done'],
       ]);
       expect((await inmo(env, 'jobs', 'list', '--state', 'failed', '--json')).json).toEqual([]);
       expect((await inmo(env, 'jobs', 'list', '--state', 'stuck', '--json')).json).toEqual({
@@ -242,5 +243,54 @@ describe('inmo CLI', () => {
     } finally {
       await graph.close();
     }
+  }, 90_000);
+
+  it('inmo worker keeps running while idle, takes new jobs, and exits 0 on SIGTERM; settings are checked at start', async () => {
+    const { dir, env } = workspace();
+    await inmo(env, 'business', 'create', '--name', 'Sol', '--json');
+    const workerEnv = { ...env, INMO_WORKER_POLL_MS: '50' };
+    const child = spawn(process.execPath, [BIN, 'worker'], { env: workerEnv, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let exited: number | null | undefined;
+    child.once('exit', (code) => (exited = code));
+    // Idle for a while: it must still be there.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(exited).toBeUndefined();
+    const file = join(dir, 'c.ndjson');
+    writeFileSync(file, JSON.stringify(listing('x')));
+    await inmo(env, 'properties', 'import', '--business', '1', file, '--json');
+    // The import's re-match job (due 2 s later) is taken by the running worker.
+    let done = 0;
+    for (let i = 0; i < 100 && done === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      done = (await inmo(env, 'jobs', 'list', '--state', 'done', '--json')).json.length;
+    }
+    expect(done).toBe(1);
+    const code = await new Promise<number | null>((resolve) => {
+      if (exited !== undefined) return resolve(exited);
+      child.once('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+
+    const bad = await inmo({ ...env, INMO_JOB_LEASE_MS: '1000', INMO_SEND_TIMEOUT_MS: '5000' }, 'worker', '--until-idle', '--json');
+    expect(bad.json).toEqual({ error: 'INMO_JOB_LEASE_MS (1000) must be longer than INMO_SEND_TIMEOUT_MS (5000)' });
+    const pasted = await inmo(
+      { ...env, WA: 'x' },
+      'channel',
+      'connect',
+      '--business',
+      '1',
+      '--provider',
+      'whatsapp-cloud',
+      '--phone-number-id',
+      '1',
+      '--token-env',
+      'EAAG.secret-value',
+      '--template',
+      't',
+      '--json',
+    );
+    expect(pasted.json).toEqual({ error: '--token-env must be the NAME of an environment variable holding the token, not the token' });
+    expect(pasted.stdout).not.toContain('secret-value');
   }, 90_000);
 });

@@ -18,7 +18,7 @@ export interface FakeGraph {
   baseUrl: string;
   requests: GraphRequest[];
   /** Scripted answers, used in order: a status (and optional body), or 'hang' to never answer. */
-  script: Array<{ status: number; body?: unknown } | 'hang'>;
+  script: Array<{ status: number; body?: unknown; delayMs?: number } | 'hang'>;
   /** Sends per recipient (`to`). */
   sendsTo(phone: string): number;
   close(): Promise<void>;
@@ -58,8 +58,10 @@ export async function startFakeGraph(): Promise<FakeGraph> {
               messages: [{ id: `wamid.fake${++counter}` }],
             }
           : { error: { message: `scripted ${status}`, type: 'OAuthException', code: status === 429 ? 130429 : 131000 } });
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer));
+      setTimeout(() => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer));
+      }, next?.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -134,6 +134,15 @@ describe('the worker schedules and rolls follow-ups', () => {
     expect((await followUps(lead.id)).map((f) => f.state)).toEqual(['due']);
   });
 
+  it('an inactive lead’s follow-up comes due but schedules no next one', async () => {
+    const lead = await inquiry('612000008', 'tenant', ['alquiler']);
+    await drain();
+    await db.updateTable('leads').set({ status: 'inactive' }).where('id', '=', lead.id).execute();
+    clock.advanceDays(31);
+    await drain();
+    expect((await followUps(lead.id)).map((f) => f.state)).toEqual(['due']);
+  });
+
   it('inmo followups rules and due, as scripts use them', async () => {
     const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' };
     const rule = await inmo(

@@ -27,6 +27,7 @@ function flat(overrides: Partial<Listing> = {}): Listing {
     bedrooms: 2,
     bathrooms: 1,
     terraces: 0,
+    terracesExact: true,
     terraceSize: null,
     features: new Set(['ascensor', 'exterior']),
     places: ['madrid', 'centro'],
@@ -106,13 +107,24 @@ describe('each criterion', () => {
     expect(missed({ apartamento: { price_max: 300_000 } }, flat({ price: null }))).toEqual(['price_max']);
   });
 
-  it('num_terraces_min: the stored count, else the terraza feature', () => {
+  it('num_terraces_min: the stored count; else the terraza feature (at least one); else none when features are listed', () => {
     expect(missed({ apartamento: { num_terraces_min: 1 } }, flat())).toEqual(['num_terraces_min']);
     expect(missed({ apartamento: { num_terraces_min: 1 } }, flat({ terraces: 1 }))).toEqual([]);
     expect(missed({ apartamento: { num_terraces_min: 2 } }, flat({ terraces: 1 }))).toEqual(['num_terraces_min']);
-    const row = { ...storedRow(), features: JSON.stringify([{ key: 'terraza', label: 'Terraza', value: true }]) };
-    expect(toListing(row).terraces).toBe(1);
-    expect(toListing({ ...storedRow(), specs: JSON.stringify({ num_terraces: 3 }) }).terraces).toBe(3);
+    // "At least one": enough for a minimum of 1, unknown (not judged) beyond.
+    const featureOnly = flat({ terraces: 1, terracesExact: false });
+    expect(missed({ apartamento: { num_terraces_min: 1 } }, featureOnly)).toEqual([]);
+    expect(missed({ apartamento: { num_terraces_min: 2 } }, featureOnly)).toEqual([]);
+    // Not stored at all: not judged.
+    expect(missed({ apartamento: { num_terraces_min: 3 } }, flat({ terraces: null, terracesExact: false }))).toEqual([]);
+
+    const withTerraza = toListing({ ...storedRow(), features: JSON.stringify([{ key: 'terraza', label: 'Terraza', value: true }]) });
+    expect([withTerraza.terraces, withTerraza.terracesExact]).toEqual([1, false]);
+    const stored = toListing({ ...storedRow(), specs: JSON.stringify({ num_terraces: 3 }) });
+    expect([stored.terraces, stored.terracesExact]).toEqual([3, true]);
+    const without = toListing({ ...storedRow(), features: JSON.stringify([{ key: 'ascensor', label: 'Ascensor', value: true }]) });
+    expect([without.terraces, without.terracesExact]).toEqual([0, true]);
+    expect(toListing(storedRow()).terraces).toBeNull();
   });
 
   it('size_terraces_min applies only where the terrace area is stored', () => {

@@ -45,6 +45,8 @@ beforeEach(async () => {
     listing('sol-2', { operation: 'alquiler', price: null, price_rent: 1400, bedrooms: 3 }),
     listing('sol-3', { operation: 'venta', price: 240_000 }),
   ]);
+  // The import queued a re-match of searching leads (there are none yet): out of the way.
+  expect(await worker().drain()).toBe(1);
 });
 
 afterEach(async () => {
@@ -160,7 +162,10 @@ describe('a lead’s background work', () => {
     expect(shown.message).toBeNull();
     expect(graph.requests).toHaveLength(0);
     expect(await db.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow()).toEqual(before);
-    expect((await listJobs(db, { limit: 10 })).map((j) => j.state)).toEqual(['done', 'done']);
+    expect((await db.selectFrom('jobs').select('state').where('lead_id', '=', leadId).execute()).map((j) => j.state)).toEqual([
+      'done',
+      'done',
+    ]);
   });
 
   it('a changed catalogue matches searching leads again', async () => {
@@ -168,11 +173,43 @@ describe('a lead’s background work', () => {
     await worker().drain();
     expect((await showLead(db, leadId))!.matches).toHaveLength(1);
     await importRecords(db, businessId, [listing('sol-4', { operation: 'alquiler', price: null, price_rent: 700, bedrooms: 2 })]);
+    // The import queued, in its own transaction, one re-match of the business, due a moment later.
     const queued = await listJobs(db, { state: 'pending', limit: 10 });
-    expect(queued.map((j) => [j.kind, j.lead_id])).toEqual([['match_lead', leadId]]);
-    await worker().drain();
+    expect(queued.map((j) => [j.kind, j.lead_id])).toEqual([['rematch_catalogue', null]]);
+    // It queues matching for the leads still searching; that runs in the same drain.
+    expect(await worker().drain()).toBe(2);
     const shown = (await showLead(db, leadId))!;
     expect(shown.matches.map((m) => m.property_id).sort()).toEqual([1, 4]);
+  });
+
+  it('a channel connected after the lead arrived does not message it', async () => {
+    const leadId = await ingest('655111222');
+    await connect();
+    await worker().drain();
+    expect(graph.requests).toHaveLength(0);
+    expect((await showLead(db, leadId))!.message).toBeNull();
+  });
+
+  it('the message is pending from the moment the lead is stored, in the language of preferred_language', async () => {
+    await connect({ gb: 'en_GB' });
+    const cases: Array<[string | null, string]> = [
+      ['es', 'es'],
+      ['gb', 'en_GB'],
+      ['fr', 'fr'],
+      ['ge', 'de'],
+      ['it', 'it'],
+      [null, 'es'],
+    ];
+    for (const [i, [preferred, language]] of cases.entries()) {
+      const leadId = await inquiry(`61100010${i}`, preferred ? { preferred_language: preferred } : {});
+      expect((await showLead(db, leadId))!.message, String(preferred)).toMatchObject({
+        state: 'pending',
+        template: 'bienvenida',
+        language,
+      });
+    }
+    await worker().drain();
+    expect(graph.requests.map((r) => r.body.template.language.code)).toEqual(cases.map(([, language]) => language));
   });
 
   it('the in-process worker is woken when a request commits jobs', async () => {
@@ -308,27 +345,14 @@ describe('several workers and dead workers', () => {
     // While the lease lasts, no other worker touches them.
     expect(await worker().tick()).toBe(0);
     // The dead worker got as far as recording the send.
-    await db
-      .insertInto('lead_messages')
-      .values({
-        lead_id: leadId,
-        business_id: businessId,
-        provider: 'whatsapp-cloud',
-        template: 'bienvenida',
-        language: 'es',
-        recipient: '+34622333444',
-        state: 'sending',
-        created_at: lease,
-        updated_at: lease,
-      })
-      .execute();
+    await db.updateTable('lead_messages').set({ state: 'sending' }).where('lead_id', '=', leadId).execute();
     clock.advanceDays(1);
     await worker().drain();
     expect(graph.requests).toHaveLength(0);
     const shown = (await showLead(db, leadId))!;
     expect(shown.message).toMatchObject({ state: 'needs_reconciliation' });
     expect(shown.matches).toHaveLength(1);
-    const jobs = await listJobs(db, { limit: 10 });
+    const jobs = await db.selectFrom('jobs').select(['state', 'attempts']).where('lead_id', '=', leadId).execute();
     expect(jobs.map((j) => [j.state, j.attempts])).toEqual([
       ['done', 2],
       ['done', 2],
@@ -351,19 +375,42 @@ describe('several workers and dead workers', () => {
     expect(here + one.json.jobs_run + two.json.jobs_run).toBe(80);
     expect(graph.requests).toHaveLength(40);
     for (const phone of phones) expect(graph.sendsTo(`+34${phone}`)).toBe(1);
-    const jobs = await listJobs(db, { limit: 100 });
+    const jobs = await listJobs(db, { limit: 200 });
     expect(jobs.every((j) => j.state === 'done' && j.attempts === 1)).toBe(true);
   });
 
-  it('stop() lets the running jobs finish', async () => {
+  it('stop() stops claiming and waits for the job in flight to finish', async () => {
     await connect();
+    graph.script.push({ status: 200, delayMs: 400 });
     await ingest('633444555');
-    const w = worker({ pollMs: 10 });
+    await ingest('633444556');
+    const w = worker({ pollMs: 10, concurrency: 1 });
     w.start();
     while (graph.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const stoppedAt = Date.now();
     await w.stop();
-    const jobs = await listJobs(db, { limit: 10 });
-    expect(jobs.filter((j) => j.state === 'running')).toEqual([]);
-    expect((await db.selectFrom('lead_messages').select('state').executeTakeFirstOrThrow()).state).toBe('sent');
+    // stop() resolved only once the slow send had been answered and recorded.
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(300);
+    const messages = await db.selectFrom('lead_messages').select(['recipient', 'state']).orderBy('lead_id').execute();
+    expect(messages.map((m) => m.state)).toContain('sent');
+    expect(await db.selectFrom('jobs').select('id').where('state', '=', 'running').execute()).toEqual([]);
+    // The second lead's welcome was not started: it waits for the next worker.
+    expect(graph.requests).toHaveLength(1);
+  });
+
+  it('a job parked when its worker dies on the last attempt leaves its message for reconciliation', async () => {
+    await connect();
+    const leadId = await ingest('644555666');
+    const lease = toRfc3339(new Date(clock.now().getTime() + 60_000));
+    await claimJobs(db, 'dead-worker', 10, toRfc3339(clock.now()), lease);
+    await db.updateTable('jobs').set({ attempts: 3 }).where('lead_id', '=', leadId).execute();
+    await db.updateTable('lead_messages').set({ state: 'sending' }).where('lead_id', '=', leadId).execute();
+    clock.advanceDays(1);
+    await worker().drain();
+    const failed = await listJobs(db, { state: 'failed', limit: 10 });
+    expect(failed.map((j) => j.kind).sort()).toEqual(['match_lead', 'send_welcome']);
+    expect(failed[0].last_error).toContain('lease expired');
+    expect((await showLead(db, leadId))!.message).toMatchObject({ state: 'needs_reconciliation' });
+    expect(graph.requests).toHaveLength(0);
   });
 });

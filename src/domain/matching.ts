@@ -18,8 +18,10 @@
  * - `size_min`/`size_max` (m², `size_total`), `bedrooms_min`, `bathrooms_min`, `subtypes`,
  *   `features` (every one named must be present, by key or label);
  * - terraces, where stored: `num_terraces_min` against `specs.num_terraces` when the listing
- *   stores a count, otherwise its `terraza` feature (one terrace) or none;
- *   `size_terraces_min` (m²) only against listings that store `specs.size_terraces`;
+ *   stores a count; otherwise a `terraza` feature means at least one terrace (enough for a
+ *   minimum of 1, unknown beyond), and a listing that lists features without `terraza` has
+ *   none; a listing with neither is not judged on terraces. `size_terraces_min` (m²) only
+ *   against listings that store `specs.size_terraces`;
  * - `location`: in one of the places named (city, province or district, case- and
  *   accent-insensitive) or inside one of the map areas (exact position; map areas in the
  *   shapes of the `locations` filter, CONTRACT §4). Entries that are neither are ignored.
@@ -57,8 +59,9 @@ export interface Listing {
   size: number | null;
   bedrooms: number | null;
   bathrooms: number | null;
-  /** Number of terraces (see module notes). */
-  terraces: number;
+  /** Number of terraces, or at least that many when not {@link terracesExact}; null when unknown (see module notes). */
+  terraces: number | null;
+  terracesExact: boolean;
   /** Terrace area, m², when stored. */
   terraceSize: number | null;
   /** Feature keys and labels, as {@link placeKey}s. */
@@ -85,7 +88,6 @@ const NUMBER_BOUNDS: Array<[string, (l: Listing) => number | null, 1 | -1]> = [
   ['size_max', (l) => l.size, -1],
   ['bedrooms_min', (l) => l.bedrooms, 1],
   ['bathrooms_min', (l) => l.bathrooms, 1],
-  ['num_terraces_min', (l) => l.terraces, 1],
 ];
 
 /** The criteria object of one property type, compiled. */
@@ -217,6 +219,10 @@ export function missedCriteria(search: CompiledSearch, listing: Listing): string
       if (bound === undefined) continue;
       const v = value(listing);
       if ((v === null || (v - bound) * sign < 0) && miss(field)) return missed;
+    }
+    const terracesMin = criteria.bounds.get('num_terraces_min');
+    if (terracesMin !== undefined && listing.terraces !== null && (listing.terracesExact || terracesMin <= listing.terraces)) {
+      if (listing.terraces < terracesMin && miss('num_terraces_min')) return missed;
     }
     const terraceSizeMin = criteria.bounds.get('size_terraces_min');
     if (terraceSizeMin !== undefined && listing.terraceSize !== null && listing.terraceSize < terraceSizeMin) {

@@ -39,7 +39,7 @@ import { toRfc3339 } from '../domain/time.ts';
 import { CatalogueSnapshots } from '../services/matching.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { failpoint } from './failpoints.ts';
-import { TASKS } from './tasks/index.ts';
+import { PARK_HANDLERS, TASKS } from './tasks/index.ts';
 
 /** Tunables of a worker; see config.ts for the environment variables that set them. */
 export interface WorkerSettings {
@@ -126,6 +126,7 @@ export class Worker {
   private stopping = false;
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
+  private woken = false;
 
   constructor(options: { db: Db; clock?: Clock; logger?: WorkerLogger; settings?: Partial<WorkerSettings> }) {
     this.db = options.db;
@@ -145,8 +146,9 @@ export class Worker {
     this.loop = this.run();
   }
 
-  /** Looks at the table now (new jobs were just committed). */
+  /** Looks at the table now (new jobs were just committed, or a slot came free). */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -158,48 +160,83 @@ export class Worker {
     this.loop = null;
   }
 
+  /**
+   * The long-running loop: keeps up to `concurrency` jobs running, claiming again as soon as
+   * one finishes, so one slow job (a provider taking its time) does not hold the others up.
+   */
   private async run(): Promise<void> {
+    const running = new Set<Promise<void>>();
     while (!this.stopping) {
-      let claimed = 0;
-      try {
-        claimed = await this.tick();
-      } catch (error) {
-        // The database may be briefly unavailable (busy, restarting): wait and try again.
-        this.logger.error({ err: error }, 'worker: could not claim jobs');
+      const free = this.settings.concurrency - running.size;
+      if (free > 0) {
+        try {
+          for (const job of await this.claim(free)) {
+            const run: Promise<void> = this.runJob(job).finally(() => {
+              running.delete(run);
+              this.wake();
+            });
+            running.add(run);
+          }
+        } catch (error) {
+          // The database may be briefly unavailable (busy, restarting): wait and try again.
+          this.logger.error({ err: error }, 'worker: could not claim jobs');
+        }
       }
-      if (claimed === 0 && !this.stopping) await this.idle(this.settings.pollMs);
+      // Wait for new jobs, a free slot, or the next look at the table.
+      if (!this.stopping) await this.idle(this.settings.pollMs);
     }
+    await Promise.all(running);
   }
 
+  /** Waits `ms`, or less when woken; a wake that came while busy ends the next wait at once. */
   private idle(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref?.();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
+      // Not unref'd: an idle `inmo worker` has nothing else keeping the process alive.
+      const timer = setTimeout(() => this.wakeUp?.(), ms);
       this.wakeUp = () => {
         this.wakeUp = null;
-        done();
+        this.woken = false;
+        clearTimeout(timer);
+        resolve();
       };
     });
   }
 
   /**
-   * One round: takes back jobs of dead workers, claims up to `concurrency` due jobs and runs
-   * them to the end.
+   * Takes back jobs of dead workers, then claims up to `limit` due jobs.
+   * @returns the jobs claimed.
+   */
+  private async claim(limit: number): Promise<ClaimedJob[]> {
+    const now = this.now();
+    if (!(await hasClaimableJobs(this.db, now))) return [];
+    const parked = await releaseExpiredJobs(this.db, now, this.settings.maxAttempts);
+    if (parked.released) this.logger.warn({ released: parked.released }, 'worker: took back jobs whose worker stopped');
+    for (const job of parked.failed) await this.afterParking(job, 'the worker running it stopped on its last attempt');
+    const lease = toRfc3339(new Date(this.clock.now().getTime() + this.settings.leaseMs));
+    const jobs = await claimJobs(this.db, this.id, limit, now, lease);
+    if (jobs.length) failpoint('job:claimed');
+    return jobs;
+  }
+
+  /** Lets a parked job's task leave its records in a final state (PARK_HANDLERS). */
+  private async afterParking(job: { kind: string; lead_id: number | null }, reason: string): Promise<void> {
+    try {
+      await PARK_HANDLERS[job.kind]?.(this.db, job.lead_id, reason, this.now());
+    } catch (error) {
+      this.logger.error({ kind: job.kind, lead_id: job.lead_id, err: error }, 'worker: could not settle a parked job');
+    }
+  }
+
+  /**
+   * One round: claims up to `concurrency` due jobs and runs them to the end.
    * @returns the number of jobs run.
    */
   async tick(): Promise<number> {
-    const now = this.now();
-    if (!(await hasClaimableJobs(this.db, now))) return 0;
-    const released = await releaseExpiredJobs(this.db, now, this.settings.maxAttempts);
-    if (released) this.logger.warn({ released }, 'worker: took back jobs whose worker stopped');
-    const lease = toRfc3339(new Date(this.clock.now().getTime() + this.settings.leaseMs));
-    const jobs = await claimJobs(this.db, this.id, this.settings.concurrency, now, lease);
-    if (jobs.length === 0) return 0;
-    failpoint('job:claimed');
+    const jobs = await this.claim(this.settings.concurrency);
     await Promise.all(jobs.map((job) => this.runJob(job)));
     return jobs.length;
   }
@@ -259,8 +296,10 @@ export class Worker {
         this.logger.error({ ...log, err: settleError }, 'worker: could not record a failed run');
         return;
       }
-      if (park) this.logger.error({ ...log, error: message }, 'worker: job failed and was parked');
-      else this.logger.warn({ ...log, error: message, retry_at: runAt }, 'worker: job failed; it will be retried');
+      if (park) {
+        this.logger.error({ ...log, error: message }, 'worker: job failed and was parked');
+        await this.afterParking(job, message);
+      } else this.logger.warn({ ...log, error: message, retry_at: runAt }, 'worker: job failed; it will be retried');
     }
   }
 }

@@ -12,11 +12,11 @@ import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { bumpCatalogueVersion, findBusiness } from '../db/repositories/businesses.ts';
-import { enqueueRematch } from '../db/repositories/jobs.ts';
+import { noteCatalogueChange, REMATCH_DEBOUNCE_MS } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/properties.ts';
 import { buildPropertyDoc } from '../domain/property-doc.ts';
 import { ImportRuleError, normalizeImportRecord, type NormalizedProperty } from '../domain/property-record.ts';
-import { nowRfc3339 } from '../domain/time.ts';
+import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
 import { ImportRecord } from '../schemas/import-record.ts';
 import { validateObject, type ValidationIssue } from '../validation/pydantic.ts';
 import { UnknownBusinessError } from './errors.ts';
@@ -139,6 +139,9 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
       await repo.setApiDoc(trx, existing, JSON.stringify(buildPropertyDoc(fields, storedImages, storedVideos)));
     }
     await bumpCatalogueVersion(trx, businessId);
+    // Searching leads are matched again once the changes stop coming (CONTRACT §7).
+    const changedAt = Date.now();
+    await noteCatalogueChange(trx, businessId, toRfc3339(new Date(changedAt)), toRfc3339(new Date(changedAt + REMATCH_DEBOUNCE_MS)));
   });
 }
 
@@ -182,8 +185,6 @@ export async function importCatalogueLines(
   // changed little of the catalogue leaves them as good as they were.
   const written = summary.created + summary.updated;
   if (written >= ANALYZE_MIN_ROWS) await sql`analyze`.execute(db);
-  // Leads still searching are matched again against the changed catalogue (CONTRACT §7).
-  if (written > 0) await enqueueRematch(db, businessId, nowRfc3339());
   return summary;
 }
 

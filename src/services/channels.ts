@@ -44,6 +44,10 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
   }
   if (!settings.phoneNumberId.trim()) throw new ChannelSettingsError('--phone-number-id must not be blank');
   if (!settings.template.trim()) throw new ChannelSettingsError('--template must not be blank');
+  // A name, not the token itself: a value pasted here by mistake must not be echoed back.
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(settings.tokenEnv)) {
+    throw new ChannelSettingsError('--token-env must be the NAME of an environment variable holding the token, not the token');
+  }
   const token = env[settings.tokenEnv];
   if (!token?.trim()) throw new ChannelSettingsError(`the environment variable ${settings.tokenEnv} named by --token-env is not set`);
   const baseUrl = settings.baseUrl ?? GRAPH_API_BASE;

@@ -1,13 +1,17 @@
 /**
  * Lead creation from websites (spec §4.2 inquiries, §4.3 ingest; CONTRACT §6, §7).
  *
- * Each creation is one unit of work: the lead, its generated notes and the jobs of what must
- * happen next (matching, the welcome message, follow-ups) are committed together or not at
- * all (db/group-commit.ts shares one commit among the units that arrive together). The database's unique constraint on (business, primary phone) settles races: a
+ * Each creation is one unit of work: the lead, its generated notes, its welcome message
+ * (pending, when the business has a channel) and the jobs of what must happen next (matching,
+ * the welcome message, follow-ups) are committed together or not at all (db/group-commit.ts shares one commit among the units that arrive together). The database's unique constraint on (business, primary phone) settles races: a
  * transaction that loses one is run again and then sees the winner, so every request gets
  * the answer it would get had the requests run one by one.
  */
+import type { Transaction } from 'kysely';
+import { templateLanguage } from '../channels/whatsapp-cloud.ts';
 import type { GroupCommit } from '../db/group-commit.ts';
+import { findChannel, insertLeadMessage } from '../db/repositories/messaging.ts';
+import type { Database } from '../db/types.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/leads.ts';
@@ -41,6 +45,34 @@ async function withRaceRetry<T>(work: () => Promise<T>): Promise<T> {
       if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
+}
+
+/**
+ * Writes the lead's welcome message as `pending` when the business has a channel now, as the
+ * lead arrives (CONTRACT §9: no channel when the lead arrived, no message). The template and
+ * its language (from `preferred_language`) are fixed here; the `send_welcome` job sends it.
+ */
+async function queueWelcome(
+  trx: Transaction<Database>,
+  businessId: number,
+  leadId: number,
+  phone: string,
+  language: string | null,
+  at: string,
+) {
+  const channel = await findChannel(trx, businessId);
+  if (!channel) return;
+  await insertLeadMessage(trx, {
+    lead_id: leadId,
+    business_id: businessId,
+    provider: channel.provider,
+    template: channel.template,
+    language: templateLanguage(JSON.parse(channel.languages) as Record<string, string>, language),
+    recipient: phone,
+    state: 'pending',
+    created_at: at,
+    updated_at: at,
+  });
 }
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -110,6 +142,16 @@ export async function createInquiryLead(writes: GroupCommit, businessId: number,
         });
       }
       await repo.insertNote(trx, leadId, notes, at);
+      if (jobs.includes('send_welcome')) {
+        await queueWelcome(
+          trx,
+          businessId,
+          leadId,
+          inquiry.phone_number_1,
+          inquiry.preferred_language ?? existing?.preferred_language ?? null,
+          at,
+        );
+      }
       await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
       return leadId;
     }),
@@ -158,6 +200,7 @@ export async function ingestRentalLead(writes: GroupCommit, businessId: number, 
       });
       const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
       await repo.insertNote(trx, leadId, ingestNotes(body, habsInNotes, rentMax), at);
+      await queueWelcome(trx, businessId, leadId, phone, null, at);
       await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
       return leadId;
     }),

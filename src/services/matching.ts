@@ -47,6 +47,7 @@ export function toListing(row: MatchableRow): Listing {
     .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
     .map(placeKey);
   const storedTerraces = numberOrNull(specs.num_terraces);
+  const listsFeatures = Array.isArray(featureList) && featureList.length > 0;
   return {
     id: row.id,
     ops: (row.op_venta ? OP_VENTA : 0) | (row.op_alquiler ? OP_ALQUILER : 0) | (row.op_traspaso ? OP_TRASPASO : 0),
@@ -58,7 +59,8 @@ export function toListing(row: MatchableRow): Listing {
     size: row.size_total,
     bedrooms: row.bedrooms,
     bathrooms: row.bathrooms,
-    terraces: storedTerraces ?? (features.has('terraza') ? 1 : 0),
+    terraces: storedTerraces ?? (features.has('terraza') ? 1 : listsFeatures ? 0 : null),
+    terracesExact: storedTerraces !== null || (listsFeatures && !features.has('terraza')),
     terraceSize: numberOrNull(specs.size_terraces),
     features,
     places,

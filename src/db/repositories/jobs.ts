@@ -13,7 +13,10 @@ import type { Database } from '../types.ts';
 type Executor = Kysely<Database> | Transaction<Database>;
 
 /** Background work a stored lead needs (spec §6), and a follow-up coming due. */
-export type JobKind = 'match_lead' | 'send_welcome' | 'schedule_follow_ups' | 'follow_up';
+export type JobKind = 'match_lead' | 'send_welcome' | 'schedule_follow_ups' | 'follow_up' | 'rematch_catalogue';
+
+/** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
+export const REMATCH_DEBOUNCE_MS = 2000;
 
 /** A job a worker has claimed. */
 export interface ClaimedJob {
@@ -67,6 +70,25 @@ export async function enqueueJob(
 }
 
 /**
+ * Records that the business's catalogue changed, in the transaction that changes it: one
+ * pending `rematch_catalogue` job per business, due at `runAt` ({@link REMATCH_DEBOUNCE_MS}
+ * after the latest change), so an import of many batches queues the matching of searching leads once,
+ * after its last batch, and a crash after any batch still leaves it queued.
+ */
+export async function noteCatalogueChange(db: Executor, businessId: number, at: string, runAt: string): Promise<void> {
+  const postponed = await db
+    .updateTable('jobs')
+    .set({ run_at: runAt, updated_at: at })
+    .where('business_id', '=', businessId)
+    .where('kind', '=', 'rematch_catalogue')
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  if (Number(postponed.numUpdatedRows) === 0) {
+    await enqueueJob(db, { businessId, leadId: null, kind: 'rematch_catalogue', runAt, now: at });
+  }
+}
+
+/**
  * Queues matching again for every lead of the business that is still searching
  * (`searching_property`) and has no matching queued yet: the catalogue changed (CONTRACT §7).
  * @returns the number of jobs queued.
@@ -109,10 +131,14 @@ export async function claimJobs(db: Executor, workerId: string, limit: number, n
 
 /**
  * Takes back running jobs whose worker's lease ran out (the worker died or hung): pending
- * again, or failed when that was their last attempt.
- * @returns how many were taken back.
+ * again, or parked as failed when that was their last attempt.
+ * @returns how many went back to pending, and the jobs parked.
  */
-export async function releaseExpiredJobs(db: Executor, now: string, maxAttempts: number): Promise<number> {
+export async function releaseExpiredJobs(
+  db: Executor,
+  now: string,
+  maxAttempts: number,
+): Promise<{ released: number; failed: Array<{ id: number; kind: string; lead_id: number | null }> }> {
   const lost = 'the worker running it stopped before it finished (lease expired)';
   const failed = await db
     .updateTable('jobs')
@@ -120,14 +146,15 @@ export async function releaseExpiredJobs(db: Executor, now: string, maxAttempts:
     .where('state', '=', 'running')
     .where('locked_until', '<', now)
     .where('attempts', '>=', maxAttempts)
-    .executeTakeFirst();
+    .returning(['id', 'kind', 'lead_id'])
+    .execute();
   const retried = await db
     .updateTable('jobs')
     .set({ state: 'pending', locked_by: null, locked_until: null, last_error: lost, run_at: now, updated_at: now })
     .where('state', '=', 'running')
     .where('locked_until', '<', now)
     .executeTakeFirst();
-  return Number(failed.numUpdatedRows) + Number(retried.numUpdatedRows);
+  return { released: Number(retried.numUpdatedRows), failed };
 }
 
 /** The worker no longer holds the job: its lease ran out and the job was taken back. */

@@ -1,5 +1,6 @@
 /** Messaging channels and the one template message of each lead. SQL only. */
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { runCompiledOnce } from '../compiled-once.ts';
 import type { ChannelTable, Database, LeadMessageTable } from '../types.ts';
 
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -17,17 +18,28 @@ export async function upsertChannel(db: Executor, channel: Insertable<ChannelTab
     .execute();
 }
 
+/** The business's channel. (Compiled once: it runs for every new lead.) */
 export async function findChannel(db: Executor, businessId: number): Promise<ChannelRow | undefined> {
-  return db.selectFrom('channels').selectAll().where('business_id', '=', businessId).executeTakeFirst();
+  const rows = await runCompiledOnce<ChannelRow>(db, 'findChannel', [businessId], ([business]) =>
+    db
+      .selectFrom('channels')
+      .selectAll()
+      .where('business_id', '=', business as unknown as number),
+  );
+  return rows[0];
 }
 
 export async function findLeadMessage(db: Executor, leadId: number): Promise<LeadMessageRow | undefined> {
   return db.selectFrom('lead_messages').selectAll().where('lead_id', '=', leadId).executeTakeFirst();
 }
 
-/** Records a lead's message; the primary key (the lead) makes a second one impossible. */
+/** Records a lead's message unless it has one: the primary key (the lead) makes a second one impossible. */
 export async function insertLeadMessage(db: Executor, message: Insertable<LeadMessageTable>): Promise<void> {
-  await db.insertInto('lead_messages').values(message).execute();
+  await db
+    .insertInto('lead_messages')
+    .values(message)
+    .onConflict((oc) => oc.column('lead_id').doNothing())
+    .execute();
 }
 
 /** Moves a lead's message to `state`, only from the state it is expected to be in. @returns whether it moved. */

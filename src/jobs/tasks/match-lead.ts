@@ -6,7 +6,7 @@
  */
 import { transact } from '../../db/transaction.ts';
 import { findLead } from '../../db/repositories/leads.ts';
-import { replaceLeadMatches } from '../../db/repositories/matches.ts';
+import { findLeadMatchRun, replaceLeadMatches } from '../../db/repositories/matches.ts';
 import { matchSearchPreferences } from '../../services/matching.ts';
 import { failpoint } from '../failpoints.ts';
 import type { TaskContext } from '../worker.ts';
@@ -22,6 +22,14 @@ export async function matchLead(ctx: TaskContext): Promise<void> {
     ...result.nearMisses.map(([property_id, search_index, failed]) => ({ property_id, search_index, failed })),
   ];
   await transact(ctx.db, async (trx) => {
+    // A run of another job may have stored a newer result meanwhile (a newer catalogue, or
+    // searches an inquiry changed, which queued that job): an older result never replaces it.
+    const stored = await findLeadMatchRun(trx, lead.id);
+    const current = await findLead(trx, lead.id);
+    if ((stored && stored.catalogue_version > snapshot.version) || !current || current.updated_at !== lead.updated_at) {
+      await ctx.complete(trx);
+      return;
+    }
     await replaceLeadMatches(trx, lead.id, rows, {
       catalogue_version: snapshot.version,
       matched_at: ctx.now(),

@@ -14,14 +14,16 @@
  * The worst a crash can do is leave one lead for a person to check; it can never message a
  * lead twice.
  *
- * No channel connected when the job runs → no message row, and the lead is unaffected.
+ * The message row is written with the lead when the business has a channel at that moment
+ * (services/lead-intake.ts); no row means no channel then, hence no message, and the lead is
+ * unaffected.
  */
 import { transact } from '../../db/transaction.ts';
 import type { Transaction } from 'kysely';
-import { findLead } from '../../db/repositories/leads.ts';
-import { findChannel, findLeadMessage, insertLeadMessage, moveLeadMessage, type ChannelRow } from '../../db/repositories/messaging.ts';
+import type { Db } from '../../db/database.ts';
+import { findChannel, findLeadMessage, moveLeadMessage, type ChannelRow } from '../../db/repositories/messaging.ts';
 import type { Database } from '../../db/types.ts';
-import { sendTemplateMessage, templateLanguage } from '../../channels/whatsapp-cloud.ts';
+import { sendTemplateMessage } from '../../channels/whatsapp-cloud.ts';
 import { failpoint } from '../failpoints.ts';
 import { PermanentJobError, type TaskContext } from '../worker.ts';
 
@@ -32,35 +34,20 @@ const INTERRUPTED =
 /** What the first step decided. */
 type Plan = { send: false } | { send: true; channel: ChannelRow; to: string; template: string; language: string };
 
-/** First step, one transaction: create the message if needed, then claim the send by moving it to `sending`. */
+/**
+ * First step, one transaction: claim the send by moving the message from `pending` to
+ * `sending`. Only the run whose move succeeds calls the provider.
+ */
 async function claimSend(ctx: TaskContext, trx: Transaction<Database>, leadId: number): Promise<Plan> {
-  const lead = await findLead(trx, leadId);
-  if (!lead) return { send: false };
-  const channel = await findChannel(trx, lead.business_id);
-  let message = await findLeadMessage(trx, leadId);
-  if (!message) {
-    if (!channel) return { send: false };
-    const now = ctx.now();
-    message = {
-      lead_id: leadId,
-      business_id: lead.business_id,
-      provider: channel.provider,
-      template: channel.template,
-      language: templateLanguage(JSON.parse(channel.languages) as Record<string, string>, lead.preferred_language),
-      recipient: lead.phone_number_1,
-      state: 'pending',
-      provider_message_id: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await insertLeadMessage(trx, message);
-  }
+  const message = await findLeadMessage(trx, leadId);
+  // No message row: no channel was connected when the lead arrived (CONTRACT §9).
+  if (!message) return { send: false };
   if (message.state === 'sending') {
     await moveLeadMessage(trx, leadId, 'sending', { state: 'needs_reconciliation', last_error: INTERRUPTED, updated_at: ctx.now() });
     return { send: false };
   }
   if (message.state !== 'pending') return { send: false };
+  const channel = await findChannel(trx, message.business_id);
   if (!channel) {
     await moveLeadMessage(trx, leadId, 'pending', {
       state: 'failed',
@@ -69,7 +56,7 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, leadId: n
     });
     return { send: false };
   }
-  await moveLeadMessage(trx, leadId, 'pending', { state: 'sending', updated_at: ctx.now() });
+  if (!(await moveLeadMessage(trx, leadId, 'pending', { state: 'sending', updated_at: ctx.now() }))) return { send: false };
   return { send: true, channel, to: message.recipient, template: message.template, language: message.language };
 }
 
@@ -97,35 +84,40 @@ export async function sendWelcome(ctx: TaskContext): Promise<void> {
   );
   failpoint('message:called');
 
+  // The provider's answer is recorded on its own, guarded by the message still being
+  // `sending` rather than by this worker's lease: an answer is never thrown away.
   const now = ctx.now();
-  const rethrow = await transact(ctx.db, async (trx): Promise<Error | null> => {
-    switch (outcome.kind) {
-      case 'sent':
-        await moveLeadMessage(trx, leadId, 'sending', {
-          state: 'sent',
-          provider_message_id: outcome.messageId,
-          last_error: null,
-          updated_at: now,
-        });
-        await ctx.complete(trx);
-        return null;
-      case 'unknown':
-        await moveLeadMessage(trx, leadId, 'sending', { state: 'needs_reconciliation', last_error: outcome.error, updated_at: now });
-        await ctx.complete(trx);
-        return null;
-      case 'rejected':
-        await moveLeadMessage(trx, leadId, 'sending', { state: 'failed', last_error: outcome.error, updated_at: now });
-        return new PermanentJobError(`the provider rejected the message: ${outcome.error}`);
-      case 'retry':
-        if (ctx.finalAttempt) {
-          const error = `gave up after ${ctx.job.attempts} attempts: ${outcome.error}`;
-          await moveLeadMessage(trx, leadId, 'sending', { state: 'failed', last_error: error, updated_at: now });
-          return new PermanentJobError(error);
-        }
-        // Certainly not sent: back to pending, and the job is retried after its backoff.
-        await moveLeadMessage(trx, leadId, 'sending', { state: 'pending', last_error: outcome.error, updated_at: now });
-        return new Error(outcome.error);
+  const record = (to: { state: string; provider_message_id?: string | null; last_error: string | null }) =>
+    transact(ctx.db, (trx) => moveLeadMessage(trx, leadId, 'sending', { ...to, updated_at: now }));
+  switch (outcome.kind) {
+    case 'sent':
+      await record({ state: 'sent', provider_message_id: outcome.messageId, last_error: null });
+      return;
+    case 'unknown':
+      await record({ state: 'needs_reconciliation', last_error: outcome.error });
+      return;
+    case 'rejected':
+      await record({ state: 'failed', last_error: outcome.error });
+      throw new PermanentJobError(`the provider rejected the message: ${outcome.error}`);
+    case 'retry': {
+      if (ctx.finalAttempt) {
+        const error = `gave up after ${ctx.job.attempts} attempts: ${outcome.error}`;
+        await record({ state: 'failed', last_error: error });
+        throw new PermanentJobError(error);
+      }
+      // Certainly not sent: back to pending, and the job is retried after its backoff.
+      await record({ state: 'pending', last_error: outcome.error });
+      throw new Error(outcome.error);
     }
-  });
-  if (rethrow) throw rethrow;
+  }
+}
+
+/**
+ * A parked `send_welcome` job leaves no message half-way: one left `sending` may have gone
+ * out (needs reconciliation), one still `pending` never will (failed).
+ */
+export async function settleParkedWelcome(db: Db, leadId: number | null, reason: string, now: string): Promise<void> {
+  if (leadId === null) return;
+  await moveLeadMessage(db, leadId, 'sending', { state: 'needs_reconciliation', last_error: INTERRUPTED, updated_at: now });
+  await moveLeadMessage(db, leadId, 'pending', { state: 'failed', last_error: `the job was parked: ${reason}`, updated_at: now });
 }
