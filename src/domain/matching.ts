@@ -48,6 +48,7 @@ export interface Listing {
   /** Bit set of OP_VENTA, OP_ALQUILER, OP_TRASPASO. */
   ops: number;
   type: string | null;
+  /** Subtype key, as a {@link placeKey}. */
   subtype: string | null;
   /** Sale price, €. */
   price: number | null;
@@ -73,28 +74,21 @@ export interface Listing {
   lon: number | null;
 }
 
-/** Bounds of one operation's price: [field of the minimum, field of the maximum, listing value]. */
-type PriceCheck = { op: number; minField: string; maxField: string; value: (l: Listing) => number | null };
-
-const PRICE_CHECKS: PriceCheck[] = [
-  { op: OP_VENTA, minField: 'price_min', maxField: 'price_max', value: (l) => l.price },
-  { op: OP_ALQUILER, minField: 'price_rent_min', maxField: 'price_rent_max', value: (l) => l.priceRent },
-  { op: OP_TRASPASO, minField: 'price_min', maxField: 'price_max', value: (l) => l.priceTransfer },
-];
-
-/** Bounds on listing numbers: [criterion field, listing value, +1 for a minimum or -1 for a maximum]. */
-const NUMBER_BOUNDS: Array<[string, (l: Listing) => number | null, 1 | -1]> = [
-  ['size_min', (l) => l.size, 1],
-  ['size_max', (l) => l.size, -1],
-  ['bedrooms_min', (l) => l.bedrooms, 1],
-  ['bathrooms_min', (l) => l.bathrooms, 1],
-];
-
-/** The criteria object of one property type, compiled. */
+/** The criteria object of one property type, compiled: each bound a number, or undefined when not given. */
 interface TypeCriteria {
   subtypes: ReadonlySet<string> | null;
   features: readonly string[];
-  bounds: ReadonlyMap<string, number>;
+  priceMin?: number;
+  priceMax?: number;
+  rentMin?: number;
+  rentMax?: number;
+  hasPriceBounds: boolean;
+  sizeMin?: number;
+  sizeMax?: number;
+  bedroomsMin?: number;
+  bathroomsMin?: number;
+  terracesMin?: number;
+  terraceSizeMin?: number;
 }
 
 /** A search entry, compiled for testing many listings. */
@@ -108,39 +102,50 @@ export interface CompiledSearch {
   areas: readonly MapArea[];
 }
 
+const PLACE_KEYS = new Map<string, string>();
+/** Distinct names remembered by {@link placeKey} (catalogues repeat a small vocabulary). */
+const PLACE_KEYS_MAX = 50_000;
+
 /** Case- and accent-insensitive form of a place, feature or subtype name. */
 export function placeKey(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[\s_-]+/g, ' ')
-    .trim();
+  let key = PLACE_KEYS.get(text);
+  if (key === undefined) {
+    key = text
+      .normalize('NFD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase()
+      .replace(/[\s_-]+/g, ' ')
+      .trim();
+    if (PLACE_KEYS.size >= PLACE_KEYS_MAX) PLACE_KEYS.clear();
+    PLACE_KEYS.set(text, key);
+  }
+  return key;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const words = (v: unknown): string[] => (Array.isArray(v) ? v.filter((w): w is string => typeof w === 'string' && w.trim() !== '') : []);
-const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-const BOUND_FIELDS = [
-  'price_min',
-  'price_max',
-  'price_rent_min',
-  'price_rent_max',
-  'size_min',
-  'size_max',
-  'bedrooms_min',
-  'bathrooms_min',
-  'num_terraces_min',
-  'size_terraces_min',
-];
+const bound = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 function compileTypeCriteria(value: unknown): TypeCriteria {
-  const object = isObject(value) ? value : {};
-  const subtypes = words(object.subtypes).map(placeKey);
-  const bounds = new Map<string, number>();
-  for (const field of BOUND_FIELDS) if (finite(object[field])) bounds.set(field, object[field]);
-  return { subtypes: subtypes.length ? new Set(subtypes) : null, features: words(object.features).map(placeKey), bounds };
+  const o = isObject(value) ? value : {};
+  const subtypes = words(o.subtypes).map(placeKey);
+  const criteria: TypeCriteria = {
+    subtypes: subtypes.length ? new Set(subtypes) : null,
+    features: words(o.features).map(placeKey),
+    priceMin: bound(o.price_min),
+    priceMax: bound(o.price_max),
+    rentMin: bound(o.price_rent_min),
+    rentMax: bound(o.price_rent_max),
+    hasPriceBounds: false,
+    sizeMin: bound(o.size_min),
+    sizeMax: bound(o.size_max),
+    bedroomsMin: bound(o.bedrooms_min),
+    bathroomsMin: bound(o.bathrooms_min),
+    terracesMin: bound(o.num_terraces_min),
+    terraceSizeMin: bound(o.size_terraces_min),
+  };
+  criteria.hasPriceBounds = [criteria.priceMin, criteria.priceMax, criteria.rentMin, criteria.rentMax].some((b) => b !== undefined);
+  return criteria;
 }
 
 /** Compiles one entry of `search_preferences` (spec §2.4). Unknown values are ignored. */
@@ -165,79 +170,94 @@ export function compileSearch(entry: Record<string, unknown>): CompiledSearch {
   return { ops, types: typeList.length ? new Set(typeList) : null, criteria, placeNames, areas };
 }
 
-/** The price bound fields a listing misses for one operation, in field order. */
-function priceMisses(check: PriceCheck, bounds: ReadonlyMap<string, number>, listing: Listing): string[] {
-  const min = bounds.get(check.minField);
-  const max = bounds.get(check.maxField);
-  if (min === undefined && max === undefined) return [];
-  const value = check.value(listing);
-  const missed: string[] = [];
-  if (min !== undefined && (value === null || value < min)) missed.push(check.minField);
-  if (max !== undefined && (value === null || value > max)) missed.push(check.maxField);
-  return missed;
+/**
+ * The price bounds a listing misses, judged for the operations both sides share (or, when
+ * they share none, the listing's own): none when one operation is within its bounds,
+ * otherwise those of the first operation (venta, alquiler, traspaso), appended to `out`.
+ * `price_min`/`price_max` bound the sale and the transfer price, `price_rent_*` the rent.
+ * @returns whether `out` reached two names.
+ */
+function priceMisses(c: TypeCriteria, ops: number, listing: Listing, out: string[]): boolean {
+  let firstMin: string | null = null;
+  let firstMax: string | null = null;
+  let judged = false;
+  for (let op = OP_VENTA; op <= OP_TRASPASO; op <<= 1) {
+    if ((ops & op) === 0) continue;
+    const rent = op === OP_ALQUILER;
+    const min = rent ? c.rentMin : c.priceMin;
+    const max = rent ? c.rentMax : c.priceMax;
+    const value = op === OP_VENTA ? listing.price : rent ? listing.priceRent : listing.priceTransfer;
+    const missMin = min !== undefined && (value === null || value < min);
+    const missMax = max !== undefined && (value === null || value > max);
+    if (!missMin && !missMax) return false;
+    if (!judged) {
+      judged = true;
+      firstMin = missMin ? (rent ? 'price_rent_min' : 'price_min') : null;
+      firstMax = missMax ? (rent ? 'price_rent_max' : 'price_max') : null;
+    }
+  }
+  if (!judged) {
+    // A listing offered for no operation cannot meet a price bound.
+    firstMin = c.priceMin !== undefined ? 'price_min' : c.rentMin !== undefined ? 'price_rent_min' : null;
+    firstMax = c.priceMax !== undefined ? 'price_max' : c.rentMax !== undefined ? 'price_rent_max' : null;
+  }
+  return (firstMin !== null && out.push(firstMin) >= 2) || (firstMax !== null && out.push(firstMax) >= 2);
 }
+
+/** Whether `value` misses a minimum (`sign` 1) or a maximum (`sign` -1); an unstated value misses. */
+const missesBound = (value: number | null, limit: number | undefined, sign: 1 | -1) =>
+  limit !== undefined && (value === null || (value - limit) * sign < 0);
 
 /**
  * The criteria of `search` that `listing` misses, in the order of spec §2.4, stopping at
  * two (a listing that misses two is neither a match nor a near miss).
- * @returns [] for a match, one name for a near miss, two names otherwise.
+ * @param out the array to fill (emptied first): matching many listings reuses one.
+ * @returns `out`: [] for a match, one name for a near miss, two names otherwise.
  */
-export function missedCriteria(search: CompiledSearch, listing: Listing): string[] {
-  const missed: string[] = [];
-  const miss = (name: string) => missed.push(name) >= 2;
-
+export function missedCriteria(search: CompiledSearch, listing: Listing, out: string[] = []): string[] {
+  out.length = 0;
   const commonOps = search.ops & listing.ops;
-  if (search.ops !== 0 && commonOps === 0 && miss('operation')) return missed;
-  if (search.types !== null && (listing.type === null || !search.types.has(listing.type)) && miss('type')) return missed;
+  if (search.ops !== 0 && commonOps === 0 && out.push('operation') >= 2) return out;
+  if (search.types !== null && (listing.type === null || !search.types.has(listing.type)) && out.push('type') >= 2) return out;
 
-  const criteria = listing.type === null ? undefined : search.criteria.get(listing.type);
-  if (criteria) {
-    if (criteria.subtypes !== null && (listing.subtype === null || !criteria.subtypes.has(placeKey(listing.subtype)))) {
-      if (miss('subtypes')) return missed;
+  const c = listing.type === null ? undefined : search.criteria.get(listing.type);
+  if (c !== undefined) {
+    if (c.subtypes !== null && (listing.subtype === null || !c.subtypes.has(listing.subtype)) && out.push('subtypes') >= 2) return out;
+    if (c.hasPriceBounds && priceMisses(c, commonOps !== 0 ? commonOps : listing.ops, listing, out)) return out;
+    if (missesBound(listing.size, c.sizeMin, 1) && out.push('size_min') >= 2) return out;
+    if (missesBound(listing.size, c.sizeMax, -1) && out.push('size_max') >= 2) return out;
+    if (missesBound(listing.bedrooms, c.bedroomsMin, 1) && out.push('bedrooms_min') >= 2) return out;
+    if (missesBound(listing.bathrooms, c.bathroomsMin, 1) && out.push('bathrooms_min') >= 2) return out;
+    // Terraces only where stored; a count known only as "at least" is judged only when it suffices.
+    const terracesMin = c.terracesMin;
+    if (terracesMin !== undefined && listing.terraces !== null && listing.terracesExact && listing.terraces < terracesMin) {
+      if (out.push('num_terraces_min') >= 2) return out;
     }
-    // Prices are judged for the operations both sides share (or, when they share none, the
-    // listing's own), and pass when one operation is within its bounds.
-    const ops = commonOps !== 0 ? commonOps : listing.ops;
-    let priceMissed: string[] | null = null;
-    for (const check of PRICE_CHECKS) {
-      if ((ops & check.op) === 0) continue;
-      const m = priceMisses(check, criteria.bounds, listing);
-      if (m.length === 0) {
-        priceMissed = [];
+    if (c.terraceSizeMin !== undefined && listing.terraceSize !== null && listing.terraceSize < c.terraceSizeMin) {
+      if (out.push('size_terraces_min') >= 2) return out;
+    }
+    for (const feature of c.features) {
+      if (!listing.features.has(feature)) {
+        if (out.push('features') >= 2) return out;
         break;
       }
-      priceMissed ??= m;
     }
-    if (priceMissed === null) {
-      // A listing offered for no operation cannot meet a price bound.
-      priceMissed = BOUND_FIELDS.slice(0, 4).filter((f) => criteria.bounds.has(f));
-    }
-    for (const name of priceMissed) if (miss(name)) return missed;
-
-    for (const [field, value, sign] of NUMBER_BOUNDS) {
-      const bound = criteria.bounds.get(field);
-      if (bound === undefined) continue;
-      const v = value(listing);
-      if ((v === null || (v - bound) * sign < 0) && miss(field)) return missed;
-    }
-    const terracesMin = criteria.bounds.get('num_terraces_min');
-    if (terracesMin !== undefined && listing.terraces !== null && (listing.terracesExact || terracesMin <= listing.terraces)) {
-      if (listing.terraces < terracesMin && miss('num_terraces_min')) return missed;
-    }
-    const terraceSizeMin = criteria.bounds.get('size_terraces_min');
-    if (terraceSizeMin !== undefined && listing.terraceSize !== null && listing.terraceSize < terraceSizeMin) {
-      if (miss('size_terraces_min')) return missed;
-    }
-    if (criteria.features.some((f) => !listing.features.has(f)) && miss('features')) return missed;
   }
 
-  if (search.placeNames.length || search.areas.length) {
-    const named = search.placeNames.some((name) => listing.places.includes(name));
-    const inArea =
-      !named && listing.lat !== null && listing.lon !== null && search.areas.some((area) => areaContains(area, listing.lat!, listing.lon!));
-    if (!named && !inArea) miss('location');
+  if (search.placeNames.length !== 0 || search.areas.length !== 0) {
+    let inside = false;
+    for (const name of search.placeNames) if (listing.places.includes(name)) inside = true;
+    if (!inside && listing.lat !== null && listing.lon !== null) {
+      for (const area of search.areas) {
+        if (areaContains(area, listing.lat, listing.lon)) {
+          inside = true;
+          break;
+        }
+      }
+    }
+    if (!inside) out.push('location');
   }
-  return missed;
+  return out;
 }
 
 /** Stored results of matching one lead (CONTRACT §7). */
@@ -270,8 +290,9 @@ export function matchLead(
     const search = compileSearch(entry);
     let kept = 0;
     let keptNear = 0;
+    const missed: string[] = [];
     for (const listing of listings) {
-      const missed = missedCriteria(search, listing);
+      missedCriteria(search, listing, missed);
       if (missed.length === 0) {
         result.matchesTotal++;
         if (kept++ < limit) result.matches.push([listing.id, index]);

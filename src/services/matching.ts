@@ -52,7 +52,7 @@ export function toListing(row: MatchableRow): Listing {
     id: row.id,
     ops: (row.op_venta ? OP_VENTA : 0) | (row.op_alquiler ? OP_ALQUILER : 0) | (row.op_traspaso ? OP_TRASPASO : 0),
     type: row.type,
-    subtype: row.subtype,
+    subtype: row.subtype === null ? null : placeKey(row.subtype),
     price: row.price,
     priceRent: row.price_rent,
     priceTransfer: row.price_transfer,
