@@ -127,6 +127,10 @@ export class Worker {
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
   private woken = false;
+  /** Whether the last claim found jobs. */
+  private busy = false;
+  /** When expired leases were last looked for, ms since the epoch by the worker's clock. */
+  private releasedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: { db: Db; clock?: Clock; logger?: WorkerLogger; settings?: Partial<WorkerSettings> }) {
     this.db = options.db;
@@ -212,12 +216,20 @@ export class Worker {
    */
   private async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.now();
-    if (!(await hasClaimableJobs(this.db, now))) return [];
-    const parked = await releaseExpiredJobs(this.db, now, this.settings.maxAttempts);
-    if (parked.released) this.logger.warn({ released: parked.released }, 'worker: took back jobs whose worker stopped');
-    for (const job of parked.failed) await this.afterParking(job, 'the worker running it stopped on its last attempt');
-    const lease = toRfc3339(new Date(this.clock.now().getTime() + this.settings.leaseMs));
+    // While jobs keep coming, claim straight away; after an empty claim, look with a read
+    // first, so idle workers polling never take SQLite's write lock.
+    if (!this.busy && !(await hasClaimableJobs(this.db, now))) return [];
+    // Dead workers' jobs are looked for at most once per poll interval.
+    const nowMs = this.clock.now().getTime();
+    if (nowMs - this.releasedAt >= this.settings.pollMs) {
+      this.releasedAt = nowMs;
+      const parked = await releaseExpiredJobs(this.db, now, this.settings.maxAttempts);
+      if (parked.released) this.logger.warn({ released: parked.released }, 'worker: took back jobs whose worker stopped');
+      for (const job of parked.failed) await this.afterParking(job, 'the worker running it stopped on its last attempt');
+    }
+    const lease = toRfc3339(new Date(nowMs + this.settings.leaseMs));
     const jobs = await claimJobs(this.db, this.id, limit, now, lease);
+    this.busy = jobs.length > 0;
     if (jobs.length) failpoint('job:claimed');
     return jobs;
   }
@@ -255,8 +267,10 @@ export class Worker {
       const { due, runningUntil } = await hasUnfinishedDueJobs(this.db, this.now());
       if (due) continue;
       if (runningUntil === null) return total;
-      // Another worker holds jobs: wait for them to finish or for their lease to run out.
+      // Another worker holds jobs: wait for them to finish or for their lease to run out
+      // (looked for again on the next claim).
       await new Promise((resolve) => setTimeout(resolve, Math.min(this.settings.pollMs, 250)));
+      this.releasedAt = Number.NEGATIVE_INFINITY;
     }
   }
 
