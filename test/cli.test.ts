@@ -129,23 +129,6 @@ describe('inmo CLI', () => {
       await inmo(env, 'properties', 'import', '--business', '1', file, '--json');
 
       const secret = 'EAAG-cli-secret-token';
-      const missing = await inmo(
-        env,
-        'channel',
-        'connect',
-        '--business',
-        '1',
-        '--provider',
-        'whatsapp-cloud',
-        '--phone-number-id',
-        '42',
-        '--token-env',
-        'WA_TOKEN',
-        '--template',
-        'hola',
-        '--json',
-      );
-      expect(missing.json).toEqual({ error: 'the environment variable WA_TOKEN named by --token-env is not set' });
       const args = [
         'channel',
         'connect',
@@ -158,6 +141,8 @@ describe('inmo CLI', () => {
         '--token-env',
         'WA_TOKEN',
       ];
+      const missing = await inmo(env, ...args, '--template', 'hola', '--json');
+      expect(missing.json).toEqual({ error: 'the environment variable WA_TOKEN named by --token-env is not set' });
       const connected = await inmo(
         { ...env, WA_TOKEN: secret },
         ...args,

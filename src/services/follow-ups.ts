@@ -4,7 +4,10 @@
  */
 import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
-import { listDueFollowUps, moveFollowUp, upsertFollowUpRule } from '../db/repositories/follow-ups.ts';
+import type { Transaction } from 'kysely';
+import { listDueFollowUps, moveFollowUp, scheduleFollowUp, upsertFollowUpRule } from '../db/repositories/follow-ups.ts';
+import { enqueueJob } from '../db/repositories/jobs.ts';
+import type { Database } from '../db/types.ts';
 import { LEAD_TYPE_ALIASES } from '../domain/lead-rules.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { UnknownBusinessError } from './errors.ts';
@@ -37,4 +40,26 @@ export async function dueFollowUps(db: Db, options: { businessId?: number; limit
 /** Marks a due follow-up done (the agent has followed up). @returns whether it was due. */
 export async function markFollowUpDone(db: Db, id: number): Promise<boolean> {
   return moveFollowUp(db, id, 'due', 'done', nowRfc3339());
+}
+
+/**
+ * Schedules a lead's follow-up due at `dueAt`, repeating every `everyDays` days, with the
+ * `follow_up` job that fires when it comes due (its `run_at` is `dueAt`), in `trx`.
+ */
+export async function scheduleFollowUpJob(
+  trx: Transaction<Database>,
+  lead: { business_id: number; id: number },
+  dueAt: string,
+  everyDays: number,
+  now: string,
+): Promise<void> {
+  const id = await scheduleFollowUp(trx, { business_id: lead.business_id, lead_id: lead.id, due_at: dueAt, every_days: everyDays, now });
+  await enqueueJob(trx, {
+    businessId: lead.business_id,
+    leadId: lead.id,
+    kind: 'follow_up',
+    payload: { follow_up_id: id },
+    runAt: dueAt,
+    now,
+  });
 }

@@ -211,39 +211,23 @@ export async function settleFailedRun(
  * lease has run out. A read, so idle workers polling never take SQLite's write lock.
  */
 export async function hasClaimableJobs(db: Executor, now: string): Promise<boolean> {
-  const due = await db
-    .selectFrom('jobs')
-    .select('id')
-    .where('state', '=', 'pending')
-    .where('run_at', '<=', now)
-    .limit(1)
-    .executeTakeFirst();
-  if (due) return true;
-  const expired = await db
-    .selectFrom('jobs')
-    .select('id')
-    .where('state', '=', 'running')
-    .where('locked_until', '<', now)
-    .limit(1)
-    .executeTakeFirst();
-  return expired !== undefined;
+  return (await anyJob(db, 'pending', 'run_at', '<=', now)) || (await anyJob(db, 'running', 'locked_until', '<', now));
 }
 
-/** Whether any job is due (pending with `run_at` ≤ now) or running. */
+/** Whether a job in `state` has `column` `op` `at` (served by the partial indexes on state). */
+async function anyJob(db: Executor, state: string, column: 'run_at' | 'locked_until', op: '<' | '<=', at: string): Promise<boolean> {
+  const row = await db.selectFrom('jobs').select('id').where('state', '=', state).where(column, op, at).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether any job is due (pending with `run_at` ≤ now) or running, and the latest lease end of the running ones. */
 export async function hasUnfinishedDueJobs(db: Executor, now: string): Promise<{ due: boolean; runningUntil: string | null }> {
-  const due = await db
-    .selectFrom('jobs')
-    .select('id')
-    .where('state', '=', 'pending')
-    .where('run_at', '<=', now)
-    .limit(1)
-    .executeTakeFirst();
   const running = await db
     .selectFrom('jobs')
     .select((eb) => eb.fn.max('locked_until').as('until'))
     .where('state', '=', 'running')
     .executeTakeFirst();
-  return { due: due !== undefined, runningUntil: (running?.until as string | null | undefined) ?? null };
+  return { due: await anyJob(db, 'pending', 'run_at', '<=', now), runningUntil: (running?.until as string | null | undefined) ?? null };
 }
 
 /** Jobs for `inmo jobs list`, newest first. */

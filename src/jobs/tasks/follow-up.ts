@@ -4,10 +4,10 @@
  * period later, unless the lead is closed or inactive (spec §6 step 3, CONTRACT §7).
  */
 import { transact } from '../../db/transaction.ts';
-import { enqueueJob } from '../../db/repositories/jobs.ts';
-import { findFollowUp, moveFollowUp, scheduleFollowUp } from '../../db/repositories/follow-ups.ts';
+import { findFollowUp, moveFollowUp } from '../../db/repositories/follow-ups.ts';
 import { findLead } from '../../db/repositories/leads.ts';
 import { addDays } from '../../domain/follow-ups.ts';
+import { scheduleFollowUpJob } from '../../services/follow-ups.ts';
 import type { TaskContext } from '../worker.ts';
 import { PermanentJobError } from '../worker.ts';
 
@@ -23,23 +23,7 @@ export async function followUp(ctx: TaskContext): Promise<void> {
     if (current && (await moveFollowUp(trx, current.id, 'scheduled', 'due', ctx.now()))) {
       const lead = await findLead(trx, current.lead_id);
       if (lead && lead.active === 1 && !FINISHED_STATUSES.has(lead.status)) {
-        const dueAt = addDays(current.due_at, current.every_days);
-        const now = ctx.now();
-        const next = await scheduleFollowUp(trx, {
-          business_id: lead.business_id,
-          lead_id: lead.id,
-          due_at: dueAt,
-          every_days: current.every_days,
-          now,
-        });
-        await enqueueJob(trx, {
-          businessId: lead.business_id,
-          leadId: lead.id,
-          kind: 'follow_up',
-          payload: { follow_up_id: next },
-          runAt: dueAt,
-          now,
-        });
+        await scheduleFollowUpJob(trx, lead, addDays(current.due_at, current.every_days), current.every_days, ctx.now());
       }
     }
     await ctx.complete(trx);

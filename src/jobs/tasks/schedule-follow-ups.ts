@@ -5,10 +5,10 @@
  * that already has follow-ups keeps them.
  */
 import { transact } from '../../db/transaction.ts';
-import { enqueueJob } from '../../db/repositories/jobs.ts';
-import { followUpRules, listFollowUpsOfLead, scheduleFollowUp } from '../../db/repositories/follow-ups.ts';
+import { followUpRules, listFollowUpsOfLead } from '../../db/repositories/follow-ups.ts';
 import { findLead } from '../../db/repositories/leads.ts';
 import { addDays, followUpPeriodDays } from '../../domain/follow-ups.ts';
+import { scheduleFollowUpJob } from '../../services/follow-ups.ts';
 import type { TaskContext } from '../worker.ts';
 
 export async function scheduleFollowUps(ctx: TaskContext): Promise<void> {
@@ -19,17 +19,7 @@ export async function scheduleFollowUps(ctx: TaskContext): Promise<void> {
   if (every === null) return;
   await transact(ctx.db, async (trx) => {
     if ((await listFollowUpsOfLead(trx, lead.id)).length === 0) {
-      const dueAt = addDays(lead.created_at, every);
-      const now = ctx.now();
-      const id = await scheduleFollowUp(trx, { business_id: lead.business_id, lead_id: lead.id, due_at: dueAt, every_days: every, now });
-      await enqueueJob(trx, {
-        businessId: lead.business_id,
-        leadId: lead.id,
-        kind: 'follow_up',
-        payload: { follow_up_id: id },
-        runAt: dueAt,
-        now,
-      });
+      await scheduleFollowUpJob(trx, lead, addDays(lead.created_at, every), every, ctx.now());
     }
     await ctx.complete(trx);
   });
