@@ -5,6 +5,7 @@
  * failing later inside a request.
  */
 
+import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/database.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/worker.ts';
 
 /** Settings every command shares. */
@@ -17,6 +18,8 @@ export interface Config {
   countCacheSize: number;
   /** Size of the per-process cache of GET /properties page bodies, MiB (0 = off). */
   pageCacheMb: number;
+  /** PostgreSQL pool: `INMO_PG_POOL_SIZE` connections per process, `INMO_PG_STATEMENT_TIMEOUT_MS`. */
+  pool: PoolSettings;
   /** The background worker's tunables (`INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`). */
   worker: WorkerSettings;
 }
@@ -63,6 +66,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     countCacheSize: intFromEnv(env, 'INMO_COUNT_CACHE_SIZE', 2000, 0),
     pageCacheMb: intFromEnv(env, 'INMO_PAGE_CACHE_MB', 32, 0),
+    pool: {
+      poolSize: intFromEnv(env, 'INMO_PG_POOL_SIZE', DEFAULT_POOL_SETTINGS.poolSize, 1),
+      statementTimeoutMs: intFromEnv(env, 'INMO_PG_STATEMENT_TIMEOUT_MS', DEFAULT_POOL_SETTINGS.statementTimeoutMs, 0),
+    },
     worker,
   };
 }

@@ -44,7 +44,7 @@ function print(json: boolean, value: unknown, human: string): void {
 /** Opens and migrates the database, runs `work`, closes the database. */
 async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, config.pool);
   try {
     await migrate(db);
     return await work(db);
@@ -90,7 +90,7 @@ program
     action(async (opts: { port: number; host: string; demo?: boolean; worker: boolean }, command: Command) => {
       const json = Boolean(command.optsWithGlobals().json);
       const config = loadConfig();
-      const db = createDb(config.databaseUrl);
+      const db = createDb(config.databaseUrl, config.pool);
       await migrate(db);
       let worker: Worker | null = null;
       const app = await buildApp({
@@ -144,7 +144,7 @@ program
     action(async (opts: { untilIdle?: boolean; concurrency?: number }, command: Command) => {
       const json = Boolean(command.optsWithGlobals().json);
       const config = loadConfig();
-      const db = createDb(config.databaseUrl);
+      const db = createDb(config.databaseUrl, config.pool);
       await migrate(db);
       const logger = pino({ level: config.logLevel });
       const settings = { ...config.worker, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
@@ -300,7 +300,7 @@ program
     action(async (_opts, command: Command) => {
       const json = Boolean(command.optsWithGlobals().json);
       const config = loadConfig();
-      const db = createDb(config.databaseUrl);
+      const db = createDb(config.databaseUrl, config.pool);
       try {
         const applied = await migrate(db);
         print(json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date');

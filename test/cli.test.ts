@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeGraph } from './fake-graph.ts';
-import { BIN, inmo, REPO_ROOT, listing } from './helpers.ts';
+import { BIN, freshDatabaseUrl, inmo, REPO_ROOT, listing } from './helpers.ts';
 
 /** Starts `inmo serve --port 0 --json ARGS…`; resolves with what it printed and a SIGTERM stop that reports the exit code. */
 function serve(env: NodeJS.ProcessEnv, ...args: string[]) {
@@ -30,14 +30,15 @@ function serve(env: NodeJS.ProcessEnv, ...args: string[]) {
   });
 }
 
-function workspace() {
+/** A scratch folder and the environment of a CLI run on a fresh database of this process's engine. */
+async function workspace() {
   const dir = mkdtempSync(join(tmpdir(), 'inmo-cli-'));
-  return { dir, env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'inmo.db')}`, LOG_LEVEL: 'warn' } };
+  return { dir, env: { ...process.env, DATABASE_URL: await freshDatabaseUrl(), LOG_LEVEL: 'warn' } };
 }
 
 describe('inmo CLI', () => {
   it('creates a business and keys, lists and revokes them, imports a catalogue reporting bad lines, records leads', async () => {
-    const { dir, env } = workspace();
+    const { dir, env } = await workspace();
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: ['0001_initial', '0002_jobs', '0003_background'] });
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: [] });
     const business = await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json');
@@ -99,7 +100,7 @@ describe('inmo CLI', () => {
   }, 90_000);
 
   it('serve --demo seeds an empty database once, prints the URL, docs and a working key; a later start reuses it', async () => {
-    const { env } = workspace();
+    const { env } = await workspace();
     const start = () => serve(env, '--demo', '--no-worker');
     const first = await start();
     expect(first.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/ext$/);
@@ -117,7 +118,7 @@ describe('inmo CLI', () => {
   }, 90_000);
 
   it('serve runs the worker in-process: a lead is matched and greeted once; channel connect never prints the token; jobs list and leads show --json', async () => {
-    const { dir, env } = workspace();
+    const { dir, env } = await workspace();
     const graph = await startFakeGraph();
     try {
       await inmo(env, 'business', 'create', '--name', 'Sol', '--json');
@@ -231,7 +232,7 @@ describe('inmo CLI', () => {
   }, 90_000);
 
   it('inmo worker keeps running while idle, takes new jobs, and exits 0 on SIGTERM; settings are checked at start', async () => {
-    const { dir, env } = workspace();
+    const { dir, env } = await workspace();
     await inmo(env, 'business', 'create', '--name', 'Sol', '--json');
     const workerEnv = { ...env, INMO_WORKER_POLL_MS: '50' };
     const child = spawn(process.execPath, [BIN, 'worker'], { env: workerEnv, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

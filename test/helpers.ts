@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { createDb, migrate, type Db } from '../src/db/database.ts';
@@ -14,14 +15,35 @@ import { nowRfc3339 } from '../src/domain/time.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueLines, type ImportSummary } from '../src/services/catalogue-import.ts';
 
-/** A new, migrated SQLite database file. */
-export async function freshDb(): Promise<{ db: Db; path: string; url: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'inmo-test-'));
-  const path = join(dir, 'inmo.db');
-  const url = `sqlite:${path}`;
+/** The engine this test process runs on (vitest.config.ts runs every file once per engine). */
+export const ENGINE: 'sqlite' | 'postgres' = process.env.INMO_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+let schemas = 0;
+
+/**
+ * A new, empty database URL on this process's engine: a SQLite file in a new temp folder, or
+ * a new PostgreSQL schema of this run (dropped when the run ends, test/global-setup.ts).
+ */
+export async function freshDatabaseUrl(): Promise<string> {
+  if (ENGINE === 'sqlite') return `sqlite:${join(mkdtempSync(join(tmpdir(), 'inmo-test-')), 'inmo.db')}`;
+  const base = process.env.INMO_TEST_POSTGRES_URL!;
+  const schema = `inmo_test_${process.env.INMO_TEST_RUN ?? 'local'}_${process.pid}_${++schemas}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`create schema "${schema}"`);
+  } finally {
+    await admin.end();
+  }
+  return `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
+}
+
+/** A new, migrated database on this process's engine; `path` is the SQLite file (null on PostgreSQL). */
+export async function freshDb(): Promise<{ db: Db; path: string | null; url: string }> {
+  const url = await freshDatabaseUrl();
   const db = createDb(url);
   await migrate(db);
-  return { db, path, url };
+  return { db, path: url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : null, url };
 }
 
 /** A business and a key for it (all scopes unless given). */

@@ -1,13 +1,21 @@
 /**
  * The database factory: the only module that knows which engine `DATABASE_URL` names.
  *
- * `sqlite:<path>` opens (and creates) an embedded SQLite file in WAL mode;
- * `postgres://…` is reserved for the PostgreSQL engine (not available in this build).
+ * - `sqlite:<path>` opens (and creates) an embedded SQLite file in WAL mode;
+ * - `postgres://user@host:port/db` (or `postgresql://`) opens a PostgreSQL connection pool.
+ *   TLS comes from the URL as libpq spells it (`sslmode=require`, `sslrootcert=…`,
+ *   `sslcert=…`, `sslkey=…`); `schema=NAME` (ours) sets the `search_path` of every
+ *   connection, so that several installations, or test files, can share one database.
+ *
+ * Both engines run the same queries: timestamps are canonical RFC 3339 text, booleans 0/1
+ * integers, ids `integer`, and PostgreSQL's 64-bit integers (`count(*)`) are read as
+ * JavaScript numbers, so results look the same on either.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './types.ts';
@@ -37,11 +45,50 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
+/** Settings of the PostgreSQL pool (config.ts reads them from the environment). */
+export interface PoolSettings {
+  /** Most connections this process opens. */
+  poolSize: number;
+  /** Longest a statement may run before PostgreSQL cancels it, ms (0 = no limit). */
+  statementTimeoutMs: number;
+}
+
+export const DEFAULT_POOL_SETTINGS: PoolSettings = { poolSize: 10, statementTimeoutMs: 30_000 };
+
+const INT8_OID = 20;
+
+/** Type parsers of our pools: `bigint` (what `count(*)` returns) as a number, not a string. */
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+function createPostgres(url: string, settings: PoolSettings): Db {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema !== null && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema))
+    throw new Error('the schema= of DATABASE_URL must be a plain identifier');
+  const pool = new pg.Pool({
+    connectionString: parsed.toString(),
+    max: settings.poolSize,
+    types: pgTypes,
+    ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
+  });
+  if (schema !== null) {
+    // Queued before any other query of the new connection.
+    pool.on('connect', (client) => void client.query(`set search_path to "${schema}"`));
+  }
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
 /**
  * Opens the database named by `url`.
+ * @param pool settings of the PostgreSQL pool (ignored for SQLite).
  * @throws Error for an unsupported URL.
  */
-export function createDb(url: string): Db {
+export function createDb(url: string, pool: PoolSettings = DEFAULT_POOL_SETTINGS): Db {
+  if (/^postgres(ql)?:\/\//.test(url)) return createPostgres(url, pool);
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length) || ':memory:';
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -53,7 +100,7 @@ export function createDb(url: string): Db {
     sqlite.pragma('cache_size = -65536');
     return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   }
-  throw new Error(`Unsupported DATABASE_URL ${JSON.stringify(url.split('@').pop())}: only sqlite:<path> is available in this build`);
+  throw new Error(`Unsupported DATABASE_URL ${JSON.stringify(url.split('@').pop())}: use sqlite:<path> or postgres://…`);
 }
 
 /** Whether the engine can lock rows and skip locked ones (`FOR UPDATE SKIP LOCKED`): PostgreSQL. */
@@ -67,7 +114,12 @@ export function locksRows(db: Kysely<Database>): boolean {
  * @throws the migration's error when one fails (nothing of it is kept).
  */
 export async function migrate(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // On PostgreSQL, Kysely looks for its own migration tables in every schema: name ours, so
+  // that installations sharing a database (schema=…) keep their own.
+  const migrationTableSchema = locksRows(db)
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
+    : undefined;
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

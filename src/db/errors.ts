@@ -6,7 +6,13 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
 
-/** Whether an error is SQLite's SQLITE_BUSY family: another connection holds, or has just changed, the database. */
-export function isBusy(error: unknown): boolean {
-  return /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code ?? ''));
+/**
+ * Whether the engine refused a transaction because of other writers, so that running it
+ * again from the start can succeed: SQLite's SQLITE_BUSY family (another connection holds,
+ * or has just changed, the database), PostgreSQL's deadlock (`40P01`) and serialization
+ * failure (`40001`).
+ */
+export function isWriteConflict(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  return code.startsWith('SQLITE_BUSY') || code === '40P01' || code === '40001';
 }

@@ -11,7 +11,7 @@
  */
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { Db } from './database.ts';
-import { isBusy } from './errors.ts';
+import { isWriteConflict } from './errors.ts';
 import type { Database } from './types.ts';
 
 type Unit<T> = (trx: Transaction<Database>) => Promise<T>;
@@ -65,7 +65,7 @@ export class GroupCommit {
         result.outcomes.forEach((o, i) => (o.ok ? batch[i].resolve(o.value) : batch[i].reject(o.error)));
         return;
       }
-      if (!isBusy(result.error) || attempt >= MAX_BUSY_ATTEMPTS) {
+      if (!isWriteConflict(result.error) || attempt >= MAX_BUSY_ATTEMPTS) {
         for (const unit of batch) unit.reject(result.error);
         return;
       }
@@ -87,7 +87,7 @@ export class GroupCommit {
           await trx.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
         } catch (error) {
           // A unit refused because the engine is busy fails the whole try, to be run again.
-          if (isBusy(error)) throw error;
+          if (isWriteConflict(error)) throw error;
           await trx.executeQuery(CompiledQuery.raw(`rollback to savepoint ${name}`));
           await trx.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
           outcomes.push({ ok: false, error });

@@ -9,7 +9,7 @@
  */
 import type { Transaction } from 'kysely';
 import type { Db } from './database.ts';
-import { isBusy } from './errors.ts';
+import { isWriteConflict } from './errors.ts';
 import type { Database } from './types.ts';
 
 /** Runs of a transaction that keeps meeting SQLITE_BUSY before the error is thrown. */
@@ -25,7 +25,7 @@ export async function transact<T>(db: Db, work: (trx: Transaction<Database>) => 
     try {
       return await db.transaction().execute(work);
     } catch (error) {
-      if (!isBusy(error) || run >= MAX_RUNS) throw error;
+      if (!isWriteConflict(error) || run >= MAX_RUNS) throw error;
       // Short, growing, jittered pauses let the other writer finish.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(run, 6)));
     }

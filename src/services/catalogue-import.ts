@@ -192,8 +192,11 @@ export async function importCatalogueLines(
 export async function importCatalogueFile(db: Db, businessId: number, path: string, onProgress?: ImportProgress): Promise<ImportSummary> {
   const stream = createReadStream(path, { encoding: 'utf8' });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  // readline emits lines as soon as the file is read, and only an attached iterator keeps
+  // them: take it now, before anything awaits, or the first lines are lost.
+  const iterator = lines[Symbol.asyncIterator]();
   try {
-    return await importCatalogueLines(db, businessId, lines, onProgress);
+    return await importCatalogueLines(db, businessId, { [Symbol.asyncIterator]: () => iterator }, onProgress);
   } finally {
     lines.close();
     stream.destroy();

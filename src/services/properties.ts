@@ -13,6 +13,9 @@ import type { ScanPlan } from '../db/repositories/properties.ts';
 import { propertyJson } from '../domain/property-doc.ts';
 import { filterKey, type PropertyQuery } from '../domain/property-query.ts';
 
+/** Largest id a row can have: ids are `integer` (32-bit) on SQLite and PostgreSQL alike. */
+const MAX_ID = 2_147_483_647;
+
 /** Cost of a row found through a filter's index relative to a row visited along the order's index. */
 const FILTER_ROW_COST = 4;
 
@@ -74,6 +77,9 @@ export class CatalogueReader {
 
   /** `{"data": Property}` as JSON text, or undefined when the property does not exist for the API. */
   async getJson(businessId: number, id: number): Promise<string | undefined> {
+    // Ids are 32-bit `integer` on every engine: a larger one names nothing (and PostgreSQL
+    // would refuse to compare it with the column).
+    if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) return undefined;
     const row = await repo.findPublished(this.db, businessId, id);
     return row && `{"data":${propertyJson(row.id, row.api_doc)}}`;
   }
