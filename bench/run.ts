@@ -12,7 +12,9 @@
  *
  * Then the lead-creation benchmark of bench/leads.ts, and the background-work benchmarks of
  * bench/background.ts (matching per lead on both catalogues; 1,000 ingests end to end).
- * `--only reads|leads|background` runs one part.
+ * `--only reads|leads|background` runs one part. `--db postgres` runs instead the engine
+ * comparison of bench/engines.ts: reads and ingests on SQLite and PostgreSQL, with one and
+ * two API processes.
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -27,6 +29,7 @@ import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { endToEndBench, matchingBench } from './background.ts';
+import { engineBench, preparePostgres } from './engines.ts';
 import { leadBench } from './leads.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 
@@ -41,6 +44,7 @@ const FRESH = args.includes('--fresh');
 const PAGE_CACHE = !args.includes('--no-page-cache');
 const PIN = pinLoadToCpu1();
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
+const ENGINE = args.includes('--db') ? args[args.indexOf('--db') + 1] : 'sqlite';
 const CONNECTIONS = 32;
 
 const SOL_2KM = JSON.stringify([{ type: 'circle', center: { lat: 40.4168, lng: -3.7038 }, radius: 2000 }]);
@@ -193,8 +197,40 @@ async function background(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+async function engines(): Promise<void> {
+  prepared ??= catalogues();
+  const { real, generated } = await prepared;
+  process.stderr.write('preparing PostgreSQL copies of the catalogues…\n');
+  const pgReal = await preparePostgres(
+    WORK,
+    'real-20k',
+    CATALOGUES.map((f) => join(DATA, f)),
+    FRESH,
+  );
+  const pgGenerated = await preparePostgres(WORK, 'generated-200k', [join(WORK, 'generated-200k.ndjson')], FRESH);
+  const sqliteOf = (p: Prepared) => ({ name: p.name, url: `sqlite:${p.dbPath}`, key: p.key, importRate: p.importRate });
+  const lines = await engineBench({
+    work: WORK,
+    bin: join(ROOT, 'bin', 'inmo.mjs'),
+    baselineServer: join(ROOT, 'bench', 'baseline-server.mjs'),
+    catalogues: [
+      { sqlite: sqliteOf(real), postgres: pgReal },
+      { sqlite: sqliteOf(generated), postgres: pgGenerated },
+    ],
+    scenarios: SCENARIOS,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
+  lines.push('', 'PostgreSQL import rate (properties/s):');
+  for (const p of [pgReal, pgGenerated]) {
+    lines.push(`  ${p.name.padEnd(15)} ${p.importRate === null ? 'reused schema (run with --fresh to measure)' : p.importRate.toFixed(0)}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main() {
   mkdirSync(WORK, { recursive: true });
+  if (ENGINE === 'postgres') return engines();
   if (ONLY === null || ONLY === 'reads') await reads();
   if (ONLY === null || ONLY === 'leads') await leads();
   if (ONLY === null || ONLY === 'background') await background();

@@ -1,0 +1,239 @@
+/**
+ * `npm run bench -- --db postgres` (issue 5): the read and ingest benchmarks on PostgreSQL
+ * side by side with SQLite, in the same run, with one and with two API processes
+ * (`inmo serve --no-worker`; two processes share the load generator's connections).
+ *
+ * Reads: scenarios (a), (b), (c) of bench/run.ts on the real 20k catalogue and the generated
+ * 200k one, each against the bare node:http baseline returning the same bytes. Ingest:
+ * POST /leads/ingest with distinct phones into a fresh database per configuration.
+ * PostgreSQL databases are schemas `inmo_bench_*` of the database `INMO_BENCH_POSTGRES_URL`
+ * names (default postgres://postgres@127.0.0.1:5432/test), built on first use and reused
+ * (rebuilt with `--fresh`).
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createDb, migrate } from '../src/db/database.ts';
+import { insertBusiness } from '../src/db/repositories/businesses.ts';
+import { SCOPES } from '../src/domain/api-key.ts';
+import { nowRfc3339 } from '../src/domain/time.ts';
+import { createApiKey } from '../src/services/api-keys.ts';
+import { importCatalogueFile } from '../src/services/catalogue-import.ts';
+import { startProcess, stop } from './processes.ts';
+
+export const POSTGRES_URL = process.env.INMO_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** A database ready to serve: its URL and a key with every scope. */
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  key: string;
+  importRate: number | null;
+}
+
+const schemaUrl = (schema: string) => `${POSTGRES_URL}${POSTGRES_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+
+async function adminQuery(text: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Builds (or reuses) a PostgreSQL schema with one business, a key and the catalogue files. */
+export async function preparePostgres(work: string, name: string, files: string[], fresh: boolean): Promise<BenchDatabase> {
+  const schema = `inmo_bench_${name.replace(/[^a-z0-9]/g, '_')}`;
+  const keyPath = join(work, `pg-${name}.key`);
+  const exists = (await adminQuery(`select 1 from pg_namespace where nspname = '${schema}'`)).rowCount === 1;
+  if (!fresh && exists && existsSync(keyPath))
+    return { name, url: schemaUrl(schema), key: readFileSync(keyPath, 'utf8'), importRate: null };
+  await adminQuery(`drop schema if exists "${schema}" cascade`);
+  await adminQuery(`create schema "${schema}"`);
+  const db = createDb(schemaUrl(schema));
+  try {
+    await migrate(db);
+    const business = await insertBusiness(db, `Bench ${name}`, nowRfc3339());
+    const started = performance.now();
+    let imported = 0;
+    for (const file of files) {
+      const summary = await importCatalogueFile(db, business.id, file);
+      imported += summary.created + summary.updated;
+    }
+    const importRate = imported / ((performance.now() - started) / 1000);
+    const { key } = await createApiKey(db, { businessId: business.id, scopes: [...SCOPES] });
+    writeFileSync(keyPath, key);
+    return { name, url: schemaUrl(schema), key, importRate };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** A fresh empty database for the ingest runs: a SQLite file or a PostgreSQL schema. */
+async function freshIngestDatabase(work: string, engine: 'sqlite' | 'postgres', tag: string): Promise<{ url: string; key: string }> {
+  let url: string;
+  if (engine === 'sqlite') {
+    url = `sqlite:${join(work, `ingest-${tag}.db`)}`;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${url.slice('sqlite:'.length)}${suffix}`, { force: true });
+  } else {
+    const schema = `inmo_bench_ingest_${tag}`;
+    await adminQuery(`drop schema if exists "${schema}" cascade`);
+    await adminQuery(`create schema "${schema}"`);
+    url = schemaUrl(schema);
+  }
+  const db = createDb(url);
+  try {
+    await migrate(db);
+    const { id } = await insertBusiness(db, 'Bench ingest', nowRfc3339());
+    const { key } = await createApiKey(db, { businessId: id, scopes: [...SCOPES] });
+    return { url, key };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Starts `count` API processes (no worker) on one database. */
+async function apis(bin: string, url: string, count: number) {
+  const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' };
+  return Promise.all(
+    Array.from({ length: count }, () => startProcess([bin, 'serve', '--no-worker', '--port', '0', '--json'], env, process.cwd())),
+  );
+}
+
+/** Loads the origins together, the connections split between them; req/s summed, latencies the worst. */
+async function loadAll(urls: string[], connections: number, duration: number, options: Partial<autocannon.Options> = {}): Promise<Load> {
+  const results = await Promise.all(
+    urls.map((url) => autocannon({ url, connections: Math.max(1, Math.floor(connections / urls.length)), duration, ...options })),
+  );
+  return {
+    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    p50: Math.max(...results.map((r) => r.latency.p50)),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    errors: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
+  };
+}
+
+const fmt = (n: number, d = 0) => n.toFixed(d).padStart(8);
+
+/**
+ * The side-by-side runs.
+ * @param catalogues SQLite and PostgreSQL databases of each catalogue.
+ * @returns printable lines.
+ */
+export async function engineBench(options: {
+  work: string;
+  bin: string;
+  baselineServer: string;
+  catalogues: Array<{ sqlite: BenchDatabase; postgres: BenchDatabase }>;
+  scenarios: Array<[string, string]>;
+  connections: number;
+  duration: number;
+}): Promise<string[]> {
+  const { work, bin, connections, duration } = options;
+  const lines = [
+    '',
+    `SQLite vs PostgreSQL, GET /v1/ext/properties, ${connections} connections, one ${duration} s run each (after a 2 s warm-up); API processes run --no-worker`,
+    `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(36)} ${'engine'.padEnd(14)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'base r/s'.padStart(8)} ${'ratio'.padStart(8)} errors`,
+  ];
+  for (const { sqlite, postgres } of options.catalogues) {
+    for (const [scenario, path] of options.scenarios) {
+      const configs: Array<[string, BenchDatabase, number]> = [
+        ['sqlite ×1', sqlite, 1],
+        ['sqlite ×2', sqlite, 2],
+        ['postgres ×1', postgres, 1],
+        ['postgres ×2', postgres, 2],
+      ];
+      let baseline: Load | null = null;
+      for (const [label, database, count] of configs) {
+        const servers = await apis(bin, database.url, count);
+        try {
+          const urls = servers.map((s) => `${new URL(String(s.info.url)).origin}${path}`);
+          const headers = { 'x-api-key': database.key };
+          if (baseline === null) {
+            const response = await fetch(urls[0], { headers });
+            const bodyFile = join(work, 'baseline-body.json');
+            writeFileSync(bodyFile, Buffer.from(await response.arrayBuffer()));
+            const base = await startProcess([options.baselineServer, bodyFile], process.env, process.cwd());
+            try {
+              const baseUrl = `http://127.0.0.1:${base.info.port}${path}`;
+              await loadAll([baseUrl], connections, 2, { headers });
+              baseline = await loadAll([baseUrl], connections, duration, { headers });
+            } finally {
+              await stop(base.child);
+            }
+          }
+          await loadAll(urls, connections, 2, { headers });
+          const result = await loadAll(urls, connections, duration, { headers });
+          lines.push(
+            `${database.name.padEnd(15)} ${scenario.padEnd(36)} ${label.padEnd(14)} ${fmt(result.rps)} ${fmt(result.p50, 1)} ${fmt(result.p99, 1)} ${fmt(baseline.rps)} ${fmt(result.rps / baseline.rps, 2)} ${result.errors}`,
+          );
+          process.stderr.write(`  ${database.name} ${scenario} ${label}: ${result.rps.toFixed(0)} req/s\n`);
+        } finally {
+          await Promise.all(servers.map((s) => stop(s.child)));
+        }
+      }
+    }
+  }
+
+  lines.push(
+    '',
+    `SQLite vs PostgreSQL, POST /leads/ingest, ${connections} connections, ${duration} s, distinct phones, a fresh database each`,
+    `${'engine'.padEnd(14)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'leads'.padStart(8)} errors`,
+  );
+  let run = 0;
+  for (const [label, engine, count] of [
+    ['sqlite ×1', 'sqlite', 1],
+    ['sqlite ×2', 'sqlite', 2],
+    ['postgres ×1', 'postgres', 1],
+    ['postgres ×2', 'postgres', 2],
+  ] as const) {
+    run++;
+    const { url, key } = await freshIngestDatabase(work, engine, `${engine}${count}`);
+    const servers = await apis(bin, url, count);
+    try {
+      let i = 0;
+      const body = (phone: string) =>
+        JSON.stringify({
+          id: 'x',
+          createdAt: '2026-11-22T10:00:00Z',
+          source: 'bench',
+          sourcePage: 'https://bench.example/alquiler',
+          contact: { name: 'Cliente Bench', phone },
+          search: { budget: '700-900', habs: '2', location: { name: 'Zaragoza' } },
+        });
+      const result = await loadAll(
+        servers.map((s) => `${String(s.info.url)}/leads/ingest`),
+        connections,
+        duration,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          requests: [{ setupRequest: (req) => ({ ...req, body: body(`+34 6${String(run)}${String(i++).padStart(7, '0')}`) }) }],
+        },
+      );
+      const db = createDb(url);
+      const leads = await db
+        .selectFrom('leads')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      await db.destroy();
+      lines.push(
+        `${label.padEnd(14)} ${fmt(result.rps)} ${fmt(result.p50, 1)} ${fmt(result.p99, 1)} ${String(leads.n).padStart(8)} ${result.errors}`,
+      );
+      process.stderr.write(`  ingest ${label}: ${result.rps.toFixed(0)} req/s\n`);
+    } finally {
+      await Promise.all(servers.map((s) => stop(s.child)));
+    }
+  }
+  return lines;
+}
