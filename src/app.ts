@@ -134,7 +134,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const catalogue = new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024);
       meRoutes(api, options.db);
       propertyRoutes(api, options.db, catalogue);
-      leadRoutes(api, options.db, new GroupCommit(options.db), options.onJobsQueued ?? (() => {}));
+      const writes = new GroupCommit(options.db);
+      // Closing waits for the writes already handed in, so the database outlives them.
+      api.addHook('onClose', () => writes.settled());
+      leadRoutes(api, options.db, writes, options.onJobsQueued ?? (() => {}));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

@@ -126,6 +126,7 @@ program
       print(json, info, lines.join('\n'));
       // SIGTERM: stop taking requests and jobs, let the running ones finish, then exit.
       const stop = async () => {
+        // Requests in flight and their writes finish (onClose), running jobs finish, then the database closes.
         await Promise.all([app.close(), worker?.stop()]);
         await db.destroy();
         process.exit(0);

@@ -75,6 +75,9 @@ function createPostgres(url: string, settings: PoolSettings): Db {
     types: pgTypes,
     ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
   });
+  // A connection that breaks while idle (server restart, network) is dropped by the pool and
+  // replaced on the next query; without a listener the 'error' event would end the process.
+  pool.on('error', () => undefined);
   if (schema !== null) {
     // Queued before any other query of the new connection.
     pool.on('connect', (client) => void client.query(`set search_path to "${schema}"`));

@@ -1,6 +1,6 @@
 /**
  * Group commit: units of write work that arrive together are run in one transaction, each
- * inside its own savepoint.
+ * inside its own savepoint (SQLite), or each in its own concurrent transaction (PostgreSQL).
  *
  * Why: a commit writes every page the transaction touched (table and index pages of the
  * lead, its notes and its jobs), and with one transaction per lead that write, not the
@@ -8,10 +8,16 @@
  * ones before it, so every unit gets exactly the result it would get alone and in that
  * order; a unit that throws is rolled back to its savepoint and leaves no trace; nothing
  * is answered before the commit, so an answered write is a committed write.
+ *
+ * That is SQLite's answer, where one connection writes at a time. On PostgreSQL the server
+ * already shares WAL flushes among transactions committing together, and a batch on one
+ * connection would make each unit wait for the round trips of all before it: there each unit
+ * runs at once in its own transaction from the pool (run again on a deadlock).
  */
 import { CompiledQuery, type Transaction } from 'kysely';
-import type { Db } from './database.ts';
+import { locksRows, type Db } from './database.ts';
 import { isWriteConflict } from './errors.ts';
+import { transact } from './transaction.ts';
 import type { Database } from './types.ts';
 
 type Unit<T> = (trx: Transaction<Database>) => Promise<T>;
@@ -24,32 +30,48 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Most units in one transaction: bounds how long other queries wait for the connection. */
 const MAX_BATCH = 64;
-/** Tries of a batch the engine refused as busy. */
-const MAX_BUSY_ATTEMPTS = 5;
+/** Tries of a batch the engine refused as busy (another process writing). */
+const MAX_BUSY_ATTEMPTS = 12;
 
 export class GroupCommit {
   private queue: Pending[] = [];
-  private draining = false;
+  private draining: Promise<void> | null = null;
+  private readonly concurrent: boolean;
+  private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.concurrent = locksRows(db);
+  }
 
   /** Runs `work` in a shared transaction. @returns its result once committed; rejects with its error (nothing of it kept). */
   run<T>(work: Unit<T>): Promise<T> {
+    if (this.concurrent) {
+      const unit = transact(this.db, work);
+      this.inFlight.add(unit);
+      void unit.then(
+        () => this.inFlight.delete(unit),
+        () => this.inFlight.delete(unit),
+      );
+      return unit;
+    }
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.draining) {
-        this.draining = true;
-        // Let the requests already read by this turn of the event loop join the batch.
-        setImmediate(() => void this.drain());
-      }
+      // Let the requests already read by this turn of the event loop join the batch.
+      this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
     });
+  }
+
+  /** Resolves once every unit handed in so far has been committed or rejected (before closing the database). */
+  async settled(): Promise<void> {
+    await this.draining;
+    await Promise.allSettled([...this.inFlight]);
   }
 
   private async drain(): Promise<void> {
     try {
       while (this.queue.length) await this.flush(this.queue.splice(0, MAX_BATCH));
     } finally {
-      this.draining = false;
+      this.draining = null;
     }
   }
 
@@ -69,13 +91,19 @@ export class GroupCommit {
         for (const unit of batch) unit.reject(result.error);
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
+      // Short, growing, jittered pauses let the other writer finish.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
     }
   }
 
   private async attempt(batch: Pending[]): Promise<{ committed: true; outcomes: Outcome[] } | { committed: false; error: unknown }> {
     const outcomes: Outcome[] = [];
-    const trx = await this.db.startTransaction().execute();
+    let trx: Awaited<ReturnType<ReturnType<Db['startTransaction']>['execute']>>;
+    try {
+      trx = await this.db.startTransaction().execute();
+    } catch (error) {
+      return { committed: false, error };
+    }
     try {
       for (const [i, unit] of batch.entries()) {
         // Plain SAVEPOINT statements (the same text on SQLite and PostgreSQL): Kysely's savepoint

@@ -128,7 +128,8 @@ export async function createInquiryLead(writes: GroupCommit, businessId: number,
       let jobs = INQUIRY_JOBS;
       if (existing) {
         if (existing.name !== null && existing.name.trim() !== '') throw new DuplicatePhoneError();
-        await repo.updateLead(trx, existing.id, providedOnly(columns));
+        // Another request may have completed it since it was read: then this one is the duplicate.
+        if (!(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) throw new DuplicatePhoneError();
         leadId = existing.id;
         // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it.
         const queued = new Set((await listJobsOfLead(trx, leadId)).map((j) => j.kind));

@@ -65,8 +65,20 @@ export async function listNotes(db: Db, leadId: number): Promise<Array<{ created
 }
 
 /** Updates a lead's columns. */
-export async function updateLead(db: Db, id: number, values: Partial<NewLead>): Promise<void> {
-  await db.updateTable('leads').set(values).where('id', '=', id).execute();
+/**
+ * Completes a lead that has no name with `values`, only while it still has none: of two
+ * transactions completing it at once, the second finds it named (PostgreSQL re-reads the
+ * row once the first commits) and changes nothing.
+ * @returns whether this call completed it.
+ */
+export async function completeUnnamedLead(db: Db, id: number, values: Partial<NewLead>): Promise<boolean> {
+  const result = await db
+    .updateTable('leads')
+    .set(values)
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('name', 'is', null), eb(eb.fn('trim', ['name']), '=', '')]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function insertNote(db: Db, leadId: number, text: string, at: string): Promise<void> {
