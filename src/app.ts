@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
+import { registerRateLimits, type RateLimits } from './http/rate-limit.ts';
 import { GroupCommit } from './db/group-commit.ts';
 import { BAD_REQUEST, BODY_TOO_LARGE, INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND, sendDetail } from './http/errors.ts';
 import { leadRoutes } from './http/routes/leads.ts';
@@ -33,6 +34,8 @@ export interface AppOptions {
   countCacheSize?: number;
   /** Page-body cache of GET /properties, MiB; 0 (the default here) turns it off. */
   pageCacheMb?: number;
+  /** Rate limits (http/rate-limit.ts); none when omitted, as in most tests. `inmo serve` sets them from the environment. */
+  rateLimits?: RateLimits;
   /** Called after a request has committed new jobs: an in-process worker wakes at once. */
   onJobsQueued?: () => void;
 }
@@ -131,13 +134,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
+      const postLimit = options.rateLimits ? await registerRateLimits(api, options.rateLimits) : null;
       const catalogue = new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024);
       meRoutes(api, options.db);
       propertyRoutes(api, options.db, catalogue);
       const writes = new GroupCommit(options.db);
       // Closing waits for the writes already handed in, so the database outlives them.
       api.addHook('onClose', () => writes.settled());
-      leadRoutes(api, options.db, writes, options.onJobsQueued ?? (() => {}));
+      leadRoutes(api, options.db, writes, options.onJobsQueued ?? (() => {}), postLimit ?? undefined);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

@@ -6,6 +6,7 @@
  */
 
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/database.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/worker.ts';
 
 /** Settings every command shares. */
@@ -18,6 +19,8 @@ export interface Config {
   countCacheSize: number;
   /** Size of the per-process cache of GET /properties page bodies, MiB (0 = off). */
   pageCacheMb: number;
+  /** Requests per minute per API key, and per client IP on the POST endpoints (`INMO_RATE_LIMIT_PER_KEY`, `INMO_RATE_LIMIT_POST_PER_IP`; 0 = off). */
+  rateLimits: RateLimits;
   /** PostgreSQL pool: `INMO_PG_POOL_SIZE` connections per process, `INMO_PG_STATEMENT_TIMEOUT_MS`. */
   pool: PoolSettings;
   /** The background worker's tunables (`INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`). */
@@ -66,6 +69,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     countCacheSize: intFromEnv(env, 'INMO_COUNT_CACHE_SIZE', 2000, 0),
     pageCacheMb: intFromEnv(env, 'INMO_PAGE_CACHE_MB', 32, 0),
+    rateLimits: {
+      perKeyPerMinute: intFromEnv(env, 'INMO_RATE_LIMIT_PER_KEY', DEFAULT_RATE_LIMITS.perKeyPerMinute, 0),
+      postPerIpPerMinute: intFromEnv(env, 'INMO_RATE_LIMIT_POST_PER_IP', DEFAULT_RATE_LIMITS.postPerIpPerMinute, 0),
+    },
     pool: {
       poolSize: intFromEnv(env, 'INMO_PG_POOL_SIZE', DEFAULT_POOL_SETTINGS.poolSize, 1),
       statementTimeoutMs: intFromEnv(env, 'INMO_PG_STATEMENT_TIMEOUT_MS', DEFAULT_POOL_SETTINGS.statementTimeoutMs, 0),

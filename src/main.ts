@@ -98,6 +98,7 @@ program
         countCacheSize: config.countCacheSize,
         pageCacheMb: config.pageCacheMb,
         logger: { level: config.logLevel },
+        rateLimits: config.rateLimits,
         onJobsQueued: () => worker?.wake(),
       });
       if (opts.worker) {

@@ -27,8 +27,8 @@ describe('OpenAPI document', () => {
       '/properties/{property_id}',
     ]);
     expect(doc.paths['/leads/inquiries'].post.requestBody.required).toBe(true);
-    expect(Object.keys(doc.paths['/leads/inquiries'].post.responses).sort()).toEqual(['200', '400', '401', '409', '422', '500']);
-    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '401', '422', '500']);
+    expect(Object.keys(doc.paths['/leads/inquiries'].post.responses).sort()).toEqual(['200', '400', '401', '409', '422', '429', '500']);
+    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '401', '422', '429', '500']);
     const listParams = doc.paths['/properties'].get.parameters.map((p: { name: string }) => p.name).sort();
     expect(listParams).toEqual(
       [
@@ -49,7 +49,7 @@ describe('OpenAPI document', () => {
       ].sort(),
     );
     for (const path of Object.values(doc.paths) as Array<Record<string, { responses: Record<string, unknown> }>>) {
-      for (const op of Object.values(path)) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '422', '500']));
+      for (const op of Object.values(path)) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '422', '429', '500']));
     }
     const docs = await app.inject({ method: 'GET', url: '/v1/ext/docs' });
     expect([200, 302]).toContain(docs.statusCode);

@@ -23,7 +23,7 @@ const children: ChildProcess[] = [];
 /** Starts `inmo ARGS…` and waits for its first JSON line (serve) or gives it a moment (worker). */
 function start(args: string[]): Promise<{ child: ChildProcess; info: any }> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', INMO_WORKER_POLL_MS: '50' };
+    const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', INMO_WORKER_POLL_MS: '50', INMO_RATE_LIMIT_POST_PER_IP: '0' };
     const child = spawn(process.execPath, [BIN, ...args], { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let out = '';

@@ -117,7 +117,9 @@ interface RouteSpec<Q extends TObject, P extends TObject, B extends TObject = TO
   refine?: (body: Record<string, unknown>, issues: ValidationIssue[]) => void;
   /** Query rules a schema cannot state; what it returns reaches the handler as `refined`. */
   refineQuery?: (query: Static<Q>, issues: ValidationIssue[]) => R;
-  /** Documented responses besides the shared 401/422/500. */
+  /** Runs on arrival, before the body is read (the per-IP rate limit of the POST endpoints). */
+  onRequest?: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /** Documented responses besides the shared 401/422/429/500. */
   responses: Record<number, TSchema>;
   handler: (
     input: { key: KeyContext; query: Static<Q>; params: Static<P>; body: Static<B>; refined: R; request: FastifyRequest },
@@ -145,6 +147,7 @@ export function apiRoute<Q extends TObject, P extends TObject, B extends TObject
       security: [{ ApiKeyHeader: [] }, { ApiKeyAuthorization: [] }],
       response: { ...commonErrors, ...spec.responses },
     },
+    ...(spec.onRequest ? { onRequest: spec.onRequest } : {}),
     handler: async (request, reply) => {
       // `/properties/` reaches the `:property_id` route with an empty id: it is no route at all.
       if (Object.values(request.params as Record<string, string>).some((v) => v === '')) return sendDetail(reply, 404, NOT_FOUND);

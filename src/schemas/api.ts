@@ -211,5 +211,9 @@ export const sharedSchemas = [Property, Lead, PlainError, ValidationError];
 export const commonErrors = {
   401: Type.Ref('PlainError', { description: 'Key missing, malformed, unknown, revoked, expired, or lacking the scope.' }),
   422: Type.Ref('ValidationError', { description: 'A path parameter, query parameter or body field is invalid.' }),
+  429: Type.Ref('PlainError', {
+    description:
+      'Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
+  }),
   500: Type.Ref('PlainError', { description: 'Unexpected server error.' }),
 };

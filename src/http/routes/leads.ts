@@ -1,5 +1,5 @@
 /** GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–§4.3; CONTRACT §1, §6). */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
@@ -43,8 +43,15 @@ function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[])
 /**
  * GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–4.3).
  * @param onJobsQueued called once a new lead's jobs are committed.
+ * @param postLimit the per-client-IP rate limit of the two POST endpoints, when on.
  */
-export function leadRoutes(app: FastifyInstance, db: Db, writes: GroupCommit, onJobsQueued: () => void): void {
+export function leadRoutes(
+  app: FastifyInstance,
+  db: Db,
+  writes: GroupCommit,
+  onJobsQueued: () => void,
+  postLimit?: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+): void {
   apiRoute(app, db, {
     method: 'GET',
     url: '/leads',
@@ -63,6 +70,7 @@ export function leadRoutes(app: FastifyInstance, db: Db, writes: GroupCommit, on
     method: 'POST',
     url: '/leads/inquiries',
     scope: 'leads:ingest',
+    onRequest: postLimit,
     operationId: 'createInquiry',
     tags: ['leads'],
     summary: 'Create a lead from full contact details',
@@ -106,6 +114,7 @@ export function leadRoutes(app: FastifyInstance, db: Db, writes: GroupCommit, on
     method: 'POST',
     url: '/leads/ingest',
     scope: 'leads:ingest',
+    onRequest: postLimit,
     operationId: 'ingestRentalLead',
     tags: ['leads'],
     summary: 'Create a rental lead from a compact form payload',

@@ -1,0 +1,90 @@
+/** Rate limits (issue 6): per key on every route, per client IP on the POST endpoints; a throttled request stores nothing. */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Db } from '../src/db/database.ts';
+import { businessWithKey, freshDb, snapshot } from './helpers.ts';
+
+let db: Db;
+let app: FastifyInstance;
+let keyA: string;
+let keyB: string;
+
+beforeAll(async () => {
+  ({ db } = await freshDb());
+  keyA = (await businessWithKey(db, 'A')).key;
+  keyB = (await businessWithKey(db, 'B')).key;
+  app = await buildApp({ db, rateLimits: { perKeyPerMinute: 5, postPerIpPerMinute: 3 } });
+});
+
+afterAll(async () => {
+  await app.close();
+  await db.destroy();
+});
+
+const me = (key: string | undefined, ip = '203.0.113.1') =>
+  app.inject({ method: 'GET', url: '/v1/ext/me', headers: key ? { 'x-api-key': key } : {}, remoteAddress: ip });
+
+const ingest = (key: string, phone: string, ip: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/v1/ext/leads/ingest',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    remoteAddress: ip,
+    payload: JSON.stringify({ id: 'x', createdAt: 'x', source: 's', sourcePage: 'p', contact: { name: 'Ana', phone }, search: {} }),
+  });
+
+describe('per key', () => {
+  it('counts down in RateLimit headers, then answers 429 with Retry-After and a detail; other keys are not affected', async () => {
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await me(keyA);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['ratelimit-limit']).toBe('5');
+      expect(Number(response.headers['ratelimit-reset'])).toBeGreaterThan(0);
+      remaining.push(String(response.headers['ratelimit-remaining']));
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+    // Both header forms name the same key: the Authorization form is counted with it.
+    const throttled = await app.inject({
+      method: 'GET',
+      url: '/v1/ext/me',
+      headers: { authorization: `ApiKey ${keyA}` },
+      remoteAddress: '198.51.100.7',
+    });
+    expect(throttled.statusCode).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    expect(throttled.json()).toEqual({ detail: expect.stringMatching(/^Too many requests: retry in \d+ s$/) });
+    expect((await me(keyB)).statusCode).toBe(200);
+  });
+
+  it('requests without a well-formed key are counted per client IP', async () => {
+    for (let i = 0; i < 5; i++) expect((await me(undefined, '192.0.2.9')).statusCode).toBe(401);
+    expect((await me('not-a-key', '192.0.2.9')).statusCode).toBe(429);
+    expect((await me(undefined, '192.0.2.10')).statusCode).toBe(401);
+  });
+});
+
+describe('per client IP on the POST endpoints', () => {
+  it('refuses the fourth lead from one IP in a minute, stores nothing for it, and lets other IPs in', async () => {
+    const { key } = await businessWithKey(db, 'C');
+    for (let i = 0; i < 3; i++) expect((await ingest(key, `61200000${i}`, '198.51.100.20')).statusCode).toBe(200);
+    const before = await snapshot(db);
+    const refused = await ingest(key, '612000009', '198.51.100.20');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(refused.json().detail).toMatch(/^Too many requests/);
+    expect(await snapshot(db)).toBe(before);
+    expect((await ingest(key, '612000009', '198.51.100.21')).statusCode).toBe(200);
+  });
+});
+
+it('is on by default in the configuration, with generous limits, and each limit can be turned off', () => {
+  expect(loadConfig({}).rateLimits).toEqual({ perKeyPerMinute: 6000, postPerIpPerMinute: 300 });
+  expect(loadConfig({ INMO_RATE_LIMIT_PER_KEY: '0', INMO_RATE_LIMIT_POST_PER_IP: '20' }).rateLimits).toEqual({
+    perKeyPerMinute: 0,
+    postPerIpPerMinute: 20,
+  });
+  expect(() => loadConfig({ INMO_RATE_LIMIT_PER_KEY: '-1' })).toThrow(/INMO_RATE_LIMIT_PER_KEY/);
+});
