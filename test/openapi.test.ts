@@ -49,7 +49,8 @@ describe('OpenAPI document', () => {
       ].sort(),
     );
     for (const path of Object.values(doc.paths) as Array<Record<string, { responses: Record<string, unknown> }>>) {
-      for (const op of Object.values(path)) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '422', '429', '500']));
+      for (const op of Object.values(path))
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '422', '429', '500']));
     }
     const docs = await app.inject({ method: 'GET', url: '/v1/ext/docs' });
     expect([200, 302]).toContain(docs.statusCode);

@@ -1,8 +1,10 @@
 /**
  * Listing descriptions are HTML written by agencies and published to their websites, so
  * they pass an allowlist (CONTRACT §5): text formatting and links only; no scripts, event
- * handlers, `javascript:` URLs, iframes or inline styles.
+ * handlers, `javascript:` URLs, iframes or inline styles. Titles (of listings, images and
+ * videos) are plain text: they lose every tag.
  */
+import { decodeHTML } from 'entities';
 import sanitizeHtml from 'sanitize-html';
 
 const OPTIONS: sanitizeHtml.IOptions = {
@@ -20,4 +22,23 @@ const OPTIONS: sanitizeHtml.IOptions = {
 /** The published form of an imported description; null stays null. */
 export function sanitizeDescription(html: string | null): string | null {
   return html === null ? null : sanitizeHtml(html, OPTIONS);
+}
+
+const NO_TAGS: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: 'discard' };
+
+/**
+ * The published form of a plain-text field (a title): tags removed, entities decoded, so
+ * `Pisos &amp; Casas` reads `Pisos & Casas`. Decoding can reveal markup that was written as
+ * entities (`&lt;img onerror=…&gt;`); that is removed in turn, until nothing changes, so the
+ * result carries no tag and cleaning it again changes nothing. null stays null.
+ */
+export function plainText(text: string | null): string | null {
+  if (text === null) return null;
+  let current = text;
+  for (let round = 0; round < 10; round++) {
+    const next = decodeHTML(sanitizeHtml(current, NO_TAGS));
+    if (next === current) return next;
+    current = next;
+  }
+  return current;
 }

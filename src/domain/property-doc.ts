@@ -10,6 +10,7 @@
  */
 import { subtypeLabel } from './catalogue-terms.ts';
 import { sanitizeDescription } from './html.ts';
+import { plainText } from './html.ts';
 import type { PropertyFields } from './property-record.ts';
 
 /** A stored image with its id. */
@@ -54,13 +55,13 @@ export function buildPropertyDoc(p: PropertyFields, images: StoredImage[], video
   const publicImages = images
     .filter((i) => i.public === 1)
     .sort((a, b) => a.sort_order - b.sort_order || a.id - b.id)
-    .map((i) => ({ id: i.id, url: i.url, order: i.sort_order, is_primary: i.is_primary === 1, title: i.title }));
+    .map((i) => ({ id: i.id, url: i.url, order: i.sort_order, is_primary: i.is_primary === 1, title: plainText(i.title) }));
   const processedVideos = videos
     .filter((v) => v.processed === 1)
     .sort((a, b) => a.sort_order - b.sort_order || a.id - b.id)
     .map((v) => ({
       id: v.id,
-      title: v.title,
+      title: plainText(v.title),
       order: v.sort_order,
       url: v.url,
       hls_url: v.hls_url,
@@ -73,7 +74,7 @@ export function buildPropertyDoc(p: PropertyFields, images: StoredImage[], video
     operation: p.operation,
     type: p.type,
     subtype: subtypeLabel(p.subtype),
-    title: p.title,
+    title: plainText(p.title),
     price: p.price,
     size_total: p.size_total,
     bedrooms: p.bedrooms,

@@ -9,7 +9,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Db } from '../db/database.ts';
 import type { Scope } from '../domain/api-key.ts';
-import { authenticate, type KeyContext } from '../services/api-keys.ts';
+import { authenticate, recordKeyUse, type KeyContext } from '../services/api-keys.ts';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { validateObject, type ValidationIssue } from '../validation/pydantic.ts';
 import { commonErrors } from '../schemas/api.ts';
@@ -169,10 +169,13 @@ export function apiRoute<Q extends TObject, P extends TObject, B extends TObject
       if (issues.length) {
         return sendValidationErrors(reply, inDeclaredOrder(issues, { path: spec.params, query: spec.querystring, body: spec.body }));
       }
-      return spec.handler(
+      const result = await spec.handler(
         { key, query: query as Static<Q>, params: params as Static<P>, body: body as Static<B>, refined, request },
         reply,
       );
+      // Only a request that succeeded records the key's use: a 4xx changes nothing.
+      if (reply.statusCode < 400) await recordKeyUse(db, key);
+      return result;
     },
   });
 }

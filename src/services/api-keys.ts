@@ -78,6 +78,8 @@ export interface KeyContext {
   businessName: string;
   catalogueVersion: number;
   scopes: Scope[];
+  /** Whether `last_used_at` is due to be written ({@link recordKeyUse}) once the request succeeds. */
+  useDue: boolean;
 }
 
 /** Why a presented key was refused; each maps to one fixed 401 message. */
@@ -88,7 +90,9 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * Checks a presented key: form, existence, secret (constant time), revocation, expiry.
- * An unknown key id and a wrong secret are the same failure, `invalid`.
+ * An unknown key id and a wrong secret are the same failure, `invalid`. Writes nothing:
+ * the use of a key is recorded only for requests that succeed ({@link recordKeyUse}), so a
+ * refused request leaves the database as it was.
  */
 export async function authenticate(db: Db, presented: string | undefined, now = new Date()): Promise<KeyContext | AuthFailure> {
   if (presented === undefined || presented === '') return 'missing';
@@ -100,14 +104,17 @@ export async function authenticate(db: Db, presented: string | undefined, now = 
   if (!row || !matches) return 'invalid';
   if (row.revoked_at !== null) return 'revoked';
   if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return 'expired';
-  if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
-    await repo.touchApiKey(db, row.key_id, nowRfc3339());
-  }
   return {
+    useDue: row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS,
     keyId: row.key_id,
     businessId: row.business_id,
     businessName: row.business_name,
     catalogueVersion: row.catalogue_version,
     scopes: row.scopes.split(',') as Scope[],
   };
+}
+
+/** Records that a key was used (`last_used_at`), at most once a minute per key: call after a successful request. */
+export async function recordKeyUse(db: Db, key: KeyContext): Promise<void> {
+  if (key.useDue) await repo.touchApiKey(db, key.keyId, nowRfc3339());
 }
