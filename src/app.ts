@@ -18,12 +18,13 @@ import { leadRoutes } from './http/routes/leads.ts';
 import { meRoutes } from './http/routes/me.ts';
 import { propertyRoutes } from './http/routes/properties.ts';
 import { sharedSchemas } from './schemas/api.ts';
+import { LIMITS } from './limits.ts';
 import { CatalogueReader } from './services/properties.ts';
 
 /** Path prefix of every API route (spec §9). */
 export const API_PREFIX = '/v1/ext';
 /** Largest accepted request body, bytes (CONTRACT §8). */
-export const BODY_LIMIT = 1024 * 1024;
+export const BODY_LIMIT = LIMITS.bodyBytes;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -7,6 +7,7 @@
 
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/database.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
+import { limitsError } from './limits.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/worker.ts';
 
 /** Settings every command shares. */
@@ -45,6 +46,8 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
  * @throws Error naming the variable when a value is invalid.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // The request limits were read when the schemas were built; a bad value is reported here.
+  if (env === process.env && limitsError()) throw limitsError()!;
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
   if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got ${JSON.stringify(databaseUrl)}`);

@@ -6,18 +6,19 @@
 import { Type } from '@sinclair/typebox';
 import { SCOPES } from '../domain/api-key.ts';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
+import { LIMITS } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 
 /** Limits of paging (spec §8). */
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size, 1 to 1000.' });
 const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Rows skipped before the page.' });
 
-/** Longest accepted `locations` query value, characters (CONTRACT §8). */
-export const MAX_LOCATIONS_PARAM_LENGTH = 65_536;
+/** Longest accepted `locations` query value, characters (CONTRACT §8, src/limits.ts). */
+export const MAX_LOCATIONS_PARAM_LENGTH = LIMITS.locationsQueryChars;
 /** Most map areas in one `locations` value (CONTRACT §8). */
-export const MAX_LOCATION_AREAS = 50;
+export const MAX_LOCATION_AREAS = LIMITS.locations;
 /** Most vertices of one polygon (CONTRACT §8). */
-export const MAX_POLYGON_VERTICES = 1000;
+export const MAX_POLYGON_VERTICES = LIMITS.polygonVertices;
 
 // ---------------------------------------------------------------- requests
 

@@ -4,16 +4,17 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
+import { LIMITS } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 
 /** Longest accepted string, characters (CONTRACT §8). */
-export const MAX_STRING = 10_000;
+export const MAX_STRING = LIMITS.stringChars;
 /** Longest accepted name, characters (CONTRACT §8). */
-export const MAX_NAME = 200;
+export const MAX_NAME = LIMITS.nameChars;
 /** Most entries of `search_preferences` (CONTRACT §8). */
-export const MAX_SEARCHES = 20;
+export const MAX_SEARCHES = LIMITS.searches;
 /** Most entries of `locations` (CONTRACT §8). */
-export const MAX_LOCATIONS = 50;
+export const MAX_LOCATIONS = LIMITS.locations;
 
 const Opt = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
 const Text = (description?: string) => Opt(Type.String({ maxLength: MAX_STRING, description }));

@@ -1,0 +1,121 @@
+/**
+ * The limits of CONTRACT §8 are configurable (src/limits.ts): a server started with small
+ * limits enforces them, each with its clear error, and documents them in its OpenAPI.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Db } from '../src/db/database.ts';
+import { DEFAULT_LIMITS, loadLimits } from '../src/limits.ts';
+import { BIN, businessWithKey, freshDb, inmo, REPO_ROOT, snapshot } from './helpers.ts';
+
+const SMALL = {
+  INMO_MAX_BODY_BYTES: '2048',
+  INMO_MAX_STRING: '40',
+  INMO_MAX_NAME: '10',
+  INMO_MAX_SEARCHES: '2',
+  INMO_MAX_LOCATIONS: '2',
+  INMO_MAX_POLYGON_VERTICES: '4',
+  INMO_MAX_LOCATIONS_QUERY_CHARS: '600',
+};
+
+let db: Db;
+let url: string;
+let key: string;
+let base: string;
+let server: ChildProcess;
+
+beforeAll(async () => {
+  ({ db, url } = await freshDb());
+  ({ key } = await businessWithKey(db));
+  server = spawn(process.execPath, [BIN, 'serve', '--no-worker', '--port', '0', '--json'], {
+    env: { ...process.env, ...SMALL, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+    cwd: REPO_ROOT,
+  });
+  base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    server.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line).url);
+    });
+    server.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}, 60_000);
+
+afterAll(async () => {
+  server.kill('SIGTERM');
+  await db.destroy();
+});
+
+const post = async (path: string, body: unknown) => {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+};
+const inquiry = (extra: Record<string, unknown>) => ({ name: 'Ana', phone_number_1: '612345678', type: 'buyer', ...extra });
+const square = (n: number) => ({
+  type: 'polygon',
+  coordinates: Array.from({ length: n }, (_, i) => ({ lat: 40 + (i % 2) / 100, lng: -3.7 + i / 100 })),
+});
+
+it('enforces each configured limit with its error, and stores nothing', async () => {
+  const before = await snapshot(db);
+  const big = await post('/leads/inquiries', inquiry({ notes: 'x'.repeat(3000) }));
+  expect(big).toEqual({ status: 413, body: { detail: 'Request body too large' } });
+
+  const name = await post('/leads/inquiries', inquiry({ name: 'Bartolomé de las Casas' }));
+  expect(name.status).toBe(422);
+  expect(name.body.detail).toEqual([expect.objectContaining({ type: 'string_too_long', loc: ['body', 'name'], ctx: { max_length: 10 } })]);
+
+  const text = await post('/leads/inquiries', inquiry({ notes: 'y'.repeat(41) }));
+  expect(text.body.detail).toEqual([expect.objectContaining({ type: 'string_too_long', loc: ['body', 'notes'], ctx: { max_length: 40 } })]);
+
+  const searches = await post('/leads/inquiries', inquiry({ search_preferences: [{}, {}, {}] }));
+  expect(searches.body.detail).toEqual([expect.objectContaining({ type: 'too_long', loc: ['body', 'search_preferences'] })]);
+
+  const areas = await post(
+    '/leads/inquiries',
+    inquiry({ search_preferences: [{ locations: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }] }),
+  );
+  expect(areas.body.detail).toEqual([expect.objectContaining({ type: 'too_long', loc: ['body', 'search_preferences', 0, 'locations'] })]);
+  expect(await snapshot(db)).toBe(before);
+
+  const get = async (query: string) => {
+    const response = await fetch(`${base}/properties?locations=${encodeURIComponent(query)}`, { headers: { 'x-api-key': key } });
+    return { status: response.status, body: await response.json() };
+  };
+  expect((await get(JSON.stringify([square(4)]))).status).toBe(200);
+  const vertices = await get(JSON.stringify([square(5)]));
+  expect(vertices.status).toBe(422);
+  expect(vertices.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['query', 'locations', 0] });
+  const many = await get(JSON.stringify([{ name: 'a' }, { name: 'b' }, { name: 'c' }].map(() => square(3))));
+  expect(many.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['query', 'locations'] });
+  const long = await get(JSON.stringify([square(3)]).padEnd(601, ' '));
+  expect(long.body.detail[0]).toMatchObject({ type: 'string_too_long', loc: ['query', 'locations'] });
+});
+
+it('documents the configured limits in its OpenAPI document', async () => {
+  const doc = await (await fetch(`${base}/openapi.json`)).json();
+  const inquirySchema = doc.paths['/leads/inquiries'].post.requestBody.content['application/json'].schema;
+  expect(inquirySchema.properties.name.maxLength).toBe(10);
+  expect(inquirySchema.properties.search_preferences.maxItems).toBe(2);
+});
+
+it('reads the limits from the environment, with a clear error for a bad value', async () => {
+  expect(loadLimits({})).toEqual(DEFAULT_LIMITS);
+  expect(DEFAULT_LIMITS).toEqual({
+    bodyBytes: 1_048_576,
+    stringChars: 10_000,
+    nameChars: 200,
+    searches: 20,
+    locations: 50,
+    polygonVertices: 1000,
+    locationsQueryChars: 65_536,
+  });
+  expect(() => loadLimits({ INMO_MAX_NAME: '0' })).toThrow('INMO_MAX_NAME must be a positive integer, got "0"');
+  const refused = await inmo({ ...process.env, DATABASE_URL: url, INMO_MAX_STRING: 'lots' }, 'migrate', '--json');
+  expect(refused.json).toEqual({ error: 'INMO_MAX_STRING must be a positive integer, got "lots"' });
+});
