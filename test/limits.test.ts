@@ -101,7 +101,7 @@ it('documents the configured limits in its OpenAPI document', async () => {
   const doc = await (await fetch(`${base}/openapi.json`)).json();
   const inquirySchema = doc.paths['/leads/inquiries'].post.requestBody.content['application/json'].schema;
   expect(inquirySchema.properties.name.maxLength).toBe(10);
-  expect(inquirySchema.properties.search_preferences.maxItems).toBe(2);
+  expect(JSON.stringify(inquirySchema.properties.search_preferences)).toContain('"maxItems":2');
 });
 
 it('reads the limits from the environment, with a clear error for a bad value', async () => {
