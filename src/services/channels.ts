@@ -3,14 +3,16 @@
  * WhatsApp Cloud API channel; the worker sends each new lead one template over it.
  *
  * The access token is read from an environment variable the operator names, so it never
- * appears on a command line, in shell history or in process listings; it is stored for the
- * workers and never printed or logged (the summary returned here leaves it out).
+ * appears on a command line, in shell history or in process listings; it is stored sealed
+ * (src/secrets.ts) for the workers and never printed or logged (the summary returned here
+ * leaves it out).
  */
 import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import { upsertChannel } from '../db/repositories/messaging.ts';
 import { DEFAULT_TEMPLATE_LANGUAGES, GRAPH_API_BASE } from '../channels/whatsapp-cloud.ts';
 import { nowRfc3339 } from '../domain/time.ts';
+import { sealSecret } from '../secrets.ts';
 import { UnknownBusinessError } from './errors.ts';
 
 export const PROVIDERS = ['whatsapp-cloud'] as const;
@@ -65,7 +67,7 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
     business_id: settings.businessId,
     provider: settings.provider,
     phone_number_id: settings.phoneNumberId.trim(),
-    access_token: token.trim(),
+    access_token: sealSecret(token.trim()),
     template: settings.template.trim(),
     languages: JSON.stringify(languages),
     base_url: baseUrl,

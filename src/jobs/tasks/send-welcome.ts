@@ -25,6 +25,7 @@ import { findChannel, findLeadMessage, moveLeadMessage, type ChannelRow } from '
 import type { Database } from '../../db/types.ts';
 import { sendTemplateMessage } from '../../channels/whatsapp-cloud.ts';
 import { failpoint } from '../failpoints.ts';
+import { openSecret } from '../../secrets.ts';
 import { PermanentJobError, type TaskContext } from '../worker.ts';
 
 const INTERRUPTED =
@@ -69,13 +70,23 @@ export async function sendWelcome(ctx: TaskContext): Promise<void> {
     return decided;
   });
   if (!plan.send) return;
+  let accessToken: string;
+  try {
+    accessToken = openSecret(plan.channel.access_token);
+  } catch (error) {
+    // Not sent (the provider was never called): the message fails visibly, nothing to reconcile.
+    await transact(ctx.db, (trx) =>
+      moveLeadMessage(trx, leadId, 'sending', { state: 'failed', last_error: (error as Error).message, updated_at: ctx.now() }),
+    );
+    throw new PermanentJobError((error as Error).message);
+  }
   failpoint('message:sending');
 
   const outcome = await sendTemplateMessage(
     {
       baseUrl: plan.channel.base_url,
       phoneNumberId: plan.channel.phone_number_id,
-      accessToken: plan.channel.access_token,
+      accessToken,
       to: plan.to,
       template: plan.template,
       language: plan.language,
