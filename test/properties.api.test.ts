@@ -304,6 +304,9 @@ describe('GET /properties', () => {
     expect(far.body.data).toEqual([]);
     expect((await get(app, '/leads?offset=99999999999999999999', key)).status).toBe(200);
     expect((await get(app, '/properties/99999999999999999999', key)).status).toBe(404);
+    // Beyond the 32-bit integer column (PostgreSQL would refuse the comparison): nothing has that many bedrooms.
+    const manyBedrooms = await get(app, '/properties?min_bedrooms=2147483648', key);
+    expect([manyBedrooms.status, manyBedrooms.body.total]).toEqual([200, 0]);
   });
 
   it('rejects limit above 1000', async () => {

@@ -13,6 +13,9 @@ import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.
 
 const lit = (n: number) => sql.lit(n);
 
+/** Largest value of an `integer` column on both engines. */
+const MAX_INT32 = 2_147_483_647;
+
 function bboxCondition(area: MapArea, hide: boolean): RawBuilder<SqlBool> {
   const b = boundingBox(area);
   const lat = hide ? sql`(pub_lat + 0)` : sql`pub_lat`;
@@ -83,7 +86,9 @@ export function filterConditions(q: PropertyQuery, plan: ScanPlan = 'planner'): 
   const price = sql.ref(priceColumnFor(q.operation));
   if (q.min_price !== undefined) where.push(sql<SqlBool>`${price} >= ${q.min_price}`);
   if (q.max_price !== undefined) where.push(sql<SqlBool>`${price} <= ${q.max_price}`);
-  if (q.min_bedrooms !== undefined) where.push(sql<SqlBool>`bedrooms >= ${q.min_bedrooms}`);
+  // `bedrooms` is a 32-bit integer column: PostgreSQL refuses to compare it with a larger
+  // number, and no listing has more than the largest, so the bound is clamped (found by fuzzing).
+  if (q.min_bedrooms !== undefined) where.push(sql<SqlBool>`bedrooms >= ${Math.min(q.min_bedrooms, MAX_INT32)}`);
   if (q.is_featured !== undefined) where.push(sql<SqlBool>`is_featured = ${q.is_featured ? 1 : 0}`);
   if (q.areas.length) where.push(areasCondition(q.areas, hide));
   return where;

@@ -84,6 +84,7 @@ export function leadRoutes(
       200: InquiryCreated,
       400: plain('The lead could not be stored.'),
       409: plain('A lead with this primary phone and a name exists; treat it as already present and do not retry.'),
+      413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
       422: phoneOr422,
     },
     handler: async ({ key, body }, reply) => {
@@ -125,6 +126,7 @@ export function leadRoutes(
     body: IngestBody,
     responses: {
       200: IngestAccepted,
+      413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
       422: phoneOr422,
       500: plain('Unexpected server error, or a `search.budget` that is not a whole number or a range of whole numbers.'),
     },
