@@ -35,6 +35,11 @@ export interface AppOptions {
   countCacheSize?: number;
   /** Page-body cache of GET /properties, MiB; 0 (the default here) turns it off. */
   pageCacheMb?: number;
+  /**
+   * Fastify's `trustProxy`: behind a load balancer, the client IP (per-IP rate limit, logs)
+   * is read from `X-Forwarded-For` of the proxies trusted here. Off by default.
+   */
+  trustProxy?: boolean | string[];
   /** Rate limits (http/rate-limit.ts); none when omitted, as in most tests. `inmo serve` sets them from the environment. */
   rateLimits?: RateLimits;
   /** Called after a request has committed new jobs: an in-process worker wakes at once. */
@@ -54,6 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
+    trustProxy: options.trustProxy ?? false,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

@@ -22,6 +22,8 @@ export interface Config {
   pageCacheMb: number;
   /** Requests per minute per API key, and per client IP on the POST endpoints (`INMO_RATE_LIMIT_PER_KEY`, `INMO_RATE_LIMIT_POST_PER_IP`; 0 = off). */
   rateLimits: RateLimits;
+  /** `INMO_TRUST_PROXY`: `true` (any proxy) or the addresses/CIDRs (comma-separated) whose `X-Forwarded-For` is believed. */
+  trustProxy: boolean | string[];
   /** PostgreSQL pool: `INMO_PG_POOL_SIZE` connections per process, `INMO_PG_STATEMENT_TIMEOUT_MS`. */
   pool: PoolSettings;
   /** The background worker's tunables (`INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`). */
@@ -39,6 +41,15 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
     throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+function trustProxyFromEnv(raw: string | undefined): boolean | string[] {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -72,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     countCacheSize: intFromEnv(env, 'INMO_COUNT_CACHE_SIZE', 2000, 0),
     pageCacheMb: intFromEnv(env, 'INMO_PAGE_CACHE_MB', 32, 0),
+    trustProxy: trustProxyFromEnv(env.INMO_TRUST_PROXY),
     rateLimits: {
       perKeyPerMinute: intFromEnv(env, 'INMO_RATE_LIMIT_PER_KEY', DEFAULT_RATE_LIMITS.perKeyPerMinute, 0),
       postPerIpPerMinute: intFromEnv(env, 'INMO_RATE_LIMIT_POST_PER_IP', DEFAULT_RATE_LIMITS.postPerIpPerMinute, 0),

@@ -99,6 +99,7 @@ program
         pageCacheMb: config.pageCacheMb,
         logger: { level: config.logLevel },
         rateLimits: config.rateLimits,
+        trustProxy: config.trustProxy,
         onJobsQueued: () => worker?.wake(),
       });
       if (opts.worker) {

@@ -5,28 +5,52 @@ import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { ENGINE, freshDb } from './helpers.ts';
 
 describe('GroupCommit', () => {
-  it('runs units in arrival order, each seeing the ones before; a failing unit leaves no trace and fails alone', async () => {
-    const { db } = await freshDb();
-    const writes = new GroupCommit(db);
-    const seen: number[] = [];
-    const results = await Promise.allSettled([
-      writes.run(async (trx) => (await insertBusiness(trx, 'uno', 'x')).id),
-      writes.run(async (trx) => {
-        await insertBusiness(trx, 'fallido', 'x');
-        throw new Error('rolled back');
-      }),
-      writes.run(async (trx) => {
-        const rows = await trx.selectFrom('businesses').select('name').orderBy('id').execute();
-        seen.push(rows.length);
-        return (await insertBusiness(trx, 'dos', 'x')).id;
-      }),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(seen).toEqual([1]);
-    const names = (await db.selectFrom('businesses').select('name').orderBy('id').execute()).map((r) => r.name);
-    expect(names).toEqual(['uno', 'dos']);
-    await db.destroy();
-  });
+  // SQLite batches units in one transaction; PostgreSQL runs each in its own, concurrently (twin below).
+  it.skipIf(ENGINE !== 'sqlite')(
+    'SQLite: runs units in arrival order, each seeing the ones before; a failing unit leaves no trace and fails alone',
+    async () => {
+      const { db } = await freshDb();
+      const writes = new GroupCommit(db);
+      const seen: number[] = [];
+      const results = await Promise.allSettled([
+        writes.run(async (trx) => (await insertBusiness(trx, 'uno', 'x')).id),
+        writes.run(async (trx) => {
+          await insertBusiness(trx, 'fallido', 'x');
+          throw new Error('rolled back');
+        }),
+        writes.run(async (trx) => {
+          const rows = await trx.selectFrom('businesses').select('name').orderBy('id').execute();
+          seen.push(rows.length);
+          return (await insertBusiness(trx, 'dos', 'x')).id;
+        }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(seen).toEqual([1]);
+      const names = (await db.selectFrom('businesses').select('name').orderBy('id').execute()).map((r) => r.name);
+      expect(names).toEqual(['uno', 'dos']);
+      await db.destroy();
+    },
+  );
+
+  it.skipIf(ENGINE !== 'postgres')(
+    'PostgreSQL: runs each unit in its own transaction; a failing unit leaves no trace and fails alone',
+    async () => {
+      const { db } = await freshDb();
+      const writes = new GroupCommit(db);
+      const results = await Promise.allSettled([
+        writes.run(async (trx) => (await insertBusiness(trx, 'uno', 'x')).id),
+        writes.run(async (trx) => {
+          await insertBusiness(trx, 'fallido', 'x');
+          throw new Error('rolled back');
+        }),
+        writes.run(async (trx) => (await insertBusiness(trx, 'dos', 'x')).id),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const names = (await db.selectFrom('businesses').select('name').execute()).map((r) => r.name).sort();
+      expect(names).toEqual(['dos', 'uno']);
+      await db.destroy();
+    },
+  );
 
   it('answers only after the commit: every resolved unit is readable at once', async () => {
     const { db } = await freshDb();

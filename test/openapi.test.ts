@@ -27,8 +27,17 @@ describe('OpenAPI document', () => {
       '/properties/{property_id}',
     ]);
     expect(doc.paths['/leads/inquiries'].post.requestBody.required).toBe(true);
-    expect(Object.keys(doc.paths['/leads/inquiries'].post.responses).sort()).toEqual(['200', '400', '401', '409', '422', '429', '500']);
-    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '401', '422', '429', '500']);
+    expect(Object.keys(doc.paths['/leads/inquiries'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '409',
+      '413',
+      '422',
+      '429',
+      '500',
+    ]);
+    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '401', '413', '422', '429', '500']);
     const listParams = doc.paths['/properties'].get.parameters.map((p: { name: string }) => p.name).sort();
     expect(listParams).toEqual(
       [

@@ -80,6 +80,26 @@ describe('per client IP on the POST endpoints', () => {
   });
 });
 
+it('behind a trusted proxy, counts the client address the proxy forwards', async () => {
+  const { key } = await businessWithKey(db, 'D');
+  const proxied = await buildApp({ db, trustProxy: ['127.0.0.1'], rateLimits: { perKeyPerMinute: 0, postPerIpPerMinute: 1 } });
+  const send = (client: string, phone: string) =>
+    proxied.inject({
+      method: 'POST',
+      url: '/v1/ext/leads/ingest',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-forwarded-for': client },
+      remoteAddress: '127.0.0.1',
+      payload: JSON.stringify({ id: 'x', createdAt: 'x', source: 's', sourcePage: 'p', contact: { name: 'Ana', phone }, search: {} }),
+    });
+  expect((await send('203.0.113.50', '613000001')).statusCode).toBe(200);
+  expect((await send('203.0.113.50', '613000002')).statusCode).toBe(429);
+  expect((await send('203.0.113.51', '613000003')).statusCode).toBe(200);
+  await proxied.close();
+  expect(loadConfig({ INMO_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+  expect(loadConfig({ INMO_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  expect(loadConfig({}).trustProxy).toBe(false);
+});
+
 it('is on by default in the configuration, with generous limits, and each limit can be turned off', () => {
   expect(loadConfig({}).rateLimits).toEqual({ perKeyPerMinute: 6000, postPerIpPerMinute: 300 });
   expect(loadConfig({ INMO_RATE_LIMIT_PER_KEY: '0', INMO_RATE_LIMIT_POST_PER_IP: '20' }).rateLimits).toEqual({
