@@ -19,6 +19,7 @@ import { meRoutes } from './http/routes/me.ts';
 import { propertyRoutes } from './http/routes/properties.ts';
 import { sharedSchemas } from './schemas/api.ts';
 import { LIMITS } from './limits.ts';
+import { createServer } from 'node:http';
 import { CatalogueReader } from './services/properties.ts';
 
 /** Path prefix of every API route (spec §9). */
@@ -60,6 +61,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
+    // While closing, requests on open connections are still answered (the database closes
+    // after them), never Fastify's own 503 body.
+    return503OnClosing: false,
+    // The `locations` query parameter may be up to LIMITS.locationsQueryChars long once decoded,
+    // up to three times that percent-encoded: Node's 16 KiB default header limit would refuse
+    // it with a bare 431 first.
+    serverFactory: (handler) => createServer({ maxHeaderSize: LIMITS.locationsQueryChars * 3 + 16 * 1024 }, handler),
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

@@ -97,7 +97,8 @@ program
         db,
         countCacheSize: config.countCacheSize,
         pageCacheMb: config.pageCacheMb,
-        logger: { level: config.logLevel },
+        // Request logs never carry a key, even if a serializer someday logs headers.
+        logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
         rateLimits: config.rateLimits,
         trustProxy: config.trustProxy,
         onJobsQueued: () => worker?.wake(),
@@ -126,15 +127,24 @@ program
         );
       }
       print(json, info, lines.join('\n'));
-      // SIGTERM: stop taking requests and jobs, let the running ones finish, then exit.
+      // SIGTERM: stop taking requests and jobs, let the running ones finish, then exit. A second
+      // signal while stopping is ignored: it must not cut a commit short.
+      let stopping = false;
       const stop = async () => {
-        // Requests in flight and their writes finish (onClose), running jobs finish, then the database closes.
-        await Promise.all([app.close(), worker?.stop()]);
-        await db.destroy();
-        process.exit(0);
+        if (stopping) return;
+        stopping = true;
+        try {
+          // Requests in flight and their writes finish (onClose), running jobs finish.
+          const results = await Promise.allSettled([app.close(), worker?.stop()]);
+          for (const r of results) if (r.status === 'rejected') app.log.error({ err: r.reason }, 'error while stopping');
+          process.exitCode = results.some((r) => r.status === 'rejected') ? 1 : 0;
+        } finally {
+          await db.destroy();
+          process.exit();
+        }
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      process.on('SIGINT', () => void stop());
+      process.on('SIGTERM', () => void stop());
     }),
   );
 

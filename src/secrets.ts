@@ -4,15 +4,17 @@
  *
  * The key comes from `INMO_SECRET_KEY` (any text of 16 characters or more; production sets it
  * alike on every process), else from the file `INMO_SECRET_KEY_FILE` (default
- * `./data/secret.key`), created with 32 random bytes and mode 0600 on first use so that a
- * laptop install needs no setup. Sealed values read `v1:<iv>:<tag>:<ciphertext>` (base64).
+ * `~/.config/inmo/secret.key`, away from the database), created with 32 random bytes and
+ * mode 0600 on first use so that a laptop install needs no setup. Sealed values read `v1:<iv>:<tag>:<ciphertext>` (base64).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 const PREFIX = 'v1:';
-export const DEFAULT_SECRET_KEY_FILE = './data/secret.key';
+/** Outside the database's folder, so that a copy of one does not bring the other. */
+export const DEFAULT_SECRET_KEY_FILE = join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'inmo', 'secret.key');
 
 /** The key cannot open a sealed value: it is not the key the value was sealed with. */
 export class SecretKeyMismatchError extends Error {

@@ -1,6 +1,7 @@
 /** Cross-cutting HTTP behaviour: request ids, unknown routes, wrong methods (CONTRACT §2). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
 import type { Db } from '../src/db/database.ts';
 import { appOn, businessWithKey, freshDb, post } from './helpers.ts';
 
@@ -85,4 +86,26 @@ describe('HTTP', () => {
       expect(r.headers.allow).toContain('GET');
     }
   });
+});
+
+it('takes a locations query parameter up to its 64 KiB limit over real HTTP (no bare 431 from the header size)', async () => {
+  const served = await buildApp({ db });
+  const address = await served.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const { key } = await businessWithKey(db, 'Largo');
+    const ring = (n: number) => ({
+      type: 'polygon',
+      coordinates: Array.from({ length: n }, (_, i) => ({ lat: 40 + Math.sin(i) / 100, lng: -3.7 + Math.cos(i) / 100 })),
+    });
+    const fits = JSON.stringify(Array.from({ length: 30 }, () => ring(40))).slice(0, 65_536);
+    const query = (text: string) =>
+      fetch(`${address}/v1/ext/properties?locations=${encodeURIComponent(text)}`, { headers: { 'x-api-key': key } });
+    const atLimit = await query(fits.padEnd(65_536, ' '));
+    expect(atLimit.status).toBe(200);
+    const over = await query(fits.padEnd(65_537, ' '));
+    expect(over.status).toBe(422);
+    expect((await over.json()).detail[0]).toMatchObject({ type: 'string_too_long', loc: ['query', 'locations'] });
+  } finally {
+    await served.close();
+  }
 });

@@ -37,7 +37,7 @@ describe('OpenAPI document', () => {
       '429',
       '500',
     ]);
-    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '401', '413', '422', '429', '500']);
+    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '400', '401', '413', '422', '429', '500']);
     const listParams = doc.paths['/properties'].get.parameters.map((p: { name: string }) => p.name).sort();
     expect(listParams).toEqual(
       [
@@ -59,7 +59,7 @@ describe('OpenAPI document', () => {
     );
     for (const path of Object.values(doc.paths) as Array<Record<string, { responses: Record<string, unknown> }>>) {
       for (const op of Object.values(path))
-        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '422', '429', '500']));
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '422', '429', '500']));
     }
     const docs = await app.inject({ method: 'GET', url: '/v1/ext/docs' });
     expect([200, 302]).toContain(docs.statusCode);

@@ -59,6 +59,12 @@ describe('per key', () => {
     expect((await me(keyB)).statusCode).toBe(200);
   });
 
+  it('made-up secrets with a real key id do not spend that key’s allowance', async () => {
+    const { key, keyId } = await businessWithKey(db, 'E');
+    for (let i = 0; i < 8; i++) expect((await me(`AC_LIVE_${keyId}.${String(i).repeat(43)}`, '192.0.2.77')).statusCode).not.toBe(200);
+    expect((await me(key)).statusCode).toBe(200);
+  });
+
   it('requests without a well-formed key are counted per client IP', async () => {
     for (let i = 0; i < 5; i++) expect((await me(undefined, '192.0.2.9')).statusCode).toBe(401);
     expect((await me('not-a-key', '192.0.2.9')).statusCode).toBe(429);
@@ -74,6 +80,8 @@ describe('per client IP on the POST endpoints', () => {
     const refused = await ingest(key, '612000009', '198.51.100.20');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBeDefined();
+    // The refusal reports the per-IP limit, not the key's.
+    expect([refused.headers['ratelimit-limit'], refused.headers['ratelimit-remaining']]).toEqual(['3', '0']);
     expect(refused.json().detail).toMatch(/^Too many requests/);
     expect(await snapshot(db)).toBe(before);
     expect((await ingest(key, '612000009', '198.51.100.21')).statusCode).toBe(200);

@@ -322,12 +322,16 @@ describe('retries and failures', () => {
 
   it('the token is never logged', async () => {
     await connect();
-    graph.script.push({ status: 401, body: { error: { message: 'Invalid OAuth access token.', code: 190 } } }, { status: 500 });
+    // A provider that echoes the token back in its error.
+    graph.script.push({ status: 401, body: { error: { message: `Invalid OAuth access token ${TOKEN}.`, code: 190 } } }, { status: 500 });
     await ingest('611000222');
     await ingest('611000333');
     await worker().drain();
     expect(logged.length).toBeGreaterThan(0);
     expect(logged.join('\n')).not.toContain(TOKEN);
+    const errors = (await db.selectFrom('lead_messages').select('last_error').execute()).map((m) => m.last_error).join('\n');
+    expect(errors).toContain('Invalid OAuth access token [token].');
+    expect(errors).not.toContain(TOKEN);
   });
 
   it('backoff doubles from the base up to the cap, with jitter in the upper half', () => {

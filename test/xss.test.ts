@@ -46,6 +46,8 @@ const VECTORS = [
   '<noscript><p title="</noscript><img src=x onerror=alert(1)>">',
   '<style>@import "javascript:alert(1)";</style>',
   '<template><script>alert(1)</script></template>',
+  // Entities nested 52 deep: more layers than plainText decodes (titles hold 500 characters).
+  `&${'amp;'.repeat(52)}lt;img src=x onerror=alert(1)&${'amp;'.repeat(52)}gt;`,
 ];
 
 /** What the description allowlist lets through (domain/html.ts); everything else is a finding. */

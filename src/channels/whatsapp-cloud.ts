@@ -114,7 +114,8 @@ export async function sendTemplateMessage(message: TemplateMessage, timeoutMs = 
       return { kind: 'sent', messageId: null };
     }
   }
-  const error = providerError(response.status, body);
+  // A provider that echoes the request back must not put the token into `last_error` or the logs.
+  const error = providerError(response.status, body).replaceAll(message.accessToken, '[token]');
   if (response.status === 429 || response.status >= 500) return { kind: 'retry', error };
   return { kind: 'rejected', error };
 }

@@ -35,10 +35,16 @@ const NO_TAGS: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {},
 export function plainText(text: string | null): string | null {
   if (text === null) return null;
   let current = text;
-  for (let round = 0; round < 10; round++) {
+  // Each round removes tags or one layer of entities; real titles settle in one or two.
+  for (let round = 0; round < MAX_ROUNDS; round++) {
     const next = decodeHTML(sanitizeHtml(current, NO_TAGS));
     if (next === current) return next;
     current = next;
   }
-  return current;
+  // Entities nested deeper than any real title: without `<`, `>` and `&` nothing left can
+  // become a tag, and cleaning again changes nothing.
+  return current.replace(/[<>&]/g, '');
 }
+
+/** Rounds of {@link plainText} before it gives up on decoding. */
+const MAX_ROUNDS = 50;

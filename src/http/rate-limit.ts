@@ -10,6 +10,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseApiKey } from '../domain/api-key.ts';
 import { presentedKey } from './route.ts';
+import { createHash } from 'node:crypto';
 import { sendDetail } from './errors.ts';
 
 /** Requests per minute; 0 turns a limit off. */
@@ -29,12 +30,20 @@ export function tooManyRequests(seconds: number): string {
   return `Too many requests: retry in ${seconds} s`;
 }
 
-/** What a request is counted against: its key id when it presents a well-formed key, else its IP. */
+/**
+ * What a request is counted against: the key it presents (the whole key, hashed: counting by
+ * the public key id would let anyone who knows an id spend its owner's allowance with
+ * made-up secrets), else its IP.
+ */
 function keyOf(request: FastifyRequest): string {
   const presented = presentedKey(request);
-  const parsed = presented === undefined ? null : parseApiKey(presented);
-  return parsed ? `key:${parsed.keyId}` : `ip:${request.ip}`;
+  return presented !== undefined && parseApiKey(presented)
+    ? `key:${createHash('sha256').update(presented).digest('base64url')}`
+    : `ip:${request.ip}`;
 }
+
+/** Buckets kept per process (least recently used out first). */
+const BUCKETS = 100_000;
 
 /**
  * Registers the per-key limit on the routes registered after it in `api`'s scope.
@@ -51,6 +60,7 @@ export async function registerRateLimits(
       max: Math.max(1, limits.perKeyPerMinute),
       timeWindow: WINDOW_MS,
       keyGenerator: keyOf,
+      cache: BUCKETS,
       enableDraftSpec: true,
       errorResponseBuilder: (_request, context) => ({
         statusCode: 429,
@@ -67,6 +77,10 @@ export async function registerRateLimits(
   return async (request, reply) => {
     const verdict = await perIp(request);
     if (verdict.isAllowed || !verdict.isExceeded) return undefined;
+    // The refusal reports the limit that refused it.
+    reply.header('ratelimit-limit', String(verdict.max));
+    reply.header('ratelimit-remaining', '0');
+    reply.header('ratelimit-reset', String(verdict.ttlInSeconds));
     reply.header('retry-after', String(verdict.ttlInSeconds));
     return sendDetail(reply, 429, tooManyRequests(verdict.ttlInSeconds));
   };

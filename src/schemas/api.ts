@@ -210,6 +210,9 @@ export const sharedSchemas = [Property, Lead, PlainError, ValidationError];
 
 /** The error responses every API route shares (spec §7). */
 export const commonErrors = {
+  400: Type.Ref('PlainError', {
+    description: 'The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length).',
+  }),
   401: Type.Ref('PlainError', { description: 'Key missing, malformed, unknown, revoked, expired, or lacking the scope.' }),
   422: Type.Ref('ValidationError', { description: 'A path parameter, query parameter or body field is invalid.' }),
   429: Type.Ref('PlainError', {
