@@ -122,12 +122,16 @@ describe.each(Object.entries(OPERATIONS))('%s', (_name, op) => {
 
   it.each(refusals)('refuses %s with 401 and changes nothing', async (_case, headers, detail) => {
     const used = await headers();
-    const before = await snapshot(db);
-    const response = await send(op, used);
-    expect(response.statusCode).toBe(401);
-    expect(response.headers['www-authenticate']).toBe('ApiKey');
-    expect(response.json()).toEqual({ detail });
-    expect(await snapshot(db)).toBe(before);
+    // A key presented in X-Api-Key is refused the same way in `Authorization: ApiKey`.
+    const forms = 'x-api-key' in used ? [used, { authorization: `ApiKey ${used['x-api-key']}` }] : [used];
+    for (const form of forms) {
+      const before = await snapshot(db);
+      const response = await send(op, form);
+      expect(response.statusCode, JSON.stringify(form)).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('ApiKey');
+      expect(response.json()).toEqual({ detail });
+      expect(await snapshot(db)).toBe(before);
+    }
   });
 
   it('accepts the key in X-Api-Key and in Authorization: ApiKey (scheme in any case)', async () => {
@@ -143,6 +147,11 @@ describe('another business', () => {
     const missing404 = await app.inject({ method: 'GET', url: '/v1/ext/properties/999999', headers: { 'x-api-key': ours.key } });
     expect(theirs404.statusCode).toBe(404);
     expect(theirs404.body).toBe(missing404.body);
+    // Their unpublished property too.
+    const hiddenId = (await db.selectFrom('properties').select('id').where('external_ref', '=', 'theirs-hidden').executeTakeFirstOrThrow())
+      .id;
+    const hidden = await app.inject({ method: 'GET', url: `/v1/ext/properties/${hiddenId}`, headers: { 'x-api-key': ours.key } });
+    expect([hidden.statusCode, hidden.body]).toEqual([404, missing404.body]);
     expect(theirs404.headers['content-type']).toBe(missing404.headers['content-type']);
   });
 
