@@ -5,30 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeGraph } from './fake-graph.ts';
-import { BIN, freshDatabaseUrl, inmo, REPO_ROOT, listing } from './helpers.ts';
-
-/** Starts `inmo serve --port 0 --json ARGS…`; resolves with what it printed and a SIGTERM stop that reports the exit code. */
-function serve(env: NodeJS.ProcessEnv, ...args: string[]) {
-  return new Promise<{ info: any; stop: () => Promise<number | null> }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', ...args, '--port', '0', '--json'], { env, cwd: REPO_ROOT });
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) {
-        resolve({
-          info: JSON.parse(line),
-          stop: () =>
-            new Promise((done) => {
-              child.once('exit', (code) => done(code));
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-}
+import { BIN, freshDatabaseUrl, inmo, REPO_ROOT, listing, startServe } from './helpers.ts';
 
 /** A scratch folder and the environment of a CLI run on a fresh database of this process's engine. */
 async function workspace() {
@@ -101,7 +78,7 @@ describe('inmo CLI', () => {
 
   it('serve --demo seeds an empty database once, prints the URL, docs and a working key; a later start reuses it', async () => {
     const { env } = await workspace();
-    const start = () => serve(env, '--demo', '--no-worker');
+    const start = () => startServe(env, '--demo', '--no-worker');
     const first = await start();
     expect(first.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/ext$/);
     expect(first.info.docs).toBe(`${first.info.url}/docs`);
@@ -144,17 +121,8 @@ describe('inmo CLI', () => {
       ];
       const missing = await inmo(env, ...args, '--template', 'hola', '--json');
       expect(missing.json).toEqual({ error: 'the environment variable WA_TOKEN named by --token-env is not set' });
-      const connected = await inmo(
-        { ...env, WA_TOKEN: secret },
-        ...args,
-        '--template',
-        'hola',
-        '--base-url',
-        graph.baseUrl,
-        '--language',
-        'gb=en_GB',
-        '--json',
-      );
+      const connect = [...args, '--template', 'hola', '--base-url', graph.baseUrl, '--language', 'gb=en_GB'];
+      const connected = await inmo({ ...env, WA_TOKEN: secret }, ...connect, '--json');
       expect(connected.code).toBe(0);
       expect(connected.stdout).not.toContain(secret);
       expect(connected.json).toMatchObject({
@@ -165,20 +133,11 @@ describe('inmo CLI', () => {
         token: 'stored from WA_TOKEN',
       });
       expect(connected.json.languages).toEqual({ es: 'es', gb: 'en_GB', fr: 'fr', ge: 'de', it: 'it' });
-      const human = await inmo(
-        { ...env, WA_TOKEN: secret },
-        ...args,
-        '--template',
-        'hola',
-        '--base-url',
-        graph.baseUrl,
-        '--language',
-        'gb=en_GB',
-      );
+      const human = await inmo({ ...env, WA_TOKEN: secret }, ...connect);
       expect(human.stdout + human.stderr).not.toContain(secret);
 
       const key = (await inmo(env, 'keys', 'create', '--business', '1', '--scopes', 'leads:ingest', '--json')).json.key;
-      const server = await serve(env);
+      const server = await startServe(env);
       const response = await fetch(`${server.info.url}/leads/inquiries`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'content-type': 'application/json' },

@@ -2,11 +2,10 @@
  * The limits of CONTRACT §8 are configurable (src/limits.ts): a server started with small
  * limits enforces them, each with its clear error, and documents them in its OpenAPI.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { DEFAULT_LIMITS, loadLimits } from '../src/limits.ts';
-import { BIN, businessWithKey, freshDb, inmo, REPO_ROOT, snapshot } from './helpers.ts';
+import { businessWithKey, freshDb, inmo, snapshot, startServe, type Served } from './helpers.ts';
 
 const SMALL = {
   INMO_MAX_BODY_BYTES: '2048',
@@ -22,28 +21,17 @@ let db: Db;
 let url: string;
 let key: string;
 let base: string;
-let server: ChildProcess;
+let server: Served;
 
 beforeAll(async () => {
   ({ db, url } = await freshDb());
   ({ key } = await businessWithKey(db));
-  server = spawn(process.execPath, [BIN, 'serve', '--no-worker', '--port', '0', '--json'], {
-    env: { ...process.env, ...SMALL, DATABASE_URL: url, LOG_LEVEL: 'warn' },
-    cwd: REPO_ROOT,
-  });
-  base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line).url);
-    });
-    server.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
+  server = await startServe({ ...process.env, ...SMALL, DATABASE_URL: url, LOG_LEVEL: 'warn' }, '--no-worker');
+  base = server.base;
 }, 60_000);
 
 afterAll(async () => {
-  server.kill('SIGTERM');
+  await server.stop();
   await db.destroy();
 });
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { connectChannel } from '../src/services/channels.ts';
 import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
-import { BIN, businessWithKey, freshDb, importRecords, listing, REPO_ROOT } from './helpers.ts';
+import { BIN, businessWithKey, freshDb, importRecords, listing, REPO_ROOT, startServe, type Served } from './helpers.ts';
 
 const PHONES = 250;
 
@@ -18,37 +18,29 @@ let db: Db;
 let url: string;
 let key: string;
 let graph: FakeGraph;
-const children: ChildProcess[] = [];
+const servers: Served[] = [];
+const workers: ChildProcess[] = [];
+const env = () => ({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', INMO_WORKER_POLL_MS: '50', INMO_RATE_LIMIT_POST_PER_IP: '0' });
 
-/** Starts `inmo ARGS…` and waits for its first JSON line (serve) or gives it a moment (worker). */
-function start(args: string[]): Promise<{ child: ChildProcess; info: any }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', INMO_WORKER_POLL_MS: '50', INMO_RATE_LIMIT_POST_PER_IP: '0' };
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, info: JSON.parse(line) });
-    });
-    child.once('exit', (code) => reject(new Error(`inmo ${args.join(' ')} exited ${code}`)));
-    if (args[0] === 'worker') resolve({ child, info: null });
-  });
+async function startApi(): Promise<Served> {
+  const served = await startServe(env(), '--no-worker');
+  servers.push(served);
+  return served;
 }
 
+function startWorker(): void {
+  workers.push(spawn(process.execPath, [BIN, 'worker'], { env: env(), cwd: REPO_ROOT, stdio: 'ignore' }));
+}
+
+/** SIGTERM to every process; their exit codes. */
 function stopAll(): Promise<Array<number | null>> {
-  return Promise.all(
-    children.map(
-      (child) =>
-        new Promise<number | null>((resolve) => {
-          if (child.exitCode !== null) return resolve(child.exitCode);
-          child.removeAllListeners('exit');
-          child.once('exit', (code) => resolve(code));
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  const stopWorker = (child: ChildProcess) =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+      child.kill('SIGTERM');
+    });
+  return Promise.all([...servers.map((s) => s.stop()), ...workers.map(stopWorker)]);
 }
 
 beforeAll(async () => {
@@ -83,12 +75,10 @@ afterAll(async () => {
 });
 
 it(`two API processes and two workers: ${PHONES * 2} concurrent leads, duplicates by phone, every effect once`, async () => {
-  const [api1, api2] = await Promise.all([
-    start(['serve', '--no-worker', '--port', '0', '--json']),
-    start(['serve', '--no-worker', '--port', '0', '--json']),
-  ]);
-  await Promise.all([start(['worker']), start(['worker'])]);
-  const bases = [api1.info.url as string, api2.info.url as string];
+  const [api1, api2] = await Promise.all([startApi(), startApi()]);
+  startWorker();
+  startWorker();
+  const bases = [api1.base, api2.base];
 
   const digits = (i: number) => `6${String(30_000_000 + i * 7_919).padStart(8, '0')}`;
   // Half the phones come as inquiries, half as ingests; each twice, written two ways, once to each process.

@@ -3,7 +3,6 @@
  * A run creates a key and a channel token, uses the API and the worker with debug logs, then
  * scans the database files (or every row, on PostgreSQL) and the logs: no secret in clear.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createDb } from '../src/db/database.ts';
 import { openSecret, sealSecret, SecretKeyMismatchError, secretKey } from '../src/secrets.ts';
 import { startFakeGraph } from './fake-graph.ts';
-import { BIN, freshDatabaseUrl, inmo, REPO_ROOT, snapshot } from './helpers.ts';
+import { freshDatabaseUrl, inmo, snapshot, startServe } from './helpers.ts';
 
 describe('sealing', () => {
   it('opens what it sealed, only with the same key; a value stored before sealing reads as it is', () => {
@@ -72,19 +71,8 @@ it('no secret in clear in the database or the logs after using the API and the w
     expect(connected.code).toBe(0);
     logs += connected.stdout + connected.stderr;
 
-    const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json'], { env, cwd: REPO_ROOT });
-    server.stderr.on('data', (chunk) => (logs += chunk));
-    const base = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (chunk) => {
-        out += chunk;
-        logs += chunk;
-        // Debug logs are JSON lines too: the serve summary is the one with a url.
-        const line = out.split('\n').find((l) => l.startsWith('{"url"'));
-        if (line) resolve(JSON.parse(line).url);
-      });
-      server.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-    });
+    const server = await startServe(env);
+    const base = server.base;
     const call = (path: string, init: RequestInit = {}) =>
       fetch(`${base}${path}`, { ...init, headers: { 'x-api-key': key, 'content-type': 'application/json', ...init.headers } });
     expect((await call('/me')).status).toBe(200);
@@ -100,10 +88,8 @@ it('no secret in clear in the database or the logs after using the API and the w
     ).toBe(200);
     expect((await call('/leads?limit=0')).status).toBe(422);
     for (let i = 0; i < 200 && graph.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
-    await new Promise<void>((resolve) => {
-      server.once('exit', () => resolve());
-      server.kill('SIGTERM');
-    });
+    await server.stop();
+    logs += server.output();
     // The worker did open the token: the provider got it.
     expect(graph.requests.map((r) => r.authorization)).toEqual([`Bearer ${token}`]);
     expect(logs).toContain('incoming request'); // the request logs were on

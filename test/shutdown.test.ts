@@ -3,27 +3,12 @@
  * finish, closes the database and exits 0. Leads keep arriving across a restart; every lead
  * the API accepted (200) is in the database afterwards, and no job is left half-run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { createDb } from '../src/db/database.ts';
-import { BIN, businessWithKey, freshDb, REPO_ROOT } from './helpers.ts';
+import { businessWithKey, freshDb, startServe } from './helpers.ts';
 
-function serve(url: string): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json'], {
-    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', INMO_RATE_LIMIT_POST_PER_IP: '0', INMO_WORKER_POLL_MS: '50' },
-    cwd: REPO_ROOT,
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{"url"'));
-      if (line) resolve({ child, base: JSON.parse(line).url, exited });
-    });
-    void exited.then((code) => reject(new Error(`serve exited ${code} before listening`)));
-  });
-}
+const serve = (url: string) =>
+  startServe({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', INMO_RATE_LIMIT_POST_PER_IP: '0', INMO_WORKER_POLL_MS: '50' });
 
 it('loses no accepted lead across a SIGTERM and a restart, and leaves no job half-run', async () => {
   const { db, url } = await freshDb();
@@ -66,8 +51,7 @@ it('loses no accepted lead across a SIGTERM and a restart, and leaves no job hal
   base = first.base;
   const clients = Array.from({ length: 16 }, client);
   await new Promise((r) => setTimeout(r, 800));
-  first.child.kill('SIGTERM');
-  expect(await first.exited).toBe(0);
+  expect(await first.stop()).toBe(0);
   const acceptedBeforeRestart = accepted.length;
 
   const second = await serve(url);
@@ -75,8 +59,7 @@ it('loses no accepted lead across a SIGTERM and a restart, and leaves no job hal
   await new Promise((r) => setTimeout(r, 800));
   sending = false;
   await Promise.all(clients);
-  second.child.kill('SIGTERM');
-  expect(await second.exited).toBe(0);
+  expect(await second.stop()).toBe(0);
 
   expect(acceptedBeforeRestart).toBeGreaterThan(20);
   // The clients really hit the window where no server answered; every answer given was a 200
