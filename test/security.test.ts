@@ -88,7 +88,11 @@ describe.each(Object.entries(OPERATIONS))('%s', (_name, op) => {
   const refusals: Array<[string, () => Promise<Record<string, string>>, string]> = [
     ['no key', async () => ({}), 'Missing API key: send it in the X-Api-Key header'],
     ['a malformed key', async () => ({ 'x-api-key': 'AC_LIVE_short.secret' }), 'Malformed API key'],
-    ['another scheme', async () => ({ authorization: `Bearer ${ours.key}` }), 'Malformed API key'],
+    [
+      'another scheme',
+      async () => ({ authorization: `Bearer ${ours.key}` }),
+      'Unsupported authorization scheme: send the key in the X-Api-Key header or as Authorization: ApiKey <key>',
+    ],
     ['an unknown key id', async () => ({ 'x-api-key': `AC_LIVE_${'Z'.repeat(16)}.${'a'.repeat(43)}` }), 'Invalid API key'],
     ['the right id with a wrong secret', async () => ({ 'x-api-key': `AC_LIVE_${ours.keyId}.${'b'.repeat(43)}` }), 'Invalid API key'],
     [
@@ -116,7 +120,7 @@ describe.each(Object.entries(OPERATIONS))('%s', (_name, op) => {
       async () => ({
         'x-api-key': (await createApiKey(db, { businessId: ours.businessId, scopes: SCOPES.filter((s) => s !== op.scope) })).key,
       }),
-      'API key lacks the scope this operation requires',
+      `API key lacks the scope this operation requires: ${op.scope}`,
     ]);
   }
 

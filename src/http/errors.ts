@@ -5,16 +5,26 @@
 import type { FastifyReply } from 'fastify';
 import type { ValidationIssue } from '../validation/pydantic.ts';
 import type { AuthFailure } from '../services/api-keys.ts';
+import type { Scope } from '../domain/api-key.ts';
 
-/** Fixed 401 messages; an unknown key id and a wrong secret share one (CONTRACT §3). */
-export const AUTH_MESSAGES: Record<AuthFailure | 'scope', string> = {
+/**
+ * Fixed 401 messages; an unknown key id and a wrong secret share one (CONTRACT §3). Each says
+ * what the client should do. A missing scope is named: every operation's scope is public in
+ * the OpenAPI document, so naming it leaks nothing.
+ */
+export const AUTH_MESSAGES: Record<AuthFailure, string> = {
   missing: 'Missing API key: send it in the X-Api-Key header',
   malformed: 'Malformed API key',
+  scheme: 'Unsupported authorization scheme: send the key in the X-Api-Key header or as Authorization: ApiKey <key>',
   invalid: 'Invalid API key',
   revoked: 'API key has been revoked',
   expired: 'API key has expired',
-  scope: 'API key lacks the scope this operation requires',
 };
+
+/** The 401 message of a key that lacks `scope` (e.g. `leads:read`). */
+export function missingScopeMessage(scope: Scope): string {
+  return `API key lacks the scope this operation requires: ${scope}`;
+}
 
 export const NOT_FOUND = 'Not Found';
 export const BAD_REQUEST = 'Bad Request';
@@ -29,10 +39,10 @@ export function sendDetail(reply: FastifyReply, status: number, detail: string):
   return reply.code(status).type('application/json; charset=utf-8').send({ detail });
 }
 
-/** Sends a 401 with `WWW-Authenticate: ApiKey`. */
-export function sendUnauthorized(reply: FastifyReply, reason: AuthFailure | 'scope'): FastifyReply {
+/** Sends a 401 with `WWW-Authenticate: ApiKey`: a refused key, or one lacking `{ scope }`. */
+export function sendUnauthorized(reply: FastifyReply, reason: AuthFailure | { scope: Scope }): FastifyReply {
   reply.header('www-authenticate', 'ApiKey');
-  return sendDetail(reply, 401, AUTH_MESSAGES[reason]);
+  return sendDetail(reply, 401, typeof reason === 'string' ? AUTH_MESSAGES[reason] : missingScopeMessage(reason.scope));
 }
 
 /** Sends the 422 validation body with every fault. */

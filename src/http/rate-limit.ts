@@ -37,7 +37,7 @@ export function tooManyRequests(seconds: number): string {
  */
 function keyOf(request: FastifyRequest): string {
   const presented = presentedKey(request);
-  return presented !== undefined && parseApiKey(presented)
+  return typeof presented === 'string' && parseApiKey(presented)
     ? `key:${createHash('sha256').update(presented).digest('base64url')}`
     : `ip:${request.ip}`;
 }

@@ -15,16 +15,19 @@ import { validateObject, type ValidationIssue } from '../validation/pydantic.ts'
 import { commonErrors } from '../schemas/api.ts';
 import { NOT_FOUND, sendDetail, sendUnauthorized, sendValidationErrors } from './errors.ts';
 
-/** The key from `X-Api-Key`, else from `Authorization: ApiKey <key>` (scheme case-insensitive). */
-export function presentedKey(request: FastifyRequest): string | undefined {
+/**
+ * The key from `X-Api-Key`, else from `Authorization: ApiKey <key>` (scheme case-insensitive).
+ * @returns the key, undefined when none is sent, or `{ scheme }` when `Authorization` uses
+ *   another scheme (`Bearer …`, `Basic …`): the client is told the two forms that work.
+ */
+export function presentedKey(request: FastifyRequest): string | undefined | { scheme: string } {
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header !== '') return header.trim();
   const authorization = request.headers.authorization;
   if (typeof authorization === 'string') {
     const match = /^\s*apikey\s+(\S+)\s*$/i.exec(authorization);
     if (match) return match[1];
-    // Another scheme (Bearer, Basic…) is a key in the wrong form: answered as malformed.
-    return authorization.trim() === '' ? undefined : authorization;
+    return authorization.trim() === '' ? undefined : { scheme: authorization.trim().split(/\s+/)[0] };
   }
   return undefined;
 }
@@ -168,9 +171,11 @@ export function apiRoute<Q extends TObject, P extends TObject, B extends TObject
     handler: async (request, reply) => {
       // `/properties/` reaches the `:property_id` route with an empty id: it is no route at all.
       if (Object.values(request.params as Record<string, string>).some((v) => v === '')) return sendDetail(reply, 404, NOT_FOUND);
-      const key = await authenticate(db, presentedKey(request));
+      const presented = presentedKey(request);
+      if (typeof presented === 'object') return sendUnauthorized(reply, 'scheme');
+      const key = await authenticate(db, presented);
       if (typeof key === 'string') return sendUnauthorized(reply, key);
-      if (spec.scope !== null && !key.scopes.includes(spec.scope)) return sendUnauthorized(reply, 'scope');
+      if (spec.scope !== null && !key.scopes.includes(spec.scope)) return sendUnauthorized(reply, { scope: spec.scope });
 
       const issues: ValidationIssue[] = [];
       const params = spec.params ? validateObject(spec.params, request.params as Record<string, unknown>, ['path'], 'path', issues) : {};

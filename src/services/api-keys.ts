@@ -82,8 +82,11 @@ export interface KeyContext {
   useDue: boolean;
 }
 
-/** Why a presented key was refused; each maps to one fixed 401 message. */
-export type AuthFailure = 'missing' | 'malformed' | 'invalid' | 'revoked' | 'expired';
+/**
+ * Why a presented key was refused; each maps to one fixed 401 message (http/errors.ts).
+ * `scheme`: an `Authorization` header with another scheme than `ApiKey`.
+ */
+export type AuthFailure = 'missing' | 'malformed' | 'scheme' | 'invalid' | 'revoked' | 'expired';
 
 /** `last_used_at` is written at most this often per key, so reads stay read-only. */
 const TOUCH_INTERVAL_MS = 60_000;
