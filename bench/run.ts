@@ -35,6 +35,9 @@ import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
+// The channel token the background bench seals needs a key file: kept in .bench/ (ignored),
+// never in the user's home; the servers it spawns inherit the setting.
+process.env.INMO_SECRET_KEY_FILE ||= join(WORK, 'secret.key');
 const DATA = join(ROOT, '..', 'shared', 'data');
 const CATALOGUES = ['catalogue-madrid-sale.ndjson', 'catalogue-zaragoza-rent.ndjson', 'catalogue-zaragoza-sale.ndjson'];
 
