@@ -2,6 +2,9 @@
  * buildApp: the Fastify application serving /v1/ext (spec §4) with its OpenAPI document at
  * /v1/ext/openapi.json and interactive docs at /v1/ext/docs.
  *
+ * Beside it, outside /v1/ext and without a key: `/healthz`, `/readyz` and `/metrics`
+ * (http/operability.ts, CONTRACT §11).
+ *
  * Cross-cutting behaviour lives here: request ids (`X-Request-Id` echoed when sane, else
  * generated; logged with every line), plain `{detail}` bodies for 404/405/413/500, and no
  * stack trace or SQL ever sent to a client (CONTRACT §2).
@@ -21,6 +24,7 @@ import { sharedSchemas } from './schemas/api.ts';
 import { LIMITS } from './limits.ts';
 import { createServer } from 'node:http';
 import { CatalogueReader } from './services/properties.ts';
+import { operabilityRoutes, type MetricsMode } from './http/operability.ts';
 
 /** Path prefix of every API route (spec §9). */
 export const API_PREFIX = '/v1/ext';
@@ -45,6 +49,8 @@ export interface AppOptions {
   rateLimits?: RateLimits;
   /** Called after a request has committed new jobs: an in-process worker wakes at once. */
   onJobsQueued?: () => void;
+  /** Prometheus metrics (http/operability.ts): served at `/metrics` unless said otherwise. */
+  metrics?: MetricsMode;
 }
 
 /** Routes that exist, as regular expressions with their methods: tells 405 from 404. */
@@ -146,6 +152,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
+
+  // Outside /v1/ext and its key checks and rate limits (CONTRACT §11).
+  operabilityRoutes(app, options.db, options.metrics ?? 'served');
 
   await app.register(
     async (api) => {

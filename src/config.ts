@@ -28,6 +28,12 @@ export interface Config {
   pool: PoolSettings;
   /** The background worker's tunables (`INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`). */
   worker: WorkerSettings;
+  /**
+   * Prometheus metrics (CONTRACT §11): `INMO_METRICS=off` turns them off; `INMO_METRICS_PORT`
+   * serves `GET /metrics` on its own port (on `INMO_METRICS_HOST`, default 127.0.0.1) instead
+   * of the API's, and lets `inmo worker` serve its own.
+   */
+  metrics: { enabled: boolean; port: number | null; host: string };
 }
 
 /** Default database location, relative to the working directory. */
@@ -93,5 +99,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementTimeoutMs: intFromEnv(env, 'INMO_PG_STATEMENT_TIMEOUT_MS', DEFAULT_POOL_SETTINGS.statementTimeoutMs, 0),
     },
     worker,
+    metrics: metricsFromEnv(env),
   };
+}
+
+function metricsFromEnv(env: NodeJS.ProcessEnv): Config['metrics'] {
+  const onOff = env.INMO_METRICS || 'on';
+  if (onOff !== 'on' && onOff !== 'off') throw new Error(`INMO_METRICS must be on or off, got ${JSON.stringify(onOff)}`);
+  const port = env.INMO_METRICS_PORT ? intFromEnv(env, 'INMO_METRICS_PORT', 0, 0) : null;
+  if (port !== null && port > 65535)
+    throw new Error(`INMO_METRICS_PORT must be a port number, got ${JSON.stringify(env.INMO_METRICS_PORT)}`);
+  return { enabled: onOff === 'on', port, host: env.INMO_METRICS_HOST || '127.0.0.1' };
 }

@@ -117,13 +117,25 @@ export function locksRows(db: Kysely<Database>): boolean {
  * @throws the migration's error when one fails (nothing of it is kept).
  */
 export async function migrate(db: Db): Promise<string[]> {
+  const { error, results } = await (await migrator(db)).migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Names of the migrations this release has that the database has not applied yet: not
+ * empty while an older release's schema is in place (`GET /readyz`, CONTRACT §11).
+ */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const migrations = await (await migrator(db)).getMigrations();
+  return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+async function migrator(db: Db): Promise<Migrator> {
   // On PostgreSQL, Kysely looks for its own migration tables in every schema: name ours, so
   // that installations sharing a database (schema=…) keep their own.
   const migrationTableSchema = locksRows(db)
     ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
     : undefined;
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return new Migrator({ db, provider: migrationProvider, migrationTableSchema });
 }

@@ -250,3 +250,26 @@ export async function listJobsOfLead(db: Executor, leadId: number) {
     .orderBy('id')
     .execute();
 }
+
+/**
+ * Jobs counted by kind and state, and the oldest due pending job's `run_at` (the metrics of
+ * CONTRACT §11). A pending job scheduled for later (a follow-up 30 days ahead) is not late,
+ * so only due ones count for the age.
+ */
+export async function jobStatistics(
+  db: Executor,
+  now: string,
+): Promise<{ counts: Array<{ kind: string; state: string; count: number }>; oldestDueRunAt: string | null }> {
+  const counts = await db
+    .selectFrom('jobs')
+    .select(['kind', 'state', (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy(['kind', 'state'])
+    .execute();
+  const oldest = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.min<string>('run_at').as('run_at'))
+    .where('state', '=', 'pending')
+    .where('run_at', '<=', now)
+    .executeTakeFirst();
+  return { counts: counts.map((c) => ({ ...c, count: Number(c.count) })), oldestDueRunAt: oldest?.run_at ?? null };
+}

@@ -26,6 +26,7 @@ import type { Database } from '../../db/types.ts';
 import { sendTemplateMessage } from '../../channels/whatsapp-cloud.ts';
 import { failpoint } from '../failpoints.ts';
 import { openSecret } from '../../secrets.ts';
+import { observeSend } from '../../metrics.ts';
 import { PermanentJobError, type TaskContext } from '../worker.ts';
 
 const INTERRUPTED =
@@ -94,6 +95,7 @@ export async function sendWelcome(ctx: TaskContext): Promise<void> {
     ctx.settings.sendTimeoutMs,
   );
   failpoint('message:called');
+  observeSend(outcome.kind);
 
   // The provider's answer is recorded on its own, guarded by the message still being
   // `sending` rather than by this worker's lease: an answer is never thrown away.

@@ -1,0 +1,85 @@
+/**
+ * Operability endpoints (CONTRACT §11), outside `/v1/ext` and without an API key: what load
+ * balancers, orchestrators and Prometheus ask a process.
+ *
+ * - `GET /healthz` → 200 `{"status": "ok"}` while the process runs (liveness).
+ * - `GET /readyz` → 200 `{"status": "ready"}` when the database answers and its schema has
+ *   every migration of this release; else 503 `{"status": "unavailable", "reason": "…"}`
+ *   (readiness: send no traffic here yet).
+ * - `GET /metrics` → the Prometheus text exposition of this process (src/metrics.ts), unless
+ *   it is off (`INMO_METRICS=off`) or served on its own port (`INMO_METRICS_PORT`,
+ *   {@link serveMetricsOn}).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { pendingMigrations, type Db } from '../db/database.ts';
+import { exposition, observeRequest } from '../metrics.ts';
+
+/** Longest `/readyz` waits for the database before calling it down, ms. */
+export const READINESS_TIMEOUT_MS = 2000;
+
+/**
+ * Where this process's metrics go: `served` counts requests and answers `GET /metrics` on the
+ * API's port; `counted` counts them for another port ({@link serveMetricsOn}); `off` neither.
+ */
+export type MetricsMode = 'served' | 'counted' | 'off';
+
+/** Why the database is not ready for traffic, or null when it is. */
+async function notReadyReason(db: Db): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`the database did not answer within ${READINESS_TIMEOUT_MS} ms`), READINESS_TIMEOUT_MS);
+  });
+  const check = (async () => {
+    let pending: string[];
+    try {
+      await sql`select 1`.execute(db);
+      pending = await pendingMigrations(db);
+    } catch (error) {
+      return `the database does not answer: ${(error as Error).message}`;
+    }
+    return pending.length ? `migrations behind: ${pending.join(', ')} not applied (run inmo migrate)` : null;
+  })();
+  try {
+    return await Promise.race([check, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function metricsRoute(app: FastifyInstance, db: Db): void {
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const { body, contentType } = await exposition(db);
+    return reply.type(contentType).send(body);
+  });
+}
+
+/** Registers `/healthz`, `/readyz`, and (mode `served`) `/metrics`; counts requests unless `off`. */
+export function operabilityRoutes(app: FastifyInstance, db: Db, metrics: MetricsMode): void {
+  if (metrics !== 'off') {
+    app.addHook('onResponse', (request, reply, done) => {
+      observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const reason = await notReadyReason(db);
+    if (reason === null) return { status: 'ready' };
+    return reply.code(503).send({ status: 'unavailable', reason });
+  });
+  if (metrics === 'served') metricsRoute(app, db);
+}
+
+/**
+ * Serves `GET /metrics` alone on `host:port` (`INMO_METRICS_PORT`): for an API process whose
+ * port is public, and for `inmo worker`, which serves nothing else.
+ * @returns the listening server; close it on shutdown.
+ * @throws the listen error (e.g. EADDRINUSE).
+ */
+export async function serveMetricsOn(db: Db, host: string, port: number): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false });
+  metricsRoute(app, db);
+  await app.listen({ host, port });
+  return app;
+}
