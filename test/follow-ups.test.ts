@@ -86,8 +86,9 @@ describe('the worker schedules and rolls follow-ups', () => {
     expect(due).toHaveLength(1);
     expect(due[0]).toMatchObject({ lead_id: lead.id, due_at: addDays(lead.createdAt, 30), name: 'Ana', phone_number_1: '+34612000001' });
 
-    expect(await markFollowUpDone(db, due[0].id)).toBe(true);
-    expect(await markFollowUpDone(db, due[0].id)).toBe(false);
+    await markFollowUpDone(db, due[0].id);
+    await expect(markFollowUpDone(db, due[0].id)).rejects.toThrow(`Follow-up ${due[0].id} is not due: it is done`);
+    await expect(markFollowUpDone(db, 99_999)).rejects.toThrow('No follow-up with id 99999');
     expect(await dueFollowUps(db, {})).toEqual([]);
 
     clock.advanceDays(30);

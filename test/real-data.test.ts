@@ -23,7 +23,7 @@ let app: FastifyInstance;
 let key: string;
 let businessId: number;
 let lineCount = 0;
-const summary: ImportSummary = { created: 0, updated: 0, rejected: [] };
+const summary: ImportSummary = { created: 0, updated: 0, repeated: 0, rejected: [] };
 /** Last record per external_ref, in first-seen order. */
 const latest = new Map<string, Rec>();
 /** external_ref → id, read from the database after the import. */

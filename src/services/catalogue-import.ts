@@ -37,6 +37,8 @@ export interface RejectedLine {
 export interface ImportSummary {
   created: number;
   updated: number;
+  /** Accepted lines whose `external_ref` an earlier line of the same file had: the last one wins. */
+  repeated: number;
   rejected: RejectedLine[];
 }
 
@@ -157,7 +159,8 @@ export async function importCatalogueLines(
   onProgress?: ImportProgress,
 ): Promise<ImportSummary> {
   if (!(await findBusiness(db, businessId))) throw new UnknownBusinessError(businessId);
-  const summary: ImportSummary = { created: 0, updated: 0, rejected: [] };
+  const summary: ImportSummary = { created: 0, updated: 0, repeated: 0, rejected: [] };
+  const refsSeen = new Set<string>();
   const now = nowRfc3339();
   let batch: NormalizedProperty[] = [];
   let lineNumber = 0;
@@ -172,6 +175,9 @@ export async function importCatalogueLines(
       summary.rejected.push({ line: lineNumber, reason: parsed.reason });
       continue;
     }
+    const ref = parsed.property.fields.external_ref;
+    if (refsSeen.has(ref)) summary.repeated++;
+    else refsSeen.add(ref);
     batch.push(parsed.property);
     if (batch.length >= BATCH_SIZE) {
       await writeBatch(db, businessId, batch, summary, now);

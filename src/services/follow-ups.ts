@@ -5,10 +5,10 @@
 import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import type { Transaction } from 'kysely';
-import { listDueFollowUps, moveFollowUp, scheduleFollowUp, upsertFollowUpRule } from '../db/repositories/follow-ups.ts';
+import { findFollowUp, listDueFollowUps, moveFollowUp, scheduleFollowUp, upsertFollowUpRule } from '../db/repositories/follow-ups.ts';
 import { enqueueJob } from '../db/repositories/jobs.ts';
 import type { Database } from '../db/types.ts';
-import { LEAD_TYPE_ALIASES } from '../domain/lead-rules.ts';
+import { canonicalLeadType, LEAD_TYPE_ALIASES } from '../domain/lead-rules.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { UnknownBusinessError } from './errors.ts';
 
@@ -17,14 +17,23 @@ export const LEAD_TYPES = [...new Set(Object.values(LEAD_TYPE_ALIASES))];
 
 export class FollowUpRuleError extends Error {}
 
+/** A follow-up that does not exist, or is not in the state an operation needs. */
+export class FollowUpStateError extends Error {}
+
 /**
  * Sets the follow-up period of a lead type for a business. It applies to leads whose
  * follow-ups are scheduled from then on; follow-ups already scheduled keep their period.
+ * @param leadType a stored lead type or any alias the API accepts (`owner`, `buyer`…, spec §4.2), any case.
  * @param everyDays days between follow-ups, 1–3650.
+ * @returns the rule, with the stored lead type.
  * @throws UnknownBusinessError; FollowUpRuleError for an unknown type or period.
  */
-export async function setFollowUpRule(db: Db, businessId: number, leadType: string, everyDays: number) {
-  if (!LEAD_TYPES.includes(leadType)) throw new FollowUpRuleError(`--type must be one of: ${LEAD_TYPES.join(', ')}`);
+export async function setFollowUpRule(db: Db, businessId: number, typeText: string, everyDays: number) {
+  const leadType = canonicalLeadType(typeText);
+  if (leadType === null) {
+    const aliases = Object.keys(LEAD_TYPE_ALIASES).filter((alias) => !LEAD_TYPES.includes(alias));
+    throw new FollowUpRuleError(`--type must be one of: ${LEAD_TYPES.join(', ')} (or an alias the API accepts: ${aliases.join(', ')})`);
+  }
   if (!Number.isInteger(everyDays) || everyDays < 1 || everyDays > 3650)
     throw new FollowUpRuleError('--every-days must be a whole number of days from 1 to 3650');
   if (!(await findBusiness(db, businessId))) throw new UnknownBusinessError(businessId);
@@ -37,9 +46,15 @@ export async function dueFollowUps(db: Db, options: { businessId?: number; limit
   return listDueFollowUps(db, { businessId: options.businessId, limit: options.limit ?? 1000 });
 }
 
-/** Marks a due follow-up done (the agent has followed up). @returns whether it was due. */
-export async function markFollowUpDone(db: Db, id: number): Promise<boolean> {
-  return moveFollowUp(db, id, 'due', 'done', nowRfc3339());
+/**
+ * Marks a due follow-up done (the agent has followed up).
+ * @throws FollowUpStateError when no follow-up has that id, or it is not due (scheduled, or done already).
+ */
+export async function markFollowUpDone(db: Db, id: number): Promise<void> {
+  if (await moveFollowUp(db, id, 'due', 'done', nowRfc3339())) return;
+  const followUp = await findFollowUp(db, id);
+  if (!followUp) throw new FollowUpStateError(`No follow-up with id ${id}`);
+  throw new FollowUpStateError(`Follow-up ${id} is not due: it is ${followUp.state}`);
 }
 
 /**

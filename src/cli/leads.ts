@@ -1,0 +1,42 @@
+/** `inmo leads create|show` (CONTRACT §9): leads recorded by hand, and everything known of one. */
+import type { Command } from 'commander';
+import { createLeadByHand, showLead } from '../services/leads.ts';
+import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
+
+export function register(program: Command): void {
+  const leads = program.command('leads').description('leads');
+  command(leads, 'create', 'record a lead by hand (it may have no name; an inquiry later completes it)')
+    .requiredOption('--business <id>', 'business id (required)', positiveInt)
+    .requiredOption('--phone <phone>', 'phone; without + it is read as Spanish (required)')
+    .option('--name <name>', 'contact name')
+    .action(
+      action(async (opts: { business: number; phone: string; name?: string }) => {
+        const lead = await withDb((db) => createLeadByHand(db, { businessId: opts.business, phone: opts.phone, name: opts.name }));
+        const shown = { ...lead, active: lead.active === 1 };
+        print(shown, `created lead #${lead.id} ${lead.phone_number_1}${lead.name ? ` ${lead.name}` : ''}`);
+      }),
+    );
+  command(leads, 'show', 'show a lead with its notes, matches, near misses, message and follow-ups')
+    .argument('<lead_id>', 'lead id', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const shown = await withDb((db) => showLead(db, id), { mustExist: true });
+        if (!shown) throw new CliError(`No lead with id ${id}`);
+        const l = shown.lead;
+        const human = [
+          `lead #${l.id} ${l.name ?? '(no name)'} ${l.phone_number_1}`,
+          `  type ${l.type}, status ${l.status}, rating ${l.rating}, source ${l.source ?? '-'}, created ${l.created_at}`,
+          ...shown.notes.map((n) => `  note ${n.created_at}:\n    ${n.text.replace(/\n/g, '\n    ')}`),
+          shown.matching
+            ? `  matched ${shown.matching.matched_at} (catalogue v${shown.matching.catalogue_version}): ${shown.matching.matches_total} matches, ${shown.matching.near_misses_total} near misses` +
+              (shown.matches.length ? `\n    properties ${shown.matches.map((m) => m.property_id).join(', ')}` : '')
+            : '  not matched yet',
+          shown.message
+            ? `  message ${shown.message.state} (template ${shown.message.template}, ${shown.message.language})${shown.message.last_error ? `: ${shown.message.last_error}` : ''}`
+            : '  no message (no channel was connected)',
+          ...shown.follow_ups.map((f) => `  follow-up due ${f.due_at} (every ${f.every_days} days): ${f.state}`),
+        ].join('\n');
+        print(shown, human);
+      }),
+    );
+}

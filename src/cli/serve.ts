@@ -1,0 +1,177 @@
+/**
+ * `inmo serve`, `inmo worker` and `inmo migrate` (CONTRACT §9, §11): the processes of an
+ * installation and its schema.
+ */
+import type { Command } from 'commander';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { createDb, migrate, type Db } from '../db/database.ts';
+import { seedDemo } from '../demo/seed.ts';
+import { SCOPES } from '../domain/api-key.ts';
+import { serveMetricsOn } from '../http/operability.ts';
+import { Worker } from '../jobs/worker.ts';
+import { action, CliError, command, openDb, plural, port, positiveInt, print } from './common.ts';
+
+/** Calls `stop` once on the first SIGINT or SIGTERM; a second signal while stopping is ignored. */
+function onShutdownSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  const once = () => {
+    if (stopping) return;
+    stopping = true;
+    void stop();
+  };
+  process.on('SIGINT', once);
+  process.on('SIGTERM', once);
+}
+
+/**
+ * Listens on the API's address, then on the metrics port when it has its own.
+ * @throws CliError naming the address that failed, once everything opened is closed again:
+ *   nothing may keep a process alive that cannot serve, or a supervisor never restarts it.
+ */
+async function listenOrClose(
+  app: FastifyInstance,
+  db: Db,
+  api: { host: string; port: number },
+  metricsAt: { host: string; port: number } | null,
+): Promise<{ address: string; metrics: FastifyInstance | null }> {
+  let metrics: FastifyInstance | null = null;
+  let where = api;
+  try {
+    const address = await app.listen(api);
+    if (metricsAt) {
+      where = metricsAt;
+      metrics = await serveMetricsOn(db, metricsAt.host, metricsAt.port);
+    }
+    return { address, metrics };
+  } catch (error) {
+    await Promise.allSettled([app.close(), metrics?.close()]);
+    await db.destroy();
+    throw new CliError(`cannot listen on ${where.host}:${where.port}: ${(error as Error).message}`);
+  }
+}
+
+function metricsAddress(server: FastifyInstance | null): string | undefined {
+  const address = server?.server.address();
+  return address && typeof address === 'object' ? `http://${address.address}:${address.port}/metrics` : undefined;
+}
+
+export function register(program: Command): void {
+  command(program, 'serve', 'migrate the database, serve /v1/ext (and /healthz, /readyz, /metrics), run the worker')
+    .option('--port <port>', 'TCP port', port, 8080)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--demo', 'on an empty database, create a demo business, catalogue and key')
+    .option('--no-worker', 'run no background worker in this process (run `inmo worker` elsewhere)')
+    .action(
+      action(async (opts: { port: number; host: string; demo?: boolean; worker: boolean }) => {
+        const config = loadConfig();
+        const db = await openDb(config);
+        let worker: Worker | null = null;
+        const app = await buildApp({
+          db,
+          countCacheSize: config.countCacheSize,
+          pageCacheMb: config.pageCacheMb,
+          // Request logs never carry a key, even if a serializer someday logs headers.
+          logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+          rateLimits: config.rateLimits,
+          trustProxy: config.trustProxy,
+          onJobsQueued: () => worker?.wake(),
+          metrics: !config.metrics.enabled ? 'off' : config.metrics.port === null ? 'served' : 'counted',
+        });
+        // The demo is in place before the first request can arrive.
+        const demo = opts.demo ? await seedDemo(db) : {};
+        const { port: metricsPort, host: metricsHost } = config.metrics;
+        const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;
+        const { address, metrics } = await listenOrClose(app, db, { host: opts.host, port: opts.port }, metricsAt);
+        if (opts.worker) {
+          worker = new Worker({ db, settings: config.worker, logger: app.log.child({ component: 'worker' }) });
+          worker.start();
+        }
+        const origin = address.replace('0.0.0.0', '127.0.0.1');
+        const base = `${origin}/v1/ext`;
+        const metricsUrl = !config.metrics.enabled ? undefined : (metricsAddress(metrics) ?? `${origin}/metrics`);
+        const info: Record<string, unknown> = {
+          url: base,
+          docs: `${base}/docs`,
+          health: `${origin}/healthz`,
+          metrics: metricsUrl,
+          ...demo,
+        };
+        const lines = [`inmo is serving ${base}`, `  docs:    ${base}/docs`, `  health:  ${origin}/healthz, ${origin}/readyz`];
+        if (metricsUrl) lines.push(`  metrics: ${metricsUrl}`);
+        if (opts.demo && info.key) {
+          lines.push(
+            `  demo business #${info.business_id} with ${info.properties} properties`,
+            `  demo key (all scopes, shown once): ${info.key}`,
+            '',
+            `  try:  curl -H 'X-Api-Key: ${info.key}' '${base}/properties?limit=2'`,
+          );
+        } else if (opts.demo) {
+          lines.push(
+            `  the database already has data; create a key with:`,
+            `    npx inmo keys create --business ${info.business_id ?? 1} --scopes ${SCOPES.join(',')}`,
+          );
+        }
+        print(info, lines.join('\n'));
+        // SIGTERM: stop taking requests and jobs, let the running ones finish, then exit.
+        onShutdownSignal(async () => {
+          try {
+            // Requests in flight and their writes finish (onClose), running jobs finish.
+            const results = await Promise.allSettled([app.close(), metrics?.close(), worker?.stop()]);
+            for (const r of results) if (r.status === 'rejected') app.log.error({ err: r.reason }, 'error while stopping');
+            process.exitCode = results.some((r) => r.status === 'rejected') ? 1 : 0;
+          } finally {
+            await db.destroy();
+            process.exit();
+          }
+        });
+      }),
+    );
+
+  command(program, 'worker', 'run background jobs only (any number of workers may share a database)')
+    .option('--until-idle', 'exit once no job is due or running, instead of waiting for more')
+    .option('--concurrency <n>', 'jobs run at once (default INMO_WORKER_CONCURRENCY or 4)', positiveInt)
+    .action(
+      action(async (opts: { untilIdle?: boolean; concurrency?: number }) => {
+        const config = loadConfig();
+        const db = await openDb(config);
+        const logger = pino({ level: config.logLevel });
+        const settings = { ...config.worker, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
+        const worker = new Worker({ db, settings, logger });
+        if (opts.untilIdle) {
+          const ran = await worker.drain();
+          await db.destroy();
+          print({ jobs_run: ran }, `ran ${plural(ran, 'job')}; none is due`);
+          return;
+        }
+        let metrics: FastifyInstance | null = null;
+        if (config.metrics.enabled && config.metrics.port !== null) {
+          metrics = await serveMetricsOn(db, config.metrics.host, config.metrics.port).catch(async (error: Error) => {
+            await db.destroy();
+            throw new CliError(`cannot listen on ${config.metrics.host}:${config.metrics.port}: ${error.message}`);
+          });
+        }
+        logger.info({ worker: worker.id, concurrency: settings.concurrency, metrics: metricsAddress(metrics) }, 'worker started');
+        worker.start();
+        await new Promise<void>((resolve) => onShutdownSignal(async () => resolve()));
+        logger.info({ worker: worker.id }, 'worker stopping: letting running jobs finish');
+        await Promise.allSettled([worker.stop(), metrics?.close()]);
+        await db.destroy();
+      }),
+    );
+
+  command(program, 'migrate', 'bring the database schema up to date').action(
+    action(async () => {
+      const config = loadConfig();
+      const db = createDb(config.databaseUrl, config.pool);
+      try {
+        const applied = await migrate(db);
+        print({ applied }, applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date');
+      } finally {
+        await db.destroy();
+      }
+    }),
+  );
+}
