@@ -7,7 +7,7 @@
  *   lease end. A worker that dies (SIGKILL, power loss) leaves jobs whose lease runs out;
  *   any worker then takes them back. The lease is far longer than any job's run.
  * - **Effects and completion commit together.** A task writes its effects in the
- *   transaction that marks its job done ({@link TaskContext.complete}), which checks that
+ *   transaction that marks its job done ({@link TaskContext.finish}), which checks that
  *   this worker still holds the job. Database effects therefore happen exactly once, however
  *   often a job is started. Effects outside the database (the WhatsApp send) are guarded by
  *   their own recorded state (tasks/send-welcome.ts).
@@ -21,7 +21,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import {
   claimJobs,
@@ -34,12 +33,12 @@ import {
   type ClaimedJob,
 } from '../db/repositories/jobs.ts';
 import { transact } from '../db/transaction.ts';
-import type { Database } from '../db/types.ts';
 import { toRfc3339 } from '../domain/time.ts';
 import { CatalogueSnapshots } from '../services/matching.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { failpoint } from './failpoints.ts';
-import { PARK_HANDLERS, TASKS } from './tasks/index.ts';
+import { PermanentJobError, type TaskContext } from './task.ts';
+import { taskFor } from './tasks/index.ts';
 
 /** Tunables of a worker; see config.ts for the environment variables that set them. */
 export interface WorkerSettings {
@@ -80,29 +79,6 @@ export interface WorkerLogger {
 }
 
 const silentLogger: WorkerLogger = { info() {}, warn() {}, error() {} };
-
-/** A failure that retrying cannot fix: the job is parked as failed at once. */
-export class PermanentJobError extends Error {}
-
-/** What a task gets to do its job. */
-export interface TaskContext {
-  db: Db;
-  job: ClaimedJob;
-  settings: WorkerSettings;
-  snapshots: CatalogueSnapshots;
-  /** The worker clock's current instant, canonical RFC 3339. */
-  now(): string;
-  /** Whether a failure of this run parks the job instead of retrying it. */
-  finalAttempt: boolean;
-  /**
-   * Marks the job done inside `trx`, the transaction holding the task's last effects.
-   * @throws LeaseLostError when another worker took the job back (the transaction must roll back).
-   */
-  complete(trx: Transaction<Database>): Promise<void>;
-}
-
-/** A job kind's work. Throws to be retried later; must be safe to start again after a crash. */
-export type Task = (ctx: TaskContext) => Promise<void>;
 
 /** Delay before retry number `attempt` (1 = first retry), ms: exponential, capped, with jitter. */
 export function backoffDelayMs(
@@ -234,10 +210,10 @@ export class Worker {
     return jobs;
   }
 
-  /** Lets a parked job's task leave its records in a final state (PARK_HANDLERS). */
+  /** Lets a parked job's task leave its records in a final state (its `onParked`). */
   private async afterParking(job: { kind: string; lead_id: number | null }, reason: string): Promise<void> {
     try {
-      await PARK_HANDLERS[job.kind]?.(this.db, job.lead_id, reason, this.now());
+      await taskFor(job.kind)?.onParked?.(this.db, job, reason, this.now());
     } catch (error) {
       this.logger.error({ kind: job.kind, lead_id: job.lead_id, err: error }, 'worker: could not settle a parked job');
     }
@@ -275,9 +251,9 @@ export class Worker {
   }
 
   private async runJob(job: ClaimedJob): Promise<void> {
-    const task = TASKS[job.kind];
+    const task = taskFor(job.kind);
     const log = { job_id: job.id, kind: job.kind, lead_id: job.lead_id, attempt: job.attempts };
-    let completed = false;
+    let finished = false;
     const context: TaskContext = {
       db: this.db,
       job,
@@ -285,15 +261,20 @@ export class Worker {
       snapshots: this.snapshots,
       now: () => this.now(),
       finalAttempt: job.attempts >= this.settings.maxAttempts,
-      complete: async (trx) => {
-        await completeJob(trx, job, this.id, this.now());
-        completed = true;
+      finish: async (effects) => {
+        const result = await transact(this.db, async (trx) => {
+          const value = await effects(trx);
+          await completeJob(trx, job, this.id, this.now());
+          return value;
+        });
+        finished = true;
+        return result;
       },
     };
     try {
       if (!task) throw new PermanentJobError(`no task for job kind ${JSON.stringify(job.kind)}`);
-      await task(context);
-      if (!completed) await transact(this.db, (trx) => context.complete(trx));
+      await task.run(context);
+      if (!finished) await context.finish(async () => undefined);
       failpoint('job:finished');
     } catch (error) {
       if (error instanceof LeaseLostError) {

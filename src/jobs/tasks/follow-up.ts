@@ -3,22 +3,20 @@
  * instant). Records it as due, for `inmo followups due`, and schedules the next one a
  * period later, unless the lead is closed or inactive (spec §6 step 3, CONTRACT §7).
  */
-import { transact } from '../../db/transaction.ts';
 import { findFollowUp, moveFollowUp } from '../../db/repositories/follow-ups.ts';
 import { findLead } from '../../db/repositories/leads.ts';
 import { addDays } from '../../domain/follow-ups.ts';
 import { scheduleFollowUpJob } from '../../services/follow-ups.ts';
-import type { TaskContext } from '../worker.ts';
-import { PermanentJobError } from '../worker.ts';
+import { defineTask, PermanentJobError, type TaskContext } from '../task.ts';
 
 /** Lead statuses that end the follow-up cycle. */
 const FINISHED_STATUSES = new Set(['closed', 'inactive']);
 
-export async function followUp(ctx: TaskContext): Promise<void> {
+async function run(ctx: TaskContext): Promise<void> {
   const payload = JSON.parse(ctx.job.payload ?? '{}') as { follow_up_id?: unknown };
   if (typeof payload.follow_up_id !== 'number') throw new PermanentJobError('follow_up job without a follow_up_id');
   const followUpId = payload.follow_up_id;
-  await transact(ctx.db, async (trx) => {
+  await ctx.finish(async (trx) => {
     const current = await findFollowUp(trx, followUpId);
     if (current && (await moveFollowUp(trx, current.id, 'scheduled', 'due', ctx.now()))) {
       const lead = await findLead(trx, current.lead_id);
@@ -26,6 +24,7 @@ export async function followUp(ctx: TaskContext): Promise<void> {
         await scheduleFollowUpJob(trx, lead, addDays(current.due_at, current.every_days), current.every_days, ctx.now());
       }
     }
-    await ctx.complete(trx);
   });
 }
+
+export const followUpTask = defineTask({ run });

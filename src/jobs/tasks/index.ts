@@ -1,21 +1,23 @@
-/** Job kind → task. One file per task, named after its job kind. */
-import type { Db } from '../../db/database.ts';
-import type { Task } from '../worker.ts';
-import { followUp } from './follow-up.ts';
-import { matchLead } from './match-lead.ts';
-import { rematchCatalogue } from './rematch-catalogue.ts';
-import { scheduleFollowUps } from './schedule-follow-ups.ts';
-import { sendWelcome, settleParkedWelcome } from './send-welcome.ts';
+/**
+ * Job kind → task: one file per task, named after its job kind. `satisfies` makes a job kind
+ * without a task (or a task for no kind) a compile error.
+ */
+import type { JobKind, TaskDefinition } from '../task.ts';
+import { followUpTask } from './follow-up.ts';
+import { matchLeadTask } from './match-lead.ts';
+import { rematchCatalogueTask } from './rematch-catalogue.ts';
+import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
+import { sendWelcomeTask } from './send-welcome.ts';
 
-export const TASKS: Readonly<Record<string, Task>> = {
-  match_lead: matchLead,
-  send_welcome: sendWelcome,
-  schedule_follow_ups: scheduleFollowUps,
-  follow_up: followUp,
-  rematch_catalogue: rematchCatalogue,
-};
+export const TASKS = {
+  match_lead: matchLeadTask,
+  send_welcome: sendWelcomeTask,
+  schedule_follow_ups: scheduleFollowUpsTask,
+  follow_up: followUpTask,
+  rematch_catalogue: rematchCatalogueTask,
+} as const satisfies Record<JobKind, TaskDefinition>;
 
-/** What to do when a job of a kind is parked as failed, so its records end in a final state. */
-export const PARK_HANDLERS: Readonly<Record<string, (db: Db, leadId: number | null, reason: string, now: string) => Promise<void>>> = {
-  send_welcome: settleParkedWelcome,
-};
+/** The task of a stored job kind, or undefined for a kind this release does not know. */
+export function taskFor(kind: string): TaskDefinition | undefined {
+  return Object.hasOwn(TASKS, kind) ? TASKS[kind as JobKind] : undefined;
+}

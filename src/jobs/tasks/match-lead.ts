@@ -4,14 +4,13 @@
  * lead still searching when an import changes the catalogue. Running it again replaces
  * what it stored, so a repeated run is harmless.
  */
-import { transact } from '../../db/transaction.ts';
 import { findLead } from '../../db/repositories/leads.ts';
 import { findLeadMatchRun, replaceLeadMatches } from '../../db/repositories/matches.ts';
 import { matchSearchPreferences } from '../../services/matching.ts';
 import { failpoint } from '../failpoints.ts';
-import type { TaskContext } from '../worker.ts';
+import { defineTask, type TaskContext } from '../task.ts';
 
-export async function matchLead(ctx: TaskContext): Promise<void> {
+async function run(ctx: TaskContext): Promise<void> {
   const lead = ctx.job.lead_id === null ? undefined : await findLead(ctx.db, ctx.job.lead_id);
   if (!lead) return;
   const snapshot = await ctx.snapshots.get(ctx.db, lead.business_id);
@@ -21,21 +20,19 @@ export async function matchLead(ctx: TaskContext): Promise<void> {
     ...result.matches.map(([property_id, search_index]) => ({ property_id, search_index, failed: null })),
     ...result.nearMisses.map(([property_id, search_index, failed]) => ({ property_id, search_index, failed })),
   ];
-  await transact(ctx.db, async (trx) => {
+  await ctx.finish(async (trx) => {
     // A run of another job may have stored a newer result meanwhile (a newer catalogue, or
     // searches an inquiry changed, which queued that job): an older result never replaces it.
     const stored = await findLeadMatchRun(trx, lead.id);
     const current = await findLead(trx, lead.id);
-    if ((stored && stored.catalogue_version > snapshot.version) || !current || current.updated_at !== lead.updated_at) {
-      await ctx.complete(trx);
-      return;
-    }
+    if ((stored && stored.catalogue_version > snapshot.version) || !current || current.updated_at !== lead.updated_at) return;
     await replaceLeadMatches(trx, lead.id, rows, {
       catalogue_version: snapshot.version,
       matched_at: ctx.now(),
       matches_total: result.matchesTotal,
       near_misses_total: result.nearMissesTotal,
     });
-    await ctx.complete(trx);
   });
 }
+
+export const matchLeadTask = defineTask({ run });

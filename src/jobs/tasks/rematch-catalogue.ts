@@ -4,12 +4,8 @@
  * none pending (CONTRACT §7), in the transaction that completes this job.
  */
 import { enqueueRematch } from '../../db/repositories/jobs.ts';
-import { transact } from '../../db/transaction.ts';
-import type { TaskContext } from '../worker.ts';
+import { defineTask } from '../task.ts';
 
-export async function rematchCatalogue(ctx: TaskContext): Promise<void> {
-  await transact(ctx.db, async (trx) => {
-    await enqueueRematch(trx, ctx.job.business_id, ctx.now());
-    await ctx.complete(trx);
-  });
-}
+export const rematchCatalogueTask = defineTask({
+  run: (ctx) => ctx.finish((trx) => enqueueRematch(trx, ctx.job.business_id, ctx.now()).then(() => undefined)),
+});

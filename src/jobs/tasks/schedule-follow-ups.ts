@@ -4,23 +4,23 @@
  * fires when it comes due. A lead with no period (no rule for its type) gets none; a lead
  * that already has follow-ups keeps them.
  */
-import { transact } from '../../db/transaction.ts';
 import { followUpRules, listFollowUpsOfLead } from '../../db/repositories/follow-ups.ts';
 import { findLead } from '../../db/repositories/leads.ts';
 import { addDays, followUpPeriodDays } from '../../domain/follow-ups.ts';
 import { scheduleFollowUpJob } from '../../services/follow-ups.ts';
-import type { TaskContext } from '../worker.ts';
+import { defineTask, type TaskContext } from '../task.ts';
 
-export async function scheduleFollowUps(ctx: TaskContext): Promise<void> {
+async function run(ctx: TaskContext): Promise<void> {
   const lead = ctx.job.lead_id === null ? undefined : await findLead(ctx.db, ctx.job.lead_id);
   if (!lead) return;
   const searches = lead.search_preferences === null ? null : (JSON.parse(lead.search_preferences) as Array<Record<string, unknown>>);
   const every = followUpPeriodDays(lead.type, searches, await followUpRules(ctx.db, lead.business_id));
   if (every === null) return;
-  await transact(ctx.db, async (trx) => {
+  await ctx.finish(async (trx) => {
     if ((await listFollowUpsOfLead(trx, lead.id)).length === 0) {
       await scheduleFollowUpJob(trx, lead, addDays(lead.created_at, every), every, ctx.now());
     }
-    await ctx.complete(trx);
   });
 }
+
+export const scheduleFollowUpsTask = defineTask({ run });

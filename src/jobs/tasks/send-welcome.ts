@@ -27,7 +27,7 @@ import { sendTemplateMessage } from '../../channels/whatsapp-cloud.ts';
 import { failpoint } from '../failpoints.ts';
 import { openSecret } from '../../secrets.ts';
 import { observeSend } from '../../metrics.ts';
-import { PermanentJobError, type TaskContext } from '../worker.ts';
+import { defineTask, PermanentJobError, type TaskContext } from '../task.ts';
 
 const INTERRUPTED =
   'the worker stopped between calling the provider and recording its answer: the message may have been sent; ' +
@@ -62,14 +62,13 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, leadId: n
   return { send: true, channel, to: message.recipient, template: message.template, language: message.language };
 }
 
-export async function sendWelcome(ctx: TaskContext): Promise<void> {
+async function run(ctx: TaskContext): Promise<void> {
   const leadId = ctx.job.lead_id;
   if (leadId === null) return;
-  const plan = await transact(ctx.db, async (trx) => {
-    const decided = await claimSend(ctx, trx, leadId);
-    if (!decided.send) await ctx.complete(trx);
-    return decided;
-  });
+  // Not finished here even when there is nothing to send: the claim is committed before the
+  // provider is called. Nothing to send is a final state (no longer `pending`), so a run
+  // that dies before the worker marks the job done decides the same again.
+  const plan = await transact(ctx.db, (trx) => claimSend(ctx, trx, leadId));
   if (!plan.send) return;
   let accessToken: string;
   try {
@@ -129,8 +128,11 @@ export async function sendWelcome(ctx: TaskContext): Promise<void> {
  * A parked `send_welcome` job leaves no message half-way: one left `sending` may have gone
  * out (needs reconciliation), one still `pending` never will (failed).
  */
-export async function settleParkedWelcome(db: Db, leadId: number | null, reason: string, now: string): Promise<void> {
+async function settleParkedWelcome(db: Db, job: { lead_id: number | null }, reason: string, now: string): Promise<void> {
+  const leadId = job.lead_id;
   if (leadId === null) return;
   await moveLeadMessage(db, leadId, 'sending', { state: 'needs_reconciliation', last_error: INTERRUPTED, updated_at: now });
   await moveLeadMessage(db, leadId, 'pending', { state: 'failed', last_error: `the job was parked: ${reason}`, updated_at: now });
 }
+
+export const sendWelcomeTask = defineTask({ run, onParked: settleParkedWelcome });
