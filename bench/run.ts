@@ -19,6 +19,7 @@
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createDb, migrate } from '../src/db/database.ts';
@@ -41,13 +42,24 @@ process.env.INMO_SECRET_KEY_FILE ||= join(WORK, 'secret.key');
 const DATA = join(ROOT, '..', 'shared', 'data');
 const CATALOGUES = ['catalogue-madrid-sale.ndjson', 'catalogue-zaragoza-rent.ndjson', 'catalogue-zaragoza-sale.ndjson'];
 
-const args = process.argv.slice(2);
-const DURATION = Number(args[args.indexOf('--duration') + 1]) || 5;
-const FRESH = args.includes('--fresh');
-const PAGE_CACHE = !args.includes('--no-page-cache');
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    fresh: { type: 'boolean', default: false },
+    'no-page-cache': { type: 'boolean', default: false },
+    only: { type: 'string' },
+    db: { type: 'string', default: 'sqlite' },
+  },
+});
+const DURATION = Number(options.duration);
+if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, got ${JSON.stringify(options.duration)}`);
+const FRESH = options.fresh;
+const PAGE_CACHE = !options['no-page-cache'];
+const ONLY = options.only ?? null;
+if (ONLY !== null && !['reads', 'leads', 'background'].includes(ONLY)) throw new Error('--only must be reads, leads or background');
+const ENGINE = options.db;
+if (ENGINE !== 'sqlite' && ENGINE !== 'postgres') throw new Error('--db must be sqlite or postgres');
 const PIN = pinLoadToCpu1();
-const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
-const ENGINE = args.includes('--db') ? args[args.indexOf('--db') + 1] : 'sqlite';
 const CONNECTIONS = 32;
 
 const SOL_2KM = JSON.stringify([{ type: 'circle', center: { lat: 40.4168, lng: -3.7038 }, radius: 2000 }]);
