@@ -7,10 +7,8 @@
  * engine's own placeholders) is reused with new values. The SQL is still Kysely's, for
  * whichever engine the handle uses.
  */
-import { CompiledQuery, type Compilable, type Kysely, type Transaction } from 'kysely';
-import type { Database } from './types.ts';
-
-type Executor = Kysely<Database> | Transaction<Database>;
+import { CompiledQuery, type Compilable, type DialectAdapter } from 'kysely';
+import type { Executor } from './database.ts';
 
 interface Template {
   sql: string;
@@ -18,7 +16,11 @@ interface Template {
   slots: number[];
 }
 
-const templates = new Map<string, Template>();
+/**
+ * Templates per dialect adapter (one per database handle, shared by its transactions): the
+ * SQL text and placeholders are the engine's own.
+ */
+const templates = new WeakMap<DialectAdapter, Map<string, Template>>();
 
 /** A marker no real value equals. */
 const marker = (i: number) => `\u0000inmo-param-${i}\u0000`;
@@ -34,14 +36,16 @@ export async function runCompiledOnce<R>(
   values: unknown[],
   build: (params: string[]) => Compilable<R>,
 ): Promise<R[]> {
-  const cacheKey = `${db.getExecutor().adapter.constructor.name}:${key}`;
-  let template = templates.get(cacheKey);
+  const adapter = db.getExecutor().adapter;
+  let ofAdapter = templates.get(adapter);
+  if (!ofAdapter) templates.set(adapter, (ofAdapter = new Map()));
+  let template = ofAdapter.get(key);
   if (!template) {
     const markers = values.map((_, i) => marker(i));
     const compiled = build(markers).compile();
     template = { sql: compiled.sql, slots: compiled.parameters.map((p) => markers.indexOf(p as string)) };
     if (template.slots.includes(-1)) throw new Error(`query ${key} has a parameter that is not one of its values`);
-    templates.set(cacheKey, template);
+    ofAdapter.set(key, template);
   }
   const result = await db.executeQuery<R>(
     CompiledQuery.raw(

@@ -14,13 +14,24 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './types.ts';
 
-export type Db = Kysely<Database>;
+/** The engines inmo runs on. */
+export type Engine = 'sqlite' | 'postgres';
+
+/** A database handle: Kysely, and the engine it runs on (set by {@link createDb}). */
+export type Db = Kysely<Database> & { readonly engine: Engine };
+
+/** What a repository function runs on: the handle or a transaction of it. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+function onEngine(db: Kysely<Database>, engine: Engine): Db {
+  return Object.assign(db, { engine } as const);
+}
 
 /** Prepared statements kept per connection (by SQL text). */
 const STATEMENT_CACHE_SIZE = 500;
@@ -82,7 +93,7 @@ function createPostgres(url: string, settings: PoolSettings): Db {
     // Queued before any other query of the new connection.
     pool.on('connect', (client) => void client.query(`set search_path to "${schema}"`));
   }
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return onEngine(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
 }
 
 /**
@@ -101,14 +112,28 @@ export function createDb(url: string, pool: PoolSettings = DEFAULT_POOL_SETTINGS
     sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('cache_size = -65536');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    return onEngine(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), 'sqlite');
   }
   throw new Error(`Unsupported DATABASE_URL ${JSON.stringify(url.split('@').pop())}: use sqlite:<path> or postgres://…`);
 }
 
 /** Whether the engine can lock rows and skip locked ones (`FOR UPDATE SKIP LOCKED`): PostgreSQL. */
-export function locksRows(db: Kysely<Database>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
+export function locksRows(db: Db): boolean {
+  return db.engine === 'postgres';
+}
+
+/**
+ * Whether concurrent write transactions each commit well on their own (PostgreSQL, whose WAL
+ * flushes are shared), rather than queueing for one writer (SQLite): group commit runs units
+ * concurrently then, and batches them otherwise.
+ */
+export function commitsConcurrently(db: Db): boolean {
+  return db.engine === 'postgres';
+}
+
+/** Whether the engine keeps migration tables per schema (PostgreSQL's `search_path`). */
+function hasSchemas(db: Db): boolean {
+  return db.engine === 'postgres';
 }
 
 /**
@@ -134,7 +159,7 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
 async function migrator(db: Db): Promise<Migrator> {
   // On PostgreSQL, Kysely looks for its own migration tables in every schema: name ours, so
   // that installations sharing a database (schema=…) keep their own.
-  const migrationTableSchema = locksRows(db)
+  const migrationTableSchema = hasSchemas(db)
     ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
     : undefined;
   return new Migrator({ db, provider: migrationProvider, migrationTableSchema });

@@ -15,7 +15,7 @@
  * runs at once in its own transaction from the pool (run again on a deadlock).
  */
 import { CompiledQuery, type Transaction } from 'kysely';
-import { locksRows, type Db } from './database.ts';
+import { commitsConcurrently, type Db } from './database.ts';
 import { isWriteConflict } from './errors.ts';
 import { transact } from './transaction.ts';
 import type { Database } from './types.ts';
@@ -40,7 +40,7 @@ export class GroupCommit {
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly db: Db) {
-    this.concurrent = locksRows(db);
+    this.concurrent = commitsConcurrently(db);
   }
 
   /** Runs `work` in a shared transaction. @returns its result once committed; rejects with its error (nothing of it kept). */

@@ -13,10 +13,10 @@
  * The published property object (privacy applied) is kept in property_docs, 1:1 with
  * properties, so that reads fetch only the documents of the page they return.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, PostgresAdapter } from 'kysely';
 
 function isPostgres(db: Kysely<unknown>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -3,10 +3,10 @@
  * that stores a lead also inserts its jobs, so no effect can be lost between the two; the
  * worker that runs them comes later. Frozen; imports nothing from the app.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, PostgresAdapter } from 'kysely';
 
 function isPostgres(db: Kysely<unknown>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

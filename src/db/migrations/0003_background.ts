@@ -14,10 +14,10 @@
  *
  * Frozen; imports nothing from the app.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, PostgresAdapter } from 'kysely';
 
 function isPostgres(db: Kysely<unknown>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

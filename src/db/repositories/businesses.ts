@@ -1,10 +1,6 @@
 /** Businesses (workspaces): SQL only, no rules. */
 import { sql } from 'kysely';
-import type { Db } from '../database.ts';
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../types.ts';
-
-type Executor = Kysely<Database> | Transaction<Database>;
+import type { Db, Executor } from '../database.ts';
 
 export async function insertBusiness(db: Executor, name: string, createdAt: string): Promise<{ id: number; name: string }> {
   return db.insertInto('businesses').values({ name, created_at: createdAt }).returning(['id', 'name']).executeTakeFirstOrThrow();

@@ -1,8 +1,5 @@
 /** Follow-up rules and follow-ups. SQL only. */
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../types.ts';
-
-type Executor = Kysely<Database> | Transaction<Database>;
+import type { Executor } from '../database.ts';
 
 /** Sets the period of a lead type for a business (replacing the previous one). */
 export async function upsertFollowUpRule(db: Executor, businessId: number, leadType: string, everyDays: number): Promise<void> {

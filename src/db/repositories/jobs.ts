@@ -5,12 +5,9 @@
  * States: `pending` (waits for `run_at`), `running` (a worker holds it until `locked_until`),
  * `done`, `failed` (parked: retries exhausted or a permanent error; `last_error` says why).
  */
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { sql } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
-import { locksRows } from '../database.ts';
-import type { Database } from '../types.ts';
-
-type Executor = Kysely<Database> | Transaction<Database>;
+import { locksRows, type Db, type Executor } from '../database.ts';
 
 /** Background work a stored lead needs (spec §6), and a follow-up coming due. */
 export type JobKind = 'match_lead' | 'send_welcome' | 'schedule_follow_ups' | 'follow_up' | 'rematch_catalogue';
@@ -111,7 +108,7 @@ export async function enqueueRematch(db: Executor, businessId: number, now: stri
  * this at once each take different jobs without waiting on one another. SQLite has one
  * writer at a time, which gives the same guarantee to the single statement.
  */
-export async function claimJobs(db: Executor, workerId: string, limit: number, now: string, lockedUntil: string): Promise<ClaimedJob[]> {
+export async function claimJobs(db: Db, workerId: string, limit: number, now: string, lockedUntil: string): Promise<ClaimedJob[]> {
   let candidates = db
     .selectFrom('jobs')
     .select('id')

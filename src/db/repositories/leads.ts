@@ -1,16 +1,15 @@
 /** Leads: SQL only. */
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Executor } from '../database.ts';
+import { sql } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
-import type { Database, LeadRow, NewLead } from '../types.ts';
+import type { LeadRow, NewLead } from '../types.ts';
 
-type Db = Kysely<Database> | Transaction<Database>;
-
-export async function insertLead(db: Db, lead: NewLead): Promise<LeadRow> {
+export async function insertLead(db: Executor, lead: NewLead): Promise<LeadRow> {
   return db.insertInto('leads').values(lead).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Inserts a lead. @returns its id. (Compiled once per set of columns: it runs for every new lead.) */
-export async function insertLeadId(db: Db, lead: NewLead): Promise<number> {
+export async function insertLeadId(db: Executor, lead: NewLead): Promise<number> {
   const columns = Object.keys(lead).filter((c) => (lead as Record<string, unknown>)[c] !== undefined);
   const values = columns.map((c) => (lead as Record<string, unknown>)[c]);
   const rows = await runCompiledOnce<{ id: number }>(db, `insertLead:${columns.join(',')}`, values, (params) =>
@@ -23,7 +22,7 @@ export async function insertLeadId(db: Db, lead: NewLead): Promise<number> {
 }
 
 /** The business's lead with this primary phone. (Compiled once: it runs for every new lead.) */
-export async function findLeadByPhone(db: Db, businessId: number, phone: string): Promise<LeadRow | undefined> {
+export async function findLeadByPhone(db: Executor, businessId: number, phone: string): Promise<LeadRow | undefined> {
   const rows = await runCompiledOnce<LeadRow>(db, 'findLeadByPhone', [businessId, phone], ([business, phoneParam]) =>
     db
       .selectFrom('leads')
@@ -34,12 +33,12 @@ export async function findLeadByPhone(db: Db, businessId: number, phone: string)
   return rows[0];
 }
 
-export async function findLead(db: Db, id: number): Promise<LeadRow | undefined> {
+export async function findLead(db: Executor, id: number): Promise<LeadRow | undefined> {
   return db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** A page of the business's leads, newest first (`created_at` desc, then `id` desc). */
-export async function listLeads(db: Db, businessId: number, limit: number, offset: number): Promise<LeadRow[]> {
+export async function listLeads(db: Executor, businessId: number, limit: number, offset: number): Promise<LeadRow[]> {
   return db
     .selectFrom('leads')
     .selectAll()
@@ -51,7 +50,7 @@ export async function listLeads(db: Db, businessId: number, limit: number, offse
     .execute();
 }
 
-export async function countLeads(db: Db, businessId: number): Promise<number> {
+export async function countLeads(db: Executor, businessId: number): Promise<number> {
   const row = await db
     .selectFrom('leads')
     .select(sql<number>`count(*)`.as('n'))
@@ -60,7 +59,7 @@ export async function countLeads(db: Db, businessId: number): Promise<number> {
   return Number(row.n);
 }
 
-export async function listNotes(db: Db, leadId: number): Promise<Array<{ created_at: string; text: string }>> {
+export async function listNotes(db: Executor, leadId: number): Promise<Array<{ created_at: string; text: string }>> {
   return db.selectFrom('lead_notes').select(['created_at', 'text']).where('lead_id', '=', leadId).orderBy('id').execute();
 }
 
@@ -71,7 +70,7 @@ export async function listNotes(db: Db, leadId: number): Promise<Array<{ created
  * row once the first commits) and changes nothing.
  * @returns whether this call completed it.
  */
-export async function completeUnnamedLead(db: Db, id: number, values: Partial<NewLead>): Promise<boolean> {
+export async function completeUnnamedLead(db: Executor, id: number, values: Partial<NewLead>): Promise<boolean> {
   const result = await db
     .updateTable('leads')
     .set(values)
@@ -81,7 +80,7 @@ export async function completeUnnamedLead(db: Db, id: number, values: Partial<Ne
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function insertNote(db: Db, leadId: number, text: string, at: string): Promise<void> {
+export async function insertNote(db: Executor, leadId: number, text: string, at: string): Promise<void> {
   await runCompiledOnce(db, 'insertNote', [leadId, text, at], ([lead, textParam, atParam]) =>
     db.insertInto('lead_notes').values({ lead_id: lead as unknown as number, text: textParam, created_at: atParam }),
   );

@@ -1,8 +1,5 @@
 /** Lead ↔ property matches and the catalogue as matching reads it. SQL only. */
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../types.ts';
-
-type Executor = Kysely<Database> | Transaction<Database>;
+import type { Executor } from '../database.ts';
 
 /** Rows per insert statement (4 parameters each, well under SQLite's limit). */
 const INSERT_CHUNK = 500;

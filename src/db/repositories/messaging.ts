@@ -1,9 +1,8 @@
 /** Messaging channels and the one template message of each lead. SQL only. */
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { Executor } from '../database.ts';
+import type { Insertable, Selectable } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
-import type { ChannelTable, Database, LeadMessageTable } from '../types.ts';
-
-type Executor = Kysely<Database> | Transaction<Database>;
+import type { ChannelTable, LeadMessageTable } from '../types.ts';
 
 export type ChannelRow = Selectable<ChannelTable>;
 export type LeadMessageRow = Selectable<LeadMessageTable>;

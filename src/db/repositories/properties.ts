@@ -1,14 +1,12 @@
 /** The property catalogue: SQL only (rules live in domain/ and services/). */
-import { type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import type { PropertyQuery } from '../../domain/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/property-record.ts';
 import type { StoredImage, StoredVideo } from '../../domain/property-doc.ts';
-import type { Database } from '../types.ts';
+import type { Executor } from '../database.ts';
 import { filterConditions, orderBy, type ScanPlan } from './property-filters.ts';
 
 export type { ScanPlan };
-
-type Executor = Kysely<Database> | Transaction<Database>;
 
 /** Ids of the business's properties with these external refs. */
 export async function findIdsByRef(db: Executor, businessId: number, refs: string[]): Promise<Map<string, number>> {
