@@ -11,29 +11,13 @@
 import { subtypeLabel } from './catalogue-terms.ts';
 import { sanitizeDescription } from './html.ts';
 import { plainText } from './html.ts';
-import type { PropertyFields } from './property-record.ts';
+import type { ImageInput, PropertyFields, VideoInput } from './property-record.ts';
 
 /** A stored image with its id. */
-export interface StoredImage {
-  id: number;
-  url: string;
-  sort_order: number;
-  is_primary: number;
-  title: string | null;
-  public: number;
-}
+export type StoredImage = ImageInput & { id: number };
 
 /** A stored video with its id. */
-export interface StoredVideo {
-  id: number;
-  title: string | null;
-  sort_order: number;
-  url: string | null;
-  hls_url: string | null;
-  thumbnail_url: string | null;
-  embed_url: string | null;
-  processed: number;
-}
+export type StoredVideo = VideoInput & { id: number };
 
 /** Keys of imported specs that the API itself decides. */
 const RESERVED_SPEC_KEYS = new Set(['price_calc', 'address_privacy', 'building_name']);

@@ -10,68 +10,19 @@
 import { LISTED_STATUSES, OPERATIONS, type AddressPrivacy } from './catalogue-terms.ts';
 import { parseRfc3339 } from './time.ts';
 import type { ImportRecord } from '../schemas/import-record.ts';
+import type { Selectable } from 'kysely';
+import type { PropertyImageTable, PropertyTable, PropertyVideoTable } from '../db/types.ts';
 
-/** An image as stored (before it has an id). */
-export interface ImageInput {
-  url: string;
-  sort_order: number;
-  is_primary: number;
-  title: string | null;
-  public: number;
-}
+/** An image as stored (before it has an id): the columns of `property_images` an import line decides. */
+export type ImageInput = Omit<Selectable<PropertyImageTable>, 'id' | 'property_id'>;
 
-/** A video as stored (before it has an id). */
-export interface VideoInput {
-  title: string | null;
-  sort_order: number;
-  url: string | null;
-  hls_url: string | null;
-  thumbnail_url: string | null;
-  embed_url: string | null;
-  processed: number;
-}
+/** A video as stored (before it has an id): the columns of `property_videos` an import line decides. */
+export type VideoInput = Omit<Selectable<PropertyVideoTable>, 'id' | 'property_id'>;
 
-/** The columns of a property row that an import line decides. */
-export interface PropertyFields {
-  external_ref: string;
-  public: number;
-  status: string;
-  operation: string | null;
-  op_venta: number;
-  op_alquiler: number;
-  op_traspaso: number;
-  rental_type: string | null;
-  type: string | null;
-  subtype: string | null;
-  title: string | null;
-  description: string | null;
-  price: number | null;
-  price_rent: number | null;
-  price_transfer: number | null;
-  price_any: number | null;
-  size_total: number | null;
-  bedrooms: number | null;
-  bathrooms: number | null;
-  address: string | null;
-  address_approximate: string | null;
-  building_name: string | null;
-  postal_code: string | null;
-  city: string | null;
-  city_key: string | null;
-  province: string | null;
-  country: string | null;
-  lat: number | null;
-  lon: number | null;
+/** The columns of a property row that an import line decides (all but the ids and `imported_at`). */
+export type PropertyFields = Omit<Selectable<PropertyTable>, 'id' | 'business_id' | 'imported_at' | 'address_privacy'> & {
   address_privacy: AddressPrivacy;
-  pub_lat: number | null;
-  pub_lon: number | null;
-  features: string | null;
-  specs: string | null;
-  is_featured: number;
-  created_at: string;
-  updated_at: string;
-  listed: number;
-}
+};
 
 /** A property ready to store: its columns, images and videos. */
 export interface NormalizedProperty {

@@ -5,9 +5,10 @@
  * States: `pending` (waits for `run_at`), `running` (a worker holds it until `locked_until`),
  * `done`, `failed` (parked: retries exhausted or a permanent error; `last_error` says why).
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
 import { locksRows, type Db, type Executor } from '../database.ts';
+import type { JobTable } from '../types.ts';
 
 /** Background work a stored lead needs (spec §6), and a follow-up coming due. */
 export type JobKind = 'match_lead' | 'send_welcome' | 'schedule_follow_ups' | 'follow_up' | 'rematch_catalogue';
@@ -15,16 +16,8 @@ export type JobKind = 'match_lead' | 'send_welcome' | 'schedule_follow_ups' | 'f
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;
 
-/** A job a worker has claimed. */
-export interface ClaimedJob {
-  id: number;
-  business_id: number;
-  lead_id: number | null;
-  kind: string;
-  payload: string | null;
-  /** Runs so far, this one included. */
-  attempts: number;
-}
+/** A job a worker has claimed; `attempts` counts its runs so far, this one included. */
+export type ClaimedJob = Pick<Selectable<JobTable>, 'id' | 'business_id' | 'lead_id' | 'kind' | 'payload' | 'attempts'>;
 
 /** Records pending jobs for a lead, due at `at`. (Compiled once per number of jobs: it runs for every new lead.) */
 export async function enqueueLeadJobs(db: Executor, businessId: number, leadId: number, kinds: JobKind[], at: string): Promise<void> {
