@@ -21,7 +21,6 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { SCOPES } from '../src/domain/api-key.ts';
@@ -33,6 +32,7 @@ import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { leadBench } from './leads.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
+import { wrk, wrkVersion, type Load } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -103,23 +103,8 @@ function memoryMb(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
-}
-
-async function load(url: string, headers: Record<string, string>, duration = DURATION): Promise<Load> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-  };
+function load(url: string, headers: Record<string, string>, duration = DURATION): Promise<Load> {
+  return wrk(url, headers, { connections: CONNECTIONS, duration, pin: PIN });
 }
 
 /** Rounds of (server, baseline) per scenario. */
@@ -134,8 +119,16 @@ interface Row {
   catalogue: string;
   scenario: string;
   server: Load;
-  baseline: Load;
+  /** A bare node:http server returning the same bytes. */
+  bare: Load;
+  /** A minimal Fastify server returning the same bytes. */
+  fastify: Load;
   total: number;
+}
+
+/** Starts one of the baseline servers of bench/ on `bodyFile`. */
+function startBaseline(script: string, bodyFile: string) {
+  return startProcess([join(ROOT, 'bench', script), bodyFile], process.env, ROOT);
 }
 
 async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss: number; peak: number } }> {
@@ -152,28 +145,48 @@ async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss
       const total = JSON.parse(body.toString()).total as number;
       const bodyFile = join(WORK, 'baseline-body.json');
       writeFileSync(bodyFile, body);
-      const baselineProcess = await startProcess([join(ROOT, 'bench', 'baseline-server.mjs'), bodyFile], process.env, ROOT);
+      const bare = await startBaseline('baseline-server.mjs', bodyFile);
+      const fastify = await startBaseline('baseline-fastify.mjs', bodyFile);
       try {
-        const baseUrl = `http://127.0.0.1:${baselineProcess.info.port}${path}`;
-        await load(origin + path, headers, 2); // warm-up
-        await load(baseUrl, headers, 2);
-        // Interleaved rounds, median of each: drift of the machine hits both sides alike.
-        const servers: Load[] = [];
-        const baselines: Load[] = [];
+        const targets = [origin, `http://127.0.0.1:${bare.info.port}`, `http://127.0.0.1:${fastify.info.port}`].map((o) => o + path);
+        for (const url of targets) await load(url, headers, 2); // warm-up
+        // Interleaved rounds, median of each: drift of the machine hits every side alike.
+        const runs: Load[][] = [[], [], []];
         for (let round = 0; round < ROUNDS; round++) {
-          servers.push(await load(origin + path, headers));
-          baselines.push(await load(baseUrl, headers));
+          for (let i = 0; i < targets.length; i++) runs[i].push(await load(targets[i], headers));
         }
-        rows.push({ catalogue: p.name, scenario, server: median(servers), baseline: median(baselines), total });
+        const [server, bareLoad, fastifyLoad] = runs.map(median);
+        rows.push({ catalogue: p.name, scenario, server, bare: bareLoad, fastify: fastifyLoad, total });
       } finally {
-        await stop(baselineProcess.child);
+        await stop(bare.child);
+        await stop(fastify.child);
       }
-      const server = rows.at(-1)!.server;
-      process.stderr.write(`  ${p.name} ${scenario}: ${server.rps.toFixed(0)} req/s (baseline ${rows.at(-1)!.baseline.rps.toFixed(0)})\n`);
+      const r = rows.at(-1)!;
+      process.stderr.write(
+        `  ${p.name} ${scenario}: ${r.server.rps.toFixed(0)} req/s (node:http ${r.bare.rps.toFixed(0)}, fastify ${r.fastify.rps.toFixed(0)})\n`,
+      );
     }
     return { rows, memory: memoryMb(child.pid!) };
   } finally {
     await stop(child);
+  }
+}
+
+/**
+ * What the load generator alone can do: wrk against a bare node:http server answering `{}`.
+ * The figure is a floor of the generator's ceiling (the server may be what stops it); its CPU
+ * use tells which side was the limit.
+ */
+async function generatorCeiling(): Promise<Load> {
+  const bodyFile = join(WORK, 'ceiling-body.json');
+  writeFileSync(bodyFile, '{}');
+  const bare = await startBaseline('baseline-server.mjs', bodyFile);
+  try {
+    const url = `http://127.0.0.1:${bare.info.port}/`;
+    await load(url, {}, 2);
+    return await load(url, {});
+  } finally {
+    await stop(bare.child);
   }
 }
 
@@ -284,22 +297,28 @@ async function reads() {
   prepared ??= catalogues();
   const { real, generated } = await prepared;
 
-  process.stderr.write(`load: ${CONNECTIONS} connections, ${DURATION} s per run\n`);
+  const version = wrkVersion();
+  if (!version) throw new Error('the read benchmark needs wrk, a C load generator: apt-get install wrk');
+  process.stderr.write(`load: ${version}, ${CONNECTIONS} connections, ${DURATION} s per run\n`);
+  const ceiling = await generatorCeiling();
   const results = [await benchCatalogue(real), await benchCatalogue(generated)];
 
   const fmt = (n: number, d = 0) => n.toFixed(d).padStart(8);
+  const pct = (n: number) => `${Number.isNaN(n) ? '?' : (n * 100).toFixed(0)}%`.padStart(7);
   const lines: string[] = [];
   lines.push(
     '',
-    `GET /v1/ext/properties, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${DURATION} s runs, page cache ${PAGE_CACHE ? 'on' : 'off'}${PIN ? ', servers on CPU 0 and load on CPU 1' : ''}; baseline: bare node:http returning the same bytes`,
+    `GET /v1/ext/properties, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${DURATION} s runs, page cache ${PAGE_CACHE ? 'on' : 'off'}${PIN ? ', servers on CPU 0 and wrk on CPU 1' : ' (not pinned: taskset missing)'}`,
+    `load generator: ${version}, 1 thread; its ceiling is at least ${ceiling.rps.toFixed(0)} req/s (bare node:http answering {}, wrk at ${pct(ceiling.generatorCpu).trim()} of its core)`,
+    'baselines, same bytes, same run: node:http = a bare node:http server; fastify = a minimal Fastify server; gen = wrk CPU during the inmo runs',
   );
   lines.push(
-    `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(36)} ${'total'.padStart(7)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'base r/s'.padStart(8)} ${'ratio'.padStart(8)} errors`,
+    `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(36)} ${'total'.padStart(7)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'node:http'.padStart(9)} ${'fastify'.padStart(8)} ${'/node'.padStart(6)} ${'/fastify'.padStart(8)} ${'gen'.padStart(7)} errors`,
   );
   for (const { rows } of results) {
     for (const r of rows) {
       lines.push(
-        `${r.catalogue.padEnd(15)} ${r.scenario.padEnd(36)} ${String(r.total).padStart(7)} ${fmt(r.server.rps)} ${fmt(r.server.p50, 1)} ${fmt(r.server.p99, 1)} ${fmt(r.baseline.rps)} ${fmt(r.server.rps / r.baseline.rps, 2)} ${r.server.errors + r.server.non2xx}`,
+        `${r.catalogue.padEnd(15)} ${r.scenario.padEnd(36)} ${String(r.total).padStart(7)} ${fmt(r.server.rps)} ${fmt(r.server.p50, 1)} ${fmt(r.server.p99, 1)} ${fmt(r.bare.rps).padStart(9)} ${fmt(r.fastify.rps)} ${(r.server.rps / r.bare.rps).toFixed(2).padStart(6)} ${(r.server.rps / r.fastify.rps).toFixed(2).padStart(8)} ${pct(r.server.generatorCpu)} ${r.server.errors + r.server.non2xx}`,
       );
     }
   }
@@ -307,7 +326,9 @@ async function reads() {
   for (let i = 0; i < SCENARIOS.length; i++) {
     const small = results[0].rows[i].server;
     const big = results[1].rows[i].server;
-    lines.push(`  ${SCENARIOS[i][0].padEnd(36)} ${(big.rps / small.rps).toFixed(2)}  (p99 ${small.p99} → ${big.p99} ms)`);
+    lines.push(
+      `  ${SCENARIOS[i][0].padEnd(36)} ${(big.rps / small.rps).toFixed(2)}  (p99 ${small.p99.toFixed(1)} → ${big.p99.toFixed(1)} ms)`,
+    );
   }
   lines.push('', 'server resident memory after the runs (MB, now / peak):');
   lines.push(`  real-20k        ${results[0].memory.rss.toFixed(0)} / ${results[0].memory.peak.toFixed(0)}`);

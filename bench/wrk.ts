@@ -1,0 +1,100 @@
+/**
+ * Load from wrk (Debian's `wrk`), a C load generator, so that the generator is not what limits
+ * the figures: a Node generator tops out near 20k req/s on one core, below what the servers
+ * here can answer. wrk runs pinned to CPU 1 (servers run on CPU 0, bench/processes.ts), and
+ * its own CPU use is sampled from /proc during each run: a run whose generator sat near 100%
+ * of its core measured the generator, not the server, and the report says so.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** One run's figures: requests per second, latency percentiles (ms), failures, generator CPU (0–1 of a core). */
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  generatorCpu: number;
+}
+
+/** The wrk version line, or null when wrk is not installed. */
+export function wrkVersion(): string | null {
+  const run = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  if (run.error) return null;
+  // `wrk debian/4.1.0-3+b2 [epoll] Copyright (C) …` → `wrk debian/4.1.0-3+b2`
+  return (run.stdout + run.stderr).split('\n')[0].split(' [')[0].trim();
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU seconds a process has used so far (utime + stime), or null once it is gone. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+function milliseconds(text: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(text);
+  if (!match) throw new Error(`wrk printed an unexpected latency: ${text}`);
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+/** Parses wrk's `--latency` report. */
+export function parseWrk(report: string): Omit<Load, 'generatorCpu'> {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(report);
+  const p50 = /^\s+50%\s+(\S+)/m.exec(report);
+  const p99 = /^\s+99%\s+(\S+)/m.exec(report);
+  if (!rps || !p50 || !p99) throw new Error(`wrk printed an unexpected report:\n${report}`);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(report);
+  const errors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(report)?.[1] ?? 0);
+  return { rps: Number(rps[1]), p50: milliseconds(p50[1]), p99: milliseconds(p99[1]), errors, non2xx };
+}
+
+/**
+ * Loads `url` with one wrk thread and `connections` connections for `duration` seconds.
+ * @param pin run wrk on CPU 1 (`taskset`).
+ * @throws Error when wrk is missing (`apt-get install wrk`) or fails.
+ */
+export function wrk(
+  url: string,
+  headers: Record<string, string>,
+  options: { connections: number; duration: number; pin: boolean },
+): Promise<Load> {
+  const args = ['-t1', `-c${options.connections}`, `-d${options.duration}s`, '--latency'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  args.push(url);
+  const [file, argv] = options.pin ? ['taskset', ['-c', '1', 'wrk', ...args]] : ['wrk', args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    child.on('error', (error) => reject(new Error(`cannot run wrk (apt-get install wrk): ${error.message}`)));
+    // taskset execs wrk, so the pid is wrk's. CPU is sampled inside the run, away from start-up and the report.
+    const samples: Array<[number, number]> = [];
+    const sample = () => {
+      const cpu = cpuSeconds(child.pid!);
+      if (cpu !== null) samples.push([performance.now() / 1000, cpu]);
+    };
+    const first = setTimeout(sample, 500);
+    const last = setTimeout(sample, Math.max(600, options.duration * 1000 - 250));
+    child.on('close', (code) => {
+      clearTimeout(first);
+      clearTimeout(last);
+      if (code !== 0) return reject(new Error(`wrk exited ${code}:\n${out}`));
+      try {
+        const generatorCpu = samples.length === 2 ? (samples[1][1] - samples[0][1]) / (samples[1][0] - samples[0][0]) : NaN;
+        resolve({ ...parseWrk(out), generatorCpu });
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
