@@ -16,11 +16,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
 import { registerRateLimits, type RateLimits } from './http/rate-limit.ts';
 import { GroupCommit } from './db/group-commit.ts';
-import { BAD_REQUEST, BODY_TOO_LARGE, INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND, sendDetail } from './http/errors.ts';
+import { apiKeyAuth } from './http/auth.ts';
+import { fastapiCompatibility, frameworkErrors } from './http/fastapi-compat.ts';
 import { leadRoutes } from './http/routes/leads.ts';
 import { meRoutes } from './http/routes/me.ts';
 import { propertyRoutes } from './http/routes/properties.ts';
-import { sharedSchemas } from './schemas/api.ts';
+import { commonErrors, sharedSchemas } from './schemas/api.ts';
 import { LIMITS } from './limits.ts';
 import { createServer } from 'node:http';
 import { CatalogueReader } from './services/properties.ts';
@@ -53,14 +54,6 @@ export interface AppOptions {
   metrics?: MetricsMode;
 }
 
-/** Routes that exist, as regular expressions with their methods: tells 405 from 404. */
-type KnownRoute = { pattern: RegExp; methods: Set<string> };
-
-function routePattern(url: string): RegExp {
-  const escaped = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
-  return new RegExp(`^${escaped}$`);
-}
-
 /** Builds the application; the caller listens (or injects) and closes it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -80,57 +73,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreDuplicateSlashes: false },
-    // A URL the router cannot decode is a plain 400 like every other error body.
-    frameworkErrors: (error, request, reply) => {
-      reply.header('x-request-id', request.id);
-      return sendDetail(reply, 400, BAD_REQUEST);
-    },
+    frameworkErrors,
   });
 
-  // Validation is ours (validation/pydantic.ts, called by http/route.ts); serialisation is
-  // plain JSON.stringify so no key is ever dropped by a response schema.
-  app.setValidatorCompiler(() => () => true);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  fastapiCompatibility(app);
   for (const schema of sharedSchemas) app.addSchema(schema);
-  // Bodies are read as text whatever their type; http/route.ts parses them so that a bad body
-  // is a Pydantic-shaped 422 (after authentication), never Fastify's own 400 or 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
-  });
-
-  const known: KnownRoute[] = [];
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    let entry = known.find((k) => k.pattern.source === routePattern(route.url).source);
-    if (!entry) known.push((entry = { pattern: routePattern(route.url), methods: new Set() }));
-    for (const m of methods) entry.methods.add(m);
-  });
-
-  // Set before any plugin is registered: Fastify's handlers are encapsulated, and plugins
-  // registered earlier would keep the defaults (which do not answer `{detail}`).
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    const route = known.find((k) => k.pattern.test(path));
-    if (route) {
-      reply.header('allow', [...route.methods].join(', '));
-      return sendDetail(reply, 405, METHOD_NOT_ALLOWED);
-    }
-    return sendDetail(reply, 404, NOT_FOUND);
-  });
-
-  app.setErrorHandler((error: Error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode;
-    if (status === 413) return sendDetail(reply, 413, BODY_TOO_LARGE);
-    if (status !== undefined && status >= 400 && status < 500) {
-      request.log.info({ err: error }, 'client error');
-      return sendDetail(reply, status, error.message);
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendDetail(reply, 500, INTERNAL_ERROR);
   });
 
   await app.register(swagger, {
@@ -158,14 +108,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      const postLimit = options.rateLimits ? await registerRateLimits(api, options.rateLimits) : null;
-      const catalogue = new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024);
-      meRoutes(api, options.db);
-      propertyRoutes(api, options.db, catalogue);
+      // In this order: a throttled client is refused before its key is looked up (http/rate-limit.ts).
+      if (options.rateLimits) await registerRateLimits(api, options.rateLimits);
+      apiKeyAuth(api, options.db);
+      // Every key-checked route documents its security and the errors every route shares.
+      api.addHook('onRoute', (route) => {
+        if (route.config?.scope === undefined) return;
+        route.schema = {
+          ...route.schema,
+          security: [{ ApiKeyHeader: [] }, { ApiKeyAuthorization: [] }],
+          response: { ...commonErrors, ...(route.schema?.response as object) },
+        };
+      });
       const writes = new GroupCommit(options.db);
       // Closing waits for the writes already handed in, so the database outlives them.
       api.addHook('onClose', () => writes.settled());
-      leadRoutes(api, options.db, writes, options.onJobsQueued ?? (() => {}), postLimit ?? undefined);
+      await api.register(meRoutes);
+      await api.register(propertyRoutes, {
+        catalogue: new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024),
+      });
+      await api.register(leadRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}) });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

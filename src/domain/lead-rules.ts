@@ -1,6 +1,7 @@
 /**
  * Rules of lead creation (spec §3.1, §4.2, §4.3; CONTRACT §6) as pure functions.
  */
+import { InmoError } from '../errors.ts';
 
 /** Inquiry `type` values (lower-cased) → stored lead type (spec §4.2). */
 export const LEAD_TYPE_ALIASES: Readonly<Record<string, string>> = {
@@ -48,10 +49,13 @@ export function initialLeadStatus(searches: Array<Record<string, unknown>> | nul
   return (searches ?? []).some(searchEntryHasContent) ? 'searching_property' : 'new';
 }
 
-/** A malformed `search.budget` (spec §4.3 rule 3: the documented 500). */
-export class MalformedBudgetError extends Error {
-  constructor(budget: string) {
-    super(`search.budget ${JSON.stringify(budget)} is not a whole number of euros or a range of them`);
+/**
+ * A malformed `search.budget` (spec §4.3 rule 3: the documented 500, `MALFORMED_BUDGET`);
+ * `budget` is kept for the log line, never for the client.
+ */
+export class MalformedBudgetError extends InmoError<'MALFORMED_BUDGET'> {
+  constructor(readonly budget: string) {
+    super('MALFORMED_BUDGET');
   }
 }
 

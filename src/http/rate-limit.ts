@@ -7,11 +7,18 @@
  * body is read, so a throttled request stores nothing.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseApiKey } from '../domain/api-key.ts';
-import { presentedKey } from './route.ts';
+import { InmoError } from '../errors.ts';
+import { appendOnRequest, presentedKey } from './auth.ts';
 import { createHash } from 'node:crypto';
-import { sendDetail } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Whether the per-client-IP limit applies (the POST endpoints website forms call). */
+    perIpLimit?: boolean;
+  }
+}
 
 /** Requests per minute; 0 turns a limit off. */
 export interface RateLimits {
@@ -24,11 +31,6 @@ export interface RateLimits {
 export const DEFAULT_RATE_LIMITS: RateLimits = { perKeyPerMinute: 6000, postPerIpPerMinute: 300 };
 
 const WINDOW_MS = 60_000;
-
-/** The 429 sentence. */
-export function tooManyRequests(seconds: number): string {
-  return `Too many requests: retry in ${seconds} s`;
-}
 
 /**
  * What a request is counted against: the key it presents (the whole key, hashed: counting by
@@ -46,42 +48,45 @@ function keyOf(request: FastifyRequest): string {
 const BUCKETS = 100_000;
 
 /**
- * Registers the per-key limit on the routes registered after it in `api`'s scope.
- * @returns a hook for the POST routes' per-IP limit (null when that limit is off).
+ * Registers the per-key limit on the routes registered after it in `api`'s scope, then the
+ * per-IP limit of the routes whose `config.perIpLimit` is set, both as route `onRequest`
+ * hooks. Call it before the key check (http/auth.ts), which is added the same way after
+ * them: a throttled client is refused before its key is looked up, and refused keys count.
  */
-export async function registerRateLimits(
-  api: FastifyInstance,
-  limits: RateLimits,
-): Promise<((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>) | null> {
+export async function registerRateLimits(api: FastifyInstance, limits: RateLimits): Promise<void> {
   // Registered even when the per-key limit is off: it also provides createRateLimit.
-  {
-    await api.register(rateLimit, {
-      global: limits.perKeyPerMinute > 0,
-      max: Math.max(1, limits.perKeyPerMinute),
-      timeWindow: WINDOW_MS,
-      keyGenerator: keyOf,
-      cache: BUCKETS,
-      enableDraftSpec: true,
-      errorResponseBuilder: (_request, context) => ({
-        statusCode: 429,
-        message: tooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
-      }),
-    });
-  }
-  if (limits.postPerIpPerMinute <= 0) return null;
+  await api.register(rateLimit, {
+    global: limits.perKeyPerMinute > 0,
+    max: Math.max(1, limits.perKeyPerMinute),
+    timeWindow: WINDOW_MS,
+    keyGenerator: keyOf,
+    cache: BUCKETS,
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) => new InmoError('RATE_LIMITED', { seconds: Math.max(1, Math.ceil(context.ttl / 1000)) }),
+  });
+  if (limits.postPerIpPerMinute <= 0) return;
   const perIp = api.createRateLimit({
     max: limits.postPerIpPerMinute,
     timeWindow: WINDOW_MS,
     keyGenerator: (request) => `post:${request.ip}`,
   });
-  return async (request, reply) => {
+  const limitPerIp = async (request: FastifyRequest) => {
     const verdict = await perIp(request);
-    if (verdict.isAllowed || !verdict.isExceeded) return undefined;
+    if (verdict.isAllowed || !verdict.isExceeded) return;
     // The refusal reports the limit that refused it.
-    reply.header('ratelimit-limit', String(verdict.max));
-    reply.header('ratelimit-remaining', '0');
-    reply.header('ratelimit-reset', String(verdict.ttlInSeconds));
-    reply.header('retry-after', String(verdict.ttlInSeconds));
-    return sendDetail(reply, 429, tooManyRequests(verdict.ttlInSeconds));
+    const retryAfter = String(verdict.ttlInSeconds);
+    throw new InmoError(
+      'RATE_LIMITED',
+      { seconds: verdict.ttlInSeconds },
+      {
+        'ratelimit-limit': String(verdict.max),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': retryAfter,
+        'retry-after': retryAfter,
+      },
+    );
   };
+  api.addHook('onRoute', (route) => {
+    if (route.config?.perIpLimit) appendOnRequest(route, limitPerIp);
+  });
 }

@@ -8,7 +8,7 @@ import { findBusiness } from '../db/repositories/businesses.ts';
 import { generateApiKey, parseApiKey, secretMatches, type Scope } from '../domain/api-key.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import type { ApiKeyRow } from '../db/types.ts';
-import { UnknownBusinessError } from './errors.ts';
+import { InmoError } from '../errors.ts';
 
 /** A key as operators see it: never the secret nor its hash. */
 export interface ApiKeyInfo {
@@ -38,13 +38,13 @@ function info(row: ApiKeyRow): ApiKeyInfo {
 /**
  * Issues a key for a business.
  * @returns the full key (its only appearance) with the stored facts.
- * @throws UnknownBusinessError when the business does not exist.
+ * @throws InmoError UNKNOWN_BUSINESS when the business does not exist.
  */
 export async function createApiKey(
   db: Db,
   options: { businessId: number; scopes: Scope[]; label?: string | null; expiresAt?: string | null },
 ): Promise<ApiKeyInfo & { key: string }> {
-  if (!(await findBusiness(db, options.businessId))) throw new UnknownBusinessError(options.businessId);
+  if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
   const { key, keyId, secretHash } = generateApiKey();
   const row: ApiKeyRow = {
     key_id: keyId,

@@ -19,7 +19,7 @@ import { ImportRuleError, normalizeImportRecord, type NormalizedProperty } from 
 import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
 import { ImportRecord } from '../schemas/import-record.ts';
 import { validateObject, type ValidationIssue } from '../validation/pydantic.ts';
-import { UnknownBusinessError } from './errors.ts';
+import { InmoError } from '../errors.ts';
 
 /** Imports writing fewer rows than this skip refreshing the planner's statistics. */
 const ANALYZE_MIN_ROWS = 1000;
@@ -150,7 +150,7 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
 /**
  * Imports NDJSON lines into a business's catalogue.
  * @param lines the file's lines, in order (line numbers count from 1, blank lines included).
- * @throws UnknownBusinessError when the business does not exist (nothing is written).
+ * @throws InmoError UNKNOWN_BUSINESS when the business does not exist (nothing is written).
  */
 export async function importCatalogueLines(
   db: Db,
@@ -158,7 +158,7 @@ export async function importCatalogueLines(
   lines: AsyncIterable<string> | Iterable<string>,
   onProgress?: ImportProgress,
 ): Promise<ImportSummary> {
-  if (!(await findBusiness(db, businessId))) throw new UnknownBusinessError(businessId);
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
   const summary: ImportSummary = { created: 0, updated: 0, repeated: 0, rejected: [] };
   const refsSeen = new Set<string>();
   const now = nowRfc3339();

@@ -13,7 +13,7 @@ import { upsertChannel } from '../db/repositories/messaging.ts';
 import { DEFAULT_TEMPLATE_LANGUAGES, GRAPH_API_BASE } from '../channels/whatsapp-cloud.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { sealSecret } from '../secrets.ts';
-import { UnknownBusinessError } from './errors.ts';
+import { InmoError } from '../errors.ts';
 
 export const PROVIDERS = ['whatsapp-cloud'] as const;
 
@@ -37,7 +37,7 @@ export interface ChannelSettings {
  * Connects (or reconnects) a business's channel.
  * @param env where the token variable is read (process.env by default).
  * @returns the stored settings without the token.
- * @throws UnknownBusinessError; ChannelSettingsError for an unknown provider, a blank
+ * @throws InmoError UNKNOWN_BUSINESS; ChannelSettingsError for an unknown provider, a blank
  *   phone number id or template, an unset token variable or a base URL that is not http(s).
  */
 export async function connectChannel(db: Db, settings: ChannelSettings, env: NodeJS.ProcessEnv = process.env) {
@@ -60,7 +60,7 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
     throw new ChannelSettingsError('--base-url must be an http(s) URL');
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ChannelSettingsError('--base-url must be an http(s) URL');
-  if (!(await findBusiness(db, settings.businessId))) throw new UnknownBusinessError(settings.businessId);
+  if (!(await findBusiness(db, settings.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: settings.businessId });
   const languages = { ...DEFAULT_TEMPLATE_LANGUAGES, ...settings.languages };
   const connectedAt = nowRfc3339();
   await upsertChannel(db, {

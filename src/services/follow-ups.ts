@@ -10,7 +10,7 @@ import { enqueueJob } from '../db/repositories/jobs.ts';
 import type { Database } from '../db/types.ts';
 import { canonicalLeadType, LEAD_TYPE_ALIASES } from '../domain/lead-rules.ts';
 import { nowRfc3339 } from '../domain/time.ts';
-import { UnknownBusinessError } from './errors.ts';
+import { InmoError } from '../errors.ts';
 
 /** Stored lead types. */
 export const LEAD_TYPES = [...new Set(Object.values(LEAD_TYPE_ALIASES))];
@@ -26,7 +26,7 @@ export class FollowUpStateError extends Error {}
  * @param leadType a stored lead type or any alias the API accepts (`owner`, `buyer`…, spec §4.2), any case.
  * @param everyDays days between follow-ups, 1–3650.
  * @returns the rule, with the stored lead type.
- * @throws UnknownBusinessError; FollowUpRuleError for an unknown type or period.
+ * @throws InmoError UNKNOWN_BUSINESS; FollowUpRuleError for an unknown type or period.
  */
 export async function setFollowUpRule(db: Db, businessId: number, typeText: string, everyDays: number) {
   const leadType = canonicalLeadType(typeText);
@@ -36,7 +36,7 @@ export async function setFollowUpRule(db: Db, businessId: number, typeText: stri
   }
   if (!Number.isInteger(everyDays) || everyDays < 1 || everyDays > 3650)
     throw new FollowUpRuleError('--every-days must be a whole number of days from 1 to 3650');
-  if (!(await findBusiness(db, businessId))) throw new UnknownBusinessError(businessId);
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
   await upsertFollowUpRule(db, businessId, leadType, everyDays);
   return { business_id: businessId, type: leadType, every_days: everyDays };
 }

@@ -20,7 +20,7 @@ import { ingestNotes, inquiryNotes } from '../domain/lead-notes.ts';
 import { initialLeadStatus, OWNS_AGENCY_PROPERTY_IDS, OWNS_SERVICES, parseBudget, parseHabs } from '../domain/lead-rules.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import type { IngestBody, InquiryBody } from '../schemas/lead-requests.ts';
-import { DuplicatePhoneError } from './errors.ts';
+import { InmoError } from '../errors.ts';
 
 /** Attempts of a creation that keeps losing unique-constraint races (each loss means a winner exists). */
 const MAX_ATTEMPTS = 5;
@@ -111,9 +111,17 @@ function providedOnly(columns: ReturnType<typeof inquiryColumns>): Partial<NewLe
 /**
  * Creates a lead from an inquiry, or completes the unnamed lead with the same primary phone.
  * @returns the id of the created or completed lead.
- * @throws DuplicatePhoneError when a named lead has that phone (spec §4.2 rule 4: 409).
+ * @throws InmoError DUPLICATE_PHONE when a named lead has that phone (spec §4.2 rule 4: 409);
+ *   LEAD_NOT_STORED, with the failure as its `cause`, when it cannot be stored (rule 5: 400).
  */
 export async function createInquiryLead(writes: GroupCommit, businessId: number, inquiry: Inquiry): Promise<number> {
+  return storeInquiryLead(writes, businessId, inquiry).catch((error: unknown) => {
+    if (error instanceof InmoError) throw error;
+    throw new InmoError('LEAD_NOT_STORED').because(error);
+  });
+}
+
+async function storeInquiryLead(writes: GroupCommit, businessId: number, inquiry: Inquiry): Promise<number> {
   return withRaceRetry(() =>
     writes.run(async (trx) => {
       const at = nowRfc3339();
@@ -127,9 +135,9 @@ export async function createInquiryLead(writes: GroupCommit, businessId: number,
       let leadId: number;
       let jobs = INQUIRY_JOBS;
       if (existing) {
-        if (existing.name !== null && existing.name.trim() !== '') throw new DuplicatePhoneError();
+        if (existing.name !== null && existing.name.trim() !== '') throw new InmoError('DUPLICATE_PHONE');
         // Another request may have completed it since it was read: then this one is the duplicate.
-        if (!(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) throw new DuplicatePhoneError();
+        if (!(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) throw new InmoError('DUPLICATE_PHONE');
         leadId = existing.id;
         // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it.
         const queued = new Set((await listJobsOfLead(trx, leadId)).map((j) => j.kind));
@@ -163,7 +171,7 @@ export async function createInquiryLead(writes: GroupCommit, businessId: number,
  * Creates a rental-seeking lead from the compact landing-form payload (spec §4.3).
  * @param phone the primary phone, already chosen and normalised.
  * @returns the new lead's id, or null when a lead with that phone exists (nothing changes).
- * @throws MalformedBudgetError for a budget that is not a whole number or range (nothing stored),
+ * @throws MalformedBudgetError (MALFORMED_BUDGET) for a budget that is not a whole number or range (nothing stored),
  *   checked first: the spec makes it a 500 without condition.
  */
 export async function ingestRentalLead(writes: GroupCommit, businessId: number, body: IngestBody, phone: string): Promise<number | null> {

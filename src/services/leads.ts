@@ -11,28 +11,21 @@ import * as repo from '../db/repositories/leads.ts';
 import { findLeadMatchRun, listLeadMatches } from '../db/repositories/matches.ts';
 import { findLeadMessage } from '../db/repositories/messaging.ts';
 import type { LeadRow } from '../db/types.ts';
-import { normalizePhone, INVALID_PHONE_DETAIL } from '../domain/phone.ts';
+import { normalizePhone } from '../domain/phone.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
 import { nowRfc3339 } from '../domain/time.ts';
-import { DuplicatePhoneError, UnknownBusinessError } from './errors.ts';
-
-/** A phone that is not a valid number. */
-export class InvalidPhoneError extends Error {
-  constructor() {
-    super(INVALID_PHONE_DETAIL);
-  }
-}
+import { InmoError } from '../errors.ts';
 
 /**
  * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
- * @throws UnknownBusinessError, InvalidPhoneError, DuplicatePhoneError.
+ * @throws InmoError UNKNOWN_BUSINESS, INVALID_PHONE, DUPLICATE_PHONE.
  */
 export async function createLeadByHand(db: Db, options: { businessId: number; phone: string; name?: string | null }): Promise<LeadRow> {
-  if (!(await findBusiness(db, options.businessId))) throw new UnknownBusinessError(options.businessId);
+  if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
   const phone = normalizePhone(options.phone);
-  if (phone === null) throw new InvalidPhoneError();
+  if (phone === null) throw new InmoError('INVALID_PHONE');
   const name = options.name?.trim() ? options.name.trim() : null;
-  if (await repo.findLeadByPhone(db, options.businessId, phone)) throw new DuplicatePhoneError();
+  if (await repo.findLeadByPhone(db, options.businessId, phone)) throw new InmoError('DUPLICATE_PHONE');
   const now = nowRfc3339();
   try {
     return await repo.insertLead(db, {
@@ -50,7 +43,7 @@ export async function createLeadByHand(db: Db, options: { businessId: number; ph
     });
   } catch (error) {
     // A concurrent insert of the same phone loses to the unique constraint.
-    if (isUniqueViolation(error)) throw new DuplicatePhoneError();
+    if (isUniqueViolation(error)) throw new InmoError('DUPLICATE_PHONE');
     throw error;
   }
 }

@@ -1,18 +1,16 @@
 /** GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–§4.3; CONTRACT §1, §6). */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
-import { canonicalLeadType, MalformedBudgetError } from '../../domain/lead-rules.ts';
-import { INVALID_PHONE_DETAIL, ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
+import { canonicalLeadType } from '../../domain/lead-rules.ts';
+import { ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
+import { InmoError } from '../../errors.ts';
 import { LeadPage, LeadsQuery } from '../../schemas/api.ts';
 import { IngestBody, InquiryBody } from '../../schemas/lead-requests.ts';
-import { DuplicatePhoneError } from '../../services/errors.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { listLeadsPage } from '../../services/leads.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
-import { INTERNAL_ERROR, LEAD_NOT_STORED, sendDetail } from '../errors.ts';
-import { apiRoute } from '../route.ts';
 
 const NoQuery = Type.Object({});
 
@@ -42,105 +40,97 @@ function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[])
 
 /**
  * GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–4.3).
- * @param onJobsQueued called once a new lead's jobs are committed.
- * @param postLimit the per-client-IP rate limit of the two POST endpoints, when on.
+ * @param options.writes group commit of lead creation.
+ * @param options.onJobsQueued called once a new lead's jobs are committed (the in-process worker wakes).
  */
-export function leadRoutes(
-  app: FastifyInstance,
-  db: Db,
-  writes: GroupCommit,
-  onJobsQueued: () => void,
-  postLimit?: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
-): void {
-  apiRoute(app, db, {
-    method: 'GET',
-    url: '/leads',
-    scope: 'leads:read',
-    operationId: 'listLeads',
-    tags: ['leads'],
-    summary: 'List leads',
-    description: 'The business’s leads, newest first (`created_at` desc, then `id` desc).',
-    querystring: LeadsQuery,
-    params: Type.Object({}),
-    responses: { 200: LeadPage },
-    handler: async ({ key, query }) => listLeadsPage(db, key.businessId, query.limit ?? 100, query.offset ?? 0),
-  });
-
-  apiRoute(app, db, {
-    method: 'POST',
-    url: '/leads/inquiries',
-    scope: 'leads:ingest',
-    onRequest: postLimit,
-    operationId: 'createInquiry',
-    tags: ['leads'],
-    summary: 'Create a lead from full contact details',
-    description:
-      'The recommended way to send leads. A lead with the same primary phone and no name is completed and its id returned; one with a name gives 409. Stored active, rating 3, captured by `Web`, with generated notes; matching, the welcome message and follow-ups follow in the background.',
-    querystring: NoQuery,
-    params: Type.Object({}),
-    body: InquiryBody,
-    refine: refineInquiry,
-    responses: {
-      200: InquiryCreated,
-      400: plain('The lead could not be stored.'),
-      409: plain('A lead with this primary phone and a name exists; treat it as already present and do not retry.'),
-      413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
-      422: phoneOr422,
+export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit; onJobsQueued: () => void }> = async (
+  app,
+  { db, writes, onJobsQueued },
+) => {
+  app.get(
+    '/leads',
+    {
+      config: { scope: 'leads:read' },
+      schema: {
+        operationId: 'listLeads',
+        tags: ['leads'],
+        summary: 'List leads',
+        description: 'The business’s leads, newest first (`created_at` desc, then `id` desc).',
+        querystring: LeadsQuery,
+        response: { 200: LeadPage },
+      },
     },
-    handler: async ({ key, body }, reply) => {
-      const phones = [body.phone_number_1, body.phone_number_2, body.landline_phone].map((p) => (p ? normalizePhone(p) : null));
-      const [primary, second, landline] = phones;
+    async (request) => listLeadsPage(db, request.apiKey!.businessId, request.query.limit ?? 100, request.query.offset ?? 0),
+  );
+
+  app.post(
+    '/leads/inquiries',
+    {
+      config: { scope: 'leads:ingest', perIpLimit: true, refineBody: refineInquiry },
+      schema: {
+        operationId: 'createInquiry',
+        tags: ['leads'],
+        summary: 'Create a lead from full contact details',
+        description:
+          'The recommended way to send leads. A lead with the same primary phone and no name is completed and its id returned; one with a name gives 409. Stored active, rating 3, captured by `Web`, with generated notes; matching, the welcome message and follow-ups follow in the background.',
+        querystring: NoQuery,
+        body: InquiryBody,
+        response: {
+          200: InquiryCreated,
+          400: plain('The lead could not be stored.'),
+          409: plain('A lead with this primary phone and a name exists; treat it as already present and do not retry.'),
+          413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
+          422: phoneOr422,
+        },
+      },
+    },
+    async (request) => {
+      const { body } = request;
+      const key = request.apiKey!;
+      const [primary, second, landline] = [body.phone_number_1, body.phone_number_2, body.landline_phone].map((p) =>
+        p ? normalizePhone(p) : null,
+      );
       if (primary === null || (body.phone_number_2 && second === null) || (body.landline_phone && landline === null)) {
-        return sendDetail(reply, 422, INVALID_PHONE_DETAIL);
+        throw new InmoError('INVALID_PHONE');
       }
-      try {
-        const leadId = await createInquiryLead(writes, key.businessId, {
-          ...body,
-          type: canonicalLeadType(body.type)!,
-          phone_number_1: primary,
-          phone_number_2: second,
-          landline_phone: landline,
-        });
-        onJobsQueued();
-        return { status: 'ok', authenticated_as: key.businessName, lead_id: leadId };
-      } catch (error) {
-        if (error instanceof DuplicatePhoneError) return sendDetail(reply, 409, error.message);
-        reply.log.error({ err: error }, 'inquiry lead not stored');
-        return sendDetail(reply, 400, LEAD_NOT_STORED);
-      }
+      const leadId = await createInquiryLead(writes, key.businessId, {
+        ...body,
+        type: canonicalLeadType(body.type)!,
+        phone_number_1: primary,
+        phone_number_2: second,
+        landline_phone: landline,
+      });
+      onJobsQueued();
+      return { status: 'ok' as const, authenticated_as: key.businessName, lead_id: leadId };
     },
-  });
+  );
 
-  apiRoute(app, db, {
-    method: 'POST',
-    url: '/leads/ingest',
-    scope: 'leads:ingest',
-    onRequest: postLimit,
-    operationId: 'ingestRentalLead',
-    tags: ['leads'],
-    summary: 'Create a rental lead from a compact form payload',
-    description:
-      'Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing. A malformed `search.budget` gives 500 and stores nothing.',
-    querystring: NoQuery,
-    params: Type.Object({}),
-    body: IngestBody,
-    responses: {
-      200: IngestAccepted,
-      413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
-      422: phoneOr422,
-      500: plain('Unexpected server error, or a `search.budget` that is not a whole number or a range of whole numbers.'),
+  app.post(
+    '/leads/ingest',
+    {
+      config: { scope: 'leads:ingest', perIpLimit: true },
+      schema: {
+        operationId: 'ingestRentalLead',
+        tags: ['leads'],
+        summary: 'Create a rental lead from a compact form payload',
+        description:
+          'Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing. A malformed `search.budget` gives 500 and stores nothing.',
+        querystring: NoQuery,
+        body: IngestBody,
+        response: {
+          200: IngestAccepted,
+          413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
+          422: phoneOr422,
+          500: plain('Unexpected server error, or a `search.budget` that is not a whole number or a range of whole numbers.'),
+        },
+      },
     },
-    handler: async ({ key, body }, reply) => {
-      const phone = ingestPrimaryPhone(body.contact);
-      if (phone === null) return sendDetail(reply, 422, INVALID_PHONE_DETAIL);
-      try {
-        if ((await ingestRentalLead(writes, key.businessId, body, phone)) !== null) onJobsQueued();
-      } catch (error) {
-        if (!(error instanceof MalformedBudgetError)) throw error;
-        reply.log.warn({ err: error }, 'malformed budget: documented 500');
-        return sendDetail(reply, 500, INTERNAL_ERROR);
-      }
-      return { status: 'ok', authenticated_as: key.businessName };
+    async (request) => {
+      const key = request.apiKey!;
+      const phone = ingestPrimaryPhone(request.body.contact);
+      if (phone === null) throw new InmoError('INVALID_PHONE');
+      if ((await ingestRentalLead(writes, key.businessId, request.body, phone)) !== null) onJobsQueued();
+      return { status: 'ok' as const, authenticated_as: key.businessName };
     },
-  });
-}
+  );
+};

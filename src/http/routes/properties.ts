@@ -1,6 +1,5 @@
 /** GET /properties and GET /properties/{property_id} (spec §4.4, §4.5; CONTRACT §4, §5). */
-import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../db/database.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseLocationsJson, parseMapArea, type MapArea } from '../../domain/geo.ts';
 import { cityKey } from '../../domain/property-record.ts';
 import type { PropertyQuery } from '../../domain/property-query.ts';
@@ -15,8 +14,7 @@ import {
 } from '../../schemas/api.ts';
 import type { CatalogueReader } from '../../services/properties.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
-import { PROPERTY_NOT_FOUND, sendDetail } from '../errors.ts';
-import { apiRoute } from '../route.ts';
+import { InmoError } from '../../errors.ts';
 import { Type, type Static } from '@sinclair/typebox';
 
 const tooLong = (loc: ValidationIssue['loc'], input: unknown, max: number, actual: number): ValidationIssue => ({
@@ -70,43 +68,57 @@ function toPropertyQuery(q: Static<typeof PropertiesQuery>, areas: MapArea[]): P
   };
 }
 
-export function propertyRoutes(app: FastifyInstance, db: Db, catalogue: CatalogueReader): void {
-  apiRoute(app, db, {
-    method: 'GET',
-    url: '/properties',
-    scope: 'properties:read',
-    operationId: 'listProperties',
-    tags: ['properties'],
-    summary: 'List public properties',
-    description:
-      'The public catalogue of the business: properties marked public that are `disponible` or `reservada`, newest update first unless `sort` is set.',
-    querystring: PropertiesQuery,
-    params: Type.Object({}),
-    responses: { 200: PropertyPage },
-    refineQuery: (query, issues) => parseLocationsParam(query.locations, issues),
-    handler: async ({ key, query, refined: areas }, reply) => {
-      const body = await catalogue.listPage(key.businessId, key.catalogueVersion, toPropertyQuery(query, areas));
-      return reply.type('application/json; charset=utf-8').send(body);
+/** GET /properties and GET /properties/{property_id} (spec §4.4, §4.5). */
+export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueReader }> = async (app, { catalogue }) => {
+  app.get(
+    '/properties',
+    {
+      config: {
+        scope: 'properties:read',
+        refineQuery: (query, issues) => parseLocationsParam((query as Static<typeof PropertiesQuery>).locations, issues),
+      },
+      schema: {
+        operationId: 'listProperties',
+        tags: ['properties'],
+        summary: 'List public properties',
+        description:
+          'The public catalogue of the business: properties marked public that are `disponible` or `reservada`, newest update first unless `sort` is set.',
+        querystring: PropertiesQuery,
+        response: { 200: PropertyPage },
+      },
     },
-  });
+    async (request, reply) => {
+      const key = request.apiKey!;
+      const body = await catalogue.listPage(
+        key.businessId,
+        key.catalogueVersion,
+        toPropertyQuery(request.query, request.refined as MapArea[]),
+      );
+      // The page comes serialised (and cached) already: the bytes of a PropertyPage.
+      return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof PropertyPage>);
+    },
+  );
 
-  apiRoute(app, db, {
-    method: 'GET',
-    url: '/properties/:property_id',
-    scope: 'properties:read',
-    operationId: 'getProperty',
-    tags: ['properties'],
-    summary: 'Retrieve a property',
-    querystring: Type.Object({}),
-    params: PropertyParams,
-    responses: {
-      200: PropertyEnvelope,
-      404: Type.Ref(PlainError.$id!, { description: 'Not existing, not public, or sold, rented or withdrawn.' }),
+  app.get(
+    '/properties/:property_id',
+    {
+      config: { scope: 'properties:read' },
+      schema: {
+        operationId: 'getProperty',
+        tags: ['properties'],
+        summary: 'Retrieve a property',
+        querystring: Type.Object({}),
+        params: PropertyParams,
+        response: {
+          200: PropertyEnvelope,
+          404: Type.Ref(PlainError.$id!, { description: 'Not existing, not public, or sold, rented or withdrawn.' }),
+        },
+      },
     },
-    handler: async ({ key, params }, reply) => {
-      const body = await catalogue.getJson(key.businessId, params.property_id);
-      if (body === undefined) return sendDetail(reply, 404, PROPERTY_NOT_FOUND);
+    async (request, reply) => {
+      const body = await catalogue.getJson(request.apiKey!.businessId, request.params.property_id);
+      if (body === undefined) throw new InmoError('PROPERTY_NOT_FOUND');
       return reply.type('application/json; charset=utf-8').send(body);
     },
-  });
-}
+  );
+};

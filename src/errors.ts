@@ -1,0 +1,102 @@
+/**
+ * The closed catalogue of errors a client or an operator can meet (spec §7, CONTRACT §2, §3):
+ * one code per error, with its HTTP status and its `detail`, the English sentence of the
+ * `{"detail": …}` body. Services and domain functions throw {@link InmoError}s by code; the
+ * one error handler of the HTTP server (http/fastapi-compat.ts) renders them, and the CLI
+ * prints their detail. No detail is written anywhere else: a new error is a new line here.
+ *
+ * The Pydantic-shaped 422 (a list of faults, not a sentence) is {@link RequestValidationError}.
+ */
+import type { Scope } from './domain/api-key.ts';
+import type { ValidationIssue } from './validation/pydantic.ts';
+
+interface ErrorSpec<P> {
+  status: number;
+  detail: string | ((params: P) => string);
+  /** Headers every response of this error carries. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** 401s carry `WWW-Authenticate: ApiKey` (CONTRACT §3). */
+const UNAUTHORIZED = { status: 401, headers: { 'www-authenticate': 'ApiKey' } } as const;
+
+const spec = <P = void>(s: ErrorSpec<P>) => s;
+
+export const ERRORS = {
+  NOT_FOUND: spec({ status: 404, detail: 'Not Found' }),
+  METHOD_NOT_ALLOWED: spec({ status: 405, detail: 'Method Not Allowed' }),
+  BAD_REQUEST: spec({ status: 400, detail: 'Bad Request' }),
+  BODY_TOO_LARGE: spec({ status: 413, detail: 'Request body too large' }),
+  INTERNAL: spec({ status: 500, detail: 'Internal Server Error' }),
+  RATE_LIMITED: spec<{ seconds: number }>({ status: 429, detail: ({ seconds }) => `Too many requests: retry in ${seconds} s` }),
+
+  // Authentication (spec §5, CONTRACT §3): fixed messages that say what to do. An unknown key
+  // id and a wrong secret share one. A missing scope is named: the OpenAPI document publishes it.
+  KEY_MISSING: spec({ ...UNAUTHORIZED, detail: 'Missing API key: send it in the X-Api-Key header' }),
+  KEY_MALFORMED: spec({ ...UNAUTHORIZED, detail: 'Malformed API key' }),
+  KEY_SCHEME: spec({
+    ...UNAUTHORIZED,
+    detail: 'Unsupported authorization scheme: send the key in the X-Api-Key header or as Authorization: ApiKey <key>',
+  }),
+  KEY_INVALID: spec({ ...UNAUTHORIZED, detail: 'Invalid API key' }),
+  KEY_REVOKED: spec({ ...UNAUTHORIZED, detail: 'API key has been revoked' }),
+  KEY_EXPIRED: spec({ ...UNAUTHORIZED, detail: 'API key has expired' }),
+  KEY_LACKS_SCOPE: spec<{ scope: Scope }>({
+    ...UNAUTHORIZED,
+    detail: ({ scope }) => `API key lacks the scope this operation requires: ${scope}`,
+  }),
+
+  // The catalogue and leads (spec §4, CONTRACT §6).
+  PROPERTY_NOT_FOUND: spec({ status: 404, detail: 'Property not found' }),
+  INVALID_PHONE: spec({ status: 422, detail: 'Invalid phone number. Use international format, e.g. +34612345678' }),
+  DUPLICATE_PHONE: spec({ status: 409, detail: 'A lead with this phone number already exists' }),
+  LEAD_NOT_STORED: spec({ status: 400, detail: 'The lead could not be stored' }),
+  /** spec §4.3 rule 3: a malformed ingest `search.budget` is a documented 500. */
+  MALFORMED_BUDGET: spec({ status: 500, detail: 'Internal Server Error' }),
+
+  // Operator errors (CLI).
+  UNKNOWN_BUSINESS: spec<{ id: number }>({ status: 404, detail: ({ id }) => `Business ${id} does not exist` }),
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+type ParamsOf<C extends ErrorCode> = (typeof ERRORS)[C] extends ErrorSpec<infer P> ? P : never;
+
+/** An error of the catalogue: its code, status, detail and headers. */
+export class InmoError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    readonly code: C,
+    ...[params, extraHeaders]: ParamsOf<C> extends void
+      ? [params?: void, headers?: Record<string, string>]
+      : [params: ParamsOf<C>, headers?: Record<string, string>]
+  ) {
+    const entry = ERRORS[code] as ErrorSpec<ParamsOf<C>>;
+    super(typeof entry.detail === 'function' ? entry.detail(params as ParamsOf<C>) : entry.detail);
+    this.name = `InmoError(${code})`;
+    this.status = entry.status;
+    this.headers = { ...entry.headers, ...extraHeaders };
+  }
+
+  /** The `detail` of the `{"detail": …}` body. */
+  get detail(): string {
+    return this.message;
+  }
+
+  /** Records the unexpected failure this error stands for (logged, never shown to a client). */
+  because(cause: unknown): this {
+    this.cause = cause;
+    return this;
+  }
+}
+
+/** A request whose path, query or body breaks the schema: 422 with every fault, Pydantic-shaped (CONTRACT §2). */
+export class RequestValidationError extends Error {
+  readonly status = 422;
+  constructor(readonly issues: ValidationIssue[]) {
+    super(`${issues.length} invalid field(s)`);
+    this.name = 'RequestValidationError';
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * API-key authentication of /v1/ext (spec §5, CONTRACT §3) as Fastify hooks.
+ *
+ * A route says what it needs in `config.scope`: a scope, `null` for any active key (GET /me),
+ * or nothing at all for a route without a key (the OpenAPI document, docs, health). Its
+ * `onRequest` hook checks the key before the body is read, so a refused request costs no
+ * parsing; the key's context is `request.apiKey`. A request that succeeds records the key's
+ * use in `onSend` (before the response leaves); a refused or failed one changes nothing.
+ */
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { Db } from '../db/database.ts';
+import type { Scope } from '../domain/api-key.ts';
+import { InmoError, type ErrorCode } from '../errors.ts';
+import { authenticate, recordKeyUse, type AuthFailure, type KeyContext } from '../services/api-keys.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope the route requires; `null`: any active key; absent: no key needed. */
+    scope?: Scope | null;
+  }
+  interface FastifyRequest {
+    /** Who the key speaks for, once `onRequest` accepted it; null on routes without a key. */
+    apiKey: KeyContext | null;
+  }
+}
+
+const REFUSALS: Record<AuthFailure, ErrorCode> = {
+  missing: 'KEY_MISSING',
+  malformed: 'KEY_MALFORMED',
+  scheme: 'KEY_SCHEME',
+  invalid: 'KEY_INVALID',
+  revoked: 'KEY_REVOKED',
+  expired: 'KEY_EXPIRED',
+};
+
+/**
+ * The key from `X-Api-Key`, else from `Authorization: ApiKey <key>` (scheme case-insensitive).
+ * @returns the key, undefined when none is sent, or `{ scheme }` when `Authorization` uses
+ *   another scheme (`Bearer …`, `Basic …`): the client is told the two forms that work.
+ */
+export function presentedKey(request: FastifyRequest): string | undefined | { scheme: string } {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header !== '') return header.trim();
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = /^\s*apikey\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+    return authorization.trim() === '' ? undefined : { scheme: authorization.trim().split(/\s+/)[0] };
+  }
+  return undefined;
+}
+
+/**
+ * Appends `hook` to a route's own `onRequest` hooks, after those added before it (the rate
+ * limits): route hooks run in the order they were added, after the instance's.
+ */
+export function appendOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
+  const existing = route.onRequest;
+  route.onRequest = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+}
+
+/**
+ * Adds the key check to the routes registered after it in `app`'s scope that have a
+ * `config.scope`, as a route `onRequest` hook: it runs after the rate limits registered before
+ * it, so refused requests still count against them.
+ * @throws (from the hook) InmoError KEY_* with 401 and `WWW-Authenticate: ApiKey`.
+ */
+export function apiKeyAuth(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('apiKey', null);
+  const checkKey: onRequestHookHandler = async (request) => {
+    const scope = request.routeOptions.config.scope;
+    const presented = presentedKey(request);
+    const key = typeof presented === 'object' ? 'scheme' : await authenticate(db, presented);
+    if (typeof key === 'string') throw new InmoError(REFUSALS[key] as 'KEY_MISSING');
+    if (scope !== null && scope !== undefined && !key.scopes.includes(scope)) throw new InmoError('KEY_LACKS_SCOPE', { scope });
+    request.apiKey = key;
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.config?.scope !== undefined) appendOnRequest(route, checkKey);
+  });
+  // Only a request that succeeded records the key's use: a 4xx changes nothing.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.apiKey && reply.statusCode < 400) await recordKeyUse(db, request.apiKey);
+    return payload;
+  });
+}
