@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../src/db/database.ts';
 import { importCatalogueFile, type ImportSummary } from '../src/services/catalogue-import.ts';
+import { CatalogueSnapshots, matchSearchPreferences } from '../src/services/matching.ts';
 import { appOn, businessWithKey, CATALOGUES, ENGINE, freshDb, get, readCatalogue } from './helpers.ts';
 
 type Rec = Record<string, any>;
@@ -132,12 +133,14 @@ function inCircle(p: { lat: number; lon: number }, c: { lat: number; lon: number
   return hav <= Math.sin(radiusM / (2 * R)) ** 2;
 }
 
-/** Even-odd ray casting, x = longitude, y = latitude. */
+/** Closed polygon (CONTRACT §4): on an edge or a vertex is inside; else even-odd ray casting, x = longitude, y = latitude. */
 function inPolygon(p: { lat: number; lon: number }, ring: Array<{ lat: number; lng: number }>): boolean {
   let inside = false;
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
     const [yi, xi, yj, xj] = [ring[i].lat, ring[i].lng, ring[j].lat, ring[j].lng];
-    if (yi > p.lat !== yj > p.lat && p.lon < ((xj - xi) * (p.lat - yi)) / (yj - yi) + xi) inside = !inside;
+    const withinBox = p.lat >= Math.min(yi, yj) && p.lat <= Math.max(yi, yj) && p.lon >= Math.min(xi, xj) && p.lon <= Math.max(xi, xj);
+    if (withinBox && (xj - xi) * (p.lat - yi) === (p.lon - xi) * (yj - yi)) return true;
+    if (yi !== yj && yi > p.lat !== yj > p.lat && p.lon < ((xj - xi) * (p.lat - yi)) / (yj - yi) + xi) inside = !inside;
   }
   return inside;
 }
@@ -366,6 +369,79 @@ describe('locations on the published positions', () => {
     }).length;
     expect(expected).toBeGreaterThan(0);
     expect(await totalOf(q([{ type: 'polygon', coordinates: ring }]))).toBe(expected);
+  });
+});
+
+describe('a lead’s map area and the API’s filter select the same listings', () => {
+  /** Every id GET /properties returns for these areas (all pages), with more filters in `extra`. */
+  async function allIds(areas: unknown[], extra = ''): Promise<number[]> {
+    const ids: number[] = [];
+    for (let offset = 0; ; offset += 1000) {
+      const { status, body } = await get(
+        app,
+        `/properties?limit=1000&offset=${offset}${extra}&locations=${encodeURIComponent(JSON.stringify(areas))}`,
+        key,
+      );
+      expect(status).toBe(200);
+      ids.push(...body.data.map((p: { id: number }) => p.id));
+      if (offset + 1000 >= body.total) return ids.sort((a, b) => a - b);
+    }
+  }
+
+  /** Ids a lead searching only this area is matched to (matching offers `disponible` listings only). */
+  async function matchedIds(area: unknown): Promise<number[]> {
+    const snapshot = await new CatalogueSnapshots().get(db, businessId);
+    const result = matchSearchPreferences(JSON.stringify([{ locations: [area] }]), snapshot, 1_000_000);
+    return result.matches.map(([id]) => id).sort((a, b) => a - b);
+  }
+
+  it('the square 41.65..41.66 × -0.89..-0.88 of Zaragoza: polygon, rectangle and a lead searching it agree', async () => {
+    const [south, north, west, east] = [41.65, 41.66, -0.89, -0.88];
+    const corners = [
+      { lat: south, lng: west },
+      { lat: south, lng: east },
+      { lat: north, lng: east },
+      { lat: north, lng: west },
+    ];
+    const rectangle = { type: 'rectangle', bounds: { south, west, north, east } };
+    const polygon = { type: 'polygon', coordinates: corners };
+    const expected = listed
+      .filter((r) => {
+        const pos = publishedPosition(r);
+        return pos !== null && pos.lat >= south && pos.lat <= north && pos.lon >= west && pos.lon <= east;
+      })
+      .map((r) => r._id)
+      .sort((a, b) => a - b);
+    // Rounded (approximate and hidden) positions sit on its edges: the case that used to split them.
+    const onEdges = listed.filter((r) => {
+      const pos = publishedPosition(r);
+      return pos !== null && expected.includes(r._id) && (pos.lat === south || pos.lat === north || pos.lon === west || pos.lon === east);
+    });
+    expect(onEdges.length).toBeGreaterThan(0);
+    expect(await allIds([rectangle])).toEqual(expected);
+    expect(await allIds([polygon])).toEqual(expected);
+    expect(await allIds([{ type: 'polygon', coordinates: [...corners].reverse() }])).toEqual(expected);
+    const available = await allIds([rectangle], '&status=disponible');
+    expect(available.length).toBeGreaterThan(0);
+    expect(await matchedIds(polygon)).toEqual(available);
+    expect(await matchedIds(rectangle)).toEqual(available);
+  });
+
+  it('a lead’s hexagon over central Zaragoza and a 1 km circle around Sol match what the API lists', async () => {
+    const centre = { lat: 41.652, lng: -0.881 };
+    const hexagon = {
+      type: 'polygon',
+      coordinates: Array.from({ length: 6 }, (_, k) => ({
+        lat: round2(centre.lat + 0.012 * Math.sin(rad(60 * k))),
+        lng: round2(centre.lng + 0.016 * Math.cos(rad(60 * k))),
+      })),
+    };
+    const circle = { type: 'circle', center: { lat: 40.4168, lng: -3.7038 }, radius: 1000 };
+    for (const area of [hexagon, circle]) {
+      const ids = await allIds([area], '&status=disponible');
+      expect(ids.length, JSON.stringify(area)).toBeGreaterThan(0);
+      expect(await matchedIds(area)).toEqual(ids);
+    }
   });
 });
 

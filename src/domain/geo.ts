@@ -198,13 +198,36 @@ export function boundingBox(area: MapArea): BoundingBox {
   }
 }
 
-/** Crossing-number test of a point against a polygon ring (`[lat, lon]` pairs). */
+/**
+ * Whether a point lies on the segment from `[yi, xi]` to `[yj, xj]` (decimal degrees): inside
+ * the segment's box and on its line. The line test compares two products instead of dividing,
+ * so a point on an axis-parallel edge is on it exactly, and the SQL twin
+ * (db/repositories/property-filters.ts) computes the same doubles in the same order.
+ */
+export function onSegment(lat: number, lon: number, yi: number, xi: number, yj: number, xj: number): boolean {
+  return (
+    lat >= Math.min(yi, yj) &&
+    lat <= Math.max(yi, yj) &&
+    lon >= Math.min(xi, xj) &&
+    lon <= Math.max(xi, xj) &&
+    (xj - xi) * (lat - yi) === (lon - xi) * (yj - yi)
+  );
+}
+
+/**
+ * Whether a point lies in a closed polygon (`[lat, lon]` pairs, either winding): a point on
+ * an edge or a vertex is inside, as the bounds of a rectangle and the radius of a circle are
+ * (CONTRACT §4); elsewhere, the crossing number of a ray to the east decides. The SQL filter
+ * applies the same rule with the same arithmetic, so the API and matching always agree.
+ */
 export function pointInPolygon(lat: number, lon: number, ring: Array<[number, number]>): boolean {
   let inside = false;
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
     const [yi, xi] = ring[i];
     const [yj, xj] = ring[j];
-    if (yi > lat !== yj > lat && lon < ((xj - xi) * (lat - yi)) / (yj - yi) + xi) inside = !inside;
+    if (onSegment(lat, lon, yi, xi, yj, xj)) return true;
+    // Horizontal edges never cross the ray (and would divide by zero).
+    if (yi !== yj && yi > lat !== yj > lat && lon < ((xj - xi) * (lat - yi)) / (yj - yi) + xi) inside = !inside;
   }
   return inside;
 }

@@ -64,8 +64,10 @@ export function toListing(row: MatchableRow): Listing {
     terraceSize: numberOrNull(specs.size_terraces),
     features,
     places,
-    lat: row.lat ?? row.pub_lat,
-    lon: row.lon ?? row.pub_lon,
+    // Map areas test the position the API publishes (CONTRACT §4): a lead matches exactly
+    // what GET /properties shows for the same area, and no more precisely.
+    lat: row.pub_lat,
+    lon: row.pub_lon,
   };
 }
 

@@ -24,8 +24,6 @@ export async function listMatchableProperties(db: Executor, businessId: number) 
       'size_total',
       'bedrooms',
       'bathrooms',
-      'lat',
-      'lon',
       'pub_lat',
       'pub_lon',
       'city',

@@ -35,16 +35,23 @@ function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
       return sql<SqlBool>`(power(sin(radians(pub_lat - ${lit(area.lat)}) / 2), 2) + ${lit(cosLat)} * cos(radians(pub_lat)) * power(sin(radians(pub_lon - ${lit(area.lon)}) / 2), 2)) <= ${lit(haversineLimit(area.radiusM))}`;
     }
     case 'polygon': {
-      // Crossing number: the point is inside when a ray to the east crosses an odd number of edges.
-      // Horizontal edges never cross the ray and are left out (no division by zero).
-      const edges = area.ring
-        .map((vertex, i) => [vertex, area.ring[(i + area.ring.length - 1) % area.ring.length]] as const)
-        .filter(([[yi], [yj]]) => yi !== yj);
-      if (edges.length === 0) return sql<SqlBool>`1 = 0`;
-      const crossings = edges.map(([[yi, xi], [yj, xj]]) => {
-        return sql`case when ((pub_lat > ${lit(yi)}) <> (pub_lat > ${lit(yj)})) and pub_lon < (${lit(xj - xi)}) * (pub_lat - ${lit(yi)}) / (${lit(yj - yi)}) + ${lit(xi)} then 1 else 0 end`;
-      });
-      return sql<SqlBool>`(${sql.join(crossings, sql` + `)}) % 2 = 1`;
+      // The twin of domain/geo.ts pointInPolygon, operation for operation so both compute the
+      // same doubles (the literals are JS doubles printed exactly; PostgreSQL turns each to
+      // double precision on meeting the column): on an edge or a vertex is inside, else the
+      // crossing number of a ray to the east decides. Horizontal edges only count as edges.
+      const edges = area.ring.map((vertex, i) => [vertex, area.ring[(i + area.ring.length - 1) % area.ring.length]] as const);
+      const onEdges = edges.map(
+        ([[yi, xi], [yj, xj]]) =>
+          sql`(pub_lat between ${lit(Math.min(yi, yj))} and ${lit(Math.max(yi, yj))} and pub_lon between ${lit(Math.min(xi, xj))} and ${lit(Math.max(xi, xj))} and ${lit(xj - xi)} * (pub_lat - ${lit(yi)}) = (pub_lon - ${lit(xi)}) * ${lit(yj - yi)})`,
+      );
+      const crossings = edges
+        .filter(([[yi], [yj]]) => yi !== yj)
+        .map(
+          ([[yi, xi], [yj, xj]]) =>
+            sql`case when ((${lit(yi)} > pub_lat) <> (${lit(yj)} > pub_lat)) and pub_lon < (${lit(xj - xi)}) * (pub_lat - ${lit(yi)}) / (${lit(yj - yi)}) + ${lit(xi)} then 1 else 0 end`,
+        );
+      const inside = crossings.length ? sql`(${sql.join(crossings, sql` + `)}) % 2 = 1` : sql`1 = 0`;
+      return sql<SqlBool>`(${sql.join(onEdges, sql` or `)} or ${inside})`;
     }
   }
 }
