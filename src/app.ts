@@ -91,7 +91,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         version: '1.0.0',
         description:
           'External API of a real-estate agency workspace: the public property catalogue, leads, and key context. Every operation acts on the business that owns the API key.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      tags: [
+        { name: 'properties', description: 'The business’s public property catalogue (read only).' },
+        { name: 'leads', description: 'Leads: listing them, and creating them from website forms.' },
+        { name: 'keys', description: 'The API key itself: which business and scopes it speaks for.' },
+      ],
       servers: [{ url: API_PREFIX }],
       components: {
         securitySchemes: {

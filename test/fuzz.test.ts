@@ -114,7 +114,8 @@ function valueOf(input: Schema, valid: boolean, depth = 0, name?: string): fc.Ar
 }
 
 function validValueOf(schema: Schema, valid: boolean, depth: number): fc.Arbitrary<unknown> {
-  if (schema.anyOf) return fc.oneof(...(schema.anyOf as Schema[]).map((s) => valueOf(s, valid, depth + 1)));
+  const alternatives = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
+  if (alternatives) return fc.oneof(...alternatives.map((s) => valueOf(s, valid, depth + 1)));
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
   switch (schema.type) {

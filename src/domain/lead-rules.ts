@@ -17,6 +17,12 @@ export const LEAD_TYPE_ALIASES: Readonly<Record<string, string>> = {
   'proveedor-servicios': 'proveedor-servicios',
 };
 
+/** Stored lead types (spec §2.1). */
+export const LEAD_TYPES = ['demandante', 'propietario', 'agencia-inmobiliaria', 'entidad-bancaria', 'proveedor-servicios'] as const;
+
+/** Lead status values in use (spec §3.1, CONTRACT §6). */
+export const LEAD_STATUSES = ['new', 'searching_property', 'active_negotiation', 'closed', 'inactive'] as const;
+
 /** The stored lead type of an inquiry `type` (case-insensitive), or null when it is not accepted. */
 export function canonicalLeadType(text: string): string | null {
   const key = text.trim().toLowerCase();

@@ -3,11 +3,15 @@
  * validation/pydantic.ts) and the responses it documents. The OpenAPI document is generated
  * from these same objects.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { SCOPES } from '../domain/api-key.ts';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
+import { LEAD_STATUSES, LEAD_TYPES } from '../domain/lead-rules.ts';
+import { InmoError } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
+import { searchEntry } from './lead-requests.ts';
+import { locationSchemas, StoredLocation } from './locations.ts';
 
 /** Limits of paging (spec §8). */
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size, 1 to 1000.' });
@@ -140,23 +144,29 @@ export const Property = Type.Object(
   { $id: 'Property' },
 );
 
-const Page = <T extends ReturnType<typeof Type.Object>>(item: T) =>
-  Type.Object({
-    data: Type.Array(item),
-    total: Type.Integer({ description: 'Rows matching the filters, ignoring limit and offset.' }),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-  });
+/** `x-response-description`: what @fastify/swagger writes as the response's description. */
+const responding = (description: string) => ({ 'x-response-description': description });
 
-export const PropertyPage = Page(Type.Unsafe<unknown>(Type.Ref('Property')) as unknown as ReturnType<typeof Type.Object>);
-export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') });
+const Page = <T extends TSchema>(item: T, description: string) =>
+  Type.Object(
+    {
+      data: Type.Array(item),
+      total: Type.Integer({ description: 'Rows matching the filters, ignoring limit and offset.' }),
+      limit: Type.Integer(),
+      offset: Type.Integer(),
+    },
+    responding(description),
+  );
+
+export const PropertyPage = Page(Type.Ref('Property'), 'One page of the public catalogue, with the total matching the filters.');
+export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') }, responding('The property.'));
 
 export const Lead = Type.Object(
   {
     id: Type.Integer(),
     name: Type.Optional(Type.String()),
-    type: Type.String({ description: '`demandante`, `propietario`, `agencia-inmobiliaria`, `entidad-bancaria`, `proveedor-servicios`.' }),
-    status: Type.String({ description: '`new`, `searching_property`, `active_negotiation`, `closed`, `inactive`.' }),
+    type: Literals(LEAD_TYPES, { description: 'Stored lead type (spec §2.1).' }),
+    status: Literals(LEAD_STATUSES, { description: 'Pipeline status (spec §3.1).' }),
     active: Type.Optional(Type.Boolean()),
     source: Type.Optional(Type.String()),
     phone_number_1: Type.String({ description: 'E.164.' }),
@@ -165,22 +175,29 @@ export const Lead = Type.Object(
     personal_email: Type.Optional(Type.String()),
     professional_email: Type.Optional(Type.String()),
     preferred_language: Type.Optional(Literals(['es', 'gb', 'fr', 'ge', 'it'] as const)),
-    search_preferences: Type.Optional(Type.Unknown({ description: 'As sent at creation, without internal notes.' })),
+    search_preferences: Type.Optional(
+      Type.Array(searchEntry(StoredLocation, false, 'One search (spec §2.4), as stored.'), {
+        description: 'What the lead is looking for (spec §2.4), as sent at creation, without internal notes.',
+      }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { $id: 'Lead', description: 'Keys without a value (null, empty string, empty list) are omitted.' },
 );
-export const LeadPage = Page(Type.Unsafe<unknown>(Type.Ref('Lead')) as unknown as ReturnType<typeof Type.Object>);
+export const LeadPage = Page(Type.Ref('Lead'), 'One page of the business’s leads, newest first, with the total.');
 
-export const Me = Type.Object({
-  status: Type.Literal('ok'),
-  user: Type.Object({
-    company_name: Nullable(Type.String()),
-    scopes: Type.Array(Literals(SCOPES)),
-    auth_method: Type.Literal('api_key'),
-  }),
-});
+export const Me = Type.Object(
+  {
+    status: Type.Literal('ok'),
+    user: Type.Object({
+      company_name: Nullable(Type.String()),
+      scopes: Type.Array(Literals(SCOPES)),
+      auth_method: Type.Literal('api_key'),
+    }),
+  },
+  responding('The business and the scopes of the key.'),
+);
 
 export const PlainError = Type.Object(
   { detail: Type.String({ description: 'English sentence for logs, not for end users.' }) },
@@ -205,15 +222,27 @@ export const ValidationError = Type.Object(
   { $id: 'ValidationError', description: 'Pydantic v2-shaped: every fault of the request at once.' },
 );
 
+/** Every 401 detail (src/errors.ts), as examples: which scope is missing is part of the message. */
+const UNAUTHORIZED_EXAMPLES = (['KEY_MISSING', 'KEY_MALFORMED', 'KEY_SCHEME', 'KEY_INVALID', 'KEY_REVOKED', 'KEY_EXPIRED'] as const)
+  .map((code) => ({ detail: new InmoError(code).detail }))
+  .concat([{ detail: new InmoError('KEY_LACKS_SCOPE', { scope: 'leads:read' }).detail }]);
+
+export const Unauthorized = Type.Object(
+  { detail: Type.String({ description: 'One of a few fixed sentences that say what to do.' }) },
+  { $id: 'Unauthorized', examples: UNAUTHORIZED_EXAMPLES },
+);
+
 /** Schemas referenced by `$ref` from the routes; registered with `app.addSchema`. */
-export const sharedSchemas = [Property, Lead, PlainError, ValidationError];
+export const sharedSchemas = [Property, Lead, PlainError, Unauthorized, ValidationError, ...locationSchemas];
 
 /** The error responses every API route shares (spec §7). */
 export const commonErrors = {
   400: Type.Ref('PlainError', {
     description: 'The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length).',
   }),
-  401: Type.Ref('PlainError', { description: 'Key missing, malformed, unknown, revoked, expired, or lacking the scope.' }),
+  401: Type.Ref('Unauthorized', {
+    description: 'Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names).',
+  }),
   422: Type.Ref('ValidationError', { description: 'A path parameter, query parameter or body field is invalid.' }),
   429: Type.Ref('PlainError', {
     description:

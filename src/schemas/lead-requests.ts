@@ -4,8 +4,10 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
+import { LEAD_TYPE_ALIASES } from '../domain/lead-rules.ts';
 import { LIMITS } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
+import { Lenient, Location } from './locations.ts';
 
 /** Longest accepted string, characters (CONTRACT §8). */
 export const MAX_STRING = LIMITS.stringChars;
@@ -71,25 +73,44 @@ export const TypeCriteria = {
   terreno: FreeObject,
 };
 
-/** A place by name (`{name}`) or a map area in the shapes of the `locations` filter. */
-const Location = Type.Object({}, { additionalProperties: true, description: 'A place by name (`{"name": …}`) or a map area.' });
+/**
+ * One search (spec §2.4) with `location` entries of the given schema: the request's (places
+ * and map areas, any object accepted) or the stored one (as sent).
+ */
+export const searchEntry = <L extends TSchema>(location: L, withInternalNotes: boolean, description: string) =>
+  Type.Object(
+    {
+      operations: Opt(Type.Array(Literals(OPERATIONS), { maxItems: 3 })),
+      property_types: Opt(Type.Array(Literals(PROPERTY_TYPES), { maxItems: 9 })),
+      // In TypeCriteria's order, the order faults are reported in.
+      apartamento: Opt(TypeCriteria.apartamento),
+      casa: Opt(TypeCriteria.casa),
+      edificio: Opt(TypeCriteria.edificio),
+      aparcamiento: Opt(TypeCriteria.aparcamiento),
+      local: Opt(TypeCriteria.local),
+      nave: Opt(TypeCriteria.nave),
+      almacenaje: Opt(TypeCriteria.almacenaje),
+      oficina: Opt(TypeCriteria.oficina),
+      terreno: Opt(TypeCriteria.terreno),
+      locations: Opt(Type.Array(location, { maxItems: MAX_LOCATIONS })),
+      ...(withInternalNotes
+        ? { internal_notes: Text('Agency-only; as the message of the generated notes when set on the first entry. Never returned.') }
+        : {}),
+    },
+    { description },
+  );
 
-export const SearchEntry = Type.Object(
-  {
-    operations: Opt(Type.Array(Literals(OPERATIONS), { maxItems: 3 })),
-    property_types: Opt(Type.Array(Literals(PROPERTY_TYPES), { maxItems: 9 })),
-    ...Object.fromEntries(Object.entries(TypeCriteria).map(([type, schema]) => [type, Opt(schema)])),
-    locations: Opt(Type.Array(Location, { maxItems: MAX_LOCATIONS })),
-    internal_notes: Text('Agency-only; as the message of the generated notes when set on the first entry. Never returned.'),
-  },
-  { description: 'One search (spec §2.4). Unknown keys are ignored and not stored.' },
-);
+export const SearchEntry = searchEntry(Lenient(Location), true, 'One search (spec §2.4). Unknown keys are ignored and not stored.');
 export type SearchEntry = Static<typeof SearchEntry> & Record<string, unknown>;
 
 export const InquiryBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: MAX_NAME, 'x-not-blank': true, description: 'Contact’s full name.' }),
+  // Documented as the accepted spellings; checked as text, so that any other value is the
+  // `value_error` of CONTRACT §6 (http/routes/leads.ts), in any case.
   type: Type.String({
     maxLength: 100,
+    enum: Object.keys(LEAD_TYPE_ALIASES),
+    'x-case-insensitive': true,
     description:
       'Case-insensitive: `buyer`, `tenant`, `comprador`, `inquilino`, `demandante` → `demandante`; `owner`, `propietario` → `propietario`; `agencia-inmobiliaria`, `entidad-bancaria`, `proveedor-servicios` as they are. Anything else: 422 `value_error`.',
   }),
@@ -141,7 +162,7 @@ export const IngestBody = Type.Object({
     habs: Opt(Type.String({ maxLength: 100, description: 'Minimum bedrooms (`3` or `3+`); other text goes to the notes.' })),
     pets: NullableText,
     workSituation: NullableText,
-    location: Opt(Location),
+    location: Opt(Lenient(Location)),
     freeText: NullableText,
   }),
 });

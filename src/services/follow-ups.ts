@@ -8,12 +8,11 @@ import type { Transaction } from 'kysely';
 import { findFollowUp, listDueFollowUps, moveFollowUp, scheduleFollowUp, upsertFollowUpRule } from '../db/repositories/follow-ups.ts';
 import { enqueueJob } from '../db/repositories/jobs.ts';
 import type { Database } from '../db/types.ts';
-import { canonicalLeadType, LEAD_TYPE_ALIASES } from '../domain/lead-rules.ts';
+import { canonicalLeadType, LEAD_TYPE_ALIASES, LEAD_TYPES } from '../domain/lead-rules.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
 
-/** Stored lead types. */
-export const LEAD_TYPES = [...new Set(Object.values(LEAD_TYPE_ALIASES))];
+export { LEAD_TYPES };
 
 export class FollowUpRuleError extends Error {}
 
@@ -31,7 +30,7 @@ export class FollowUpStateError extends Error {}
 export async function setFollowUpRule(db: Db, businessId: number, typeText: string, everyDays: number) {
   const leadType = canonicalLeadType(typeText);
   if (leadType === null) {
-    const aliases = Object.keys(LEAD_TYPE_ALIASES).filter((alias) => !LEAD_TYPES.includes(alias));
+    const aliases = Object.keys(LEAD_TYPE_ALIASES).filter((alias) => !(LEAD_TYPES as readonly string[]).includes(alias));
     throw new FollowUpRuleError(`--type must be one of: ${LEAD_TYPES.join(', ')} (or an alias the API accepts: ${aliases.join(', ')})`);
   }
   if (!Number.isInteger(everyDays) || everyDays < 1 || everyDays > 3650)

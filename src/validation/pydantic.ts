@@ -5,13 +5,16 @@
  *
  * The same TypeBox schemas feed the OpenAPI document, so the documentation and the checks
  * cannot disagree. Supported schema kinds: Object, String, Integer, Number, Boolean, Array,
- * Literal, Union (of literals, or a type with Null), Null, Any/Unknown.
+ * Literal, Literals (an `enum` of strings, schemas/common.ts), Union (of literals, or a type
+ * with Null), Null, Any/Unknown, and LenientObject (any object, kept as sent: schemas/locations.ts).
  *
  * Schema options understood besides JSON Schema's own:
  * - `'x-case-insensitive': true` on a union of string literals: the input is lower-cased first;
  * - `'x-not-blank': true` on a string: `minLength` counts characters after trimming white space.
  */
 import { Kind, type TSchema } from '@sinclair/typebox';
+import { LITERALS_KIND } from '../schemas/common.ts';
+import { LENIENT_OBJECT_KIND } from '../schemas/locations.ts';
 
 export type Loc = Array<string | number>;
 
@@ -93,12 +96,24 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
     case 'Any':
     case 'Unknown':
       return value;
+    case LENIENT_OBJECT_KIND:
+      // Documented precisely, accepted as any object and kept as sent (schemas/locations.ts).
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        return addIssue(issues, loc, value, 'dict_type', 'Input should be a valid dictionary');
+      }
+      return value;
     case 'Null':
       return value === null ? null : addIssue(issues, loc, value, 'none_required', 'Input should be None');
+    case LITERALS_KIND:
     case 'Literal':
     case 'Union': {
-      if (isLiteralUnion(schema) || schema[Kind] === 'Literal') {
-        const options = schema[Kind] === 'Literal' ? [schema.const] : (schema.anyOf as TSchema[]).map((s) => s.const);
+      if (isLiteralUnion(schema) || schema[Kind] === 'Literal' || schema[Kind] === LITERALS_KIND) {
+        const options =
+          schema[Kind] === 'Literal'
+            ? [schema.const]
+            : schema[Kind] === LITERALS_KIND
+              ? (schema.enum as unknown[])
+              : (schema.anyOf as TSchema[]).map((s) => s.const);
         let candidate = value;
         if (schema['x-case-insensitive'] && typeof value === 'string') candidate = value.toLowerCase();
         if (options.includes(candidate)) return candidate;

@@ -14,12 +14,18 @@ import type { ValidationIssue } from '../../validation/pydantic.ts';
 
 const NoQuery = Type.Object({});
 
-const InquiryCreated = Type.Object({
-  status: Type.Literal('ok'),
-  authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }),
-  lead_id: Type.Integer({ description: 'The created lead, or the completed unnamed one.' }),
-});
-const IngestAccepted = Type.Object({ status: Type.Literal('ok'), authenticated_as: Type.String() });
+const InquiryCreated = Type.Object(
+  {
+    status: Type.Literal('ok'),
+    authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }),
+    lead_id: Type.Integer({ description: 'The created lead, or the completed unnamed one.' }),
+  },
+  { 'x-response-description': 'The lead was stored: created, or an unnamed lead with this phone completed.' },
+);
+const IngestAccepted = Type.Object(
+  { status: Type.Literal('ok'), authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }) },
+  { 'x-response-description': 'Accepted: the lead was created, or one with this phone already existed and is unchanged.' },
+);
 const plain = (description: string) => Type.Ref('PlainError', { description });
 const phoneOr422 = Type.Ref('ValidationError', {
   description: 'A field is invalid (Pydantic-shaped), or no phone is a valid number (`detail` is then a single message string).',
