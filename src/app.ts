@@ -21,16 +21,15 @@ import { fastapiCompatibility, frameworkErrors } from './http/fastapi-compat.ts'
 import { leadRoutes } from './http/routes/leads.ts';
 import { meRoutes } from './http/routes/me.ts';
 import { propertyRoutes } from './http/routes/properties.ts';
-import { commonErrors, sharedSchemas } from './schemas/api.ts';
-import { LIMITS } from './limits.ts';
+import { commonErrors } from './schemas/api.ts';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { buildSchemas } from './schemas/index.ts';
 import { createServer } from 'node:http';
 import { CatalogueReader } from './services/properties.ts';
 import { operabilityRoutes, type MetricsMode } from './http/operability.ts';
 
 /** Path prefix of every API route (spec §9). */
 export const API_PREFIX = '/v1/ext';
-/** Largest accepted request body, bytes (CONTRACT §8). */
-export const BODY_LIMIT = LIMITS.bodyBytes;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -52,21 +51,25 @@ export interface AppOptions {
   onJobsQueued?: () => void;
   /** Prometheus metrics (http/operability.ts): served at `/metrics` unless said otherwise. */
   metrics?: MetricsMode;
+  /** Request limits (CONTRACT §8); the defaults when omitted. `inmo serve` reads them from the environment. */
+  limits?: Limits;
 }
 
 /** Builds the application; the caller listens (or injects) and closes it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const schemas = buildSchemas(limits);
   const app = Fastify({
     logger: options.logger ?? false,
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: limits.bodyBytes,
     trustProxy: options.trustProxy ?? false,
     // While closing, requests on open connections are still answered (the database closes
     // after them), never Fastify's own 503 body.
     return503OnClosing: false,
-    // The `locations` query parameter may be up to LIMITS.locationsQueryChars long once decoded,
+    // The `locations` query parameter may be up to limits.locationsQueryChars long once decoded,
     // up to three times that percent-encoded: Node's 16 KiB default header limit would refuse
     // it with a bare 431 first.
-    serverFactory: (handler) => createServer({ maxHeaderSize: LIMITS.locationsQueryChars * 3 + 16 * 1024 }, handler),
+    serverFactory: (handler) => createServer({ maxHeaderSize: limits.locationsQueryChars * 3 + 16 * 1024 }, handler),
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -77,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   fastapiCompatibility(app);
-  for (const schema of sharedSchemas) app.addSchema(schema);
+  for (const schema of schemas.shared) app.addSchema(schema);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
@@ -132,8 +135,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(meRoutes);
       await api.register(propertyRoutes, {
         catalogue: new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024),
+        schemas,
       });
-      await api.register(leadRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}) });
+      await api.register(leadRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}), schemas });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

@@ -7,7 +7,7 @@
 
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/database.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
-import { limitsError } from './limits.ts';
+import { loadLimits, type Limits } from './limits.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/worker.ts';
 
 /** Settings every command shares. */
@@ -34,6 +34,8 @@ export interface Config {
    * of the API's, and lets `inmo worker` serve its own.
    */
   metrics: { enabled: boolean; port: number | null; host: string };
+  /** Request limits of CONTRACT §8 (`INMO_MAX_*`, src/limits.ts). */
+  limits: Limits;
 }
 
 /** Default database location, relative to the working directory. */
@@ -63,8 +65,6 @@ function trustProxyFromEnv(raw: string | undefined): boolean | string[] {
  * @throws Error naming the variable when a value is invalid.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  // The request limits were read when the schemas were built; a bad value is reported here.
-  if (env === process.env && limitsError()) throw limitsError()!;
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
   if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got ${JSON.stringify(databaseUrl)}`);
@@ -100,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     worker,
     metrics: metricsFromEnv(env),
+    limits: loadLimits(env),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * Request limits (CONTRACT §8), configurable through the environment and read once at start:
- * the schemas that enforce them, and so the OpenAPI document, are built from these values.
+ * Request limits (CONTRACT §8), configurable through the environment and read once at start
+ * into the config (config.ts); the schemas that enforce them, and so the OpenAPI document, are
+ * built from the config's values (schemas/index.ts `buildSchemas`).
  *
  * | variable | limit | default |
  * |---|---|---|
@@ -57,21 +58,4 @@ export function loadLimits(env: NodeJS.ProcessEnv): Limits {
     limits[field] = value;
   }
   return limits;
-}
-
-let invalid: Error | null = null;
-
-/** This process's limits (the defaults when the environment's are invalid: see {@link limitsError}). */
-export const LIMITS: Readonly<Limits> = (() => {
-  try {
-    return loadLimits(process.env);
-  } catch (error) {
-    invalid = error as Error;
-    return DEFAULT_LIMITS;
-  }
-})();
-
-/** The error in the environment's limits, reported by config.ts when a command starts. */
-export function limitsError(): Error | null {
-  return invalid;
 }

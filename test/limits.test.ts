@@ -1,13 +1,17 @@
 /**
- * The limits of CONTRACT §8 are configurable (src/limits.ts): a server started with small
- * limits enforces them, each with its clear error, and documents them in its OpenAPI.
+ * The limits of CONTRACT §8 are configurable (src/limits.ts): an app built with small limits
+ * enforces them, each with its clear error, and documents them in its OpenAPI; `inmo` reads
+ * them from the environment into its config.
  */
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/database.ts';
-import { DEFAULT_LIMITS, loadLimits } from '../src/limits.ts';
-import { businessWithKey, freshDb, inmo, snapshot, startServe, type Served } from './helpers.ts';
+import { DEFAULT_LIMITS, loadLimits, type Limits } from '../src/limits.ts';
+import { businessWithKey, freshDb, inmo, snapshot } from './helpers.ts';
 
-const SMALL = {
+const SMALL_ENV = {
   INMO_MAX_BODY_BYTES: '2048',
   INMO_MAX_STRING: '40',
   INMO_MAX_NAME: '10',
@@ -17,21 +21,31 @@ const SMALL = {
   INMO_MAX_LOCATIONS_QUERY_CHARS: '600',
 };
 
+const SMALL: Limits = {
+  bodyBytes: 2048,
+  stringChars: 40,
+  nameChars: 10,
+  searches: 2,
+  locations: 2,
+  polygonVertices: 4,
+  locationsQueryChars: 600,
+};
+
 let db: Db;
 let url: string;
 let key: string;
 let base: string;
-let server: Served;
+let app: FastifyInstance;
 
 beforeAll(async () => {
   ({ db, url } = await freshDb());
   ({ key } = await businessWithKey(db));
-  server = await startServe({ ...process.env, ...SMALL, DATABASE_URL: url, LOG_LEVEL: 'warn' }, '--no-worker');
-  base = server.base;
-}, 60_000);
+  app = await buildApp({ db, limits: SMALL });
+  base = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/ext`;
+});
 
 afterAll(async () => {
-  await server.stop();
+  await app.close();
   await db.destroy();
 });
 
@@ -92,7 +106,8 @@ it('documents the configured limits in its OpenAPI document', async () => {
   expect(JSON.stringify(inquirySchema.properties.search_preferences)).toContain('"maxItems":2');
 });
 
-it('reads the limits from the environment, with a clear error for a bad value', async () => {
+it('reads the limits from the environment into the config, with a clear error for a bad value', async () => {
+  expect(loadConfig(SMALL_ENV).limits).toEqual(SMALL);
   expect(loadLimits({})).toEqual(DEFAULT_LIMITS);
   expect(DEFAULT_LIMITS).toEqual({
     bodyBytes: 1_048_576,

@@ -76,6 +76,7 @@ export function register(program: Command): void {
           // Request logs never carry a key, even if a serializer someday logs headers.
           logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
           rateLimits: config.rateLimits,
+          limits: config.limits,
           trustProxy: config.trustProxy,
           onJobsQueued: () => worker?.wake(),
           metrics: !config.metrics.enabled ? 'off' : config.metrics.port === null ? 'served' : 'counted',

@@ -1,14 +1,15 @@
 /**
  * TypeBox schemas of the /v1/ext API: the requests the server validates (through
  * validation/pydantic.ts) and the responses it documents. The OpenAPI document is generated
- * from these same objects.
+ * from these same objects. Those that depend on the configured limits (CONTRACT §8) are
+ * functions of them, built once per app by schemas/index.ts `buildSchemas`.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { SCOPES } from '../domain/api-key.ts';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../domain/lead-rules.ts';
 import { InmoError } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import type { Limits } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 import { searchEntry } from './lead-requests.ts';
 import { locationSchemas, StoredLocation } from './locations.ts';
@@ -17,52 +18,48 @@ import { locationSchemas, StoredLocation } from './locations.ts';
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size, 1 to 1000.' });
 const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Rows skipped before the page.' });
 
-/** Longest accepted `locations` query value, characters (CONTRACT §8, src/limits.ts). */
-export const MAX_LOCATIONS_PARAM_LENGTH = LIMITS.locationsQueryChars;
-/** Most map areas in one `locations` value (CONTRACT §8). */
-export const MAX_LOCATION_AREAS = LIMITS.locations;
-/** Most vertices of one polygon (CONTRACT §8). */
-export const MAX_POLYGON_VERTICES = LIMITS.polygonVertices;
-
 // ---------------------------------------------------------------- requests
 
-export const PropertiesQuery = Type.Object({
-  limit: Type.Optional(Limit),
-  offset: Type.Optional(Offset),
-  status: Type.Optional(Type.String({ description: 'Exact match; only `disponible` and `reservada` can match.' })),
-  operation: Type.Optional(
-    Literals(OPERATIONS, {
-      'x-case-insensitive': true,
-      description:
-        'Case-insensitive. Matches properties offered for this operation among others; selects the price used by `min_price`, `max_price` and `sort` (sale price, `specs.price_calc.price_alq`, `specs.price_calc.price_trasp`). Without it, the first of those prices that is set.',
-    }),
-  ),
-  rental_type: Type.Optional(
-    Literals(['temporal', 'anual'] as const, {
-      description: '`temporal`: temporary rentals. `anual`: rentals neither temporary nor holiday (unset counts as anual).',
-    }),
-  ),
-  type: Type.Optional(Literals(PROPERTY_TYPES, { description: 'Property type key.' })),
-  subtype: Type.Optional(Type.String({ description: 'Exact stored subtype key (`atico`, `duplex`, `chalet`…).' })),
-  city: Type.Optional(Type.String({ description: 'Case-insensitive exact match (Unicode-aware).' })),
-  locations: Type.Optional(
-    Type.String({
-      maxLength: MAX_LOCATIONS_PARAM_LENGTH,
-      description:
-        'URL-encoded JSON array of map areas; a property matches when its published position lies in at least one. Shapes: `{"type":"circle","center":{"lat","lng"},"radius":m}`, `{"type":"point"|"marker","lat","lng","radius"?}` (500 m default), `{"type":"rectangle","bounds":{"south","west","north","east"}}`, `{"type":"polygon","coordinates":[{"lat","lng"}…]}`, or any area with a GeoJSON `geometry` (`Point` or `Polygon`, `[lng, lat]`). `lon` may stand for `lng`. Text that is not a JSON array is ignored, and so are unrecognised entries. At most 50 areas and 1,000 vertices per polygon.',
-    }),
-  ),
-  min_price: Type.Optional(Type.Number({ minimum: 0, description: 'Inclusive, €.' })),
-  max_price: Type.Optional(Type.Number({ minimum: 0, description: 'Inclusive, €.' })),
-  min_bedrooms: Type.Optional(Type.Integer({ minimum: 0, description: 'Inclusive.' })),
-  is_featured: Type.Optional(Type.Boolean({ description: '`true`: only featured; `false`: only non-featured.' })),
-  sort: Type.Optional(
-    Literals(['price_asc', 'price_desc'] as const, {
-      description:
-        'By the price the operation selects; properties without it come last. Default: `updated_at` descending. Ties: `updated_at` desc, `id` desc.',
-    }),
-  ),
-});
+/** The query of GET /properties, with the `locations` bounds of `limits`. */
+export const propertiesQuery = (limits: Limits) =>
+  Type.Object({
+    limit: Type.Optional(Limit),
+    offset: Type.Optional(Offset),
+    status: Type.Optional(Type.String({ description: 'Exact match; only `disponible` and `reservada` can match.' })),
+    operation: Type.Optional(
+      Literals(OPERATIONS, {
+        'x-case-insensitive': true,
+        description:
+          'Case-insensitive. Matches properties offered for this operation among others; selects the price used by `min_price`, `max_price` and `sort` (sale price, `specs.price_calc.price_alq`, `specs.price_calc.price_trasp`). Without it, the first of those prices that is set.',
+      }),
+    ),
+    rental_type: Type.Optional(
+      Literals(['temporal', 'anual'] as const, {
+        description: '`temporal`: temporary rentals. `anual`: rentals neither temporary nor holiday (unset counts as anual).',
+      }),
+    ),
+    type: Type.Optional(Literals(PROPERTY_TYPES, { description: 'Property type key.' })),
+    subtype: Type.Optional(Type.String({ description: 'Exact stored subtype key (`atico`, `duplex`, `chalet`…).' })),
+    city: Type.Optional(Type.String({ description: 'Case-insensitive exact match (Unicode-aware).' })),
+    locations: Type.Optional(
+      Type.String({
+        maxLength: limits.locationsQueryChars,
+        description:
+          'URL-encoded JSON array of map areas; a property matches when its published position lies in at least one. Shapes: `{"type":"circle","center":{"lat","lng"},"radius":m}`, `{"type":"point"|"marker","lat","lng","radius"?}` (500 m default), `{"type":"rectangle","bounds":{"south","west","north","east"}}`, `{"type":"polygon","coordinates":[{"lat","lng"}…]}`, or any area with a GeoJSON `geometry` (`Point` or `Polygon`, `[lng, lat]`). `lon` may stand for `lng`. Text that is not a JSON array is ignored, and so are unrecognised entries. ' +
+          `At most ${limits.locations.toLocaleString('en')} areas and ${limits.polygonVertices.toLocaleString('en')} vertices per polygon.`,
+      }),
+    ),
+    min_price: Type.Optional(Type.Number({ minimum: 0, description: 'Inclusive, €.' })),
+    max_price: Type.Optional(Type.Number({ minimum: 0, description: 'Inclusive, €.' })),
+    min_bedrooms: Type.Optional(Type.Integer({ minimum: 0, description: 'Inclusive.' })),
+    is_featured: Type.Optional(Type.Boolean({ description: '`true`: only featured; `false`: only non-featured.' })),
+    sort: Type.Optional(
+      Literals(['price_asc', 'price_desc'] as const, {
+        description:
+          'By the price the operation selects; properties without it come last. Default: `updated_at` descending. Ties: `updated_at` desc, `id` desc.',
+      }),
+    ),
+  });
 
 export const PropertyParams = Type.Object({
   property_id: Type.Integer({ minimum: 1, description: 'The `id` of a property from the list.' }),
@@ -161,30 +158,32 @@ const Page = <T extends TSchema>(item: T, description: string) =>
 export const PropertyPage = Page(Type.Ref('Property'), 'One page of the public catalogue, with the total matching the filters.');
 export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') }, responding('The property.'));
 
-export const Lead = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.Optional(Type.String()),
-    type: Literals(LEAD_TYPES, { description: 'Stored lead type (spec §2.1).' }),
-    status: Literals(LEAD_STATUSES, { description: 'Pipeline status (spec §3.1).' }),
-    active: Type.Optional(Type.Boolean()),
-    source: Type.Optional(Type.String()),
-    phone_number_1: Type.String({ description: 'E.164.' }),
-    phone_number_2: Type.Optional(Type.String()),
-    landline_phone: Type.Optional(Type.String()),
-    personal_email: Type.Optional(Type.String()),
-    professional_email: Type.Optional(Type.String()),
-    preferred_language: Type.Optional(Literals(['es', 'gb', 'fr', 'ge', 'it'] as const)),
-    search_preferences: Type.Optional(
-      Type.Array(searchEntry(StoredLocation, false, 'One search (spec §2.4), as stored.'), {
-        description: 'What the lead is looking for (spec §2.4), as sent at creation, without internal notes.',
-      }),
-    ),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  },
-  { $id: 'Lead', description: 'Keys without a value (null, empty string, empty list) are omitted.' },
-);
+/** A lead (spec §2.1); its search preferences bounded by `limits`. */
+export const leadSchema = (limits: Limits) =>
+  Type.Object(
+    {
+      id: Type.Integer(),
+      name: Type.Optional(Type.String()),
+      type: Literals(LEAD_TYPES, { description: 'Stored lead type (spec §2.1).' }),
+      status: Literals(LEAD_STATUSES, { description: 'Pipeline status (spec §3.1).' }),
+      active: Type.Optional(Type.Boolean()),
+      source: Type.Optional(Type.String()),
+      phone_number_1: Type.String({ description: 'E.164.' }),
+      phone_number_2: Type.Optional(Type.String()),
+      landline_phone: Type.Optional(Type.String()),
+      personal_email: Type.Optional(Type.String()),
+      professional_email: Type.Optional(Type.String()),
+      preferred_language: Type.Optional(Literals(['es', 'gb', 'fr', 'ge', 'it'] as const)),
+      search_preferences: Type.Optional(
+        Type.Array(searchEntry(StoredLocation, false, limits, 'One search (spec §2.4), as stored.'), {
+          description: 'What the lead is looking for (spec §2.4), as sent at creation, without internal notes.',
+        }),
+      ),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    },
+    { $id: 'Lead', description: 'Keys without a value (null, empty string, empty list) are omitted.' },
+  );
 export const LeadPage = Page(Type.Ref('Lead'), 'One page of the business’s leads, newest first, with the total.');
 
 export const Me = Type.Object(
@@ -232,8 +231,15 @@ export const Unauthorized = Type.Object(
   { $id: 'Unauthorized', examples: UNAUTHORIZED_EXAMPLES },
 );
 
-/** Schemas referenced by `$ref` from the routes; registered with `app.addSchema`. */
-export const sharedSchemas = [Property, Lead, PlainError, Unauthorized, ValidationError, ...locationSchemas];
+/** Schemas referenced by `$ref` from the routes, for `limits`; registered with `app.addSchema`. */
+export const sharedSchemas = (limits: Limits) => [
+  Property,
+  leadSchema(limits),
+  PlainError,
+  Unauthorized,
+  ValidationError,
+  ...locationSchemas,
+];
 
 /** The error responses every API route shares (spec §7). */
 export const commonErrors = {

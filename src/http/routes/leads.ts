@@ -7,7 +7,7 @@ import { canonicalLeadType } from '../../domain/lead-rules.ts';
 import { ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
 import { InmoError } from '../../errors.ts';
 import { LeadPage, LeadsQuery } from '../../schemas/api.ts';
-import { IngestBody, InquiryBody } from '../../schemas/lead-requests.ts';
+import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { listLeadsPage } from '../../services/leads.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
@@ -48,10 +48,11 @@ function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[])
  * GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–4.3).
  * @param options.writes group commit of lead creation.
  * @param options.onJobsQueued called once a new lead's jobs are committed (the in-process worker wakes).
+ * @param options.schemas the request schemas for the configured limits.
  */
-export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit; onJobsQueued: () => void }> = async (
+export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit; onJobsQueued: () => void; schemas: Schemas }> = async (
   app,
-  { db, writes, onJobsQueued },
+  { db, writes, onJobsQueued, schemas },
 ) => {
   app.get(
     '/leads',
@@ -80,7 +81,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         description:
           'The recommended way to send leads. A lead with the same primary phone and no name is completed and its id returned; one with a name gives 409. Stored active, rating 3, captured by `Web`, with generated notes; matching, the welcome message and follow-ups follow in the background.',
         querystring: NoQuery,
-        body: InquiryBody,
+        body: schemas.InquiryBody,
         response: {
           200: InquiryCreated,
           400: plain('The lead could not be stored.'),
@@ -122,7 +123,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         description:
           'Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing. A malformed `search.budget` gives 500 and stores nothing.',
         querystring: NoQuery,
-        body: IngestBody,
+        body: schemas.IngestBody,
         response: {
           200: IngestAccepted,
           413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),

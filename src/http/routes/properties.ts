@@ -3,15 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseLocationsJson, parseMapArea, type MapArea } from '../../domain/geo.ts';
 import { cityKey } from '../../domain/property-record.ts';
 import type { PropertyQuery } from '../../domain/property-query.ts';
-import {
-  MAX_LOCATION_AREAS,
-  MAX_POLYGON_VERTICES,
-  PropertiesQuery,
-  PropertyEnvelope,
-  PropertyPage,
-  PropertyParams,
-  PlainError,
-} from '../../schemas/api.ts';
+import { PropertyEnvelope, PropertyPage, PropertyParams, PlainError } from '../../schemas/api.ts';
+import type { Schemas } from '../../schemas/index.ts';
+import type { Limits } from '../../limits.ts';
 import type { CatalogueReader } from '../../services/properties.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
 import { InmoError } from '../../errors.ts';
@@ -27,21 +21,22 @@ const tooLong = (loc: ValidationIssue['loc'], input: unknown, max: number, actua
 
 /**
  * The map areas of a `locations` value (CONTRACT §4): text that is not a JSON array turns
- * the filter off, unrecognised entries are ignored; too many areas or vertices are faults.
+ * the filter off, unrecognised entries are ignored; more areas or vertices than `limits`
+ * allow are faults (CONTRACT §8).
  */
-export function parseLocationsParam(text: string | undefined, issues: ValidationIssue[]): MapArea[] {
+export function parseLocationsParam(text: string | undefined, limits: Limits, issues: ValidationIssue[]): MapArea[] {
   if (text === undefined) return [];
   const entries = parseLocationsJson(text);
   if (entries === null) return [];
-  if (entries.length > MAX_LOCATION_AREAS) {
-    issues.push(tooLong(['query', 'locations'], text, MAX_LOCATION_AREAS, entries.length));
+  if (entries.length > limits.locations) {
+    issues.push(tooLong(['query', 'locations'], text, limits.locations, entries.length));
     return [];
   }
   const areas: MapArea[] = [];
   entries.forEach((entry, i) => {
     const area = parseMapArea(entry);
-    if (area?.kind === 'polygon' && area.ring.length > MAX_POLYGON_VERTICES) {
-      issues.push(tooLong(['query', 'locations', i], text, MAX_POLYGON_VERTICES, area.ring.length));
+    if (area?.kind === 'polygon' && area.ring.length > limits.polygonVertices) {
+      issues.push(tooLong(['query', 'locations', i], text, limits.polygonVertices, area.ring.length));
     } else if (area) {
       areas.push(area);
     }
@@ -49,7 +44,7 @@ export function parseLocationsParam(text: string | undefined, issues: Validation
   return areas;
 }
 
-function toPropertyQuery(q: Static<typeof PropertiesQuery>, areas: MapArea[]): PropertyQuery {
+function toPropertyQuery(q: Static<Schemas['PropertiesQuery']>, areas: MapArea[]): PropertyQuery {
   return {
     limit: q.limit ?? 100,
     offset: q.offset ?? 0,
@@ -69,13 +64,17 @@ function toPropertyQuery(q: Static<typeof PropertiesQuery>, areas: MapArea[]): P
 }
 
 /** GET /properties and GET /properties/{property_id} (spec §4.4, §4.5). */
-export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueReader }> = async (app, { catalogue }) => {
+export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueReader; schemas: Schemas }> = async (
+  app,
+  { catalogue, schemas },
+) => {
   app.get(
     '/properties',
     {
       config: {
         scope: 'properties:read',
-        refineQuery: (query, issues) => parseLocationsParam((query as Static<typeof PropertiesQuery>).locations, issues),
+        refineQuery: (query, issues) =>
+          parseLocationsParam((query as Static<Schemas['PropertiesQuery']>).locations, schemas.limits, issues),
       },
       schema: {
         operationId: 'listProperties',
@@ -83,7 +82,7 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueRea
         summary: 'List public properties',
         description:
           'The public catalogue of the business: properties marked public that are `disponible` or `reservada`, newest update first unless `sort` is set.',
-        querystring: PropertiesQuery,
+        querystring: schemas.PropertiesQuery,
         response: { 200: PropertyPage },
       },
     },
