@@ -1,6 +1,7 @@
 /** Cached counts and pages of GET /properties are never stale: every catalogue change is seen at once. */
 import { describe, expect, it } from 'vitest';
-import { appOn, businessWithKey, freshDb, get, importRecords, listing } from './helpers.ts';
+import { businessWithKey, freshDb, importRecords, listing } from './helpers/db.ts';
+import { appOn, get } from './helpers/http.ts';
 
 describe('catalogue caches', () => {
   it('serve the new catalogue right after an import changes it, for this and for other businesses', async () => {

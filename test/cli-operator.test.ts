@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { EXIT_IMPORTED_WITH_REJECTIONS } from '../src/cli/properties.ts';
 import { buildProgram } from '../src/cli/program.ts';
-import { ENGINE, freshDatabaseUrl, inmo, listing } from './helpers.ts';
+import { inmo } from './helpers/cli.ts';
+import { ENGINE, freshDatabaseUrl, listing } from './helpers/db.ts';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeGraph } from './fake-graph.ts';
-import { BIN, freshDatabaseUrl, inmo, REPO_ROOT, listing, startServe } from './helpers.ts';
+import { BIN, inmo } from './helpers/cli.ts';
+import { freshDatabaseUrl, REPO_ROOT, listing } from './helpers/db.ts';
+import { startServe } from './helpers/processes.ts';
 
 /** A scratch folder and the environment of a CLI run on a fresh database of this process's engine. */
 async function workspace() {

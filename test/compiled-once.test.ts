@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { findLeadByPhone, insertLeadId } from '../src/db/repositories/leads.ts';
 import { runCompiledOnce } from '../src/db/compiled-once.ts';
-import { freshDb } from './helpers.ts';
+import { freshDb } from './helpers/db.ts';
 
 describe('runCompiledOnce', () => {
   it('reuses one SQL text with new values in the right places, nulls included', async () => {

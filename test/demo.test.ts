@@ -4,7 +4,7 @@ import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
 import { seedDemo, DEMO_LISTINGS } from '../src/demo/seed.ts';
 import { PROPERTY_TYPES } from '../src/domain/catalogue-terms.ts';
 import { parseImportLine } from '../src/services/catalogue-import.ts';
-import { freshDb } from './helpers.ts';
+import { freshDb } from './helpers/db.ts';
 
 describe('catalogue generator', () => {
   it('produces valid import lines covering all nine types, the three operations, every rental type, status and privacy level', () => {

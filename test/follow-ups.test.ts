@@ -8,7 +8,9 @@ import { ManualClock } from '../src/jobs/clock.ts';
 import { Worker } from '../src/jobs/worker.ts';
 import { dueFollowUps, markFollowUpDone, setFollowUpRule } from '../src/services/follow-ups.ts';
 import { showLead } from '../src/services/leads.ts';
-import { businessWithKey, freshDb, inmo, post } from './helpers.ts';
+import { inmo } from './helpers/cli.ts';
+import { businessWithKey, freshDb } from './helpers/db.ts';
+import { post } from './helpers/http.ts';
 
 let db: Db;
 let url: string;

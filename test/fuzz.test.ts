@@ -18,7 +18,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { MalformedBudgetError, parseBudget } from '../src/domain/lead-rules.ts';
-import { appOn, businessWithKey, freshDb, importRecords, listing, snapshot } from './helpers.ts';
+import { businessWithKey, freshDb, importRecords, listing, snapshot } from './helpers/db.ts';
+import { appOn } from './helpers/http.ts';
 
 type Schema = Record<string, any>;
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../src/db/group-commit.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
-import { ENGINE, freshDb } from './helpers.ts';
+import { ENGINE, freshDb } from './helpers/db.ts';
 
 describe('GroupCommit', () => {
   // SQLite batches units in one transaction; PostgreSQL runs each in its own, concurrently (twin below).

@@ -1,59 +1,46 @@
 /** Cross-cutting HTTP behaviour: request ids, unknown routes, wrong methods (CONTRACT §2). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import type { Db } from '../src/db/database.ts';
-import { appOn, businessWithKey, freshDb, post } from './helpers.ts';
+import { businessWithKey, freshDb } from './helpers/db.ts';
+import { appOn, post, withApp } from './helpers/http.ts';
 
-let db: Db;
-let app: FastifyInstance;
-let key: string;
-
-beforeAll(async () => {
-  ({ db } = await freshDb());
-  ({ key } = await businessWithKey(db));
-  app = await appOn(db);
-});
-afterAll(async () => {
-  await app.close();
-  await db.destroy();
-});
+const t = withApp();
 
 describe('HTTP', () => {
   it('puts an X-Request-Id on every response, echoing a sane incoming one', async () => {
-    const fresh = await app.inject({ method: 'GET', url: '/v1/ext/me', headers: { 'x-api-key': key } });
+    const fresh = await t.app.inject({ method: 'GET', url: '/v1/ext/me', headers: { 'x-api-key': t.key } });
     expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const echoed = await app.inject({ method: 'GET', url: '/v1/ext/me', headers: { 'x-request-id': 'abc-123' } });
+    const echoed = await t.app.inject({ method: 'GET', url: '/v1/ext/me', headers: { 'x-request-id': 'abc-123' } });
     expect(echoed.statusCode).toBe(401);
     expect(echoed.headers['x-request-id']).toBe('abc-123');
-    const insane = await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'bad id\u0007<script>' } });
+    const insane = await t.app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'bad id\u0007<script>' } });
     expect(insane.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('answers an unknown route 404 Not Found', async () => {
-    const r = await app.inject({ method: 'GET', url: '/v1/ext/nothing-here' });
+    const r = await t.app.inject({ method: 'GET', url: '/v1/ext/nothing-here' });
     expect(r.statusCode).toBe(404);
     expect(r.json()).toEqual({ detail: 'Not Found' });
   });
 
   it('answers a trailing slash 404, not 405', async () => {
     for (const url of ['/v1/ext/leads/', '/v1/ext/me/', '/v1/ext/properties/', '/v1/ext/properties/1/']) {
-      const r = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+      const r = await t.app.inject({ method: 'GET', url, headers: { 'x-api-key': t.key } });
       expect(r.statusCode).toBe(404);
       expect(r.json()).toEqual({ detail: 'Not Found' });
     }
   });
 
   it('answers a body over 1 MiB 413 with a plain detail, and a URL it cannot decode 400', async () => {
-    const big = await app.inject({
+    const big = await t.app.inject({
       method: 'POST',
       url: '/v1/ext/leads/inquiries',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      headers: { 'x-api-key': t.key, 'content-type': 'application/json' },
       payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }),
     });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toEqual({ detail: 'Request body too large' });
-    const bad = await app.inject({ method: 'GET', url: '/v1/ext/properties/%E0%A4%A', headers: { 'x-api-key': key } });
+    const bad = await t.app.inject({ method: 'GET', url: '/v1/ext/properties/%E0%A4%A', headers: { 'x-api-key': t.key } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ detail: 'Bad Request' });
     expect(bad.headers['x-request-id']).toBeTruthy();
@@ -80,7 +67,7 @@ describe('HTTP', () => {
 
   it('answers a wrong method 405 Method Not Allowed with Allow', async () => {
     for (const url of ['/v1/ext/properties', '/v1/ext/properties/5', '/v1/ext/leads', '/v1/ext/me']) {
-      const r = await app.inject({ method: 'DELETE', url, headers: { 'x-api-key': key } });
+      const r = await t.app.inject({ method: 'DELETE', url, headers: { 'x-api-key': t.key } });
       expect(r.statusCode).toBe(405);
       expect(r.json()).toEqual({ detail: 'Method Not Allowed' });
       expect(r.headers.allow).toContain('GET');
@@ -89,17 +76,17 @@ describe('HTTP', () => {
 });
 
 it('takes a locations query parameter up to its 64 KiB limit over real HTTP (no bare 431 from the header size)', async () => {
-  const served = await buildApp({ db });
+  const served = await buildApp({ db: t.db });
   const address = await served.listen({ port: 0, host: '127.0.0.1' });
   try {
-    const { key } = await businessWithKey(db, 'Largo');
+    const { key: largo } = await businessWithKey(t.db, 'Largo');
     const ring = (n: number) => ({
       type: 'polygon',
       coordinates: Array.from({ length: n }, (_, i) => ({ lat: 40 + Math.sin(i) / 100, lng: -3.7 + Math.cos(i) / 100 })),
     });
     const fits = JSON.stringify(Array.from({ length: 30 }, () => ring(40))).slice(0, 65_536);
     const query = (text: string) =>
-      fetch(`${address}/v1/ext/properties?locations=${encodeURIComponent(text)}`, { headers: { 'x-api-key': key } });
+      fetch(`${address}/v1/ext/properties?locations=${encodeURIComponent(text)}`, { headers: { 'x-api-key': largo } });
     const atLimit = await query(fits.padEnd(65_536, ' '));
     expect(atLimit.status).toBe(200);
     const over = await query(fits.padEnd(65_537, ' '));

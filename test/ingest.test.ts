@@ -1,24 +1,12 @@
 /** POST /leads/ingest (spec §4.3; CONTRACT §6). */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import type { Db } from '../src/db/database.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { showLead } from '../src/services/leads.ts';
-import { appOn, businessWithKey, clearLeads, freshDb, get, post, snapshot } from './helpers.ts';
+import { clearLeads, snapshot } from './helpers/db.ts';
+import { get, post, withApp } from './helpers/http.ts';
 
-let db: Db;
-let app: FastifyInstance;
-let key: string;
+const t = withApp({ business: 'Alquileres Ebro' });
 
-beforeAll(async () => {
-  ({ db } = await freshDb());
-  ({ key } = await businessWithKey(db, 'Alquileres Ebro'));
-  app = await appOn(db);
-});
-afterAll(async () => {
-  await app.close();
-  await db.destroy();
-});
-beforeEach(() => clearLeads(db));
+beforeEach(() => clearLeads(t.db));
 
 function payload(contact: Record<string, unknown> = {}, search: Record<string, unknown> = {}) {
   return {
@@ -43,11 +31,11 @@ function payload(contact: Record<string, unknown> = {}, search: Record<string, u
   };
 }
 
-const onlyLead = async () => db.selectFrom('leads').selectAll().executeTakeFirstOrThrow();
+const onlyLead = async () => t.db.selectFrom('leads').selectAll().executeTakeFirstOrThrow();
 
 describe('POST /leads/ingest', () => {
   it('creates a rental-seeking demandante with the search mapped and the rest in the notes; no lead id in the answer', async () => {
-    const r = await post(app, '/leads/ingest', key, payload());
+    const r = await post(t.app, '/leads/ingest', t.key, payload());
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'ok', authenticated_as: 'Alquileres Ebro' });
     const lead = await onlyLead();
@@ -71,7 +59,7 @@ describe('POST /leads/ingest', () => {
         locations: [{ name: 'Zaragoza' }],
       },
     ]);
-    const notes = (await showLead(db, lead.id))!.notes[0].text;
+    const notes = (await showLead(t.db, lead.id))!.notes[0].text;
     for (const part of [
       '2026-12-01',
       'Personas: 2',
@@ -83,13 +71,13 @@ describe('POST /leads/ingest', () => {
     ]) {
       expect(notes).toContain(part);
     }
-    const jobs = await db.selectFrom('jobs').select('kind').orderBy('id').execute();
+    const jobs = await t.db.selectFrom('jobs').select('kind').orderBy('id').execute();
     expect(jobs.map((j) => j.kind)).toEqual(['match_lead', 'send_welcome']);
   });
 
   it('keeps non-numeric habs in the notes and a map area as the single location', async () => {
     const area = { type: 'circle', center: { lat: 41.65, lng: -0.88 }, radius: 1200 };
-    await post(app, '/leads/ingest', key, payload({}, { habs: 'dos o tres', budget: '800', location: area }));
+    await post(t.app, '/leads/ingest', t.key, payload({}, { habs: 'dos o tres', budget: '800', location: area }));
     const lead = await onlyLead();
     expect(JSON.parse(lead.search_preferences!)[0]).toEqual({
       operations: ['alquiler'],
@@ -98,7 +86,7 @@ describe('POST /leads/ingest', () => {
       casa: { price_rent_max: 800 },
       locations: [area],
     });
-    expect((await showLead(db, lead.id))!.notes[0].text).toContain('Habitaciones: dos o tres');
+    expect((await showLead(t.db, lead.id))!.notes[0].text).toContain('Habitaciones: dos o tres');
   });
 
   it.each([
@@ -112,54 +100,54 @@ describe('POST /leads/ingest', () => {
     ['then phone', { phoneE164: 'x', phone: '699 555 666' }, '+34699555666'],
     ['phoneRaw last', { phone: 'llámame', phoneRaw: '+33 6 12 34 56 78' }, '+33612345678'],
   ])('tries the phone fields in order: %s', async (_name, contact, expected) => {
-    const r = await post(app, '/leads/ingest', key, payload(contact));
+    const r = await post(t.app, '/leads/ingest', t.key, payload(contact));
     expect(r.status).toBe(200);
     expect((await onlyLead()).phone_number_1).toBe(expected);
   });
 
   it('answers the documented 422 string when no phone field is valid, storing nothing', async () => {
-    const before = await snapshot(db);
-    const r = await post(app, '/leads/ingest', key, payload({ phone: '123', phoneRaw: 'nada', phoneE164: null, areaCode: null }));
+    const before = await snapshot(t.db);
+    const r = await post(t.app, '/leads/ingest', t.key, payload({ phone: '123', phoneRaw: 'nada', phoneE164: null, areaCode: null }));
     expect(r.status).toBe(422);
     expect(r.body.detail).toMatch(/^Invalid phone number\. Use international format, e\.g\. \+\d+$/);
-    expect(await snapshot(db)).toBe(before);
+    expect(await snapshot(t.db)).toBe(before);
   });
 
   it('answers 200 without creating or updating anything when the phone exists', async () => {
-    await post(app, '/leads/ingest', key, payload());
-    const before = await snapshot(db);
-    const r = await post(app, '/leads/ingest', key, payload({ name: 'Otro', phone: '0034612345678' }, { budget: '1200' }));
+    await post(t.app, '/leads/ingest', t.key, payload());
+    const before = await snapshot(t.db);
+    const r = await post(t.app, '/leads/ingest', t.key, payload({ name: 'Otro', phone: '0034612345678' }, { budget: '1200' }));
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'ok', authenticated_as: 'Alquileres Ebro' });
-    expect(await snapshot(db)).toBe(before);
+    expect(await snapshot(t.db)).toBe(before);
   });
 
   it.each(['900€', '1.000', 'mil', '900,50', '900-', '-900', '900-700', '9 00'])(
     'answers 500 for the malformed budget %s and stores nothing',
     async (budget) => {
-      const before = await snapshot(db);
-      const r = await post(app, '/leads/ingest', key, payload({}, { budget }));
+      const before = await snapshot(t.db);
+      const r = await post(t.app, '/leads/ingest', t.key, payload({}, { budget }));
       expect(r.status).toBe(500);
       expect(r.body).toEqual({ detail: 'Internal Server Error' });
-      expect(await snapshot(db)).toBe(before);
+      expect(await snapshot(t.db)).toBe(before);
     },
   );
 
   it('answers 500 for a malformed budget even when the phone is already known', async () => {
-    await post(app, '/leads/ingest', key, payload());
-    const before = await snapshot(db);
-    const r = await post(app, '/leads/ingest', key, payload({}, { budget: '900€' }));
+    await post(t.app, '/leads/ingest', t.key, payload());
+    const before = await snapshot(t.db);
+    const r = await post(t.app, '/leads/ingest', t.key, payload({}, { budget: '900€' }));
     expect(r.status).toBe(500);
-    expect(await snapshot(db)).toBe(before);
+    expect(await snapshot(t.db)).toBe(before);
   });
 
   it('accepts an empty or missing budget', async () => {
-    expect((await post(app, '/leads/ingest', key, payload({}, { budget: '' }))).status).toBe(200);
-    expect((await post(app, '/leads/ingest', key, payload({ phone: '+34699000001' }, { budget: null }))).status).toBe(200);
+    expect((await post(t.app, '/leads/ingest', t.key, payload({}, { budget: '' }))).status).toBe(200);
+    expect((await post(t.app, '/leads/ingest', t.key, payload({ phone: '+34699000001' }, { budget: null }))).status).toBe(200);
   });
 
   it('reports every missing or mistyped field with its path', async () => {
-    const r = await post(app, '/leads/ingest', key, { id: 5, contact: { name: 'A' }, search: { budget: 900, location: 'Zaragoza' } });
+    const r = await post(t.app, '/leads/ingest', t.key, { id: 5, contact: { name: 'A' }, search: { budget: 900, location: 'Zaragoza' } });
     expect(r.status).toBe(422);
     expect(r.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc])).toEqual([
       ['string_type', ['body', 'id']],
@@ -173,8 +161,8 @@ describe('POST /leads/ingest', () => {
   });
 
   it('shows the ingest lead in GET /leads', async () => {
-    await post(app, '/leads/ingest', key, payload());
-    const list = await get(app, '/leads', key);
+    await post(t.app, '/leads/ingest', t.key, payload());
+    const list = await get(t.app, '/leads', t.key);
     expect(list.body.data[0]).toMatchObject({
       name: 'Luis Pérez',
       type: 'demandante',

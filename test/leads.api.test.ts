@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../src/db/database.ts';
 import { createLeadByHand } from '../src/services/leads.ts';
-import { appOn, businessWithKey, freshDb, get } from './helpers.ts';
+import { businessWithKey, freshDb } from './helpers/db.ts';
+import { appOn, get } from './helpers/http.ts';
 
 let db: Db;
 let app: FastifyInstance;

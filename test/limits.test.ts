@@ -9,7 +9,8 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/database.ts';
 import { DEFAULT_LIMITS, loadLimits, type Limits } from '../src/limits.ts';
-import { businessWithKey, freshDb, inmo, snapshot } from './helpers.ts';
+import { inmo } from './helpers/cli.ts';
+import { businessWithKey, freshDb, snapshot } from './helpers/db.ts';
 
 const SMALL_ENV = {
   INMO_MAX_BODY_BYTES: '2048',

@@ -10,7 +10,8 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_SECRET_KEY_FILE, sealSecret } from '../src/secrets.ts';
 import type { Db } from '../src/db/database.ts';
-import { businessWithKey, freshDb, inmo } from './helpers.ts';
+import { inmo } from './helpers/cli.ts';
+import { businessWithKey, freshDb } from './helpers/db.ts';
 
 const realHome = process.env.INMO_TEST_REAL_HOME!;
 const realKeyFile = join(realHome, '.config', 'inmo', 'secret.key');

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { CLIENT_TYPES_PATH, OPENAPI_PATH, renderClientTypes } from '../scripts/write-openapi.ts';
 import { useEveryOperation } from './client/every-operation.ts';
-import { appOn, businessWithKey, ENGINE, freshDb, importRecords, listing, REPO_ROOT } from './helpers.ts';
+import { businessWithKey, ENGINE, freshDb, importRecords, listing, REPO_ROOT } from './helpers/db.ts';
+import { appOn } from './helpers/http.ts';
 
 const run = promisify(execFile);
 const documentText = readFileSync(OPENAPI_PATH, 'utf8');

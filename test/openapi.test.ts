@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH, renderOpenApi } from '../scripts/write-openapi.ts';
-import { appOn, freshDb } from './helpers.ts';
+import { freshDb } from './helpers/db.ts';
+import { appOn } from './helpers/http.ts';
 
 describe('OpenAPI document', () => {
   it('is committed exactly as the code generates it (run `npm run openapi` after a schema change)', async () => {

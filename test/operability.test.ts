@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import { createDb, type Db } from '../src/db/database.ts';
+import { createDb } from '../src/db/database.ts';
 import { enqueueJob } from '../src/db/repositories/jobs.ts';
 import { toRfc3339 } from '../src/domain/time.ts';
 import { ManualClock } from '../src/jobs/clock.ts';
@@ -14,25 +14,15 @@ import { Worker } from '../src/jobs/worker.ts';
 import { serveMetricsOn } from '../src/http/operability.ts';
 import { connectChannel } from '../src/services/channels.ts';
 import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
-import { appOn, businessWithKey, ENGINE, freshDatabaseUrl, freshDb, get, post } from './helpers.ts';
+import { ENGINE, freshDatabaseUrl } from './helpers/db.ts';
+import { get, post, withApp } from './helpers/http.ts';
 
-let db: Db;
-let app: FastifyInstance;
-let key: string;
-let businessId: number;
+const t = withApp();
 let graph: FakeGraph;
-
 beforeAll(async () => {
-  ({ db } = await freshDb());
-  ({ key, businessId } = await businessWithKey(db));
-  app = await appOn(db);
   graph = await startFakeGraph();
 });
-afterAll(async () => {
-  await app.close();
-  await graph.close();
-  await db.destroy();
-});
+afterAll(() => graph.close());
 
 /** The value of one series of the exposition (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string>): number {
@@ -42,7 +32,7 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
-async function scrape(on: FastifyInstance = app): Promise<string> {
+async function scrape(on: FastifyInstance = t.app): Promise<string> {
   const response = await on.inject({ method: 'GET', url: '/metrics' });
   expect(response.statusCode).toBe(200);
   expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -51,11 +41,11 @@ async function scrape(on: FastifyInstance = app): Promise<string> {
 
 describe('GET /healthz and /readyz', () => {
   it('answer without a key, outside /v1/ext', async () => {
-    const health = await app.inject({ method: 'GET', url: '/healthz' });
+    const health = await t.app.inject({ method: 'GET', url: '/healthz' });
     expect([health.statusCode, health.json()]).toEqual([200, { status: 'ok' }]);
-    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect([ready.statusCode, ready.json()]).toEqual([200, { status: 'ready' }]);
-    expect((await app.inject({ method: 'GET', url: '/v1/ext/healthz' })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/v1/ext/healthz' })).statusCode).toBe(404);
   });
 
   it('/readyz is 503 while migrations are behind, naming them', async () => {
@@ -95,10 +85,10 @@ describe('GET /metrics', () => {
   it('counts requests by method, route template and status, with a latency histogram, per process', async () => {
     const before = await scrape();
     const route = { method: 'GET', route: '/v1/ext/properties/:property_id' };
-    expect((await get(app, '/properties/424242', key)).status).toBe(404);
-    expect((await get(app, '/properties/424243', key)).status).toBe(404);
-    expect((await get(app, '/properties/1')).status).toBe(401);
-    await app.inject({ method: 'GET', url: '/no/such/route' });
+    expect((await get(t.app, '/properties/424242', t.key)).status).toBe(404);
+    expect((await get(t.app, '/properties/424243', t.key)).status).toBe(404);
+    expect((await get(t.app, '/properties/1')).status).toBe(401);
+    await t.app.inject({ method: 'GET', url: '/no/such/route' });
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
     expect(delta('inmo_http_requests_total', { ...route, status: '404' })).toBe(2);
@@ -114,9 +104,9 @@ describe('GET /metrics', () => {
 
   it('tells jobs by kind and state, the wait of the oldest due job, and message sends by outcome', async () => {
     await connectChannel(
-      db,
+      t.db,
       {
-        businessId,
+        businessId: t.businessId,
         provider: 'whatsapp-cloud',
         phoneNumberId: '1099887766',
         tokenEnv: 'WA_TOKEN',
@@ -135,14 +125,14 @@ describe('GET /metrics', () => {
       contact: { name: 'Lucía', phone },
       search: {},
     });
-    expect((await post(app, '/leads/ingest', key, body('666100001'))).status).toBe(200);
-    expect((await post(app, '/leads/ingest', key, body('666100002'))).status).toBe(200);
+    expect((await post(t.app, '/leads/ingest', t.key, body('666100001'))).status).toBe(200);
+    expect((await post(t.app, '/leads/ingest', t.key, body('666100002'))).status).toBe(200);
     const queued = await scrape();
     expect(sample(queued, 'inmo_jobs', { kind: 'match_lead', state: 'pending' })).toBe(2);
     expect(sample(queued, 'inmo_jobs', { kind: 'send_welcome', state: 'pending' })).toBe(2);
 
     const clock = new ManualClock(new Date(Date.now() + 5 * 60_000));
-    const worker = new Worker({ db, clock, settings: { pollMs: 20, backoffMs: 60_000, leaseMs: 60_000 } });
+    const worker = new Worker({ db: t.db, clock, settings: { pollMs: 20, backoffMs: 60_000, leaseMs: 60_000 } });
     await worker.drain();
     const after = await scrape();
     const sends = (outcome: string) =>
@@ -156,16 +146,16 @@ describe('GET /metrics', () => {
     expect(sample(after, 'inmo_jobs_oldest_due_pending_age_seconds', {})).toBe(0);
 
     const tenMinutesAgo = toRfc3339(new Date(Date.now() - 600_000));
-    await enqueueJob(db, { businessId, leadId: null, kind: 'rematch_catalogue', runAt: tenMinutesAgo, now: tenMinutesAgo });
+    await enqueueJob(t.db, { businessId: t.businessId, leadId: null, kind: 'rematch_catalogue', runAt: tenMinutesAgo, now: tenMinutesAgo });
     const late = sample(await scrape(), 'inmo_jobs_oldest_due_pending_age_seconds', {});
     expect(late).toBeGreaterThanOrEqual(600);
     expect(late).toBeLessThan(700);
   });
 
   it('can be turned off, or served on a port of its own', async () => {
-    const off = await buildApp({ db, metrics: 'off' });
-    const counted = await buildApp({ db, metrics: 'counted' });
-    const own = await serveMetricsOn(db, '127.0.0.1', 0);
+    const off = await buildApp({ db: t.db, metrics: 'off' });
+    const counted = await buildApp({ db: t.db, metrics: 'counted' });
+    const own = await serveMetricsOn(t.db, '127.0.0.1', 0);
     try {
       expect((await off.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
       expect((await off.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
@@ -187,7 +177,7 @@ describe('GET /metrics', () => {
   });
 
   it('is not part of the /v1/ext OpenAPI document', async () => {
-    const doc = (await app.inject({ method: 'GET', url: '/v1/ext/openapi.json' })).json();
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/ext/openapi.json' })).json();
     expect(Object.keys(doc.paths).filter((p) => /healthz|readyz|metrics/.test(p))).toEqual([]);
   });
 });

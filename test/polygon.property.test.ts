@@ -6,12 +6,11 @@
  * users draw round coordinates: the case that used to split them.
  */
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database.ts';
+import { describe, expect, it } from 'vitest';
 import { areaContains, parseMapArea, pointInPolygon } from '../src/domain/geo.ts';
 import { CatalogueSnapshots, matchSearchPreferences } from '../src/services/matching.ts';
-import { appOn, businessWithKey, freshDb, get, importRecords, listing } from './helpers.ts';
+import { importRecords, listing } from './helpers/db.ts';
+import { get, withApp, type TestApp } from './helpers/http.ts';
 
 /** Grid of 0.01° around (40.00, -3.70): 13 × 13 positions. */
 const STEPS = 12;
@@ -19,16 +18,11 @@ const gridLat = (i: number) => Math.round((40 + i / 100) * 100) / 100;
 const gridLon = (j: number) => Math.round((-3.7 + j / 100) * 100) / 100;
 const PRIVACY = ['public', 'approximate', 'hidden'] as const;
 
-let db: Db;
-let app: FastifyInstance;
-let key: string;
-let businessId: number;
 /** Published position of every listing, by id. */
 const positions = new Map<number, { lat: number; lon: number }>();
 
-beforeAll(async () => {
-  ({ db } = await freshDb());
-  ({ key, businessId } = await businessWithKey(db));
+const t = withApp({ seed: importGrid });
+async function importGrid({ db, businessId }: TestApp): Promise<void> {
   const records = [];
   for (let i = 0; i <= STEPS; i++) {
     for (let j = 0; j <= STEPS; j++) {
@@ -40,17 +34,11 @@ beforeAll(async () => {
   expect(imported.rejected).toEqual([]);
   const rows = await db.selectFrom('properties').select(['id', 'pub_lat', 'pub_lon']).where('business_id', '=', businessId).execute();
   for (const row of rows) positions.set(row.id, { lat: row.pub_lat!, lon: row.pub_lon! });
-  app = await appOn(db);
-}, 60_000);
-
-afterAll(async () => {
-  await app.close();
-  await db.destroy();
-});
+}
 
 /** Ids GET /properties returns for these map areas. */
 async function apiIds(areas: unknown[]): Promise<number[]> {
-  const { status, body } = await get(app, `/properties?limit=1000&locations=${encodeURIComponent(JSON.stringify(areas))}`, key);
+  const { status, body } = await get(t.app, `/properties?limit=1000&locations=${encodeURIComponent(JSON.stringify(areas))}`, t.key);
   expect(status).toBe(200);
   return (body.data as Array<{ id: number }>).map((p) => p.id).sort((a, b) => a - b);
 }
@@ -66,7 +54,7 @@ function containedIds(entry: unknown): number[] {
 
 /** Ids a lead searching this area is matched to. */
 async function matchedIds(entry: unknown): Promise<number[]> {
-  const snapshot = await new CatalogueSnapshots().get(db, businessId);
+  const snapshot = await new CatalogueSnapshots().get(t.db, t.businessId);
   const result = matchSearchPreferences(JSON.stringify([{ locations: [entry] }]), snapshot, 100_000);
   return result.matches.map(([id]) => id).sort((a, b) => a - b);
 }

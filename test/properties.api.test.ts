@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../src/db/database.ts';
-import { appOn, businessWithKey, freshDb, get, importRecords, listing, snapshot } from './helpers.ts';
+import { businessWithKey, freshDb, importRecords, listing, snapshot } from './helpers/db.ts';
+import { appOn, get } from './helpers/http.ts';
 
 let db: Db;
 let app: FastifyInstance;

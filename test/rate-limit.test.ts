@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/database.ts';
-import { businessWithKey, freshDb, snapshot } from './helpers.ts';
+import { businessWithKey, freshDb, snapshot } from './helpers/db.ts';
 
 let db: Db;
 let app: FastifyInstance;

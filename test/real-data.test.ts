@@ -9,7 +9,8 @@ import { sql } from 'kysely';
 import type { Db } from '../src/db/database.ts';
 import { importCatalogueFile, type ImportSummary } from '../src/services/catalogue-import.ts';
 import { CatalogueSnapshots, matchSearchPreferences } from '../src/services/matching.ts';
-import { appOn, businessWithKey, CATALOGUES, ENGINE, freshDb, get, readCatalogue } from './helpers.ts';
+import { businessWithKey, CATALOGUES, ENGINE, freshDb, readCatalogue } from './helpers/db.ts';
+import { appOn, get } from './helpers/http.ts';
 
 type Rec = Record<string, any>;
 type Published = Record<string, any> & { id: number };

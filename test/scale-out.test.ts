@@ -10,7 +10,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { connectChannel } from '../src/services/channels.ts';
 import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
-import { BIN, businessWithKey, freshDb, importRecords, listing, REPO_ROOT, startServe, type Served } from './helpers.ts';
+import { BIN } from './helpers/cli.ts';
+import { businessWithKey, freshDb, importRecords, listing, REPO_ROOT } from './helpers/db.ts';
+import { startServe, type Served } from './helpers/processes.ts';
 
 const PHONES = 250;
 

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { createDb } from '../src/db/database.ts';
 import { openSecret, sealSecret, SecretKeyMismatchError, secretKey } from '../src/secrets.ts';
 import { startFakeGraph } from './fake-graph.ts';
-import { freshDatabaseUrl, inmo, snapshot, startServe } from './helpers.ts';
+import { inmo } from './helpers/cli.ts';
+import { freshDatabaseUrl, snapshot } from './helpers/db.ts';
+import { startServe } from './helpers/processes.ts';
 
 describe('sealing', () => {
   it('opens what it sealed, only with the same key; a value stored before sealing reads as it is', () => {

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { SCOPES, type Scope } from '../src/domain/api-key.ts';
 import { createApiKey, revokeApiKey } from '../src/services/api-keys.ts';
-import { appOn, businessWithKey, freshDb, importRecords, listing, snapshot } from './helpers.ts';
+import { businessWithKey, freshDb, importRecords, listing, snapshot } from './helpers/db.ts';
+import { appOn } from './helpers/http.ts';
 
 let db: Db;
 let app: FastifyInstance;

@@ -5,7 +5,8 @@
  */
 import { expect, it } from 'vitest';
 import { createDb } from '../src/db/database.ts';
-import { businessWithKey, freshDb, startServe } from './helpers.ts';
+import { businessWithKey, freshDb } from './helpers/db.ts';
+import { startServe } from './helpers/processes.ts';
 
 const serve = (url: string) =>
   startServe({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', INMO_RATE_LIMIT_POST_PER_IP: '0', INMO_WORKER_POLL_MS: '50' });

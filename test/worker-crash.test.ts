@@ -12,7 +12,9 @@ import { buildApp } from '../src/app.ts';
 import type { Db } from '../src/db/database.ts';
 import { connectChannel } from '../src/services/channels.ts';
 import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
-import { BIN, businessWithKey, freshDb, importRecords, listing, post, REPO_ROOT } from './helpers.ts';
+import { BIN } from './helpers/cli.ts';
+import { businessWithKey, freshDb, importRecords, listing, REPO_ROOT } from './helpers/db.ts';
+import { post } from './helpers/http.ts';
 
 const RUNS = 50;
 const FAILPOINTS = ['job:claimed', 'match:computed', 'message:sending', 'message:called', 'job:finished'];

@@ -14,7 +14,9 @@ import { backoffDelayMs, Worker, type WorkerLogger, type WorkerSettings } from '
 import { connectChannel } from '../src/services/channels.ts';
 import { showLead } from '../src/services/leads.ts';
 import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
-import { businessWithKey, freshDb, importRecords, inmo, listing, post } from './helpers.ts';
+import { inmo } from './helpers/cli.ts';
+import { businessWithKey, freshDb, importRecords, listing } from './helpers/db.ts';
+import { post } from './helpers/http.ts';
 
 const TOKEN = 'EAAG-secret-token-do-not-print';
 const SETTINGS: Partial<WorkerSettings> = { backoffMs: 60_000, maxBackoffMs: 3_600_000, maxAttempts: 3, leaseMs: 60_000, pollMs: 20 };

@@ -8,7 +8,8 @@ import { Parser } from 'htmlparser2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { plainText, sanitizeDescription } from '../src/domain/html.ts';
-import { appOn, businessWithKey, freshDb, get, importRecords, listing } from './helpers.ts';
+import { businessWithKey, freshDb, importRecords, listing } from './helpers/db.ts';
+import { appOn, get } from './helpers/http.ts';
 
 /** Vectors from the usual filter-evasion cheat sheets, as agencies' HTML might carry them. */
 const VECTORS = [

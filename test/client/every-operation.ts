@@ -75,7 +75,25 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
           operations: ['venta'],
           property_types: ['apartamento'],
           apartamento: { bedrooms_min: 2, price_max: 300_000 },
-          locations: [{ name: 'Madrid' }, ...around],
+          // Every way of writing an area is typed: `lon` for `lng`, a GeoJSON geometry instead of the fields.
+          locations: [
+            { name: 'Madrid' },
+            ...around,
+            { type: 'marker', lat: 40.42, lon: -3.7, radius: 300 },
+            {
+              type: 'polygon',
+              geometry: {
+                type: 'Polygon',
+                coordinates: [
+                  [
+                    [-3.71, 40.42],
+                    [-3.69, 40.43],
+                    [-3.68, 40.41],
+                  ],
+                ],
+              },
+            },
+          ],
         },
       ],
     },

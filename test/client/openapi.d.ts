@@ -333,7 +333,13 @@ export interface components {
          *       "detail": "API key has expired"
          *     }
          * @example {
+         *       "detail": "API key lacks the scope this operation requires: properties:read"
+         *     }
+         * @example {
          *       "detail": "API key lacks the scope this operation requires: leads:read"
+         *     }
+         * @example {
+         *       "detail": "API key lacks the scope this operation requires: leads:ingest"
          *     }
          */
         Unauthorized: {
@@ -357,151 +363,169 @@ export interface components {
             /** @description City, province or district; case- and accent-insensitive. */
             name: string;
         };
-        /** @description A map area of CONTRACT §4; a listing is in it when its published position is. */
+        /** @description A map area of CONTRACT §4; a listing is in it when its published position is. An object of any other `type` that carries a GeoJSON `geometry` is read as that geometry too. */
         MapArea: components["schemas"]["CircleArea"] | components["schemas"]["PointArea"] | components["schemas"]["MarkerArea"] | components["schemas"]["RectangleArea"] | components["schemas"]["PolygonArea"];
         /** @description A circle: centre and radius in metres. */
         CircleArea: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @enum {string} */
             type: "circle";
-            center: {
-                /** @description Decimal degrees. */
-                lat: number;
-                /** @description Decimal degrees; may also be spelled `lon`. */
-                lng: number;
-            };
-            /** @description Metres, great-circle distance. */
+            center: components["schemas"]["LatLng"];
+            /** @description Metres, great-circle distance (at most half the Earth’s circumference). */
             radius: number;
-            /** @description GeoJSON (RFC 7946) `Point` (with the area’s `radius`, default 500 m) or `Polygon`; used instead of the other fields. */
-            geometry?: {
-                /** @enum {string} */
-                type: "Point";
-                /** @description `[lng, lat]`. */
-                coordinates: number[];
-            } | {
-                /** @enum {string} */
-                type: "Polygon";
-                /** @description Rings of `[lng, lat]` positions; the first (outer) ring is used. */
-                coordinates: number[][][];
-            };
-        };
-        /** @description A point and a radius (500 m by default). */
-        PointArea: {
+        } | {
+            /** @enum {string} */
+            type: "circle";
+            geometry: components["schemas"]["GeoJsonGeometry"];
             /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
+             * @default 500
              */
+            radius?: number;
+        };
+        /** @description A point and a radius (500 m by default); `lng` may be spelled `lon`. */
+        PointArea: {
+            /** @enum {string} */
             type: "point";
             /** @description Decimal degrees. */
             lat: number;
-            /** @description Decimal degrees; may also be spelled `lon`. */
+            /** @description Decimal degrees. */
             lng: number;
             /**
-             * @description Metres, great-circle distance.
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
              * @default 500
              */
             radius?: number;
-            /** @description GeoJSON (RFC 7946) `Point` (with the area’s `radius`, default 500 m) or `Polygon`; used instead of the other fields. */
-            geometry?: {
-                /** @enum {string} */
-                type: "Point";
-                /** @description `[lng, lat]`. */
-                coordinates: number[];
-            } | {
-                /** @enum {string} */
-                type: "Polygon";
-                /** @description Rings of `[lng, lat]` positions; the first (outer) ring is used. */
-                coordinates: number[][][];
-            };
-        };
-        /** @description A marker and a radius (500 m by default). */
-        MarkerArea: {
+        } | {
+            /** @enum {string} */
+            type: "point";
+            /** @description Decimal degrees. */
+            lat: number;
+            /** @description Decimal degrees. */
+            lon: number;
             /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
+             * @default 500
              */
+            radius?: number;
+        } | {
+            /** @enum {string} */
+            type: "point";
+            geometry: components["schemas"]["GeoJsonGeometry"];
+            /**
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
+             * @default 500
+             */
+            radius?: number;
+        };
+        /** @description A marker and a radius (500 m by default); `lng` may be spelled `lon`. */
+        MarkerArea: {
+            /** @enum {string} */
             type: "marker";
             /** @description Decimal degrees. */
             lat: number;
-            /** @description Decimal degrees; may also be spelled `lon`. */
+            /** @description Decimal degrees. */
             lng: number;
             /**
-             * @description Metres, great-circle distance.
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
              * @default 500
              */
             radius?: number;
-            /** @description GeoJSON (RFC 7946) `Point` (with the area’s `radius`, default 500 m) or `Polygon`; used instead of the other fields. */
-            geometry?: {
-                /** @enum {string} */
-                type: "Point";
-                /** @description `[lng, lat]`. */
-                coordinates: number[];
-            } | {
-                /** @enum {string} */
-                type: "Polygon";
-                /** @description Rings of `[lng, lat]` positions; the first (outer) ring is used. */
-                coordinates: number[][][];
-            };
+        } | {
+            /** @enum {string} */
+            type: "marker";
+            /** @description Decimal degrees. */
+            lat: number;
+            /** @description Decimal degrees. */
+            lon: number;
+            /**
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
+             * @default 500
+             */
+            radius?: number;
+        } | {
+            /** @enum {string} */
+            type: "marker";
+            geometry: components["schemas"]["GeoJsonGeometry"];
+            /**
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
+             * @default 500
+             */
+            radius?: number;
         };
         /** @description A rectangle; `west` > `east` crosses the antimeridian. */
         RectangleArea: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @enum {string} */
             type: "rectangle";
-            /** @description Inclusive bounds. */
+            /** @description Inclusive bounds; `south` ≤ `north`. */
             bounds: {
                 /** @description Decimal degrees. */
                 south: number;
-                /** @description Decimal degrees; may also be spelled `lon`. */
+                /** @description Decimal degrees. */
                 west: number;
                 /** @description Decimal degrees. */
                 north: number;
-                /** @description Decimal degrees; may also be spelled `lon`. */
+                /** @description Decimal degrees. */
                 east: number;
             };
-            /** @description GeoJSON (RFC 7946) `Point` (with the area’s `radius`, default 500 m) or `Polygon`; used instead of the other fields. */
-            geometry?: {
-                /** @enum {string} */
-                type: "Point";
-                /** @description `[lng, lat]`. */
-                coordinates: number[];
-            } | {
-                /** @enum {string} */
-                type: "Polygon";
-                /** @description Rings of `[lng, lat]` positions; the first (outer) ring is used. */
-                coordinates: number[][][];
-            };
+        } | {
+            /** @enum {string} */
+            type: "rectangle";
+            geometry: components["schemas"]["GeoJsonGeometry"];
+            /**
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
+             * @default 500
+             */
+            radius?: number;
         };
         /** @description A closed polygon: a position on an edge or a vertex is inside. */
         PolygonArea: {
+            /** @enum {string} */
+            type: "polygon";
+            /** @description The ring, closed or not; either winding. */
+            coordinates: components["schemas"]["LatLng"][];
+        } | {
+            /** @enum {string} */
+            type: "polygon";
+            geometry: components["schemas"]["GeoJsonGeometry"];
+            /**
+             * @description Metres, great-circle distance (at most half the Earth’s circumference).
+             * @default 500
+             */
+            radius?: number;
+        };
+        /** @description A position in decimal degrees; `lng` may be spelled `lon`. */
+        LatLng: {
+            /** @description Decimal degrees. */
+            lat: number;
+            /** @description Decimal degrees. */
+            lng: number;
+        } | {
+            /** @description Decimal degrees. */
+            lat: number;
+            /** @description Decimal degrees. */
+            lon: number;
+        };
+        /** @description GeoJSON (RFC 7946) geometry, `[lng, lat]` order: `Point` or `Polygon`. */
+        GeoJsonGeometry: components["schemas"]["GeoJsonPoint"] | components["schemas"]["GeoJsonPolygon"];
+        /** @description A GeoJSON `Point`: the circle of the area’s `radius` (500 m by default) around it. */
+        GeoJsonPoint: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "polygon";
-            /** @description The ring, not closed; either winding. */
-            coordinates: {
-                /** @description Decimal degrees. */
-                lat: number;
-                /** @description Decimal degrees; may also be spelled `lon`. */
-                lng: number;
-            }[];
-            /** @description GeoJSON (RFC 7946) `Point` (with the area’s `radius`, default 500 m) or `Polygon`; used instead of the other fields. */
-            geometry?: {
-                /** @enum {string} */
-                type: "Point";
-                /** @description `[lng, lat]`. */
-                coordinates: number[];
-            } | {
-                /** @enum {string} */
-                type: "Polygon";
-                /** @description Rings of `[lng, lat]` positions; the first (outer) ring is used. */
-                coordinates: number[][][];
-            };
+            type: "Point";
+            /** @description `[lng, lat]`, decimal degrees. */
+            coordinates: number[];
+        };
+        /** @description A GeoJSON `Polygon`: its outer ring, a position on an edge or a vertex being inside. */
+        GeoJsonPolygon: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Polygon";
+            /** @description Linear rings; the first (outer) one is the area, closed or not. */
+            coordinates: number[][][];
         };
     };
     responses: never;
