@@ -3,14 +3,12 @@
  * enforces them, each with its clear error, and documents them in its OpenAPI; `inmo` reads
  * them from the environment into its config.
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
+import { expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import type { Db } from '../src/db/database.ts';
 import { DEFAULT_LIMITS, loadLimits, type Limits } from '../src/limits.ts';
 import { inmo } from './helpers/cli.ts';
-import { businessWithKey, freshDb, snapshot } from './helpers/db.ts';
+import { snapshot } from './helpers/db.ts';
+import { withApp } from './helpers/http.ts';
 
 const SMALL_ENV = {
   INMO_MAX_BODY_BYTES: '2048',
@@ -32,28 +30,12 @@ const SMALL: Limits = {
   locationsQueryChars: 600,
 };
 
-let db: Db;
-let url: string;
-let key: string;
-let base: string;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  ({ db, url } = await freshDb());
-  ({ key } = await businessWithKey(db));
-  app = await buildApp({ db, limits: SMALL });
-  base = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/ext`;
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.destroy();
-});
+const t = withApp({ app: { limits: SMALL }, listen: true });
 
 const post = async (path: string, body: unknown) => {
-  const response = await fetch(`${base}${path}`, {
+  const response = await fetch(`${t.base}${path}`, {
     method: 'POST',
-    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    headers: { 'x-api-key': t.key, 'content-type': 'application/json' },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
@@ -65,7 +47,7 @@ const square = (n: number) => ({
 });
 
 it('enforces each configured limit with its error, and stores nothing', async () => {
-  const before = await snapshot(db);
+  const before = await snapshot(t.db);
   const big = await post('/leads/inquiries', inquiry({ notes: 'x'.repeat(3000) }));
   expect(big).toEqual({ status: 413, body: { detail: 'Request body too large' } });
 
@@ -84,10 +66,10 @@ it('enforces each configured limit with its error, and stores nothing', async ()
     inquiry({ search_preferences: [{ locations: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }] }),
   );
   expect(areas.body.detail).toEqual([expect.objectContaining({ type: 'too_long', loc: ['body', 'search_preferences', 0, 'locations'] })]);
-  expect(await snapshot(db)).toBe(before);
+  expect(await snapshot(t.db)).toBe(before);
 
   const get = async (query: string) => {
-    const response = await fetch(`${base}/properties?locations=${encodeURIComponent(query)}`, { headers: { 'x-api-key': key } });
+    const response = await fetch(`${t.base}/properties?locations=${encodeURIComponent(query)}`, { headers: { 'x-api-key': t.key } });
     return { status: response.status, body: await response.json() };
   };
   expect((await get(JSON.stringify([square(4)]))).status).toBe(200);
@@ -101,7 +83,7 @@ it('enforces each configured limit with its error, and stores nothing', async ()
 });
 
 it('documents the configured limits in its OpenAPI document', async () => {
-  const doc = await (await fetch(`${base}/openapi.json`)).json();
+  const doc = await (await fetch(`${t.base}/openapi.json`)).json();
   const inquirySchema = doc.paths['/leads/inquiries'].post.requestBody.content['application/json'].schema;
   expect(inquirySchema.properties.name.maxLength).toBe(10);
   expect(JSON.stringify(inquirySchema.properties.search_preferences)).toContain('"maxItems":2');
@@ -120,6 +102,6 @@ it('reads the limits from the environment into the config, with a clear error fo
     locationsQueryChars: 65_536,
   });
   expect(() => loadLimits({ INMO_MAX_NAME: '0' })).toThrow('INMO_MAX_NAME must be a positive integer, got "0"');
-  const refused = await inmo({ ...process.env, DATABASE_URL: url, INMO_MAX_STRING: 'lots' }, 'migrate', '--json');
+  const refused = await inmo({ ...process.env, DATABASE_URL: t.url, INMO_MAX_STRING: 'lots' }, 'migrate', '--json');
   expect(refused.json).toEqual({ error: 'INMO_MAX_STRING must be a positive integer, got "lots"' });
 });

@@ -1,33 +1,24 @@
 /** Rate limits (issue 6): per key on every route, per client IP on the POST endpoints; a throttled request stores nothing. */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import type { Db } from '../src/db/database.ts';
-import { businessWithKey, freshDb, snapshot } from './helpers/db.ts';
+import { businessWithKey, snapshot } from './helpers/db.ts';
+import { withApp } from './helpers/http.ts';
 
-let db: Db;
-let app: FastifyInstance;
-let keyA: string;
 let keyB: string;
-
-beforeAll(async () => {
-  ({ db } = await freshDb());
-  keyA = (await businessWithKey(db, 'A')).key;
-  keyB = (await businessWithKey(db, 'B')).key;
-  app = await buildApp({ db, rateLimits: { perKeyPerMinute: 5, postPerIpPerMinute: 3 } });
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.destroy();
+const t = withApp({
+  business: 'A',
+  app: { rateLimits: { perKeyPerMinute: 5, postPerIpPerMinute: 3 } },
+  seed: async ({ db }) => {
+    keyB = (await businessWithKey(db, 'B')).key;
+  },
 });
 
 const me = (key: string | undefined, ip = '203.0.113.1') =>
-  app.inject({ method: 'GET', url: '/v1/ext/me', headers: key ? { 'x-api-key': key } : {}, remoteAddress: ip });
+  t.app.inject({ method: 'GET', url: '/v1/ext/me', headers: key ? { 'x-api-key': key } : {}, remoteAddress: ip });
 
 const ingest = (key: string, phone: string, ip: string) =>
-  app.inject({
+  t.app.inject({
     method: 'POST',
     url: '/v1/ext/leads/ingest',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
@@ -39,7 +30,7 @@ describe('per key', () => {
   it('counts down in RateLimit headers, then answers 429 with Retry-After and a detail; other keys are not affected', async () => {
     const remaining: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const response = await me(keyA);
+      const response = await me(t.key);
       expect(response.statusCode).toBe(200);
       expect(response.headers['ratelimit-limit']).toBe('5');
       expect(Number(response.headers['ratelimit-reset'])).toBeGreaterThan(0);
@@ -47,10 +38,10 @@ describe('per key', () => {
     }
     expect(remaining).toEqual(['4', '3', '2', '1', '0']);
     // Both header forms name the same key: the Authorization form is counted with it.
-    const throttled = await app.inject({
+    const throttled = await t.app.inject({
       method: 'GET',
       url: '/v1/ext/me',
-      headers: { authorization: `ApiKey ${keyA}` },
+      headers: { authorization: `ApiKey ${t.key}` },
       remoteAddress: '198.51.100.7',
     });
     expect(throttled.statusCode).toBe(429);
@@ -60,7 +51,7 @@ describe('per key', () => {
   });
 
   it('made-up secrets with a real key id do not spend that key’s allowance', async () => {
-    const { key, keyId } = await businessWithKey(db, 'E');
+    const { key, keyId } = await businessWithKey(t.db, 'E');
     for (let i = 0; i < 8; i++) expect((await me(`AC_LIVE_${keyId}.${String(i).repeat(43)}`, '192.0.2.77')).statusCode).not.toBe(200);
     expect((await me(key)).statusCode).toBe(200);
   });
@@ -74,23 +65,23 @@ describe('per key', () => {
 
 describe('per client IP on the POST endpoints', () => {
   it('refuses the fourth lead from one IP in a minute, stores nothing for it, and lets other IPs in', async () => {
-    const { key } = await businessWithKey(db, 'C');
+    const { key } = await businessWithKey(t.db, 'C');
     for (let i = 0; i < 3; i++) expect((await ingest(key, `61200000${i}`, '198.51.100.20')).statusCode).toBe(200);
-    const before = await snapshot(db);
+    const before = await snapshot(t.db);
     const refused = await ingest(key, '612000009', '198.51.100.20');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBeDefined();
     // The refusal reports the per-IP limit, not the key's.
     expect([refused.headers['ratelimit-limit'], refused.headers['ratelimit-remaining']]).toEqual(['3', '0']);
     expect(refused.json().detail).toMatch(/^Too many requests/);
-    expect(await snapshot(db)).toBe(before);
+    expect(await snapshot(t.db)).toBe(before);
     expect((await ingest(key, '612000009', '198.51.100.21')).statusCode).toBe(200);
   });
 });
 
 it('behind a trusted proxy, counts the client address the proxy forwards', async () => {
-  const { key } = await businessWithKey(db, 'D');
-  const proxied = await buildApp({ db, trustProxy: ['127.0.0.1'], rateLimits: { perKeyPerMinute: 0, postPerIpPerMinute: 1 } });
+  const { key } = await businessWithKey(t.db, 'D');
+  const proxied = await buildApp({ db: t.db, trustProxy: ['127.0.0.1'], rateLimits: { perKeyPerMinute: 0, postPerIpPerMinute: 1 } });
   const send = (client: string, phone: string) =>
     proxied.inject({
       method: 'POST',
