@@ -107,8 +107,10 @@ function resolve(schema: Schema): Schema {
  */
 function valueOf(input: Schema, valid: boolean, depth = 0, name?: string): fc.Arbitrary<unknown> {
   const schema = resolve(input);
-  // Hints are for free-text fields; a field with a closed set of values keeps its schema's.
-  const hint = name !== undefined && !JSON.stringify(schema).includes('"enum"') ? HINTS[name] : undefined;
+  // Hints are for free-text fields; a field with a closed set of values keeps its schema's,
+  // unless it is read case-insensitively (the inquiry `type`: its mixed-case and unknown spellings matter).
+  const open = !JSON.stringify(schema).includes('"enum"') || schema['x-case-insensitive'] === true;
+  const hint = name !== undefined && open ? HINTS[name] : undefined;
   if (valid) return hint ? hint.valid : validValueOf(schema, true, depth);
   const value = hint ? fc.oneof(hint.valid, hint.any) : validValueOf(schema, false, depth);
   return depth > 4 ? value : fc.oneof({ weight: 6, arbitrary: value }, { weight: 1, arbitrary: junk });

@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { SCOPES } from '../domain/api-key.ts';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../domain/lead-rules.ts';
-import { InmoError } from '../errors.ts';
+import { ERRORS, InmoError, type ErrorCode } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 import { searchEntry } from './lead-requests.ts';
@@ -221,34 +221,49 @@ export const ValidationError = Type.Object(
   { $id: 'ValidationError', description: 'Pydantic v2-shaped: every fault of the request at once.' },
 );
 
-/** Every 401 detail (src/errors.ts), as examples: which scope is missing is part of the message. */
-const UNAUTHORIZED_EXAMPLES = (['KEY_MISSING', 'KEY_MALFORMED', 'KEY_SCHEME', 'KEY_INVALID', 'KEY_REVOKED', 'KEY_EXPIRED'] as const)
-  .map((code) => ({ detail: new InmoError(code).detail }))
-  .concat([{ detail: new InmoError('KEY_LACKS_SCOPE', { scope: 'leads:read' }).detail }]);
+/**
+ * Every 401 body a client can meet (CONTRACT §3), as the named examples of the 401 response
+ * (`x-examples` becomes the media type's `examples`, which the interactive docs offer in a
+ * list): each fixed detail of the error catalogue (src/errors.ts), keyed by its code, and the
+ * missing-scope one for each scope, which it names. Read from the catalogue, so a new 401
+ * there is documented here without a second copy.
+ */
+const UNAUTHORIZED_EXAMPLES = Object.fromEntries(
+  (Object.keys(ERRORS) as ErrorCode[])
+    .filter((code) => ERRORS[code].status === 401)
+    .flatMap((code): Array<[string, { summary?: string; value: { detail: string } }]> => {
+      const detail = ERRORS[code].detail;
+      if (typeof detail === 'string') return [[code, { value: { detail } }]];
+      // A message with parameters needs its own examples; failing here says so at start-up.
+      if (code !== 'KEY_LACKS_SCOPE') throw new Error(`No OpenAPI example for the 401 ${code}`);
+      return SCOPES.map((scope) => [
+        `${code}_${scope.replace(':', '_').toUpperCase()}`,
+        { summary: `The operation requires ${scope}`, value: { detail: new InmoError(code, { scope }).detail } },
+      ]);
+    }),
+);
 
-export const Unauthorized = Type.Object(
-  { detail: Type.String({ description: 'One of a few fixed sentences that say what to do.' }) },
-  { $id: 'Unauthorized', examples: UNAUTHORIZED_EXAMPLES },
+/**
+ * The 401 body, written out in each operation rather than a `$ref`'d component: @fastify/swagger
+ * drops every sibling of a `$ref`, and so the examples with it.
+ */
+const Unauthorized = Type.Object(
+  { detail: Type.String({ description: 'One of a few fixed sentences that say what to do (see the examples).' }) },
+  {
+    'x-response-description': 'Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names).',
+    'x-examples': UNAUTHORIZED_EXAMPLES,
+  },
 );
 
 /** Schemas referenced by `$ref` from the routes, for `limits`; registered with `app.addSchema`. */
-export const sharedSchemas = (limits: Limits) => [
-  Property,
-  leadSchema(limits),
-  PlainError,
-  Unauthorized,
-  ValidationError,
-  ...locationSchemas,
-];
+export const sharedSchemas = (limits: Limits) => [Property, leadSchema(limits), PlainError, ValidationError, ...locationSchemas];
 
 /** The error responses every API route shares (spec §7). */
 export const commonErrors = {
   400: Type.Ref('PlainError', {
     description: 'The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length).',
   }),
-  401: Type.Ref('Unauthorized', {
-    description: 'Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names).',
-  }),
+  401: Unauthorized,
   422: Type.Ref('ValidationError', { description: 'A path parameter, query parameter or body field is invalid.' }),
   429: Type.Ref('PlainError', {
     description:

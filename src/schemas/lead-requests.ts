@@ -147,7 +147,12 @@ export function leadRequestSchemas(limits: Limits) {
 
   const IngestBody = Type.Object({
     id: Type.String({ maxLength: limits.stringChars, description: 'Submission identifier; not stored.' }),
-    createdAt: Type.String({ maxLength: 64, description: 'ISO 8601 submission time; not stored.' }),
+    // `format` is an annotation (OpenAPI 3.1): the validator checks only the length, as before.
+    createdAt: Type.String({
+      maxLength: 64,
+      format: 'date-time',
+      description: 'ISO 8601 submission time, RFC 3339 preferred; any text is accepted, and not stored.',
+    }),
     source: Type.String({ maxLength: limits.stringChars, description: 'Stored as the lead source.' }),
     sourcePage: Type.String({ maxLength: limits.stringChars, description: 'URL of the form page; added to the notes.' }),
     contact: Type.Object({

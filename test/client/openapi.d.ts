@@ -313,39 +313,6 @@ export interface components {
             /** @description English sentence for logs, not for end users. */
             detail: string;
         };
-        /**
-         * @example {
-         *       "detail": "Missing API key: send it in the X-Api-Key header"
-         *     }
-         * @example {
-         *       "detail": "Malformed API key"
-         *     }
-         * @example {
-         *       "detail": "Unsupported authorization scheme: send the key in the X-Api-Key header or as Authorization: ApiKey <key>"
-         *     }
-         * @example {
-         *       "detail": "Invalid API key"
-         *     }
-         * @example {
-         *       "detail": "API key has been revoked"
-         *     }
-         * @example {
-         *       "detail": "API key has expired"
-         *     }
-         * @example {
-         *       "detail": "API key lacks the scope this operation requires: properties:read"
-         *     }
-         * @example {
-         *       "detail": "API key lacks the scope this operation requires: leads:read"
-         *     }
-         * @example {
-         *       "detail": "API key lacks the scope this operation requires: leads:ingest"
-         *     }
-         */
-        Unauthorized: {
-            /** @description One of a few fixed sentences that say what to do. */
-            detail: string;
-        };
         /** @description Pydantic v2-shaped: every fault of the request at once. */
         ValidationError: {
             detail: {
@@ -578,7 +545,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Unauthorized"];
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
                 };
             };
             /** @description A path parameter, query parameter or body field is invalid. */
@@ -678,7 +648,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Unauthorized"];
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
                 };
             };
             /** @description A path parameter, query parameter or body field is invalid. */
@@ -748,7 +721,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Unauthorized"];
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
                 };
             };
             /** @description Not existing, not public, or sold, rented or withdrawn. */
@@ -833,7 +809,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Unauthorized"];
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
                 };
             };
             /** @description A path parameter, query parameter or body field is invalid. */
@@ -1046,7 +1025,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Unauthorized"];
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
                 };
             };
             /** @description A lead with this primary phone and a name exists; treat it as already present and do not retry. */
@@ -1108,7 +1090,10 @@ export interface operations {
                 "application/json": {
                     /** @description Submission identifier; not stored. */
                     id: string;
-                    /** @description ISO 8601 submission time; not stored. */
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 submission time, RFC 3339 preferred; any text is accepted, and not stored.
+                     */
                     createdAt: string;
                     /** @description Stored as the lead source. */
                     source: string;
@@ -1167,7 +1152,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Unauthorized"];
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
                 };
             };
             /** @description Request body larger than the configured limit (1 MiB by default; CONTRACT §8). */
