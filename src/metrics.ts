@@ -16,7 +16,7 @@
  * (several `inmo serve` and `inmo worker`) can be told apart and summed.
  */
 import { hostname } from 'node:os';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
 import type { Db } from './db/database.ts';
 import { jobStatistics } from './db/repositories/jobs.ts';
 import { toRfc3339 } from './domain/time.ts';
@@ -26,20 +26,57 @@ export const registry = new Registry();
 registry.setDefaultLabels({ process: `${hostname()}:${process.pid}` });
 collectDefaultMetrics({ register: registry, prefix: 'inmo_' });
 
-const httpRequests = new Counter({
-  name: 'inmo_http_requests_total',
-  help: 'HTTP requests answered, by method, route template and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [registry],
-});
+/** Upper bounds of the latency histogram's buckets, seconds. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-const httpDuration = new Histogram({
+/** The requests of one (method, route, status): count, summed seconds, and per-bucket counts. */
+interface RequestSeries {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative; the last slot is `+Inf`). */
+  buckets: number[];
+}
+
+/**
+ * Requests are tallied in plain numbers and turned into prom-client's series only when
+ * scraped: prom-client hashes the label set on every observation, which cost about 10 µs a
+ * request (a sixth of a cached GET /properties, measured with wrk).
+ */
+const requestSeries = new Map<string, RequestSeries>();
+
+registry.registerMetric({
+  name: 'inmo_http_requests_total',
+  get: async () => ({
+    name: 'inmo_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    type: 'counter',
+    aggregator: 'sum',
+    values: [...requestSeries.values()].map((s) => ({ labels: s.labels, value: s.count })),
+  }),
+} as unknown as Metric);
+
+registry.registerMetric({
   name: 'inmo_http_request_duration_seconds',
-  help: 'Time from the arrival of a request to its response, seconds.',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  registers: [registry],
-});
+  get: async () => ({
+    name: 'inmo_http_request_duration_seconds',
+    help: 'Time from the arrival of a request to its response, seconds.',
+    type: 'histogram',
+    aggregator: 'sum',
+    values: [...requestSeries.values()].flatMap((s) => {
+      let cumulative = 0;
+      const buckets = [...LATENCY_BUCKETS, '+Inf' as const].map((le, i) => {
+        cumulative += s.buckets[i];
+        return { metricName: 'inmo_http_request_duration_seconds_bucket', labels: { le, ...s.labels }, value: cumulative };
+      });
+      return [
+        ...buckets,
+        { metricName: 'inmo_http_request_duration_seconds_sum', labels: s.labels, value: s.sum },
+        { metricName: 'inmo_http_request_duration_seconds_count', labels: s.labels, value: s.count },
+      ];
+    }),
+  }),
+} as unknown as Metric);
 
 const jobs = new Gauge({
   name: 'inmo_jobs',
@@ -65,23 +102,24 @@ const messageSends = new Counter({
 });
 for (const outcome of ['sent', 'rejected', 'retry', 'unknown'] as const) messageSends.inc({ outcome }, 0);
 
-/**
- * The series of one (method, route, status), bound once: prom-client hashes a label object on
- * every call, which cost about 9 µs a request; a bound child costs a Map lookup.
- */
-const requestSeries = new Map<string, { count: { inc(): void }; duration: { observe(value: number): void } }>();
-
 /** Records one answered request; `seconds` from its arrival. */
 export function observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
   const key = `${method} ${status} ${route ?? ''}`;
   let series = requestSeries.get(key);
   if (!series) {
-    const labels = { method, route: route ?? 'unmatched', status: String(status) };
-    series = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+    series = {
+      labels: { method, route: route ?? 'unmatched', status: String(status) },
+      count: 0,
+      sum: 0,
+      buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0),
+    };
     requestSeries.set(key, series);
   }
-  series.count.inc();
-  series.duration.observe(seconds);
+  series.count++;
+  series.sum += seconds;
+  let bucket = 0;
+  while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]) bucket++;
+  series.buckets[bucket]++;
 }
 
 /** Records the outcome of one provider call. */

@@ -7,7 +7,7 @@
  * parsing; the key's context is `request.apiKey`. A request that succeeds records the key's
  * use in `onSend` (before the response leaves); a refused or failed one changes nothing.
  */
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify';
 import type { Db } from '../db/database.ts';
 import type { Scope } from '../domain/api-key.ts';
 import { InmoError, type ErrorCode } from '../errors.ts';
@@ -75,12 +75,18 @@ export function apiKeyAuth(app: FastifyInstance, db: Db): void {
     if (scope !== null && scope !== undefined && !key.scopes.includes(scope)) throw new InmoError('KEY_LACKS_SCOPE', { scope });
     request.apiKey = key;
   };
+  // Only a request that succeeded records the key's use (at most once a minute): a 4xx changes nothing.
+  const recordUse: onSendHookHandler = (request, reply, payload, done) => {
+    const key = request.apiKey;
+    if (!key?.useDue || reply.statusCode >= 400) return done(null, payload);
+    recordKeyUse(db, key).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
+  };
   app.addHook('onRoute', (route) => {
-    if (route.config?.scope !== undefined) appendOnRequest(route, checkKey);
-  });
-  // Only a request that succeeded records the key's use: a 4xx changes nothing.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.apiKey && reply.statusCode < 400) await recordKeyUse(db, request.apiKey);
-    return payload;
+    if (route.config?.scope === undefined) return;
+    appendOnRequest(route, checkKey);
+    route.onSend = [...(route.onSend === undefined ? [] : [route.onSend].flat()), recordUse];
   });
 }

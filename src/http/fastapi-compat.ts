@@ -124,8 +124,11 @@ function inDeclaredOrder(issues: ValidationIssue[], schemas: Record<string, TObj
     .map((x) => x.issue);
 }
 
-/** `preValidation`: path, query and body against the route's schemas, every fault at once. */
-async function validateRequest(request: FastifyRequest): Promise<void> {
+/**
+ * `preValidation`: path, query and body against the route's schemas, every fault at once.
+ * @throws RequestValidationError with every fault (rendered as the 422 body).
+ */
+function validateRequest(request: FastifyRequest): void {
   const schema = request.routeOptions.schema as { params?: TObject; querystring?: TObject; body?: TObject } | undefined;
   if (!schema || (!schema.params && !schema.querystring && !schema.body)) return;
   const { refineBody, refineQuery } = request.routeOptions.config;
@@ -145,6 +148,12 @@ async function validateRequest(request: FastifyRequest): Promise<void> {
   request.params = params;
   request.query = query;
   if (schema.body) request.body = body;
+}
+
+/** A route with a path parameter reached with it empty (a trailing slash): 404, before anything else runs. */
+function emptyParameterIsNotFound(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const empty = Object.values(request.params as Record<string, string>).some((v) => v === '');
+  done(empty ? new InmoError('NOT_FOUND') : undefined);
 }
 
 /** Sends a plain `{"detail": …}` body. */
@@ -201,15 +210,24 @@ export function fastapiCompatibility(app: FastifyInstance): void {
     }
   });
 
-  // `/properties/` reaches the `:property_id` route with an empty id: FastAPI has no such path.
-  app.addHook('onRequest', async (request) => {
-    if (Object.values((request.params ?? {}) as Record<string, string>).some((v) => v === '')) throw new InmoError('NOT_FOUND');
+  // Hooks in callback style: on the path of every request, a promise apiece is measurable.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      validateRequest(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
-  app.addHook('preValidation', validateRequest);
 
   // 405 with `Allow` for a path that exists with other methods: the paths are collected as routes are added.
   const known: Array<{ pattern: RegExp; methods: Set<string> }> = [];
   app.addHook('onRoute', (route) => {
+    // `/properties/` reaches the `:property_id` route with an empty id: FastAPI has no such path.
+    if (route.url.includes(':')) {
+      const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
+      route.onRequest = [emptyParameterIsNotFound, ...existing];
+    }
     const source = `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`;
     let entry = known.find((k) => k.pattern.source === source);
     if (!entry) known.push((entry = { pattern: new RegExp(source), methods: new Set() }));
