@@ -1,7 +1,7 @@
 /** Map areas (CONTRACT §4): parsing of every shape, distances, bounding boxes. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { areaContains, boundingBox, distanceM, parseMapArea, type MapArea } from '../src/domain/geo.ts';
+import { areaContains, boundingBox, distanceM, onPolygonEdge, parseMapArea, polygonEdges, type MapArea } from '../src/domain/geo.ts';
 
 describe('parseMapArea', () => {
   it.each([
@@ -127,5 +127,51 @@ describe('distances and boxes', () => {
     expect(areaContains(area, 8, 5)).toBe(true);
     expect(areaContains(area, 5, 2)).toBe(false); // in the notch
     expect(areaContains(area, 2, 5)).toBe(true);
+  });
+});
+
+describe('polygons are closed (CONTRACT §4)', () => {
+  /** Whole hundredths of a degree → the double a decimal such as `40.02` reads as. */
+  const deg = (hundredths: number) => hundredths / 100;
+  const gcd = (a: number, b: number): number => (b === 0 ? Math.abs(a) : gcd(b, a % b));
+  const step = fc.integer({ min: -60, max: 60 }).filter((n) => n !== 0);
+
+  it('every 0.01° position on a slanted edge is inside the polygons on both sides of it, in both windings', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -8900, max: 8900 }),
+        fc.integer({ min: -17900, max: 17900 }),
+        step,
+        step,
+        fc.nat(),
+        (i0, j0, di, dj, pick) => {
+          const n = gcd(di, dj);
+          fc.pre(n >= 2 && Math.abs(i0 + di) <= 9000 && Math.abs(i0 + dj) <= 9000 && Math.abs(i0 - dj) <= 9000);
+          const k = 1 + (pick % (n - 1)); // a position strictly between the corners
+          const [pi, pj] = [i0 + (k * di) / n, j0 + (k * dj) / n];
+          const from: [number, number] = [deg(i0), deg(j0)];
+          const to: [number, number] = [deg(i0 + di), deg(j0 + dj)];
+          // A corner on each side of the edge (it turned ±90°), so the position is on both boundaries.
+          for (const apex of [
+            [deg(i0 + dj), deg(j0 - di)],
+            [deg(i0 - dj), deg(j0 + di)],
+          ] as Array<[number, number]>) {
+            for (const ring of [
+              [from, to, apex],
+              [apex, to, from],
+            ]) {
+              expect(areaContains({ kind: 'polygon', ring }, deg(pi), deg(pj)), `${deg(pi)},${deg(pj)} in ${JSON.stringify(ring)}`).toBe(
+                true,
+              );
+            }
+          }
+          // A position one step off the line, within the edge's box, is not on the edge.
+          const edge = polygonEdges([to, from])[0];
+          const [qi, qj] = [pi + Math.sign(di), pj];
+          if ((qi - i0) * dj !== (qj - j0) * di) expect(onPolygonEdge(deg(qi), deg(qj), edge)).toBe(false);
+        },
+      ),
+      { seed: 11, numRuns: 2000 },
+    );
   });
 });

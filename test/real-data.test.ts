@@ -134,13 +134,18 @@ function inCircle(p: { lat: number; lon: number }, c: { lat: number; lon: number
   return hav <= Math.sin(radiusM / (2 * R)) ** 2;
 }
 
-/** Closed polygon (CONTRACT §4): on an edge or a vertex is inside; else even-odd ray casting, x = longitude, y = latitude. */
+/**
+ * Closed polygon (CONTRACT §4): a position within an edge's box and within 1e-9° of its line
+ * (decimal corners are not exact in binary) is on it, so inside; else even-odd ray casting,
+ * x = longitude, y = latitude.
+ */
 function inPolygon(p: { lat: number; lon: number }, ring: Array<{ lat: number; lng: number }>): boolean {
   let inside = false;
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
     const [yi, xi, yj, xj] = [ring[i].lat, ring[i].lng, ring[j].lat, ring[j].lng];
     const withinBox = p.lat >= Math.min(yi, yj) && p.lat <= Math.max(yi, yj) && p.lon >= Math.min(xi, xj) && p.lon <= Math.max(xi, xj);
-    if (withinBox && (xj - xi) * (p.lat - yi) === (p.lon - xi) * (yj - yi)) return true;
+    const cross = (xj - xi) * (p.lat - yi) - (p.lon - xi) * (yj - yi); // distance from the line × edge length
+    if (withinBox && Math.abs(cross) <= 1e-9 * Math.hypot(xj - xi, yj - yi)) return true;
     if (yi !== yj && yi > p.lat !== yj > p.lat && p.lon < ((xj - xi) * (p.lat - yi)) / (yj - yi) + xi) inside = !inside;
   }
   return inside;
@@ -426,6 +431,38 @@ describe('a lead’s map area and the API’s filter select the same listings', 
     expect(available.length).toBeGreaterThan(0);
     expect(await matchedIds(polygon)).toEqual(available);
     expect(await matchedIds(rectangle)).toEqual(available);
+  });
+
+  it('a diamond of slanted edges over Zaragoza: the rounded positions on its edges are in, for the API and a lead alike', async () => {
+    // Corners on the 0.01° grid, edges at 45°: each edge runs through rounded positions.
+    const [ci, cj, h] = [4166, -88, 3]; // centre and half-diagonal, in hundredths of a degree
+    const corners = [
+      [ci - h, cj],
+      [ci, cj + h],
+      [ci + h, cj],
+      [ci, cj - h],
+    ];
+    const diamond = { type: 'polygon', coordinates: corners.map(([i, j]) => ({ lat: i / 100, lng: j / 100 })) };
+    const expected = listed
+      .filter((r) => {
+        const pos = publishedPosition(r);
+        return pos !== null && inPolygon(pos, diamond.coordinates);
+      })
+      .map((r) => r._id)
+      .sort((a, b) => a - b);
+    // On an edge, not a corner, counted in whole hundredths: |Δlat| + |Δlon| = h, off both axes.
+    const onEdges = listed.filter((r) => {
+      if (r.address_privacy === 'public' || typeof r.lat !== 'number' || typeof r.lon !== 'number') return false;
+      const [i, j] = [Math.round(r.lat * 100), Math.round(r.lon * 100)];
+      return Math.abs(i - ci) + Math.abs(j - cj) === h && i !== ci && j !== cj;
+    });
+    expect(onEdges.length).toBeGreaterThan(0);
+    for (const r of onEdges) expect(expected).toContain(r._id);
+    expect(await allIds([diamond])).toEqual(expected);
+    expect(await allIds([{ type: 'polygon', coordinates: [...diamond.coordinates].reverse() }])).toEqual(expected);
+    const available = await allIds([diamond], '&status=disponible');
+    expect(available.length).toBeGreaterThan(0);
+    expect(await matchedIds(diamond)).toEqual(available);
   });
 
   it('a lead’s hexagon over central Zaragoza and a 1 km circle around Sol match what the API lists', async () => {

@@ -199,35 +199,99 @@ export function boundingBox(area: MapArea): BoundingBox {
 }
 
 /**
- * Whether a point lies on the segment from `[yi, xi]` to `[yj, xj]` (decimal degrees): inside
- * the segment's box and on its line. The line test compares two products instead of dividing,
- * so a point on an axis-parallel edge is on it exactly, and the SQL twin
- * (db/repositories/property-filters.ts) computes the same doubles in the same order.
+ * How far from a polygon's edge a position still counts as on it: 1e-9 degrees (about 0.1 mm),
+ * measured across the edge in the latitude/longitude plane. Decimal coordinates are not exact
+ * doubles, so a position on a slanted edge drawn between decimal corners (40.02,-3.68 on the
+ * edge from 40.01,-3.69 to 40.03,-3.67) is off the edge's line by 3e-15° in binary, and an
+ * exact test misses most such positions. Such errors stay below 1e-13° anywhere on Earth, and
+ * nothing a map shows is as small as the tolerance. Along an edge none is needed: its bounding
+ * box compares decimals, which keep their order in binary.
  */
-export function onSegment(lat: number, lon: number, yi: number, xi: number, yj: number, xj: number): boolean {
+export const POLYGON_EDGE_TOLERANCE_DEG = 1e-9;
+
+/**
+ * One edge of a polygon ring, from `[yi, xi]` to `[yj, xj]` (latitude, longitude; decimal
+ * degrees), with the numbers its tests use. The SQL filter (db/repositories/property-filters.ts)
+ * prints these same doubles as literals, so both sides compute alike (CONTRACT §4).
+ */
+export interface PolygonEdge {
+  yi: number;
+  xi: number;
+  yj: number;
+  xj: number;
+  /** `yj - yi` and `xj - xi`, degrees. */
+  dy: number;
+  dx: number;
+  /** The edge's bounding box, degrees, inclusive. */
+  south: number;
+  north: number;
+  west: number;
+  east: number;
+  /**
+   * Largest `|dx·(lat − yi) − (lon − xi)·dy|` of a position on the edge: that cross product is
+   * the distance from the edge's line times the edge's length, so this is
+   * {@link POLYGON_EDGE_TOLERANCE_DEG} times the length (degrees²).
+   */
+  slack: number;
+}
+
+/** Edges of parsed rings, which are never changed: matching tests one ring against every listing. */
+const edgesOfRing = new WeakMap<ReadonlyArray<readonly [number, number]>, PolygonEdge[]>();
+
+/**
+ * The edges of a polygon ring (`[lat, lon]` pairs, decimal degrees, not closed): edge `i` runs
+ * from vertex `i` to vertex `i − 1`, the last closing the ring. Computed once per ring.
+ */
+export function polygonEdges(ring: ReadonlyArray<readonly [number, number]>): PolygonEdge[] {
+  let edges = edgesOfRing.get(ring);
+  if (edges === undefined) {
+    edges = ring.map(([yi, xi], i) => {
+      const [yj, xj] = ring[(i + ring.length - 1) % ring.length];
+      const dy = yj - yi;
+      const dx = xj - xi;
+      return {
+        yi,
+        xi,
+        yj,
+        xj,
+        dy,
+        dx,
+        south: Math.min(yi, yj),
+        north: Math.max(yi, yj),
+        west: Math.min(xi, xj),
+        east: Math.max(xi, xj),
+        slack: POLYGON_EDGE_TOLERANCE_DEG * Math.hypot(dx, dy),
+      };
+    });
+    edgesOfRing.set(ring, edges);
+  }
+  return edges;
+}
+
+/**
+ * Whether a position (decimal degrees) lies on a polygon edge: within its bounding box and
+ * within {@link POLYGON_EDGE_TOLERANCE_DEG} of its line. Multiplies instead of dividing, so
+ * a position on an axis-parallel edge, or on a vertex, is on it exactly.
+ */
+export function onPolygonEdge(lat: number, lon: number, e: PolygonEdge): boolean {
   return (
-    lat >= Math.min(yi, yj) &&
-    lat <= Math.max(yi, yj) &&
-    lon >= Math.min(xi, xj) &&
-    lon <= Math.max(xi, xj) &&
-    (xj - xi) * (lat - yi) === (lon - xi) * (yj - yi)
+    lat >= e.south && lat <= e.north && lon >= e.west && lon <= e.east && Math.abs(e.dx * (lat - e.yi) - (lon - e.xi) * e.dy) <= e.slack
   );
 }
 
 /**
- * Whether a point lies in a closed polygon (`[lat, lon]` pairs, either winding): a point on
- * an edge or a vertex is inside, as the bounds of a rectangle and the radius of a circle are
- * (CONTRACT §4); elsewhere, the crossing number of a ray to the east decides. The SQL filter
- * applies the same rule with the same arithmetic, so the API and matching always agree.
+ * Whether a point lies in a closed polygon (`[lat, lon]` pairs, decimal degrees, either
+ * winding): a point on an edge or a vertex is inside ({@link onPolygonEdge}), as the bounds of
+ * a rectangle and the radius of a circle are (CONTRACT §4); elsewhere, the crossing number of
+ * a ray to the east decides (even-odd). The SQL filter applies the same rule with the same
+ * arithmetic, operation for operation, so the API and matching agree on every position.
  */
-export function pointInPolygon(lat: number, lon: number, ring: Array<[number, number]>): boolean {
+export function pointInPolygon(lat: number, lon: number, ring: ReadonlyArray<readonly [number, number]>): boolean {
   let inside = false;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const [yi, xi] = ring[i];
-    const [yj, xj] = ring[j];
-    if (onSegment(lat, lon, yi, xi, yj, xj)) return true;
-    // Horizontal edges never cross the ray (and would divide by zero).
-    if (yi !== yj && yi > lat !== yj > lat && lon < ((xj - xi) * (lat - yi)) / (yj - yi) + xi) inside = !inside;
+  for (const e of polygonEdges(ring)) {
+    if (onPolygonEdge(lat, lon, e)) return true;
+    // A horizontal edge never crosses the ray (and would divide by zero).
+    if (e.dy !== 0 && e.yi > lat !== e.yj > lat && lon < (e.dx * (lat - e.yi)) / e.dy + e.xi) inside = !inside;
   }
   return inside;
 }

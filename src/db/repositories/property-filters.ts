@@ -8,7 +8,7 @@
  * box (served by the `properties_bbox` index) and the exact test, the twin of domain/geo.ts.
  */
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
-import { boundingBox, haversineLimit, type MapArea } from '../../domain/geo.ts';
+import { boundingBox, haversineLimit, type MapArea, polygonEdges } from '../../domain/geo.ts';
 import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.ts';
 
 const lit = (n: number) => sql.lit(n);
@@ -35,20 +35,22 @@ function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
       return sql<SqlBool>`(power(sin(radians(pub_lat - ${lit(area.lat)}) / 2), 2) + ${lit(cosLat)} * cos(radians(pub_lat)) * power(sin(radians(pub_lon - ${lit(area.lon)}) / 2), 2)) <= ${lit(haversineLimit(area.radiusM))}`;
     }
     case 'polygon': {
-      // The twin of domain/geo.ts pointInPolygon, operation for operation so both compute the
-      // same doubles (the literals are JS doubles printed exactly; PostgreSQL turns each to
-      // double precision on meeting the column): on an edge or a vertex is inside, else the
-      // crossing number of a ray to the east decides. Horizontal edges only count as edges.
-      const edges = area.ring.map((vertex, i) => [vertex, area.ring[(i + area.ring.length - 1) % area.ring.length]] as const);
+      // The twin of domain/geo.ts pointInPolygon, operation for operation on the same doubles:
+      // every literal is a JS double printed exactly (shortest round trip) from polygonEdges,
+      // and each meets a double precision column or term, so PostgreSQL converts it to double
+      // precision alone (numeric to float8, correctly rounded) before any arithmetic; SQLite
+      // reads it as a REAL. On an edge or a vertex is inside, else the crossing number decides.
+      const edges = polygonEdges(area.ring);
       const onEdges = edges.map(
-        ([[yi, xi], [yj, xj]]) =>
-          sql`(pub_lat between ${lit(Math.min(yi, yj))} and ${lit(Math.max(yi, yj))} and pub_lon between ${lit(Math.min(xi, xj))} and ${lit(Math.max(xi, xj))} and ${lit(xj - xi)} * (pub_lat - ${lit(yi)}) = (pub_lon - ${lit(xi)}) * ${lit(yj - yi)})`,
+        (e) =>
+          sql`(pub_lat between ${lit(e.south)} and ${lit(e.north)} and pub_lon between ${lit(e.west)} and ${lit(e.east)} and abs((${lit(e.dx)}) * (pub_lat - ${lit(e.yi)}) - (pub_lon - ${lit(e.xi)}) * (${lit(e.dy)})) <= ${lit(e.slack)})`,
       );
+      // A horizontal edge never crosses the ray (and would divide by zero).
       const crossings = edges
-        .filter(([[yi], [yj]]) => yi !== yj)
+        .filter((e) => e.dy !== 0)
         .map(
-          ([[yi, xi], [yj, xj]]) =>
-            sql`case when ((${lit(yi)} > pub_lat) <> (${lit(yj)} > pub_lat)) and pub_lon < (${lit(xj - xi)}) * (pub_lat - ${lit(yi)}) / (${lit(yj - yi)}) + ${lit(xi)} then 1 else 0 end`,
+          (e) =>
+            sql`case when ((${lit(e.yi)} > pub_lat) <> (${lit(e.yj)} > pub_lat)) and pub_lon < (${lit(e.dx)}) * (pub_lat - ${lit(e.yi)}) / (${lit(e.dy)}) + ${lit(e.xi)} then 1 else 0 end`,
         );
       const inside = crossings.length ? sql`(${sql.join(crossings, sql` + `)}) % 2 = 1` : sql`1 = 0`;
       return sql<SqlBool>`(${sql.join(onEdges, sql` or `)} or ${inside})`;
