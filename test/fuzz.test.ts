@@ -14,12 +14,11 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { MalformedBudgetError, parseBudget } from '../src/domain/lead-rules.ts';
-import { businessWithKey, freshDb, importRecords, listing, snapshot } from './helpers/db.ts';
-import { appOn } from './helpers/http.ts';
+import { importRecords, listing, snapshot } from './helpers/db.ts';
+import { withApp } from './helpers/http.ts';
 
 type Schema = Record<string, any>;
 
@@ -28,23 +27,25 @@ const SEED =
   process.env.INMO_FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.INMO_FUZZ_SEED) || 20_261_122;
 
 let db: Db;
-let app: FastifyInstance;
 let key: string;
 let doc: Schema;
 let ajv: Ajv;
 const statuses = new Map<string, number>();
 
+const t = withApp({
+  seed: async (opened) => {
+    ({ db, key } = opened);
+    await importRecords(db, opened.businessId, [
+      listing('f1'),
+      listing('f2', { operation: 'alquiler', price: null, price_rent: 900 }),
+      listing('f3', { public: false }),
+      listing('f4', { type: 'casa', subtype: 'chalet', city: 'Zaragoza', lat: 41.65, lon: -0.88 }),
+    ]);
+  },
+});
+
 beforeAll(async () => {
-  ({ db } = await freshDb());
-  ({ key } = await businessWithKey(db));
-  app = await appOn(db);
-  await importRecords(db, 1, [
-    listing('f1'),
-    listing('f2', { operation: 'alquiler', price: null, price_rent: 900 }),
-    listing('f3', { public: false }),
-    listing('f4', { type: 'casa', subtype: 'chalet', city: 'Zaragoza', lat: 41.65, lon: -0.88 }),
-  ]);
-  doc = (await app.inject({ method: 'GET', url: '/v1/ext/openapi.json' })).json();
+  doc = (await t.app.inject({ method: 'GET', url: '/v1/ext/openapi.json' })).json();
   ajv = new Ajv({ strict: false, allErrors: true });
   // ajv-formats is CommonJS: its function is the default export's `default` under ESM.
   const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as unknown as (instance: Ajv) => void;
@@ -56,8 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   const summary = [...statuses.entries()].sort().map(([k, n]) => `${k}: ${n}`);
   process.stdout.write(`[fuzz] responses by operation and status:\n  ${summary.join('\n  ')}\n`);
-  await app.close();
-  await db.destroy();
 });
 
 // ---------------------------------------------------------------- arbitraries from schemas
@@ -265,7 +264,7 @@ it('every operation: no undocumented 5xx, every response as documented, every 4x
     await fc.assert(
       fc.asyncProperty(requestsOf(path, operation), async (request) => {
         const before = await snapshot(db);
-        const response = await app.inject({
+        const response = await t.app.inject({
           method,
           url: request.url,
           headers: { 'x-api-key': key, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -294,7 +293,7 @@ it('every operation: no undocumented 5xx, every response as documented, every 4x
 
 it('what fuzzing found stays fixed: NUL characters in bodies and queries, integers past 32 bits', async () => {
   const send = (method: 'GET' | 'POST', url: string, body?: unknown) =>
-    app.inject({
+    t.app.inject({
       method,
       url,
       headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },

@@ -1,135 +1,128 @@
 /** GET /properties and GET /properties/{id} against targeted fixtures (spec §4.4, §4.5; CONTRACT §4, §5). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
-import { businessWithKey, freshDb, importRecords, listing, snapshot } from './helpers/db.ts';
-import { appOn, get } from './helpers/http.ts';
+import { businessWithKey, importRecords, listing, snapshot } from './helpers/db.ts';
+import { get, withApp } from './helpers/http.ts';
 
 let db: Db;
-let app: FastifyInstance;
 let key: string;
 let otherKey: string;
 const ids: Record<string, number> = {};
 
-beforeAll(async () => {
-  ({ db } = await freshDb());
-  const biz = await businessWithKey(db);
-  key = biz.key;
-  const other = await businessWithKey(db, 'Otra Agencia');
-  otherKey = other.key;
-  await importRecords(db, biz.businessId, [
-    listing('sale-public', { price: 200000, bedrooms: 3, updated_at: '2026-03-01T10:00:00+00:00', building_name: 'Torre Sol' }),
-    listing('sale-approx', {
-      price: 150000,
-      bedrooms: 1,
-      address_privacy: 'approximate',
-      lat: 40.4168765,
-      lon: -3.7038123,
-      building_name: 'Secreto',
-      updated_at: '2026-02-01T10:00:00+00:00',
-    }),
-    listing('sale-hidden', {
-      price: null,
-      address_privacy: 'hidden',
-      building_name: 'Oculto',
-      updated_at: '2026-02-01T10:00:00+00:00',
-    }),
-    listing('rent-annual', {
-      operation: 'alquiler',
-      rental_type: 'anual',
-      price: null,
-      price_rent: 900,
-      city: 'Ávila',
-      lat: 40.6566,
-      lon: -4.6818,
-      is_featured: true,
-      updated_at: '2026-01-15T10:00:00+00:00',
-    }),
-    listing('rent-temporal', {
-      operation: 'alquiler',
-      rental_type: 'temporal',
-      price: null,
-      price_rent: 1200,
-      city: 'Zaragoza',
-      lat: 41.6488,
-      lon: -0.8891,
-      updated_at: '2026-01-14T10:00:00+00:00',
-    }),
-    listing('rent-unset', {
-      operation: 'alquiler',
-      rental_type: null,
-      price: null,
-      price_rent: 700,
-      updated_at: '2026-01-13T10:00:00+00:00',
-    }),
-    listing('rent-holiday', {
-      operation: 'alquiler',
-      rental_type: 'vacacional',
-      price: null,
-      price_rent: 2000,
-      updated_at: '2026-01-12T10:00:00+00:00',
-    }),
-    listing('traspaso-local', {
-      operation: 'traspaso',
-      type: 'local',
-      subtype: 'local-comercial',
-      price: null,
-      price_transfer: 30000,
-      bedrooms: null,
-      updated_at: '2026-01-11T10:00:00+00:00',
-    }),
-    listing('sale-and-rent', {
-      operation: 'venta,alquiler',
-      subtype: 'atico',
-      price: 300000,
-      price_rent: 1500,
-      bedrooms: 4,
-      updated_at: '2026-01-10T10:00:00+00:00',
-    }),
-    listing('reserved', { status: 'reservada', price: 120000, updated_at: '2026-01-09T10:00:00+00:00' }),
-    listing('sold', { status: 'vendida', updated_at: '2026-06-01T10:00:00+00:00' }),
-    listing('withdrawn', { status: 'retirada', updated_at: '2026-06-01T10:00:00+00:00' }),
-    listing('private', { public: false, updated_at: '2026-06-01T10:00:00+00:00' }),
-    listing('media', {
-      price: 99000,
-      updated_at: '2026-01-08T10:00:00+00:00',
-      subtype: 'nonexistent-key',
-      description:
-        '<p onclick="x()">Hola <script>alert(1)</script><a href="javascript:alert(1)">x</a><iframe src="https://e.vil"></iframe><b style="color:red">negrita</b></p>',
-      images: [
-        { url: 'https://img/2.webp', order: 2, is_primary: false, title: 'b', public: true },
-        { url: 'https://img/1.webp', order: 1, is_primary: true, title: 'a', public: true },
-        { url: 'https://img/private.webp', order: 0, is_primary: false, title: 'private', public: false },
-      ],
-      videos: [
-        { title: 'ok', order: 0, url: 'https://v/1.mp4', hls_url: null, thumbnail_url: null, embed_url: null, processed: true },
-        { title: 'raw', order: 1, url: 'https://v/2.mp4', hls_url: null, thumbnail_url: null, embed_url: null, processed: false },
-      ],
-      features: [{ key: 'ascensor', label: 'Ascensor', value: true, isextra: false }],
-      specs: { floor: '3', building_name: 'smuggled', address_privacy: 'public', price_calc: { price_alq: 1 } },
-    }),
-    listing('hidden-videos', {
-      price: 98000,
-      updated_at: '2026-01-07T10:00:00+00:00',
-      videos: [{ title: 'raw', order: 0, url: 'https://v/3.mp4', processed: false }],
-    }),
-  ]);
-  await importRecords(db, other.businessId, [listing('other-biz', { updated_at: '2026-12-01T10:00:00+00:00' })]);
-  const rows = await db.selectFrom('properties').select(['id', 'external_ref']).execute();
-  for (const r of rows) ids[r.external_ref] = r.id;
-  app = await appOn(db);
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.destroy();
+const t = withApp({
+  seed: async (biz) => {
+    db = biz.db;
+    key = biz.key;
+    const other = await businessWithKey(db, 'Otra Agencia');
+    otherKey = other.key;
+    await importRecords(db, biz.businessId, [
+      listing('sale-public', { price: 200000, bedrooms: 3, updated_at: '2026-03-01T10:00:00+00:00', building_name: 'Torre Sol' }),
+      listing('sale-approx', {
+        price: 150000,
+        bedrooms: 1,
+        address_privacy: 'approximate',
+        lat: 40.4168765,
+        lon: -3.7038123,
+        building_name: 'Secreto',
+        updated_at: '2026-02-01T10:00:00+00:00',
+      }),
+      listing('sale-hidden', {
+        price: null,
+        address_privacy: 'hidden',
+        building_name: 'Oculto',
+        updated_at: '2026-02-01T10:00:00+00:00',
+      }),
+      listing('rent-annual', {
+        operation: 'alquiler',
+        rental_type: 'anual',
+        price: null,
+        price_rent: 900,
+        city: 'Ávila',
+        lat: 40.6566,
+        lon: -4.6818,
+        is_featured: true,
+        updated_at: '2026-01-15T10:00:00+00:00',
+      }),
+      listing('rent-temporal', {
+        operation: 'alquiler',
+        rental_type: 'temporal',
+        price: null,
+        price_rent: 1200,
+        city: 'Zaragoza',
+        lat: 41.6488,
+        lon: -0.8891,
+        updated_at: '2026-01-14T10:00:00+00:00',
+      }),
+      listing('rent-unset', {
+        operation: 'alquiler',
+        rental_type: null,
+        price: null,
+        price_rent: 700,
+        updated_at: '2026-01-13T10:00:00+00:00',
+      }),
+      listing('rent-holiday', {
+        operation: 'alquiler',
+        rental_type: 'vacacional',
+        price: null,
+        price_rent: 2000,
+        updated_at: '2026-01-12T10:00:00+00:00',
+      }),
+      listing('traspaso-local', {
+        operation: 'traspaso',
+        type: 'local',
+        subtype: 'local-comercial',
+        price: null,
+        price_transfer: 30000,
+        bedrooms: null,
+        updated_at: '2026-01-11T10:00:00+00:00',
+      }),
+      listing('sale-and-rent', {
+        operation: 'venta,alquiler',
+        subtype: 'atico',
+        price: 300000,
+        price_rent: 1500,
+        bedrooms: 4,
+        updated_at: '2026-01-10T10:00:00+00:00',
+      }),
+      listing('reserved', { status: 'reservada', price: 120000, updated_at: '2026-01-09T10:00:00+00:00' }),
+      listing('sold', { status: 'vendida', updated_at: '2026-06-01T10:00:00+00:00' }),
+      listing('withdrawn', { status: 'retirada', updated_at: '2026-06-01T10:00:00+00:00' }),
+      listing('private', { public: false, updated_at: '2026-06-01T10:00:00+00:00' }),
+      listing('media', {
+        price: 99000,
+        updated_at: '2026-01-08T10:00:00+00:00',
+        subtype: 'nonexistent-key',
+        description:
+          '<p onclick="x()">Hola <script>alert(1)</script><a href="javascript:alert(1)">x</a><iframe src="https://e.vil"></iframe><b style="color:red">negrita</b></p>',
+        images: [
+          { url: 'https://img/2.webp', order: 2, is_primary: false, title: 'b', public: true },
+          { url: 'https://img/1.webp', order: 1, is_primary: true, title: 'a', public: true },
+          { url: 'https://img/private.webp', order: 0, is_primary: false, title: 'private', public: false },
+        ],
+        videos: [
+          { title: 'ok', order: 0, url: 'https://v/1.mp4', hls_url: null, thumbnail_url: null, embed_url: null, processed: true },
+          { title: 'raw', order: 1, url: 'https://v/2.mp4', hls_url: null, thumbnail_url: null, embed_url: null, processed: false },
+        ],
+        features: [{ key: 'ascensor', label: 'Ascensor', value: true, isextra: false }],
+        specs: { floor: '3', building_name: 'smuggled', address_privacy: 'public', price_calc: { price_alq: 1 } },
+      }),
+      listing('hidden-videos', {
+        price: 98000,
+        updated_at: '2026-01-07T10:00:00+00:00',
+        videos: [{ title: 'raw', order: 0, url: 'https://v/3.mp4', processed: false }],
+      }),
+    ]);
+    await importRecords(db, other.businessId, [listing('other-biz', { updated_at: '2026-12-01T10:00:00+00:00' })]);
+    const rows = await db.selectFrom('properties').select(['id', 'external_ref']).execute();
+    for (const r of rows) ids[r.external_ref] = r.id;
+  },
 });
 
 const refsOf = (body: { data: Array<{ id: number }> }) => body.data.map((p) => Object.entries(ids).find(([, id]) => id === p.id)?.[0]);
 
 describe('GET /properties', () => {
   it('lists only public, available or reserved properties of the key’s business, newest update first, with the envelope', async () => {
-    const { status, body } = await get(app, '/properties', key);
+    const { status, body } = await get(t.app, '/properties', key);
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(['data', 'total', 'limit', 'offset']);
     expect(body.total).toBe(12);
@@ -153,11 +146,11 @@ describe('GET /properties', () => {
   });
 
   it('pages with limit and offset; total ignores paging', async () => {
-    const page = await get(app, '/properties?limit=5&offset=10', key);
+    const page = await get(t.app, '/properties?limit=5&offset=10', key);
     expect(page.body.total).toBe(12);
     expect(page.body.data).toHaveLength(2);
     expect(refsOf(page.body)).toEqual(['media', 'hidden-videos']);
-    const beyond = await get(app, '/properties?offset=50', key);
+    const beyond = await get(t.app, '/properties?offset=50', key);
     expect(beyond.body.data).toEqual([]);
     expect(beyond.body.total).toBe(12);
   });
@@ -183,39 +176,39 @@ describe('GET /properties', () => {
     ['operation=alquiler&max_price=900', ['rent-annual', 'rent-unset']],
     ['min_price=1000&max_price=1500', ['rent-temporal', 'sale-and-rent'].filter((r) => r !== 'sale-and-rent')],
   ])('filters %s', async (query, expected) => {
-    const { status, body } = await get(app, `/properties?${query}`, key);
+    const { status, body } = await get(t.app, `/properties?${query}`, key);
     expect(status).toBe(200);
     expect(refsOf(body)).toEqual(expected);
     expect(body.total).toBe(expected.length);
   });
 
   it('is_featured=false keeps only non-featured properties', async () => {
-    const { body } = await get(app, '/properties?is_featured=0', key);
+    const { body } = await get(t.app, '/properties?is_featured=0', key);
     expect(body.total).toBe(11);
     expect(body.data.every((p: { is_featured: boolean }) => p.is_featured === false)).toBe(true);
   });
 
   it('sorts by the operation’s price, properties without it last in both directions, ties by updated_at then id', async () => {
-    const asc = await get(app, '/properties?operation=venta&sort=price_asc', key);
+    const asc = await get(t.app, '/properties?operation=venta&sort=price_asc', key);
     expect(refsOf(asc.body)).toEqual(['hidden-videos', 'media', 'reserved', 'sale-approx', 'sale-public', 'sale-and-rent', 'sale-hidden']);
-    const desc = await get(app, '/properties?operation=venta&sort=price_desc', key);
+    const desc = await get(t.app, '/properties?operation=venta&sort=price_desc', key);
     expect(refsOf(desc.body)).toEqual(['sale-and-rent', 'sale-public', 'sale-approx', 'reserved', 'media', 'hidden-videos', 'sale-hidden']);
-    const rent = await get(app, '/properties?operation=alquiler&sort=price_desc', key);
+    const rent = await get(t.app, '/properties?operation=alquiler&sort=price_desc', key);
     expect(refsOf(rent.body)).toEqual(['rent-holiday', 'sale-and-rent', 'rent-temporal', 'rent-annual', 'rent-unset']);
   });
 
   it('without operation, sorts and filters by the first price that is set (sale, rent, transfer)', async () => {
-    const { body } = await get(app, '/properties?sort=price_asc&limit=4', key);
+    const { body } = await get(t.app, '/properties?sort=price_asc&limit=4', key);
     expect(refsOf(body)).toEqual(['rent-unset', 'rent-annual', 'rent-temporal', 'rent-holiday']);
-    const last = await get(app, '/properties?sort=price_asc&offset=11', key);
+    const last = await get(t.app, '/properties?sort=price_asc&offset=11', key);
     expect(refsOf(last.body)).toEqual(['sale-hidden']);
-    const filtered = await get(app, '/properties?min_price=25000&max_price=35000', key);
+    const filtered = await get(t.app, '/properties?min_price=25000&max_price=35000', key);
     expect(refsOf(filtered.body)).toEqual(['traspaso-local']);
   });
 
   it('reports every invalid parameter at once, Pydantic-shaped, keeping the raw input', async () => {
     const { status, body } = await get(
-      app,
+      t.app,
       '/properties?limit=0&offset=x&operation=compra&rental_type=vacacional&type=piso&min_price=-1&max_price=abc&min_bedrooms=1.5&is_featured=maybe&sort=price',
       key,
     );
@@ -292,42 +285,42 @@ describe('GET /properties', () => {
 
   it('reports map-area faults together with the other faults, and reads huge integers as Python does', async () => {
     const many = encodeURIComponent(JSON.stringify(Array.from({ length: 51 }, () => ({ type: 'point', lat: 40, lng: -3 }))));
-    const { body } = await get(app, `/properties?limit=0&locations=${many}&min_bedrooms=x`, key);
+    const { body } = await get(t.app, `/properties?limit=0&locations=${many}&min_bedrooms=x`, key);
     expect(body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc[1]])).toEqual([
       ['greater_than_equal', 'limit'],
       ['too_long', 'locations'],
       ['int_parsing', 'min_bedrooms'],
     ]);
-    const huge = await get(app, '/properties?limit=99999999999999999999', key);
+    const huge = await get(t.app, '/properties?limit=99999999999999999999', key);
     expect(huge.body.detail[0]).toMatchObject({ type: 'less_than_equal', ctx: { le: 1000 } });
-    const far = await get(app, '/properties?offset=99999999999999999999', key);
+    const far = await get(t.app, '/properties?offset=99999999999999999999', key);
     expect(far.status).toBe(200);
     expect(far.body.data).toEqual([]);
-    expect((await get(app, '/leads?offset=99999999999999999999', key)).status).toBe(200);
-    expect((await get(app, '/properties/99999999999999999999', key)).status).toBe(404);
+    expect((await get(t.app, '/leads?offset=99999999999999999999', key)).status).toBe(200);
+    expect((await get(t.app, '/properties/99999999999999999999', key)).status).toBe(404);
     // Beyond the 32-bit integer column (PostgreSQL would refuse the comparison): nothing has that many bedrooms.
-    const manyBedrooms = await get(app, '/properties?min_bedrooms=2147483648', key);
+    const manyBedrooms = await get(t.app, '/properties?min_bedrooms=2147483648', key);
     expect([manyBedrooms.status, manyBedrooms.body.total]).toEqual([200, 0]);
   });
 
   it('rejects limit above 1000', async () => {
-    const { status, body } = await get(app, '/properties?limit=1001', key);
+    const { status, body } = await get(t.app, '/properties?limit=1001', key);
     expect(status).toBe(422);
     expect(body.detail[0]).toMatchObject({ type: 'less_than_equal', ctx: { le: 1000 }, input: '1001' });
   });
 
   it('changes nothing in the database on any error', async () => {
     const before = await snapshot(db);
-    await get(app, '/properties?limit=0', key);
-    await get(app, '/properties/0', key);
-    await get(app, '/properties/999999', key);
+    await get(t.app, '/properties?limit=0', key);
+    await get(t.app, '/properties/0', key);
+    await get(t.app, '/properties/999999', key);
     expect(await snapshot(db)).toBe(before);
   });
 });
 
 describe('property object', () => {
   it('publishes everything of a public address', async () => {
-    const { status, body } = await get(app, `/properties/${ids['sale-public']}`, key);
+    const { status, body } = await get(t.app, `/properties/${ids['sale-public']}`, key);
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(['data']);
     const p = body.data;
@@ -353,7 +346,7 @@ describe('property object', () => {
   });
 
   it('publishes only the approximate address and 2-decimal coordinates of an approximate one', async () => {
-    const { body } = await get(app, `/properties/${ids['sale-approx']}`, key);
+    const { body } = await get(t.app, `/properties/${ids['sale-approx']}`, key);
     const p = body.data;
     expect(p.address).toBe('Centro, Madrid');
     expect(p.lat).toBe(40.42);
@@ -365,7 +358,7 @@ describe('property object', () => {
   });
 
   it('has no address, coordinates, postal code or building name keys at all when hidden', async () => {
-    const { body } = await get(app, `/properties/${ids['sale-hidden']}`, key);
+    const { body } = await get(t.app, `/properties/${ids['sale-hidden']}`, key);
     const p = body.data;
     for (const k of ['address', 'lat', 'lon', 'postal_code']) expect(p).not.toHaveProperty(k);
     expect(p.specs).not.toHaveProperty('building_name');
@@ -373,7 +366,7 @@ describe('property object', () => {
   });
 
   it('shows public images by order, processed videos only, features, sanitised HTML, reserved spec keys overridden', async () => {
-    const { body } = await get(app, `/properties/${ids['media']}`, key);
+    const { body } = await get(t.app, `/properties/${ids['media']}`, key);
     const p = body.data;
     expect(p.subtype).toBe('Sin Especificar');
     expect(p.images.map((i: { url: string }) => i.url)).toEqual(['https://img/1.webp', 'https://img/2.webp']);
@@ -389,31 +382,31 @@ describe('property object', () => {
       address_privacy: 'public',
       building_name: null,
     });
-    const hidden = await get(app, `/properties/${ids['hidden-videos']}`, key);
+    const hidden = await get(t.app, `/properties/${ids['hidden-videos']}`, key);
     expect(hidden.body.data.videos).toBeNull();
   });
 
   it('puts rent and transfer prices in specs.price_calc', async () => {
-    const rent = await get(app, `/properties/${ids['sale-and-rent']}`, key);
+    const rent = await get(t.app, `/properties/${ids['sale-and-rent']}`, key);
     expect(rent.body.data.price).toBe(300000);
     expect(rent.body.data.specs.price_calc).toEqual({ price_alq: 1500, price_trasp: null });
     expect(rent.body.data.subtype).toBe('Ático');
-    const transfer = await get(app, `/properties/${ids['traspaso-local']}`, key);
+    const transfer = await get(t.app, `/properties/${ids['traspaso-local']}`, key);
     expect(transfer.body.data.specs.price_calc).toEqual({ price_alq: null, price_trasp: 30000 });
   });
 
   it.each(['sold', 'withdrawn', 'private'])('is 404 for a %s property', async (ref) => {
-    const { status, body } = await get(app, `/properties/${ids[ref]}`, key);
+    const { status, body } = await get(t.app, `/properties/${ids[ref]}`, key);
     expect(status).toBe(404);
     expect(body).toEqual({ detail: 'Property not found' });
   });
 
   it('answers another business’s property exactly like a missing one', async () => {
-    const foreign = await get(app, `/properties/${ids['other-biz']}`, key);
-    const missing = await get(app, '/properties/987654', key);
+    const foreign = await get(t.app, `/properties/${ids['other-biz']}`, key);
+    const missing = await get(t.app, '/properties/987654', key);
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(missing.body);
-    const own = await get(app, `/properties/${ids['other-biz']}`, otherKey);
+    const own = await get(t.app, `/properties/${ids['other-biz']}`, otherKey);
     expect(own.status).toBe(200);
   });
 
@@ -423,7 +416,7 @@ describe('property object', () => {
     ['abc', 'int_parsing'],
     ['1.5', 'int_parsing'],
   ])('validates the path parameter %s', async (id, type) => {
-    const { status, body } = await get(app, `/properties/${id}`, key);
+    const { status, body } = await get(t.app, `/properties/${id}`, key);
     expect(status).toBe(422);
     expect(body.detail).toEqual([expect.objectContaining({ type, loc: ['path', 'property_id'], input: id })]);
   });
@@ -434,13 +427,13 @@ describe('locations filter', () => {
 
   it('matches circles, points, markers, rectangles and polygons, any of several areas', async () => {
     const sol = { lat: 40.4168, lng: -3.7038 };
-    const circle = await get(app, q([{ type: 'circle', center: sol, radius: 300 }]), key);
+    const circle = await get(t.app, q([{ type: 'circle', center: sol, radius: 300 }]), key);
     expect(refsOf(circle.body)).toContain('sale-public');
     expect(refsOf(circle.body)).not.toContain('rent-annual');
-    const avila = await get(app, q([{ type: 'point', lat: 40.6566, lon: -4.6818 }]), key);
+    const avila = await get(t.app, q([{ type: 'point', lat: 40.6566, lon: -4.6818 }]), key);
     expect(refsOf(avila.body)).toEqual(['rent-annual']);
     const both = await get(
-      app,
+      t.app,
       q([
         { type: 'marker', lat: 40.6566, lng: -4.6818, radius: 100 },
         { type: 'rectangle', bounds: { south: 41.6, west: -0.95, north: 41.7, east: -0.85 } },
@@ -449,7 +442,7 @@ describe('locations filter', () => {
     );
     expect(refsOf(both.body)).toEqual(['rent-annual', 'rent-temporal']);
     const polygon = await get(
-      app,
+      t.app,
       q([
         {
           type: 'polygon',
@@ -466,7 +459,7 @@ describe('locations filter', () => {
     expect(refsOf(polygon.body)).toEqual(['rent-temporal']);
     // The triangle's hypotenuse passes north of the point (41.6488, -0.8891): outside.
     const triangle = await get(
-      app,
+      t.app,
       q([
         {
           type: 'polygon',
@@ -481,7 +474,7 @@ describe('locations filter', () => {
     );
     expect(refsOf(triangle.body)).toEqual([]);
     const geojson = await get(
-      app,
+      t.app,
       q([
         {
           type: 'polygon',
@@ -507,7 +500,7 @@ describe('locations filter', () => {
 
   it('ignores text that is not a JSON array and entries that are not areas', async () => {
     for (const value of ['not json', '{"type":"circle"}', '[]', '[{"type":"blob"},{"type":"circle","radius":5}]']) {
-      const { status, body } = await get(app, `/properties?locations=${encodeURIComponent(value)}`, key);
+      const { status, body } = await get(t.app, `/properties?locations=${encodeURIComponent(value)}`, key);
       expect(status).toBe(200);
       expect(body.total).toBe(12);
     }
@@ -515,20 +508,20 @@ describe('locations filter', () => {
 
   it('tests areas against the published position: an approximate address is found at its rounded point only', async () => {
     // sale-approx really is at 40.4168765,-3.7038123 but publishes 40.42,-3.70.
-    const atTruth = await get(app, q([{ type: 'circle', center: { lat: 40.4168765, lng: -3.7038123 }, radius: 50 }]), key);
+    const atTruth = await get(t.app, q([{ type: 'circle', center: { lat: 40.4168765, lng: -3.7038123 }, radius: 50 }]), key);
     expect(refsOf(atTruth.body)).not.toContain('sale-approx');
-    const atPublished = await get(app, q([{ type: 'circle', center: { lat: 40.42, lng: -3.7 }, radius: 50 }]), key);
+    const atPublished = await get(t.app, q([{ type: 'circle', center: { lat: 40.42, lng: -3.7 }, radius: 50 }]), key);
     expect(refsOf(atPublished.body)).toContain('sale-approx');
     // sale-hidden is at 40.4165123,-3.7055456, publishes nothing, and is tested at 40.42,-3.71.
-    const hiddenTruth = await get(app, q([{ type: 'circle', center: { lat: 40.4165123, lng: -3.7055456 }, radius: 30 }]), key);
+    const hiddenTruth = await get(t.app, q([{ type: 'circle', center: { lat: 40.4165123, lng: -3.7055456 }, radius: 30 }]), key);
     expect(refsOf(hiddenTruth.body)).not.toContain('sale-hidden');
-    const hiddenRounded = await get(app, q([{ type: 'circle', center: { lat: 40.42, lng: -3.71 }, radius: 30 }]), key);
+    const hiddenRounded = await get(t.app, q([{ type: 'circle', center: { lat: 40.42, lng: -3.71 }, radius: 30 }]), key);
     expect(refsOf(hiddenRounded.body)).toContain('sale-hidden');
   });
 
   it('rejects more than 50 areas and polygons of more than 1,000 vertices', async () => {
     const many = Array.from({ length: 51 }, () => ({ type: 'point', lat: 40, lng: -3 }));
-    const tooMany = await get(app, q(many), key);
+    const tooMany = await get(t.app, q(many), key);
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.detail[0]).toMatchObject({
       type: 'too_long',
@@ -539,7 +532,7 @@ describe('locations filter', () => {
       lat: 40 + Math.sin((i / 1001) * 2 * Math.PI),
       lng: -3 + Math.cos((i / 1001) * 2 * Math.PI),
     }));
-    const big = await get(app, q([{ type: 'polygon', coordinates: ring }]), key);
+    const big = await get(t.app, q([{ type: 'polygon', coordinates: ring }]), key);
     expect(big.status).toBe(422);
     expect(big.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['query', 'locations', 0] });
   });

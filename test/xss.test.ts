@@ -3,13 +3,12 @@
  * descriptions and titles. The output keeps the allowed formatting, carries nothing
  * executable, and cleaning it again changes nothing.
  */
-import type { FastifyInstance } from 'fastify';
 import { Parser } from 'htmlparser2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { plainText, sanitizeDescription } from '../src/domain/html.ts';
-import { businessWithKey, freshDb, importRecords, listing } from './helpers/db.ts';
-import { appOn, get } from './helpers/http.ts';
+import { importRecords, listing } from './helpers/db.ts';
+import { get, withApp } from './helpers/http.ts';
 
 /** Vectors from the usual filter-evasion cheat sheets, as agencies' HTML might carry them. */
 const VECTORS = [
@@ -76,37 +75,31 @@ function executableParts(html: string): string[] {
 const swallowsRest = (vector: string) => /<(style|script|template|noscript|textarea|xmp)\b[^>]*>(?![\s\S]*<\/\1>)/i.test(vector);
 
 let db: Db;
-let app: FastifyInstance;
 let key: string;
 let businessId: number;
 
-beforeAll(async () => {
-  ({ db } = await freshDb());
-  ({ key, businessId } = await businessWithKey(db));
-  app = await appOn(db);
-  await importRecords(
-    db,
-    businessId,
-    VECTORS.map((vector, i) =>
-      listing(`xss-${i}`, {
-        title: `Piso ${vector} céntrico`,
-        description: `<p>Luminoso <b>piso</b> con <a href="https://example.com/plano">plano</a>.</p>${vector}<ul><li>Terraza</li></ul>`,
-        images: [{ url: `https://img.example/${i}.jpg`, order: 1, is_primary: true, title: vector, public: true }],
-        updated_at: `2026-01-01T10:${String(i).padStart(2, '0')}:00+00:00`,
-      }),
-    ),
-  );
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.destroy();
+const t = withApp({
+  seed: async (opened) => {
+    ({ db, key, businessId } = opened);
+    await importRecords(
+      db,
+      businessId,
+      VECTORS.map((vector, i) =>
+        listing(`xss-${i}`, {
+          title: `Piso ${vector} céntrico`,
+          description: `<p>Luminoso <b>piso</b> con <a href="https://example.com/plano">plano</a>.</p>${vector}<ul><li>Terraza</li></ul>`,
+          images: [{ url: `https://img.example/${i}.jpg`, order: 1, is_primary: true, title: vector, public: true }],
+          updated_at: `2026-01-01T10:${String(i).padStart(2, '0')}:00+00:00`,
+        }),
+      ),
+    );
+  },
 });
 
 describe('every vector, imported and read back through GET /properties/{id}', () => {
   it.each(VECTORS.map((v, i) => [i, v] as const))('%i: %s', async (i, vector) => {
     const id = (await db.selectFrom('properties').select('id').where('external_ref', '=', `xss-${i}`).executeTakeFirstOrThrow()).id;
-    const { status, body } = await get(app, `/properties/${id}`, key);
+    const { status, body } = await get(t.app, `/properties/${id}`, key);
     expect(status).toBe(200);
     const { description, title, images } = body.data as { description: string; title: string; images: Array<{ title: string }> };
 
