@@ -54,8 +54,33 @@ export const ERRORS = {
   /** spec §4.3 rule 3: a malformed ingest `search.budget` is a documented 500. */
   MALFORMED_BUDGET: spec({ status: 500, detail: 'Internal Server Error' }),
 
-  // Operator errors (CLI).
+  // Operator errors (CLI; the console will show the same).
   UNKNOWN_BUSINESS: spec<{ id: number }>({ status: 404, detail: ({ id }) => `Business ${id} does not exist` }),
+  FOLLOW_UP_TYPE_UNKNOWN: spec<{ types: readonly string[]; aliases: readonly string[] }>({
+    status: 400,
+    detail: ({ types, aliases }) => `--type must be one of: ${types.join(', ')} (or an alias the API accepts: ${aliases.join(', ')})`,
+  }),
+  FOLLOW_UP_PERIOD: spec({ status: 400, detail: '--every-days must be a whole number of days from 1 to 3650' }),
+  FOLLOW_UP_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No follow-up with id ${id}` }),
+  FOLLOW_UP_NOT_DUE: spec<{ id: number; state: string }>({
+    status: 409,
+    detail: ({ id, state }) => `Follow-up ${id} is not due: it is ${state}`,
+  }),
+  CHANNEL_PROVIDER: spec<{ providers: readonly string[] }>({
+    status: 400,
+    detail: ({ providers }) => `--provider must be one of: ${providers.join(', ')}`,
+  }),
+  CHANNEL_PHONE_NUMBER_ID_BLANK: spec({ status: 400, detail: '--phone-number-id must not be blank' }),
+  CHANNEL_TEMPLATE_BLANK: spec({ status: 400, detail: '--template must not be blank' }),
+  CHANNEL_TOKEN_ENV_NOT_A_NAME: spec({
+    status: 400,
+    detail: '--token-env must be the NAME of an environment variable holding the token, not the token',
+  }),
+  CHANNEL_TOKEN_ENV_UNSET: spec<{ name: string }>({
+    status: 400,
+    detail: ({ name }) => `the environment variable ${name} named by --token-env is not set`,
+  }),
+  CHANNEL_BASE_URL: spec({ status: 400, detail: '--base-url must be an http(s) URL' }),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,7 +1,7 @@
 /** `inmo channel connect` (CONTRACT §7, §9): the WhatsApp Cloud API channel of a business. */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { connectChannel, PROVIDERS } from '../services/channels.ts';
-import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
+import { action, command, positiveInt, print, withDb } from './common.ts';
 
 function languageOverride(value: string, previous: Record<string, string>): Record<string, string> {
   const match = /^([a-z]{2})=([A-Za-z_]{2,10})$/.exec(value);
@@ -44,9 +44,7 @@ export function register(program: Command): void {
               baseUrl: opts.baseUrl,
               languages: opts.language,
             }),
-          ).catch((error: Error) => {
-            throw new CliError(error.message);
-          });
+          );
           print(
             connected,
             `connected ${connected.provider} for business #${connected.business_id}: template ${connected.template}, ${connected.token}`,

@@ -1,7 +1,7 @@
 /** `inmo followups rules|due|done` (spec §6 step 3, CONTRACT §7, §9): follow-ups of inquiry leads. */
 import type { Command } from 'commander';
 import { dueFollowUps, LEAD_TYPES, markFollowUpDone, setFollowUpRule } from '../services/follow-ups.ts';
-import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
+import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {
   const followups = program.command('followups').description('follow-ups of inquiry leads');
@@ -11,9 +11,7 @@ export function register(program: Command): void {
     .requiredOption('--every-days <n>', 'days between follow-ups, 1 to 3650 (required)', positiveInt)
     .action(
       action(async (opts: { business: number; type: string; everyDays: number }) => {
-        const rule = await withDb((db) => setFollowUpRule(db, opts.business, opts.type, opts.everyDays)).catch((error: Error) => {
-          throw new CliError(error.message);
-        });
+        const rule = await withDb((db) => setFollowUpRule(db, opts.business, opts.type, opts.everyDays));
         print(rule, `business #${rule.business_id}: ${rule.type} leads are followed up every ${rule.every_days} days`);
       }),
     );
@@ -34,9 +32,7 @@ export function register(program: Command): void {
     .argument('<follow_up_id>', 'follow-up id (from inmo followups due)', positiveInt)
     .action(
       action(async (id: number) => {
-        await withDb((db) => markFollowUpDone(db, id)).catch((error: Error) => {
-          throw new CliError(error.message);
-        });
+        await withDb((db) => markFollowUpDone(db, id));
         print({ id, state: 'done' }, `follow-up #${id} done`);
       }),
     );

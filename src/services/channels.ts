@@ -17,9 +17,6 @@ import { InmoError } from '../errors.ts';
 
 export const PROVIDERS = ['whatsapp-cloud'] as const;
 
-/** Bad channel settings; the message says which and why. */
-export class ChannelSettingsError extends Error {}
-
 export interface ChannelSettings {
   businessId: number;
   provider: string;
@@ -37,29 +34,30 @@ export interface ChannelSettings {
  * Connects (or reconnects) a business's channel.
  * @param env where the token variable is read (process.env by default).
  * @returns the stored settings without the token.
- * @throws InmoError UNKNOWN_BUSINESS; ChannelSettingsError for an unknown provider, a blank
- *   phone number id or template, an unset token variable or a base URL that is not http(s).
+ * @throws InmoError UNKNOWN_BUSINESS, or CHANNEL_* for an unknown provider, a blank phone
+ *   number id or template, a token variable that is not a name or is unset, or a base URL that
+ *   is not http(s).
  */
 export async function connectChannel(db: Db, settings: ChannelSettings, env: NodeJS.ProcessEnv = process.env) {
   if (!(PROVIDERS as readonly string[]).includes(settings.provider)) {
-    throw new ChannelSettingsError(`--provider must be one of: ${PROVIDERS.join(', ')}`);
+    throw new InmoError('CHANNEL_PROVIDER', { providers: PROVIDERS });
   }
-  if (!settings.phoneNumberId.trim()) throw new ChannelSettingsError('--phone-number-id must not be blank');
-  if (!settings.template.trim()) throw new ChannelSettingsError('--template must not be blank');
+  if (!settings.phoneNumberId.trim()) throw new InmoError('CHANNEL_PHONE_NUMBER_ID_BLANK');
+  if (!settings.template.trim()) throw new InmoError('CHANNEL_TEMPLATE_BLANK');
   // A name, not the token itself: a value pasted here by mistake must not be echoed back.
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(settings.tokenEnv)) {
-    throw new ChannelSettingsError('--token-env must be the NAME of an environment variable holding the token, not the token');
+    throw new InmoError('CHANNEL_TOKEN_ENV_NOT_A_NAME');
   }
   const token = env[settings.tokenEnv];
-  if (!token?.trim()) throw new ChannelSettingsError(`the environment variable ${settings.tokenEnv} named by --token-env is not set`);
+  if (!token?.trim()) throw new InmoError('CHANNEL_TOKEN_ENV_UNSET', { name: settings.tokenEnv });
   const baseUrl = settings.baseUrl ?? GRAPH_API_BASE;
   let parsed: URL;
   try {
     parsed = new URL(baseUrl);
   } catch {
-    throw new ChannelSettingsError('--base-url must be an http(s) URL');
+    throw new InmoError('CHANNEL_BASE_URL');
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ChannelSettingsError('--base-url must be an http(s) URL');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new InmoError('CHANNEL_BASE_URL');
   if (!(await findBusiness(db, settings.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: settings.businessId });
   const languages = { ...DEFAULT_TEMPLATE_LANGUAGES, ...settings.languages };
   const connectedAt = nowRfc3339();

@@ -14,27 +14,21 @@ import { InmoError } from '../errors.ts';
 
 export { LEAD_TYPES };
 
-export class FollowUpRuleError extends Error {}
-
-/** A follow-up that does not exist, or is not in the state an operation needs. */
-export class FollowUpStateError extends Error {}
-
 /**
  * Sets the follow-up period of a lead type for a business. It applies to leads whose
  * follow-ups are scheduled from then on; follow-ups already scheduled keep their period.
  * @param leadType a stored lead type or any alias the API accepts (`owner`, `buyer`…, spec §4.2), any case.
  * @param everyDays days between follow-ups, 1–3650.
  * @returns the rule, with the stored lead type.
- * @throws InmoError UNKNOWN_BUSINESS; FollowUpRuleError for an unknown type or period.
+ * @throws InmoError UNKNOWN_BUSINESS, FOLLOW_UP_TYPE_UNKNOWN or FOLLOW_UP_PERIOD.
  */
 export async function setFollowUpRule(db: Db, businessId: number, typeText: string, everyDays: number) {
   const leadType = canonicalLeadType(typeText);
   if (leadType === null) {
     const aliases = Object.keys(LEAD_TYPE_ALIASES).filter((alias) => !(LEAD_TYPES as readonly string[]).includes(alias));
-    throw new FollowUpRuleError(`--type must be one of: ${LEAD_TYPES.join(', ')} (or an alias the API accepts: ${aliases.join(', ')})`);
+    throw new InmoError('FOLLOW_UP_TYPE_UNKNOWN', { types: LEAD_TYPES, aliases });
   }
-  if (!Number.isInteger(everyDays) || everyDays < 1 || everyDays > 3650)
-    throw new FollowUpRuleError('--every-days must be a whole number of days from 1 to 3650');
+  if (!Number.isInteger(everyDays) || everyDays < 1 || everyDays > 3650) throw new InmoError('FOLLOW_UP_PERIOD');
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
   await upsertFollowUpRule(db, businessId, leadType, everyDays);
   return { business_id: businessId, type: leadType, every_days: everyDays };
@@ -47,13 +41,13 @@ export async function dueFollowUps(db: Db, options: { businessId?: number; limit
 
 /**
  * Marks a due follow-up done (the agent has followed up).
- * @throws FollowUpStateError when no follow-up has that id, or it is not due (scheduled, or done already).
+ * @throws InmoError FOLLOW_UP_NOT_FOUND, or FOLLOW_UP_NOT_DUE when it is scheduled or done already.
  */
 export async function markFollowUpDone(db: Db, id: number): Promise<void> {
   if (await moveFollowUp(db, id, 'due', 'done', nowRfc3339())) return;
   const followUp = await findFollowUp(db, id);
-  if (!followUp) throw new FollowUpStateError(`No follow-up with id ${id}`);
-  throw new FollowUpStateError(`Follow-up ${id} is not due: it is ${followUp.state}`);
+  if (!followUp) throw new InmoError('FOLLOW_UP_NOT_FOUND', { id });
+  throw new InmoError('FOLLOW_UP_NOT_DUE', { id, state: followUp.state });
 }
 
 /**
