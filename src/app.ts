@@ -3,7 +3,8 @@
  * /v1/ext/openapi.json and interactive docs at /v1/ext/docs.
  *
  * Beside it, outside /v1/ext and without a key: `/healthz`, `/readyz` and `/metrics`
- * (http/operability.ts, CONTRACT §11).
+ * (http/operability.ts, CONTRACT §11), and WhatsApp's webhook `/webhooks/whatsapp`
+ * (http/routes/webhooks.ts, CONTRACT §10).
  *
  * Cross-cutting behaviour lives here: request ids (`X-Request-Id` echoed when sane, else
  * generated; logged with every line), plain `{detail}` bodies for 404/405/413/500, and no
@@ -27,6 +28,8 @@ import { buildSchemas } from './schemas/index.ts';
 import { createServer } from 'node:http';
 import { CatalogueReader } from './services/properties.ts';
 import { operabilityRoutes, type MetricsMode } from './http/operability.ts';
+import { webhookRoutes } from './http/routes/webhooks.ts';
+import { WebhookChannels } from './services/webhooks.ts';
 
 /** Path prefix of every API route (spec §9). */
 export const API_PREFIX = '/v1/ext';
@@ -114,6 +117,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Outside /v1/ext and its key checks and rate limits (CONTRACT §11).
   operabilityRoutes(app, options.db, options.metrics ?? 'served');
+  // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).
+  await app.register(webhookRoutes, {
+    db: options.db,
+    channels: new WebhookChannels(options.db),
+    onJobsQueued: options.onJobsQueued ?? (() => {}),
+  });
 
   await app.register(
     async (api) => {

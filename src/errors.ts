@@ -81,6 +81,49 @@ export const ERRORS = {
     detail: ({ name }) => `the environment variable ${name} named by --token-env is not set`,
   }),
   CHANNEL_BASE_URL: spec({ status: 400, detail: '--base-url must be an http(s) URL' }),
+  CHANNEL_SECRET_ENV_NOT_A_NAME: spec<{ option: string }>({
+    status: 400,
+    detail: ({ option }) => `${option} must be the NAME of an environment variable holding the secret, not the secret`,
+  }),
+  CHANNEL_SECRET_ENV_UNSET: spec<{ option: string; name: string }>({
+    status: 400,
+    detail: ({ option, name }) => `the environment variable ${name} named by ${option} is not set`,
+  }),
+  CHANNEL_LISTING_URL: spec({
+    status: 400,
+    detail: '--listing-url must be an http(s) URL with {id} (the property id) or {ref} (its external reference) in it',
+  }),
+  CHANNEL_NOT_CONNECTED: spec<{ id: number }>({ status: 404, detail: ({ id }) => `Business ${id} has no channel connected` }),
+  ASSISTANT_URL: spec({ status: 400, detail: '--url must be an http(s) URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1)' }),
+  ASSISTANT_MODEL_BLANK: spec({ status: 400, detail: '--model must not be blank' }),
+
+  // Conversations (CONTRACT §10).
+  LEAD_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No lead with id ${id}` }),
+  CONVERSATION_NOT_FOUND: spec<{ id: number }>({
+    status: 404,
+    detail: ({ id }) => `Lead ${id} has no conversation: it has not written on WhatsApp`,
+  }),
+  REPLY_BLANK: spec({ status: 400, detail: 'The reply must not be blank' }),
+  REPLY_TOO_LONG: spec<{ max: number }>({
+    status: 400,
+    detail: ({ max }) => `The reply must be at most ${max} characters (WhatsApp's limit)`,
+  }),
+  REPLY_NO_CHANNEL: spec({ status: 409, detail: 'The business has no WhatsApp channel connected' }),
+  REPLY_OPTED_OUT: spec({
+    status: 409,
+    detail: 'The lead opted out of messages; resume the conversation first only if they asked to be contacted again',
+  }),
+  REPLY_WINDOW_CLOSED: spec<{ closedAt: string | null }>({
+    status: 409,
+    detail: ({ closedAt }) =>
+      closedAt === null
+        ? "The lead has not written: WhatsApp allows a free-form reply only within 24 hours of the lead's last message"
+        : `WhatsApp's 24-hour window closed at ${closedAt}: a free-form reply is allowed only within 24 hours of the lead's last message`,
+  }),
+
+  // Webhooks (CONTRACT §10).
+  WEBHOOK_SIGNATURE: spec({ status: 401, detail: 'Invalid or missing X-Hub-Signature-256' }),
+  WEBHOOK_VERIFY: spec({ status: 403, detail: 'Verification failed' }),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -18,7 +18,9 @@ async function workspace() {
 describe('inmo CLI', () => {
   it('creates a business and keys, lists and revokes them, imports a catalogue reporting bad lines, records leads', async () => {
     const { dir, env } = await workspace();
-    expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: ['0001_initial', '0002_jobs', '0003_background'] });
+    expect((await inmo(env, 'migrate', '--json')).json).toEqual({
+      applied: ['0001_initial', '0002_jobs', '0003_background', '0004_conversations'],
+    });
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: [] });
     const business = await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json');
     expect(business.json).toEqual({ id: 1, name: 'Inmobiliaria Sol' });
@@ -161,7 +163,16 @@ describe('inmo CLI', () => {
       expect(graph.requests[0].authorization).toBe(`Bearer ${secret}`);
 
       const shown = await inmo(env, 'leads', 'show', String(leadId), '--json');
-      expect(Object.keys(shown.json)).toEqual(['lead', 'notes', 'matches', 'near_misses', 'matching', 'message', 'follow_ups']);
+      expect(Object.keys(shown.json)).toEqual([
+        'lead',
+        'notes',
+        'matches',
+        'near_misses',
+        'matching',
+        'message',
+        'follow_ups',
+        'conversation',
+      ]);
       expect(shown.json.lead).toMatchObject({
         id: leadId,
         name: 'Jane',

@@ -156,7 +156,7 @@ it(`two API processes and two workers: ${PHONES * 2} concurrent leads, duplicate
   expect(jobs.filter((j) => j.kind === 'schedule_follow_ups' && j.state === 'done' && j.attempts === 1)).toHaveLength(PHONES / 2);
 
   for (const lead of leads) expect(graph.sendsTo(lead.phone_number_1), lead.phone_number_1).toBe(1);
-  const messages = await db.selectFrom('lead_messages').select('state').execute();
+  const messages = await db.selectFrom('messages').select('state').execute();
   expect(messages.map((m) => m.state)).toEqual(Array(PHONES).fill('sent'));
 
   const followUps = await db.selectFrom('follow_ups').select('lead_id').execute();

@@ -135,11 +135,11 @@ it(`killed with SIGKILL at every step, ${RUNS} times, the worker still does ever
   expect(runs.map((r) => r.lead_id).sort((a, b) => a - b)).toEqual(leads.map((l) => l.id).sort((a, b) => a - b));
 
   // One message per lead, never two sends to one phone; a sent message was received once.
-  const messages = await db.selectFrom('lead_messages').select(['lead_id', 'state', 'recipient']).execute();
+  const messages = await db.selectFrom('messages').select(['lead_id', 'state', 'recipient']).execute();
   expect(messages).toHaveLength(leads.length);
   let reconcile = 0;
   for (const message of messages) {
-    const received = graph.sendsTo(message.recipient);
+    const received = graph.sendsTo(message.recipient!);
     expect(received).toBeLessThanOrEqual(1);
     if (message.state === 'sent') expect(received).toBe(1);
     else {

@@ -114,6 +114,7 @@ describe('a lead’s background work', () => {
     expect(ran).toBe(3); // match, welcome, schedule follow-ups
 
     expect(graph.requests).toHaveLength(1);
+    const shown0 = (await showLead(db, leadId))!;
     const [request] = graph.requests;
     expect(request.method).toBe('POST');
     expect(request.url).toBe('/v21.0/1099887766/messages');
@@ -123,6 +124,8 @@ describe('a lead’s background work', () => {
       messaging_product: 'whatsapp',
       recipient_type: 'individual',
       to: '+34612345678',
+      // inmo's own message id: every status webhook of the message carries it back (CONTRACT §10).
+      biz_opaque_callback_data: String(shown0.message!.id),
       type: 'template',
       template: { name: 'bienvenida', language: { code: 'en' } },
     });
@@ -331,7 +334,7 @@ describe('retries and failures', () => {
     await worker().drain();
     expect(logged.length).toBeGreaterThan(0);
     expect(logged.join('\n')).not.toContain(TOKEN);
-    const errors = (await db.selectFrom('lead_messages').select('last_error').execute()).map((m) => m.last_error).join('\n');
+    const errors = (await db.selectFrom('messages').select('last_error').execute()).map((m) => m.last_error).join('\n');
     expect(errors).toContain('Invalid OAuth access token [token].');
     expect(errors).not.toContain(TOKEN);
   });
@@ -353,7 +356,7 @@ describe('several workers and dead workers', () => {
     // While the lease lasts, no other worker touches them.
     expect(await worker().tick()).toBe(0);
     // The dead worker got as far as recording the send.
-    await db.updateTable('lead_messages').set({ state: 'sending' }).where('lead_id', '=', leadId).execute();
+    await db.updateTable('messages').set({ state: 'sending' }).where('lead_id', '=', leadId).execute();
     clock.advanceDays(1);
     await worker().drain();
     expect(graph.requests).toHaveLength(0);
@@ -399,7 +402,7 @@ describe('several workers and dead workers', () => {
     await w.stop();
     // stop() resolved only once the slow send had been answered and recorded.
     expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(300);
-    const messages = await db.selectFrom('lead_messages').select(['recipient', 'state']).orderBy('lead_id').execute();
+    const messages = await db.selectFrom('messages').select(['recipient', 'state']).orderBy('lead_id').execute();
     expect(messages.map((m) => m.state)).toContain('sent');
     expect(await db.selectFrom('jobs').select('id').where('state', '=', 'running').execute()).toEqual([]);
     // The second lead's welcome was not started: it waits for the next worker.
@@ -412,7 +415,7 @@ describe('several workers and dead workers', () => {
     const lease = toRfc3339(new Date(clock.now().getTime() + 60_000));
     await claimJobs(db, 'dead-worker', 10, toRfc3339(clock.now()), lease);
     await db.updateTable('jobs').set({ attempts: 3 }).where('lead_id', '=', leadId).execute();
-    await db.updateTable('lead_messages').set({ state: 'sending' }).where('lead_id', '=', leadId).execute();
+    await db.updateTable('messages').set({ state: 'sending' }).where('lead_id', '=', leadId).execute();
     clock.advanceDays(1);
     await worker().drain();
     const failed = await listJobs(db, { state: 'failed', limit: 10 });

@@ -1,12 +1,18 @@
 /**
- * WhatsApp Cloud API adapter (CONTRACT §7): sends one approved template message.
+ * WhatsApp Cloud API adapter (CONTRACT §7, §10): sends an approved template message (the
+ * welcome) or a text message (a reply inside the 24-hour customer-service window).
  *
  * The call is the Graph API `messages` endpoint of the business phone number:
  *
  *     POST {base_url}/{phone_number_id}/messages
  *     Authorization: Bearer {access token}
  *     {"messaging_product": "whatsapp", "recipient_type": "individual", "to": "+34…",
+ *      "biz_opaque_callback_data": "<inmo message id>",
  *      "type": "template", "template": {"name": "…", "language": {"code": "es"}}}
+ *     (or "type": "text", "text": {"body": "…", "preview_url": true})
+ *
+ * `biz_opaque_callback_data` comes back in every status webhook of the message, so a status
+ * finds its message even when the send's own answer was lost (CONTRACT §10).
  *
  * and a 200 answer carries the message id in `messages[0].id`. The answer is classified so
  * the caller can keep the send-once promise:
@@ -26,16 +32,18 @@ export const GRAPH_API_BASE = 'https://graph.facebook.com/v21.0';
 export const DEFAULT_TEMPLATE_LANGUAGES: Readonly<Record<string, string>> = { es: 'es', gb: 'en', fr: 'fr', ge: 'de', it: 'it' };
 export const FALLBACK_TEMPLATE_LANGUAGE = 'es';
 
-/** One template send. */
-export interface TemplateMessage {
+/** One send: a template, or a text inside the customer-service window. */
+export interface OutboundMessage {
   baseUrl: string;
   phoneNumberId: string;
   accessToken: string;
   /** E.164. */
   to: string;
-  template: string;
-  /** Template language code, e.g. `es`, `en`. */
-  language: string;
+  /** inmo's own message id, echoed back by the provider's status webhooks. */
+  callbackData: string;
+  content:
+    | { type: 'template'; template: string; /** Template language code, e.g. `es`, `en`. */ language: string }
+    | { type: 'text'; body: string };
 }
 
 export type SendOutcome =
@@ -74,11 +82,25 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The Graph request body of a send. */
+export function graphBody(message: OutboundMessage): Record<string, unknown> {
+  const { content } = message;
+  return {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to: message.to,
+    biz_opaque_callback_data: message.callbackData,
+    ...(content.type === 'template'
+      ? { type: 'template', template: { name: content.template, language: { code: content.language } } }
+      : { type: 'text', text: { body: content.body, preview_url: true } }),
+  };
+}
+
 /**
- * Sends a template message.
+ * Sends a message.
  * @param timeoutMs how long to wait for the answer before calling the outcome `unknown`.
  */
-export async function sendTemplateMessage(message: TemplateMessage, timeoutMs = 15_000): Promise<SendOutcome> {
+export async function sendWhatsAppMessage(message: OutboundMessage, timeoutMs = 15_000): Promise<SendOutcome> {
   const url = `${message.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(message.phoneNumberId)}/messages`;
   let response: Response;
   let body: string;
@@ -86,13 +108,7 @@ export async function sendTemplateMessage(message: TemplateMessage, timeoutMs = 
     response = await fetch(url, {
       method: 'POST',
       headers: { authorization: `Bearer ${message.accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        messaging_product: 'whatsapp',
-        recipient_type: 'individual',
-        to: message.to,
-        type: 'template',
-        template: { name: message.template, language: { code: message.language } },
-      }),
+      body: JSON.stringify(graphBody(message)),
       signal: AbortSignal.timeout(timeoutMs),
     });
     body = await response.text();

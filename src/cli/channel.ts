@@ -1,7 +1,7 @@
-/** `inmo channel connect` (CONTRACT §7, §9): the WhatsApp Cloud API channel of a business. */
+/** `inmo channel connect|assistant` (CONTRACT §7, §9, §10): the WhatsApp Cloud API channel of a business. */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { connectChannel, PROVIDERS } from '../services/channels.ts';
-import { action, command, positiveInt, print, withDb } from './common.ts';
+import { configureAssistant, connectChannel, PROVIDERS } from '../services/channels.ts';
+import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 function languageOverride(value: string, previous: Record<string, string>): Record<string, string> {
   const match = /^([a-z]{2})=([A-Za-z_]{2,10})$/.exec(value);
@@ -18,6 +18,12 @@ export function register(program: Command): void {
     .requiredOption('--token-env <var>', 'name of the environment variable holding the access token; the token is never printed (required)')
     .requiredOption('--template <name>', 'approved template name (required)')
     .option('--base-url <url>', 'Graph API base, version included (default https://graph.facebook.com/v21.0)')
+    .option('--app-secret-env <var>', 'name of the environment variable holding the Meta app secret, which signs webhooks; never printed')
+    .option(
+      '--listing-url <template>',
+      "link to a listing for the assistant's answers, with {id} or {ref}, e.g. 'https://agency.example/inmueble/{id}'",
+    )
+    .option('--public-url <url>', "this server's public base URL, for the webhook callback URL printed", process.env.INMO_PUBLIC_URL)
     .addOption(
       new Option('--language <code=lang>', 'template language for a preferred_language, e.g. gb=en_GB (repeatable)')
         .argParser(languageOverride)
@@ -33,6 +39,9 @@ export function register(program: Command): void {
           template: string;
           baseUrl?: string;
           language: Record<string, string>;
+          appSecretEnv?: string;
+          listingUrl?: string;
+          publicUrl?: string;
         }) => {
           const connected = await withDb((db) =>
             connectChannel(db, {
@@ -43,13 +52,44 @@ export function register(program: Command): void {
               template: opts.template,
               baseUrl: opts.baseUrl,
               languages: opts.language,
+              appSecretEnv: opts.appSecretEnv,
+              listingUrl: opts.listingUrl,
+              publicUrl: opts.publicUrl,
             }),
           );
           print(
             connected,
-            `connected ${connected.provider} for business #${connected.business_id}: template ${connected.template}, ${connected.token}`,
+            [
+              `connected ${connected.provider} for business #${connected.business_id}: template ${connected.template}, ${connected.token}`,
+              `webhooks: ${connected.webhooks}`,
+              'In Meta\'s dashboard (WhatsApp > Configuration > Webhook), paste these, then subscribe to the "messages" field:',
+              `  Callback URL: ${connected.callback_url}`,
+              `  Verify token: ${connected.verify_token}    (shown once)`,
+            ].join('\n'),
           );
         },
       ),
+    );
+  command(channel, 'assistant', "choose the assistant that words the answers to leads' WhatsApp messages")
+    .requiredOption('--business <id>', 'business id (required)', positiveInt)
+    .option('--url <url>', 'base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1')
+    .option('--model <name>', 'model name (with --url)')
+    .option('--key-env <var>', 'name of the environment variable holding the API key; never printed')
+    .option('--built-in', 'use the built-in assistant (the default)')
+    .action(
+      action(async (opts: { business: number; url?: string; model?: string; keyEnv?: string; builtIn?: boolean }) => {
+        if (opts.builtIn === (opts.url !== undefined)) throw new CliError('give either --url and --model, or --built-in');
+        if (opts.url !== undefined && opts.model === undefined) throw new CliError('--model is required with --url');
+        const configured = await withDb(
+          (db) => configureAssistant(db, opts.business, opts.builtIn ? null : { url: opts.url!, model: opts.model!, keyEnv: opts.keyEnv }),
+          { mustExist: true },
+        );
+        print(
+          configured,
+          configured.assistant === 'built-in'
+            ? `business #${opts.business}: the built-in assistant answers`
+            : `business #${opts.business}: ${configured.model} at ${opts.url} answers (the built-in assistant when it fails)`,
+        );
+      }),
     );
 }

@@ -35,6 +35,9 @@ export function register(program: Command): void {
             ? `  message ${shown.message.state} (template ${shown.message.template}, ${shown.message.language})${shown.message.last_error ? `: ${shown.message.last_error}` : ''}`
             : '  no message (no channel was connected)',
           ...shown.follow_ups.map((f) => `  follow-up due ${f.due_at} (every ${f.every_days} days): ${f.state}`),
+          shown.conversation.messages.length
+            ? `  conversation: ${shown.conversation.state.replaceAll('_', ' ')}, ${shown.conversation.messages.length} messages (inmo conversations show ${l.id})`
+            : '  no conversation',
         ].join('\n');
         print(shown, human);
       }),

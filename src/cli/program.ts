@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { register as business } from './business.ts';
 import { register as channel } from './channel.ts';
 import { output } from './common.ts';
+import { register as conversations } from './conversations.ts';
 import { register as followups } from './followups.ts';
 import { register as jobs } from './jobs.ts';
 import { register as keys } from './keys.ts';
@@ -38,6 +39,6 @@ Environment:
       output.json = Boolean(actionCommand.optsWithGlobals().json);
     });
 
-  for (const group of [serve, business, keys, properties, leads, jobs, channel, followups]) group(program);
+  for (const group of [serve, business, keys, properties, leads, conversations, jobs, channel, followups]) group(program);
   return program;
 }

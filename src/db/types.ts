@@ -199,23 +199,71 @@ export interface ChannelTable {
   /** Graph API base, version included, e.g. `https://graph.facebook.com/v21.0`. */
   base_url: string;
   connected_at: string;
+  /** Meta app secret, sealed: checks `X-Hub-Signature-256` of webhooks (migration 0004). */
+  app_secret: string | null;
+  /** Webhook verify token, sealed. */
+  verify_token: string | null;
+  /** Listing link template with `{id}` (or `{ref}`), for the assistant's answers. */
+  listing_url: string | null;
+  /** JSON `{url, model, api_key (sealed)}` of a chat-completions assistant; null: the built-in one. */
+  assistant: string | null;
 }
 
-/** The one template message of a lead. */
-export interface LeadMessageTable {
-  lead_id: number;
+/**
+ * A message of a lead's WhatsApp thread, either way (migration 0004, CONTRACT §10).
+ * Outbound states: `pending` → `sending` → `sent` → `delivered` → `read`, or `failed`, or
+ * `needs_reconciliation`; inbound messages are `received`.
+ */
+export interface MessageTable {
+  id: Generated<number>;
   business_id: number;
-  provider: string;
-  template: string;
-  language: string;
-  /** E.164. */
-  recipient: string;
-  /** `pending`, `sending`, `sent`, `failed`, `needs_reconciliation`. */
+  lead_id: number;
+  /** `in` (from the lead) or `out` (to the lead). */
+  direction: string;
+  /** `template`, `text`, `button`, `interactive`, or WhatsApp's type of another inbound message (`image`, `audio`, …). */
+  kind: string;
+  /** Outbound: `welcome` (the one template), `assistant` or `agent`; null inbound. */
+  author: string | null;
+  /** What the message says (a button's or list row's title), when it says something. */
+  body: string | null;
+  template: string | null;
+  /** Template language code. */
+  language: string | null;
+  /** Outbound: E.164. */
+  recipient: string | null;
   state: string;
+  /** WhatsApp message id (`wamid.…`). */
   provider_message_id: string | null;
+  /** The assistant's reply: the inbound message it answers (one reply each, at most). */
+  reply_to: number | null;
   last_error: string | null;
+  /** Inbound: when WhatsApp says the lead sent it; outbound: when the provider accepted it. */
+  sent_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Who answers a lead that wrote on WhatsApp, and until when a free-form reply may be sent. */
+export interface ConversationTable {
+  lead_id: number;
+  business_id: number;
+  /** `assistant`, `waiting_for_agent` or `opted_out`. */
+  state: string;
+  /** End of WhatsApp's 24-hour customer-service window, RFC 3339. */
+  window_open_until: string | null;
+  /** Unrecognised messages since the assistant last understood one (the second hands off). */
+  unrecognised: Generated<number>;
+  last_message_at: string;
+  updated_at: string;
+}
+
+/** A webhook delivery kept for its `process_webhook` job; a delivery repeated byte for byte is kept once. */
+export interface WebhookEventTable {
+  id: Generated<number>;
+  business_id: number;
+  body_sha256: string;
+  body: string;
+  received_at: string;
 }
 
 export interface FollowUpRuleTable {
@@ -249,7 +297,9 @@ export interface Database {
   lead_matches: LeadMatchTable;
   lead_match_runs: LeadMatchRunTable;
   channels: ChannelTable;
-  lead_messages: LeadMessageTable;
+  messages: MessageTable;
+  conversations: ConversationTable;
+  webhook_events: WebhookEventTable;
   follow_up_rules: FollowUpRuleTable;
   follow_ups: FollowUpTable;
 }

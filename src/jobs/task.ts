@@ -26,6 +26,8 @@ export interface TaskContext {
   snapshots: CatalogueSnapshots;
   /** The worker clock's current instant, canonical RFC 3339. */
   now(): string;
+  /** Logs a line of this job (the worker's logger, at info level, with the job's fields). */
+  log(fields: object, message: string): void;
   /** Whether a failure of this run parks the job instead of retrying it. */
   finalAttempt: boolean;
   /**
@@ -46,7 +48,7 @@ export interface TaskDefinition {
    * Called when a job of this kind is parked as failed, so that its records end in a final
    * state (a message never stays `sending` or `pending` for ever).
    */
-  onParked?(db: Db, job: { lead_id: number | null }, reason: string, now: string): Promise<void>;
+  onParked?(db: Db, job: { lead_id: number | null; payload: string | null }, reason: string, now: string): Promise<void>;
 }
 
 /** Declares a task; the identity, typed, so the registry can be checked against {@link JobKind}. */

@@ -211,7 +211,7 @@ export class Worker {
   }
 
   /** Lets a parked job's task leave its records in a final state (its `onParked`). */
-  private async afterParking(job: { kind: string; lead_id: number | null }, reason: string): Promise<void> {
+  private async afterParking(job: { kind: string; lead_id: number | null; payload: string | null }, reason: string): Promise<void> {
     try {
       await taskFor(job.kind)?.onParked?.(this.db, job, reason, this.now());
     } catch (error) {
@@ -260,6 +260,7 @@ export class Worker {
       settings: this.settings,
       snapshots: this.snapshots,
       now: () => this.now(),
+      log: (fields, message) => this.logger.info({ ...log, ...fields }, message),
       finalAttempt: job.attempts >= this.settings.maxAttempts,
       finish: async (effects) => {
         const result = await transact(this.db, async (trx) => {

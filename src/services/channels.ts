@@ -1,19 +1,44 @@
 /**
- * Messaging channels (CONTRACT §7, §9 `inmo channel connect`): a business connects one
- * WhatsApp Cloud API channel; the worker sends each new lead one template over it.
+ * Messaging channels (CONTRACT §7, §9, §10 `inmo channel connect`): a business connects one
+ * WhatsApp Cloud API channel; the worker sends each new lead one template over it, and
+ * WhatsApp posts the lead's replies and the messages' statuses to inmo's webhook.
  *
- * The access token is read from an environment variable the operator names, so it never
- * appears on a command line, in shell history or in process listings; it is stored sealed
- * (src/secrets.ts) for the workers and never printed or logged (the summary returned here
- * leaves it out).
+ * The access token and the Meta app secret are read from environment variables the operator
+ * names, so they never appear on a command line, in shell history or in process listings;
+ * they are stored sealed (src/secrets.ts) and never printed or logged (the summary returned
+ * here leaves them out). The webhook verify token is generated here, stored sealed, and
+ * returned once, with the callback URL to paste into Meta's dashboard.
  */
 import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
-import { upsertChannel } from '../db/repositories/messaging.ts';
 import { DEFAULT_TEMPLATE_LANGUAGES, GRAPH_API_BASE } from '../channels/whatsapp-cloud.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { sealSecret } from '../secrets.ts';
 import { InmoError } from '../errors.ts';
+import { randomBytes } from 'node:crypto';
+import { findChannel, updateChannel, upsertChannel } from '../db/repositories/messaging.ts';
+
+/** Path of the WhatsApp webhook on the server (CONTRACT §10). */
+export const WEBHOOK_PATH = '/webhooks/whatsapp';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A secret read from the environment variable an option names (never the secret itself on the command line). */
+function secretFromEnv(option: string, name: string, env: NodeJS.ProcessEnv): string {
+  if (!ENV_NAME.test(name)) throw new InmoError('CHANNEL_SECRET_ENV_NOT_A_NAME', { option });
+  const value = env[name]?.trim();
+  if (!value) throw new InmoError('CHANNEL_SECRET_ENV_UNSET', { option, name });
+  return value;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
 
 export const PROVIDERS = ['whatsapp-cloud'] as const;
 
@@ -28,15 +53,22 @@ export interface ChannelSettings {
   baseUrl?: string;
   /** `preferred_language` → template language overrides, e.g. `{gb: 'en_GB'}`. */
   languages?: Record<string, string>;
+  /** Name of the environment variable holding the Meta app secret (signs webhooks). */
+  appSecretEnv?: string;
+  /** Listing link template with `{id}` (property id) or `{ref}` (external reference). */
+  listingUrl?: string;
+  /** The server's public base URL, for the callback URL printed. */
+  publicUrl?: string;
 }
 
 /**
  * Connects (or reconnects) a business's channel.
  * @param env where the token variable is read (process.env by default).
- * @returns the stored settings without the token.
+ * @returns the stored settings without the token or app secret, with the new webhook
+ *   `verify_token` and the `callback_url` (shown once: only the sealed copy is kept).
  * @throws InmoError UNKNOWN_BUSINESS, or CHANNEL_* for an unknown provider, a blank phone
- *   number id or template, a token variable that is not a name or is unset, or a base URL that
- *   is not http(s).
+ *   number id or template, a token or app-secret variable that is not a name or is unset, a
+ *   base URL that is not http(s), or a listing URL without `{id}` or `{ref}`.
  */
 export async function connectChannel(db: Db, settings: ChannelSettings, env: NodeJS.ProcessEnv = process.env) {
   if (!(PROVIDERS as readonly string[]).includes(settings.provider)) {
@@ -45,22 +77,20 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
   if (!settings.phoneNumberId.trim()) throw new InmoError('CHANNEL_PHONE_NUMBER_ID_BLANK');
   if (!settings.template.trim()) throw new InmoError('CHANNEL_TEMPLATE_BLANK');
   // A name, not the token itself: a value pasted here by mistake must not be echoed back.
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(settings.tokenEnv)) {
+  if (!ENV_NAME.test(settings.tokenEnv)) {
     throw new InmoError('CHANNEL_TOKEN_ENV_NOT_A_NAME');
   }
   const token = env[settings.tokenEnv];
   if (!token?.trim()) throw new InmoError('CHANNEL_TOKEN_ENV_UNSET', { name: settings.tokenEnv });
   const baseUrl = settings.baseUrl ?? GRAPH_API_BASE;
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw new InmoError('CHANNEL_BASE_URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new InmoError('CHANNEL_BASE_URL');
+  if (!isHttpUrl(baseUrl)) throw new InmoError('CHANNEL_BASE_URL');
+  const appSecret = settings.appSecretEnv === undefined ? null : secretFromEnv('--app-secret-env', settings.appSecretEnv, env);
+  const listingUrl = settings.listingUrl?.trim() || null;
+  if (listingUrl !== null && (!isHttpUrl(listingUrl) || !/\{(id|ref)\}/.test(listingUrl))) throw new InmoError('CHANNEL_LISTING_URL');
   if (!(await findBusiness(db, settings.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: settings.businessId });
   const languages = { ...DEFAULT_TEMPLATE_LANGUAGES, ...settings.languages };
   const connectedAt = nowRfc3339();
+  const verifyToken = randomBytes(24).toString('base64url');
   await upsertChannel(db, {
     business_id: settings.businessId,
     provider: settings.provider,
@@ -70,7 +100,12 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
     languages: JSON.stringify(languages),
     base_url: baseUrl,
     connected_at: connectedAt,
+    verify_token: sealSecret(verifyToken),
+    // Reconnecting without them keeps the app secret, the listing URL and the assistant.
+    ...(appSecret === null ? {} : { app_secret: sealSecret(appSecret) }),
+    ...(listingUrl === null ? {} : { listing_url: listingUrl }),
   });
+  const stored = await findChannel(db, settings.businessId);
   return {
     business_id: settings.businessId,
     provider: settings.provider,
@@ -79,6 +114,43 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
     languages,
     base_url: baseUrl,
     token: `stored from ${settings.tokenEnv}`,
+    app_secret: settings.appSecretEnv !== undefined ? `stored from ${settings.appSecretEnv}` : stored?.app_secret ? 'kept' : null,
+    listing_url: stored?.listing_url ?? null,
+    webhooks: stored?.app_secret ? 'on' : 'off: without --app-secret-env, webhooks of this number are refused (401)',
+    verify_token: verifyToken,
+    callback_url: `${(settings.publicUrl ?? 'http://127.0.0.1:8080').replace(/\/+$/, '')}${WEBHOOK_PATH}`,
     connected_at: connectedAt,
   };
+}
+
+/**
+ * Sets the assistant that words the answers to a business's leads: an OpenAI-compatible
+ * chat-completions API (its key read from the environment variable named, and sealed), or
+ * the built-in one (`settings` null).
+ * @returns the settings without the key.
+ * @throws InmoError CHANNEL_NOT_CONNECTED, ASSISTANT_URL, ASSISTANT_MODEL_BLANK, CHANNEL_SECRET_ENV_*.
+ */
+export async function configureAssistant(
+  db: Db,
+  businessId: number,
+  settings: { url: string; model: string; keyEnv?: string } | null,
+  env: NodeJS.ProcessEnv = process.env,
+) {
+  let stored: string | null = null;
+  if (settings !== null) {
+    if (!isHttpUrl(settings.url)) throw new InmoError('ASSISTANT_URL');
+    if (!settings.model.trim()) throw new InmoError('ASSISTANT_MODEL_BLANK');
+    const key = settings.keyEnv === undefined ? null : secretFromEnv('--key-env', settings.keyEnv, env);
+    stored = JSON.stringify({ url: settings.url, model: settings.model.trim(), api_key: key === null ? null : sealSecret(key) });
+  }
+  if (!(await updateChannel(db, businessId, { assistant: stored }))) throw new InmoError('CHANNEL_NOT_CONNECTED', { id: businessId });
+  return settings === null
+    ? { business_id: businessId, assistant: 'built-in' }
+    : {
+        business_id: businessId,
+        assistant: 'chat-completions',
+        url: settings.url,
+        model: settings.model.trim(),
+        key: settings.keyEnv === undefined ? null : `stored from ${settings.keyEnv}`,
+      };
 }

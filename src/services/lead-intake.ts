@@ -10,7 +10,7 @@
 import type { Transaction } from 'kysely';
 import { templateLanguage } from '../channels/whatsapp-cloud.ts';
 import type { GroupCommit } from '../db/group-commit.ts';
-import { findChannel, insertLeadMessage } from '../db/repositories/messaging.ts';
+import { findChannel, findConversation, insertWelcome } from '../db/repositories/messaging.ts';
 import type { Database } from '../db/types.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../db/repositories/jobs.ts';
@@ -62,10 +62,9 @@ async function queueWelcome(
 ) {
   const channel = await findChannel(trx, businessId);
   if (!channel) return;
-  await insertLeadMessage(trx, {
+  await insertWelcome(trx, {
     lead_id: leadId,
     business_id: businessId,
-    provider: channel.provider,
     template: channel.template,
     language: templateLanguage(JSON.parse(channel.languages) as Record<string, string>, language),
     recipient: phone,
@@ -139,9 +138,11 @@ async function storeInquiryLead(writes: GroupCommit, businessId: number, inquiry
         // Another request may have completed it since it was read: then this one is the duplicate.
         if (!(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) throw new InmoError('DUPLICATE_PHONE');
         leadId = existing.id;
-        // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it.
+        // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it,
+        // and a lead who wrote on WhatsApp first is already in a conversation (CONTRACT §10).
         const queued = new Set((await listJobsOfLead(trx, leadId)).map((j) => j.kind));
-        jobs = INQUIRY_JOBS.filter((kind) => kind !== 'send_welcome' || !queued.has(kind));
+        const talking = (await findConversation(trx, leadId)) !== undefined;
+        jobs = INQUIRY_JOBS.filter((kind) => kind !== 'send_welcome' || (!queued.has(kind) && !talking));
       } else {
         leadId = await repo.insertLeadId(trx, {
           ...columns,

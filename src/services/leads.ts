@@ -9,7 +9,8 @@ import { findBusiness } from '../db/repositories/businesses.ts';
 import { listFollowUpsOfLead } from '../db/repositories/follow-ups.ts';
 import * as repo from '../db/repositories/leads.ts';
 import { findLeadMatchRun, listLeadMatches } from '../db/repositories/matches.ts';
-import { findLeadMessage } from '../db/repositories/messaging.ts';
+import { findWelcome } from '../db/repositories/messaging.ts';
+import { conversationOf } from './conversations.ts';
 import type { LeadRow } from '../db/types.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
@@ -60,13 +61,14 @@ export async function listLeadsPage(db: Db, businessId: number, limit: number, o
  * A lead with everything the background did for it, for `inmo leads show` (CONTRACT §9):
  * `{lead, notes, matches: [{property_id, search_index}], near_misses: [{…, failed}],
  * matching: {catalogue_version, matched_at, matches_total, near_misses_total} | null,
- * message: {state, template, provider_message_id, …} | null, follow_ups: [{due_at, every_days, state}]}`.
+ * message: {state, template, provider_message_id, …} | null, follow_ups: [{due_at, every_days, state}],
+ * conversation: {lead_id, state, window_open_until, messages}}` (CONTRACT §10).
  */
 export async function showLead(db: Db, id: number) {
   const lead = await repo.findLead(db, id);
   if (!lead) return undefined;
   const matched = await listLeadMatches(db, id);
-  const message = await findLeadMessage(db, id);
+  const message = await findWelcome(db, id);
   const json = (text: string | null) => (text === null ? null : (JSON.parse(text) as unknown));
   return {
     lead: {
@@ -83,6 +85,7 @@ export async function showLead(db: Db, id: number) {
     message: message
       ? {
           state: message.state,
+          id: message.id,
           template: message.template,
           language: message.language,
           recipient: message.recipient,
@@ -97,5 +100,6 @@ export async function showLead(db: Db, id: number) {
       every_days,
       state,
     })),
+    conversation: await conversationOf(db, id),
   };
 }

@@ -66,7 +66,8 @@ export async function importRecords(db: Db, businessId: number, records: Array<o
 /** Removes every lead with its notes, jobs and background results (between tests of one file). */
 export async function clearLeads(db: Db): Promise<void> {
   await db.deleteFrom('jobs').execute();
-  for (const table of ['lead_matches', 'lead_match_runs', 'lead_messages', 'follow_ups'] as const) await db.deleteFrom(table).execute();
+  for (const table of ['lead_matches', 'lead_match_runs', 'messages', 'conversations', 'webhook_events', 'follow_ups'] as const)
+    await db.deleteFrom(table).execute();
   await db.deleteFrom('lead_notes').execute();
   await db.deleteFrom('leads').execute();
 }
@@ -121,7 +122,9 @@ export async function snapshot(db: Db): Promise<string> {
     'lead_matches',
     'lead_match_runs',
     'channels',
-    'lead_messages',
+    'messages',
+    'conversations',
+    'webhook_events',
     'follow_up_rules',
     'follow_ups',
   ] as const;

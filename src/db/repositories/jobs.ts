@@ -10,8 +10,20 @@ import { runCompiledOnce } from '../compiled-once.ts';
 import { locksRows, type Db, type Executor } from '../database.ts';
 import type { JobTable } from '../types.ts';
 
-/** Background work a stored lead needs (spec §6), and a follow-up coming due. */
-export type JobKind = 'match_lead' | 'send_welcome' | 'schedule_follow_ups' | 'follow_up' | 'rematch_catalogue';
+/**
+ * Background work a stored lead needs (spec §6), a follow-up coming due, and the
+ * conversation's work (CONTRACT §10): a webhook delivery to read, an inbound message to
+ * answer, an agent's reply to send.
+ */
+export type JobKind =
+  | 'match_lead'
+  | 'send_welcome'
+  | 'schedule_follow_ups'
+  | 'follow_up'
+  | 'rematch_catalogue'
+  | 'process_webhook'
+  | 'assistant_reply'
+  | 'send_message';
 
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;
@@ -128,7 +140,7 @@ export async function releaseExpiredJobs(
   db: Executor,
   now: string,
   maxAttempts: number,
-): Promise<{ released: number; failed: Array<{ id: number; kind: string; lead_id: number | null }> }> {
+): Promise<{ released: number; failed: Array<{ id: number; kind: string; lead_id: number | null; payload: string | null }> }> {
   const lost = 'the worker running it stopped before it finished (lease expired)';
   const failed = await db
     .updateTable('jobs')
@@ -136,7 +148,7 @@ export async function releaseExpiredJobs(
     .where('state', '=', 'running')
     .where('locked_until', '<', now)
     .where('attempts', '>=', maxAttempts)
-    .returning(['id', 'kind', 'lead_id'])
+    .returning(['id', 'kind', 'lead_id', 'payload'])
     .execute();
   const retried = await db
     .updateTable('jobs')

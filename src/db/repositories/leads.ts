@@ -85,3 +85,22 @@ export async function insertNote(db: Executor, leadId: number, text: string, at:
     db.insertInto('lead_notes').values({ lead_id: lead as unknown as number, text: textParam, created_at: atParam }),
   );
 }
+
+/**
+ * Replaces a lead's search preferences (the assistant refined them), only if the lead is
+ * unchanged since `expectedUpdatedAt`. @returns whether it changed.
+ */
+export async function updateSearchPreferences(
+  db: Executor,
+  id: number,
+  change: { search_preferences: string; status: string; updated_at: string },
+  expectedUpdatedAt: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('leads')
+    .set(change)
+    .where('id', '=', id)
+    .where('updated_at', '=', expectedUpdatedAt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -80,3 +80,29 @@ export async function findLeadMatchRun(db: Executor, leadId: number) {
     .where('lead_id', '=', leadId)
     .executeTakeFirst();
 }
+
+/** What the assistant shows of some properties (any order; the caller orders them). */
+export async function listPropertySummaries(db: Executor, businessId: number, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('properties')
+    .select([
+      'id',
+      'external_ref',
+      'title',
+      'op_venta',
+      'op_alquiler',
+      'op_traspaso',
+      'price',
+      'price_rent',
+      'price_transfer',
+      'city',
+      'size_total',
+      'bedrooms',
+    ])
+    .where('business_id', '=', businessId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+export type PropertySummaryRow = Awaited<ReturnType<typeof listPropertySummaries>>[number];

@@ -1,11 +1,16 @@
-/** Messaging channels and the one template message of each lead. SQL only. */
+/**
+ * Messaging channels, the messages of each lead's WhatsApp thread, conversations and
+ * webhook deliveries (CONTRACT §7, §10). SQL only.
+ */
 import type { Executor } from '../database.ts';
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
-import type { ChannelTable, LeadMessageTable } from '../types.ts';
+import type { ChannelTable, ConversationTable, MessageTable, WebhookEventTable } from '../types.ts';
 
 export type ChannelRow = Selectable<ChannelTable>;
-export type LeadMessageRow = Selectable<LeadMessageTable>;
+export type MessageRow = Selectable<MessageTable>;
+export type ConversationRow = Selectable<ConversationTable>;
+export type WebhookEventRow = Selectable<WebhookEventTable>;
 
 /** Connects (or reconnects, replacing the settings of) the business's channel. */
 export async function upsertChannel(db: Executor, channel: Insertable<ChannelTable>): Promise<void> {
@@ -15,6 +20,12 @@ export async function upsertChannel(db: Executor, channel: Insertable<ChannelTab
     .values(channel)
     .onConflict((oc) => oc.column('business_id').doUpdateSet(settings))
     .execute();
+}
+
+/** Changes some settings of a connected channel. @returns whether the business has one. */
+export async function updateChannel(db: Executor, businessId: number, settings: Updateable<ChannelTable>): Promise<boolean> {
+  const result = await db.updateTable('channels').set(settings).where('business_id', '=', businessId).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** The business's channel. (Compiled once: it runs for every new lead.) */
@@ -28,26 +39,199 @@ export async function findChannel(db: Executor, businessId: number): Promise<Cha
   return rows[0];
 }
 
-export async function findLeadMessage(db: Executor, leadId: number): Promise<LeadMessageRow | undefined> {
-  return db.selectFrom('lead_messages').selectAll().where('lead_id', '=', leadId).executeTakeFirst();
-}
-
-/** Records a lead's message unless it has one: the primary key (the lead) makes a second one impossible. */
-export async function insertLeadMessage(db: Executor, message: Insertable<LeadMessageTable>): Promise<void> {
-  await db
-    .insertInto('lead_messages')
-    .values(message)
-    .onConflict((oc) => oc.column('lead_id').doNothing())
+/** Every channel that can verify webhooks (has an app secret or a verify token). */
+export async function listWebhookChannels(db: Executor): Promise<ChannelRow[]> {
+  return db
+    .selectFrom('channels')
+    .selectAll()
+    .where((eb) => eb.or([eb('app_secret', 'is not', null), eb('verify_token', 'is not', null)]))
     .execute();
 }
 
-/** Moves a lead's message to `state`, only from the state it is expected to be in. @returns whether it moved. */
-export async function moveLeadMessage(
+/** The lead's welcome template message. */
+export async function findWelcome(db: Executor, leadId: number): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('lead_id', '=', leadId).where('author', '=', 'welcome').executeTakeFirst();
+}
+
+export async function findMessage(db: Executor, id: number): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The reply written to an inbound message, if any. */
+export async function findReplyTo(db: Executor, inboundId: number): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('reply_to', '=', inboundId).executeTakeFirst();
+}
+
+/** An outbound message of the business by its WhatsApp message id. */
+export async function findOutboundByProviderId(db: Executor, businessId: number, providerId: string): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('provider_message_id', '=', providerId)
+    .where('business_id', '=', businessId)
+    .where('direction', '=', 'out')
+    .executeTakeFirst();
+}
+
+/** A lead's thread, oldest first. */
+export async function listThread(db: Executor, leadId: number): Promise<MessageRow[]> {
+  return db.selectFrom('messages').selectAll().where('lead_id', '=', leadId).orderBy('id').execute();
+}
+
+/** The last `limit` messages of a lead's thread, oldest first. */
+export async function listRecentThread(db: Executor, leadId: number, limit: number): Promise<MessageRow[]> {
+  const rows = await db.selectFrom('messages').selectAll().where('lead_id', '=', leadId).orderBy('id', 'desc').limit(limit).execute();
+  return rows.reverse();
+}
+
+/**
+ * Records the lead's welcome unless it has one: a partial unique index makes a second
+ * impossible. (The conflict target's predicate is a literal: SQLite matches it to the index's
+ * text, which a parameter never matches.)
+ */
+export async function insertWelcome(db: Executor, message: Omit<Insertable<MessageTable>, 'direction' | 'kind' | 'author'>): Promise<void> {
+  await db
+    .insertInto('messages')
+    .values({ ...message, direction: 'out', kind: 'template', author: 'welcome' })
+    .onConflict((oc) => oc.column('lead_id').where('author', '=', sql.lit('welcome')).doNothing())
+    .execute();
+}
+
+/**
+ * Records an inbound message unless its WhatsApp id is already stored for the business.
+ * @returns the new row's id, or undefined when it was a repeat.
+ */
+export async function insertInbound(
+  db: Executor,
+  message: Omit<Insertable<MessageTable>, 'direction' | 'state'>,
+): Promise<number | undefined> {
+  const row = await db
+    .insertInto('messages')
+    .values({ ...message, direction: 'in', state: 'received' })
+    .onConflict((oc) => oc.columns(['business_id', 'provider_message_id']).where('direction', '=', sql.lit('in')).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/**
+ * Records an outbound message (`pending`). An assistant reply names the inbound message it
+ * answers in `reply_to`; a second reply to it is refused by a partial unique index.
+ * @returns the new row's id, or undefined when that inbound message already has its reply.
+ */
+export async function insertOutbound(
+  db: Executor,
+  message: Omit<Insertable<MessageTable>, 'direction' | 'state'>,
+): Promise<number | undefined> {
+  const query = db.insertInto('messages').values({ ...message, direction: 'out', state: 'pending' });
+  const row = await (
+    message.reply_to === null || message.reply_to === undefined
+      ? query
+      : query.onConflict((oc) => oc.column('reply_to').where('reply_to', 'is not', null).doNothing())
+  )
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Moves a message to `to.state`, only from one of the states it is expected to be in. @returns whether it moved. */
+export async function moveMessage(
+  db: Executor,
+  id: number,
+  from: string | readonly string[],
+  to: { state: string; provider_message_id?: string | null; last_error?: string | null; sent_at?: string | null; updated_at: string },
+): Promise<boolean> {
+  const result = await db.updateTable('messages').set(to).where('id', '=', id).where('state', 'in', [from].flat()).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function findConversation(db: Executor, leadId: number): Promise<ConversationRow | undefined> {
+  return db.selectFrom('conversations').selectAll().where('lead_id', '=', leadId).executeTakeFirst();
+}
+
+/**
+ * Notes a message in the lead's conversation, creating it (with the assistant answering)
+ * when it is the first; `windowOpenUntil` only ever moves the window's end later.
+ */
+export async function touchConversation(
+  db: Executor,
+  conversation: { leadId: number; businessId: number; at: string; windowOpenUntil?: string },
+): Promise<void> {
+  const { leadId, businessId, at, windowOpenUntil } = conversation;
+  const existing = await findConversation(db, leadId);
+  if (!existing) {
+    await db
+      .insertInto('conversations')
+      .values({
+        lead_id: leadId,
+        business_id: businessId,
+        state: 'assistant',
+        window_open_until: windowOpenUntil ?? null,
+        last_message_at: at,
+        updated_at: at,
+      })
+      .execute();
+    return;
+  }
+  const window =
+    windowOpenUntil !== undefined && (existing.window_open_until === null || windowOpenUntil > existing.window_open_until)
+      ? windowOpenUntil
+      : existing.window_open_until;
+  await db
+    .updateTable('conversations')
+    .set({ window_open_until: window, last_message_at: at > existing.last_message_at ? at : existing.last_message_at, updated_at: at })
+    .where('lead_id', '=', leadId)
+    .execute();
+}
+
+/** Sets who answers the lead, and the count of unrecognised messages. */
+export async function setConversationState(
   db: Executor,
   leadId: number,
-  from: string,
-  to: { state: string; provider_message_id?: string | null; last_error?: string | null; updated_at: string },
+  to: { state?: string; unrecognised?: number; updated_at: string },
 ): Promise<boolean> {
-  const result = await db.updateTable('lead_messages').set(to).where('lead_id', '=', leadId).where('state', '=', from).executeTakeFirst();
+  const result = await db.updateTable('conversations').set(to).where('lead_id', '=', leadId).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Conversations, those waiting for an agent first, then the most recent first. */
+export async function listConversations(db: Executor, filter: { businessId?: number; waiting?: boolean; limit: number }) {
+  let query = db
+    .selectFrom('conversations')
+    .innerJoin('leads', 'leads.id', 'conversations.lead_id')
+    .select([
+      'conversations.lead_id',
+      'conversations.business_id',
+      'conversations.state',
+      'conversations.window_open_until',
+      'conversations.last_message_at',
+      'leads.name',
+      'leads.phone_number_1',
+    ]);
+  if (filter.businessId !== undefined) query = query.where('conversations.business_id', '=', filter.businessId);
+  if (filter.waiting) query = query.where('conversations.state', '=', 'waiting_for_agent');
+  return query
+    .orderBy((eb) => eb.case().when('conversations.state', '=', 'waiting_for_agent').then(0).else(1).end())
+    .orderBy('conversations.last_message_at', 'desc')
+    .orderBy('conversations.lead_id', 'desc')
+    .limit(filter.limit)
+    .execute();
+}
+
+/**
+ * Keeps a webhook delivery for its job, unless the same body was already kept for the business.
+ * @returns the new event's id, or undefined for a repeat.
+ */
+export async function insertWebhookEvent(db: Executor, event: Insertable<WebhookEventTable>): Promise<number | undefined> {
+  const row = await db
+    .insertInto('webhook_events')
+    .values(event)
+    .onConflict((oc) => oc.columns(['business_id', 'body_sha256']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export async function findWebhookEvent(db: Executor, id: number): Promise<WebhookEventRow | undefined> {
+  return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
 }

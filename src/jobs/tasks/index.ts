@@ -3,10 +3,13 @@
  * without a task (or a task for no kind) a compile error.
  */
 import type { JobKind, TaskDefinition } from '../task.ts';
+import { assistantReplyTask } from './assistant-reply.ts';
 import { followUpTask } from './follow-up.ts';
 import { matchLeadTask } from './match-lead.ts';
 import { rematchCatalogueTask } from './rematch-catalogue.ts';
+import { processWebhookTask } from './process-webhook.ts';
 import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
+import { sendMessageTask } from './send-message.ts';
 import { sendWelcomeTask } from './send-welcome.ts';
 
 export const TASKS = {
@@ -15,6 +18,9 @@ export const TASKS = {
   schedule_follow_ups: scheduleFollowUpsTask,
   follow_up: followUpTask,
   rematch_catalogue: rematchCatalogueTask,
+  process_webhook: processWebhookTask,
+  assistant_reply: assistantReplyTask,
+  send_message: sendMessageTask,
 } as const satisfies Record<JobKind, TaskDefinition>;
 
 /** The task of a stored job kind, or undefined for a kind this release does not know. */

@@ -1,0 +1,87 @@
+/**
+ * `inmo conversations list|show|reply|resume|handoff` (CONTRACT §10): agents see every
+ * WhatsApp conversation, answer inside the 24-hour window, and take a conversation from the
+ * assistant or give it back.
+ */
+import type { Command } from 'commander';
+import { listConversations, replyAsAgent, setAnswerer, showConversation } from '../services/conversations.ts';
+import { action, command, positiveInt, print, withDb } from './common.ts';
+
+type Shown = Awaited<ReturnType<typeof showConversation>>;
+
+/** The thread for a person: one line a message, what it is and where it stands. */
+function humanThread(c: Shown): string {
+  const head = `lead #${c.lead_id}: ${c.state.replaceAll('_', ' ')}${c.window_open_until ? `, window open until ${c.window_open_until}` : ', no window open'}`;
+  const lines = c.messages.map((m) => {
+    const who = m.direction === 'in' ? 'lead' : (m.author ?? 'out');
+    const what =
+      m.kind === 'text'
+        ? (m.text ?? '')
+        : m.kind === 'template'
+          ? `[template ${m.text ?? ''}]`
+          : `[${m.kind}]${m.text ? ` ${m.text}` : ''}`;
+    const state = m.direction === 'out' ? ` (${m.state}${m.error ? `: ${m.error}` : ''})` : '';
+    return `  ${m.created_at} ${who}: ${what.replace(/\n/g, '\n      ')}${state}`;
+  });
+  return [head, ...(lines.length ? lines : ['  no messages'])].join('\n');
+}
+
+export function register(program: Command): void {
+  const conversations = program.command('conversations').description('WhatsApp conversations with leads');
+  command(conversations, 'list', 'conversations, those waiting for an agent first, then the newest')
+    .option('--business <id>', 'only this business', positiveInt)
+    .option('--waiting', 'only those waiting for an agent')
+    .action(
+      action(async (opts: { business?: number; waiting?: boolean }) => {
+        const listed = await withDb((db) => listConversations(db, { businessId: opts.business, waiting: opts.waiting }), {
+          mustExist: true,
+        });
+        const human = listed.data.length
+          ? listed.data
+              .map(
+                (c) =>
+                  `lead #${c.lead_id} ${c.name ?? '(no name)'} ${c.phone_number_1}: ${c.state.replaceAll('_', ' ')}, last message ${c.last_message_at}`,
+              )
+              .join('\n')
+          : 'no conversations';
+        print(listed, human);
+      }),
+    );
+  command(conversations, 'show', "a lead's WhatsApp thread, oldest first, with each message's state")
+    .argument('<lead_id>', 'lead id', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const shown = await withDb((db) => showConversation(db, id), { mustExist: true });
+        print(shown, humanThread(shown));
+      }),
+    );
+  command(
+    conversations,
+    'reply',
+    "send the lead a message as an agent (only within 24 hours of the lead's last message); the assistant then stays silent until resumed",
+  )
+    .argument('<lead_id>', 'lead id', positiveInt)
+    .argument('<text>', 'the message')
+    .action(
+      action(async (id: number, text: string) => {
+        const messageId = await withDb((db) => replyAsAgent(db, id, text), { mustExist: true });
+        print({ lead_id: id, message_id: messageId, state: 'pending' }, `queued message #${messageId} to lead #${id}; the worker sends it`);
+      }),
+    );
+  command(conversations, 'resume', 'give the conversation back to the assistant')
+    .argument('<lead_id>', 'lead id', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const shown = await withDb((db) => setAnswerer(db, id, 'assistant'), { mustExist: true });
+        print(shown, `lead #${id}: the assistant answers again`);
+      }),
+    );
+  command(conversations, 'handoff', 'take the conversation from the assistant: it waits for an agent')
+    .argument('<lead_id>', 'lead id', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const shown = await withDb((db) => setAnswerer(db, id, 'waiting_for_agent'), { mustExist: true });
+        print(shown, `lead #${id}: waiting for an agent; the assistant is silent`);
+      }),
+    );
+}

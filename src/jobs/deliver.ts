@@ -1,0 +1,149 @@
+/**
+ * Delivery of one outbound message over the business's WhatsApp channel, sent at most once
+ * (CONTRACT §7, §10). The welcome template, the assistant's replies and agents' replies all
+ * go through here.
+ *
+ * The message row moves through
+ *
+ *     pending ──▶ sending ──▶ sent | failed | needs_reconciliation
+ *        ▲           │
+ *        └───────────┘  429 / 5xx / no connection: retried with backoff
+ *
+ * and `sending` is committed *before* the provider is called. A run that finds a message
+ * already `sending` therefore knows an earlier run died between the call and its record: the
+ * message may have gone out, so it is marked `needs_reconciliation` and never sent again;
+ * its status webhook, which carries inmo's message id in `biz_opaque_callback_data`, settles
+ * it later (services/webhooks.ts). Later statuses (`delivered`, `read`) arrive the same way.
+ *
+ * Nothing is sent to a lead who opted out, and a free-form text only inside the lead's
+ * 24-hour customer-service window (WhatsApp's rule): such a message fails visibly instead.
+ */
+import type { Transaction } from 'kysely';
+import { sendWhatsAppMessage, type OutboundMessage } from '../channels/whatsapp-cloud.ts';
+import type { Db } from '../db/database.ts';
+import { findChannel, findConversation, findMessage, moveMessage, type ChannelRow, type MessageRow } from '../db/repositories/messaging.ts';
+import { transact } from '../db/transaction.ts';
+import type { Database } from '../db/types.ts';
+import { observeSend } from '../metrics.ts';
+import { openSecret } from '../secrets.ts';
+import { failpoint } from './failpoints.ts';
+import { PermanentJobError, type TaskContext } from './task.ts';
+
+export const INTERRUPTED =
+  'the worker stopped between calling the provider and recording its answer: the message may have been sent; ' +
+  'its status from WhatsApp settles it, else check the WhatsApp Business Manager before contacting this lead';
+
+/** What the claim decided. */
+type Plan = { send: false } | { send: true; channel: ChannelRow; message: MessageRow };
+
+/** Why a pending message may not be sent now, or null when it may. */
+async function refusal(trx: Transaction<Database>, message: MessageRow, now: string): Promise<string | null> {
+  const conversation = await findConversation(trx, message.lead_id);
+  if (conversation?.state === 'opted_out') return 'the lead opted out of messages';
+  if (message.kind !== 'template') {
+    const until = conversation?.window_open_until ?? null;
+    if (until === null || until <= now) {
+      return `outside WhatsApp's 24-hour customer-service window${until === null ? '' : ` (it closed at ${until})`}`;
+    }
+  }
+  return null;
+}
+
+/** One transaction: claim the send by moving the message from `pending` to `sending`. */
+async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId: number): Promise<Plan> {
+  const message = await findMessage(trx, messageId);
+  if (!message) return { send: false };
+  if (message.state === 'sending') {
+    await moveMessage(trx, messageId, 'sending', { state: 'needs_reconciliation', last_error: INTERRUPTED, updated_at: ctx.now() });
+    return { send: false };
+  }
+  if (message.state !== 'pending') return { send: false };
+  const channel = await findChannel(trx, message.business_id);
+  const refused = channel ? await refusal(trx, message, ctx.now()) : 'the channel is no longer connected';
+  if (refused !== null) {
+    await moveMessage(trx, messageId, 'pending', { state: 'failed', last_error: refused, updated_at: ctx.now() });
+    return { send: false };
+  }
+  if (!(await moveMessage(trx, messageId, 'pending', { state: 'sending', updated_at: ctx.now() }))) return { send: false };
+  return { send: true, channel: channel!, message };
+}
+
+function content(message: MessageRow): OutboundMessage['content'] {
+  return message.kind === 'template'
+    ? { type: 'template', template: message.template ?? '', language: message.language ?? 'es' }
+    : { type: 'text', body: message.body ?? '' };
+}
+
+/**
+ * Sends the message `messageId` unless it was claimed before; records the provider's answer.
+ * Safe to run again after a crash at any point.
+ * @throws PermanentJobError when the provider rejects it or retries run out (the message is
+ *   `failed`); an Error to be retried later when the provider certainly did not take it.
+ */
+export async function deliverMessage(ctx: TaskContext, messageId: number): Promise<void> {
+  const plan = await transact(ctx.db, (trx) => claimSend(ctx, trx, messageId));
+  if (!plan.send) return;
+  const { channel, message } = plan;
+  let accessToken: string;
+  try {
+    accessToken = openSecret(channel.access_token);
+  } catch (error) {
+    // Not sent (the provider was never called): the message fails visibly, nothing to reconcile.
+    await transact(ctx.db, (trx) =>
+      moveMessage(trx, messageId, 'sending', { state: 'failed', last_error: (error as Error).message, updated_at: ctx.now() }),
+    );
+    throw new PermanentJobError((error as Error).message);
+  }
+  failpoint('message:sending');
+
+  const outcome = await sendWhatsAppMessage(
+    {
+      baseUrl: channel.base_url,
+      phoneNumberId: channel.phone_number_id,
+      accessToken,
+      to: message.recipient ?? '',
+      callbackData: String(message.id),
+      content: content(message),
+    },
+    ctx.settings.sendTimeoutMs,
+  );
+  failpoint('message:called');
+  observeSend(outcome.kind);
+
+  // The provider's answer is recorded on its own, guarded by the message still being
+  // `sending` rather than by this worker's lease: an answer is never thrown away. A status
+  // webhook that came first has already moved it on, and is not undone.
+  const now = ctx.now();
+  const record = (to: { state: string; provider_message_id?: string | null; last_error: string | null; sent_at?: string }) =>
+    transact(ctx.db, (trx) => moveMessage(trx, messageId, 'sending', { ...to, updated_at: now }));
+  switch (outcome.kind) {
+    case 'sent':
+      await record({ state: 'sent', provider_message_id: outcome.messageId, last_error: null, sent_at: now });
+      return;
+    case 'unknown':
+      await record({ state: 'needs_reconciliation', last_error: outcome.error });
+      return;
+    case 'rejected':
+      await record({ state: 'failed', last_error: outcome.error });
+      throw new PermanentJobError(`the provider rejected the message: ${outcome.error}`);
+    case 'retry': {
+      if (ctx.finalAttempt) {
+        const error = `gave up after ${ctx.job.attempts} attempts: ${outcome.error}`;
+        await record({ state: 'failed', last_error: error });
+        throw new PermanentJobError(error);
+      }
+      // Certainly not sent: back to pending, and the job is retried after its backoff.
+      await record({ state: 'pending', last_error: outcome.error });
+      throw new Error(outcome.error);
+    }
+  }
+}
+
+/**
+ * A parked delivery leaves no message half-way: one left `sending` may have gone out (needs
+ * reconciliation), one still `pending` never will (failed).
+ */
+export async function settleParkedDelivery(db: Db, messageId: number, reason: string, now: string): Promise<void> {
+  await moveMessage(db, messageId, 'sending', { state: 'needs_reconciliation', last_error: INTERRUPTED, updated_at: now });
+  await moveMessage(db, messageId, 'pending', { state: 'failed', last_error: `the job was parked: ${reason}`, updated_at: now });
+}

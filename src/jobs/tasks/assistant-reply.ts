@@ -1,0 +1,234 @@
+/**
+ * `assistant_reply`: answers one inbound WhatsApp message (spec §6.2, CONTRACT §10), queued
+ * with the message in the transaction that stores it (services/webhooks.ts).
+ *
+ * 1. Nothing happens unless the conversation is the assistant's (not handed to an agent, not
+ *    opted out) and WhatsApp's 24-hour window is open.
+ * 2. The message is understood (domain/assistant.ts) and the answer written (the built-in
+ *    assistant, or the business's model with the built-in one as fallback), outside any
+ *    transaction.
+ * 3. One transaction applies what the message does (opt-out, hand-off, refined searches and
+ *    their new matches) and records the reply as `pending`, `reply_to` the inbound message.
+ *    A partial unique index allows one reply per inbound message, so a second run, or a
+ *    second worker, finds the reply and does not decide again.
+ * 4. The reply is delivered at most once (jobs/deliver.ts).
+ */
+import type { Transaction } from 'kysely';
+import { findLead, updateSearchPreferences } from '../../db/repositories/leads.ts';
+import { listLeadMatches, listPropertySummaries, replaceLeadMatches, type PropertySummaryRow } from '../../db/repositories/matches.ts';
+import {
+  findChannel,
+  findConversation,
+  findMessage,
+  findReplyTo,
+  insertOutbound,
+  listRecentThread,
+  setConversationState,
+  type MessageRow,
+} from '../../db/repositories/messaging.ts';
+import { transact } from '../../db/transaction.ts';
+import type { Database, LeadRow } from '../../db/types.ts';
+import { refineSearches, replyLanguage, understand, type ListingSummary, type Understanding } from '../../domain/assistant.ts';
+import { initialLeadStatus } from '../../domain/lead-rules.ts';
+import type { LeadMatches } from '../../domain/matching.ts';
+import { assistantOf, replyWithFallback } from '../../services/assistant.ts';
+import { matchSearchPreferences, type CatalogueSnapshot } from '../../services/matching.ts';
+import { deliverMessage, settleParkedDelivery } from '../deliver.ts';
+import { failpoint } from '../failpoints.ts';
+import { defineTask, type TaskContext } from '../task.ts';
+import type { Db } from '../../db/database.ts';
+
+/** Listings the assistant shows in one answer. */
+export const LISTINGS_SHOWN = 3;
+/** Messages of the thread given to a chat-completions assistant. */
+const THREAD_LINES = 20;
+
+const parseSearches = (text: string | null): Array<Record<string, unknown>> => {
+  const value = text === null ? null : (JSON.parse(text) as unknown);
+  return Array.isArray(value) ? (value as Array<Record<string, unknown>>) : [];
+};
+
+/** The operation a listing is shown under: the first the lead searches that it offers, else its own first. */
+function shownOperation(row: PropertySummaryRow, wanted: readonly string[]): ListingSummary['operation'] {
+  const offers = { venta: row.op_venta === 1, alquiler: row.op_alquiler === 1, traspaso: row.op_traspaso === 1 };
+  const operation = wanted.find((op): op is ListingSummary['operation'] => op in offers && offers[op as keyof typeof offers]);
+  return operation ?? (offers.venta ? 'venta' : offers.alquiler ? 'alquiler' : offers.traspaso ? 'traspaso' : 'venta');
+}
+
+/** The listing URL of a property from the channel's template (`{id}`, `{ref}`), or null. */
+export function listingUrl(template: string | null, row: Pick<PropertySummaryRow, 'id' | 'external_ref'>): string | null {
+  if (!template) return null;
+  return template.replaceAll('{id}', String(row.id)).replaceAll('{ref}', encodeURIComponent(row.external_ref));
+}
+
+/** Up to `limit` matched listings, newest in the catalogue first, as the assistant shows them. */
+async function summaries(
+  ctx: TaskContext,
+  businessId: number,
+  ids: Iterable<number>,
+  snapshot: CatalogueSnapshot,
+  operations: readonly string[],
+  template: string | null,
+  limit: number,
+): Promise<ListingSummary[]> {
+  const position = new Map(snapshot.listings.map((l, i) => [l.id, i]));
+  const top = [...new Set(ids)]
+    .filter((id) => position.has(id))
+    .sort((a, b) => position.get(a)! - position.get(b)!)
+    .slice(0, limit);
+  const rows = new Map((await listPropertySummaries(ctx.db, businessId, top)).map((r) => [r.id, r]));
+  return top
+    .map((id) => rows.get(id))
+    .filter((r): r is PropertySummaryRow => r !== undefined)
+    .map((row) => {
+      const operation = shownOperation(row, operations);
+      return {
+        id: row.id,
+        title: row.title,
+        operation,
+        amount: operation === 'venta' ? row.price : operation === 'alquiler' ? row.price_rent : row.price_transfer,
+        city: row.city,
+        size: row.size_total,
+        bedrooms: row.bedrooms,
+        url: listingUrl(template, row),
+      };
+    });
+}
+
+/** What was decided, to be applied in one transaction. */
+interface Decision {
+  inbound: MessageRow;
+  lead: LeadRow;
+  understanding: Understanding;
+  /** The second unrecognised message in a row: the conversation goes to an agent. */
+  handsOff: boolean;
+  unrecognised: number;
+  /** New searches and their matches, when the message refined them. */
+  refined: { searches: Array<Record<string, unknown>>; matches: LeadMatches; version: number } | null;
+  text: string | null;
+}
+
+/** Applies a decision and records its reply. @returns the reply's id, or undefined when there is none. */
+async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision): Promise<number | undefined> {
+  const already = await findReplyTo(trx, d.inbound.id);
+  if (already) return already.id;
+  const conversation = await findConversation(trx, d.lead.id);
+  // An agent took the conversation, or the lead opted out, while the answer was written.
+  if (conversation?.state !== 'assistant') return undefined;
+  const now = ctx.now();
+  let replyId: number | undefined;
+  if (d.text !== null) {
+    replyId = await insertOutbound(trx, {
+      business_id: d.lead.business_id,
+      lead_id: d.lead.id,
+      kind: 'text',
+      author: 'assistant',
+      body: d.text,
+      recipient: d.lead.phone_number_1,
+      reply_to: d.inbound.id,
+      created_at: now,
+      updated_at: now,
+    });
+    if (replyId === undefined) return (await findReplyTo(trx, d.inbound.id))?.id;
+    await trx.updateTable('conversations').set({ last_message_at: now }).where('lead_id', '=', d.lead.id).execute();
+  }
+  const state =
+    d.understanding.intent === 'opt_out'
+      ? 'opted_out'
+      : d.understanding.intent === 'agent' || d.handsOff
+        ? 'waiting_for_agent'
+        : 'assistant';
+  await setConversationState(trx, d.lead.id, { state, unrecognised: d.handsOff ? 0 : d.unrecognised, updated_at: now });
+  if (d.refined) {
+    const searches = JSON.stringify(d.refined.searches);
+    const status = d.lead.status === 'new' ? initialLeadStatus(d.refined.searches) : d.lead.status;
+    // Only over the lead as it was read: an inquiry that changed it since wins, and its own
+    // match_lead job matches it again.
+    if (await updateSearchPreferences(trx, d.lead.id, { search_preferences: searches, status, updated_at: now }, d.lead.updated_at)) {
+      const { matches, nearMisses, matchesTotal, nearMissesTotal } = d.refined.matches;
+      await replaceLeadMatches(
+        trx,
+        d.lead.id,
+        [
+          ...matches.map(([property_id, search_index]) => ({ property_id, search_index, failed: null })),
+          ...nearMisses.map(([property_id, search_index, failed]) => ({ property_id, search_index, failed })),
+        ],
+        { catalogue_version: d.refined.version, matched_at: now, matches_total: matchesTotal, near_misses_total: nearMissesTotal },
+      );
+    }
+  }
+  return replyId;
+}
+
+/** Reads the message and writes the answer; null when the assistant must stay silent. */
+async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision | null> {
+  const lead = await findLead(ctx.db, inbound.lead_id);
+  const conversation = await findConversation(ctx.db, inbound.lead_id);
+  if (!lead || conversation?.state !== 'assistant') return null;
+  const now = ctx.now();
+  if (conversation.window_open_until === null || conversation.window_open_until <= now) {
+    ctx.log({ lead_id: lead.id, window_closed_at: conversation.window_open_until }, 'assistant: the 24-hour window is closed; no answer');
+    return null;
+  }
+  const channel = await findChannel(ctx.db, lead.business_id);
+  if (!channel) return null;
+  const snapshot = await ctx.snapshots.get(ctx.db, lead.business_id);
+  const places = new Set(snapshot.listings.flatMap((l) => l.places));
+  const kindHasText = inbound.kind === 'text' || inbound.kind === 'button' || inbound.kind === 'interactive';
+  const understanding = understand(kindHasText ? inbound.body : null, places);
+  const unrecognised = understanding.intent === 'unknown' ? conversation.unrecognised + 1 : 0;
+  const handsOff = understanding.intent === 'unknown' && unrecognised >= 2;
+
+  let searches = parseSearches(lead.search_preferences);
+  let refined: Decision['refined'] = null;
+  let matchedIds: number[];
+  if (understanding.intent === 'refine') {
+    searches = refineSearches(searches, understanding.refinement);
+    const matches = matchSearchPreferences(JSON.stringify(searches), snapshot, ctx.settings.matchLimit);
+    refined = { searches, matches, version: snapshot.version };
+    matchedIds = matches.matches.map(([id]) => id);
+  } else {
+    matchedIds = (await listLeadMatches(ctx.db, lead.id)).filter((m) => m.failed === null).map((m) => m.property_id);
+  }
+  const operations = [...new Set(searches.flatMap((s) => (Array.isArray(s.operations) ? (s.operations as string[]) : [])))];
+  const assistant = assistantOf(channel);
+  const shown = assistant.name === 'built-in' ? LISTINGS_SHOWN : LISTINGS_SHOWN + 2;
+  const matches = await summaries(ctx, lead.business_id, matchedIds, snapshot, operations, channel.listing_url, shown);
+  const thread = (await listRecentThread(ctx.db, lead.id, THREAD_LINES))
+    .filter((m) => m.body !== null || m.kind === 'template')
+    .map((m) => ({
+      direction: m.direction as 'in' | 'out',
+      text: m.body ?? `[${m.kind}${m.template ? ` ${m.template}` : ''}]`,
+    }));
+  const language = replyLanguage(lead.preferred_language, understanding.language);
+  const text = await replyWithFallback(
+    assistant,
+    { understanding, language, matches, operations, handsOff, leadName: lead.name, searches, thread },
+    (error) => ctx.log({ lead_id: lead.id, err: error.message }, 'assistant: the configured assistant failed; the built-in one answered'),
+  );
+  return { inbound, lead, understanding, handsOff, unrecognised, refined, text };
+}
+
+async function run(ctx: TaskContext): Promise<void> {
+  const { message_id: messageId } = JSON.parse(ctx.job.payload ?? '{}') as { message_id?: number };
+  const inbound = messageId === undefined ? undefined : await findMessage(ctx.db, messageId);
+  if (!inbound || inbound.direction !== 'in') return;
+  let replyId = (await findReplyTo(ctx.db, inbound.id))?.id;
+  if (replyId === undefined) {
+    const decision = await decide(ctx, inbound);
+    if (!decision) return;
+    failpoint('assistant:decided');
+    replyId = await transact(ctx.db, (trx) => apply(ctx, trx, decision));
+    failpoint('assistant:recorded');
+  }
+  if (replyId !== undefined) await deliverMessage(ctx, replyId);
+}
+
+/** A parked reply leaves no message half-way (jobs/deliver.ts). */
+async function onParked(db: Db, job: { payload: string | null }, reason: string, now: string): Promise<void> {
+  const { message_id: messageId } = JSON.parse(job.payload ?? '{}') as { message_id?: number };
+  const reply = messageId === undefined ? undefined : await findReplyTo(db, messageId);
+  if (reply) await settleParkedDelivery(db, reply.id, reason, now);
+}
+
+export const assistantReplyTask = defineTask({ run, onParked });

@@ -1,0 +1,15 @@
+/**
+ * `process_webhook`: turns a stored WhatsApp webhook delivery into messages, leads,
+ * conversations and statuses (CONTRACT §10, services/webhooks.ts), all committed with the
+ * job's completion. Running it again stores nothing twice.
+ */
+import { processWebhookEvent } from '../../services/webhooks.ts';
+import { defineTask, type TaskContext } from '../task.ts';
+
+async function run(ctx: TaskContext): Promise<void> {
+  const { event_id: eventId } = JSON.parse(ctx.job.payload ?? '{}') as { event_id?: number };
+  if (eventId === undefined) return;
+  await processWebhookEvent(ctx.db, eventId, ctx.now, (effects) => ctx.finish(effects));
+}
+
+export const processWebhookTask = defineTask({ run });
