@@ -52,6 +52,12 @@ describe('help and version', () => {
         'leads show',
         'jobs list',
         'channel connect',
+        'channel assistant',
+        'conversations list',
+        'conversations show',
+        'conversations reply',
+        'conversations resume',
+        'conversations handoff',
         'followups rules',
         'followups due',
         'followups done',
@@ -252,5 +258,108 @@ describe('worker and serve', () => {
       expect(refused.code).toBe(1);
       expect(refused.json.error).toMatch(new RegExp(`^cannot listen on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE`));
     }, 30_000);
+  });
+});
+
+describe('channel and conversations', () => {
+  const secrets = { WA_TOKEN: 'EAAG-cli-token-never-printed', WA_APP_SECRET: 'cli-app-secret-never-printed' };
+
+  it('connect takes the app secret from a variable, and prints a new verify token once with the callback URL', async () => {
+    const args = [
+      'channel',
+      'connect',
+      '--business',
+      '1',
+      '--provider',
+      'whatsapp-cloud',
+      '--phone-number-id',
+      '777',
+      '--token-env',
+      'WA_TOKEN',
+      '--template',
+      'hola',
+    ];
+    const connected = await inmo(
+      { ...env, ...secrets, INMO_PUBLIC_URL: 'https://inmo.agency.example' },
+      ...args,
+      '--app-secret-env',
+      'WA_APP_SECRET',
+      '--listing-url',
+      'https://agency.example/inmueble/{id}',
+      '--json',
+    );
+    expect(connected.code).toBe(0);
+    expect(connected.json).toMatchObject({
+      callback_url: 'https://inmo.agency.example/webhooks/whatsapp',
+      app_secret: 'stored from WA_APP_SECRET',
+      listing_url: 'https://agency.example/inmueble/{id}',
+      webhooks: 'on',
+    });
+    expect(connected.json.verify_token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(connected.stdout + connected.stderr).not.toContain(secrets.WA_APP_SECRET);
+    const human = await inmo({ ...env, ...secrets }, ...args);
+    expect(human.stdout).toContain('Callback URL: http://127.0.0.1:8080/webhooks/whatsapp');
+    expect(human.stdout).toMatch(/Verify token: [A-Za-z0-9_-]{32} {4}\(shown once\)/);
+    expect(human.stdout).toContain('webhooks: on'); // the app secret was kept
+    // A verify token differs on each connect.
+    expect(human.stdout).not.toContain(connected.json.verify_token);
+
+    const pasted = await inmo({ ...env, ...secrets }, ...args, '--app-secret-env', 'abc123:secret', '--json');
+    expect([pasted.code, pasted.json.error]).toEqual([
+      1,
+      '--app-secret-env must be the NAME of an environment variable holding the secret, not the secret',
+    ]);
+    const badLink = await inmo({ ...env, ...secrets }, ...args, '--listing-url', 'https://agency.example/inmueble', '--json');
+    expect(badLink.json.error).toBe(
+      '--listing-url must be an http(s) URL with {id} (the property id) or {ref} (its external reference) in it',
+    );
+  });
+
+  it('assistant: a chat-completions model or the built-in one, the key from a variable', async () => {
+    const set = await inmo(
+      { ...env, LLM_KEY: 'sk-never-printed' },
+      'channel',
+      'assistant',
+      '--business',
+      '1',
+      '--url',
+      'https://llm.example/v1',
+      '--model',
+      'small',
+      '--key-env',
+      'LLM_KEY',
+      '--json',
+    );
+    expect(set.json).toEqual({
+      business_id: 1,
+      assistant: 'chat-completions',
+      url: 'https://llm.example/v1',
+      model: 'small',
+      key: 'stored from LLM_KEY',
+    });
+    const back = await inmo(env, 'channel', 'assistant', '--business', '1', '--built-in', '--json');
+    expect(back.json).toEqual({ business_id: 1, assistant: 'built-in' });
+    const neither = await inmo(env, 'channel', 'assistant', '--business', '1', '--json');
+    expect([neither.code, neither.json.error]).toEqual([1, 'give either --url and --model, or --built-in']);
+    const noChannel = await inmo(env, 'channel', 'assistant', '--business', '99', '--built-in', '--json');
+    expect(noChannel.json.error).toBe('Business 99 has no channel connected');
+  });
+
+  it('conversations: list, show, and refusals that say why', async () => {
+    const lead = await inmo(env, 'leads', 'create', '--business', '1', '--phone', '+34611222333', '--name', 'Eva', '--json');
+    const id = String(lead.json.id);
+    const shown = await inmo(env, 'conversations', 'show', id, '--json');
+    expect(shown.json).toEqual({ lead_id: lead.json.id, state: 'assistant', window_open_until: null, messages: [] });
+    expect((await inmo(env, 'conversations', 'list', '--json')).json).toEqual({ data: [] });
+    const reply = await inmo(env, 'conversations', 'reply', id, 'Hola Eva', '--json');
+    expect([reply.code, reply.json.error]).toEqual([
+      1,
+      "The lead has not written: WhatsApp allows a free-form reply only within 24 hours of the lead's last message",
+    ]);
+    const resume = await inmo(env, 'conversations', 'resume', id, '--json');
+    expect(resume.json.error).toBe(`Lead ${id} has no conversation: it has not written on WhatsApp`);
+    expect((await inmo(env, 'conversations', 'show', '424242', '--json')).json.error).toBe('No lead with id 424242');
+    const human = await inmo(env, 'leads', 'show', id);
+    expect(human.stdout).toContain('no conversation');
   });
 });

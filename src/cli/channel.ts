@@ -78,7 +78,7 @@ export function register(program: Command): void {
     .option('--built-in', 'use the built-in assistant (the default)')
     .action(
       action(async (opts: { business: number; url?: string; model?: string; keyEnv?: string; builtIn?: boolean }) => {
-        if (opts.builtIn === (opts.url !== undefined)) throw new CliError('give either --url and --model, or --built-in');
+        if (Boolean(opts.builtIn) === (opts.url !== undefined)) throw new CliError('give either --url and --model, or --built-in');
         if (opts.url !== undefined && opts.model === undefined) throw new CliError('--model is required with --url');
         const configured = await withDb(
           (db) => configureAssistant(db, opts.business, opts.builtIn ? null : { url: opts.url!, model: opts.model!, keyEnv: opts.keyEnv }),

@@ -1,0 +1,139 @@
+/**
+ * Crash safety of the conversation's jobs (CONTRACT §10): while signed webhook deliveries
+ * keep arriving (each one twice), a worker process is killed with SIGKILL at every step of
+ * `process_webhook` and `assistant_reply` (src/jobs/failpoints.ts), 50 times; then one more
+ * worker runs to the end. Every inbound message must be stored once and get exactly one
+ * reply, and no reply may reach the provider twice: a kill between the provider call and its
+ * record leaves the reply for reconciliation instead.
+ */
+import { spawn } from 'node:child_process';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import type { Db } from '../src/db/database.ts';
+import { connectChannel } from '../src/services/channels.ts';
+import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
+import { BIN } from './helpers/cli.ts';
+import { businessWithKey, freshDb, importRecords, listing, REPO_ROOT } from './helpers/db.ts';
+import { APP_SECRET, deliver, inbound, PHONE_NUMBER_ID } from './helpers/whatsapp.ts';
+
+const RUNS = 50;
+const FAILPOINTS = ['job:claimed', 'assistant:decided', 'assistant:recorded', 'message:sending', 'message:called', 'job:finished'];
+
+let db: Db;
+let url: string;
+let app: FastifyInstance;
+let graph: FakeGraph;
+
+beforeAll(async () => {
+  ({ db, url } = await freshDb());
+  const business = await businessWithKey(db);
+  app = await buildApp({ db });
+  graph = await startFakeGraph();
+  await importRecords(db, business.businessId, [listing('a', { operation: 'alquiler', price: null, price_rent: 800 })]);
+  await db.deleteFrom('jobs').execute();
+  await connectChannel(
+    db,
+    {
+      businessId: business.businessId,
+      provider: 'whatsapp-cloud',
+      phoneNumberId: PHONE_NUMBER_ID,
+      tokenEnv: 'T',
+      appSecretEnv: 'S',
+      template: 'hola',
+      baseUrl: graph.baseUrl,
+    },
+    { T: 'token', S: APP_SECRET },
+  );
+});
+
+afterAll(async () => {
+  await app.close();
+  await graph.close();
+  await db.destroy();
+});
+
+/** Runs `inmo worker --until-idle`; resolves with the signal that ended it, or null when it exited by itself. */
+function runWorker(failpoint: string | null): Promise<NodeJS.Signals | null> {
+  const env = {
+    ...process.env,
+    DATABASE_URL: url,
+    LOG_LEVEL: 'fatal',
+    INMO_JOB_LEASE_MS: '300',
+    INMO_SEND_TIMEOUT_MS: '250',
+    INMO_JOB_BACKOFF_MS: '10',
+    INMO_JOB_MAX_ATTEMPTS: '1000',
+    INMO_WORKER_POLL_MS: '20',
+    ...(failpoint ? { INMO_FAILPOINT: failpoint } : {}),
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'worker', '--until-idle', '--json'], {
+      env,
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (signal === null && code !== 0) reject(new Error(`worker exited ${code}: ${stderr}`));
+      else resolve(signal);
+    });
+  });
+}
+
+it(`killed with SIGKILL at every step, ${RUNS} times, the assistant answers every message once and never twice`, async () => {
+  const killsAt = new Map<string, number>();
+  let previous: unknown = null;
+  for (let run = 0; run < RUNS; run++) {
+    const payload = inbound({
+      from: `3461${String(1_000_000 + run * 7919).padStart(7, '0')}`,
+      text: 'Sí, me interesa',
+      name: `Lead ${run}`,
+    });
+    expect((await deliver(app, payload)).statusCode).toBe(200);
+    // Meta retries: the last delivery comes again.
+    if (previous !== null) expect((await deliver(app, previous)).statusCode).toBe(200);
+    previous = payload;
+    const failpoint = FAILPOINTS[run % FAILPOINTS.length];
+    const signal = await runWorker(`${failpoint}:${1 + (Math.floor(run / FAILPOINTS.length) % 2)}`);
+    if (signal === 'SIGKILL') killsAt.set(failpoint, (killsAt.get(failpoint) ?? 0) + 1);
+  }
+  expect(await runWorker(null)).toBeNull();
+
+  // The kills really happened, at every step.
+  for (const failpoint of FAILPOINTS) expect(killsAt.get(failpoint) ?? 0, failpoint).toBeGreaterThanOrEqual(3);
+
+  const jobs = await db.selectFrom('jobs').select(['kind', 'state']).execute();
+  expect(jobs.filter((j) => j.state !== 'done')).toEqual([]);
+  expect(jobs.filter((j) => j.kind === 'process_webhook')).toHaveLength(RUNS);
+  expect(jobs.filter((j) => j.kind === 'assistant_reply')).toHaveLength(RUNS);
+
+  const received = await db.selectFrom('messages').select(['id', 'lead_id']).where('direction', '=', 'in').execute();
+  expect(received).toHaveLength(RUNS);
+  const replies = await db
+    .selectFrom('messages')
+    .select(['id', 'reply_to', 'state', 'recipient'])
+    .where('author', '=', 'assistant')
+    .execute();
+  expect(replies.map((r) => r.reply_to).sort((a, b) => a! - b!)).toEqual(received.map((m) => m.id).sort((a, b) => a - b));
+
+  // Never two sends of one reply; a reply recorded as sent reached the provider once.
+  const sends = new Map<string, number>();
+  for (const request of graph.requests) {
+    const id = String(request.body?.biz_opaque_callback_data);
+    sends.set(id, (sends.get(id) ?? 0) + 1);
+  }
+  let reconcile = 0;
+  for (const reply of replies) {
+    const count = sends.get(String(reply.id)) ?? 0;
+    expect(count, `reply ${reply.id}`).toBeLessThanOrEqual(1);
+    expect(graph.sendsTo(reply.recipient!)).toBeLessThanOrEqual(1);
+    if (reply.state === 'sent') expect(count).toBe(1);
+    else {
+      expect(reply.state).toBe('needs_reconciliation');
+      reconcile++;
+    }
+  }
+  expect(reconcile).toBeGreaterThan(0);
+}, 600_000);
