@@ -19,6 +19,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   process.env.XDG_CONFIG_HOME = join(home, '.config');
   delete process.env.INMO_SECRET_KEY_FILE;
   delete process.env.INMO_SECRET_KEY;
+  // The fake providers listen on loopback, which outgoing calls refuse by default
+  // (src/channels/outbound.ts; test/outbound.test.ts turns it off again).
+  process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
   const removeHome = async () => rmSync(home, { recursive: true, force: true });
 
   const url = process.env.INMO_TEST_POSTGRES_URL;

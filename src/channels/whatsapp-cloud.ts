@@ -18,12 +18,15 @@
  * the caller can keep the send-once promise:
  * - `sent`: the provider accepted the message;
  * - `retry`: it certainly did not (429, 5xx, or no connection could be made): try again later;
- * - `rejected`: any other 4xx; trying again would fail the same way;
+ * - `rejected`: any other 4xx, or a destination that is not a public address (src/channels/outbound.ts);
+ *   trying again would fail the same way;
  * - `unknown`: the request may have reached the provider (a timeout or a connection lost
  *   after sending): it must not be sent again without a person checking.
  *
  * The token goes only into the Authorization header; no error text here carries it.
  */
+
+import { outboundFetch, PRIVATE_ADDRESS } from './outbound.ts';
 
 /** Default Graph API base (version included). */
 export const GRAPH_API_BASE = 'https://graph.facebook.com/v21.0';
@@ -105,7 +108,7 @@ export async function sendWhatsAppMessage(message: OutboundMessage, timeoutMs = 
   let response: Response;
   let body: string;
   try {
-    response = await fetch(url, {
+    response = await outboundFetch(url, {
       method: 'POST',
       headers: { authorization: `Bearer ${message.accessToken}`, 'content-type': 'application/json' },
       body: JSON.stringify(graphBody(message)),
@@ -114,6 +117,8 @@ export async function sendWhatsAppMessage(message: OutboundMessage, timeoutMs = 
     body = await response.text();
   } catch (error) {
     const code = errorCode(error);
+    // Refused before connecting (src/channels/outbound.ts): nothing was sent, and retrying cannot help.
+    if (code === PRIVATE_ADDRESS) return { kind: 'rejected', error: (error as Error & { cause?: Error }).cause?.message ?? 'refused' };
     if (code !== undefined && NOT_CONNECTED.has(code)) return { kind: 'retry', error: `no connection to the provider (${code})` };
     const what =
       error instanceof Error && error.name === 'TimeoutError'

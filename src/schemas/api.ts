@@ -230,7 +230,8 @@ export const ValidationError = Type.Object(
  */
 const UNAUTHORIZED_EXAMPLES = Object.fromEntries(
   (Object.keys(ERRORS) as ErrorCode[])
-    .filter((code) => ERRORS[code].status === 401)
+    // The API key's errors: the webhook's 401 (a bad signature) is not an API operation's.
+    .filter((code) => ERRORS[code].status === 401 && code.startsWith('KEY_'))
     .flatMap((code): Array<[string, { summary?: string; value: { detail: string } }]> => {
       const detail = ERRORS[code].detail;
       if (typeof detail === 'string') return [[code, { value: { detail } }]];

@@ -11,6 +11,7 @@
 import { compose, type ListingSummary, type ReplyContext } from '../domain/assistant.ts';
 import type { ChannelRow } from '../db/repositories/messaging.ts';
 import { openSecret } from '../secrets.ts';
+import { outboundFetch } from '../channels/outbound.ts';
 
 /** One message of the conversation as an assistant sees it. */
 export interface ThreadLine {
@@ -104,7 +105,7 @@ export class ChatCompletionsAssistant implements Assistant {
 
   /** @throws Error when the endpoint fails, times out or answers without text. */
   async reply(input: AssistantInput): Promise<string | null> {
-    const response = await fetch(`${this.settings.url.replace(/\/+$/, '')}/chat/completions`, {
+    const response = await outboundFetch(`${this.settings.url.replace(/\/+$/, '')}/chat/completions`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
