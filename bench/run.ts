@@ -12,7 +12,8 @@
  *
  * Then the lead-creation benchmark of bench/leads.ts, and the background-work benchmarks of
  * bench/background.ts (matching per lead on both catalogues; 1,000 ingests end to end).
- * `--only reads|leads|background` runs one part. `--db postgres` runs instead the engine
+ * Then the WhatsApp webhook benchmark of bench/webhooks.ts (acknowledgement latency and rate,
+ * replies end to end). `--only reads|leads|background|webhooks` runs one part. `--db postgres` runs instead the engine
  * comparison of bench/engines.ts: reads and ingests on SQLite and PostgreSQL, with one and
  * two API processes.
  */
@@ -31,6 +32,7 @@ import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { leadBench } from './leads.ts';
+import { webhookBench } from './webhooks.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 import { wrk, wrkVersion, type Load } from './wrk.ts';
 
@@ -56,7 +58,9 @@ if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, go
 const FRESH = options.fresh;
 const PAGE_CACHE = !options['no-page-cache'];
 const ONLY = options.only ?? null;
-if (ONLY !== null && !['reads', 'leads', 'background'].includes(ONLY)) throw new Error('--only must be reads, leads or background');
+if (ONLY !== null && !['reads', 'leads', 'background', 'webhooks'].includes(ONLY)) {
+  throw new Error('--only must be reads, leads, background or webhooks');
+}
 const ENGINE = options.db;
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres') throw new Error('--db must be sqlite or postgres');
 const PIN = pinLoadToCpu1();
@@ -225,6 +229,15 @@ async function background(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+async function webhooks(): Promise<void> {
+  prepared ??= catalogues();
+  const { real } = await prepared;
+  process.stderr.write('webhooks: 1,000 signed deliveries, then 5,000 acknowledged only\n');
+  const lines = ['', 'WhatsApp webhooks: inmo serve on the real 20k catalogue, fake WhatsApp provider on loopback'];
+  lines.push(...(await webhookBench(WORK, join(ROOT, 'bin', 'inmo.mjs'), real.dbPath)));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function engines(): Promise<void> {
   prepared ??= catalogues();
   const { real, generated } = await prepared;
@@ -262,6 +275,7 @@ async function main() {
   if (ONLY === null || ONLY === 'reads') await reads();
   if (ONLY === null || ONLY === 'leads') await leads();
   if (ONLY === null || ONLY === 'background') await background();
+  if (ONLY === null || ONLY === 'webhooks') await webhooks();
 }
 
 /** The two benchmark catalogues, built on first use (or with --fresh) and reused after. */

@@ -61,6 +61,14 @@ export function listingUrl(template: string | null, row: Pick<PropertySummaryRow
   return template.replaceAll('{id}', String(row.id)).replaceAll('{ref}', encodeURIComponent(row.external_ref));
 }
 
+const positions = new WeakMap<CatalogueSnapshot, ReadonlyMap<number, number>>();
+/** Each listing's place in the snapshot (newest first), computed once per snapshot. */
+function positionsOf(snapshot: CatalogueSnapshot): ReadonlyMap<number, number> {
+  let map = positions.get(snapshot);
+  if (!map) positions.set(snapshot, (map = new Map(snapshot.listings.map((l, i) => [l.id, i]))));
+  return map;
+}
+
 /** Up to `limit` matched listings, newest in the catalogue first, as the assistant shows them. */
 async function summaries(
   ctx: TaskContext,
@@ -71,7 +79,7 @@ async function summaries(
   template: string | null,
   limit: number,
 ): Promise<ListingSummary[]> {
-  const position = new Map(snapshot.listings.map((l, i) => [l.id, i]));
+  const position = positionsOf(snapshot);
   const top = [...new Set(ids)]
     .filter((id) => position.has(id))
     .sort((a, b) => position.get(a)! - position.get(b)!)
@@ -93,6 +101,14 @@ async function summaries(
         url: listingUrl(template, row),
       };
     });
+}
+
+/** The folded place names of a snapshot's listings, computed once per snapshot. */
+const placesOf = new WeakMap<CatalogueSnapshot, ReadonlySet<string>>();
+function catalogPlaces(snapshot: CatalogueSnapshot): ReadonlySet<string> {
+  let places = placesOf.get(snapshot);
+  if (!places) placesOf.set(snapshot, (places = new Set(snapshot.listings.flatMap((l) => l.places))));
+  return places;
 }
 
 /** What was decided, to be applied in one transaction. */
@@ -173,7 +189,7 @@ async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision |
   const channel = await findChannel(ctx.db, lead.business_id);
   if (!channel) return null;
   const snapshot = await ctx.snapshots.get(ctx.db, lead.business_id);
-  const places = new Set(snapshot.listings.flatMap((l) => l.places));
+  const places = catalogPlaces(snapshot);
   const kindHasText = inbound.kind === 'text' || inbound.kind === 'button' || inbound.kind === 'interactive';
   const understanding = understand(kindHasText ? inbound.body : null, places);
   const unrecognised = understanding.intent === 'unknown' ? conversation.unrecognised + 1 : 0;
