@@ -6,8 +6,8 @@
  *    inbound message each from a new number, posted by 32 connections: the acknowledgement
  *    latency (p50, p99; target p99 < 20 ms), the POSTs acknowledged per second, and the time
  *    until every assistant reply has reached the fake provider.
- * 2. The same with `--no-worker` and 5,000 deliveries: the acknowledgement rate of one
- *    process alone.
+ * 2. `--no-worker`: 1,000 deliveries at 4 connections (latency at the concurrency Meta
+ *    delivers with), then 5,000 at 32 (the acknowledgement rate of one process alone).
  * 3. Baseline, same run and same client: a bare node:http server (bench/baseline-webhook.mjs,
  *    on CPU 0 like inmo) that checks the same HMAC and answers 200 without storing anything.
  *    It is also the client's ceiling: a rate near it means the client, not inmo, was the limit.
@@ -149,9 +149,15 @@ export async function webhookBench(work: string, bin: string, sourceDb: string, 
     try {
       const url = `${String(ackOnly.info.url).replace(/\/v1\/ext$/, '')}/webhooks/whatsapp`;
       const many = deliveries * 5;
+      const bareUrl = `http://127.0.0.1:${String(bare.info.port)}/webhooks/whatsapp`;
+      // Meta delivers a number's webhooks a few at a time: latency at 4 connections, then the rate at 32.
+      const few = await post(url, 50_000, deliveries, 4);
+      const fewBare = await post(bareUrl, 50_000, deliveries, 4);
       const inmo = await post(url, 100_000, many, connections);
-      const baseline = await post(`http://127.0.0.1:${String(bare.info.port)}/webhooks/whatsapp`, 100_000, many, connections);
+      const baseline = await post(bareUrl, 100_000, many, connections);
       lines.push(
+        `${deliveries} deliveries to inmo serve --no-worker, 4 connections: ack p50 ${few.p50.toFixed(1)} ms, p99 ${few.p99.toFixed(1)} ms, ${few.rate.toFixed(0)} POST/s` +
+          ` (bare node:http: p50 ${fewBare.p50.toFixed(1)} ms, p99 ${fewBare.p99.toFixed(1)} ms)`,
         `${many} deliveries to inmo serve --no-worker (acknowledging only): ${inmo.rate.toFixed(0)} POST/s, p50 ${inmo.p50.toFixed(1)} ms, p99 ${inmo.p99.toFixed(1)} ms`,
         `  baseline, same client: bare node:http checking the same HMAC, storing nothing: ${baseline.rate.toFixed(0)} POST/s (p99 ${baseline.p99.toFixed(1)} ms)` +
           ` → inmo ${(inmo.rate / baseline.rate).toFixed(2)}× of it${inmo.rate > baseline.rate * 0.9 ? ' (within 10 %: the client may be the limit)' : ''}`,
