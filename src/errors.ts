@@ -93,6 +93,10 @@ export const ERRORS = {
     status: 400,
     detail: '--listing-url must be an http(s) URL with {id} (the property id) or {ref} (its external reference) in it',
   }),
+  CHANNEL_PHONE_NUMBER_ID_TAKEN: spec<{ id: number }>({
+    status: 409,
+    detail: ({ id }) => `Business ${id} has already connected this phone number id: a number's webhooks must reach one business`,
+  }),
   CHANNEL_NOT_CONNECTED: spec<{ id: number }>({ status: 404, detail: ({ id }) => `Business ${id} has no channel connected` }),
   ASSISTANT_URL: spec({ status: 400, detail: '--url must be an http(s) URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1)' }),
   ASSISTANT_MODEL_BLANK: spec({ status: 400, detail: '--model must not be blank' }),
@@ -111,7 +115,11 @@ export const ERRORS = {
   REPLY_NO_CHANNEL: spec({ status: 409, detail: 'The business has no WhatsApp channel connected' }),
   REPLY_OPTED_OUT: spec({
     status: 409,
-    detail: 'The lead opted out of messages; resume the conversation first only if they asked to be contacted again',
+    detail: 'The lead opted out of messages; resume the conversation with --opted-in only if they asked to be contacted again',
+  }),
+  RESUME_OPTED_OUT: spec<{ id: number }>({
+    status: 409,
+    detail: ({ id }) => `Lead ${id} opted out of messages: resume with --opted-in only if they asked to be contacted again`,
   }),
   REPLY_WINDOW_CLOSED: spec<{ closedAt: string | null }>({
     status: 409,

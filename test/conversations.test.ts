@@ -164,6 +164,32 @@ describe('the webhook endpoint', () => {
     expect(graph.requests.filter((r) => r.body?.type === 'text')).toHaveLength(0);
   });
 
+  it('a phone number id connected by one business cannot be connected by another: its webhooks must reach one business', async () => {
+    const other = await businessWithKey(db, 'Otra agencia');
+    await expect(
+      connectChannel(
+        db,
+        { businessId: other.businessId, provider: 'whatsapp-cloud', phoneNumberId: PHONE_NUMBER_ID, tokenEnv: 'T', template: 't' },
+        { T: 'x' },
+      ),
+    ).rejects.toMatchObject({ code: 'CHANNEL_PHONE_NUMBER_ID_TAKEN' });
+  });
+
+  it('deliveries processed out of order never move the window back; an absurd timestamp is no time', async () => {
+    const { leadId, waId } = await renter();
+    const now = Math.floor(clock.now().getTime() / 1000);
+    await deliver(app, inbound({ from: waId, text: 'Hola', timestamp: String(now) }));
+    await drain();
+    const window = (await showConversation(db, leadId)).window_open_until;
+    await deliver(app, inbound({ from: waId, text: 'Hola otra vez', timestamp: String(now - 3600) }));
+    await drain();
+    expect((await showConversation(db, leadId)).window_open_until).toBe(window);
+    const { readWebhook } = await import('../src/channels/whatsapp-webhook.ts');
+    for (const timestamp of ['999999999999', '0', '1.5', 'ayer']) {
+      expect(readWebhook(inbound({ from: waId, text: 'x', timestamp }))[0].messages[0].sentAt, timestamp).toBeNull();
+    }
+  });
+
   it('a delivery for a phone number id no channel has is acknowledged, logged and dropped', async () => {
     const before = await snapshot(db);
     const response = await deliver(app, inbound({ from: '34600111222', text: 'hola', phoneNumberId: '5550000' }));
@@ -352,6 +378,9 @@ describe('the built-in assistant', () => {
       await says(waId, 'Sí, quiero ver pisos');
       expect(texts()).toEqual([]);
       await expect(replyAsAgent(db, leadId, 'Hola', toRfc3339(clock.now()))).rejects.toMatchObject({ code: 'REPLY_OPTED_OUT' });
+      // Resumed only when the lead asked to be contacted again.
+      await expect(setAnswerer(db, leadId, 'assistant')).rejects.toMatchObject({ code: 'RESUME_OPTED_OUT' });
+      expect((await setAnswerer(db, leadId, 'assistant', { optedIn: true })).state).toBe('assistant');
     });
   }
 

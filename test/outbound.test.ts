@@ -77,6 +77,24 @@ describe('with INMO_ALLOW_PRIVATE_NETWORK unset', () => {
     expect(graph.requests).toHaveLength(1);
   });
 
+  it('a redirect is never followed: its target would skip the address check', async () => {
+    process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
+    const { createServer } = await import('node:http');
+    const redirector = createServer((_req, res) => {
+      res.writeHead(307, { location: `${graph.baseUrl}/1/messages` });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const before = graph.requests.length;
+      const outcome = await send(`http://127.0.0.1:${(redirector.address() as { port: number }).port}/v21.0`);
+      expect(outcome).toMatchObject({ kind: 'rejected', error: expect.stringMatching(/^HTTP 307/) });
+      expect(graph.requests).toHaveLength(before);
+    } finally {
+      await new Promise((resolve) => redirector.close(resolve));
+    }
+  });
+
   it('a chat-completions endpoint on a private address fails (the built-in assistant then answers)', async () => {
     const assistant = new ChatCompletionsAssistant({ url: chat.baseUrl, model: 'm', apiKey: null });
     const input = {

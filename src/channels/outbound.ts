@@ -7,7 +7,8 @@
  *
  * The check is made on the very addresses the connection uses (undici's `connect.lookup`),
  * so a DNS answer that changes between a check and the connection cannot slip past it;
- * an address written in the URL itself is checked before any connection.
+ * an address written in the URL itself is checked before any connection, and redirects are
+ * not followed (a 3xx is the answer).
  */
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
@@ -53,7 +54,10 @@ const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup as never } })
  * @throws TypeError('fetch failed') whose cause has code {@link PRIVATE_ADDRESS} for a refused
  *   destination (nothing was sent), or the usual network errors.
  */
-export async function outboundFetch(url: string, init: RequestInit): Promise<Response> {
+export async function outboundFetch(url: string, request: RequestInit): Promise<Response> {
+  // A redirect is never followed: its target would skip these checks (an address in a
+  // Location header is never looked up). The caller sees the 3xx as a failure.
+  const init: RequestInit = { ...request, redirect: 'manual' };
   if (allowsPrivateNetwork()) return fetch(url, init);
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host) });

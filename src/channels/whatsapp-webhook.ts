@@ -79,7 +79,8 @@ const asText = (value: unknown): string | null => (typeof value === 'string' && 
 /** WhatsApp's Unix-seconds timestamp in inmo's canonical RFC 3339 form, or null. */
 function fromUnixSeconds(value: unknown): string | null {
   const seconds = typeof value === 'string' && /^\d{1,12}$/.test(value) ? Number(value) : typeof value === 'number' ? value : NaN;
-  if (!Number.isFinite(seconds)) return null;
+  // Whole seconds within four-digit years: anything else would not sort as canonical text.
+  if (!Number.isInteger(seconds) || seconds <= 0 || seconds > 253_402_300_799) return null;
   const date = new Date(seconds * 1000);
   return Number.isNaN(date.getTime()) ? null : toRfc3339(date);
 }

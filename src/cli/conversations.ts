@@ -70,9 +70,10 @@ export function register(program: Command): void {
     );
   command(conversations, 'resume', 'give the conversation back to the assistant')
     .argument('<lead_id>', 'lead id', positiveInt)
+    .option('--opted-in', 'the lead, who had opted out, asked to be contacted again')
     .action(
-      action(async (id: number) => {
-        const shown = await withDb((db) => setAnswerer(db, id, 'assistant'), { mustExist: true });
+      action(async (id: number, opts: { optedIn?: boolean }) => {
+        const shown = await withDb((db) => setAnswerer(db, id, 'assistant', { optedIn: opts.optedIn }), { mustExist: true });
         print(shown, `lead #${id}: the assistant answers again`);
       }),
     );

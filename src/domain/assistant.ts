@@ -40,14 +40,21 @@ function fold(text: string): string {
   return ` ${placeKey(text).replace(/[^\p{L}\p{N}€.,]+/gu, ' ')} `;
 }
 
+// An opt-out is for good, so only an unmistakable request counts: a bare command as the whole
+// message ("BAJA", "stop"), or a phrase that cannot mean anything else. "Planta baja", "¿el
+// precio baja?" and "a bus stop" are not requests.
+const OPT_OUT_COMMAND = /^\s*(baja|stop|unsubscribe|cancelar suscripcion|opt out)\s*$/;
 const OPT_OUT = {
-  es: /\b(baja|darme de baja|no me escrib\w*|no (me )?(envi|mand)\w* (mas )?(mensajes|whatsapps?)|dejad? de escribir\w*|no quiero (recibir )?(mas )?mensajes)\b/,
-  en: /\b(stop|unsubscribe|opt out|do not (message|contact|text) me|don t (message|contact|text) me|no more messages)\b/,
+  es: /\b(da(rme|dme|me) de baja|quiero (darme de )?baja|no me escrib\w*|no (me )?(envi|mand)\w* (mas )?(mensajes|whatsapps?)|dej(a|ad|en|e) de escribir\w*|no quiero (recibir )?(mas )?mensajes)\b/,
+  en: /\b(unsubscribe me|stop (messaging|texting|contacting|writing to) me|stop sending( me)? messages|do not (message|contact|text) me|don t (message|contact|text) me|no more messages|opt me out)\b/,
 };
+// A person: an agent, a call, a visit. Not "me llamo Ana", "local comercial" or "mi teléfono es".
 const AGENT = {
-  es: /\b(agente|asesor\w*|comercial|persona|humano|visita\w*|visitar\w*|verlo en persona|ll[aá]m\w*|llamada|telefono|hablar con)\b/,
-  en: /\b(agent|advisor|human|person|someone|visit\w*|viewing|call me|phone call|call|speak to|talk to)\b/,
+  es: /\b(agente|asesor[ae]?s?|humano|persona real|hablar con (un|una|el|la|alguien|algun)\w*|visita\w*|visitar\w*|verlo en persona|ll[aá]m(a|e|ad|en)me|que me llam\w+|me (puede|pueden|podeis|podrias|podria)s? llamar|llamarme|una llamada)\b/,
+  en: /\b(agent|advisor|a human|real person|(speak|talk) (to|with) (someone|a person|an agent|a human|somebody)|visit\w*|viewing|call me|phone me|give me a call|ring me)\b/,
 };
+/** "No me interesa", "not interested": no listings wanted. */
+const DECLINES = /\b(no (me )?interesa\w*|no estoy interesad[oa]|no gracias|not interested|no thanks)\b/;
 const LISTINGS = {
   es: /\b(si|me interesa\w*|interesad[oa]s?|ver (los )?(pisos|casas|inmuebles|opciones|propiedades)|opciones|pisos|casas|inmuebles|que (teneis|tienes|hay)|ensen\w*|mand\w* (los|las|opciones))\b/,
   en: /\b(yes|yeah|sure|interested|show me|see (the )?(flats|apartments|homes|houses|properties|listings|options)|options|listings|properties|flats|apartments|what do you have)\b/,
@@ -127,13 +134,16 @@ export function understand(text: string | null, places: ReadonlySet<string> = ne
   const said = (patterns: { es: RegExp; en: RegExp }): ReplyLanguage | null =>
     patterns.es.test(folded) ? 'es' : patterns.en.test(folded) ? 'en' : null;
 
-  const optOut = said(OPT_OUT);
+  const command = OPT_OUT_COMMAND.exec(folded.replace(/[.,!¡?¿]/g, ' '));
+  const optOut = command ? (command[1] === 'baja' || command[1] === 'cancelar suscripcion' ? 'es' : 'en') : said(OPT_OUT);
   if (optOut) return { intent: 'opt_out', language: optOut, refinement: {} };
 
   const refinement: Refinement = {};
   let language: ReplyLanguage | null = null;
+  // A count of bedrooms is not a budget: "hasta 3 habitaciones" sets bedrooms only.
+  const withoutBedrooms = BEDROOMS.reduce((text, { re }) => text.replace(new RegExp(re.source, 'g'), ' '), folded);
   for (const { re, language: lang } of PRICE) {
-    const m = re.exec(folded);
+    const m = re.exec(withoutBedrooms);
     const amount = m ? parseAmount(m[1], m[2]) : null;
     if (amount !== null) {
       refinement.priceMax = amount;
@@ -162,6 +172,7 @@ export function understand(text: string | null, places: ReadonlySet<string> = ne
   const agent = said(AGENT);
   if (agent) return { intent: 'agent', language: agent, refinement: {} };
   if (Object.keys(refinement).length) return { intent: 'refine', language: language ?? said(LISTINGS), refinement };
+  if (DECLINES.test(folded)) return { intent: 'unknown', language: guessLanguage(folded), refinement: {} };
   const listings = said(LISTINGS);
   if (listings) return { intent: 'listings', language: listings, refinement: {} };
   return { intent: 'unknown', language: guessLanguage(folded), refinement: {} };

@@ -68,7 +68,8 @@ export interface ChannelSettings {
  *   `verify_token` and the `callback_url` (shown once: only the sealed copy is kept).
  * @throws InmoError UNKNOWN_BUSINESS, or CHANNEL_* for an unknown provider, a blank phone
  *   number id or template, a token or app-secret variable that is not a name or is unset, a
- *   base URL that is not http(s), or a listing URL without `{id}` or `{ref}`.
+ *   base URL that is not http(s), a listing URL without `{id}` or `{ref}`, or a phone number id
+ *   another business has connected (its webhooks must reach one business).
  */
 export async function connectChannel(db: Db, settings: ChannelSettings, env: NodeJS.ProcessEnv = process.env) {
   if (!(PROVIDERS as readonly string[]).includes(settings.provider)) {
@@ -88,6 +89,13 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
   const listingUrl = settings.listingUrl?.trim() || null;
   if (listingUrl !== null && (!isHttpUrl(listingUrl) || !/\{(id|ref)\}/.test(listingUrl))) throw new InmoError('CHANNEL_LISTING_URL');
   if (!(await findBusiness(db, settings.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: settings.businessId });
+  const holder = await db
+    .selectFrom('channels')
+    .select('business_id')
+    .where('phone_number_id', '=', settings.phoneNumberId.trim())
+    .where('business_id', '!=', settings.businessId)
+    .executeTakeFirst();
+  if (holder) throw new InmoError('CHANNEL_PHONE_NUMBER_ID_TAKEN', { id: holder.business_id });
   const languages = { ...DEFAULT_TEMPLATE_LANGUAGES, ...settings.languages };
   const connectedAt = nowRfc3339();
   const verifyToken = randomBytes(24).toString('base64url');

@@ -108,12 +108,14 @@ export async function replyAsAgent(db: Db, leadId: number, text: string, now: st
 }
 
 /**
- * Sets who answers the lead: `assistant` (resume; an opted-out lead too, when it asked to be
- * contacted again) or `waiting_for_agent` (hand-off).
- * @throws InmoError LEAD_NOT_FOUND, CONVERSATION_NOT_FOUND.
+ * Sets who answers the lead: `assistant` (resume) or `waiting_for_agent` (hand-off). A lead
+ * who opted out stays so unless `optedIn` says they asked to be contacted again.
+ * @throws InmoError LEAD_NOT_FOUND, CONVERSATION_NOT_FOUND, RESUME_OPTED_OUT.
  */
-export async function setAnswerer(db: Db, leadId: number, state: 'assistant' | 'waiting_for_agent') {
+export async function setAnswerer(db: Db, leadId: number, state: 'assistant' | 'waiting_for_agent', options: { optedIn?: boolean } = {}) {
   if (!(await findLead(db, leadId))) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
+  const current = await findConversation(db, leadId);
+  if (current?.state === 'opted_out' && !options.optedIn) throw new InmoError('RESUME_OPTED_OUT', { id: leadId });
   if (!(await setConversationState(db, leadId, { state, unrecognised: 0, updated_at: nowRfc3339() }))) {
     throw new InmoError('CONVERSATION_NOT_FOUND', { id: leadId });
   }

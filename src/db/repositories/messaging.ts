@@ -151,37 +151,51 @@ export async function findConversation(db: Executor, leadId: number): Promise<Co
 
 /**
  * Notes a message in the lead's conversation, creating it (with the assistant answering)
- * when it is the first; `windowOpenUntil` only ever moves the window's end later.
+ * when it is the first. The window's end and the last message's time only ever move later,
+ * computed in the statement itself, so two deliveries processed at once cannot move them back.
  */
 export async function touchConversation(
   db: Executor,
   conversation: { leadId: number; businessId: number; at: string; windowOpenUntil?: string },
 ): Promise<void> {
   const { leadId, businessId, at, windowOpenUntil } = conversation;
-  const existing = await findConversation(db, leadId);
-  if (!existing) {
-    await db
-      .insertInto('conversations')
-      .values({
-        lead_id: leadId,
-        business_id: businessId,
-        state: 'assistant',
-        window_open_until: windowOpenUntil ?? null,
-        last_message_at: at,
-        updated_at: at,
-      })
-      .execute();
-    return;
-  }
-  const window =
-    windowOpenUntil !== undefined && (existing.window_open_until === null || windowOpenUntil > existing.window_open_until)
-      ? windowOpenUntil
-      : existing.window_open_until;
+  const window = windowOpenUntil ?? null;
   await db
-    .updateTable('conversations')
-    .set({ window_open_until: window, last_message_at: at > existing.last_message_at ? at : existing.last_message_at, updated_at: at })
-    .where('lead_id', '=', leadId)
+    .insertInto('conversations')
+    .values({
+      lead_id: leadId,
+      business_id: businessId,
+      state: 'assistant',
+      window_open_until: window,
+      last_message_at: at,
+      updated_at: at,
+    })
+    .onConflict((oc) =>
+      oc.column('lead_id').doUpdateSet({
+        window_open_until: sql<
+          string | null
+        >`case when conversations.window_open_until is null or conversations.window_open_until < ${window}
+          then coalesce(${window}, conversations.window_open_until) else conversations.window_open_until end`,
+        last_message_at: sql<string>`case when conversations.last_message_at < ${at} then ${at} else conversations.last_message_at end`,
+        updated_at: at,
+      }),
+    )
     .execute();
+}
+
+/**
+ * Takes the conversation for the assistant's answer: true only while the assistant answers
+ * it. The write locks the row until the transaction ends (PostgreSQL), so a hand-off or an
+ * opt-out cannot interleave with the answer.
+ */
+export async function claimConversation(db: Executor, leadId: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('conversations')
+    .set({ updated_at: at })
+    .where('lead_id', '=', leadId)
+    .where('state', '=', 'assistant')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Sets who answers the lead, and the count of unrecognised messages. */

@@ -18,6 +18,7 @@ import { findLead, updateSearchPreferences } from '../../db/repositories/leads.t
 import { listLeadMatches, listPropertySummaries, replaceLeadMatches, type PropertySummaryRow } from '../../db/repositories/matches.ts';
 import {
   findChannel,
+  claimConversation,
   findConversation,
   findMessage,
   findReplyTo,
@@ -128,9 +129,10 @@ interface Decision {
 async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision): Promise<number | undefined> {
   const already = await findReplyTo(trx, d.inbound.id);
   if (already) return already.id;
-  const conversation = await findConversation(trx, d.lead.id);
-  // An agent took the conversation, or the lead opted out, while the answer was written.
-  if (conversation?.state !== 'assistant') return undefined;
+  // Still the assistant's? The conditional write also locks the row until commit (PostgreSQL),
+  // so an opt-out or an agent's reply committed meanwhile is seen, and none is overwritten
+  // after. (An agent took the conversation, or the lead opted out, while the answer was written.)
+  if (!(await claimConversation(trx, d.lead.id, ctx.now()))) return undefined;
   const now = ctx.now();
   let replyId: number | undefined;
   if (d.text !== null) {
@@ -149,12 +151,12 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
     await trx.updateTable('conversations').set({ last_message_at: now }).where('lead_id', '=', d.lead.id).execute();
   }
   const state =
-    d.understanding.intent === 'opt_out'
-      ? 'opted_out'
-      : d.understanding.intent === 'agent' || d.handsOff
-        ? 'waiting_for_agent'
-        : 'assistant';
-  await setConversationState(trx, d.lead.id, { state, unrecognised: d.handsOff ? 0 : d.unrecognised, updated_at: now });
+    d.understanding.intent === 'opt_out' ? 'opted_out' : d.understanding.intent === 'agent' || d.handsOff ? 'waiting_for_agent' : null;
+  await setConversationState(trx, d.lead.id, {
+    ...(state === null ? {} : { state }),
+    unrecognised: d.handsOff ? 0 : d.unrecognised,
+    updated_at: now,
+  });
   if (d.refined) {
     const searches = JSON.stringify(d.refined.searches);
     const status = d.lead.status === 'new' ? initialLeadStatus(d.refined.searches) : d.lead.status;
