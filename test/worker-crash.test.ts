@@ -5,15 +5,14 @@
  * and no lead messaged twice: a kill between the provider call and its record leaves the lead
  * for reconciliation instead.
  */
-import { spawn } from 'node:child_process';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import type { Db } from '../src/db/database.ts';
 import { connectChannel } from '../src/services/channels.ts';
 import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
-import { BIN } from './helpers/cli.ts';
-import { businessWithKey, freshDb, importRecords, listing, REPO_ROOT } from './helpers/db.ts';
+import { businessWithKey, freshDb, importRecords, listing } from './helpers/db.ts';
+import { runCrashableWorker } from './helpers/processes.ts';
 import { post } from './helpers/http.ts';
 
 const RUNS = 50;
@@ -57,34 +56,7 @@ afterAll(async () => {
   await db.destroy();
 });
 
-/** Runs `inmo worker --until-idle`; resolves with the signal that ended it, or null when it exited by itself. */
-function runWorker(failpoint: string | null): Promise<NodeJS.Signals | null> {
-  const env = {
-    ...process.env,
-    DATABASE_URL: url,
-    LOG_LEVEL: 'fatal',
-    INMO_JOB_LEASE_MS: '300',
-    INMO_SEND_TIMEOUT_MS: '250',
-    INMO_JOB_BACKOFF_MS: '10',
-    INMO_JOB_MAX_ATTEMPTS: '1000',
-    INMO_WORKER_POLL_MS: '20',
-    ...(failpoint ? { INMO_FAILPOINT: failpoint } : {}),
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', '--until-idle', '--json'], {
-      env,
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (signal === null && code !== 0) reject(new Error(`worker exited ${code}: ${stderr}`));
-      else resolve(signal);
-    });
-  });
-}
+const runWorker = (failpoint: string | null) => runCrashableWorker(url, failpoint);
 
 let phoneSeq = 0;
 const nextPhone = () => `6${String(20_000_000 + ++phoneSeq * 104_729).padStart(8, '0')}`;

@@ -42,3 +42,37 @@ export function startServe(env: NodeJS.ProcessEnv, ...args: string[]): Promise<S
     void exited.then((code) => reject(new Error(`serve exited ${code} before listening: ${out}`)));
   });
 }
+
+/**
+ * Runs `inmo worker --until-idle` on `databaseUrl` with short leases and backoff, as the crash
+ * tests do, armed with `failpoint` (src/jobs/failpoints.ts) unless null.
+ * @returns the signal that ended it (SIGKILL at the failpoint), or null when it finished by itself.
+ * @throws when it exits with a non-zero code (its stderr in the message).
+ */
+export function runCrashableWorker(databaseUrl: string, failpoint: string | null): Promise<NodeJS.Signals | null> {
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'fatal',
+    INMO_JOB_LEASE_MS: '300',
+    INMO_SEND_TIMEOUT_MS: '250',
+    INMO_JOB_BACKOFF_MS: '10',
+    INMO_JOB_MAX_ATTEMPTS: '1000',
+    INMO_WORKER_POLL_MS: '20',
+    ...(failpoint ? { INMO_FAILPOINT: failpoint } : {}),
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'worker', '--until-idle', '--json'], {
+      env,
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (signal === null && code !== 0) reject(new Error(`worker exited ${code}: ${stderr}`));
+      else resolve(signal);
+    });
+  });
+}
