@@ -11,7 +11,7 @@ import type { Db } from '../src/db/database.ts';
 import { ManualClock } from '../src/jobs/clock.ts';
 import { Worker, type WorkerLogger } from '../src/jobs/worker.ts';
 import { configureAssistant, connectChannel } from '../src/services/channels.ts';
-import { replyAsAgent, setAnswerer, showConversation } from '../src/services/conversations.ts';
+import { listConversations, replyAsAgent, setAnswerer, showConversation } from '../src/services/conversations.ts';
 import { showLead } from '../src/services/leads.ts';
 import { InmoError } from '../src/errors.ts';
 import { toRfc3339 } from '../src/domain/time.ts';
@@ -549,6 +549,25 @@ describe('agents', () => {
     expect(shown.messages.at(-1)).toMatchObject({ id, author: 'agent', state: 'sent' });
     await says(waId, 'Sí, el jueves');
     expect(texts()).toHaveLength(2);
+  });
+
+  it('conversations are listed waiting for an agent first, then the most recent first (CONTRACT §10)', async () => {
+    const first = await renter('612300001');
+    const second = await renter('612300002');
+    const third = await renter('612300003');
+    await says(third.waId, 'Hola');
+    await says(second.waId, 'Quiero hablar con un agente');
+    clock.advanceDays(0.01);
+    // The oldest lead wrote last: recency, not the lead's id, orders the rest.
+    await says(first.waId, 'Hola');
+    const listed = await listConversations(db, { businessId });
+    expect(listed.data.map((c) => [c.lead_id, c.state])).toEqual([
+      [second.leadId, 'waiting_for_agent'],
+      [first.leadId, 'assistant'],
+      [third.leadId, 'assistant'],
+    ]);
+    expect((await listConversations(db, { businessId, waiting: true })).data.map((c) => c.lead_id)).toEqual([second.leadId]);
+    expect((await listConversations(db, { businessId: businessId + 1 })).data).toEqual([]);
   });
 
   it('replies are refused with a clear error: blank, too long, unknown lead, never written', async () => {

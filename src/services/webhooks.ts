@@ -19,9 +19,11 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { enqueueJob } from '../db/repositories/jobs.ts';
 import * as leads from '../db/repositories/leads.ts';
 import {
+  findChannel,
   findConversation,
   findMessage,
   findOutboundByProviderId,
+  findWebhookEvent,
   insertInbound,
   insertWebhookEvent,
   listWebhookChannels,
@@ -251,9 +253,9 @@ export async function processWebhookEvent(
   now: () => string,
   finish: <T>(effects: (trx: Transaction<Database>) => Promise<T>) => Promise<T>,
 ): Promise<number> {
-  const event = await db.selectFrom('webhook_events').selectAll().where('id', '=', eventId).executeTakeFirst();
+  const event = await findWebhookEvent(db, eventId);
   if (!event) return 0;
-  const channel = await db.selectFrom('channels').select('phone_number_id').where('business_id', '=', event.business_id).executeTakeFirst();
+  const channel = await findChannel(db, event.business_id);
   if (!channel) return 0;
   const changes = readWebhook(JSON.parse(event.body)).filter((c) => c.phoneNumberId === channel.phone_number_id);
   for (let attempt = 1; ; attempt++) {
