@@ -30,6 +30,8 @@ import { CatalogueReader } from './services/properties.ts';
 import { operabilityRoutes, type MetricsMode } from './http/operability.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { WebhookChannels } from './services/webhooks.ts';
+import { ChangeWatch } from './db/change-watch.ts';
+import { KeyVerifier } from './services/api-keys.ts';
 
 /** Path prefix of every API route (spec §9). */
 export const API_PREFIX = '/v1/ext';
@@ -82,6 +84,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors,
   });
 
+  // What the request path caches (keys, catalogue versions, channels) is trusted while this stamp holds.
+  const changes = new ChangeWatch(options.db);
+  app.addHook('onClose', () => changes.close());
+
   fastapiCompatibility(app);
   for (const schema of schemas.shared) app.addSchema(schema);
   app.addHook('onRequest', (request, reply, done) => {
@@ -120,7 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).
   await app.register(webhookRoutes, {
     db: options.db,
-    channels: new WebhookChannels(options.db),
+    channels: new WebhookChannels(options.db, changes),
     onJobsQueued: options.onJobsQueued ?? (() => {}),
   });
 
@@ -128,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       // In this order: a throttled client is refused before its key is looked up (http/rate-limit.ts).
       if (options.rateLimits) await registerRateLimits(api, options.rateLimits);
-      apiKeyAuth(api, options.db);
+      apiKeyAuth(api, new KeyVerifier(options.db, changes));
       // Every key-checked route documents its security and the errors every route shares.
       api.addHook('onRoute', (route) => {
         if (route.config?.scope === undefined) return;

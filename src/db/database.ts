@@ -29,8 +29,25 @@ export type Db = Kysely<Database> & { readonly engine: Engine };
 /** What a repository function runs on: the handle or a transaction of it. */
 export type Executor = Kysely<Database> | Transaction<Database>;
 
-function onEngine(db: Kysely<Database>, engine: Engine): Db {
-  return Object.assign(db, { engine } as const);
+/**
+ * What lies under a handle, for the few modules that need the engine's own client
+ * (db/change-watch.ts): the SQLite connection, or how to open one more PostgreSQL connection.
+ */
+export type Connection =
+  { engine: 'sqlite'; sqlite: SQLite.Database } | { engine: 'postgres'; config: pg.ClientConfig; schema: string | null };
+
+const connections = new WeakMap<Kysely<Database>, Connection>();
+
+function onEngine(db: Kysely<Database>, connection: Connection): Db {
+  connections.set(db, connection);
+  return Object.assign(db, { engine: connection.engine } as const);
+}
+
+/** The engine's own client under a handle made by {@link createDb}. @throws Error for another handle. */
+export function connectionOf(db: Db): Connection {
+  const connection = connections.get(db);
+  if (!connection) throw new Error('not a handle made by createDb');
+  return connection;
 }
 
 /** Prepared statements kept per connection (by SQL text). */
@@ -80,12 +97,12 @@ function createPostgres(url: string, settings: PoolSettings): Db {
   parsed.searchParams.delete('schema');
   if (schema !== null && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema))
     throw new Error('the schema= of DATABASE_URL must be a plain identifier');
-  const pool = new pg.Pool({
+  const config: pg.ClientConfig = {
     connectionString: parsed.toString(),
-    max: settings.poolSize,
     types: pgTypes,
     ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
-  });
+  };
+  const pool = new pg.Pool({ ...config, max: settings.poolSize });
   // A connection that breaks while idle (server restart, network) is dropped by the pool and
   // replaced on the next query; without a listener the 'error' event would end the process.
   pool.on('error', () => undefined);
@@ -93,7 +110,7 @@ function createPostgres(url: string, settings: PoolSettings): Db {
     // Queued before any other query of the new connection.
     pool.on('connect', (client) => void client.query(`set search_path to "${schema}"`));
   }
-  return onEngine(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+  return onEngine(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), { engine: 'postgres', config, schema });
 }
 
 /**
@@ -112,7 +129,10 @@ export function createDb(url: string, pool: PoolSettings = DEFAULT_POOL_SETTINGS
     sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('cache_size = -65536');
-    return onEngine(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), 'sqlite');
+    return onEngine(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), {
+      engine: 'sqlite',
+      sqlite,
+    });
   }
   throw new Error(`Unsupported DATABASE_URL ${JSON.stringify(url.split('@').pop())}: use sqlite:<path> or postgres://…`);
 }

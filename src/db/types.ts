@@ -9,6 +9,8 @@ export interface BusinessTable {
   name: string;
   /** Bumped by every catalogue change; keys the per-process count cache. */
   catalogue_version: Generated<number>;
+  /** Bumped by triggers when a key's rights or the channel change (migration 0005). */
+  config_version: Generated<number>;
   created_at: string;
 }
 

@@ -8,10 +8,9 @@
  * use in `onSend` (before the response leaves); a refused or failed one changes nothing.
  */
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify';
-import type { Db } from '../db/database.ts';
 import type { Scope } from '../domain/api-key.ts';
 import { InmoError, type ErrorCode } from '../errors.ts';
-import { authenticate, recordKeyUse, type AuthFailure, type KeyContext } from '../services/api-keys.ts';
+import type { AuthFailure, KeyContext, KeyVerifier } from '../services/api-keys.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -65,12 +64,12 @@ export function appendOnRequest(route: RouteOptions, hook: onRequestHookHandler)
  * it, so refused requests still count against them.
  * @throws (from the hook) InmoError KEY_* with 401 and `WWW-Authenticate: ApiKey`.
  */
-export function apiKeyAuth(app: FastifyInstance, db: Db): void {
+export function apiKeyAuth(app: FastifyInstance, keys: KeyVerifier): void {
   app.decorateRequest('apiKey', null);
   const checkKey: onRequestHookHandler = async (request) => {
     const scope = request.routeOptions.config.scope;
     const presented = presentedKey(request);
-    const key = typeof presented === 'object' ? 'scheme' : await authenticate(db, presented);
+    const key = typeof presented === 'object' ? 'scheme' : await keys.authenticate(presented);
     if (typeof key === 'string') throw new InmoError(REFUSALS[key] as 'KEY_MISSING');
     if (scope !== null && scope !== undefined && !key.scopes.includes(scope)) throw new InmoError('KEY_LACKS_SCOPE', { scope });
     request.apiKey = key;
@@ -79,7 +78,7 @@ export function apiKeyAuth(app: FastifyInstance, db: Db): void {
   const recordUse: onSendHookHandler = (request, reply, payload, done) => {
     const key = request.apiKey;
     if (!key?.useDue || reply.statusCode >= 400) return done(null, payload);
-    recordKeyUse(db, key).then(
+    keys.recordUse(key).then(
       () => done(null, payload),
       (error: Error) => done(error),
     );

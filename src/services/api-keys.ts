@@ -6,7 +6,9 @@ import type { Db } from '../db/database.ts';
 import * as repo from '../db/repositories/api-keys.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import { generateApiKey, parseApiKey, secretMatches, type Scope } from '../domain/api-key.ts';
-import { nowRfc3339 } from '../domain/time.ts';
+import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
+import { LRUCache } from 'lru-cache';
+import { signalChange, type ChangeWatch } from '../db/change-watch.ts';
 import type { ApiKeyRow } from '../db/types.ts';
 import { InmoError } from '../errors.ts';
 
@@ -65,9 +67,13 @@ export async function listApiKeys(db: Db, businessId: number): Promise<ApiKeyInf
   return (await repo.listApiKeys(db, businessId)).map(info);
 }
 
-/** Revokes a key (idempotent). @returns the key, or undefined when no key has that id. */
+/**
+ * Revokes a key (idempotent); requests of every process refuse it within 1 s, of this one at once.
+ * @returns the key, or undefined when no key has that id.
+ */
 export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyInfo | undefined> {
   const row = await repo.revokeApiKey(db, keyId, nowRfc3339());
+  signalChange(db);
   return row && info(row);
 }
 
@@ -91,33 +97,90 @@ export type AuthFailure = 'missing' | 'malformed' | 'scheme' | 'invalid' | 'revo
 /** `last_used_at` is written at most this often per key, so reads stay read-only. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-/**
- * Checks a presented key: form, existence, secret (constant time), revocation, expiry.
- * An unknown key id and a wrong secret are the same failure, `invalid`. Writes nothing:
- * the use of a key is recorded only for requests that succeed ({@link recordKeyUse}), so a
- * refused request leaves the database as it was.
- */
-export async function authenticate(db: Db, presented: string | undefined, now = new Date()): Promise<KeyContext | AuthFailure> {
-  if (presented === undefined || presented === '') return 'missing';
-  const parts = parseApiKey(presented);
-  if (!parts) return 'malformed';
-  const row = await repo.findApiKey(db, parts.keyId);
-  // The hash is computed even for an unknown id, so both cases take the same time.
-  const matches = secretMatches(parts.secret, row?.secret_hash ?? '0'.repeat(64));
-  if (!row || !matches) return 'invalid';
-  if (row.revoked_at !== null) return 'revoked';
-  if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return 'expired';
-  return {
-    useDue: row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS,
-    keyId: row.key_id,
-    businessId: row.business_id,
-    businessName: row.business_name,
-    catalogueVersion: row.catalogue_version,
-    scopes: row.scopes.split(',') as Scope[],
-  };
+/** Verified keys kept per process (most recently used first); each entry is one presented key. */
+const KEY_CACHE_SIZE = 10_000;
+
+/** What a presented key was found to be, as of one change stamp (db/change-watch.ts). */
+interface VerifiedKey {
+  stamp: number;
+  /** The stored hash the presented secret matched: while it is unchanged, the secret needs no new check. */
+  secretHash: string;
+  context: Omit<KeyContext, 'useDue'>;
+  revoked: boolean;
+  /** Expiry, ms since the epoch; null: never. Checked on every request, so a key expires on time. */
+  expiresAt: number | null;
 }
 
-/** Records that a key was used (`last_used_at`), at most once a minute per key: call after a successful request. */
-export async function recordKeyUse(db: Db, key: KeyContext): Promise<void> {
-  if (key.useDue) await repo.touchApiKey(db, key.keyId, nowRfc3339());
+/**
+ * Checks presented keys (spec §5, CONTRACT §3), and keeps what it verified: the hot path of
+ * every request (issue 14).
+ *
+ * A presented key maps to its verification (the key row, the secret check, the business's
+ * name and catalogue version), trusted while the change stamp is unchanged: revocation, a
+ * change of expiry or scopes, and a catalogue import, by this process or another, change it
+ * (db/change-watch.ts). Only keys whose secret matched are kept: garbage cannot fill the cache.
+ * After a change the row is read again, and the secret checked again only if its hash changed.
+ */
+export class KeyVerifier {
+  private readonly verified = new LRUCache<string, VerifiedKey>({ max: KEY_CACHE_SIZE });
+  /** When this process last wrote each key's `last_used_at` (or read it), ms since the epoch. */
+  private readonly lastUsed = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly changes: ChangeWatch,
+  ) {}
+
+  /**
+   * Checks a presented key: form, existence, secret (constant time), revocation, expiry.
+   * An unknown key id and a wrong secret are the same failure, `invalid`. Writes nothing:
+   * the use of a key is recorded only for requests that succeed ({@link recordUse}), so a
+   * refused request leaves the database as it was.
+   * @param now ms since the epoch.
+   */
+  async authenticate(presented: string | undefined, now = Date.now()): Promise<KeyContext | AuthFailure> {
+    if (presented === undefined || presented === '') return 'missing';
+    const stamp = this.changes.stamp();
+    let entry = this.verified.get(presented);
+    if (entry?.stamp !== stamp) {
+      const parts = parseApiKey(presented);
+      if (!parts) return 'malformed';
+      const row = await repo.findApiKey(this.db, parts.keyId);
+      // The hash is computed even for an unknown id, so both cases take the same time.
+      const matches =
+        (row !== undefined && entry?.secretHash === row.secret_hash) || secretMatches(parts.secret, row?.secret_hash ?? '0'.repeat(64));
+      if (!row || !matches) {
+        this.verified.delete(presented);
+        return 'invalid';
+      }
+      entry = {
+        stamp,
+        secretHash: row.secret_hash,
+        revoked: row.revoked_at !== null,
+        expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
+        context: {
+          keyId: row.key_id,
+          businessId: row.business_id,
+          businessName: row.business_name,
+          catalogueVersion: row.catalogue_version,
+          scopes: row.scopes.split(',') as Scope[],
+        },
+      };
+      this.verified.set(presented, entry);
+      const used = row.last_used_at === null ? 0 : Date.parse(row.last_used_at);
+      if (used > (this.lastUsed.get(row.key_id) ?? -1)) this.lastUsed.set(row.key_id, used);
+    }
+    if (entry.revoked) return 'revoked';
+    if (entry.expiresAt !== null && entry.expiresAt <= now) return 'expired';
+    const lastUsed = this.lastUsed.get(entry.context.keyId) ?? 0;
+    return { ...entry.context, useDue: lastUsed === 0 || now - lastUsed >= TOUCH_INTERVAL_MS };
+  }
+
+  /** Records that a key was used (`last_used_at`), at most once a minute per key and process: call after a successful request. */
+  async recordUse(key: KeyContext, now = Date.now()): Promise<void> {
+    if (!key.useDue) return;
+    // Marked first: the requests running beside this one need not write it too.
+    this.lastUsed.set(key.keyId, now);
+    await repo.touchApiKey(this.db, key.keyId, toRfc3339(new Date(now)));
+  }
 }

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { bumpCatalogueVersion, findBusiness } from '../db/repositories/businesses.ts';
+import { signalChange } from '../db/change-watch.ts';
 import { noteCatalogueChange, REMATCH_DEBOUNCE_MS } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/properties.ts';
 import { buildPropertyDoc } from '../domain/property-doc.ts';
@@ -145,6 +146,8 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
     const changedAt = Date.now();
     await noteCatalogueChange(trx, businessId, toRfc3339(new Date(changedAt)), toRfc3339(new Date(changedAt + REMATCH_DEBOUNCE_MS)));
   });
+  // Requests of this process see the new catalogue version at once (db/change-watch.ts).
+  signalChange(db);
 }
 
 /**

@@ -17,6 +17,7 @@ import { sealSecret } from '../secrets.ts';
 import { InmoError } from '../errors.ts';
 import { randomBytes } from 'node:crypto';
 import { findChannel, updateChannel, upsertChannel } from '../db/repositories/messaging.ts';
+import { signalChange } from '../db/change-watch.ts';
 
 /** Path of the WhatsApp webhook on the server (CONTRACT §10). */
 export const WEBHOOK_PATH = '/webhooks/whatsapp';
@@ -113,6 +114,8 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
     ...(appSecret === null ? {} : { app_secret: sealSecret(appSecret) }),
     ...(listingUrl === null ? {} : { listing_url: listingUrl }),
   });
+  // This process's webhook route sees the channel at once (db/change-watch.ts).
+  signalChange(db);
   const stored = await findChannel(db, settings.businessId);
   return {
     business_id: settings.businessId,
@@ -152,6 +155,7 @@ export async function configureAssistant(
     stored = JSON.stringify({ url: settings.url, model: settings.model.trim(), api_key: key === null ? null : sealSecret(key) });
   }
   if (!(await updateChannel(db, businessId, { assistant: stored }))) throw new InmoError('CHANNEL_NOT_CONNECTED', { id: businessId });
+  signalChange(db);
   return settings === null
     ? { business_id: businessId, assistant: 'built-in' }
     : {

@@ -15,6 +15,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { readWebhook, signedWith, type InboundMessage, type MessageStatus } from '../channels/whatsapp-webhook.ts';
 import type { Db } from '../db/database.ts';
+import type { ChangeWatch } from '../db/change-watch.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { enqueueJob } from '../db/repositories/jobs.ts';
 import * as leads from '../db/repositories/leads.ts';
@@ -55,9 +56,6 @@ export const ANSWERED_KINDS = new Set([
   'contacts',
 ]);
 
-/** How long the channels' opened secrets are reused before being read again, ms. */
-const CHANNELS_TTL_MS = 1000;
-
 interface WebhookChannel {
   businessId: number;
   phoneNumberId: string;
@@ -66,17 +64,22 @@ interface WebhookChannel {
 }
 
 /**
- * The channels that take webhooks, with their secrets opened, read at most once a second:
- * a channel connected by another process is seen within that second.
+ * The channels that take webhooks, with their secrets opened, read again only when the change
+ * stamp moved (db/change-watch.ts): a channel connected, changed or removed by this process is
+ * seen by the next delivery, by another process within 1 s.
  */
 export class WebhookChannels {
-  private cached: { at: number; channels: WebhookChannel[] } | null = null;
+  private cached: { stamp: number; channels: WebhookChannel[] } | null = null;
   private loading: Promise<WebhookChannel[]> | null = null;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly changes: ChangeWatch,
+  ) {}
 
   async get(): Promise<WebhookChannel[]> {
-    if (this.cached && Date.now() - this.cached.at < CHANNELS_TTL_MS) return this.cached.channels;
+    const stamp = this.changes.stamp();
+    if (this.cached?.stamp === stamp) return this.cached.channels;
     this.loading ??= listWebhookChannels(this.db)
       .then((rows) => {
         const channels = rows.map((row) => ({
@@ -85,18 +88,13 @@ export class WebhookChannels {
           appSecret: row.app_secret === null ? null : openSecret(row.app_secret),
           verifyToken: row.verify_token === null ? null : openSecret(row.verify_token),
         }));
-        this.cached = { at: Date.now(), channels };
+        this.cached = { stamp, channels };
         return channels;
       })
       .finally(() => {
         this.loading = null;
       });
     return this.loading;
-  }
-
-  /** Forgets what was read (a channel was connected in this process). */
-  invalidate(): void {
-    this.cached = null;
   }
 }
 

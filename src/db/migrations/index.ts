@@ -4,9 +4,16 @@ import * as m0001 from './0001_initial.ts';
 import * as m0002 from './0002_jobs.ts';
 import * as m0003 from './0003_background.ts';
 import * as m0004 from './0004_conversations.ts';
+import * as m0005 from './0005_change_signals.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001_initial': m0001, '0002_jobs': m0002, '0003_background': m0003, '0004_conversations': m0004 };
+    return {
+      '0001_initial': m0001,
+      '0002_jobs': m0002,
+      '0003_background': m0003,
+      '0004_conversations': m0004,
+      '0005_change_signals': m0005,
+    };
   },
 };
