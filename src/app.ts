@@ -7,11 +7,12 @@
  * (http/routes/webhooks.ts, CONTRACT §10).
  *
  * Cross-cutting behaviour lives here: request ids (`X-Request-Id` echoed when sane, else
- * generated; logged with every line), plain `{detail}` bodies for 404/405/413/500, and no
+ * generated; logged with every line), one log line per request (method, route, status, ms,
+ * request id, key id), plain `{detail}` bodies for 404/405/413/500, and no
  * stack trace or SQL ever sent to a client (CONTRACT §2).
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
@@ -82,6 +83,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     routerOptions: { ignoreDuplicateSlashes: false },
     frameworkErrors,
+    // One line per request (below), not Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
   });
 
   // What the request path caches (keys, catalogue versions, channels) is trusted while this stamp holds.
@@ -94,6 +97,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  if (options.logger) {
+    // The request's one log line, once its response has gone: the request id comes with the
+    // request's logger (`reqId`); the route is the pattern, so no id or query is logged.
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? null,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+          key_id: request.apiKey?.keyId ?? null,
+          ...(request.errorCode === null ? {} : { error: request.errorCode }),
+        },
+        'request',
+      );
+      done();
+    });
+  }
 
   await app.register(swagger, {
     openapi: {

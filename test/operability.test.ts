@@ -56,7 +56,8 @@ describe('GET /healthz and /readyz', () => {
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toEqual({
         status: 'unavailable',
-        reason: 'migrations behind: 0001_initial, 0002_jobs, 0003_background, 0004_conversations not applied (run inmo migrate)',
+        reason:
+          'migrations behind: 0001_initial, 0002_jobs, 0003_background, 0004_conversations, 0005_change_signals not applied (run inmo migrate)',
       });
       // Alive all the same.
       expect((await behind.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

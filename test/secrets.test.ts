@@ -94,7 +94,7 @@ it('no secret in clear in the database or the logs after using the API and the w
     logs += server.output();
     // The worker did open the token: the provider got it.
     expect(graph.requests.map((r) => r.authorization)).toEqual([`Bearer ${token}`]);
-    expect(logs).toContain('incoming request'); // the request logs were on
+    expect(logs).toContain('"msg":"request"'); // the request logs were on
 
     let stored: string;
     if (url.startsWith('sqlite:')) {

@@ -26,6 +26,24 @@ function onShutdownSignal(stop: () => Promise<void>): void {
   process.on('SIGTERM', once);
 }
 
+/** Longest wait for the log lines still buffered to be written when stopping, ms. */
+const LOG_DRAIN_MS = 5000;
+
+/**
+ * Writes out every log line still buffered, including one whose write is waiting for a full
+ * pipe to drain (which `flushSync` would skip), then closes the destination.
+ */
+function endLogs(logs: ReturnType<typeof pino.destination>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, LOG_DRAIN_MS);
+    logs.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    logs.end();
+  });
+}
+
 /**
  * Listens on the API's address, then on the metrics port when it has its own.
  * @throws CliError naming the address that failed, once everything opened is closed again:
@@ -69,12 +87,22 @@ export function register(program: Command): void {
         const config = loadConfig();
         const db = await openDb(config);
         let worker: Worker | null = null;
+        // Log lines are written to stdout asynchronously, off the request path, and flushed
+        // before the process exits (below), so a SIGTERM loses none.
+        const logs = pino.destination({ dest: 1, sync: false });
+        process.once('exit', () => {
+          try {
+            logs.flushSync();
+          } catch {
+            // Nothing written yet (the destination not open): nothing to lose.
+          }
+        });
         const app = await buildApp({
           db,
           countCacheSize: config.countCacheSize,
           pageCacheMb: config.pageCacheMb,
           // Request logs never carry a key, even if a serializer someday logs headers.
-          logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+          logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'], stream: logs },
           rateLimits: config.rateLimits,
           limits: config.limits,
           trustProxy: config.trustProxy,
@@ -125,6 +153,7 @@ export function register(program: Command): void {
             process.exitCode = results.some((r) => r.status === 'rejected') ? 1 : 0;
           } finally {
             await db.destroy();
+            await endLogs(logs);
             process.exit();
           }
         });

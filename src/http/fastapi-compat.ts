@@ -36,6 +36,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** What the route's `config.refineQuery` made of the query (e.g. the map areas of `locations`). */
     refined: unknown;
+    /** The catalogue code of the error the request was answered with (errors.ts), for its log line; null when none. */
+    errorCode: string | null;
   }
 }
 
@@ -169,11 +171,14 @@ function asCatalogued(error: FastifyError): InmoError {
 
 /** The one error handler: the catalogue, the 422 body, or 500. */
 function renderError(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof RequestValidationError)
+  if (error instanceof RequestValidationError) {
+    request.errorCode = 'VALIDATION';
     return reply.code(422).type('application/json; charset=utf-8').send({ detail: error.issues });
+  }
   const status = (error as FastifyError).statusCode;
   const known =
     error instanceof InmoError ? error : status !== undefined && status >= 400 && status < 500 ? asCatalogued(error as FastifyError) : null;
+  request.errorCode = known?.code ?? 'INTERNAL';
   if (!known) {
     request.log.error({ err: error }, 'unhandled error');
     return sendDetail(reply, 500, new InmoError('INTERNAL').detail);
@@ -182,7 +187,8 @@ function renderError(error: Error, request: FastifyRequest, reply: FastifyReply)
   if (known.cause !== undefined)
     request.log.error({ err: known.cause }, `${known.code}: ${(known.cause as Error)?.message ?? known.cause}`);
   else if (known.status >= 500) request.log.warn({ err: error }, `server error: ${known.code}`);
-  else request.log.info({ err: error }, `client error: ${known.code}`);
+  // A client's error is told by the request's own log line (`error`), not a line of its own.
+  else request.log.debug({ err: error }, `client error: ${known.code}`);
   reply.headers(known.headers);
   return sendDetail(reply, known.status, known.detail);
 }
@@ -201,6 +207,7 @@ export function fastapiCompatibility(app: FastifyInstance): void {
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('refined', null);
+  app.decorateRequest('errorCode', null);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
     try {
