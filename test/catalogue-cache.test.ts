@@ -30,4 +30,21 @@ describe('catalogue caches', () => {
     await app.close();
     await db.destroy();
   });
+
+  it('serve a single property as it is now: changed, then withdrawn, right after each import', async () => {
+    const { db } = await freshDb();
+    const a = await businessWithKey(db, 'A');
+    await importRecords(db, a.businessId, [listing('one', { price: 100 })]);
+    const app = await appOn(db);
+    const id = (await get(app, '/properties', a.key)).body.data[0].id as number;
+
+    expect((await get(app, `/properties/${id}`, a.key)).body.data.price).toBe(100);
+    expect((await get(app, `/properties/${id}`, a.key)).body.data.price).toBe(100); // cached
+    await importRecords(db, a.businessId, [listing('one', { price: 120 })]);
+    expect((await get(app, `/properties/${id}`, a.key)).body.data.price).toBe(120);
+    await importRecords(db, a.businessId, [listing('one', { status: 'retirada' })]);
+    expect((await get(app, `/properties/${id}`, a.key)).status).toBe(404);
+    await app.close();
+    await db.destroy();
+  });
 });

@@ -75,13 +75,23 @@ export class CatalogueReader {
     return orderScanRows <= FILTER_ROW_COST * total ? 'order-index' : 'planner';
   }
 
-  /** `{"data": Property}` as JSON text, or undefined when the property does not exist for the API. */
-  async getJson(businessId: number, id: number): Promise<string | undefined> {
+  /**
+   * `{"data": Property}` as UTF-8 JSON (spec §4.5), or undefined when the property does not
+   * exist for the API. Kept in the page cache under the catalogue version, like pages; a
+   * missing id is not kept, so ids that name nothing cannot fill the cache.
+   */
+  async getJson(businessId: number, catalogueVersion: number, id: number): Promise<Buffer | undefined> {
     // Ids are 32-bit `integer` on every engine: a larger one names nothing (and PostgreSQL
     // would refuse to compare it with the column).
     if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) return undefined;
+    const key = this.pages && `property:${businessId}:${catalogueVersion}:${id}`;
+    const cached = key && this.pages!.get(key);
+    if (cached) return cached;
     const row = await repo.findPublished(this.db, businessId, id);
-    return row && `{"data":${propertyJson(row.id, row.api_doc)}}`;
+    if (!row) return undefined;
+    const body = Buffer.from(`{"data":${propertyJson(row.id, row.api_doc)}}`);
+    if (key) this.pages!.set(key, body);
+    return body;
   }
 
   /** @param filters `filterKey(q)`, computed once by the caller. */

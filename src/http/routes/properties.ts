@@ -115,9 +115,10 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueRea
       },
     },
     async (request, reply) => {
-      const body = await catalogue.getJson(request.apiKey!.businessId, request.params.property_id);
+      const key = request.apiKey!;
+      const body = await catalogue.getJson(key.businessId, key.catalogueVersion, request.params.property_id);
       if (body === undefined) throw new InmoError('PROPERTY_NOT_FOUND');
-      return reply.type('application/json; charset=utf-8').send(body);
+      return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof PropertyEnvelope>);
     },
   );
 };
