@@ -5,10 +5,11 @@
  * much as SQLite's own work. A query is compiled once with marker values; each marker's place
  * among the compiled parameters tells where each value goes, so the same SQL text (with the
  * engine's own placeholders) is reused with new values. The SQL is still Kysely's, for
- * whichever engine the handle uses.
+ * whichever engine the handle uses. On PostgreSQL each is also a named prepared statement
+ * (database.ts prepareOnce), parsed and planned once per connection.
  */
-import { CompiledQuery, type Compilable, type DialectAdapter } from 'kysely';
-import type { Executor } from './database.ts';
+import { CompiledQuery, PostgresAdapter, type Compilable, type DialectAdapter } from 'kysely';
+import { prepareOnce, type Executor } from './database.ts';
 
 interface Template {
   sql: string;
@@ -46,6 +47,7 @@ export async function runCompiledOnce<R>(
     template = { sql: compiled.sql, slots: compiled.parameters.map((p) => markers.indexOf(p as string)) };
     if (template.slots.includes(-1)) throw new Error(`query ${key} has a parameter that is not one of its values`);
     ofAdapter.set(key, template);
+    if (adapter instanceof PostgresAdapter) prepareOnce(template.sql);
   }
   const result = await db.executeQuery<R>(
     CompiledQuery.raw(

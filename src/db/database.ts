@@ -11,6 +11,7 @@
  * integers, ids `integer`, and PostgreSQL's 64-bit integers (`count(*)`) are read as
  * JavaScript numbers, so results look the same on either.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -103,6 +104,8 @@ function createPostgres(url: string, settings: PoolSettings): Db {
     ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
   };
   const pool = new pg.Pool({ ...config, max: settings.poolSize });
+  // Clients of the pool run the hot statements as named prepared statements (see prepareOnce).
+  pool.on('connect', (client) => preparesNamed(client));
   // A connection that breaks while idle (server restart, network) is dropped by the pool and
   // replaced on the next query; without a listener the 'error' event would end the process.
   pool.on('error', () => undefined);
@@ -111,6 +114,30 @@ function createPostgres(url: string, settings: PoolSettings): Db {
     pool.on('connect', (client) => void client.query(`set search_path to "${schema}"`));
   }
   return onEngine(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), { engine: 'postgres', config, schema });
+}
+
+/** SQL text → statement name, for the statements worth preparing once per connection. */
+const namedStatements = new Map<string, string>();
+
+/**
+ * Asks PostgreSQL connections to prepare `sql` once and reuse it on every later run instead of
+ * parsing and planning it again (the hot statements of the request path: db/compiled-once.ts).
+ * The name, `inmo_<24 hex digits of the text's SHA-256>`, is the same for the same text. Only
+ * fixed SQL texts may be named, so each connection keeps a bounded set. No effect on SQLite,
+ * whose statements are already kept compiled.
+ */
+export function prepareOnce(sql: string): void {
+  if (!namedStatements.has(sql)) namedStatements.set(sql, `inmo_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`);
+}
+
+/** Makes a pool client send {@link prepareOnce}'s statements as named ones. */
+function preparesNamed(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((...args: unknown[]) => {
+    const [text, values] = args;
+    const name = typeof text === 'string' ? namedStatements.get(text) : undefined;
+    return name === undefined ? query(...args) : query({ name, text, values });
+  }) as typeof client.query;
 }
 
 /**
