@@ -14,7 +14,8 @@ export function pinLoadToCpu1(): boolean {
 }
 
 /**
- * Starts `node …command` (on CPU 0 when pinned) and waits for the first JSON line it prints.
+ * Starts `node …command` (on CPU 0 when pinned) and waits for the first JSON line it prints
+ * that is not a log line.
  * @returns the child and that line, parsed.
  */
 export function startProcess(
@@ -28,11 +29,17 @@ export function startProcess(
     const unlimited = { INMO_RATE_LIMIT_PER_KEY: '0', INMO_RATE_LIMIT_POST_PER_IP: '0' };
     const child = spawn(file, args, { env: { ...unlimited, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout!.on('data', (chunk) => {
+    const onData = (chunk: Buffer) => {
       out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, info: JSON.parse(line) });
-    });
+      // The summary line, not a log line (`{"level":…`) written before it.
+      const line = out.split('\n').find((l) => l.startsWith('{') && !l.startsWith('{"level"') && l.endsWith('}'));
+      if (!line) return;
+      // What it writes after (its request logs) is read and dropped: a full pipe would stall it.
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      resolve({ child, info: JSON.parse(line) });
+    };
+    child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited ${code}`)));
   });
 }

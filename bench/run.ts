@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
+import { insertLeadId } from '../src/db/repositories/leads.ts';
 import { SCOPES } from '../src/domain/api-key.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
@@ -35,6 +36,7 @@ import { leadBench } from './leads.ts';
 import { webhookBench } from './webhooks.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 import { wrk, wrkVersion, type Load } from './wrk.ts';
+import { readBench, type ReadResult } from './reads.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -48,7 +50,6 @@ const { values: options } = parseArgs({
   options: {
     duration: { type: 'string', default: '5' },
     fresh: { type: 'boolean', default: false },
-    'no-page-cache': { type: 'boolean', default: false },
     only: { type: 'string' },
     db: { type: 'string', default: 'sqlite' },
   },
@@ -56,7 +57,6 @@ const { values: options } = parseArgs({
 const DURATION = Number(options.duration);
 if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, got ${JSON.stringify(options.duration)}`);
 const FRESH = options.fresh;
-const PAGE_CACHE = !options['no-page-cache'];
 const ONLY = options.only ?? null;
 if (ONLY !== null && !['reads', 'leads', 'background', 'webhooks'].includes(ONLY)) {
   throw new Error('--only must be reads, leads, background or webhooks');
@@ -100,80 +100,26 @@ async function prepare(name: string, fill: (db: ReturnType<typeof createDb>, bus
   return { name, dbPath, key, importRate };
 }
 
-/** Resident memory of a process now and at its peak, MB (Linux /proc). */
-function memoryMb(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+function load(
+  url: string,
+  headers: Record<string, string>,
+  options: { duration?: number; script?: string; scriptArgs?: string[] } = {},
+): Promise<Load> {
+  return wrk(url, headers, {
+    connections: CONNECTIONS,
+    duration: options.duration ?? DURATION,
+    pin: PIN,
+    script: options.script,
+    scriptArgs: options.scriptArgs,
+  });
 }
 
-function load(url: string, headers: Record<string, string>, duration = DURATION): Promise<Load> {
-  return wrk(url, headers, { connections: CONNECTIONS, duration, pin: PIN });
-}
-
-/** Rounds of (server, baseline) per scenario. */
+/** Rounds of (server, baselines) per scenario. */
 const ROUNDS = 3;
-
-/** The run with the median req/s. */
-function median(runs: Load[]): Load {
-  return [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
-}
-
-interface Row {
-  catalogue: string;
-  scenario: string;
-  server: Load;
-  /** A bare node:http server returning the same bytes. */
-  bare: Load;
-  /** A minimal Fastify server returning the same bytes. */
-  fastify: Load;
-  total: number;
-}
 
 /** Starts one of the baseline servers of bench/ on `bodyFile`. */
 function startBaseline(script: string, bodyFile: string) {
   return startProcess([join(ROOT, 'bench', script), bodyFile], process.env, ROOT);
-}
-
-async function benchCatalogue(p: Prepared): Promise<{ rows: Row[]; memory: { rss: number; peak: number } }> {
-  const env = { ...process.env, DATABASE_URL: `sqlite:${p.dbPath}`, LOG_LEVEL: 'warn', ...(PAGE_CACHE ? {} : { INMO_PAGE_CACHE_MB: '0' }) };
-  const { child, info } = await startProcess([join(ROOT, 'bin', 'inmo.mjs'), 'serve', '--port', '0', '--json'], env, ROOT);
-  const origin = new URL(String(info.url)).origin;
-  const headers = { 'x-api-key': p.key };
-  const rows: Row[] = [];
-  try {
-    for (const [scenario, path] of SCENARIOS) {
-      const response = await fetch(origin + path, { headers });
-      const body = Buffer.from(await response.arrayBuffer());
-      if (response.status !== 200) throw new Error(`${scenario}: status ${response.status} ${body}`);
-      const total = JSON.parse(body.toString()).total as number;
-      const bodyFile = join(WORK, 'baseline-body.json');
-      writeFileSync(bodyFile, body);
-      const bare = await startBaseline('baseline-server.mjs', bodyFile);
-      const fastify = await startBaseline('baseline-fastify.mjs', bodyFile);
-      try {
-        const targets = [origin, `http://127.0.0.1:${bare.info.port}`, `http://127.0.0.1:${fastify.info.port}`].map((o) => o + path);
-        for (const url of targets) await load(url, headers, 2); // warm-up
-        // Interleaved rounds, median of each: drift of the machine hits every side alike.
-        const runs: Load[][] = [[], [], []];
-        for (let round = 0; round < ROUNDS; round++) {
-          for (let i = 0; i < targets.length; i++) runs[i].push(await load(targets[i], headers));
-        }
-        const [server, bareLoad, fastifyLoad] = runs.map(median);
-        rows.push({ catalogue: p.name, scenario, server, bare: bareLoad, fastify: fastifyLoad, total });
-      } finally {
-        await stop(bare.child);
-        await stop(fastify.child);
-      }
-      const r = rows.at(-1)!;
-      process.stderr.write(
-        `  ${p.name} ${scenario}: ${r.server.rps.toFixed(0)} req/s (node:http ${r.bare.rps.toFixed(0)}, fastify ${r.fastify.rps.toFixed(0)})\n`,
-      );
-    }
-    return { rows, memory: memoryMb(child.pid!) };
-  } finally {
-    await stop(child);
-  }
 }
 
 /**
@@ -187,7 +133,7 @@ async function generatorCeiling(): Promise<Load> {
   const bare = await startBaseline('baseline-server.mjs', bodyFile);
   try {
     const url = `http://127.0.0.1:${bare.info.port}/`;
-    await load(url, {}, 2);
+    await load(url, {}, { duration: 2 });
     return await load(url, {});
   } finally {
     await stop(bare.child);
@@ -195,18 +141,19 @@ async function generatorCeiling(): Promise<Load> {
 }
 
 async function leads(): Promise<void> {
-  process.stderr.write(`lead creation: ${CONNECTIONS} connections, ${DURATION} s per endpoint\n`);
-  const rows = await leadBench(WORK, join(ROOT, 'bin', 'inmo.mjs'), DURATION, CONNECTIONS);
+  process.stderr.write(`lead creation: ${CONNECTIONS} connections, ${DURATION} s per run\n`);
+  const rows = await leadBench(WORK, join(ROOT, 'bin', 'inmo.mjs'), join(ROOT, 'bench', 'post-leads.lua'), load);
   const lines = [
     '',
-    `POST, ${CONNECTIONS} connections, ${DURATION} s each, distinct phones; raw: the same rows inserted directly, one transaction per lead`,
+    `POST, wrk, ${CONNECTIONS} connections, ${DURATION} s each, distinct phones, no worker; logs on = default settings, logs off = LOG_LEVEL=warn;`,
+    'raw = the same rows inserted directly through the repositories, one transaction per lead',
   ];
   lines.push(
-    `${'endpoint'.padEnd(18)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'raw/s'.padStart(8)} ${'ratio'.padStart(8)} errors`,
+    `${'endpoint'.padEnd(18)} ${'logs on'.padStart(8)} ${'p99 ms'.padStart(7)} ${'logs off'.padStart(8)} ${'p99 ms'.padStart(7)} ${'raw/s'.padStart(8)} ${'on/raw'.padStart(7)} ${'off/raw'.padStart(7)} errors`,
   );
   for (const r of rows) {
     lines.push(
-      `${r.endpoint.padEnd(18)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.rawRate.toFixed(0).padStart(8)} ${(r.rps / r.rawRate).toFixed(2).padStart(8)} ${r.errors + r.non2xx}`,
+      `${r.endpoint.padEnd(18)} ${r.logsOn.rps.toFixed(0).padStart(8)} ${r.logsOn.p99.toFixed(1).padStart(7)} ${r.logsOff.rps.toFixed(0).padStart(8)} ${r.logsOff.p99.toFixed(1).padStart(7)} ${r.rawRate.toFixed(0).padStart(8)} ${(r.logsOn.rps / r.rawRate).toFixed(2).padStart(7)} ${(r.logsOff.rps / r.rawRate).toFixed(2).padStart(7)} ${r.logsOn.errors + r.logsOn.non2xx + r.logsOff.errors + r.logsOff.non2xx}`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -302,10 +249,48 @@ async function catalogues(): Promise<{ real: Prepared; generated: Prepared }> {
     const s = await importCatalogueFile(db, businessId, generatedFile);
     return s.created + s.updated;
   });
+  for (const p of [real, generated]) await ensureLeads(p.dbPath, 150);
   return { real, generated };
 }
 
+/** Gives the benchmark database `count` leads (for GET /leads), once. */
+async function ensureLeads(dbPath: string, count: number): Promise<void> {
+  const db = createDb(`sqlite:${dbPath}`);
+  try {
+    await migrate(db);
+    const { n } = await db
+      .selectFrom('leads')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    const business = await db.selectFrom('businesses').select('id').orderBy('id').executeTakeFirstOrThrow();
+    for (let i = Number(n); i < count; i++) {
+      const at = nowRfc3339();
+      await insertLeadId(db, {
+        business_id: business.id,
+        name: `Cliente ${i}`,
+        type: 'demandante',
+        status: 'searching_property',
+        active: 1,
+        rating: 3,
+        captured_by: 'Web',
+        source: 'bench',
+        phone_number_1: `+346${String(i).padStart(8, '0')}`,
+        profile_category: 'potencial',
+        urgency_profile: 'poca-urgencia',
+        search_preferences: '[{"operations":["venta"],"property_types":["apartamento"],"locations":[{"name":"Madrid"}]}]',
+        created_at: at,
+        updated_at: at,
+      });
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
 let prepared: Promise<{ real: Prepared; generated: Prepared }> | null = null;
+
+/** A baseline this close to the generator's ceiling measured the generator: its ratios mean nothing. */
+const CEILING_MARGIN = 0.9;
 
 async function reads() {
   prepared ??= catalogues();
@@ -315,38 +300,33 @@ async function reads() {
   if (!version) throw new Error('the read benchmark needs wrk, a C load generator: apt-get install wrk');
   process.stderr.write(`load: ${version}, ${CONNECTIONS} connections, ${DURATION} s per run\n`);
   const ceiling = await generatorCeiling();
-  const results = [await benchCatalogue(real), await benchCatalogue(generated)];
+  const results: ReadResult[] = [];
+  for (const catalogue of [real, generated]) results.push(await readBench(ROOT, WORK, catalogue, load, ROUNDS));
 
   const fmt = (n: number, d = 0) => n.toFixed(d).padStart(8);
-  const pct = (n: number) => `${Number.isNaN(n) ? '?' : (n * 100).toFixed(0)}%`.padStart(7);
+  const pct = (n: number) => `${Number.isNaN(n) ? '?' : (n * 100).toFixed(0)}%`.padStart(6);
+  const ratio = (a: number, b: number) => (a / b).toFixed(2).padStart(6);
   const lines: string[] = [];
   lines.push(
     '',
-    `GET /v1/ext/properties, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${DURATION} s runs, page cache ${PAGE_CACHE ? 'on' : 'off'}${PIN ? ', servers on CPU 0 and wrk on CPU 1' : ' (not pinned: taskset missing)'}`,
+    `GET /v1/ext, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${DURATION} s runs${PIN ? ', servers on CPU 0 and wrk on CPU 1' : ' (not pinned: taskset missing)'}`,
     `load generator: ${version}, 1 thread; its ceiling is at least ${ceiling.rps.toFixed(0)} req/s (bare node:http answering {}, wrk at ${pct(ceiling.generatorCpu).trim()} of its core)`,
-    'baselines, same bytes, same run: node:http = a bare node:http server; fastify = a minimal Fastify server; gen = wrk CPU during the inmo runs',
+    'logs on = inmo with default settings (one request log line each); logs off = LOG_LEVEL=warn; node:http, fastify = bare servers sending the same bytes;',
+    'raw sqlite = node:http running the statement inmo runs for the page on raw better-sqlite3 (uncached pages only); gen = wrk CPU during the logs-on runs',
+    `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(45)} ${'logs on'.padStart(8)} ${'p99 ms'.padStart(7)} ${'logs off'.padStart(8)} ${'p99 ms'.padStart(7)} ${'node:http'.padStart(9)} ${'fastify'.padStart(8)} ${'raw sql'.padStart(8)} ${'on/node'.padStart(7)} ${'off/node'.padStart(8)} ${'/raw'.padStart(6)} ${'gen'.padStart(6)} errors`,
   );
-  lines.push(
-    `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(36)} ${'total'.padStart(7)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'node:http'.padStart(9)} ${'fastify'.padStart(8)} ${'/node'.padStart(6)} ${'/fastify'.padStart(8)} ${'gen'.padStart(7)} errors`,
-  );
-  for (const { rows } of results) {
+  const saturated: string[] = [];
+  for (const { catalogue, rows } of results) {
     for (const r of rows) {
+      const floor = r.floor;
       lines.push(
-        `${r.catalogue.padEnd(15)} ${r.scenario.padEnd(36)} ${String(r.total).padStart(7)} ${fmt(r.server.rps)} ${fmt(r.server.p50, 1)} ${fmt(r.server.p99, 1)} ${fmt(r.bare.rps).padStart(9)} ${fmt(r.fastify.rps)} ${(r.server.rps / r.bare.rps).toFixed(2).padStart(6)} ${(r.server.rps / r.fastify.rps).toFixed(2).padStart(8)} ${pct(r.server.generatorCpu)} ${r.server.errors + r.server.non2xx}`,
+        `${catalogue.padEnd(15)} ${r.scenario.padEnd(45)} ${fmt(r.logsOn.rps)} ${r.logsOn.p99.toFixed(1).padStart(7)} ${fmt(r.logsOff.rps)} ${r.logsOff.p99.toFixed(1).padStart(7)} ${fmt(r.bare.rps).padStart(9)} ${fmt(r.fastify.rps)} ${floor ? fmt(floor.rps) : '       -'} ${ratio(r.logsOn.rps, r.bare.rps).padStart(7)} ${ratio(r.logsOff.rps, r.bare.rps).padStart(8)} ${floor ? ratio(r.logsOff.rps, floor.rps) : '     -'} ${pct(r.logsOn.generatorCpu)} ${r.logsOn.errors + r.logsOn.non2xx + r.logsOff.errors + r.logsOff.non2xx}`,
       );
+      if (r.bare.rps >= CEILING_MARGIN * ceiling.rps) saturated.push(`${catalogue} ${r.scenario}`);
     }
   }
-  lines.push('', '200k vs 20k (req/s ratio, 1.00 = same speed):');
-  for (let i = 0; i < SCENARIOS.length; i++) {
-    const small = results[0].rows[i].server;
-    const big = results[1].rows[i].server;
-    lines.push(
-      `  ${SCENARIOS[i][0].padEnd(36)} ${(big.rps / small.rps).toFixed(2)}  (p99 ${small.p99.toFixed(1)} → ${big.p99.toFixed(1)} ms)`,
-    );
-  }
-  lines.push('', 'server resident memory after the runs (MB, now / peak):');
-  lines.push(`  real-20k        ${results[0].memory.rss.toFixed(0)} / ${results[0].memory.peak.toFixed(0)}`);
-  lines.push(`  generated-200k  ${results[1].memory.rss.toFixed(0)} / ${results[1].memory.peak.toFixed(0)}`);
+  lines.push('', 'server resident memory after the runs (cached, logs off; MB, now / peak):');
+  for (const r of results) lines.push(`  ${r.catalogue.padEnd(15)} ${r.memory.rss.toFixed(0)} / ${r.memory.peak.toFixed(0)}`);
   lines.push('', 'import rate (properties/s):');
   for (const p of [real, generated]) {
     lines.push(
@@ -354,6 +334,12 @@ async function reads() {
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (saturated.length > 0) {
+    process.stderr.write(
+      `\nFAILED: the bare node:http baseline came within ${Math.round((1 - CEILING_MARGIN) * 100)} % of the load generator's ceiling in: ${saturated.join('; ')}.\nThose ratios measure wrk, not the servers. Run on a quieter machine, or give wrk a core of its own.\n`,
+    );
+    process.exitCode = 1;
+  }
 }
 
 await main();

@@ -59,17 +59,20 @@ export function parseWrk(report: string): Omit<Load, 'generatorCpu'> {
 
 /**
  * Loads `url` with one wrk thread and `connections` connections for `duration` seconds.
- * @param pin run wrk on CPU 1 (`taskset`).
+ * @param options `pin`: run wrk on CPU 1 (`taskset`); `script`: a wrk Lua script (bench/*.lua)
+ *   that builds the requests, given `scriptArgs`.
  * @throws Error when wrk is missing (`apt-get install wrk`) or fails.
  */
 export function wrk(
   url: string,
   headers: Record<string, string>,
-  options: { connections: number; duration: number; pin: boolean },
+  options: { connections: number; duration: number; pin: boolean; script?: string; scriptArgs?: string[] },
 ): Promise<Load> {
   const args = ['-t1', `-c${options.connections}`, `-d${options.duration}s`, '--latency'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  if (options.script) args.push('-s', options.script);
   args.push(url);
+  if (options.scriptArgs) args.push('--', ...options.scriptArgs);
   const [file, argv] = options.pin ? ['taskset', ['-c', '1', 'wrk', ...args]] : ['wrk', args];
   return new Promise((resolve, reject) => {
     const child = spawn(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
