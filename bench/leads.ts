@@ -28,6 +28,26 @@ export interface LeadBenchRow {
 
 // The request bodies, with a distinct phone each, are built by bench/post-leads.lua.
 
+/** The row of bench lead `i` (phone `+346` and `i` in 8 digits), as the intake service would store it. */
+export function benchLead(businessId: number, i: number, at: string) {
+  return {
+    business_id: businessId,
+    name: 'Cliente Bench',
+    type: 'demandante',
+    status: 'searching_property',
+    active: 1,
+    rating: 3,
+    captured_by: 'Web',
+    source: 'bench',
+    phone_number_1: `+346${String(i).padStart(8, '0')}`,
+    profile_category: 'potencial',
+    urgency_profile: 'poca-urgencia',
+    search_preferences: '[{"operations":["venta"],"property_types":["apartamento"],"locations":[{"name":"Madrid"}]}]',
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 /** Inserts `count` leads like the service's, one transaction each. @returns leads per second. */
 async function rawRate(dbPath: string, count: number): Promise<number> {
   for (const suffix of ['', '-wal', '-shm']) rmSync(dbPath + suffix, { force: true });
@@ -38,22 +58,7 @@ async function rawRate(dbPath: string, count: number): Promise<number> {
   for (let i = 0; i < count; i++) {
     await db.transaction().execute(async (trx) => {
       const at = nowRfc3339();
-      const leadId = await insertLeadId(trx, {
-        business_id: businessId,
-        name: 'Cliente Bench',
-        type: 'demandante',
-        status: 'searching_property',
-        active: 1,
-        rating: 3,
-        captured_by: 'Web',
-        source: 'bench',
-        phone_number_1: `+346${String(i).padStart(8, '0')}`,
-        profile_category: 'potencial',
-        urgency_profile: 'poca-urgencia',
-        search_preferences: '[{"operations":["venta"],"property_types":["apartamento"],"locations":[{"name":"Madrid"}]}]',
-        created_at: at,
-        updated_at: at,
-      });
+      const leadId = await insertLeadId(trx, benchLead(businessId, i, at));
       await insertNote(trx, leadId, 'Consulta recibida por la web.\nOperaciones: venta', at);
       await enqueueLeadJobs(trx, businessId, leadId, ['match_lead', 'send_welcome', 'schedule_follow_ups'], at);
     });

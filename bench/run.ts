@@ -32,7 +32,7 @@ import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
-import { leadBench } from './leads.ts';
+import { benchLead, leadBench } from './leads.ts';
 import { webhookBench } from './webhooks.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 import { wrk, wrkVersion, type Load } from './wrk.ts';
@@ -264,23 +264,7 @@ async function ensureLeads(dbPath: string, count: number): Promise<void> {
       .executeTakeFirstOrThrow();
     const business = await db.selectFrom('businesses').select('id').orderBy('id').executeTakeFirstOrThrow();
     for (let i = Number(n); i < count; i++) {
-      const at = nowRfc3339();
-      await insertLeadId(db, {
-        business_id: business.id,
-        name: `Cliente ${i}`,
-        type: 'demandante',
-        status: 'searching_property',
-        active: 1,
-        rating: 3,
-        captured_by: 'Web',
-        source: 'bench',
-        phone_number_1: `+346${String(i).padStart(8, '0')}`,
-        profile_category: 'potencial',
-        urgency_profile: 'poca-urgencia',
-        search_preferences: '[{"operations":["venta"],"property_types":["apartamento"],"locations":[{"name":"Madrid"}]}]',
-        created_at: at,
-        updated_at: at,
-      });
+      await insertLeadId(db, benchLead(business.id, i, nowRfc3339()));
     }
   } finally {
     await db.destroy();

@@ -44,10 +44,11 @@ export function signalChange(db: Db): void {
   for (const watch of watches.get(db) ?? []) watch.bump();
 }
 
+/** Grows with every change a cache holds (migration 0005): one number, read by both engines. */
+const CHANGE_SUM = 'select coalesce(sum(catalogue_version + config_version), 0) as n from businesses';
+
 async function changeSum(db: Db): Promise<number> {
-  const { rows } = await sql<{
-    n: number | string;
-  }>`select coalesce(sum(catalogue_version + config_version), 0) as n from businesses`.execute(db);
+  const { rows } = await sql<{ n: number | string }>`${sql.raw(CHANGE_SUM)}`.execute(db);
   return Number(rows[0].n);
 }
 
@@ -90,9 +91,7 @@ export class ChangeWatch {
     if (connection.engine === 'sqlite') {
       if (!this.dataVersion) {
         this.dataVersion = connection.sqlite.prepare('pragma data_version').pluck();
-        this.sumStatement = connection.sqlite
-          .prepare('select coalesce(sum(catalogue_version + config_version), 0) from businesses')
-          .pluck();
+        this.sumStatement = connection.sqlite.prepare(CHANGE_SUM).pluck();
       }
       const now = Date.now();
       if (now - this.lastCheck < SQLITE_CHECK_MS) return this.value;
