@@ -50,14 +50,16 @@ export function register(program: Command): void {
         const bar =
           process.stderr.isTTY && !output.json
             ? new cliProgress.SingleBar(
-                { format: 'importing |{bar}| {percentage}% | {lines} lines | {eta_formatted} left', stream: process.stderr },
+                { format: 'importing |{bar}| {percentage}% | {lines} lines | {eta_formatted} left{stage}', stream: process.stderr },
                 cliProgress.Presets.shades_classic,
               )
             : null;
-        bar?.start(size, 0, { lines: 0 });
+        bar?.start(size, 0, { lines: 0, stage: '' });
         const started = performance.now();
         const summary = await withDb((db) =>
-          importCatalogueFile(db, opts.business, file, (lines, bytes) => bar?.update(Math.min(bytes, size), { lines })),
+          importCatalogueFile(db, opts.business, file, (lines, bytes, stage) =>
+            bar?.update(Math.min(bytes, size), { lines, stage: stage === 'indexing' ? ' | building the indexes' : '' }),
+          ),
         ).finally(() => bar?.stop());
         const seconds = (performance.now() - started) / 1000;
         const rejected = summary.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');

@@ -19,6 +19,7 @@ import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatab
 import pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { migrationProvider } from './migrations/index.ts';
+import { restoreDeferredIndexes } from './deferred-indexes.ts';
 import type { Database } from './types.ts';
 
 /** The engines inmo runs on. */
@@ -184,13 +185,16 @@ function hasSchemas(db: Db): boolean {
 }
 
 /**
- * Brings the schema up to the newest migration.
+ * Brings the schema up to the newest migration, and builds the indexes a bulk load that did
+ * not finish left deferred.
  * @returns the names of the migrations applied by this call.
  * @throws the migration's error when one fails (nothing of it is kept).
  */
 export async function migrate(db: Db): Promise<string[]> {
   const { error, results } = await (await migrator(db)).migrateToLatest();
   if (error) throw error;
+  // A bulk load that died half way left indexes to build (db/deferred-indexes.ts).
+  await restoreDeferredIndexes(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

@@ -274,6 +274,14 @@ export interface FollowUpRuleTable {
   every_days: number;
 }
 
+/** An index a bulk load dropped, kept until it is built again (db/deferred-indexes.ts). */
+export interface DeferredIndexTable {
+  name: string;
+  table_name: string;
+  /** The engine's own CREATE INDEX statement. */
+  definition: string;
+}
+
 export interface FollowUpTable {
   id: Generated<number>;
   business_id: number;
@@ -304,6 +312,7 @@ export interface Database {
   webhook_events: WebhookEventTable;
   follow_up_rules: FollowUpRuleTable;
   follow_ups: FollowUpTable;
+  deferred_indexes: DeferredIndexTable;
 }
 
 export type PropertyRow = Selectable<PropertyTable>;

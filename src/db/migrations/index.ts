@@ -5,6 +5,7 @@ import * as m0002 from './0002_jobs.ts';
 import * as m0003 from './0003_background.ts';
 import * as m0004 from './0004_conversations.ts';
 import * as m0005 from './0005_change_signals.ts';
+import * as m0006 from './0006_catalogue_scale.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -14,6 +15,7 @@ export const migrationProvider: MigrationProvider = {
       '0003_background': m0003,
       '0004_conversations': m0004,
       '0005_change_signals': m0005,
+      '0006_catalogue_scale': m0006,
     };
   },
 };

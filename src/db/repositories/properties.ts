@@ -8,6 +8,11 @@ import { filterConditions, orderBy, type ScanPlan } from './property-filters.ts'
 
 export type { ScanPlan };
 
+/** Whether any business has a property at all. */
+export async function anyProperty(db: Executor): Promise<boolean> {
+  return (await db.selectFrom('properties').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
 /** Ids of the business's properties with these external refs. */
 export async function findIdsByRef(db: Executor, businessId: number, refs: string[]): Promise<Map<string, number>> {
   const found = new Map<string, number>();

@@ -1,0 +1,40 @@
+/**
+ * One line of a catalogue import (CONTRACT §9, shared/data/README.md), checked completely and
+ * normalized, writing nothing. Pure: it runs on the importing thread or on the parser thread
+ * of services/import-parser.ts alike.
+ */
+import { normalizeImportRecord, ImportRuleError, type NormalizedProperty } from '../domain/property-record.ts';
+import { ImportRecord } from '../schemas/import-record.ts';
+import { validateObject, type ValidationIssue } from '../validation/pydantic.ts';
+
+/** A line accepted, normalized; or rejected, with an English reason. */
+export type Parsed = { ok: true; property: NormalizedProperty } | { ok: false; reason: string };
+
+function describeIssues(issues: ValidationIssue[]): string {
+  return issues.map((i) => `${i.loc.join('.') || 'line'}: ${i.msg}`).join('; ');
+}
+
+/**
+ * Checks one line completely, writing nothing.
+ * @param now canonical timestamp for lines without dates.
+ */
+export function parseImportLine(text: string, now: string): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `invalid JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reason: 'a line must be a JSON object' };
+  }
+  const issues: ValidationIssue[] = [];
+  const record = validateObject(ImportRecord, value as Record<string, unknown>, [], 'json', issues);
+  if (issues.length) return { ok: false, reason: describeIssues(issues) };
+  try {
+    return { ok: true, property: normalizeImportRecord(record as ImportRecord, now) };
+  } catch (error) {
+    if (error instanceof ImportRuleError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
