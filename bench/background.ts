@@ -90,9 +90,9 @@ async function timeMs(runs: number, work: () => Promise<unknown> | unknown): Pro
 
 class Rollback extends Error {}
 
-/** Matching benchmark on one prepared database. @returns printable rows. */
-export async function matchingBench(name: string, dbPath: string, runs = 15): Promise<string[]> {
-  const db = createDb(`sqlite:${dbPath}`);
+/** Matching benchmark on one prepared database (its `DATABASE_URL`). @returns printable rows. */
+export async function matchingBench(name: string, url: string, runs = 15): Promise<string[]> {
+  const db = createDb(url);
   try {
     const businessId = 1;
     const coldStarted = performance.now();

@@ -5,17 +5,19 @@
  *
  * Scenarios (32 connections each): (a) `limit=20`, (b) `operation=venta&city=Madrid&
  * min_bedrooms=2&sort=price_asc&limit=20`, (c) a 2 km circle around Puerta del Sol.
- * Prints req/s, p50 and p99 latency, the ratio to the baseline, import rates, the 200k/20k
- * ratios and the server's resident memory. Options: `--duration S` per run (default 5), `--fresh`
- * (rebuild the benchmark databases in .bench/ instead of reusing them), `--no-page-cache`
- * (serve with INMO_PAGE_CACHE_MB=0: every request queries the database), `--only reads|leads`.
+ * Each page is served cached and uncached (bench/reads.ts). Prints req/s, p50 and p99 latency,
+ * the ratio to the baselines, import rates and the server's resident memory. Options:
+ * `--duration S` per run (default 5), `--fresh` (rebuild the benchmark databases in .bench/
+ * instead of reusing them).
  *
  * Then the lead-creation benchmark of bench/leads.ts, and the background-work benchmarks of
  * bench/background.ts (matching per lead on both catalogues; 1,000 ingests end to end).
  * Then the WhatsApp webhook benchmark of bench/webhooks.ts (acknowledgement latency and rate,
  * replies end to end). `--only reads|leads|background|webhooks` runs one part. `--db postgres` runs instead the engine
  * comparison of bench/engines.ts: reads and ingests on SQLite and PostgreSQL, with one and
- * two API processes.
+ * two API processes. `--only scale [--listings N] [--db sqlite|postgres|both]` runs the scale
+ * benchmark of bench/scale.ts (20k real and N generated listings, default 1,000,000, on both
+ * engines unless `--db` names one); it is not part of the default run (about 20 minutes at 1M).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -37,6 +39,7 @@ import { webhookBench } from './webhooks.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 import { wrk, wrkVersion, type Load } from './wrk.ts';
 import { readBench, type ReadResult } from './reads.ts';
+import { scaleBench } from './scale.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -51,18 +54,24 @@ const { values: options } = parseArgs({
     duration: { type: 'string', default: '5' },
     fresh: { type: 'boolean', default: false },
     only: { type: 'string' },
-    db: { type: 'string', default: 'sqlite' },
+    db: { type: 'string' },
+    listings: { type: 'string', default: '1000000' },
   },
 });
 const DURATION = Number(options.duration);
 if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, got ${JSON.stringify(options.duration)}`);
 const FRESH = options.fresh;
 const ONLY = options.only ?? null;
-if (ONLY !== null && !['reads', 'leads', 'background', 'webhooks'].includes(ONLY)) {
-  throw new Error('--only must be reads, leads, background or webhooks');
+if (ONLY !== null && !['reads', 'leads', 'background', 'webhooks', 'scale'].includes(ONLY)) {
+  throw new Error('--only must be reads, leads, background, webhooks or scale');
 }
-const ENGINE = options.db;
-if (ENGINE !== 'sqlite' && ENGINE !== 'postgres') throw new Error('--db must be sqlite or postgres');
+const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
+if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
+  throw new Error('--db must be sqlite or postgres (or both, with --only scale)');
+}
+const LISTINGS = Number(options.listings);
+if (!Number.isInteger(LISTINGS) || LISTINGS < 1000)
+  throw new Error(`--listings must be a whole number of at least 1000, got ${options.listings}`);
 const PIN = pinLoadToCpu1();
 const CONNECTIONS = 32;
 
@@ -167,8 +176,8 @@ async function background(): Promise<void> {
     '',
     'matching one lead (ms, median of 15); baseline: one SQL query returning only the exact matches of the same search',
     `${'catalogue'.padEnd(15)} ${'lead'.padEnd(34)} ${'matches'.padStart(7)} ${'sql'.padStart(7)} ${'near'.padStart(7)} ${'match'.padStart(8)} ${'+store'.padStart(8)} ${'sql ms'.padStart(8)} ${'ratio'.padStart(7)}`,
-    ...(await matchingBench('real-20k', real.dbPath)),
-    ...(await matchingBench('generated-200k', generated.dbPath)),
+    ...(await matchingBench('real-20k', `sqlite:${real.dbPath}`)),
+    ...(await matchingBench('generated-200k', `sqlite:${generated.dbPath}`)),
   ];
   process.stderr.write('end to end: 1,000 ingests\n');
   lines.push('', 'end to end: inmo serve with its in-process worker, fake WhatsApp provider on loopback, real 20k catalogue');
@@ -216,8 +225,25 @@ async function engines(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+async function scale(): Promise<void> {
+  if (!wrkVersion()) throw new Error('the scale benchmark needs wrk, a C load generator: apt-get install wrk');
+  const lines = await scaleBench({
+    root: ROOT,
+    work: WORK,
+    realFiles: CATALOGUES.map((f) => join(DATA, f)),
+    listings: LISTINGS,
+    engines: ENGINE === 'both' ? ['sqlite', 'postgres'] : [ENGINE as 'sqlite' | 'postgres'],
+    fresh: FRESH,
+    load,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main() {
   mkdirSync(WORK, { recursive: true });
+  if (ONLY === 'scale') return scale();
   if (ENGINE === 'postgres') return engines();
   if (ONLY === null || ONLY === 'reads') await reads();
   if (ONLY === null || ONLY === 'leads') await leads();
