@@ -125,6 +125,23 @@ describe('bulk import into an empty catalogue', () => {
     await db.destroy();
   });
 
+  it.runIf(ENGINE === 'postgres')('refreshes PostgreSQL’s statistics as the table grows, after batches 1, 4, 16…', async () => {
+    // Without them the planner kept an empty table's view and scanned every row to find each
+    // batch's refs: an import of a million listings slowed from 3,600 to 1,300 a second.
+    const { db } = await freshDb();
+    const { businessId } = await businessWithKey(db);
+    const estimates: number[] = [];
+    await importCatalogueLines(db, businessId, lines(BATCH_SIZE * 5, 8), async () => {
+      const { rows } = await sql<{ n: number }>`
+        select reltuples::int as n from pg_class where relname = 'properties' and relnamespace = current_schema()::text::regnamespace`.execute(
+        db,
+      );
+      estimates.push(rows[0].n);
+    });
+    expect(estimates.slice(0, 5)).toEqual([BATCH_SIZE, BATCH_SIZE, BATCH_SIZE, BATCH_SIZE * 4, BATCH_SIZE * 4]);
+    await db.destroy();
+  });
+
   it('builds indexes a dead process left deferred at the next migrate, and only once', async () => {
     const { db } = await freshDb();
     const before = await propertyIndexes(db);
