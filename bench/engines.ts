@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- --db postgres` (issue 5): the read and ingest benchmarks on PostgreSQL
  * side by side with SQLite, in the same run, with one and with two API processes
- * (`inmo serve --no-worker`; two processes share the load generator's connections).
+ * (`inmo serve --no-worker`; two processes share the connections, one wrk process each). Load
+ * comes from wrk on CPU 1 (bench/wrk.ts); the API processes share CPU 0, so two processes show
+ * what sharing one database costs, not what a second core adds.
  *
  * Reads: scenarios (a), (b), (c) of bench/run.ts on the real 20k catalogue and the generated
  * 200k one, each against the bare node:http baseline returning the same bytes. Ingest:
@@ -12,7 +14,6 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
@@ -21,15 +22,10 @@ import { nowRfc3339 } from '../src/domain/time.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { startProcess, stop } from './processes.ts';
+import type { LoadFn } from './reads.ts';
+import type { Load } from './wrk.ts';
 
 export const POSTGRES_URL = process.env.INMO_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
 
 /** A database ready to serve: its URL and a key with every scope. */
 export interface BenchDatabase {
@@ -110,16 +106,34 @@ async function apis(bin: string, url: string, count: number) {
   );
 }
 
-/** Loads the origins together, the connections split between them; req/s summed, latencies the worst. */
-async function loadAll(urls: string[], connections: number, duration: number, options: Partial<autocannon.Options> = {}): Promise<Load> {
+/**
+ * Loads the URLs together with wrk, one wrk process each, the connections split between them
+ * (`scriptArgs(i)`: the Lua script's arguments for the i-th); req/s summed, latencies the worst.
+ */
+async function loadAll(
+  load: LoadFn,
+  urls: string[],
+  headers: Record<string, string>,
+  connections: number,
+  options: { duration?: number; script?: string; scriptArgs?: (i: number) => string[] } = {},
+): Promise<Load> {
   const results = await Promise.all(
-    urls.map((url) => autocannon({ url, connections: Math.max(1, Math.floor(connections / urls.length)), duration, ...options })),
+    urls.map((url, i) =>
+      load(url, headers, {
+        duration: options.duration,
+        connections: Math.max(1, Math.floor(connections / urls.length)),
+        script: options.script,
+        scriptArgs: options.scriptArgs?.(i),
+      }),
+    ),
   );
   return {
-    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
-    p50: Math.max(...results.map((r) => r.latency.p50)),
-    p99: Math.max(...results.map((r) => r.latency.p99)),
-    errors: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
+    rps: results.reduce((sum, r) => sum + r.rps, 0),
+    p50: Math.max(...results.map((r) => r.p50)),
+    p99: Math.max(...results.map((r) => r.p99)),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    generatorCpu: Math.max(...results.map((r) => r.generatorCpu)),
   };
 }
 
@@ -136,10 +150,14 @@ export async function engineBench(options: {
   baselineServer: string;
   catalogues: Array<{ sqlite: BenchDatabase; postgres: BenchDatabase }>;
   scenarios: Array<[string, string]>;
+  /** wrk, pinned (bench/run.ts). */
+  load: LoadFn;
+  /** The Lua script that posts leads with distinct phones (bench/post-leads.lua). */
+  postScript: string;
   connections: number;
   duration: number;
 }): Promise<string[]> {
-  const { work, bin, connections, duration } = options;
+  const { work, bin, connections, duration, load } = options;
   const lines = [
     '',
     `SQLite vs PostgreSQL, GET /v1/ext/properties, ${connections} connections, one ${duration} s run each (after a 2 s warm-up); API processes run --no-worker`,
@@ -166,16 +184,16 @@ export async function engineBench(options: {
             const base = await startProcess([options.baselineServer, bodyFile], process.env, process.cwd());
             try {
               const baseUrl = `http://127.0.0.1:${base.info.port}${path}`;
-              await loadAll([baseUrl], connections, 2, { headers });
-              baseline = await loadAll([baseUrl], connections, duration, { headers });
+              await loadAll(load, [baseUrl], headers, connections, { duration: 2 });
+              baseline = await loadAll(load, [baseUrl], headers, connections);
             } finally {
               await stop(base.child);
             }
           }
-          await loadAll(urls, connections, 2, { headers });
-          const result = await loadAll(urls, connections, duration, { headers });
+          await loadAll(load, urls, headers, connections, { duration: 2 });
+          const result = await loadAll(load, urls, headers, connections);
           lines.push(
-            `${database.name.padEnd(15)} ${scenario.padEnd(36)} ${label.padEnd(14)} ${fmt(result.rps)} ${fmt(result.p50, 1)} ${fmt(result.p99, 1)} ${fmt(baseline.rps)} ${fmt(result.rps / baseline.rps, 2)} ${result.errors}`,
+            `${database.name.padEnd(15)} ${scenario.padEnd(36)} ${label.padEnd(14)} ${fmt(result.rps)} ${fmt(result.p50, 1)} ${fmt(result.p99, 1)} ${fmt(baseline.rps)} ${fmt(result.rps / baseline.rps, 2)} ${result.errors + result.non2xx}`,
           );
           process.stderr.write(`  ${database.name} ${scenario} ${label}: ${result.rps.toFixed(0)} req/s\n`);
         } finally {
@@ -190,36 +208,22 @@ export async function engineBench(options: {
     `SQLite vs PostgreSQL, POST /leads/ingest, ${connections} connections, ${duration} s, distinct phones, a fresh database each`,
     `${'engine'.padEnd(14)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'leads'.padStart(8)} errors`,
   );
-  let run = 0;
   for (const [label, engine, count] of [
     ['sqlite ×1', 'sqlite', 1],
     ['sqlite ×2', 'sqlite', 2],
     ['postgres ×1', 'postgres', 1],
     ['postgres ×2', 'postgres', 2],
   ] as const) {
-    run++;
     const { url, key } = await freshIngestDatabase(work, engine, `${engine}${count}`);
     const servers = await apis(bin, url, count);
     try {
-      let i = 0;
-      const body = (phone: string) =>
-        JSON.stringify({
-          id: 'x',
-          createdAt: '2026-11-22T10:00:00Z',
-          source: 'bench',
-          sourcePage: 'https://bench.example/alquiler',
-          contact: { name: 'Cliente Bench', phone },
-          search: { budget: '700-900', habs: '2', location: { name: 'Zaragoza' } },
-        });
+      // Each wrk process numbers its phones with its own digit: distinct in this fresh database.
       const result = await loadAll(
+        load,
         servers.map((s) => `${String(s.info.url)}/leads/ingest`),
+        { 'x-api-key': key },
         connections,
-        duration,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': key },
-          requests: [{ setupRequest: (req) => ({ ...req, body: body(`+34 6${String(run)}${String(i++).padStart(7, '0')}`) }) }],
-        },
+        { script: options.postScript, scriptArgs: (i) => ['ingest', String(i + 1)] },
       );
       const db = createDb(url);
       const leads = await db
@@ -228,7 +232,7 @@ export async function engineBench(options: {
         .executeTakeFirstOrThrow();
       await db.destroy();
       lines.push(
-        `${label.padEnd(14)} ${fmt(result.rps)} ${fmt(result.p50, 1)} ${fmt(result.p99, 1)} ${String(leads.n).padStart(8)} ${result.errors}`,
+        `${label.padEnd(14)} ${fmt(result.rps)} ${fmt(result.p50, 1)} ${fmt(result.p99, 1)} ${String(leads.n).padStart(8)} ${result.errors + result.non2xx}`,
       );
       process.stderr.write(`  ingest ${label}: ${result.rps.toFixed(0)} req/s\n`);
     } finally {

@@ -83,7 +83,7 @@ function median(runs: Load[]): Load {
 export type LoadFn = (
   url: string,
   headers: Record<string, string>,
-  options?: { duration?: number; script?: string; scriptArgs?: string[] },
+  options?: { duration?: number; connections?: number; script?: string; scriptArgs?: string[] },
 ) => Promise<Load>;
 
 /**

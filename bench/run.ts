@@ -112,10 +112,10 @@ async function prepare(name: string, fill: (db: ReturnType<typeof createDb>, bus
 function load(
   url: string,
   headers: Record<string, string>,
-  options: { duration?: number; script?: string; scriptArgs?: string[] } = {},
+  options: { duration?: number; connections?: number; script?: string; scriptArgs?: string[] } = {},
 ): Promise<Load> {
   return wrk(url, headers, {
-    connections: CONNECTIONS,
+    connections: options.connections ?? CONNECTIONS,
     duration: options.duration ?? DURATION,
     pin: PIN,
     script: options.script,
@@ -195,6 +195,7 @@ async function webhooks(): Promise<void> {
 }
 
 async function engines(): Promise<void> {
+  if (!wrkVersion()) throw new Error('the engine benchmark needs wrk, a C load generator: apt-get install wrk');
   prepared ??= catalogues();
   const { real, generated } = await prepared;
   process.stderr.write('preparing PostgreSQL copies of the catalogues…\n');
@@ -215,6 +216,8 @@ async function engines(): Promise<void> {
       { sqlite: sqliteOf(generated), postgres: pgGenerated },
     ],
     scenarios: SCENARIOS,
+    load,
+    postScript: join(ROOT, 'bench', 'post-leads.lua'),
     connections: CONNECTIONS,
     duration: DURATION,
   });
