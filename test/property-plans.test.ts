@@ -3,11 +3,12 @@
  * ScanPlan) must return the same rows in the same order for every query: only speed differs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import type { Db } from '../src/db/database.ts';
 import { listPublished } from '../src/db/repositories/properties.ts';
 import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
 import type { PropertyQuery } from '../src/domain/property-query.ts';
-import { businessWithKey, freshDb, importRecords } from './helpers/db.ts';
+import { businessWithKey, ENGINE, freshDb, importRecords } from './helpers/db.ts';
 
 let db: Db;
 let businessId: number;
@@ -55,5 +56,13 @@ describe('scan plans', () => {
     const ordered = await listPublished(db, businessId, q, 'order-index');
     expect(planner.length).toBeGreaterThan(0);
     expect(ordered).toEqual(planner);
+  });
+});
+
+describe.runIf(ENGINE === 'postgres')('PostgreSQL connections', () => {
+  it('run without JIT compilation, which cost more than a page query itself', async () => {
+    // Several queries at once: each pool connection, not only the first, has it off.
+    const settings = await Promise.all(Array.from({ length: 4 }, () => sql<{ jit: string }>`show jit`.execute(db)));
+    expect(settings.map((s) => s.rows[0].jit)).toEqual(['off', 'off', 'off', 'off']);
   });
 });

@@ -114,6 +114,10 @@ function createPostgres(url: string, settings: PoolSettings): Db {
     // Queued before any other query of the new connection.
     pool.on('connect', (client) => void client.query(`set search_path to "${schema}"`));
   }
+  // No JIT compilation: it pays off for long analytic queries, never here. A page walking a
+  // million-row index has a large cost estimate (it stops after 20 rows), which made
+  // PostgreSQL spend 5 ms compiling a 1 ms query.
+  pool.on('connect', (client) => void client.query('set jit = off'));
   return onEngine(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), { engine: 'postgres', config, schema });
 }
 

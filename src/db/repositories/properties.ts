@@ -1,10 +1,10 @@
 /** The property catalogue: SQL only (rules live in domain/ and services/). */
 import { type SqlBool, sql } from 'kysely';
-import type { PropertyQuery } from '../../domain/property-query.ts';
+import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/property-record.ts';
 import type { StoredImage, StoredVideo } from '../../domain/property-doc.ts';
-import type { Executor } from '../database.ts';
-import { filterConditions, orderBy, type ScanPlan } from './property-filters.ts';
+import type { Db, Executor } from '../database.ts';
+import { filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
 export type { ScanPlan };
 
@@ -162,23 +162,45 @@ function listedOf(db: Executor, businessId: number, q: PropertyQuery, plan: Scan
 
 /**
  * One page of the published catalogue: ids and published documents, in the query's order.
- * Documents are joined after the filters, so only the page's documents are read.
+ * The page's ids are found first, from the listing indexes alone, and only those rows'
+ * documents are read (a late join): PostgreSQL otherwise joined the documents of every match
+ * before its top-N sort, 2,185 of them for a 20-row page of the 2 km circle (100 ms).
  * @param plan `order-index` walks the index of the requested order and stops after the page
  *   (right when many rows match); `planner` lets the engine pick a filter's index (few rows).
  */
 export async function listPublished(
-  db: Executor,
+  db: Db,
   businessId: number,
   q: PropertyQuery,
   plan: ScanPlan,
 ): Promise<Array<{ id: number; api_doc: string }>> {
-  return listedOf(db, businessId, q, plan)
-    .innerJoin('property_docs', 'property_docs.property_id', 'properties.id')
-    .select(['properties.id', 'property_docs.api_doc'])
-    .orderBy(orderBy(q))
-    .limit(q.limit)
-    .offset(q.offset)
-    .execute();
+  const price = sql.ref(priceColumnFor(q.operation));
+  const run = (executor: Executor) => {
+    const page = listedOf(executor, businessId, q, plan)
+      .select(['id', 'updated_at', sql<number>`(${price} is null)`.as('price_missing'), sql<number | null>`${price}`.as('sort_price')])
+      .orderBy(orderBy(q))
+      .limit(q.limit)
+      .offset(q.offset)
+      .as('page');
+    return executor
+      .selectFrom(page)
+      .innerJoin('property_docs', 'property_docs.property_id', 'page.id')
+      .select(['page.id', 'property_docs.api_doc'])
+      .orderBy(pageOrder(q))
+      .execute();
+  };
+  if (plan === 'order-index' && db.engine === 'postgres') {
+    // PostgreSQL cannot tell how many rows a map area keeps and assumes almost none, so it
+    // sorts every match rather than walk the order's index and stop at the page (100 times
+    // slower on the 2 km circle), or splits the walk over parallel workers that take longer
+    // to start than the walk itself. For this one statement: no sort, no workers.
+    return db.transaction().execute(async (trx) => {
+      await sql`set local enable_sort = off`.execute(trx);
+      await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
+      return run(trx);
+    });
+  }
+  return run(db);
 }
 
 /** How many published properties match the filters, ignoring paging. */

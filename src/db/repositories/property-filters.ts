@@ -18,12 +18,12 @@ const MAX_INT32 = 2_147_483_647;
 
 function bboxCondition(area: MapArea, hide: boolean): RawBuilder<SqlBool> {
   const b = boundingBox(area);
+  // Both hidden: PostgreSQL would otherwise range over the box index's longitude alone.
   const lat = hide ? sql`(pub_lat + 0)` : sql`pub_lat`;
-  const lon =
-    b.west <= b.east
-      ? sql`pub_lon between ${lit(b.west)} and ${lit(b.east)}`
-      : sql`(pub_lon >= ${lit(b.west)} or pub_lon <= ${lit(b.east)})`;
-  return sql<SqlBool>`(${lat} between ${lit(b.south)} and ${lit(b.north)} and ${lon})`;
+  const lon = hide ? sql`(pub_lon + 0)` : sql`pub_lon`;
+  const lonRange =
+    b.west <= b.east ? sql`${lon} between ${lit(b.west)} and ${lit(b.east)}` : sql`(${lon} >= ${lit(b.west)} or ${lon} <= ${lit(b.east)})`;
+  return sql<SqlBool>`(${lat} between ${lit(b.south)} and ${lit(b.north)} and ${lonRange})`;
 }
 
 function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
@@ -71,7 +71,7 @@ export function areasCondition(areas: MapArea[], hideIndex = false): RawBuilder<
 /**
  * How a page is found. `planner`: the engine may use any index, typically a filter's (type,
  * map box) and then sorts what matched. `order-index`: those filters are written so that
- * their index does not apply (`type || ''`, `pub_lat + 0`: same values, not indexable),
+ * their index does not apply (`type || ''`, `pub_lat + 0`, `pub_lon + 0`: same values, not indexable),
  * leaving the index of the requested order, walked until the page is full. Engines do not
  * weigh that early stop, so the choice is made from the (cached) counts by the caller.
  * A city filter is never hidden: city indexes also carry the order, so they are right either way.
@@ -101,6 +101,18 @@ export function filterConditions(q: PropertyQuery, plan: ScanPlan = 'planner'): 
   if (q.is_featured !== undefined) where.push(sql<SqlBool>`is_featured = ${q.is_featured ? 1 : 0}`);
   if (q.areas.length) where.push(areasCondition(q.areas, hide));
   return where;
+}
+
+/**
+ * ORDER BY of the page's rows once found (repositories/properties.ts listPublished): the same
+ * order as {@link orderBy}, on the columns the page's subquery selects under these names.
+ */
+export function pageOrder(q: PropertyQuery): RawBuilder<unknown> {
+  if (q.sort) {
+    const direction = sql.raw(q.sort === 'price_asc' ? 'asc' : 'desc');
+    return sql`page.price_missing asc, page.sort_price ${direction}, page.updated_at desc, page.id desc`;
+  }
+  return sql`page.updated_at desc, page.id desc`;
 }
 
 /** ORDER BY of the query: price (missing prices last) or `updated_at`, ties by `updated_at` desc, `id` desc. */
