@@ -34,7 +34,7 @@
  */
 import { PROPERTY_TYPES } from './catalogue-terms.ts';
 import type { MapArea } from './geo.ts';
-import { areaContains, parseMapArea } from './geo.ts';
+import { areaContains, boundingBox, parseMapArea } from './geo.ts';
 
 /** Operation bits of {@link Listing.ops}. */
 export const OP_VENTA = 1;
@@ -272,33 +272,127 @@ export interface LeadMatches {
 }
 
 /**
+ * A catalogue prepared for matching many leads: the listings, and beside them, in typed
+ * arrays, what the three cheapest criteria read (operation, type, place, position). A lead is
+ * then tested in full only against listings that fail at most one of operation, type and
+ * location, the rest being neither a match nor a near miss: at a million listings, a scan of
+ * every listing in full took 220–290 ms a lead.
+ */
+export interface IndexedListings {
+  listings: readonly Listing[];
+  ops: Uint8Array;
+  /** Index of each listing's type in {@link IndexedListings.typeNames}; 0 = no type. */
+  typeCodes: Uint16Array;
+  /** Type names by code; index 0 stands for a listing without a type. */
+  typeNames: ReadonlyArray<string | null>;
+  /** Exact position, NaN when unknown. */
+  lat: Float64Array;
+  lon: Float64Array;
+  /** Positions of the listings in each place (city, province, district key), ascending. */
+  byPlace: ReadonlyMap<string, Uint32Array>;
+}
+
+/** Prepares listings for {@link matchLead} (once per catalogue version). */
+export function indexListings(listings: readonly Listing[]): IndexedListings {
+  const n = listings.length;
+  const ops = new Uint8Array(n);
+  const typeCodes = new Uint16Array(n);
+  const typeNames: Array<string | null> = [null];
+  const codeOf = new Map<string, number>();
+  const lat = new Float64Array(n);
+  const lon = new Float64Array(n);
+  const places = new Map<string, number[]>();
+  listings.forEach((listing, i) => {
+    ops[i] = listing.ops;
+    if (listing.type !== null) {
+      let code = codeOf.get(listing.type);
+      if (code === undefined) {
+        code = typeNames.push(listing.type) - 1;
+        codeOf.set(listing.type, code);
+      }
+      typeCodes[i] = code;
+    }
+    lat[i] = listing.lat ?? NaN;
+    lon[i] = listing.lon ?? NaN;
+    for (const place of new Set(listing.places)) {
+      const list = places.get(place);
+      if (list) list.push(i);
+      else places.set(place, [i]);
+    }
+  });
+  const byPlace = new Map<string, Uint32Array>();
+  for (const [place, positions] of places) byPlace.set(place, Uint32Array.from(positions));
+  return { listings, ops, typeCodes, typeNames, lat, lon, byPlace };
+}
+
+/** Degrees added around each map area's box, so that rounding never leaves a listing out of it. */
+const BOX_MARGIN = 1e-7;
+
+/**
+ * Marks the listings a search's location cannot exclude: in one of its places, or inside the
+ * box of one of its areas (the exact test is missedCriteria's). null when it has no location.
+ */
+function locationCandidates(search: CompiledSearch, index: IndexedListings): Uint8Array | null {
+  if (search.placeNames.length === 0 && search.areas.length === 0) return null;
+  const marks = new Uint8Array(index.listings.length);
+  for (const name of search.placeNames) {
+    for (const i of index.byPlace.get(name) ?? []) marks[i] = 1;
+  }
+  for (const area of search.areas) {
+    const box = boundingBox(area);
+    const [south, north, west, east] = [box.south - BOX_MARGIN, box.north + BOX_MARGIN, box.west - BOX_MARGIN, box.east + BOX_MARGIN];
+    const wraps = box.west > box.east;
+    const { lat, lon } = index;
+    for (let i = 0; i < marks.length; i++) {
+      if (lat[i] >= south && lat[i] <= north && (wraps ? lon[i] >= west || lon[i] <= east : lon[i] >= west && lon[i] <= east)) {
+        marks[i] = 1;
+      }
+    }
+  }
+  return marks;
+}
+
+/**
  * Matches every search entry of a lead against listings.
  * @param searches the lead's `search_preferences`; entries without content match nothing
  *   (an empty entry would otherwise match the whole catalogue).
- * @param listings the catalogue, in the order in which matches should be kept (newest first).
+ * @param catalogue the catalogue, in the order in which matches should be kept (newest
+ *   first), as listings or already indexed ({@link indexListings}).
  * @param limit most matches, and most near misses, kept per entry.
  */
 export function matchLead(
   searches: ReadonlyArray<Record<string, unknown>>,
-  listings: readonly Listing[],
+  catalogue: readonly Listing[] | IndexedListings,
   limit: number,
   hasContent: (entry: Record<string, unknown>) => boolean,
 ): LeadMatches {
   const result: LeadMatches = { matches: [], nearMisses: [], matchesTotal: 0, nearMissesTotal: 0 };
-  searches.forEach((entry, index) => {
+  const entries = searches.filter((entry) => isObject(entry) && hasContent(entry));
+  if (entries.length === 0) return result;
+  const index = 'typeCodes' in catalogue ? catalogue : indexListings(catalogue);
+  const { listings, ops, typeCodes, typeNames } = index;
+  searches.forEach((entry, entryIndex) => {
     if (!isObject(entry) || !hasContent(entry)) return;
     const search = compileSearch(entry);
+    // The three gate criteria, decided from the typed arrays: a listing failing two is skipped.
+    const wantedTypes = search.types === null ? null : typeNames.map((name) => name !== null && search.types!.has(name));
+    const located = locationCandidates(search, index);
     let kept = 0;
     let keptNear = 0;
     const missed: string[] = [];
-    for (const listing of listings) {
+    for (let i = 0; i < listings.length; i++) {
+      let gate = search.ops !== 0 && (ops[i] & search.ops) === 0 ? 1 : 0;
+      if (wantedTypes !== null && !wantedTypes[typeCodes[i]]) gate++;
+      if (located !== null && located[i] === 0) gate++;
+      if (gate >= 2) continue;
+      const listing = listings[i];
       missedCriteria(search, listing, missed);
       if (missed.length === 0) {
         result.matchesTotal++;
-        if (kept++ < limit) result.matches.push([listing.id, index]);
+        if (kept++ < limit) result.matches.push([listing.id, entryIndex]);
       } else if (missed.length === 1) {
         result.nearMissesTotal++;
-        if (keptNear++ < limit) result.nearMisses.push([listing.id, index, missed[0]]);
+        if (keptNear++ < limit) result.nearMisses.push([listing.id, entryIndex, missed[0]]);
       }
     }
   });

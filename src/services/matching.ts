@@ -10,13 +10,25 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.ts';
 import { listMatchableProperties, type MatchableRow } from '../db/repositories/matches.ts';
-import { matchLead, OP_ALQUILER, OP_TRASPASO, OP_VENTA, placeKey, type LeadMatches, type Listing } from '../domain/matching.ts';
+import {
+  indexListings,
+  matchLead,
+  OP_ALQUILER,
+  OP_TRASPASO,
+  OP_VENTA,
+  placeKey,
+  type IndexedListings,
+  type LeadMatches,
+  type Listing,
+} from '../domain/matching.ts';
 import { searchEntryHasContent } from '../domain/lead-rules.ts';
 
 /** A business's matchable listings at one catalogue version. */
 export interface CatalogueSnapshot {
   version: number;
   listings: Listing[];
+  /** The listings prepared for matching many leads (domain/matching.ts indexListings). */
+  index: IndexedListings;
 }
 
 const numberOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -91,7 +103,8 @@ export class CatalogueSnapshots {
     const snapshot = await db.transaction().execute(async (trx) => {
       const v = await currentVersion(trx, businessId);
       const rows = await listMatchableProperties(trx, businessId);
-      return { version: v, listings: rows.map(toListing) };
+      const listings = rows.map(toListing);
+      return { version: v, listings, index: indexListings(listings) };
     });
     this.cache.set(businessId, snapshot);
     return snapshot;
@@ -111,7 +124,7 @@ export function matchSearchPreferences(searchPreferences: string | null, snapsho
   const searches = parseJson(searchPreferences);
   return matchLead(
     Array.isArray(searches) ? (searches as Array<Record<string, unknown>>) : [],
-    snapshot.listings,
+    snapshot.index,
     limit,
     searchEntryHasContent,
   );
