@@ -110,14 +110,12 @@ function createPostgres(url: string, settings: PoolSettings): Db {
   // A connection that breaks while idle (server restart, network) is dropped by the pool and
   // replaced on the next query; without a listener the 'error' event would end the process.
   pool.on('error', () => undefined);
-  if (schema !== null) {
-    // Queued before any other query of the new connection.
-    pool.on('connect', (client) => void client.query(`set search_path to "${schema}"`));
-  }
+  // Each new connection's settings, in one statement queued before any other query of it.
   // No JIT compilation: it pays off for long analytic queries, never here. A page walking a
   // million-row index has a large cost estimate (it stops after 20 rows), which made
   // PostgreSQL spend 5 ms compiling a 1 ms query.
-  pool.on('connect', (client) => void client.query('set jit = off'));
+  const sessionSettings = ['set jit = off', ...(schema === null ? [] : [`set search_path to "${schema}"`])];
+  pool.on('connect', (client) => void client.query(sessionSettings.join('; ')));
   return onEngine(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), { engine: 'postgres', config, schema });
 }
 
