@@ -19,8 +19,30 @@ export function publicSearchPreferences(stored: string | null): unknown {
 
 const omitted = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
+/** The stored columns the API's lead object is made of (spec §2.1). */
+export const PRESENTED_COLUMNS = [
+  'id',
+  'name',
+  'type',
+  'status',
+  'active',
+  'source',
+  'phone_number_1',
+  'phone_number_2',
+  'landline_phone',
+  'personal_email',
+  'professional_email',
+  'preferred_language',
+  'search_preferences',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof LeadRow>;
+
+/** A stored lead as far as the API shows it. */
+export type PresentedRow = Pick<LeadRow, (typeof PRESENTED_COLUMNS)[number]>;
+
 /** The API's view of a stored lead. */
-export function presentLead(row: LeadRow): Record<string, unknown> {
+export function presentLead(row: PresentedRow): Record<string, unknown> {
   const candidate: Record<string, unknown> = {
     id: row.id,
     name: row.name,
