@@ -70,7 +70,8 @@ const schemaUrl = (schema: string) => `${POSTGRES_URL}${POSTGRES_URL.includes('?
 async function build(work: string, engine: ScaleEngine, catalogue: string, files: string[], fresh: boolean): Promise<Built> {
   const tag = `scale-${engine}-${catalogue}`;
   const saved = join(work, `${tag}.json`);
-  const url = engine === 'sqlite' ? `sqlite:${join(work, `${tag}.db`)}` : schemaUrl(`inmo_bench_${tag.toLowerCase().replace(/[^a-z0-9]/g, '_')}`);
+  const url =
+    engine === 'sqlite' ? `sqlite:${join(work, `${tag}.db`)}` : schemaUrl(`inmo_bench_${tag.toLowerCase().replace(/[^a-z0-9]/g, '_')}`);
   if (!fresh && existsSync(saved)) {
     const built = JSON.parse(readFileSync(saved, 'utf8')) as Built;
     if (built.url === url) return built;
