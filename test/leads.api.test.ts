@@ -86,6 +86,51 @@ describe('GET /leads', () => {
     expect(carla).not.toHaveProperty('source');
   });
 
+  it('shows every key of spec §2.1 that has a value, and no stored column besides', async () => {
+    const { businessId, key: fullKey } = await businessWithKey(db, 'Completa');
+    await db
+      .insertInto('leads')
+      .values({
+        business_id: businessId,
+        type: 'propietario',
+        status: 'contacted',
+        active: 1,
+        rating: 5,
+        name: 'Dora',
+        source: 'portal',
+        phone_number_1: '+34612000001',
+        phone_number_2: '+34612000002',
+        landline_phone: '+34976000003',
+        personal_email: 'dora@example.com',
+        professional_email: 'dora@empresa.example',
+        preferred_language: 'fr',
+        search_preferences: JSON.stringify([{ operations: ['venta'] }]),
+        created_at: '2026-02-01T10:00:00.000+00:00',
+        updated_at: '2026-02-02T10:00:00.000+00:00',
+      })
+      .execute();
+    const { body } = await get(t.app, '/leads', fullKey);
+    expect(body.data).toEqual([
+      {
+        id: expect.any(Number),
+        name: 'Dora',
+        type: 'propietario',
+        status: 'contacted',
+        active: true,
+        source: 'portal',
+        phone_number_1: '+34612000001',
+        phone_number_2: '+34612000002',
+        landline_phone: '+34976000003',
+        personal_email: 'dora@example.com',
+        professional_email: 'dora@empresa.example',
+        preferred_language: 'fr',
+        search_preferences: [{ operations: ['venta'] }],
+        created_at: '2026-02-01T10:00:00.000+00:00',
+        updated_at: '2026-02-02T10:00:00.000+00:00',
+      },
+    ]);
+  });
+
   it('pages with limit and offset', async () => {
     const { body } = await get(t.app, '/leads?limit=1&offset=1', key);
     expect(body.data.map((l: { name: string }) => l.name)).toEqual(['Bea']);

@@ -109,11 +109,16 @@ function parseAmount(digits: string, multiplier: string | undefined): number | n
   return value > 0 && value < 1e9 ? value : null;
 }
 
+/** Folded place names, to be asked about: a set, or the matching index's places (domain/matching.ts). */
+export interface PlaceNames {
+  has(place: string): boolean;
+}
+
 /**
  * The catalogue place named in a message, as written there: the longest run of up to four
  * words whose folded form is one of `places` (folded city, province and district names).
  */
-function findPlace(text: string, places: ReadonlySet<string>): string | null {
+function findPlace(text: string, places: PlaceNames): string | null {
   const words = text.split(/[^\p{L}\p{N}'-]+/u).filter(Boolean);
   for (let size = Math.min(4, words.length); size >= 1; size--) {
     for (let start = 0; start + size <= words.length; start++) {
@@ -128,7 +133,7 @@ function findPlace(text: string, places: ReadonlySet<string>): string | null {
  * Reads a message.
  * @param places folded place names of the business's catalogue ({@link placeKey}).
  */
-export function understand(text: string | null, places: ReadonlySet<string> = new Set()): Understanding {
+export function understand(text: string | null, places: PlaceNames = new Set<string>()): Understanding {
   if (text === null || text.trim() === '') return { intent: 'unknown', language: null, refinement: {} };
   const folded = fold(text);
   const said = (patterns: { es: RegExp; en: RegExp }): ReplyLanguage | null =>

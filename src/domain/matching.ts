@@ -367,12 +367,11 @@ export function matchLead(
   hasContent: (entry: Record<string, unknown>) => boolean,
 ): LeadMatches {
   const result: LeadMatches = { matches: [], nearMisses: [], matchesTotal: 0, nearMissesTotal: 0 };
-  const entries = searches.filter((entry) => isObject(entry) && hasContent(entry));
+  const entries = searches.flatMap((entry, entryIndex) => (isObject(entry) && hasContent(entry) ? [{ entry, entryIndex }] : []));
   if (entries.length === 0) return result;
   const index = 'typeCodes' in catalogue ? catalogue : indexListings(catalogue);
   const { listings, ops, typeCodes, typeNames } = index;
-  searches.forEach((entry, entryIndex) => {
-    if (!isObject(entry) || !hasContent(entry)) return;
+  for (const { entry, entryIndex } of entries) {
     const search = compileSearch(entry);
     // The three gate criteria, decided from the typed arrays: a listing failing two is skipped.
     const wantedTypes = search.types === null ? null : typeNames.map((name) => name !== null && search.types!.has(name));
@@ -395,6 +394,6 @@ export function matchLead(
         if (keptNear++ < limit) result.nearMisses.push([listing.id, entryIndex, missed[0]]);
       }
     }
-  });
+  }
   return result;
 }

@@ -195,8 +195,8 @@ export async function listPublished(
     // slower on the 2 km circle), or splits the walk over parallel workers that take longer
     // to start than the walk itself. For this one statement: no sort, no workers.
     return db.transaction().execute(async (trx) => {
-      await sql`set local enable_sort = off`.execute(trx);
-      await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
+      // Both settings in one round trip, for this transaction only (`set_config(…, true)` is `set local`).
+      await sql`select set_config('enable_sort', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
       return run(trx);
     });
   }

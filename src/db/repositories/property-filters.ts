@@ -103,24 +103,37 @@ export function filterConditions(q: PropertyQuery, plan: ScanPlan = 'planner'): 
   return where;
 }
 
-/**
- * ORDER BY of the page's rows once found (repositories/properties.ts listPublished): the same
- * order as {@link orderBy}, on the columns the page's subquery selects under these names.
- */
-export function pageOrder(q: PropertyQuery): RawBuilder<unknown> {
+/** The terms an order is written on: the table's own, or the page subquery's names for them. */
+interface OrderTerms {
+  priceMissing: RawBuilder<unknown>;
+  price: RawBuilder<unknown>;
+  updatedAt: RawBuilder<unknown>;
+  id: RawBuilder<unknown>;
+}
+
+function orderOn(q: PropertyQuery, t: OrderTerms): RawBuilder<unknown> {
   if (q.sort) {
     const direction = sql.raw(q.sort === 'price_asc' ? 'asc' : 'desc');
-    return sql`page.price_missing asc, page.sort_price ${direction}, page.updated_at desc, page.id desc`;
+    return sql`${t.priceMissing} asc, ${t.price} ${direction}, ${t.updatedAt} desc, ${t.id} desc`;
   }
-  return sql`page.updated_at desc, page.id desc`;
+  return sql`${t.updatedAt} desc, ${t.id} desc`;
 }
 
 /** ORDER BY of the query: price (missing prices last) or `updated_at`, ties by `updated_at` desc, `id` desc. */
 export function orderBy(q: PropertyQuery): RawBuilder<unknown> {
-  if (q.sort) {
-    const price = sql.ref(priceColumnFor(q.operation));
-    const direction = sql.raw(q.sort === 'price_asc' ? 'asc' : 'desc');
-    return sql`(${price} is null) asc, ${price} ${direction}, updated_at desc, id desc`;
-  }
-  return sql`updated_at desc, id desc`;
+  const price = sql.ref(priceColumnFor(q.operation));
+  return orderOn(q, { priceMissing: sql`(${price} is null)`, price: sql`${price}`, updatedAt: sql`updated_at`, id: sql`id` });
+}
+
+/**
+ * The same order as {@link orderBy}, on the columns the page subquery of
+ * repositories/properties.ts listPublished selects under these names.
+ */
+export function pageOrder(q: PropertyQuery): RawBuilder<unknown> {
+  return orderOn(q, {
+    priceMissing: sql`page.price_missing`,
+    price: sql`page.sort_price`,
+    updatedAt: sql`page.updated_at`,
+    id: sql`page.id`,
+  });
 }

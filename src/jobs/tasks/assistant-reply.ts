@@ -104,14 +104,6 @@ async function summaries(
     });
 }
 
-/** The folded place names of a snapshot's listings, computed once per snapshot. */
-const placesOf = new WeakMap<CatalogueSnapshot, ReadonlySet<string>>();
-function catalogPlaces(snapshot: CatalogueSnapshot): ReadonlySet<string> {
-  let places = placesOf.get(snapshot);
-  if (!places) placesOf.set(snapshot, (places = new Set(snapshot.listings.flatMap((l) => l.places))));
-  return places;
-}
-
 /** What was decided, to be applied in one transaction. */
 interface Decision {
   inbound: MessageRow;
@@ -191,7 +183,8 @@ async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision |
   const channel = await findChannel(ctx.db, lead.business_id);
   if (!channel) return null;
   const snapshot = await ctx.snapshots.get(ctx.db, lead.business_id);
-  const places = catalogPlaces(snapshot);
+  // The folded place names of the catalogue: those the snapshot's matching index holds.
+  const places = snapshot.index.byPlace;
   const kindHasText = inbound.kind === 'text' || inbound.kind === 'button' || inbound.kind === 'interactive';
   const understanding = understand(kindHasText ? inbound.body : null, places);
   const unrecognised = understanding.intent === 'unknown' ? conversation.unrecognised + 1 : 0;
