@@ -56,6 +56,10 @@ export const ERRORS = {
 
   // Operator errors (CLI; the console will show the same).
   UNKNOWN_BUSINESS: spec<{ id: number }>({ status: 404, detail: ({ id }) => `Business ${id} does not exist` }),
+  USER_EMAIL_INVALID: spec({ status: 400, detail: '--email must be an email address, e.g. ana@agency.example' }),
+  USER_EMAIL_TAKEN: spec<{ email: string }>({ status: 409, detail: ({ email }) => `A user with email ${email} already exists` }),
+  USER_ROLE_UNKNOWN: spec({ status: 400, detail: '--role must be owner or agent' }),
+  USER_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No user with id ${id}` }),
   FOLLOW_UP_TYPE_UNKNOWN: spec<{ types: readonly string[]; aliases: readonly string[] }>({
     status: 400,
     detail: ({ types, aliases }) => `--type must be one of: ${types.join(', ')} (or an alias the API accepts: ${aliases.join(', ')})`,

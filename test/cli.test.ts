@@ -19,7 +19,15 @@ describe('inmo CLI', () => {
   it('creates a business and keys, lists and revokes them, imports a catalogue reporting bad lines, records leads', async () => {
     const { dir, env } = await workspace();
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({
-      applied: ['0001_initial', '0002_jobs', '0003_background', '0004_conversations', '0005_change_signals', '0006_catalogue_scale'],
+      applied: [
+        '0001_initial',
+        '0002_jobs',
+        '0003_background',
+        '0004_conversations',
+        '0005_change_signals',
+        '0006_catalogue_scale',
+        '0007_console',
+      ],
     });
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: [] });
     const business = await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json');

@@ -57,7 +57,7 @@ describe('GET /healthz and /readyz', () => {
       expect(ready.json()).toEqual({
         status: 'unavailable',
         reason:
-          'migrations behind: 0001_initial, 0002_jobs, 0003_background, 0004_conversations, 0005_change_signals, 0006_catalogue_scale not applied (run inmo migrate)',
+          'migrations behind: 0001_initial, 0002_jobs, 0003_background, 0004_conversations, 0005_change_signals, 0006_catalogue_scale, 0007_console not applied (run inmo migrate)',
       });
       // Alive all the same.
       expect((await behind.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

@@ -294,6 +294,38 @@ export interface FollowUpTable {
   updated_at: string;
 }
 
+/** A person of the console (migration 0007). */
+export interface UserTable {
+  id: Generated<number>;
+  business_id: number;
+  /** Lower-cased. */
+  email: string;
+  role: 'owner' | 'agent';
+  /** `scrypt$N$r$p$salt$hash` (domain/passwords.ts); null until set through a one-time link. */
+  password_hash: string | null;
+  created_at: string;
+  password_set_at: string | null;
+  disabled_at: string | null;
+}
+
+/** A one-time link to set a password: SHA-256 of its token, hex. */
+export interface UserTokenTable {
+  token_hash: string;
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A console session: SHA-256 of the cookie's token, hex. */
+export interface ConsoleSessionTable {
+  token_hash: string;
+  user_id: number;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -313,6 +345,9 @@ export interface Database {
   follow_up_rules: FollowUpRuleTable;
   follow_ups: FollowUpTable;
   deferred_indexes: DeferredIndexTable;
+  users: UserTable;
+  user_tokens: UserTokenTable;
+  console_sessions: ConsoleSessionTable;
 }
 
 export type PropertyRow = Selectable<PropertyTable>;

@@ -6,6 +6,7 @@ import * as m0003 from './0003_background.ts';
 import * as m0004 from './0004_conversations.ts';
 import * as m0005 from './0005_change_signals.ts';
 import * as m0006 from './0006_catalogue_scale.ts';
+import * as m0007 from './0007_console.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -16,6 +17,7 @@ export const migrationProvider: MigrationProvider = {
       '0004_conversations': m0004,
       '0005_change_signals': m0005,
       '0006_catalogue_scale': m0006,
+      '0007_console': m0007,
     };
   },
 };
