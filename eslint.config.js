@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // The console's one browser script.
+    files: ['src/http/console/assets/*.js'],
+    languageOptions: { globals: { document: 'readonly', navigator: 'readonly', setTimeout: 'readonly' } },
+  },
+  {
     // Tests read JSON bodies of many shapes; typing each would only restate the assertions.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

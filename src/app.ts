@@ -3,8 +3,9 @@
  * /v1/ext/openapi.json and interactive docs at /v1/ext/docs.
  *
  * Beside it, outside /v1/ext and without a key: `/healthz`, `/readyz` and `/metrics`
- * (http/operability.ts, CONTRACT §11), and WhatsApp's webhook `/webhooks/whatsapp`
- * (http/routes/webhooks.ts, CONTRACT §10).
+ * (http/operability.ts, CONTRACT §11), WhatsApp's webhook `/webhooks/whatsapp`
+ * (http/routes/webhooks.ts, CONTRACT §10), and the workspace console under `/console`, with
+ * sessions of its own (http/console/plugin.ts, CONTRACT §12).
  *
  * Cross-cutting behaviour lives here: request ids (`X-Request-Id` echoed when sane, else
  * generated; logged with every line), one log line per request (method, route, status, ms,
@@ -33,6 +34,7 @@ import { webhookRoutes } from './http/routes/webhooks.ts';
 import { WebhookChannels } from './services/webhooks.ts';
 import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/api-keys.ts';
+import { consolePlugin } from './http/console/plugin.ts';
 
 /** Path prefix of every API route (spec §9). */
 export const API_PREFIX = '/v1/ext';
@@ -178,6 +180,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  // The workspace console: HTML for owners and agents, with sessions instead of keys (CONTRACT §12).
+  await app.register(consolePlugin, { prefix: '/console', db: options.db });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 
   return app;

@@ -108,3 +108,53 @@ export async function updateSearchPreferences(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** What the console's lead list narrows by (every field optional). */
+export interface LeadSearch {
+  status?: string;
+  type?: string;
+  source?: string;
+  /** Created at or after this RFC 3339 instant. */
+  createdFrom?: string;
+  /** Created before this RFC 3339 instant. */
+  createdBefore?: string;
+  /** Part of the name (any case), or digits of a phone number. */
+  text?: string;
+}
+
+/** `%`, `_` and the escape character itself taken literally in a LIKE pattern (escape `\`). */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A page of the business's leads narrowed by `search`, newest first, and how many match in all.
+ * @returns `{rows, total}`; rows carry the columns the API shows.
+ */
+export async function searchLeads(
+  db: Executor,
+  businessId: number,
+  search: LeadSearch,
+  limit: number,
+  offset: number,
+): Promise<{ rows: PresentedRow[]; total: number }> {
+  let query = db.selectFrom('leads').where('business_id', '=', businessId);
+  if (search.status) query = query.where('status', '=', search.status);
+  if (search.type) query = query.where('type', '=', search.type);
+  if (search.source) query = query.where('source', '=', search.source);
+  if (search.createdFrom) query = query.where('created_at', '>=', search.createdFrom);
+  if (search.createdBefore) query = query.where('created_at', '<', search.createdBefore);
+  const text = search.text?.trim();
+  if (text) {
+    const digits = text.replace(/\D/g, '');
+    const name = sql<boolean>`lower(name) like ${`%${likeLiteral(text.toLowerCase())}%`} escape '\\'`;
+    query =
+      digits.length >= 3 && /^[\d\s+().-]+$/.test(text)
+        ? query.where((eb) => eb.or([name, eb('phone_number_1', 'like', `%${digits}%`), eb('phone_number_2', 'like', `%${digits}%`)]))
+        : query.where(name);
+  }
+  const { n } = await query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const rows =
+    offset < Number(n)
+      ? await query.select(PRESENTED_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
+      : [];
+  return { rows, total: Number(n) };
+}

@@ -1,0 +1,81 @@
+/**
+ * What every console page shares (issue 15): the cookies' names and settings, the login limits,
+ * the security headers, and {@link render}, which fills a template with the translator, the
+ * session and a fresh CSRF token.
+ */
+import type { FastifyReply } from 'fastify';
+import { SESSION_MAX_MS } from '../../services/console-users.ts';
+import type { MessageKey } from './i18n.ts';
+
+/** Cookie naming the session. */
+export const SESSION_COOKIE = 'inmo_session';
+/** Cookie holding the CSRF secret. */
+export const CSRF_COOKIE = 'inmo_csrf';
+/** Login attempts per client IP per minute. */
+export const LOGIN_PER_IP = 20;
+/** Login attempts per email per 15 minutes. */
+export const LOGIN_PER_ACCOUNT = 10;
+
+export const COOKIE_PATH = '/console';
+
+/** Headers of every console page: no framing, no foreign scripts, no caching of private pages. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+/** Where a login returns to: a console path only (never another site). */
+export function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/console(\/[^\s\\]*)?(\?[^\s\\]*)?$/.test(value) && !value.startsWith('//') ? value : '/console';
+}
+
+/** Sets the session cookie for a new session. */
+export function setSessionCookie(reply: FastifyReply, token: string): void {
+  reply.setCookie(SESSION_COOKIE, token, {
+    path: COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: 'auto',
+    maxAge: SESSION_MAX_MS / 1000,
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' });
+}
+
+/** The title of each page (the lead page and messages bring their own). */
+const TITLES: Record<string, MessageKey> = {
+  login: 'login_title',
+  'set-password': 'set_password_title',
+  overview: 'overview_title',
+  keys: 'keys_title',
+  'key-created': 'key_shown_once_title',
+  'key-revoke': 'revoke_title',
+  leads: 'leads_title',
+};
+
+/** Renders a page with the layout, the translator, the session and a fresh CSRF token. */
+export function render(reply: FastifyReply, page: string, data: Record<string, unknown> = {}, status = 200) {
+  const request = reply.request;
+  return reply
+    .code(status)
+    .headers(SECURITY_HEADERS)
+    .view(`${page}.eta`, {
+      t: request.t,
+      lang: request.consoleLanguage,
+      session: request.consoleSession,
+      csrfToken: reply.generateCsrf(),
+      path: request.url.split('?')[0],
+      title: page in TITLES ? request.t(TITLES[page]) : undefined,
+      ...data,
+    });
+}
+
+export function errorPage(reply: FastifyReply, status: number, kind: 'forbidden' | 'not_found' | 'csrf' | 'error') {
+  return render(reply, 'message', { title: reply.request.t(`${kind}_title`), message: reply.request.t(kind) }, status);
+}

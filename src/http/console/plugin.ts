@@ -1,0 +1,126 @@
+/**
+ * The workspace console under `/console` (issue 15, CONTRACT §12): server-rendered HTML for
+ * the agency's owners and agents, served by `inmo serve` beside the API.
+ *
+ * - **Sessions**: the `inmo_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS or behind
+ *   a trusted proxy that says so, Path=/console) names a server-side session
+ *   (services/console-users.ts). A page without one answers 303 to `/console/login`.
+ * - **Roles**: a route's `config.consoleRole` (`owner`) refuses other users with 403.
+ * - **Tenancy**: every query is narrowed to the session's business; another business's id is a
+ *   404, exactly like a missing one.
+ * - **Forms**: every POST checks a CSRF token (`@fastify/csrf-protection`, double submit with a
+ *   secret cookie) before its handler: without it, 403 and nothing changes.
+ * - **Login**: at most {@link LOGIN_PER_IP} attempts a minute per client IP and
+ *   {@link LOGIN_PER_ACCOUNT} per 15 minutes per email (`@fastify/rate-limit`).
+ * - **Pages** are Eta templates (`views/`, escaped by default) in Spanish, or English by
+ *   `Accept-Language` (i18n.ts); the one stylesheet and script are served from `assets/`, never a
+ *   CDN. Everything works without JavaScript; the script only adds the key's copy button.
+ *
+ * Route handlers call the same services and repositories as the API; templates hold no SQL.
+ */
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import { InmoError } from '../../errors.ts';
+import { sessionOf, type ConsoleSession, type Role } from '../../services/console-users.ts';
+import { COOKIE_PATH, CSRF_COOKIE, SESSION_COOKIE, clearSessionCookie, errorPage } from './page.ts';
+import { pickLanguage, translator, type Language, type Translate } from './i18n.ts';
+import { consoleRoutes } from './routes.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Console routes: `public` needs no session; `owner` only owners; absent: any user. */
+    consoleAccess?: 'public' | Role;
+  }
+  interface FastifyRequest {
+    /** The console session, once the console's `onRequest` accepted it. */
+    consoleSession: ConsoleSession | null;
+    /** The console's language and translator for this request. */
+    consoleLanguage: Language;
+    t: Translate;
+  }
+}
+
+/**
+ * The console, as a plugin registered with prefix `/console` on the root instance.
+ * @param db the database the API uses; sessions are read from it on every console request.
+ */
+export async function consolePlugin(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
+  // Pages, not API operations: none of them belongs in the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  await app.register(cookie);
+  await app.register(formbody);
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' },
+    getToken: (request) => (request.body as Record<string, string> | undefined)?._csrf,
+  });
+  await app.register(rateLimit, { global: false });
+  await app.register(view, {
+    engine: { eta: new Eta() },
+    root: fileURLToPath(new URL('./views', import.meta.url)),
+    layout: 'layout.eta',
+    production: process.env.NODE_ENV !== 'development',
+  });
+  await app.register(fastifyStatic, {
+    root: fileURLToPath(new URL('./assets', import.meta.url)),
+    prefix: '/assets/',
+    decorateReply: false,
+    index: false,
+    maxAge: '1h',
+  });
+
+  app.decorateRequest('consoleSession', null);
+  app.decorateRequest('consoleLanguage', 'es');
+  app.decorateRequest('t', null as unknown as Translate);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    request.consoleLanguage = pickLanguage(request.headers['accept-language']);
+    request.t = translator(request.consoleLanguage);
+    reply.header('vary', 'Accept-Language');
+    const access = request.routeOptions.config.consoleAccess;
+    if (access === 'public' || request.url.startsWith('/console/assets/')) return;
+    const token = request.cookies[SESSION_COOKIE];
+    const session = token ? await sessionOf(db, token) : null;
+    if (!session) {
+      if (token) clearSessionCookie(reply);
+      const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+      return reply
+        .code(303)
+        .header('location', `/console/login${token ? (next ? `${next}&` : '?') + 'ended=1' : next}`)
+        .send();
+    }
+    request.consoleSession = session;
+    if (access === 'owner' && session.role !== 'owner') return errorPage(reply, 403, 'forbidden');
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    request.t ??= translator('es');
+    if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN') {
+      request.errorCode = 'CSRF';
+      return errorPage(reply, 403, 'csrf');
+    }
+    if (error instanceof InmoError && error.status === 404) return errorPage(reply, 404, 'not_found');
+    // A body Fastify could not read (malformed, too large, of another type): the form's fault.
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+      return errorPage(reply, error.statusCode, 'error');
+    request.log.error({ err: error }, 'console error');
+    return errorPage(reply, 500, 'error');
+  });
+  app.setNotFoundHandler((request, reply) => {
+    request.t ??= translator(pickLanguage(request.headers['accept-language']));
+    return errorPage(reply, 404, 'not_found');
+  });
+
+  await app.register(consoleRoutes, { db });
+}

@@ -1,0 +1,264 @@
+/**
+ * The console's pages (issue 15, CONTRACT §12), registered under `/console` by plugin.ts:
+ *
+ * - `GET|POST /login` (fields `email`, `password`), `GET|POST /set-password/:token` (fields
+ *   `password`, `password_confirm`), `POST /logout`;
+ * - `GET /` the overview;
+ * - owners: `GET /keys`, `POST /keys` (fields `name`, `scopes` (repeated), `expires_on`
+ *   (YYYY-MM-DD, optional)): the whole key shown once; `GET|POST /keys/:key_id/revoke`;
+ * - everyone: `GET /leads` (query `status`, `type`, `source`, `from`, `to` (dates), `q`, `page`),
+ *   `GET /leads/:lead_id`.
+ *
+ * Every POST passes `csrfProtection` before its handler. A form with bad input is shown again
+ * with the reason, status 422, and changes nothing.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import { countPublished } from '../../db/repositories/properties.ts';
+import { listPropertySummaries } from '../../db/repositories/matches.ts';
+import { searchLeads, type LeadSearch } from '../../db/repositories/leads.ts';
+import { SCOPES, type Scope } from '../../domain/api-key.ts';
+import { LEAD_STATUSES, LEAD_TYPES } from '../../domain/lead-rules.ts';
+import { presentLead } from '../../domain/lead-presenter.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
+import { findPasswordLink, login, logout, setPasswordWithLink } from '../../services/console-users.ts';
+import { showLead } from '../../services/leads.ts';
+import { InmoError } from '../../errors.ts';
+import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP, SESSION_COOKIE, clearSessionCookie, render, safeNext, setSessionCookie } from './page.ts';
+
+/** Leads per page of the list. */
+const LEADS_PER_PAGE = 50;
+const KEY_NAME_MAX = 100;
+const DAY_MS = 24 * 3600 * 1000;
+
+type Form = Record<string, string | string[] | undefined>;
+const field = (body: unknown, name: string): string => {
+  const value = (body as Form | undefined)?.[name];
+  return typeof value === 'string' ? value : Array.isArray(value) ? (value[0] ?? '') : '';
+};
+const fields = (body: unknown, name: string): string[] => {
+  const value = (body as Form | undefined)?.[name];
+  return value === undefined ? [] : [value].flat();
+};
+const query = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
+
+/** A date field (YYYY-MM-DD) as the RFC 3339 instant of that day's start (UTC), or null. */
+function dayStart(text: string | undefined): string | null {
+  if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return null;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+function keyState(key: { revoked_at: string | null; expires_at: string | null }, now: number): 'active' | 'revoked' | 'expired' {
+  if (key.revoked_at) return 'revoked';
+  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'expired';
+  return 'active';
+}
+
+export async function consoleRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
+  const perIp = app.createRateLimit({ max: LOGIN_PER_IP, timeWindow: 60_000, keyGenerator: (r) => `login-ip:${r.ip}` });
+  const perAccount = app.createRateLimit({
+    max: LOGIN_PER_ACCOUNT,
+    timeWindow: 15 * 60_000,
+    keyGenerator: (r) => `login-account:${field(r.body, 'email').trim().toLowerCase()}`,
+  });
+  const csrfChecked = { preHandler: app.csrfProtection };
+
+  // --- Login, password links, logout -------------------------------------------------------
+
+  app.get('/login', { config: { consoleAccess: 'public' } }, async (request, reply) => {
+    const q = query(request);
+    const notice = q.set === '1' ? 'password_set_done' : q.out === '1' ? 'logged_out' : q.ended === '1' ? 'session_ended' : null;
+    return render(reply, 'login', { next: safeNext(q.next), email: '', notice, problem: null });
+  });
+
+  app.post('/login', { config: { consoleAccess: 'public' }, ...csrfChecked }, async (request, reply) => {
+    const email = field(request.body, 'email');
+    const next = safeNext(field(request.body, 'next'));
+    // Seconds until the limit that refuses this attempt lets it through, or 0 when none does.
+    const wait = (verdict: Awaited<ReturnType<typeof perIp>>) => (!verdict.isAllowed && verdict.isExceeded ? verdict.ttlInSeconds : 0);
+    const [ip, account] = [wait(await perIp(request)), wait(await perAccount(request))];
+    if (ip > 0 || account > 0) {
+      reply.header('retry-after', String(Math.max(1, ip, account)));
+      request.errorCode = 'RATE_LIMITED';
+      return render(reply, 'login', { next, email, notice: null, problem: 'login_throttled' }, 429);
+    }
+    const token = await login(db, email, field(request.body, 'password'));
+    if (!token) {
+      request.errorCode = 'LOGIN_FAILED';
+      return render(reply, 'login', { next, email, notice: null, problem: 'login_failed' }, 401);
+    }
+    setSessionCookie(reply, token);
+    return reply.code(303).header('location', next).send();
+  });
+
+  app.get<{ Params: { token: string } }>('/set-password/:token', { config: { consoleAccess: 'public' } }, async (request, reply) => {
+    const link = await findPasswordLink(db, request.params.token);
+    if (!link) return render(reply, 'message', { title: request.t('set_password_title'), message: request.t('link_unusable') }, 404);
+    return render(reply, 'set-password', { email: link.email, problem: null });
+  });
+
+  app.post<{ Params: { token: string } }>(
+    '/set-password/:token',
+    { config: { consoleAccess: 'public' }, ...csrfChecked },
+    async (request, reply) => {
+      const link = await findPasswordLink(db, request.params.token);
+      if (!link) return render(reply, 'message', { title: request.t('set_password_title'), message: request.t('link_unusable') }, 404);
+      const password = field(request.body, 'password');
+      if (password !== field(request.body, 'password_confirm'))
+        return render(reply, 'set-password', { email: link.email, problem: 'password_mismatch' }, 422);
+      const outcome = await setPasswordWithLink(db, request.params.token, password);
+      if (outcome === 'link')
+        return render(reply, 'message', { title: request.t('set_password_title'), message: request.t('link_unusable') }, 404);
+      if (outcome !== null) return render(reply, 'set-password', { email: link.email, problem: outcome }, 422);
+      return reply.code(303).header('location', '/console/login?set=1').send();
+    },
+  );
+
+  app.post('/logout', { config: { consoleAccess: 'public' }, ...csrfChecked }, async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) await logout(db, token);
+    clearSessionCookie(reply);
+    return reply.code(303).header('location', '/console/login?out=1').send();
+  });
+
+  // --- Overview ------------------------------------------------------------------------------
+
+  app.get('/', async (request, reply) => {
+    const { businessId } = request.consoleSession!;
+    const now = Date.now();
+    const [leads, recent, properties, keys] = await Promise.all([
+      searchLeads(db, businessId, {}, 0, 0),
+      searchLeads(db, businessId, { createdFrom: new Date(now - 7 * DAY_MS).toISOString() }, 0, 0),
+      countPublished(db, businessId, { limit: 0, offset: 0, areas: [] }),
+      listApiKeys(db, businessId),
+    ]);
+    return render(reply, 'overview', {
+      counts: {
+        leads: leads.total,
+        recent: recent.total,
+        properties,
+        keys: keys.filter((k) => keyState(k, now) === 'active').length,
+      },
+    });
+  });
+
+  // --- API keys (owners) ---------------------------------------------------------------------
+
+  const keysPage = async (
+    reply: FastifyReply,
+    status = 200,
+    form = { name: '', scopes: [] as string[], expires_on: '' },
+    problem: string | null = null,
+  ) => {
+    const now = Date.now();
+    const keys = (await listApiKeys(db, reply.request.consoleSession!.businessId))
+      .reverse()
+      .map((k) => ({ ...k, state: keyState(k, now) }));
+    return render(reply, 'keys', { keys, scopes: SCOPES, form, problem }, status);
+  };
+
+  app.get('/keys', { config: { consoleAccess: 'owner' } }, async (_request, reply) => keysPage(reply));
+
+  app.post('/keys', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const form = {
+      name: field(request.body, 'name').trim(),
+      scopes: fields(request.body, 'scopes'),
+      expires_on: field(request.body, 'expires_on'),
+    };
+    const scopes = SCOPES.filter((s) => form.scopes.includes(s));
+    if (scopes.length === 0 || scopes.length !== new Set(form.scopes).size) return keysPage(reply, 422, form, 'key_scopes_required');
+    if (form.name.length > KEY_NAME_MAX) return keysPage(reply, 422, form, 'key_name_too_long');
+    let expiresAt: string | null = null;
+    if (form.expires_on !== '') {
+      expiresAt = dayStart(form.expires_on);
+      if (expiresAt === null || Date.parse(expiresAt) <= Date.now()) return keysPage(reply, 422, form, 'key_expiry_invalid');
+    }
+    const key = await createApiKey(db, {
+      businessId: request.consoleSession!.businessId,
+      scopes: scopes as Scope[],
+      label: form.name === '' ? null : form.name,
+      expiresAt,
+    });
+    return render(reply, 'key-created', { key }, 201);
+  });
+
+  /** A key of the session's business, or 404 (another business's key is no different from none). */
+  const ownKey = async (request: FastifyRequest<{ Params: { key_id: string } }>) => {
+    const key = (await listApiKeys(db, request.consoleSession!.businessId)).find((k) => k.key_id === request.params.key_id);
+    if (!key) throw new InmoError('NOT_FOUND');
+    return key;
+  };
+
+  app.get<{ Params: { key_id: string } }>('/keys/:key_id/revoke', { config: { consoleAccess: 'owner' } }, async (request, reply) => {
+    const key = await ownKey(request);
+    return render(reply, 'key-revoke', { key: { ...key, state: keyState(key, Date.now()) } });
+  });
+
+  app.post<{ Params: { key_id: string } }>(
+    '/keys/:key_id/revoke',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const key = await ownKey(request);
+      await revokeApiKey(db, key.key_id);
+      return reply.code(303).header('location', '/console/keys').send();
+    },
+  );
+
+  // --- Leads ---------------------------------------------------------------------------------
+
+  app.get('/leads', async (request, reply) => {
+    const q = query(request);
+    const from = dayStart(q.from);
+    const to = dayStart(q.to);
+    const search: LeadSearch = {
+      status: (LEAD_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status : undefined,
+      type: (LEAD_TYPES as readonly string[]).includes(q.type ?? '') ? q.type : undefined,
+      source: q.source?.trim() || undefined,
+      createdFrom: from ?? undefined,
+      // `to` is inclusive: leads created before the next day's start.
+      createdBefore: to === null ? undefined : new Date(Date.parse(to) + DAY_MS).toISOString(),
+      text: q.q?.trim() || undefined,
+    };
+    const page = Math.max(1, Math.min(1_000_000, Number.parseInt(q.page ?? '1', 10) || 1));
+    const { rows, total } = await searchLeads(db, request.consoleSession!.businessId, search, LEADS_PER_PAGE, (page - 1) * LEADS_PER_PAGE);
+    const filters = {
+      status: search.status ?? '',
+      type: search.type ?? '',
+      source: search.source ?? '',
+      from: from ? q.from : '',
+      to: to ? q.to : '',
+      q: search.text ?? '',
+    };
+    const link = (p: number) =>
+      `/console/leads?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), page: String(p) })}`;
+    return render(reply, 'leads', {
+      leads: rows.map(presentLead),
+      total,
+      first: total === 0 ? 0 : (page - 1) * LEADS_PER_PAGE + 1,
+      last: Math.min(total, page * LEADS_PER_PAGE),
+      previous: page > 1 ? link(page - 1) : null,
+      next: page * LEADS_PER_PAGE < total ? link(page + 1) : null,
+      filters,
+      statuses: LEAD_STATUSES,
+      types: LEAD_TYPES,
+    });
+  });
+
+  app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => {
+    const id = /^\d{1,15}$/.test(request.params.lead_id) ? Number(request.params.lead_id) : NaN;
+    const shown = Number.isSafeInteger(id) ? await showLead(db, id) : undefined;
+    // Another business's lead is answered exactly like a missing one.
+    if (!shown || shown.lead.business_id !== request.consoleSession!.businessId) throw new InmoError('NOT_FOUND');
+    const ids = [...shown.matches.map((m) => m.property_id), ...shown.near_misses.map((m) => m.property_id)];
+    const summaries = new Map((await listPropertySummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, p]));
+    return render(reply, 'lead', {
+      title: shown.lead.name ?? request.t('unnamed'),
+      shown,
+      matches: shown.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
+      nearMisses: shown.near_misses
+        .map((m) => ({ property: summaries.get(m.property_id), missed: (m.failed ?? '').split(',').filter(Boolean) }))
+        .filter((m) => m.property !== undefined),
+    });
+  });
+}

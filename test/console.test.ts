@@ -1,0 +1,337 @@
+/**
+ * The console over HTTP (issue 15, CONTRACT §12), on this process's engine: sessions, roles,
+ * tenancy and CSRF shared by every console route, login that says nothing of which half was
+ * wrong and is rate limited, keys made in the console working against /v1/ext, the leads
+ * list and page, and the languages. The browser journeys are in console.browser.test.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { createUser, setPasswordWithLink } from '../src/services/console-users.ts';
+import { DICTIONARIES } from '../src/http/console/i18n.ts';
+import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP } from '../src/http/console/page.ts';
+import { insertBusiness } from '../src/db/repositories/businesses.ts';
+import { createLeadByHand } from '../src/services/leads.ts';
+import { createApiKey } from '../src/services/api-keys.ts';
+import { nowRfc3339 } from '../src/domain/time.ts';
+import { snapshot } from './helpers/db.ts';
+import { get, withApp } from './helpers/http.ts';
+import type { Db } from '../src/db/database.ts';
+
+const PASSWORD = 'tejado-azul-sobre-Zaragoza';
+
+let browsers = 0;
+
+/** A browser of one: its cookies, kept between requests. */
+class Browser {
+  private readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly headers: Record<string, string> = {},
+    /** The client's address (the login limits count per IP): by default, one of its own. */
+    private readonly remoteAddress = `10.0.${Math.floor(++browsers / 250)}.${browsers % 250}`,
+  ) {}
+
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>) {
+    const body = form && new URLSearchParams(Object.entries(form).flatMap(([k, v]) => [v].flat().map((x) => [k, x]))).toString();
+    const response = await this.app.inject({
+      method,
+      url,
+      headers: {
+        ...this.headers,
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+      },
+      payload: body,
+      remoteAddress: this.remoteAddress,
+    });
+    for (const c of response.cookies as Array<{ name: string; value: string; maxAge?: number; expires?: Date }>) {
+      if (c.value === '' || (c.expires && c.expires.getTime() <= Date.now())) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+    return response;
+  }
+
+  get(url: string) {
+    return this.request('GET', url);
+  }
+
+  /** The CSRF token of the page's first form. */
+  async token(url: string): Promise<string> {
+    const page = await this.get(url);
+    const match = /name="_csrf" value="([^"]+)"/.exec(page.body);
+    if (!match) throw new Error(`no CSRF token on ${url} (${page.statusCode})`);
+    return match[1];
+  }
+
+  /** Submits a form of the page at `pageUrl` to `action`, with the page's CSRF token. */
+  async submit(pageUrl: string, action: string, form: Record<string, string | string[]>) {
+    return this.request('POST', action, { _csrf: await this.token(pageUrl), ...form });
+  }
+
+  async login(email: string, password = PASSWORD) {
+    return this.submit('/console/login', '/console/login', { email, password });
+  }
+
+  cookie(name: string) {
+    return this.cookies.get(name);
+  }
+}
+
+async function userWithPassword(db: Db, businessId: number, email: string, role: 'owner' | 'agent') {
+  const user = await createUser(db, { businessId, email, role });
+  expect(await setPasswordWithLink(db, user.set_password_url.split('/').pop()!, PASSWORD)).toBeNull();
+  return user;
+}
+
+const PAGES = ['/console', '/console/keys', '/console/leads', '/console/leads/1', '/console/keys/abc/revoke'];
+const FORMS = ['/console/keys', '/console/keys/abc/revoke'];
+
+describe('the console', () => {
+  const t = withApp({
+    seed: async ({ db, businessId }) => {
+      await userWithPassword(db, businessId, 'owner@uno.example', 'owner');
+      await userWithPassword(db, businessId, 'agent@uno.example', 'agent');
+      const other = await insertBusiness(db, 'Agencia Dos', nowRfc3339());
+      await userWithPassword(db, other.id, 'owner@dos.example', 'owner');
+      await createLeadByHand(db, { businessId, phone: '+34600000001', name: 'Lucía Uno' });
+      await createLeadByHand(db, { businessId: other.id, phone: '+34600000002', name: 'Pedro Dos' });
+      await createApiKey(db, { businessId: other.id, scopes: ['leads:read'], label: 'de la otra agencia' });
+    },
+  });
+
+  it('sends every page and form to the login without a session, and changes nothing', async () => {
+    const before = await snapshot(t.db);
+    const browser = new Browser(t.app);
+    for (const url of PAGES) {
+      const response = await browser.get(url);
+      expect(response.statusCode, url).toBe(303);
+      expect(response.headers.location).toBe(`/console/login?next=${encodeURIComponent(url)}`);
+    }
+    for (const url of FORMS) {
+      const response = await browser.request('POST', url, { name: 'x', scopes: 'leads:read' });
+      expect(response.statusCode, url).toBe(303);
+      expect(response.headers.location).toBe('/console/login');
+    }
+    expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('logs in, and a wrong password and an unknown email get the same answer', async () => {
+    const wrong = await new Browser(t.app).login('owner@uno.example', 'not-the-password');
+    const unknown = await new Browser(t.app).login('nobody@uno.example');
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    const strip = (html: string) => html.replace(/value="[^"]*"/g, '');
+    expect(strip(wrong.body)).toBe(strip(unknown.body));
+    expect(wrong.body).toContain('Correo o contraseña incorrectos.');
+
+    const browser = new Browser(t.app);
+    const ok = await browser.login('OWNER@uno.example');
+    expect(ok.statusCode).toBe(303);
+    expect(ok.headers.location).toBe('/console');
+    const cookie = (ok.cookies as Array<{ name: string; httpOnly?: boolean; sameSite?: string; path?: string }>).find(
+      (c) => c.name === 'inmo_session',
+    );
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/console' });
+    const overview = await browser.get('/console');
+    expect(overview.statusCode).toBe(200);
+    expect(overview.body).toContain('owner@uno.example');
+    expect(overview.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  });
+
+  it('returns to the page asked for, and never to another site', async () => {
+    const browser = new Browser(t.app);
+    const page = await browser.get('/console/login?next=%2Fconsole%2Fleads');
+    const next = /name="next" value="([^"]+)"/.exec(page.body)![1];
+    expect(next).toBe('/console/leads');
+    const token = /name="_csrf" value="([^"]+)"/.exec(page.body)![1];
+    const back = await browser.request('POST', '/console/login', { _csrf: token, email: 'agent@uno.example', password: PASSWORD, next });
+    expect(back.headers.location).toBe('/console/leads');
+    const evil = await new Browser(t.app).submit('/console/login', '/console/login', {
+      email: 'agent@uno.example',
+      password: PASSWORD,
+      next: '//evil.example/console',
+    });
+    expect(evil.headers.location).toBe('/console');
+  });
+
+  it('refuses a form without its CSRF token with 403, and changes nothing', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const before = await snapshot(t.db);
+    const missing = await browser.request('POST', '/console/keys', { name: 'sin token', scopes: 'leads:read' });
+    expect(missing.statusCode).toBe(403);
+    const forged = await browser.request('POST', '/console/keys', { _csrf: 'forged-token', name: 'falso', scopes: 'leads:read' });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.body).toContain('Formulario caducado');
+    const logout = await browser.request('POST', '/console/logout', {});
+    expect(logout.statusCode).toBe(403);
+    const login = await new Browser(t.app).request('POST', '/console/login', { email: 'owner@uno.example', password: PASSWORD });
+    expect(login.statusCode).toBe(403);
+    expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('an agent gets 403 on owner pages and forms, and sees leads', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('agent@uno.example');
+    const before = await snapshot(t.db);
+    expect((await browser.get('/console/keys')).statusCode).toBe(403);
+    const token = await browser.token('/console/leads');
+    expect((await browser.request('POST', '/console/keys', { _csrf: token, scopes: 'leads:read' })).statusCode).toBe(403);
+    expect(await snapshot(t.db)).toBe(before);
+    const leads = await browser.get('/console/leads');
+    expect(leads.statusCode).toBe(200);
+    expect(leads.body).toContain('Lucía Uno');
+    expect(leads.body).not.toContain('Pedro Dos');
+    expect(leads.body).not.toContain('href="/console/keys"');
+  });
+
+  it("answers another business's ids exactly like missing ones: 404", async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const theirs = await t.db.selectFrom('leads').select('id').where('name', '=', 'Pedro Dos').executeTakeFirstOrThrow();
+    const theirKey = await t.db.selectFrom('api_keys').select('key_id').where('label', '=', 'de la otra agencia').executeTakeFirstOrThrow();
+    const before = await snapshot(t.db);
+    const missingLead = await browser.get('/console/leads/999999');
+    const otherLead = await browser.get(`/console/leads/${theirs.id}`);
+    expect(otherLead.statusCode).toBe(404);
+    expect(missingLead.statusCode).toBe(404);
+    expect(otherLead.body.replace(/value="[^"]*"/g, '')).toBe(missingLead.body.replace(/value="[^"]*"/g, ''));
+    expect((await browser.get(`/console/keys/${theirKey.key_id}/revoke`)).statusCode).toBe(404);
+    const token = await browser.token('/console/keys');
+    expect((await browser.request('POST', `/console/keys/${theirKey.key_id}/revoke`, { _csrf: token })).statusCode).toBe(404);
+    expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('creates a key shown once that works against /v1/ext/me, and revokes it after confirmation', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const created = await browser.submit('/console/keys', '/console/keys', {
+      name: 'Web de la agencia',
+      scopes: ['leads:read', 'properties:read'],
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.headers['cache-control']).toBe('no-store');
+    const key = /value="(AC_LIVE_[^"]+)"/.exec(created.body)![1];
+    const me = await get(t.app, '/me', key);
+    expect(me.status).toBe(200);
+    expect(me.body.user.scopes.sort()).toEqual(['leads:read', 'properties:read']);
+    const list = await browser.get('/console/keys');
+    const keyId = key.slice('AC_LIVE_'.length).split('.')[0];
+    expect(list.body).toContain(keyId);
+    expect(list.body).not.toContain(key);
+    const confirm = await browser.get(`/console/keys/${keyId}/revoke`);
+    expect(confirm.statusCode).toBe(200);
+    expect((await get(t.app, '/me', key)).status).toBe(200);
+    const revoked = await browser.submit(`/console/keys/${keyId}/revoke`, `/console/keys/${keyId}/revoke`, {});
+    expect(revoked.statusCode).toBe(303);
+    const refused = await get(t.app, '/me', key);
+    expect(refused.status).toBe(401);
+    expect(refused.body.detail).toBe('API key has been revoked');
+  });
+
+  it('shows a bad key form again with the reason, and creates nothing', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const before = await snapshot(t.db);
+    const noScope = await browser.submit('/console/keys', '/console/keys', { name: 'sin permisos' });
+    expect(noScope.statusCode).toBe(422);
+    expect(noScope.body).toContain('Elige al menos un permiso.');
+    expect(noScope.body).toContain('value="sin permisos"');
+    const unknownScope = await browser.submit('/console/keys', '/console/keys', { scopes: ['leads:read', 'admin'] });
+    expect(unknownScope.statusCode).toBe(422);
+    const past = await browser.submit('/console/keys', '/console/keys', { scopes: 'leads:read', expires_on: '2020-01-01' });
+    expect(past.statusCode).toBe(422);
+    expect(past.body).toContain('La caducidad debe ser una fecha futura.');
+    expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('ends an expired session: the next page is the login, saying so', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('agent@uno.example');
+    expect((await browser.get('/console/leads')).statusCode).toBe(200);
+    await t.db.updateTable('console_sessions').set({ expires_at: '2020-01-01T00:00:00Z' }).execute();
+    const ended = await browser.get('/console/leads');
+    expect(ended.statusCode).toBe(303);
+    expect(ended.headers.location).toBe('/console/login?next=%2Fconsole%2Fleads&ended=1');
+    expect((await browser.get(ended.headers.location as string)).body).toContain('Tu sesión ha terminado.');
+  });
+
+  it('logs out: the session no longer opens a page', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('agent@uno.example');
+    const session = browser.cookie('inmo_session')!;
+    const out = await browser.submit('/console', '/console/logout', {});
+    expect(out.statusCode).toBe(303);
+    expect(out.headers.location).toBe('/console/login?out=1');
+    const replay = await t.app.inject({ method: 'GET', url: '/console', headers: { cookie: `inmo_session=${session}` } });
+    expect(replay.statusCode).toBe(303);
+  });
+
+  it('filters and searches the leads of the business', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('agent@uno.example');
+    expect((await browser.get('/console/leads?q=luc')).body).toContain('Lucía Uno');
+    expect((await browser.get('/console/leads?q=600000001')).body).toContain('Lucía Uno');
+    expect((await browser.get('/console/leads?q=600000002')).body).toContain('Ningún lead coincide.');
+    expect((await browser.get('/console/leads?status=closed')).body).toContain('Ningún lead coincide.');
+    expect((await browser.get('/console/leads?status=new&source=manual')).body).toContain('Lucía Uno');
+    expect((await browser.get('/console/leads?from=2099-01-01')).body).toContain('Ningún lead coincide.');
+    expect((await browser.get('/console/leads?q=%25')).body).toContain('Ningún lead coincide.');
+  });
+
+  it('sets a password through its link once; a mismatch or a weak one is shown again and changes nothing', async () => {
+    const { set_password_url } = await createUser(t.db, { businessId: t.businessId, email: 'nueva@uno.example', role: 'agent' });
+    const browser = new Browser(t.app);
+    const form = await browser.get(set_password_url);
+    expect(form.statusCode).toBe(200);
+    expect(form.headers['referrer-policy']).toBe('no-referrer');
+    expect(form.body).toContain('nueva@uno.example');
+    const before = await snapshot(t.db);
+    const mismatch = await browser.submit(set_password_url, set_password_url, { password: PASSWORD, password_confirm: `${PASSWORD}x` });
+    expect(mismatch.statusCode).toBe(422);
+    expect(mismatch.body).toContain('Las dos contraseñas no coinciden.');
+    const weak = await browser.submit(set_password_url, set_password_url, { password: 'qwerty123456', password_confirm: 'qwerty123456' });
+    expect(weak.statusCode).toBe(422);
+    expect(weak.body).toContain('Esa contraseña es de las más usadas');
+    expect(await snapshot(t.db)).toBe(before);
+    const done = await browser.submit(set_password_url, set_password_url, { password: PASSWORD, password_confirm: PASSWORD });
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toBe('/console/login?set=1');
+    expect((await browser.get(set_password_url)).statusCode).toBe(404);
+    expect((await browser.login('nueva@uno.example')).statusCode).toBe(303);
+  });
+
+  it('speaks English to a browser that prefers it, and both languages have every message', async () => {
+    const english = new Browser(t.app, { 'accept-language': 'en-GB,en;q=0.9,es;q=0.5' });
+    const page = await english.get('/console/login');
+    expect(page.body).toContain('<html lang="en">');
+    expect(page.body).toContain('Log in');
+    expect((await new Browser(t.app, { 'accept-language': 'fr-FR, de' }).get('/console/login')).body).toContain('<html lang="es">');
+    expect(Object.keys(DICTIONARIES.en).sort()).toEqual(Object.keys(DICTIONARIES.es).sort());
+  });
+
+  it('keeps the console out of the OpenAPI document', async () => {
+    const doc = await t.app.inject({ url: '/v1/ext/openapi.json' });
+    expect(Object.keys(doc.json().paths).some((p) => p.startsWith('/console'))).toBe(false);
+  });
+
+  it('limits logins per account from any address, whatever the password, with Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < LOGIN_PER_ACCOUNT; i++)
+      statuses.push((await new Browser(t.app, {}, `198.51.100.${i + 1}`).login('limited@uno.example', `guess-number-${i}`)).statusCode);
+    expect(statuses).toEqual(new Array(LOGIN_PER_ACCOUNT).fill(401));
+    const refused = await new Browser(t.app, {}, '198.51.100.200').login('LIMITED@uno.example', PASSWORD);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body).toContain('Demasiados intentos.');
+  });
+
+  it('limits logins per address, whichever accounts they try', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < LOGIN_PER_IP + 1; i++)
+      statuses.push((await new Browser(t.app, {}, '203.0.113.7').login(`user${i}@uno.example`, 'some-wrong-password')).statusCode);
+    expect(statuses).toEqual([...new Array(LOGIN_PER_IP).fill(401), 429]);
+    // Another address is not held back by it.
+    expect((await new Browser(t.app, {}, '203.0.113.8').login('agent@uno.example')).statusCode).toBe(303);
+  });
+});
