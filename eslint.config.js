@@ -17,7 +17,9 @@ export default tseslint.config(
   {
     // The console's one browser script.
     files: ['src/http/console/assets/*.js'],
-    languageOptions: { globals: { document: 'readonly', navigator: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: {
+      globals: { document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', fetch: 'readonly', DOMParser: 'readonly' },
+    },
   },
   {
     // Tests read JSON bodies of many shapes; typing each would only restate the assertions.

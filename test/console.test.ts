@@ -13,7 +13,7 @@ import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { createLeadByHand } from '../src/services/leads.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
-import { snapshot } from './helpers/db.ts';
+import { listing, snapshot } from './helpers/db.ts';
 import { get, withApp } from './helpers/http.ts';
 import type { Db } from '../src/db/database.ts';
 
@@ -53,6 +53,26 @@ class Browser {
 
   get(url: string) {
     return this.request('GET', url);
+  }
+
+  /** POSTs a multipart form: `fields` first, then one file. */
+  async upload(url: string, fields: Record<string, string>, file: { name: string; field: string; content: string }) {
+    const boundary = '----inmo-test-boundary';
+    const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+    parts.push(
+      `--${boundary}\r\ncontent-disposition: form-data; name="${file.field}"; filename="${file.name}"\r\ncontent-type: application/x-ndjson\r\n\r\n${file.content}\r\n--${boundary}--\r\n`,
+    );
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+      payload: parts.join(''),
+      remoteAddress: this.remoteAddress,
+    });
+    return response;
   }
 
   /** The CSRF token of the page's first form. */
@@ -299,6 +319,57 @@ describe('the console', () => {
     expect(done.headers.location).toBe('/console/login?set=1');
     expect((await browser.get(set_password_url)).statusCode).toBe(404);
     expect((await browser.login('nueva@uno.example')).statusCode).toBe(303);
+  });
+
+  it('imports an uploaded catalogue in the background and reports each rejected line with its number', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const token = await browser.token('/console/catalogue');
+    const lines = [JSON.stringify(listing('UP-1')), '{"external_ref": "UP-2", "status": "vendido"', JSON.stringify(listing('UP-3'))];
+    const response = await browser.upload(
+      '/console/catalogue',
+      { _csrf: token },
+      { field: 'file', name: 'madrid.ndjson', content: lines.join('\n') },
+    );
+    expect(response.statusCode).toBe(303);
+    const page = response.headers.location as string;
+    expect(page).toMatch(/^\/console\/catalogue\/imports\/\d+$/);
+    let report = '';
+    await expect
+      .poll(
+        async () => {
+          report = (await browser.get(page)).body;
+          return report.includes('terminada');
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    expect(report).toContain('madrid.ndjson');
+    expect(report).toMatch(/<td>2<\/td><td>[^<]+<\/td>/);
+    expect(
+      await t.db.selectFrom('properties').select('external_ref').where('external_ref', 'like', 'UP-%').orderBy('external_ref').execute(),
+    ).toEqual([{ external_ref: 'UP-1' }, { external_ref: 'UP-3' }]);
+    const catalogue = await browser.get('/console/catalogue');
+    expect(catalogue.body).toContain('madrid.ndjson');
+    // Another business's import is a 404, like a missing one.
+    const other = new Browser(t.app);
+    await other.login('owner@dos.example');
+    expect((await other.get(page)).statusCode).toBe(404);
+  });
+
+  it('refuses an upload without its CSRF token, or from an agent, and imports nothing', async () => {
+    const owner = new Browser(t.app);
+    await owner.login('owner@uno.example');
+    const before = await snapshot(t.db);
+    const file = { field: 'file', name: 'x.ndjson', content: JSON.stringify(listing('NOPE-1')) };
+    expect((await owner.upload('/console/catalogue', {}, file)).statusCode).toBe(403);
+    const agent = new Browser(t.app);
+    await agent.login('agent@uno.example');
+    const token = await agent.token('/console/catalogue');
+    expect((await agent.upload('/console/catalogue', { _csrf: token }, file)).statusCode).toBe(403);
+    const empty = await owner.upload('/console/catalogue', { _csrf: await owner.token('/console/catalogue') }, { ...file, content: '' });
+    expect(empty.statusCode).toBe(422);
+    expect(await snapshot(t.db)).toBe(before);
   });
 
   it('speaks English to a browser that prefers it, and both languages have every message', async () => {

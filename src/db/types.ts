@@ -326,6 +326,28 @@ export interface ConsoleSessionTable {
   expires_at: string;
 }
 
+/** A catalogue file uploaded in the console and its import (migration 0007). */
+export interface CatalogueImportTable {
+  id: Generated<number>;
+  business_id: number;
+  user_id: number | null;
+  file_name: string;
+  /** `running`, `indexing` (building the indexes after a first import), `done`, `failed`. */
+  state: 'running' | 'indexing' | 'done' | 'failed';
+  bytes_total: number;
+  bytes_done: number;
+  lines_done: number;
+  created: number | null;
+  updated: number | null;
+  repeated: number | null;
+  /** JSON array of `{line, reason}`. */
+  rejected: string | null;
+  error: string | null;
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -348,6 +370,7 @@ export interface Database {
   users: UserTable;
   user_tokens: UserTokenTable;
   console_sessions: ConsoleSessionTable;
+  catalogue_imports: CatalogueImportTable;
 }
 
 export type PropertyRow = Selectable<PropertyTable>;

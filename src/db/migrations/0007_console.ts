@@ -49,10 +49,30 @@ export async function up(db: Kysely<any>): Promise<void> {
     expires_at text not null
   )`.execute(db);
   await sql`create index console_sessions_user on console_sessions (user_id)`.execute(db);
+  await sql`create table catalogue_imports (
+    ${id},
+    business_id integer not null references businesses(id),
+    user_id integer references users(id) on delete set null,
+    file_name text not null,
+    state text not null check (state in ('running', 'indexing', 'done', 'failed')),
+    bytes_total integer not null,
+    bytes_done integer not null default 0,
+    lines_done integer not null default 0,
+    created integer,
+    updated integer,
+    repeated integer,
+    rejected text,
+    error text,
+    started_at text not null,
+    updated_at text not null,
+    finished_at text
+  )`.execute(db);
+  await sql`create index catalogue_imports_business on catalogue_imports (business_id, id)`.execute(db);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop table catalogue_imports`.execute(db);
   await sql`drop table console_sessions`.execute(db);
   await sql`drop table user_tokens`.execute(db);
   await sql`drop table users`.execute(db);

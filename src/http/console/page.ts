@@ -9,6 +9,9 @@ import type { MessageKey } from './i18n.ts';
 
 /** Cookie naming the session. */
 export const SESSION_COOKIE = 'inmo_session';
+/** Largest catalogue file the console takes, bytes (1 GiB). */
+export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
+
 /** Cookie holding the CSRF secret. */
 export const CSRF_COOKIE = 'inmo_csrf';
 /** Login attempts per client IP per minute. */
@@ -57,6 +60,8 @@ const TITLES: Record<string, MessageKey> = {
   'key-created': 'key_shown_once_title',
   'key-revoke': 'revoke_title',
   leads: 'leads_title',
+  catalogue: 'catalogue_title',
+  'catalogue-import': 'catalogue_import_title',
 };
 
 /** Renders a page with the layout, the translator, the session and a fresh CSRF token. */

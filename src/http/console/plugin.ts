@@ -22,6 +22,12 @@ import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
+import multipart, { type MultipartFile } from '@fastify/multipart';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import view from '@fastify/view';
@@ -30,7 +36,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Db } from '../../db/database.ts';
 import { InmoError } from '../../errors.ts';
 import { sessionOf, type ConsoleSession, type Role } from '../../services/console-users.ts';
-import { COOKIE_PATH, CSRF_COOKIE, SESSION_COOKIE, clearSessionCookie, errorPage } from './page.ts';
+import { COOKIE_PATH, CSRF_COOKIE, MAX_UPLOAD_BYTES, SESSION_COOKIE, clearSessionCookie, errorPage } from './page.ts';
 import { pickLanguage, translator, type Language, type Translate } from './i18n.ts';
 import { consoleRoutes } from './routes.ts';
 
@@ -42,6 +48,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The console session, once the console's `onRequest` accepted it. */
     consoleSession: ConsoleSession | null;
+    /** A file uploaded with the request (catalogue upload), saved to a temp folder; deleted after the response unless `claimed`. */
+    consoleUpload: { path: string; dir: string; fileName: string; bytes: number; claimed: boolean } | null;
     /** The console's language and translator for this request. */
     consoleLanguage: Language;
     t: Translate;
@@ -59,6 +67,23 @@ export async function consolePlugin(app: FastifyInstance, { db }: { db: Db }): P
   });
   await app.register(cookie);
   await app.register(formbody);
+  // Forms with a file (the catalogue upload): fields become `request.body`, the one file goes to a
+  // temp folder of its own, deleted after the response unless the route claims it.
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { files: 1, fields: 10, fileSize: MAX_UPLOAD_BYTES },
+    async onFile(this: FastifyRequest, part: MultipartFile) {
+      const dir = await mkdtemp(join(tmpdir(), 'inmo-upload-'));
+      const path = join(dir, 'upload.ndjson');
+      this.consoleUpload = { path, dir, fileName: part.filename || 'catalogue.ndjson', bytes: 0, claimed: false };
+      await pipeline(part.file, createWriteStream(path));
+      this.consoleUpload.bytes = part.file.bytesRead;
+    },
+  });
+  app.addHook('onResponse', async (request) => {
+    const upload = request.consoleUpload;
+    if (upload && !upload.claimed) await rm(upload.dir, { recursive: true, force: true });
+  });
   await app.register(csrf, {
     sessionPlugin: '@fastify/cookie',
     cookieKey: CSRF_COOKIE,
@@ -81,6 +106,7 @@ export async function consolePlugin(app: FastifyInstance, { db }: { db: Db }): P
   });
 
   app.decorateRequest('consoleSession', null);
+  app.decorateRequest('consoleUpload', null);
   app.decorateRequest('consoleLanguage', 'es');
   app.decorateRequest('t', null as unknown as Translate);
 

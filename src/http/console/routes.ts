@@ -6,6 +6,10 @@
  * - `GET /` the overview;
  * - owners: `GET /keys`, `POST /keys` (fields `name`, `scopes` (repeated), `expires_on`
  *   (YYYY-MM-DD, optional)): the whole key shown once; `GET|POST /keys/:key_id/revoke`;
+ * - everyone: `GET /catalogue` (figures and the latest uploads); owners: `POST /catalogue`
+ *   (multipart, fields `_csrf` then `file`): the import starts in the background and the answer is
+ *   303 to `GET /catalogue/imports/:import_id`, which shows its progress (refreshing itself every
+ *   second, no script needed) and then its report with every rejected line;
  * - everyone: `GET /leads` (query `status`, `type`, `source`, `from`, `to` (dates), `q`, `page`),
  *   `GET /leads/:lead_id`.
  *
@@ -23,6 +27,7 @@ import { presentLead } from '../../domain/lead-presenter.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
 import { findPasswordLink, login, logout, setPasswordWithLink } from '../../services/console-users.ts';
 import { showLead } from '../../services/leads.ts';
+import { catalogueFigures, findUploadedImport, listUploadedImports, startUploadedImport } from '../../services/catalogue-uploads.ts';
 import { InmoError } from '../../errors.ts';
 import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP, SESSION_COOKIE, clearSessionCookie, render, safeNext, setSessionCookie } from './page.ts';
 
@@ -47,6 +52,20 @@ function dayStart(text: string | undefined): string | null {
   if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return null;
   const ms = Date.parse(`${text}T00:00:00Z`);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * A search-preference value as one line of text: lists joined by commas (places by name),
+ * objects as `key: value` pairs, e.g. `price_max: 900000, bedrooms_min: 2`.
+ */
+export function describePreference(value: unknown): string {
+  if (Array.isArray(value)) return value.map(describePreference).join(', ');
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null && v !== undefined);
+    if ('name' in value && typeof (value as { name: unknown }).name === 'string') return (value as { name: string }).name;
+    return entries.map(([k, v]) => `${k}: ${describePreference(v)}`).join(', ');
+  }
+  return String(value);
 }
 
 function keyState(key: { revoked_at: string | null; expires_at: string | null }, now: number): 'active' | 'revoked' | 'expired' {
@@ -205,6 +224,40 @@ export async function consoleRoutes(app: FastifyInstance, { db }: { db: Db }): P
     },
   );
 
+  // --- Catalogue -----------------------------------------------------------------------------
+
+  app.get('/catalogue', async (request, reply) => {
+    const { businessId } = request.consoleSession!;
+    const [figures, imports] = await Promise.all([catalogueFigures(db, businessId), listUploadedImports(db, businessId)]);
+    return render(reply, 'catalogue', { figures, imports, problem: null });
+  });
+
+  app.post('/catalogue', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const upload = request.consoleUpload;
+    const { businessId, userId } = request.consoleSession!;
+    if (!upload || upload.bytes === 0) {
+      const [figures, imports] = await Promise.all([catalogueFigures(db, businessId), listUploadedImports(db, businessId)]);
+      return render(reply, 'catalogue', { figures, imports, problem: 'catalogue_file_missing' }, 422);
+    }
+    upload.claimed = true;
+    const { id } = await startUploadedImport(db, {
+      businessId,
+      userId,
+      fileName: upload.fileName,
+      path: upload.path,
+      bytes: upload.bytes,
+      removeAfter: upload.dir,
+    });
+    return reply.code(303).header('location', `/console/catalogue/imports/${id}`).send();
+  });
+
+  app.get<{ Params: { import_id: string } }>('/catalogue/imports/:import_id', async (request, reply) => {
+    const id = /^\d{1,15}$/.test(request.params.import_id) ? Number(request.params.import_id) : NaN;
+    const run = Number.isSafeInteger(id) ? await findUploadedImport(db, request.consoleSession!.businessId, id) : undefined;
+    if (!run) throw new InmoError('NOT_FOUND');
+    return render(reply, 'catalogue-import', { run, refresh: (run.state === 'running' || run.state === 'indexing') && !run.interrupted });
+  });
+
   // --- Leads ---------------------------------------------------------------------------------
 
   app.get('/leads', async (request, reply) => {
@@ -253,6 +306,7 @@ export async function consoleRoutes(app: FastifyInstance, { db }: { db: Db }): P
     const ids = [...shown.matches.map((m) => m.property_id), ...shown.near_misses.map((m) => m.property_id)];
     const summaries = new Map((await listPropertySummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, p]));
     return render(reply, 'lead', {
+      describe: describePreference,
       title: shown.lead.name ?? request.t('unnamed'),
       shown,
       matches: shown.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
