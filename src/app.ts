@@ -181,7 +181,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   // The workspace console: HTML for owners and agents, with sessions instead of keys (CONTRACT §12).
-  await app.register(consolePlugin, { prefix: '/console', db: options.db });
+  await app.register(consolePlugin, { prefix: '/console', db: options.db, onJobsQueued: options.onJobsQueued ?? (() => {}) });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 
   return app;

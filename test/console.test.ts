@@ -12,6 +12,7 @@ import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP } from '../src/http/console/page.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { createLeadByHand } from '../src/services/leads.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
+import { connectChannel } from '../src/services/channels.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { listing, snapshot } from './helpers/db.ts';
 import { get, withApp } from './helpers/http.ts';
@@ -104,7 +105,14 @@ async function userWithPassword(db: Db, businessId: number, email: string, role:
 }
 
 const PAGES = ['/console', '/console/keys', '/console/leads', '/console/leads/1', '/console/keys/abc/revoke'];
-const FORMS = ['/console/keys', '/console/keys/abc/revoke'];
+const FORMS = [
+  '/console/keys',
+  '/console/keys/abc/revoke',
+  '/console/catalogue',
+  '/console/leads/1/reply',
+  '/console/leads/1/handoff',
+  '/console/leads/1/resume',
+];
 
 describe('the console', () => {
   const t = withApp({
@@ -185,6 +193,13 @@ describe('the console', () => {
     expect(forged.body).toContain('Formulario caducado');
     const logout = await browser.request('POST', '/console/logout', {});
     expect(logout.statusCode).toBe(403);
+    const lead = await t.db.selectFrom('leads').select('id').where('name', '=', 'Lucía Uno').executeTakeFirstOrThrow();
+    for (const url of [
+      ...FORMS.filter((f) => !f.startsWith('/console/leads/')),
+      ...['reply', 'handoff', 'resume'].map((a) => `/console/leads/${lead.id}/${a}`),
+    ]) {
+      expect((await browser.request('POST', url, { text: 'hola' })).statusCode, url).toBe(403);
+    }
     const login = await new Browser(t.app).request('POST', '/console/login', { email: 'owner@uno.example', password: PASSWORD });
     expect(login.statusCode).toBe(403);
     expect(await snapshot(t.db)).toBe(before);
@@ -370,6 +385,67 @@ describe('the console', () => {
     const empty = await owner.upload('/console/catalogue', { _csrf: await owner.token('/console/catalogue') }, { ...file, content: '' });
     expect(empty.statusCode).toBe(422);
     expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('lets an agent reply inside the WhatsApp window, hand over and resume; outside it, says why and sends nothing', async () => {
+    const { db, businessId } = t;
+    const channel = await connectChannel(
+      db,
+      { businessId, provider: 'whatsapp-cloud', phoneNumberId: '5550001', tokenEnv: 'TEST_WA_TOKEN', template: 'bienvenida' },
+      { TEST_WA_TOKEN: 'token-used-only-in-tests' },
+    );
+    expect(channel).toBeTruthy();
+    const lead = await createLeadByHand(db, { businessId, phone: '+34600000077', name: 'Rosa Escribe' });
+    const now = Date.now();
+    const at = (ms: number) => new Date(ms).toISOString();
+    await db
+      .insertInto('conversations')
+      .values({
+        lead_id: lead.id,
+        business_id: businessId,
+        state: 'assistant',
+        window_open_until: at(now + 3600_000),
+        last_message_at: at(now),
+        updated_at: at(now),
+      })
+      .execute();
+    const browser = new Browser(t.app);
+    await browser.login('agent@uno.example');
+    const page = `/console/leads/${lead.id}`;
+    const handoff = await browser.submit(page, `${page}/handoff`, {});
+    expect(handoff.statusCode).toBe(303);
+    expect((await db.selectFrom('conversations').select('state').where('lead_id', '=', lead.id).executeTakeFirstOrThrow()).state).toBe(
+      'waiting_for_agent',
+    );
+    const reply = await browser.submit(page, `${page}/reply`, { text: 'Hola Rosa, ¿te viene bien el jueves?' });
+    expect(reply.statusCode).toBe(303);
+    const sent = await db.selectFrom('messages').select(['body', 'author']).where('lead_id', '=', lead.id).execute();
+    expect(sent).toEqual([{ body: 'Hola Rosa, ¿te viene bien el jueves?', author: 'agent' }]);
+    expect((await browser.get(page)).body).toContain('Hola Rosa, ¿te viene bien el jueves?');
+    const resume = await browser.submit(page, `${page}/resume`, {});
+    expect(resume.statusCode).toBe(303);
+    expect((await db.selectFrom('conversations').select('state').where('lead_id', '=', lead.id).executeTakeFirstOrThrow()).state).toBe(
+      'assistant',
+    );
+
+    await db
+      .updateTable('conversations')
+      .set({ window_open_until: at(now - 60_000) })
+      .where('lead_id', '=', lead.id)
+      .execute();
+    const closed = await browser.get(page);
+    expect(closed.body).toContain('La ventana de 24 horas de WhatsApp está cerrada');
+    expect(closed.body).not.toContain(`action="${page}/reply"`);
+    const before = await snapshot(db);
+    const late = await browser.submit(page, `${page}/reply`, { text: 'demasiado tarde' });
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toContain('La ventana de 24 horas está cerrada');
+    expect(await snapshot(db)).toBe(before);
+    // Another business's owner cannot act on it.
+    const other = new Browser(t.app);
+    await other.login('owner@dos.example');
+    expect((await other.submit('/console/leads', `${page}/handoff`, {})).statusCode).toBe(404);
+    expect(await snapshot(db)).toBe(before);
   });
 
   it('speaks English to a browser that prefers it, and both languages have every message', async () => {

@@ -59,8 +59,9 @@ declare module 'fastify' {
 /**
  * The console, as a plugin registered with prefix `/console` on the root instance.
  * @param db the database the API uses; sessions are read from it on every console request.
+ * @param onJobsQueued called after a form queued jobs (an agent's reply): the in-process worker wakes.
  */
-export async function consolePlugin(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
+export async function consolePlugin(app: FastifyInstance, { db, onJobsQueued }: { db: Db; onJobsQueued: () => void }): Promise<void> {
   // Pages, not API operations: none of them belongs in the OpenAPI document.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -148,5 +149,5 @@ export async function consolePlugin(app: FastifyInstance, { db }: { db: Db }): P
     return errorPage(reply, 404, 'not_found');
   });
 
-  await app.register(consoleRoutes, { db });
+  await app.register(consoleRoutes, { db, onJobsQueued });
 }

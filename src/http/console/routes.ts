@@ -11,7 +11,8 @@
  *   303 to `GET /catalogue/imports/:import_id`, which shows its progress (refreshing itself every
  *   second, no script needed) and then its report with every rejected line;
  * - everyone: `GET /leads` (query `status`, `type`, `source`, `from`, `to` (dates), `q`, `page`),
- *   `GET /leads/:lead_id`.
+ *   `GET /leads/:lead_id`; `POST /leads/:lead_id/reply` (field `text`: an agent's WhatsApp message,
+ *   only inside the 24-hour window), `POST /leads/:lead_id/handoff` and `/resume` (who answers).
  *
  * Every POST passes `csrfProtection` before its handler. A form with bad input is shown again
  * with the reason, status 422, and changes nothing.
@@ -27,6 +28,7 @@ import { presentLead } from '../../domain/lead-presenter.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
 import { findPasswordLink, login, logout, setPasswordWithLink } from '../../services/console-users.ts';
 import { showLead } from '../../services/leads.ts';
+import { replyAsAgent, setAnswerer } from '../../services/conversations.ts';
 import { catalogueFigures, findUploadedImport, listUploadedImports, startUploadedImport } from '../../services/catalogue-uploads.ts';
 import { InmoError } from '../../errors.ts';
 import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP, SESSION_COOKIE, clearSessionCookie, render, safeNext, setSessionCookie } from './page.ts';
@@ -74,7 +76,18 @@ function keyState(key: { revoked_at: string | null; expires_at: string | null },
   return 'active';
 }
 
-export async function consoleRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
+/** The refusals of the conversation rules the lead page explains (message keys of i18n.ts). */
+const CONVERSATION_PROBLEMS = {
+  REPLY_BLANK: true,
+  REPLY_TOO_LONG: true,
+  REPLY_NO_CHANNEL: true,
+  REPLY_OPTED_OUT: true,
+  REPLY_WINDOW_CLOSED: true,
+  RESUME_OPTED_OUT: true,
+  CONVERSATION_NOT_FOUND: true,
+};
+
+export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: { db: Db; onJobsQueued: () => void }): Promise<void> {
   const perIp = app.createRateLimit({ max: LOGIN_PER_IP, timeWindow: 60_000, keyGenerator: (r) => `login-ip:${r.ip}` });
   const perAccount = app.createRateLimit({
     max: LOGIN_PER_ACCOUNT,
@@ -298,21 +311,74 @@ export async function consoleRoutes(app: FastifyInstance, { db }: { db: Db }): P
     });
   });
 
-  app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => {
+  /** The lead of the URL, if it is the session's business's; else 404, as for a missing one. */
+  const ownLead = async (request: FastifyRequest<{ Params: { lead_id: string } }>) => {
     const id = /^\d{1,15}$/.test(request.params.lead_id) ? Number(request.params.lead_id) : NaN;
     const shown = Number.isSafeInteger(id) ? await showLead(db, id) : undefined;
-    // Another business's lead is answered exactly like a missing one.
     if (!shown || shown.lead.business_id !== request.consoleSession!.businessId) throw new InmoError('NOT_FOUND');
+    return shown;
+  };
+
+  const leadPage = async (
+    reply: FastifyReply,
+    shown: NonNullable<Awaited<ReturnType<typeof showLead>>>,
+    status = 200,
+    problem: string | null = null,
+  ) => {
     const ids = [...shown.matches.map((m) => m.property_id), ...shown.near_misses.map((m) => m.property_id)];
     const summaries = new Map((await listPropertySummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, p]));
-    return render(reply, 'lead', {
-      describe: describePreference,
-      title: shown.lead.name ?? request.t('unnamed'),
-      shown,
-      matches: shown.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
-      nearMisses: shown.near_misses
-        .map((m) => ({ property: summaries.get(m.property_id), missed: (m.failed ?? '').split(',').filter(Boolean) }))
-        .filter((m) => m.property !== undefined),
-    });
-  });
+    const until = shown.conversation.window_open_until;
+    return render(
+      reply,
+      'lead',
+      {
+        describe: describePreference,
+        title: shown.lead.name ?? reply.request.t('unnamed'),
+        shown,
+        problem,
+        windowOpen: shown.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),
+        matches: shown.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
+        nearMisses: shown.near_misses
+          .map((m) => ({ property: summaries.get(m.property_id), missed: (m.failed ?? '').split(',').filter(Boolean) }))
+          .filter((m) => m.property !== undefined),
+      },
+      status,
+    );
+  };
+
+  app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => leadPage(reply, await ownLead(request)));
+
+  /**
+   * A conversation action on a lead: done, then 303 back to the thread; refused by the rules
+   * (window closed, opted out, blank…), the lead's page again with the reason and the error's status.
+   */
+  const conversationAction = (act: (leadId: number, body: unknown) => Promise<unknown>) => {
+    return async (request: FastifyRequest<{ Params: { lead_id: string } }>, reply: FastifyReply) => {
+      const shown = await ownLead(request);
+      try {
+        await act(shown.lead.id, request.body);
+      } catch (error) {
+        if (!(error instanceof InmoError) || error.status >= 500 || !(error.code in CONVERSATION_PROBLEMS)) throw error;
+        request.errorCode = error.code;
+        return leadPage(reply, await ownLead(request), error.status, error.code);
+      }
+      onJobsQueued();
+      return reply.code(303).header('location', `/console/leads/${shown.lead.id}#h-thread`).send();
+    };
+  };
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/reply',
+    csrfChecked,
+    conversationAction((leadId, body) => replyAsAgent(db, leadId, field(body, 'text'))),
+  );
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/handoff',
+    csrfChecked,
+    conversationAction((leadId) => setAnswerer(db, leadId, 'waiting_for_agent')),
+  );
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/resume',
+    csrfChecked,
+    conversationAction((leadId) => setAnswerer(db, leadId, 'assistant')),
+  );
 }
