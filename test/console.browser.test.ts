@@ -5,7 +5,7 @@
  * The journey of an agency owner given only a URL and a one-time link: set a password, log
  * in, create a key and use it against /v1/ext/me, revoke it and see the API refuse it, open a
  * lead that came in through /v1/ext/leads/inquiries and see its matches, upload a catalogue
- * file with a bad line and see the report, log out. Screenshots
+ * file with a bad line and see the report, connect WhatsApp, log out. Screenshots
  * of each page go to test-results/screenshots (ignored by git; the README shows copies).
  *
  * Skipped, saying so, where /usr/bin/chromium is missing (`apt-get install -y chromium`), except
@@ -21,6 +21,7 @@ import { Worker } from '../src/jobs/worker.ts';
 import { createUser } from '../src/services/console-users.ts';
 import { ENGINE, REPO_ROOT, importRecords, listing } from './helpers/db.ts';
 import { withApp } from './helpers/http.ts';
+import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
 
 const CHROMIUM = process.env.INMO_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = join(REPO_ROOT, 'test-results', 'screenshots');
@@ -49,13 +50,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
   let origin: string;
   const violations: string[] = [];
 
+  let graph: FakeGraph;
+
   beforeAll(async () => {
+    graph = await startFakeGraph();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     origin = new URL(t.base).origin;
     if (ENGINE === 'sqlite') mkdirSync(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
+    await graph?.close();
   });
 
   /** Runs axe on the page as it is now, and (on one engine) saves its screenshot. */
@@ -156,6 +161,18 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     await expect(rejected.getByRole('row').nth(1).textContent()).resolves.toMatch(/^2\S/);
     await check(page, 'catalogue-import');
 
+    // WhatsApp, connected from the browser: the page then shows what Meta's webhook setup asks for.
+    await page.getByRole('link', { name: 'WhatsApp' }).click();
+    await page.getByLabel('Id del número de teléfono').fill('34911000222');
+    await page.getByLabel('Token de acceso').fill('EAAG-token-del-navegador');
+    await page.getByLabel('Secreto de la app de Meta').fill('secreto-del-navegador');
+    await page.getByLabel('Plantilla de bienvenida aprobada').fill('bienvenida');
+    await page.getByLabel('API de Meta (Graph)').fill(graph.baseUrl);
+    await page.getByRole('button', { name: 'Guardar' }).click();
+    await expect(page.getByRole('status').first().textContent()).resolves.toContain('Canal guardado.');
+    await expect(page.locator('#verify-token').textContent()).resolves.toMatch(/^[A-Za-z0-9_-]{32}$/);
+    await check(page, 'channel');
+
     // Every page again at a phone's width.
     await page.setViewportSize(WIDTHS.phone);
     for (const [name, path] of [
@@ -163,6 +180,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
       ['keys', '/console/keys'],
       ['leads', '/console/leads'],
       ['catalogue', '/console/catalogue'],
+      ['channel', '/console/channel'],
       ['lead', page.url().slice(origin.length)],
     ]) {
       await page.goto(origin + path);

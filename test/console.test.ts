@@ -13,6 +13,7 @@ import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { createLeadByHand } from '../src/services/leads.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { connectChannel } from '../src/services/channels.ts';
+import { startFakeGraph } from './fake-graph.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { listing, snapshot } from './helpers/db.ts';
 import { get, withApp } from './helpers/http.ts';
@@ -104,7 +105,16 @@ async function userWithPassword(db: Db, businessId: number, email: string, role:
   return user;
 }
 
-const PAGES = ['/console', '/console/keys', '/console/leads', '/console/leads/1', '/console/keys/abc/revoke'];
+const PAGES = [
+  '/console',
+  '/console/keys',
+  '/console/leads',
+  '/console/leads/1',
+  '/console/keys/abc/revoke',
+  '/console/catalogue',
+  '/console/catalogue/imports/1',
+  '/console/channel',
+];
 const FORMS = [
   '/console/keys',
   '/console/keys/abc/revoke',
@@ -446,6 +456,86 @@ describe('the console', () => {
     await other.login('owner@dos.example');
     expect((await other.submit('/console/leads', `${page}/handoff`, {})).statusCode).toBe(404);
     expect(await snapshot(db)).toBe(before);
+  });
+
+  it('connects WhatsApp from a form: the token and app secret are write-only, the page shows the webhook, a test template goes out', async () => {
+    const graph = await startFakeGraph();
+    try {
+      // A business with no channel yet (an earlier test connected one).
+      await t.db.deleteFrom('channels').where('business_id', '=', t.businessId).execute();
+      const owner = new Browser(t.app);
+      await owner.login('owner@uno.example');
+      const before = await snapshot(t.db);
+      const base = {
+        phone_number_id: '34911000111',
+        template: 'bienvenida',
+        languages: 'gb=en_GB',
+        listing_url: '',
+        base_url: graph.baseUrl,
+      };
+      const noToken = await owner.submit('/console/channel', '/console/channel', { ...base, access_token: '', app_secret: '' });
+      expect(noToken.statusCode).toBe(422);
+      expect(noToken.body).toContain('Pega el token de acceso');
+      const badLanguages = await owner.submit('/console/channel', '/console/channel', {
+        ...base,
+        access_token: 'tok',
+        languages: 'english',
+      });
+      expect(badLanguages.statusCode).toBe(422);
+      expect(await snapshot(t.db)).toBe(before);
+
+      const saved = await owner.submit('/console/channel', '/console/channel', {
+        ...base,
+        access_token: 'EAAG-token-de-prueba',
+        app_secret: 'secreto-de-la-app',
+      });
+      expect(saved.statusCode).toBe(303);
+      const page = await owner.get('/console/channel?saved=1');
+      expect(page.body).toContain('Canal guardado.');
+      expect(page.body).toMatch(/<code>http:\/\/localhost(:80)?\/webhooks\/whatsapp<\/code>/);
+      const verifyToken = /id="verify-token">([^<]+)</.exec(page.body)![1];
+      expect(verifyToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect(page.body).not.toContain('EAAG-token-de-prueba');
+      expect(page.body).not.toContain('secreto-de-la-app');
+      const row = await t.db.selectFrom('channels').selectAll().where('business_id', '=', t.businessId).executeTakeFirstOrThrow();
+      expect(row.access_token).not.toContain('EAAG');
+      expect(JSON.parse(row.languages)).toMatchObject({ gb: 'en_GB', es: 'es' });
+      // Meta's handshake takes the token the page shows.
+      const handshake = await t.app.inject({
+        url: `/webhooks/whatsapp?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1234`,
+      });
+      expect(handshake.body).toBe('1234');
+
+      // Changed without a token: the stored one stays, and the test send uses it.
+      const changed = await owner.submit('/console/channel', '/console/channel', {
+        ...base,
+        template: 'hola_v2',
+        access_token: '',
+        app_secret: '',
+      });
+      expect(changed.statusCode).toBe(303);
+      const test = await owner.submit('/console/channel', '/console/channel/test', { test_phone: '612 34 56 78' });
+      expect(test.statusCode).toBe(200);
+      expect(test.body).toContain('Plantilla enviada a +34612345678');
+      expect(graph.requests).toHaveLength(1);
+      expect(graph.requests[0].authorization).toBe('Bearer EAAG-token-de-prueba');
+      expect(graph.requests[0].body).toMatchObject({ to: '+34612345678', type: 'template', template: { name: 'hola_v2' } });
+      const badPhone = await owner.submit('/console/channel', '/console/channel/test', { test_phone: '12' });
+      expect(badPhone.statusCode).toBe(422);
+      expect(graph.requests).toHaveLength(1);
+
+      // An agent may not see or change it; another business may not take the number.
+      const agent = new Browser(t.app);
+      await agent.login('agent@uno.example');
+      expect((await agent.get('/console/channel')).statusCode).toBe(403);
+      const other = new Browser(t.app);
+      await other.login('owner@dos.example');
+      const taken = await other.submit('/console/channel', '/console/channel', { ...base, access_token: 'otro' });
+      expect(taken.statusCode).toBe(409);
+      expect(taken.body).toContain('Ese número ya está conectado a otro espacio de trabajo.');
+    } finally {
+      await graph.close();
+    }
   });
 
   it('speaks English to a browser that prefers it, and both languages have every message', async () => {

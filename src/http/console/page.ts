@@ -61,6 +61,7 @@ const TITLES: Record<string, MessageKey> = {
   'key-revoke': 'revoke_title',
   leads: 'leads_title',
   catalogue: 'catalogue_title',
+  channel: 'channel_title',
   'catalogue-import': 'catalogue_import_title',
 };
 

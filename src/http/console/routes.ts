@@ -6,6 +6,11 @@
  * - `GET /` the overview;
  * - owners: `GET /keys`, `POST /keys` (fields `name`, `scopes` (repeated), `expires_on`
  *   (YYYY-MM-DD, optional)): the whole key shown once; `GET|POST /keys/:key_id/revoke`;
+ * - owners: `GET /channel`, `POST /channel` (fields `phone_number_id`, `access_token` and
+ *   `app_secret` (write-only: blank keeps the stored one), `template`, `languages` (`gb=en_GB, …`),
+ *   `listing_url`, `base_url`): connects or changes WhatsApp, with connectChannel's rules; the
+ *   page shows the webhook callback URL and verify token. `POST /channel/test` (field
+ *   `test_phone`) sends the template to a number now and shows the provider's answer;
  * - everyone: `GET /catalogue` (figures and the latest uploads); owners: `POST /catalogue`
  *   (multipart, fields `_csrf` then `file`): the import starts in the background and the answer is
  *   303 to `GET /catalogue/imports/:import_id`, which shows its progress (refreshing itself every
@@ -28,6 +33,11 @@ import { presentLead } from '../../domain/lead-presenter.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
 import { findPasswordLink, login, logout, setPasswordWithLink } from '../../services/console-users.ts';
 import { showLead } from '../../services/leads.ts';
+import { connectChannel, WEBHOOK_PATH } from '../../services/channels.ts';
+import { findChannel } from '../../db/repositories/messaging.ts';
+import { GRAPH_API_BASE, sendWhatsAppMessage, templateLanguage } from '../../channels/whatsapp-cloud.ts';
+import { normalizePhone } from '../../domain/phone.ts';
+import { openSecret } from '../../secrets.ts';
 import { replyAsAgent, setAnswerer } from '../../services/conversations.ts';
 import { catalogueFigures, findUploadedImport, listUploadedImports, startUploadedImport } from '../../services/catalogue-uploads.ts';
 import { InmoError } from '../../errors.ts';
@@ -86,6 +96,33 @@ const CONVERSATION_PROBLEMS = {
   RESUME_OPTED_OUT: true,
   CONVERSATION_NOT_FOUND: true,
 };
+
+/** What each refusal of connectChannel tells the owner (message keys of i18n.ts). */
+const CHANNEL_PROBLEMS = {
+  CHANNEL_PHONE_NUMBER_ID_BLANK: 'channel_phone_number_id_blank',
+  CHANNEL_TEMPLATE_BLANK: 'channel_template_blank',
+  CHANNEL_TOKEN_ENV_UNSET: 'channel_token_missing',
+  CHANNEL_BASE_URL: 'channel_base_url_invalid',
+  CHANNEL_LISTING_URL: 'channel_listing_url_invalid',
+  CHANNEL_PHONE_NUMBER_ID_TAKEN: 'channel_phone_number_id_taken',
+} as const;
+
+/**
+ * The languages field, `gb=en_GB, fr=fr`: a lead's `preferred_language` → the template's
+ * language code. Null when a pair is not `code=code`.
+ */
+export function parseLanguages(text: string): Record<string, string> | null {
+  const languages: Record<string, string> = {};
+  for (const pair of text
+    .split(/[,\n]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const match = /^([a-z]{2,3})\s*=\s*([A-Za-z]{2,3}(?:_[A-Za-z]{2})?)$/.exec(pair);
+    if (!match) return null;
+    languages[match[1]] = match[2];
+  }
+  return languages;
+}
 
 export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: { db: Db; onJobsQueued: () => void }): Promise<void> {
   const perIp = app.createRateLimit({ max: LOGIN_PER_IP, timeWindow: 60_000, keyGenerator: (r) => `login-ip:${r.ip}` });
@@ -236,6 +273,120 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
       return reply.code(303).header('location', '/console/keys').send();
     },
   );
+
+  // --- WhatsApp channel (owners) -------------------------------------------------------------
+
+  const channelPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { status?: number; problem?: string | null; form?: Record<string, string>; test?: { ok: boolean; text: string } | null } = {},
+  ) => {
+    const stored = await findChannel(db, request.consoleSession!.businessId);
+    const channel = stored && {
+      phone_number_id: stored.phone_number_id,
+      template: stored.template,
+      languages: Object.entries(JSON.parse(stored.languages) as Record<string, string>)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', '),
+      base_url: stored.base_url,
+      listing_url: stored.listing_url ?? '',
+      webhooks: stored.app_secret !== null,
+      verify_token: stored.verify_token === null ? null : openSecret(stored.verify_token),
+      connected_at: stored.connected_at,
+    };
+    const form = extra.form ?? {
+      phone_number_id: channel?.phone_number_id ?? '',
+      template: channel?.template ?? '',
+      languages: channel?.languages ?? '',
+      listing_url: channel?.listing_url ?? '',
+      base_url: channel?.base_url ?? GRAPH_API_BASE,
+      test_phone: '',
+    };
+    return render(
+      reply,
+      'channel',
+      {
+        channel,
+        form,
+        saved: (request.query as Record<string, string>).saved === '1' && extra.status === undefined,
+        problem: extra.problem ?? null,
+        test: extra.test ?? null,
+        callbackUrl: `${request.protocol}://${request.host}${WEBHOOK_PATH}`,
+      },
+      extra.status ?? 200,
+    );
+  };
+
+  app.get('/channel', { config: { consoleAccess: 'owner' } }, async (request, reply) => channelPage(request, reply));
+
+  app.post('/channel', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const businessId = request.consoleSession!.businessId;
+    const form = {
+      phone_number_id: field(request.body, 'phone_number_id').trim(),
+      template: field(request.body, 'template').trim(),
+      languages: field(request.body, 'languages').trim(),
+      listing_url: field(request.body, 'listing_url').trim(),
+      base_url: field(request.body, 'base_url').trim() || GRAPH_API_BASE,
+      test_phone: '',
+    };
+    const languages = parseLanguages(form.languages);
+    if (languages === null) return channelPage(request, reply, { status: 422, problem: 'channel_languages_invalid', form });
+    // The token and app secret are write-only: left blank, the stored ones are kept.
+    const stored = await findChannel(db, businessId);
+    const token = field(request.body, 'access_token').trim() || (stored ? openSecret(stored.access_token) : '');
+    const appSecret = field(request.body, 'app_secret').trim();
+    const env = { INMO_CONSOLE_TOKEN: token, INMO_CONSOLE_APP_SECRET: appSecret };
+    try {
+      await connectChannel(
+        db,
+        {
+          businessId,
+          provider: 'whatsapp-cloud',
+          phoneNumberId: form.phone_number_id,
+          tokenEnv: 'INMO_CONSOLE_TOKEN',
+          template: form.template,
+          baseUrl: form.base_url,
+          languages,
+          appSecretEnv: appSecret === '' ? undefined : 'INMO_CONSOLE_APP_SECRET',
+          listingUrl: form.listing_url || undefined,
+        },
+        env,
+      );
+    } catch (error) {
+      if (!(error instanceof InmoError) || !(error.code in CHANNEL_PROBLEMS)) throw error;
+      request.errorCode = error.code;
+      return channelPage(request, reply, {
+        status: error.status === 409 ? 409 : 422,
+        problem: CHANNEL_PROBLEMS[error.code as keyof typeof CHANNEL_PROBLEMS],
+        form,
+      });
+    }
+    return reply.code(303).header('location', '/console/channel?saved=1').send();
+  });
+
+  app.post('/channel/test', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const stored = await findChannel(db, request.consoleSession!.businessId);
+    if (!stored) return channelPage(request, reply, { status: 409, problem: 'REPLY_NO_CHANNEL' });
+    const to = normalizePhone(field(request.body, 'test_phone'));
+    if (to === null) return channelPage(request, reply, { status: 422, problem: 'channel_test_phone_invalid' });
+    const outcome = await sendWhatsAppMessage({
+      baseUrl: stored.base_url,
+      phoneNumberId: stored.phone_number_id,
+      accessToken: openSecret(stored.access_token),
+      to,
+      callbackData: 'console-test',
+      content: {
+        type: 'template',
+        template: stored.template,
+        language: templateLanguage(JSON.parse(stored.languages), request.consoleLanguage === 'en' ? 'gb' : 'es'),
+      },
+    });
+    const test =
+      outcome.kind === 'sent'
+        ? { ok: true, text: request.t('channel_test_sent', { to, id: outcome.messageId ?? '—' }) }
+        : { ok: false, text: request.t('channel_test_failed', { error: outcome.error }) };
+    return channelPage(request, reply, { status: outcome.kind === 'sent' ? 200 : 502, test });
+  });
 
   // --- Catalogue -----------------------------------------------------------------------------
 
