@@ -56,6 +56,16 @@ export const ERRORS = {
 
   // Operator errors (CLI; the console will show the same).
   UNKNOWN_BUSINESS: spec<{ id: number }>({ status: 404, detail: ({ id }) => `Business ${id} does not exist` }),
+  JOB_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No job with id ${id}` }),
+  JOB_NOT_FAILED: spec<{ id: number; state: string }>({
+    status: 409,
+    detail: ({ id, state }) => `Job ${id} has not failed: it is ${state}, and runs by itself`,
+  }),
+  JOB_RETRY_UNSAFE: spec<{ id: number; state: string }>({
+    status: 409,
+    detail: ({ id, state }) =>
+      `Job ${id} is not retried: its message is ${state}, so WhatsApp may have it already, and the lead would get it twice`,
+  }),
   USER_EMAIL_INVALID: spec({ status: 400, detail: '--email must be an email address, e.g. ana@agency.example' }),
   USER_EMAIL_TAKEN: spec<{ email: string }>({ status: 409, detail: ({ email }) => `A user with email ${email} already exists` }),
   USER_ROLE_UNKNOWN: spec({ status: 400, detail: '--role must be owner or agent' }),

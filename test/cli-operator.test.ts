@@ -54,6 +54,7 @@ describe('help and version', () => {
         'leads create',
         'leads show',
         'jobs list',
+        'jobs retry',
         'channel connect',
         'channel assistant',
         'conversations list',

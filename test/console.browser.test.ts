@@ -172,6 +172,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     await expect(page.getByRole('status').first().textContent()).resolves.toContain('Canal guardado.');
     await expect(page.locator('#verify-token').textContent()).resolves.toMatch(/^[A-Za-z0-9_-]{32}$/);
     await check(page, 'channel');
+    await page.getByRole('link', { name: 'Seguimientos y tareas' }).click();
+    await check(page, 'jobs');
 
     // Every page again at a phone's width.
     await page.setViewportSize(WIDTHS.phone);
@@ -181,6 +183,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
       ['leads', '/console/leads'],
       ['catalogue', '/console/catalogue'],
       ['channel', '/console/channel'],
+      ['jobs', '/console/jobs'],
       ['lead', page.url().slice(origin.length)],
     ]) {
       await page.goto(origin + path);

@@ -538,6 +538,60 @@ describe('the console', () => {
     }
   });
 
+  it('lists failed jobs to owners, retries one, and sets follow-up periods', async () => {
+    const lead = await t.db.selectFrom('leads').select(['id', 'business_id']).where('name', '=', 'Lucía Uno').executeTakeFirstOrThrow();
+    const theirLead = await t.db
+      .selectFrom('leads')
+      .select(['id', 'business_id'])
+      .where('name', '=', 'Pedro Dos')
+      .executeTakeFirstOrThrow();
+    const failed = (leadRow: { id: number; business_id: number }) =>
+      t.db
+        .insertInto('jobs')
+        .values({
+          business_id: leadRow.business_id,
+          lead_id: leadRow.id,
+          kind: 'match_lead',
+          state: 'failed',
+          attempts: 5,
+          run_at: '2026-11-01T00:00:00Z',
+          last_error: 'database is locked',
+          created_at: '2026-11-01T00:00:00Z',
+          updated_at: '2026-11-01T00:00:00Z',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    const ours = await failed(lead);
+    const theirs = await failed(theirLead);
+    const owner = new Browser(t.app);
+    await owner.login('owner@uno.example');
+    const page = await owner.get('/console/jobs');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('database is locked');
+    expect(page.body).toContain(`/console/jobs/${ours.id}/retry`);
+    expect(page.body).not.toContain(`/console/jobs/${theirs.id}/retry`);
+    const before = await snapshot(t.db);
+    expect((await owner.submit('/console/jobs', `/console/jobs/${theirs.id}/retry`, {})).statusCode).toBe(404);
+    expect(await snapshot(t.db)).toBe(before);
+    expect((await owner.submit('/console/jobs', `/console/jobs/${ours.id}/retry`, {})).statusCode).toBe(303);
+    expect(await t.db.selectFrom('jobs').select(['state', 'attempts']).where('id', '=', ours.id).executeTakeFirstOrThrow()).toEqual({
+      state: 'pending',
+      attempts: 0,
+    });
+    const again = await owner.submit('/console/jobs', `/console/jobs/${ours.id}/retry`, {});
+    expect(again.statusCode).toBe(409);
+    expect(again.body).toContain('Esa tarea ya no está fallida');
+
+    const period = await owner.submit('/console/jobs', '/console/follow-ups', { type: 'propietario', every_days: '60' });
+    expect(period.statusCode).toBe(303);
+    expect((await owner.get('/console/jobs')).body).toMatch(/<dt>propietario<\/dt><dd>cada 60 días<\/dd>/);
+    const bad = await owner.submit('/console/jobs', '/console/follow-ups', { type: 'propietario', every_days: '0' });
+    expect(bad.statusCode).toBe(422);
+    const agent = new Browser(t.app);
+    await agent.login('agent@uno.example');
+    expect((await agent.get('/console/jobs')).statusCode).toBe(403);
+  });
+
   it('speaks English to a browser that prefers it, and both languages have every message', async () => {
     const english = new Browser(t.app, { 'accept-language': 'en-GB,en;q=0.9,es;q=0.5' });
     const page = await english.get('/console/login');
@@ -569,6 +623,6 @@ describe('the console', () => {
       statuses.push((await new Browser(t.app, {}, '203.0.113.7').login(`user${i}@uno.example`, 'some-wrong-password')).statusCode);
     expect(statuses).toEqual([...new Array(LOGIN_PER_IP).fill(401), 429]);
     // Another address is not held back by it.
-    expect((await new Browser(t.app, {}, '203.0.113.8').login('agent@uno.example')).statusCode).toBe(303);
+    expect((await new Browser(t.app, {}, '203.0.113.8').login('owner@dos.example')).statusCode).toBe(303);
   });
 });

@@ -1,6 +1,7 @@
-/** `inmo jobs list` (CONTRACT §7, §9): the background jobs and their state. */
+/** `inmo jobs list|retry` (CONTRACT §7, §9): the background jobs, their state, and running a failed one again. */
 import type { Command } from 'commander';
 import { listJobs } from '../db/repositories/jobs.ts';
+import { retryJob } from '../services/jobs.ts';
 import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 const STATES = ['pending', 'running', 'done', 'failed'];
@@ -25,6 +26,14 @@ export function register(program: Command): void {
           )
           .join('\n');
         print(list, human || 'no jobs');
+      }),
+    );
+  command(jobs, 'retry', 'run a failed job again now (a message WhatsApp may have taken is never sent twice)')
+    .argument('<id>', 'the job id (from jobs list --state failed)', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const job = await withDb((db) => retryJob(db, id), { mustExist: true });
+        print(job, `job #${job.id} (${job.kind}) is pending again and runs at the next poll`);
       }),
     );
 }

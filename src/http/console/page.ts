@@ -62,6 +62,7 @@ const TITLES: Record<string, MessageKey> = {
   leads: 'leads_title',
   catalogue: 'catalogue_title',
   channel: 'channel_title',
+  jobs: 'jobs_title',
   'catalogue-import': 'catalogue_import_title',
 };
 

@@ -11,6 +11,8 @@
  *   `listing_url`, `base_url`): connects or changes WhatsApp, with connectChannel's rules; the
  *   page shows the webhook callback URL and verify token. `POST /channel/test` (field
  *   `test_phone`) sends the template to a number now and shows the provider's answer;
+ * - owners: `GET /jobs` (follow-up periods by lead type, failed jobs with their last error),
+ *   `POST /jobs/:job_id/retry`, `POST /follow-ups` (fields `type`, `every_days`);
  * - everyone: `GET /catalogue` (figures and the latest uploads); owners: `POST /catalogue`
  *   (multipart, fields `_csrf` then `file`): the import starts in the background and the answer is
  *   303 to `GET /catalogue/imports/:import_id`, which shows its progress (refreshing itself every
@@ -33,6 +35,9 @@ import { presentLead } from '../../domain/lead-presenter.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
 import { findPasswordLink, login, logout, setPasswordWithLink } from '../../services/console-users.ts';
 import { showLead } from '../../services/leads.ts';
+import { listFailedJobs, retryJob } from '../../services/jobs.ts';
+import { setFollowUpRule } from '../../services/follow-ups.ts';
+import { followUpRules } from '../../db/repositories/follow-ups.ts';
 import { connectChannel, WEBHOOK_PATH } from '../../services/channels.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { GRAPH_API_BASE, sendWhatsAppMessage, templateLanguage } from '../../channels/whatsapp-cloud.ts';
@@ -386,6 +391,52 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
         ? { ok: true, text: request.t('channel_test_sent', { to, id: outcome.messageId ?? '—' }) }
         : { ok: false, text: request.t('channel_test_failed', { error: outcome.error }) };
     return channelPage(request, reply, { status: outcome.kind === 'sent' ? 200 : 502, test });
+  });
+
+  // --- Follow-up rules and failed jobs (owners) ----------------------------------------------
+
+  const jobsPage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: string | null = null) => {
+    const businessId = request.consoleSession!.businessId;
+    const [jobs, rules] = await Promise.all([listFailedJobs(db, businessId), followUpRules(db, businessId)]);
+    return render(
+      reply,
+      'jobs',
+      { jobs, rules: LEAD_TYPES.map((type) => ({ type, every_days: rules.get(type) ?? null })), problem },
+      status,
+    );
+  };
+
+  app.get('/jobs', { config: { consoleAccess: 'owner' } }, async (request, reply) => jobsPage(request, reply));
+
+  app.post<{ Params: { job_id: string } }>(
+    '/jobs/:job_id/retry',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const id = /^\d{1,15}$/.test(request.params.job_id) ? Number(request.params.job_id) : NaN;
+      if (!Number.isSafeInteger(id)) throw new InmoError('NOT_FOUND');
+      try {
+        await retryJob(db, id, { businessId: request.consoleSession!.businessId });
+      } catch (error) {
+        if (error instanceof InmoError && error.code === 'JOB_NOT_FOUND') throw new InmoError('NOT_FOUND');
+        if (!(error instanceof InmoError) || (error.code !== 'JOB_NOT_FAILED' && error.code !== 'JOB_RETRY_UNSAFE')) throw error;
+        request.errorCode = error.code;
+        return jobsPage(request, reply, 409, error.code);
+      }
+      onJobsQueued();
+      return reply.code(303).header('location', '/console/jobs').send();
+    },
+  );
+
+  app.post('/follow-ups', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const days = Number(field(request.body, 'every_days'));
+    try {
+      await setFollowUpRule(db, request.consoleSession!.businessId, field(request.body, 'type'), days);
+    } catch (error) {
+      if (!(error instanceof InmoError) || (error.code !== 'FOLLOW_UP_TYPE_UNKNOWN' && error.code !== 'FOLLOW_UP_PERIOD')) throw error;
+      request.errorCode = error.code;
+      return jobsPage(request, reply, 422, error.code);
+    }
+    return reply.code(303).header('location', '/console/jobs').send();
   });
 
   // --- Catalogue -----------------------------------------------------------------------------

@@ -1,0 +1,63 @@
+/**
+ * Failed background jobs, and running one again (issue 15: the console's jobs page; `inmo jobs
+ * retry`).
+ *
+ * A job fails for good (`failed`) after its last attempt, or at once on a permanent error
+ * (jobs/worker.ts). A retry puts it back to `pending`, due now, with its attempts counted from
+ * zero. A job that sends a WhatsApp message (`send_welcome`, `send_message`, `assistant_reply`)
+ * is retried only while its message is `failed` (WhatsApp certainly did not take it), which
+ * goes back to `pending` with it; a message `sending`, `needs_reconciliation`, or already sent
+ * may have reached the lead, and is never sent twice (jobs/deliver.ts).
+ */
+import type { Db } from '../db/database.ts';
+import { findMessage, findReplyTo, findWelcome, moveMessage, type MessageRow } from '../db/repositories/messaging.ts';
+import { listJobs } from '../db/repositories/jobs.ts';
+import type { Executor } from '../db/database.ts';
+import { nowRfc3339 } from '../domain/time.ts';
+import { InmoError } from '../errors.ts';
+
+/** The message a job delivers, for the kinds that send one (it may not exist yet). */
+async function messageOfJob(
+  db: Executor,
+  job: { kind: string; lead_id: number | null; payload: string | null },
+): Promise<MessageRow | undefined> {
+  const payload = JSON.parse(job.payload ?? '{}') as { message_id?: number };
+  if (job.kind === 'send_welcome') return job.lead_id === null ? undefined : findWelcome(db, job.lead_id);
+  if (job.kind === 'send_message') return payload.message_id === undefined ? undefined : findMessage(db, payload.message_id);
+  if (job.kind === 'assistant_reply') return payload.message_id === undefined ? undefined : findReplyTo(db, payload.message_id);
+  return undefined;
+}
+
+/** A business's failed jobs, newest first. */
+export async function listFailedJobs(db: Db, businessId: number, limit = 100) {
+  return listJobs(db, { state: 'failed', businessId, limit });
+}
+
+/**
+ * Runs a failed job again: `pending`, due now, attempts from zero; its failed message, if it
+ * sends one, back to `pending` too.
+ * @param businessId when given, a job of another business is not found (the console's tenancy).
+ * @returns the job's id, kind and new state.
+ * @throws InmoError JOB_NOT_FOUND, JOB_NOT_FAILED, JOB_RETRY_UNSAFE.
+ */
+export async function retryJob(db: Db, id: number, options: { businessId?: number } = {}, now = nowRfc3339()) {
+  return db.transaction().execute(async (trx) => {
+    let query = trx.selectFrom('jobs').select(['id', 'business_id', 'lead_id', 'kind', 'state', 'payload']).where('id', '=', id);
+    if (options.businessId !== undefined) query = query.where('business_id', '=', options.businessId);
+    const job = await query.executeTakeFirst();
+    if (!job) throw new InmoError('JOB_NOT_FOUND', { id });
+    if (job.state !== 'failed') throw new InmoError('JOB_NOT_FAILED', { id, state: job.state });
+    const message = await messageOfJob(trx, job);
+    if (message && message.state !== 'failed' && message.state !== 'pending')
+      throw new InmoError('JOB_RETRY_UNSAFE', { id, state: message.state });
+    if (message?.state === 'failed') await moveMessage(trx, message.id, 'failed', { state: 'pending', last_error: null, updated_at: now });
+    const moved = await trx
+      .updateTable('jobs')
+      .set({ state: 'pending', attempts: 0, run_at: now, last_error: null, locked_by: null, locked_until: null, updated_at: now })
+      .where('id', '=', id)
+      .where('state', '=', 'failed')
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw new InmoError('JOB_NOT_FAILED', { id, state: 'retried already' });
+    return { id, kind: job.kind, state: 'pending' as const };
+  });
+}
