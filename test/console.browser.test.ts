@@ -174,6 +174,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     await check(page, 'channel');
     await page.getByRole('link', { name: 'Seguimientos y tareas' }).click();
     await check(page, 'jobs');
+    await page.getByRole('link', { name: 'Usuarios' }).click();
+    await page.getByLabel('Correo').fill('agente@agencia.example');
+    await page.getByRole('button', { name: 'Crear el enlace' }).click();
+    await expect(page.locator('#new-link').inputValue()).resolves.toMatch(/\/console\/set-password\//);
+    await check(page, 'users');
 
     // Every page again at a phone's width.
     await page.setViewportSize(WIDTHS.phone);
@@ -184,6 +189,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
       ['catalogue', '/console/catalogue'],
       ['channel', '/console/channel'],
       ['jobs', '/console/jobs'],
+      ['users', '/console/users'],
       ['lead', page.url().slice(origin.length)],
     ]) {
       await page.goto(origin + path);

@@ -592,6 +592,40 @@ describe('the console', () => {
     expect((await agent.get('/console/jobs')).statusCode).toBe(403);
   });
 
+  it('lets an owner invite a user with a one-time link, and disable them, ending their session', async () => {
+    const owner = new Browser(t.app);
+    await owner.login('owner@uno.example');
+    const invited = await owner.submit('/console/users', '/console/users', { email: 'Nuevo.Agente@uno.example', role: 'agent' });
+    expect(invited.statusCode).toBe(201);
+    expect(invited.headers['cache-control']).toBe('no-store');
+    const link = new URL(/id="new-link" readonly value="([^"]+)"/.exec(invited.body)![1]);
+    expect(link.pathname).toMatch(/^\/console\/set-password\/[A-Za-z0-9_-]{43}$/);
+    const before = await snapshot(t.db);
+    expect((await owner.submit('/console/users', '/console/users', { email: 'nuevo.agente@uno.example', role: 'agent' })).statusCode).toBe(
+      409,
+    );
+    expect((await owner.submit('/console/users', '/console/users', { email: 'no-es-un-correo', role: 'agent' })).statusCode).toBe(422);
+    expect((await owner.submit('/console/users', '/console/users', { email: 'x@uno.example', role: 'admin' })).statusCode).toBe(422);
+    expect(await snapshot(t.db)).toBe(before);
+
+    const agent = new Browser(t.app);
+    await agent.submit(link.pathname, link.pathname, { password: PASSWORD, password_confirm: PASSWORD });
+    expect((await agent.login('nuevo.agente@uno.example')).statusCode).toBe(303);
+    expect((await agent.get('/console/leads')).statusCode).toBe(200);
+    expect((await agent.get('/console/users')).statusCode).toBe(403);
+
+    const id = (await t.db.selectFrom('users').select('id').where('email', '=', 'nuevo.agente@uno.example').executeTakeFirstOrThrow()).id;
+    const self = (await t.db.selectFrom('users').select('id').where('email', '=', 'owner@uno.example').executeTakeFirstOrThrow()).id;
+    const theirs = (await t.db.selectFrom('users').select('id').where('email', '=', 'owner@dos.example').executeTakeFirstOrThrow()).id;
+    expect((await owner.submit('/console/users', `/console/users/${theirs}/disable`, {})).statusCode).toBe(404);
+    const selfDisable = await owner.submit('/console/users', `/console/users/${self}/disable`, {});
+    expect(selfDisable.statusCode).toBe(409);
+    expect(selfDisable.body).toContain('No puedes desactivar tu propia cuenta');
+    expect((await owner.submit('/console/users', `/console/users/${id}/disable`, {})).statusCode).toBe(303);
+    expect((await agent.get('/console/leads')).statusCode).toBe(303);
+    expect((await owner.get('/console/users')).body).toMatch(/nuevo\.agente@uno\.example<\/td>\s*<td>agente<\/td>\s*<td>desactivado/);
+  });
+
   it('speaks English to a browser that prefers it, and both languages have every message', async () => {
     const english = new Browser(t.app, { 'accept-language': 'en-GB,en;q=0.9,es;q=0.5' });
     const page = await english.get('/console/login');
@@ -606,7 +640,7 @@ describe('the console', () => {
     expect(Object.keys(doc.json().paths).some((p) => p.startsWith('/console'))).toBe(false);
   });
 
-  it('limits logins per account from any address, whatever the password, with Retry-After', async () => {
+  it('locks an account after its failed logins from any address, even for the right password, with Retry-After', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < LOGIN_PER_ACCOUNT; i++)
       statuses.push((await new Browser(t.app, {}, `198.51.100.${i + 1}`).login('limited@uno.example', `guess-number-${i}`)).statusCode);
@@ -615,6 +649,12 @@ describe('the console', () => {
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.body).toContain('Demasiados intentos.');
+  });
+
+  it('never holds back an account for its successful logins', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < LOGIN_PER_ACCOUNT + 2; i++) statuses.push((await new Browser(t.app).login('agent@uno.example')).statusCode);
+    expect(statuses).toEqual(new Array(LOGIN_PER_ACCOUNT + 2).fill(303));
   });
 
   it('limits logins per address, whichever accounts they try', async () => {

@@ -16,7 +16,7 @@ export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
 export const CSRF_COOKIE = 'inmo_csrf';
 /** Login attempts per client IP per minute. */
 export const LOGIN_PER_IP = 20;
-/** Login attempts per email per 15 minutes. */
+/** Failed login attempts per email per 15 minutes; the last one locks the account for the rest of them. */
 export const LOGIN_PER_ACCOUNT = 10;
 
 export const COOKIE_PATH = '/console';
@@ -63,6 +63,7 @@ const TITLES: Record<string, MessageKey> = {
   catalogue: 'catalogue_title',
   channel: 'channel_title',
   jobs: 'jobs_title',
+  users: 'users_title',
   'catalogue-import': 'catalogue_import_title',
 };
 

@@ -10,8 +10,8 @@
  *   404, exactly like a missing one.
  * - **Forms**: every POST checks a CSRF token (`@fastify/csrf-protection`, double submit with a
  *   secret cookie) before its handler: without it, 403 and nothing changes.
- * - **Login**: at most {@link LOGIN_PER_IP} attempts a minute per client IP and
- *   {@link LOGIN_PER_ACCOUNT} per 15 minutes per email (`@fastify/rate-limit`).
+ * - **Login**: at most LOGIN_PER_IP attempts a minute per client IP, and LOGIN_PER_ACCOUNT failed
+ *   ones per 15 minutes per email (`@fastify/rate-limit`; page.ts).
  * - **Pages** are Eta templates (`views/`, escaped by default) in Spanish, or English by
  *   `Accept-Language` (i18n.ts); the one stylesheet and script are served from `assets/`, never a
  *   CDN. Everything works without JavaScript; the script only adds the key's copy button.

@@ -11,6 +11,8 @@
  *   `listing_url`, `base_url`): connects or changes WhatsApp, with connectChannel's rules; the
  *   page shows the webhook callback URL and verify token. `POST /channel/test` (field
  *   `test_phone`) sends the template to a number now and shows the provider's answer;
+ * - owners: `GET /users`, `POST /users` (fields `email`, `role`: shows the new user's one-time link
+ *   once), `POST /users/:user_id/disable` (not oneself);
  * - owners: `GET /jobs` (follow-up periods by lead type, failed jobs with their last error),
  *   `POST /jobs/:job_id/retry`, `POST /follow-ups` (fields `type`, `every_days`);
  * - everyone: `GET /catalogue` (figures and the latest uploads); owners: `POST /catalogue`
@@ -25,6 +27,7 @@
  * with the reason, status 422, and changes nothing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.ts';
 import { countPublished } from '../../db/repositories/properties.ts';
 import { listPropertySummaries } from '../../db/repositories/matches.ts';
@@ -33,7 +36,16 @@ import { SCOPES, type Scope } from '../../domain/api-key.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../domain/lead-rules.ts';
 import { presentLead } from '../../domain/lead-presenter.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
-import { findPasswordLink, login, logout, setPasswordWithLink } from '../../services/console-users.ts';
+import {
+  ROLES,
+  createUser,
+  disableUser,
+  findPasswordLink,
+  listUsers,
+  login,
+  logout,
+  setPasswordWithLink,
+} from '../../services/console-users.ts';
 import { showLead } from '../../services/leads.ts';
 import { listFailedJobs, retryJob } from '../../services/jobs.ts';
 import { setFollowUpRule } from '../../services/follow-ups.ts';
@@ -52,6 +64,8 @@ import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP, SESSION_COOKIE, clearSessionCookie, re
 const LEADS_PER_PAGE = 50;
 const KEY_NAME_MAX = 100;
 const DAY_MS = 24 * 3600 * 1000;
+/** The window of the per-account login limit, ms. */
+const ACCOUNT_WINDOW_MS = 15 * 60_000;
 
 type Form = Record<string, string | string[] | undefined>;
 const field = (body: unknown, name: string): string => {
@@ -131,11 +145,11 @@ export function parseLanguages(text: string): Record<string, string> | null {
 
 export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: { db: Db; onJobsQueued: () => void }): Promise<void> {
   const perIp = app.createRateLimit({ max: LOGIN_PER_IP, timeWindow: 60_000, keyGenerator: (r) => `login-ip:${r.ip}` });
-  const perAccount = app.createRateLimit({
-    max: LOGIN_PER_ACCOUNT,
-    timeWindow: 15 * 60_000,
-    keyGenerator: (r) => `login-account:${field(r.body, 'email').trim().toLowerCase()}`,
-  });
+  // Per account, failed attempts count: the one that reaches the limit locks the account for the
+  // rest of its window (a person who logs in often is never held back by their own successes).
+  const accountOf = (r: FastifyRequest) => `login-account:${field(r.body, 'email').trim().toLowerCase()}`;
+  const accountFailures = app.createRateLimit({ max: LOGIN_PER_ACCOUNT, timeWindow: ACCOUNT_WINDOW_MS, keyGenerator: accountOf });
+  const lockedAccounts = new LRUCache<string, true>({ max: 100_000, ttl: ACCOUNT_WINDOW_MS });
   const csrfChecked = { preHandler: app.csrfProtection };
 
   // --- Login, password links, logout -------------------------------------------------------
@@ -151,7 +165,8 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     const next = safeNext(field(request.body, 'next'));
     // Seconds until the limit that refuses this attempt lets it through, or 0 when none does.
     const wait = (verdict: Awaited<ReturnType<typeof perIp>>) => (!verdict.isAllowed && verdict.isExceeded ? verdict.ttlInSeconds : 0);
-    const [ip, account] = [wait(await perIp(request)), wait(await perAccount(request))];
+    const ip = wait(await perIp(request));
+    const account = Math.ceil(lockedAccounts.getRemainingTTL(accountOf(request)) / 1000);
     if (ip > 0 || account > 0) {
       reply.header('retry-after', String(Math.max(1, ip, account)));
       request.errorCode = 'RATE_LIMITED';
@@ -159,6 +174,8 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     }
     const token = await login(db, email, field(request.body, 'password'));
     if (!token) {
+      const failures = await accountFailures(request);
+      if (!failures.isAllowed && failures.remaining === 0) lockedAccounts.set(accountOf(request), true, { ttl: failures.ttl });
       request.errorCode = 'LOGIN_FAILED';
       return render(reply, 'login', { next, email, notice: null, problem: 'login_failed' }, 401);
     }
@@ -392,6 +409,52 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
         : { ok: false, text: request.t('channel_test_failed', { error: outcome.error }) };
     return channelPage(request, reply, { status: outcome.kind === 'sent' ? 200 : 502, test });
   });
+
+  // --- Users (owners) ------------------------------------------------------------------------
+
+  const usersPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { status?: number; problem?: string | null; email?: string; link?: string | null } = {},
+  ) => {
+    const users = await listUsers(db, request.consoleSession!.businessId);
+    return render(
+      reply,
+      'users',
+      { users, roles: ROLES, email: extra.email ?? '', problem: extra.problem ?? null, link: extra.link ?? null },
+      extra.status ?? 200,
+    );
+  };
+
+  app.get('/users', { config: { consoleAccess: 'owner' } }, async (request, reply) => usersPage(request, reply));
+
+  app.post('/users', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const email = field(request.body, 'email');
+    try {
+      const user = await createUser(db, { businessId: request.consoleSession!.businessId, email, role: field(request.body, 'role') });
+      // The link is shown once, here: the page is not cached (no-store) and the link is kept only as a hash.
+      return await usersPage(request, reply, { status: 201, link: `${request.protocol}://${request.host}${user.set_password_url}` });
+    } catch (error) {
+      if (!(error instanceof InmoError) || !['USER_EMAIL_INVALID', 'USER_EMAIL_TAKEN', 'USER_ROLE_UNKNOWN'].includes(error.code))
+        throw error;
+      request.errorCode = error.code;
+      return usersPage(request, reply, { status: error.status === 409 ? 409 : 422, problem: error.code, email });
+    }
+  });
+
+  app.post<{ Params: { user_id: string } }>(
+    '/users/:user_id/disable',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const session = request.consoleSession!;
+      const user = (await listUsers(db, session.businessId)).find((u) => String(u.id) === request.params.user_id);
+      if (!user) throw new InmoError('NOT_FOUND');
+      // An owner cannot shut themselves out (another owner can).
+      if (user.id === session.userId) return usersPage(request, reply, { status: 409, problem: 'user_disable_self' });
+      await disableUser(db, user.id);
+      return reply.code(303).header('location', '/console/users').send();
+    },
+  );
 
   // --- Follow-up rules and failed jobs (owners) ----------------------------------------------
 
