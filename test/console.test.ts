@@ -15,8 +15,9 @@ import { createApiKey } from '../src/services/api-keys.ts';
 import { connectChannel } from '../src/services/channels.ts';
 import { startFakeGraph } from './fake-graph.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
-import { listing, snapshot } from './helpers/db.ts';
-import { get, withApp } from './helpers/http.ts';
+import { importRecords, listing, snapshot } from './helpers/db.ts';
+import { Worker } from '../src/jobs/worker.ts';
+import { get, post, withApp } from './helpers/http.ts';
 import type { Db } from '../src/db/database.ts';
 
 const PASSWORD = 'tejado-azul-sobre-Zaragoza';
@@ -624,6 +625,33 @@ describe('the console', () => {
     expect((await owner.submit('/console/users', `/console/users/${id}/disable`, {})).statusCode).toBe(303);
     expect((await agent.get('/console/leads')).statusCode).toBe(303);
     expect((await owner.get('/console/users')).body).toMatch(/nuevo\.agente@uno\.example<\/td>\s*<td>agente<\/td>\s*<td>desactivado/);
+  });
+
+  it("shows a lead's matches as cards with the cover image, never a private one", async () => {
+    await importRecords(t.db, t.businessId, [
+      listing('IMG-1', {
+        title: 'Piso con fotos',
+        images: [
+          { url: 'https://img.example/privada.jpg', order: 1, is_primary: true, title: null, public: false },
+          { url: 'https://img.example/portada.jpg', order: 2, is_primary: false, title: null, public: true },
+        ],
+      }),
+    ]);
+    const created = await post(t.app, '/leads/inquiries', t.key, {
+      name: 'Inés Fotos',
+      type: 'buyer',
+      phone_number_1: '+34 611 99 88 77',
+      search_preferences: [{ operations: ['venta'], property_types: ['apartamento'], locations: [{ name: 'Madrid' }] }],
+    });
+    expect(created.status).toBe(200);
+    await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
+    const browser = new Browser(t.app);
+    await browser.login('agent@uno.example');
+    const lead = await t.db.selectFrom('leads').select('id').where('name', '=', 'Inés Fotos').executeTakeFirstOrThrow();
+    const page = await browser.get(`/console/leads/${lead.id}`);
+    expect(page.body).toContain('Piso con fotos');
+    expect(page.body).toContain('<img src="https://img.example/portada.jpg"');
+    expect(page.body).not.toContain('privada.jpg');
   });
 
   it('speaks English to a browser that prefers it, and both languages have every message', async () => {

@@ -106,3 +106,24 @@ export async function listPropertySummaries(db: Executor, businessId: number, id
 }
 
 export type PropertySummaryRow = Awaited<ReturnType<typeof listPropertySummaries>>[number];
+
+/**
+ * The cover image of each property: its primary public image, else its first public one by
+ * `sort_order`. @returns property id → image URL (properties without a public image absent).
+ */
+export async function listCoverImages(db: Executor, propertyIds: readonly number[]): Promise<Map<number, string>> {
+  if (propertyIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('property_images')
+    .select(['property_id', 'url'])
+    .where('property_id', 'in', propertyIds)
+    .where('public', '=', 1)
+    .orderBy('property_id')
+    .orderBy('is_primary', 'desc')
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
+  const covers = new Map<number, string>();
+  for (const row of rows) if (!covers.has(row.property_id)) covers.set(row.property_id, row.url);
+  return covers;
+}

@@ -30,7 +30,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.ts';
 import { countPublished } from '../../db/repositories/properties.ts';
-import { listPropertySummaries } from '../../db/repositories/matches.ts';
+import { listCoverImages, listPropertySummaries } from '../../db/repositories/matches.ts';
 import { searchLeads, type LeadSearch } from '../../db/repositories/leads.ts';
 import { SCOPES, type Scope } from '../../domain/api-key.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../domain/lead-rules.ts';
@@ -591,7 +591,10 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     problem: string | null = null,
   ) => {
     const ids = [...shown.matches.map((m) => m.property_id), ...shown.near_misses.map((m) => m.property_id)];
-    const summaries = new Map((await listPropertySummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, p]));
+    const covers = await listCoverImages(db, ids);
+    const summaries = new Map(
+      (await listPropertySummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, { ...p, image: covers.get(p.id) ?? null }]),
+    );
     const until = shown.conversation.window_open_until;
     return render(
       reply,
