@@ -694,3 +694,21 @@ describe('the console', () => {
     expect((await new Browser(t.app, {}, '203.0.113.8').login('owner@dos.example')).statusCode).toBe(303);
   });
 });
+
+describe('the console behind a TLS-terminating proxy', () => {
+  const t = withApp({
+    app: { trustProxy: true },
+    seed: async ({ db, businessId }) => {
+      await userWithPassword(db, businessId, 'owner@proxy.example', 'owner');
+    },
+  });
+
+  it('marks its cookies Secure when the proxy says the request came over HTTPS, and not otherwise', async () => {
+    const secure = await new Browser(t.app, { 'x-forwarded-proto': 'https' }).login('owner@proxy.example');
+    expect(secure.statusCode).toBe(303);
+    for (const c of secure.cookies as Array<{ name: string; secure?: boolean }>) expect(c.secure, c.name).toBe(true);
+    const plain = await new Browser(t.app).login('owner@proxy.example');
+    expect(plain.statusCode).toBe(303);
+    expect((plain.cookies as Array<{ name: string; secure?: boolean }>).find((c) => c.name === 'inmo_session')?.secure).toBeFalsy();
+  });
+});
