@@ -663,6 +663,17 @@ describe('the console', () => {
     expect(Object.keys(DICTIONARIES.en).sort()).toEqual(Object.keys(DICTIONARIES.es).sort());
   });
 
+  it('serves its stylesheet and script from the package, without a session, and nothing beside them', async () => {
+    const css = await t.app.inject({ url: '/console/assets/console.css' });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    const js = await t.app.inject({ url: '/console/assets/console.js' });
+    expect(js.statusCode).toBe(200);
+    expect(js.headers['content-type']).toMatch(/javascript/);
+    for (const url of ['/console/assets/../plugin.ts', '/console/assets/%2e%2e/plugin.ts', '/console/assets/missing.css'])
+      expect((await t.app.inject({ url })).statusCode, url).not.toBe(200);
+  });
+
   it('keeps the console out of the OpenAPI document', async () => {
     const doc = await t.app.inject({ url: '/v1/ext/openapi.json' });
     expect(Object.keys(doc.json().paths).some((p) => p.startsWith('/console'))).toBe(false);
