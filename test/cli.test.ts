@@ -89,12 +89,16 @@ describe('inmo CLI', () => {
     expect((await inmo(env, 'leads', 'show', '99', '--json')).json).toEqual({ error: 'No lead with id 99' });
   }, 90_000);
 
-  it('serve --demo seeds an empty database once, prints the URL, docs and a working key; a later start reuses it', async () => {
+  it('serve --demo seeds an empty database once, prints the URL, docs, console and a working key; a later start reuses it', async () => {
     const { env } = await workspace();
     const start = () => startServe(env, '--demo', '--no-worker');
     const first = await start();
     expect(first.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/ext$/);
     expect(first.info.docs).toBe(`${first.info.url}/docs`);
+    expect(first.info.console).toBe(`${new URL(first.info.url).origin}/console`);
+    expect((await fetch(`${first.info.console}/login`)).status).toBe(200);
+    expect(first.info.owner_email).toBe('demo@inmo.example');
+    expect((await fetch(`${new URL(first.info.url).origin}${first.info.set_password_url}`)).status).toBe(200);
     expect(first.info.properties).toBe(600);
     const response = await fetch(`${first.info.url}/properties?limit=1`, { headers: { 'x-api-key': first.info.key } });
     expect(response.status).toBe(200);

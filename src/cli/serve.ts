@@ -124,16 +124,23 @@ export function register(program: Command): void {
         const info: Record<string, unknown> = {
           url: base,
           docs: `${base}/docs`,
+          console: `${origin}/console`,
           health: `${origin}/healthz`,
           metrics: metricsUrl,
           ...demo,
         };
-        const lines = [`inmo is serving ${base}`, `  docs:    ${base}/docs`, `  health:  ${origin}/healthz, ${origin}/readyz`];
+        const lines = [
+          `inmo is serving ${base}`,
+          `  docs:    ${base}/docs`,
+          `  console: ${origin}/console (a user for it: npx inmo users create --business ID --email E --role owner)`,
+          `  health:  ${origin}/healthz, ${origin}/readyz`,
+        ];
         if (metricsUrl) lines.push(`  metrics: ${metricsUrl}`);
         if (opts.demo && info.key) {
           lines.push(
             `  demo business #${info.business_id} with ${info.properties} properties`,
             `  demo key (all scopes, shown once): ${info.key}`,
+            `  console owner ${info.owner_email}: choose a password at ${origin}${info.set_password_url} (once, within 24 h)`,
             '',
             `  try:  curl -H 'X-Api-Key: ${info.key}' '${base}/properties?limit=2'`,
           );

@@ -1,7 +1,7 @@
 /**
  * The demo of `npm start` (`inmo serve --demo`): on an empty database, a demo business with a
- * generated catalogue and a key with every scope. A database that already has a business is
- * left as it is.
+ * generated catalogue, a key with every scope, and a console owner (`demo@inmo.example`) with a
+ * one-time link to set a password. A database that already has a business is left as it is.
  */
 import type { Db } from '../db/database.ts';
 import { countBusinesses, insertBusiness } from '../db/repositories/businesses.ts';
@@ -9,13 +9,19 @@ import { SCOPES } from '../domain/api-key.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { importCatalogueLines } from '../services/catalogue-import.ts';
+import { createUser } from '../services/console-users.ts';
 import { generateCatalogue } from './catalogue-generator.ts';
 
 /** Listings in the demo catalogue. */
 export const DEMO_LISTINGS = 600;
 
 /** What the demo created, or `{business_id}` of the existing first business. */
-export type DemoResult = { business_id: number; key: string; key_id: string; properties: number } | { business_id: number | null };
+export type DemoResult =
+  | { business_id: number; key: string; key_id: string; properties: number; owner_email: string; set_password_url: string }
+  | { business_id: number | null };
+
+/** The demo's console owner. */
+export const DEMO_OWNER_EMAIL = 'demo@inmo.example';
 
 export async function seedDemo(db: Db): Promise<DemoResult> {
   if ((await countBusinesses(db)) > 0) {
@@ -28,5 +34,13 @@ export async function seedDemo(db: Db): Promise<DemoResult> {
   })();
   const summary = await importCatalogueLines(db, business.id, lines);
   const key = await createApiKey(db, { businessId: business.id, scopes: [...SCOPES], label: 'demo' });
-  return { business_id: business.id, key: key.key, key_id: key.key_id, properties: summary.created };
+  const owner = await createUser(db, { businessId: business.id, email: DEMO_OWNER_EMAIL, role: 'owner' });
+  return {
+    business_id: business.id,
+    key: key.key,
+    key_id: key.key_id,
+    properties: summary.created,
+    owner_email: owner.email,
+    set_password_url: owner.set_password_url,
+  };
 }
