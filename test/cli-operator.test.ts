@@ -122,6 +122,27 @@ describe('commands that only read', () => {
   });
 });
 
+describe('users and jobs', () => {
+  it("users create prints CONTRACT §12's {id, email, role, set_password_url}; list and disable follow it", async () => {
+    const created = await inmo(env, 'users', 'create', '--business', '1', '--email', 'Ana@Agencia.example', '--role', 'owner', '--json');
+    expect(created.code).toBe(0);
+    expect(Object.keys(created.json).sort()).toEqual(['email', 'id', 'role', 'set_password_url']);
+    expect(created.json).toMatchObject({ email: 'ana@agencia.example', role: 'owner' });
+    expect(created.json.set_password_url).toMatch(/^\/console\/set-password\/[A-Za-z0-9_-]{43}$/);
+    const again = await inmo(env, 'users', 'create', '--business', '1', '--email', 'ana@agencia.example', '--json');
+    expect(again.code).toBe(1);
+    expect(again.json).toEqual({ error: 'A user with email ana@agencia.example already exists' });
+    expect((await inmo(env, 'users', 'list', '--business', '1', '--json')).json).toEqual([
+      expect.objectContaining({ id: created.json.id, email: 'ana@agencia.example', role: 'owner', state: 'invited' }),
+    ]);
+    expect((await inmo(env, 'users', 'disable', String(created.json.id), '--json')).json.state).toBe('disabled');
+  });
+
+  it('jobs retry says why it refuses', async () => {
+    expect((await inmo(env, 'jobs', 'retry', '424242', '--json')).json).toEqual({ error: 'No job with id 424242' });
+  });
+});
+
 describe('keys', () => {
   it('revoke takes the key id or the whole key, and says what a key id is', async () => {
     const one = (await inmo(env, 'keys', 'create', '--business', '1', '--scopes', 'leads:read', '--json')).json;

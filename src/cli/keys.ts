@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { KEY_PREFIX, parseApiKey, parseScopes, SCOPES, type Scope } from '../domain/api-key.ts';
 import { parseRfc3339 } from '../domain/time.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
+import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
 import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 const KEY_ID_HINT = `the key id is the part between ${KEY_PREFIX} and the dot`;
@@ -57,7 +57,7 @@ export function register(program: Command): void {
         const list = await withDb((db) => listApiKeys(db, opts.business), { mustExist: true });
         const human = list
           .map((k) => {
-            const state = k.revoked_at ? 'revoked' : k.expires_at && Date.parse(k.expires_at) <= Date.now() ? 'expired' : 'active';
+            const state = keyState(k);
             return `${k.key_id}  ${state.padEnd(7)}  ${k.scopes.join(',')}  ${k.name ?? ''}  last used ${k.last_used_at ?? 'never'}`;
           })
           .join('\n');

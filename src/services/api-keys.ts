@@ -63,6 +63,16 @@ export async function createApiKey(
   return { key, ...info(row) };
 }
 
+/** A key's state as operators see it: revoked, expired (at `now`, ms since the epoch), or active. */
+export function keyState(
+  key: { revoked_at: string | null; expires_at: string | null },
+  now = Date.now(),
+): 'active' | 'revoked' | 'expired' {
+  if (key.revoked_at) return 'revoked';
+  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'expired';
+  return 'active';
+}
+
 export async function listApiKeys(db: Db, businessId: number): Promise<ApiKeyInfo[]> {
   return (await repo.listApiKeys(db, businessId)).map(info);
 }

@@ -35,7 +35,7 @@ import { searchLeads, type LeadSearch } from '../../db/repositories/leads.ts';
 import { SCOPES, type Scope } from '../../domain/api-key.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../domain/lead-rules.ts';
 import { presentLead } from '../../domain/lead-presenter.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
+import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
 import {
   ROLES,
   createUser,
@@ -99,10 +99,9 @@ export function describePreference(value: unknown): string {
   return String(value);
 }
 
-function keyState(key: { revoked_at: string | null; expires_at: string | null }, now: number): 'active' | 'revoked' | 'expired' {
-  if (key.revoked_at) return 'revoked';
-  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'expired';
-  return 'active';
+/** A numeric id of the URL (a lead, job or import), or null for anything else: then the page is a 404. */
+function idParam(text: string): number | null {
+  return /^\d{1,15}$/.test(text) ? Number(text) : null;
 }
 
 /** The refusals of the conversation rules the lead page explains (message keys of i18n.ts). */
@@ -475,8 +474,8 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     '/jobs/:job_id/retry',
     { config: { consoleAccess: 'owner' }, ...csrfChecked },
     async (request, reply) => {
-      const id = /^\d{1,15}$/.test(request.params.job_id) ? Number(request.params.job_id) : NaN;
-      if (!Number.isSafeInteger(id)) throw new InmoError('NOT_FOUND');
+      const id = idParam(request.params.job_id);
+      if (id === null) throw new InmoError('NOT_FOUND');
       try {
         await retryJob(db, id, { businessId: request.consoleSession!.businessId });
       } catch (error) {
@@ -504,19 +503,18 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
 
   // --- Catalogue -----------------------------------------------------------------------------
 
-  app.get('/catalogue', async (request, reply) => {
+  const cataloguePage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: string | null = null) => {
     const { businessId } = request.consoleSession!;
     const [figures, imports] = await Promise.all([catalogueFigures(db, businessId), listUploadedImports(db, businessId)]);
-    return render(reply, 'catalogue', { figures, imports, problem: null });
-  });
+    return render(reply, 'catalogue', { figures, imports, problem }, status);
+  };
+
+  app.get('/catalogue', async (request, reply) => cataloguePage(request, reply));
 
   app.post('/catalogue', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
     const upload = request.consoleUpload;
     const { businessId, userId } = request.consoleSession!;
-    if (!upload || upload.bytes === 0) {
-      const [figures, imports] = await Promise.all([catalogueFigures(db, businessId), listUploadedImports(db, businessId)]);
-      return render(reply, 'catalogue', { figures, imports, problem: 'catalogue_file_missing' }, 422);
-    }
+    if (!upload || upload.bytes === 0) return cataloguePage(request, reply, 422, 'catalogue_file_missing');
     upload.claimed = true;
     const { id } = await startUploadedImport(db, {
       businessId,
@@ -530,8 +528,8 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
   });
 
   app.get<{ Params: { import_id: string } }>('/catalogue/imports/:import_id', async (request, reply) => {
-    const id = /^\d{1,15}$/.test(request.params.import_id) ? Number(request.params.import_id) : NaN;
-    const run = Number.isSafeInteger(id) ? await findUploadedImport(db, request.consoleSession!.businessId, id) : undefined;
+    const id = idParam(request.params.import_id);
+    const run = id !== null ? await findUploadedImport(db, request.consoleSession!.businessId, id) : undefined;
     if (!run) throw new InmoError('NOT_FOUND');
     return render(reply, 'catalogue-import', { run, refresh: (run.state === 'running' || run.state === 'indexing') && !run.interrupted });
   });
@@ -578,8 +576,8 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
 
   /** The lead of the URL, if it is the session's business's; else 404, as for a missing one. */
   const ownLead = async (request: FastifyRequest<{ Params: { lead_id: string } }>) => {
-    const id = /^\d{1,15}$/.test(request.params.lead_id) ? Number(request.params.lead_id) : NaN;
-    const shown = Number.isSafeInteger(id) ? await showLead(db, id) : undefined;
+    const id = idParam(request.params.lead_id);
+    const shown = id !== null ? await showLead(db, id) : undefined;
     if (!shown || shown.lead.business_id !== request.consoleSession!.businessId) throw new InmoError('NOT_FOUND');
     return shown;
   };
@@ -628,7 +626,8 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
       } catch (error) {
         if (!(error instanceof InmoError) || error.status >= 500 || !(error.code in CONVERSATION_PROBLEMS)) throw error;
         request.errorCode = error.code;
-        return leadPage(reply, await ownLead(request), error.status, error.code);
+        // The refusal changed nothing: the lead read above is still the page.
+        return leadPage(reply, shown, error.status, error.code);
       }
       onJobsQueued();
       return reply.code(303).header('location', `/console/leads/${shown.lead.id}#h-thread`).send();
