@@ -48,6 +48,7 @@ export const ERRORS = {
 
   // The catalogue and leads (spec §4, CONTRACT §6).
   PROPERTY_NOT_FOUND: spec({ status: 404, detail: 'Property not found' }),
+  API_LEAD_NOT_FOUND: spec({ status: 404, detail: 'Lead not found' }),
   INVALID_PHONE: spec({ status: 422, detail: 'Invalid phone number. Use international format, e.g. +34612345678' }),
   DUPLICATE_PHONE: spec({ status: 409, detail: 'A lead with this phone number already exists' }),
   LEAD_NOT_STORED: spec({ status: 400, detail: 'The lead could not be stored' }),

@@ -258,7 +258,16 @@ it('every operation: no undocumented 5xx, every response as documented, every 4x
     operations()
       .map((o) => o.operation.operationId)
       .sort(),
-  ).toEqual(['createInquiry', 'getKeyContext', 'getProperty', 'ingestRentalLead', 'listLeads', 'listProperties']);
+  ).toEqual([
+    'createInquiry',
+    'getKeyContext',
+    'getLead',
+    'getLeadMatches',
+    'getProperty',
+    'ingestRentalLead',
+    'listLeads',
+    'listProperties',
+  ]);
   for (const { path, method, operation } of operations()) {
     const validators = new Map<number, ValidateFunction>();
     await fc.assert(

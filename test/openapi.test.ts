@@ -23,6 +23,8 @@ describe('OpenAPI document', () => {
       '/leads',
       '/leads/ingest',
       '/leads/inquiries',
+      '/leads/{lead_id}',
+      '/leads/{lead_id}/matches',
       '/me',
       '/properties',
       '/properties/{property_id}',

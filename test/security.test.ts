@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { SCOPES, type Scope } from '../src/domain/api-key.ts';
 import { createApiKey, revokeApiKey } from '../src/services/api-keys.ts';
+import { createLeadByHand } from '../src/services/leads.ts';
 import { businessWithKey, freshDb, importRecords, listing, snapshot } from './helpers/db.ts';
 import { appOn } from './helpers/http.ts';
 
@@ -18,6 +19,8 @@ let ours: { businessId: number; key: string; keyId: string };
 let theirs: { businessId: number; key: string; keyId: string };
 let theirPropertyId: number;
 let ourPropertyId: number;
+let ourLeadId: number;
+let theirLeadId: number;
 let phoneSeq = 0;
 
 interface Operation {
@@ -36,6 +39,8 @@ const OPERATIONS: Record<string, Operation> = {
   listProperties: { method: 'GET', url: () => '/properties', scope: 'properties:read' },
   getProperty: { method: 'GET', url: () => `/properties/${ourPropertyId}`, scope: 'properties:read' },
   listLeads: { method: 'GET', url: () => '/leads', scope: 'leads:read' },
+  getLead: { method: 'GET', url: () => `/leads/${ourLeadId}`, scope: 'leads:read' },
+  getLeadMatches: { method: 'GET', url: () => `/leads/${ourLeadId}/matches`, scope: 'leads:read' },
   createInquiry: {
     method: 'POST',
     url: () => '/leads/inquiries',
@@ -69,6 +74,8 @@ beforeAll(async () => {
     (await db.selectFrom('properties').select('id').where('external_ref', '=', ref).executeTakeFirstOrThrow()).id;
   ourPropertyId = await id('ours-1');
   theirPropertyId = await id('theirs-1');
+  ourLeadId = (await createLeadByHand(db, { businessId: ours.businessId, phone: '+34600111222' })).id;
+  theirLeadId = (await createLeadByHand(db, { businessId: theirs.businessId, phone: '+34600111222' })).id;
   app = await appOn(db);
 });
 
@@ -158,6 +165,19 @@ describe('another business', () => {
     const hidden = await app.inject({ method: 'GET', url: `/v1/ext/properties/${hiddenId}`, headers: { 'x-api-key': ours.key } });
     expect([hidden.statusCode, hidden.body]).toEqual([404, missing404.body]);
     expect(theirs404.headers['content-type']).toBe(missing404.headers['content-type']);
+  });
+
+  it('its lead ids are indistinguishable from ids that do not exist', async () => {
+    for (const suffix of ['', '/matches']) {
+      const theirs404 = await app.inject({
+        method: 'GET',
+        url: `/v1/ext/leads/${theirLeadId}${suffix}`,
+        headers: { 'x-api-key': ours.key },
+      });
+      const missing404 = await app.inject({ method: 'GET', url: `/v1/ext/leads/999999${suffix}`, headers: { 'x-api-key': ours.key } });
+      expect([theirs404.statusCode, theirs404.body]).toEqual([404, missing404.body]);
+      expect(theirs404.headers['content-type']).toBe(missing404.headers['content-type']);
+    }
   });
 
   it('its properties and leads never appear in our lists', async () => {

@@ -32,6 +32,14 @@ export type Db = Kysely<Database> & { readonly engine: Engine };
 export type Executor = Kysely<Database> | Transaction<Database>;
 
 /**
+ * Whether `id` can name a row: ids are `integer` (32-bit) on SQLite and PostgreSQL alike, so a
+ * larger one names nothing (and PostgreSQL would refuse to compare it with the column).
+ */
+export function isRowId(id: number): boolean {
+  return Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647;
+}
+
+/**
  * What lies under a handle, for the few modules that need the engine's own client
  * (db/change-watch.ts): the SQLite connection, or how to open one more PostgreSQL connection.
  */

@@ -68,6 +68,21 @@ export const PropertyParams = Type.Object({
 export const LeadsQuery = Type.Object({
   limit: Type.Optional(Limit),
   offset: Type.Optional(Offset),
+  updated_since: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'RFC 3339 instant with an offset (`Z` or `±hh:mm`): only leads whose `updated_at` is at or after it. To follow changes, send the largest `updated_at` seen; leads updated at that very instant come again.',
+      examples: ['2026-11-23T09:30:00Z'],
+    }),
+  ),
+  status: Type.Optional(Literals(LEAD_STATUSES, { description: 'Exact pipeline status (spec §3.1).' })),
+  type: Type.Optional(Literals(LEAD_TYPES, { description: 'Exact stored lead type (spec §2.1).' })),
+  source: Type.Optional(Type.String({ description: 'Exact `source` (`web`, `manual`, …).' })),
+});
+
+export const LeadParams = Type.Object({
+  lead_id: Type.Integer({ minimum: 1, description: 'The `id` of a lead, as `lead_id` of POST /leads/inquiries or `id` in GET /leads.' }),
 });
 
 // ---------------------------------------------------------------- responses
@@ -185,6 +200,23 @@ export const leadSchema = (limits: Limits) =>
     { $id: 'Lead', description: 'Keys without a value (null, empty string, empty list) are omitted.' },
   );
 export const LeadPage = Page(Type.Ref('Lead'), 'One page of the business’s leads, newest first, with the total.');
+
+export const LeadMatches = Type.Object(
+  {
+    data: Type.Array(Type.Ref('Property'), { description: 'Public properties matching one of the lead’s searches, best first.' }),
+    near_misses: Type.Array(
+      Type.Object({
+        property: Type.Ref('Property'),
+        missed: Type.Array(Type.String(), {
+          description:
+            'The criteria it failed, named as in `search_preferences` (`price_max`, `price_rent_max`, `bedrooms_min`, `subtypes`, `features`, …) or `operation`, `type`, `location`: one per search it nearly matched.',
+        }),
+      }),
+      { description: 'Public properties that fail exactly one criterion of a search, best first.' },
+    ),
+  },
+  responding('What the lead was matched to when matching last ran; properties no longer public are left out.'),
+);
 
 export const Me = Type.Object(
   {

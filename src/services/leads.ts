@@ -1,9 +1,11 @@
 /**
- * Leads: listing for GET /leads (spec §4.1) and the operator's hand-recorded lead
+ * Leads: listing for GET /leads (spec §4.1), reading one and its matches back (CONTRACT §13), and the operator's hand-recorded lead
  * (CONTRACT §9 `inmo leads create`), which may have no name and so may later be completed
  * by an inquiry with the same phone (spec §4.2 rule 3).
  */
-import type { Db } from '../db/database.ts';
+import { isRowId, type Db } from '../db/database.ts';
+import { listPublishedDocs } from '../db/repositories/properties.ts';
+import { propertyJson } from '../domain/property-doc.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import { listFollowUpsOfLead } from '../db/repositories/follow-ups.ts';
@@ -49,12 +51,51 @@ export async function createLeadByHand(db: Db, options: { businessId: number; ph
   }
 }
 
-/** One page of leads in the API's shape, with the total count (CONTRACT §1). */
-export async function listLeadsPage(db: Db, businessId: number, limit: number, offset: number) {
-  const total = await repo.countLeads(db, businessId);
-  // An offset past the end (any size: query integers are unbounded) needs no page query.
-  const rows = offset < total ? await repo.listLeads(db, businessId, limit, offset) : [];
+/**
+ * One page of leads in the API's shape, `{data: [Lead], total, limit, offset}` (CONTRACT §1),
+ * newest first, narrowed by `search` (CONTRACT §13: `updated_since`, `status`, `type`, `source`).
+ */
+export async function listLeadsPage(db: Db, businessId: number, search: repo.LeadSearch, limit: number, offset: number) {
+  const { rows, total } = await repo.searchLeads(db, businessId, search, limit, offset);
   return { data: rows.map(presentLead), total, limit, offset };
+}
+
+/**
+ * The business's lead in the API's shape (CONTRACT §13 `GET /leads/{lead_id}`).
+ * @throws InmoError API_LEAD_NOT_FOUND when it does not exist or belongs to another business.
+ */
+export async function getLead(db: Db, businessId: number, id: number) {
+  const row = isRowId(id) ? await repo.findPresentedLead(db, businessId, id) : undefined;
+  if (!row) throw new InmoError('API_LEAD_NOT_FOUND');
+  return presentLead(row);
+}
+
+/**
+ * What a lead was matched to (CONTRACT §13 `GET /leads/{lead_id}/matches`), as UTF-8 JSON:
+ * `{"data": [Property], "near_misses": [{"property": Property, "missed": [criterion]}]}`.
+ * Each property appears once, best first (catalogue order: newest update first, as matching
+ * keeps them). A property that matches one search entry is not a near miss of another; one
+ * that nearly matches several entries names each criterion it missed, once. Properties no
+ * longer public are left out. Built as text from the stored, privacy-filtered documents.
+ * @throws InmoError API_LEAD_NOT_FOUND when it does not exist or belongs to another business.
+ */
+export async function leadMatchesJson(db: Db, businessId: number, id: number): Promise<string> {
+  if (!isRowId(id) || !(await repo.findPresentedLead(db, businessId, id))) throw new InmoError('API_LEAD_NOT_FOUND');
+  const stored = await listLeadMatches(db, id);
+  const matched = new Set(stored.filter((m) => m.failed === null).map((m) => m.property_id));
+  const missed = new Map<number, string[]>();
+  for (const { property_id, failed } of stored) {
+    if (failed === null || matched.has(property_id)) continue;
+    const names = missed.get(property_id) ?? [];
+    if (!names.includes(failed)) names.push(failed);
+    missed.set(property_id, names);
+  }
+  const docs = await listPublishedDocs(db, businessId, [...matched, ...missed.keys()]);
+  const data = docs.filter((d) => matched.has(d.id)).map((d) => propertyJson(d.id, d.api_doc));
+  const nearMisses = docs
+    .filter((d) => missed.has(d.id))
+    .map((d) => `{"property":${propertyJson(d.id, d.api_doc)},"missed":${JSON.stringify(missed.get(d.id))}}`);
+  return `{"data":[${data.join(',')}],"near_misses":[${nearMisses.join(',')}]}`;
 }
 
 /**

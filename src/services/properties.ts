@@ -7,14 +7,11 @@
  * and read with the API key on every request) and query, so a cached value is never stale.
  */
 import { LRUCache } from 'lru-cache';
-import type { Db } from '../db/database.ts';
+import { isRowId, type Db } from '../db/database.ts';
 import * as repo from '../db/repositories/properties.ts';
 import type { ScanPlan } from '../db/repositories/properties.ts';
 import { propertyJson } from '../domain/property-doc.ts';
 import { filterKey, type PropertyQuery } from '../domain/property-query.ts';
-
-/** Largest id a row can have: ids are `integer` (32-bit) on SQLite and PostgreSQL alike. */
-const MAX_ID = 2_147_483_647;
 
 /** Cost of a row found through a filter's index relative to a row visited along the order's index. */
 const FILTER_ROW_COST = 4;
@@ -81,9 +78,7 @@ export class CatalogueReader {
    * missing id is not kept, so ids that name nothing cannot fill the cache.
    */
   async getJson(businessId: number, catalogueVersion: number, id: number): Promise<Buffer | undefined> {
-    // Ids are 32-bit `integer` on every engine: a larger one names nothing (and PostgreSQL
-    // would refuse to compare it with the column).
-    if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) return undefined;
+    if (!isRowId(id)) return undefined;
     const key = this.pages && `property:${businessId}:${catalogueVersion}:${id}`;
     const cached = key && this.pages!.get(key);
     if (cached) return cached;

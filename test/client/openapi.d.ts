@@ -81,6 +81,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/leads/{lead_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a lead
+         * @description The lead object of GET /leads, for example to read back the lead that POST /leads/inquiries created.
+         */
+        get: operations["getLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leads/{lead_id}/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a lead was matched to
+         * @description The public properties that matched one of the lead’s searches when matching last ran (shortly after the lead arrived, and again after the catalogue changed), and the near misses: properties that fail exactly one criterion, with the criteria named. A lead that asked for a rent of at most 900 € sees the 950 € flat as a near miss with `missed: ["price_rent_max"]`. Empty lists until matching has run.
+         */
+        get: operations["getLeadMatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leads/inquiries": {
         parameters: {
             query?: never;
@@ -772,6 +812,17 @@ export interface operations {
                 limit?: number;
                 /** @description Rows skipped before the page. */
                 offset?: number;
+                /**
+                 * @description RFC 3339 instant with an offset (`Z` or `±hh:mm`): only leads whose `updated_at` is at or after it. To follow changes, send the largest `updated_at` seen; leads updated at that very instant come again.
+                 * @example 2026-11-23T09:30:00Z
+                 */
+                updated_since?: string;
+                /** @description Exact pipeline status (spec §3.1). */
+                status?: "new" | "searching_property" | "active_negotiation" | "closed" | "inactive";
+                /** @description Exact stored lead type (spec §2.1). */
+                type?: "demandante" | "propietario" | "agencia-inmobiliaria" | "entidad-bancaria" | "proveedor-servicios";
+                /** @description Exact `source` (`web`, `manual`, …). */
+                source?: string;
             };
             header?: never;
             path?: never;
@@ -813,6 +864,175 @@ export interface operations {
                         /** @description One of a few fixed sentences that say what to do (see the examples). */
                         detail: string;
                     };
+                };
+            };
+            /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    getLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a lead, as `lead_id` of POST /leads/inquiries or `id` in GET /leads. */
+                lead_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys without a value (null, empty string, empty list) are omitted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No lead with this id in the business. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    getLeadMatches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a lead, as `lead_id` of POST /leads/inquiries or `id` in GET /leads. */
+                lead_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the lead was matched to when matching last ran; properties no longer public are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Public properties matching one of the lead’s searches, best first. */
+                        data: components["schemas"]["Property"][];
+                        /** @description Public properties that fail exactly one criterion of a search, best first. */
+                        near_misses: {
+                            property: components["schemas"]["Property"];
+                            /** @description The criteria it failed, named as in `search_preferences` (`price_max`, `price_rent_max`, `bedrooms_min`, `subtypes`, `features`, …) or `operation`, `type`, `location`: one per search it nearly matched. */
+                            missed: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No lead with this id in the business. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
                 };
             };
             /** @description A path parameter, query parameter or body field is invalid. */

@@ -7,6 +7,7 @@ import * as m0004 from './0004_conversations.ts';
 import * as m0005 from './0005_change_signals.ts';
 import * as m0006 from './0006_catalogue_scale.ts';
 import * as m0007 from './0007_console.ts';
+import * as m0008 from './0008_lead_sync.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -18,6 +19,7 @@ export const migrationProvider: MigrationProvider = {
       '0005_change_signals': m0005,
       '0006_catalogue_scale': m0006,
       '0007_console': m0007,
+      '0008_lead_sync': m0008,
     };
   },
 };

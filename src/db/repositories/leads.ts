@@ -38,36 +38,10 @@ export async function findLead(db: Executor, id: number): Promise<LeadRow | unde
   return db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/**
- * A page of the business's leads, newest first (`created_at` desc, then `id` desc), with the
- * columns the API shows only: rows of every column cost three times as much to read.
- */
-export async function listLeads(db: Executor, businessId: number, limit: number, offset: number): Promise<PresentedRow[]> {
-  return db
-    .selectFrom('leads')
-    .select(PRESENTED_COLUMNS)
-    .where('business_id', '=', businessId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-}
-
-export async function countLeads(db: Executor, businessId: number): Promise<number> {
-  const row = await db
-    .selectFrom('leads')
-    .select(sql<number>`count(*)`.as('n'))
-    .where('business_id', '=', businessId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 export async function listNotes(db: Executor, leadId: number): Promise<Array<{ created_at: string; text: string }>> {
   return db.selectFrom('lead_notes').select(['created_at', 'text']).where('lead_id', '=', leadId).orderBy('id').execute();
 }
 
-/** Updates a lead's columns. */
 /**
  * Completes a lead that has no name with `values`, only while it still has none: of two
  * transactions completing it at once, the second finds it named (PostgreSQL re-reads the
@@ -109,7 +83,7 @@ export async function updateSearchPreferences(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** What the console's lead list narrows by (every field optional). */
+/** What GET /leads and the console's lead list narrow by (every field optional). */
 export interface LeadSearch {
   status?: string;
   type?: string;
@@ -118,6 +92,8 @@ export interface LeadSearch {
   createdFrom?: string;
   /** Created before this RFC 3339 instant. */
   createdBefore?: string;
+  /** Updated at or after this instant, in the canonical form of domain/time.ts (compared as text). */
+  updatedSince?: string;
   /** Part of the name (any case), or digits of a phone number. */
   text?: string;
 }
@@ -126,8 +102,10 @@ export interface LeadSearch {
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * A page of the business's leads narrowed by `search`, newest first, and how many match in all.
- * @returns `{rows, total}`; rows carry the columns the API shows.
+ * A page of the business's leads narrowed by `search`, newest first (`created_at` desc, then
+ * `id` desc), and how many match in all. Rows carry only the columns the API shows: rows of
+ * every column cost three times as much to read.
+ * @returns `{rows, total}`.
  */
 export async function searchLeads(
   db: Executor,
@@ -142,6 +120,7 @@ export async function searchLeads(
   if (search.source) query = query.where('source', '=', search.source);
   if (search.createdFrom) query = query.where('created_at', '>=', search.createdFrom);
   if (search.createdBefore) query = query.where('created_at', '<', search.createdBefore);
+  if (search.updatedSince) query = query.where('updated_at', '>=', search.updatedSince);
   const text = search.text?.trim();
   if (text) {
     const digits = text.replace(/\D/g, '');
@@ -157,4 +136,9 @@ export async function searchLeads(
       ? await query.select(PRESENTED_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
       : [];
   return { rows, total: Number(n) };
+}
+
+/** The business's lead `id` with the columns the API shows, or undefined (another business's lead too). */
+export async function findPresentedLead(db: Executor, businessId: number, id: number): Promise<PresentedRow | undefined> {
+  return db.selectFrom('leads').select(PRESENTED_COLUMNS).where('id', '=', id).where('business_id', '=', businessId).executeTakeFirst();
 }

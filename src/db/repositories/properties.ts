@@ -211,14 +211,34 @@ export async function countPublished(db: Executor, businessId: number, q: Proper
   return Number(row.n);
 }
 
-/** One published property's stored doc, or undefined when it does not exist for the API. */
-export async function findPublished(db: Executor, businessId: number, id: number): Promise<{ id: number; api_doc: string } | undefined> {
+/** The business's published listings joined to their stored docs: `{id, api_doc}` rows. */
+function publishedDocs(db: Executor, businessId: number) {
   return db
     .selectFrom('properties')
     .innerJoin('property_docs', 'property_docs.property_id', 'properties.id')
     .select(['properties.id', 'property_docs.api_doc'])
-    .where('properties.id', '=', id)
     .where('business_id', '=', businessId)
-    .where(sql<SqlBool>`listed = 1`)
-    .executeTakeFirst();
+    .where(sql<SqlBool>`listed = 1`);
+}
+
+/** One published property's stored doc, or undefined when it does not exist for the API. */
+export async function findPublished(db: Executor, businessId: number, id: number): Promise<{ id: number; api_doc: string } | undefined> {
+  return publishedDocs(db, businessId).where('properties.id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The stored docs of those of `ids` that are published, in catalogue order (`updated_at`
+ * desc, then `id` desc): what matching ranks first. Ids not published are left out.
+ */
+export async function listPublishedDocs(
+  db: Executor,
+  businessId: number,
+  ids: readonly number[],
+): Promise<Array<{ id: number; api_doc: string }>> {
+  if (ids.length === 0) return [];
+  return publishedDocs(db, businessId)
+    .where('properties.id', 'in', ids)
+    .orderBy('properties.updated_at', 'desc')
+    .orderBy('properties.id', 'desc')
+    .execute();
 }

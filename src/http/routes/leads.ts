@@ -1,15 +1,19 @@
-/** GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–§4.3; CONTRACT §1, §6). */
+/**
+ * GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–§4.3; CONTRACT §1, §6), and
+ * GET /leads/{lead_id} and its matches (CONTRACT §13).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { canonicalLeadType } from '../../domain/lead-rules.ts';
 import { ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
 import { InmoError } from '../../errors.ts';
-import { LeadPage, LeadsQuery } from '../../schemas/api.ts';
+import { LeadMatches, LeadPage, LeadParams, LeadsQuery } from '../../schemas/api.ts';
 import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
-import { listLeadsPage } from '../../services/leads.ts';
+import { getLead, leadMatchesJson, listLeadsPage } from '../../services/leads.ts';
+import { parseRfc3339 } from '../../domain/time.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
 
 const NoQuery = Type.Object({});
@@ -45,6 +49,31 @@ function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[])
 }
 
 /**
+ * `updated_since` as Pydantic's `AwareDatetime` reports it (CONTRACT §2, §13).
+ * @returns the instant in the canonical form of domain/time.ts, or undefined (absent or faulty).
+ */
+export function refineLeadsQuery(query: Record<string, unknown>, issues: ValidationIssue[]): string | undefined {
+  const text = query.updated_since;
+  if (typeof text !== 'string') return undefined;
+  const instant = parseRfc3339(text);
+  if (instant !== null) return instant;
+  const loc = ['query', 'updated_since'];
+  if (parseRfc3339(`${text}Z`) !== null) {
+    issues.push({ type: 'timezone_aware', loc, msg: 'Input should have timezone info', input: text });
+  } else {
+    const error = 'expected an RFC 3339 date-time with an offset, such as 2026-11-23T09:30:00Z';
+    issues.push({
+      type: 'datetime_from_date_parsing',
+      loc,
+      msg: `Input should be a valid datetime or date, ${error}`,
+      input: text,
+      ctx: { error },
+    });
+  }
+  return undefined;
+}
+
+/**
  * GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–4.3).
  * @param options.writes group commit of lead creation.
  * @param options.onJobsQueued called once a new lead's jobs are committed (the in-process worker wakes).
@@ -57,7 +86,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
   app.get(
     '/leads',
     {
-      config: { scope: 'leads:read' },
+      config: { scope: 'leads:read', refineQuery: refineLeadsQuery },
       schema: {
         operationId: 'listLeads',
         tags: ['leads'],
@@ -67,7 +96,50 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         response: { 200: LeadPage },
       },
     },
-    async (request) => listLeadsPage(db, request.apiKey!.businessId, request.query.limit ?? 100, request.query.offset ?? 0),
+    async (request) => {
+      const { limit = 100, offset = 0, status, type, source } = request.query;
+      const search = { status, type, source, updatedSince: request.refined as string | undefined };
+      return listLeadsPage(db, request.apiKey!.businessId, search, limit, offset);
+    },
+  );
+
+  app.get(
+    '/leads/:lead_id',
+    {
+      config: { scope: 'leads:read' },
+      schema: {
+        operationId: 'getLead',
+        tags: ['leads'],
+        summary: 'Retrieve a lead',
+        description: 'The lead object of GET /leads, for example to read back the lead that POST /leads/inquiries created.',
+        querystring: NoQuery,
+        params: LeadParams,
+        response: { 200: Type.Ref('Lead', { 'x-response-description': 'The lead.' }), 404: plain('No lead with this id in the business.') },
+      },
+    },
+    async (request) => getLead(db, request.apiKey!.businessId, request.params.lead_id),
+  );
+
+  app.get(
+    '/leads/:lead_id/matches',
+    {
+      config: { scope: 'leads:read' },
+      schema: {
+        operationId: 'getLeadMatches',
+        tags: ['leads'],
+        summary: 'What a lead was matched to',
+        description:
+          'The public properties that matched one of the lead’s searches when matching last ran (shortly after the lead arrived, and again after the catalogue changed), and the near misses: properties that fail exactly one criterion, with the criteria named. A lead that asked for a rent of at most 900 € sees the 950 € flat as a near miss with `missed: ["price_rent_max"]`. Empty lists until matching has run.',
+        querystring: NoQuery,
+        params: LeadParams,
+        response: { 200: LeadMatches, 404: plain('No lead with this id in the business.') },
+      },
+    },
+    async (request, reply) => {
+      const body = await leadMatchesJson(db, request.apiKey!.businessId, request.params.lead_id);
+      // Built as text from the stored property documents, like the catalogue's pages.
+      return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof LeadMatches>);
+    },
   );
 
   app.post(
