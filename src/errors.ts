@@ -49,6 +49,13 @@ export const ERRORS = {
   // The catalogue and leads (spec §4, CONTRACT §6).
   PROPERTY_NOT_FOUND: spec({ status: 404, detail: 'Property not found' }),
   API_LEAD_NOT_FOUND: spec({ status: 404, detail: 'Lead not found' }),
+  // Idempotency-Key (CONTRACT §13).
+  IDEMPOTENCY_KEY_REUSED: spec({ status: 422, detail: 'Idempotency-Key reused with a different request body' }),
+  IDEMPOTENCY_KEY_IN_FLIGHT: spec({
+    status: 409,
+    detail: 'A request with this Idempotency-Key is still being processed: retry in a second',
+    headers: { 'retry-after': '1' },
+  }),
   INVALID_PHONE: spec({ status: 422, detail: 'Invalid phone number. Use international format, e.g. +34612345678' }),
   DUPLICATE_PHONE: spec({ status: 409, detail: 'A lead with this phone number already exists' }),
   LEAD_NOT_STORED: spec({ status: 400, detail: 'The lead could not be stored' }),

@@ -386,11 +386,11 @@ describe('the console', () => {
   it('refuses an upload without its CSRF token, or from an agent, and imports nothing', async () => {
     const owner = new Browser(t.app);
     await owner.login('owner@uno.example');
+    const agent = new Browser(t.app);
+    await agent.login('agent@uno.example');
     const before = await snapshot(t.db);
     const file = { field: 'file', name: 'x.ndjson', content: JSON.stringify(listing('NOPE-1')) };
     expect((await owner.upload('/console/catalogue', {}, file)).statusCode).toBe(403);
-    const agent = new Browser(t.app);
-    await agent.login('agent@uno.example');
     const token = await agent.token('/console/catalogue');
     expect((await agent.upload('/console/catalogue', { _csrf: token }, file)).statusCode).toBe(403);
     const empty = await owner.upload('/console/catalogue', { _csrf: await owner.token('/console/catalogue') }, { ...file, content: '' });
@@ -447,14 +447,14 @@ describe('the console', () => {
     const closed = await browser.get(page);
     expect(closed.body).toContain('La ventana de 24 horas de WhatsApp está cerrada');
     expect(closed.body).not.toContain(`action="${page}/reply"`);
+    const other = new Browser(t.app);
+    await other.login('owner@dos.example');
     const before = await snapshot(db);
     const late = await browser.submit(page, `${page}/reply`, { text: 'demasiado tarde' });
     expect(late.statusCode).toBe(409);
     expect(late.body).toContain('La ventana de 24 horas está cerrada');
     expect(await snapshot(db)).toBe(before);
     // Another business's owner cannot act on it.
-    const other = new Browser(t.app);
-    await other.login('owner@dos.example');
     expect((await other.submit('/console/leads', `${page}/handoff`, {})).statusCode).toBe(404);
     expect(await snapshot(db)).toBe(before);
   });

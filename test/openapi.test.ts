@@ -40,7 +40,13 @@ describe('OpenAPI document', () => {
       '429',
       '500',
     ]);
-    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '400', '401', '413', '422', '429', '500']);
+    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '400', '401', '409', '413', '422', '429', '500']);
+    // Both POSTs take Idempotency-Key and tell the lead's outcome (CONTRACT §13).
+    for (const path of ['/leads/inquiries', '/leads/ingest']) {
+      const post = doc.paths[path].post;
+      expect(post.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'idempotency-key', required: false }));
+      expect(Object.keys(post.responses['200'].headers).sort()).toEqual(['Idempotent-Replayed', 'Inmo-Lead-Outcome']);
+    }
     const listParams = doc.paths['/properties'].get.parameters.map((p: { name: string }) => p.name).sort();
     expect(listParams).toEqual(
       [

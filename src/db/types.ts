@@ -348,6 +348,26 @@ export interface CatalogueImportTable {
   finished_at: string | null;
 }
 
+/** What a lead POST did (CONTRACT §13 `Inmo-Lead-Outcome`). */
+export type LeadOutcome = 'created' | 'completed' | 'unchanged';
+
+/** An Idempotency-Key of one API key and the first response to it (migration 0009). */
+export interface IdempotencyKeyTable {
+  key_id: string;
+  idempotency_key: string;
+  /** SHA-256 (hex) of the method, route and body bytes of the first request. */
+  fingerprint: string;
+  state: 'running' | 'done';
+  /** While `running`: the claim lapses after this instant. */
+  locked_until: string | null;
+  status: number | null;
+  /** The first response's body (JSON text). */
+  response: string | null;
+  outcome: LeadOutcome | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -371,6 +391,7 @@ export interface Database {
   user_tokens: UserTokenTable;
   console_sessions: ConsoleSessionTable;
   catalogue_imports: CatalogueImportTable;
+  idempotency_keys: IdempotencyKeyTable;
 }
 
 export type PropertyRow = Selectable<PropertyTable>;

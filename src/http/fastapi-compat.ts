@@ -32,8 +32,12 @@ declare module 'fastify' {
     refineBody?: (body: Record<string, unknown>, issues: ValidationIssue[]) => void;
     /** Query rules a schema cannot state; what it returns is `request.refined`. */
     refineQuery?: (query: Record<string, unknown>, issues: ValidationIssue[]) => unknown;
+    /** Header rules (loc `["header", name]`), checked with the schemas so that all faults come together. */
+    refineHeaders?: (headers: FastifyRequest['headers'], issues: ValidationIssue[]) => void;
   }
   interface FastifyRequest {
+    /** The body's text as received (before parsing), or null without a body. */
+    rawBody: string | null;
     /** What the route's `config.refineQuery` made of the query (e.g. the map areas of `locations`). */
     refined: unknown;
     /** The catalogue code of the error the request was answered with (errors.ts), for its log line; null when none. */
@@ -107,7 +111,7 @@ function validateBody(schema: TObject, value: unknown, issues: ValidationIssue[]
   return validateObject(schema, value as Record<string, unknown>, ['body'], 'json', issues);
 }
 
-const PART_RANK: Record<string, number> = { path: 0, query: 1, body: 2 };
+const PART_RANK: Record<string, number> = { path: 0, query: 1, header: 2, body: 3 };
 
 /**
  * Orders faults as FastAPI reports them: path, then query, then body, each in the order its
@@ -118,7 +122,7 @@ function inDeclaredOrder(issues: ValidationIssue[], schemas: Record<string, TObj
     const part = String(issue.loc[0]);
     const keys = Object.keys(schemas[part]?.properties ?? {});
     const index = keys.indexOf(String(issue.loc[1]));
-    return [PART_RANK[part] ?? 3, index === -1 ? keys.length : index];
+    return [PART_RANK[part] ?? 4, index === -1 ? keys.length : index];
   };
   return issues
     .map((issue, i) => ({ issue, i, r: rank(issue) }))
@@ -133,13 +137,14 @@ function inDeclaredOrder(issues: ValidationIssue[], schemas: Record<string, TObj
 function validateRequest(request: FastifyRequest): void {
   const schema = request.routeOptions.schema as { params?: TObject; querystring?: TObject; body?: TObject } | undefined;
   if (!schema || (!schema.params && !schema.querystring && !schema.body)) return;
-  const { refineBody, refineQuery } = request.routeOptions.config;
+  const { refineBody, refineQuery, refineHeaders } = request.routeOptions.config;
   const issues: ValidationIssue[] = [];
   const params = schema.params ? validateObject(schema.params, request.params as Record<string, unknown>, ['path'], 'path', issues) : {};
   const query = schema.querystring
     ? validateObject(schema.querystring, queryWithoutNul(request.query as Record<string, unknown>), ['query'], 'query', issues)
     : {};
   request.refined = refineQuery ? refineQuery(query, issues) : undefined;
+  if (refineHeaders) refineHeaders(request.headers, issues);
   let body: Record<string, unknown> | undefined;
   if (schema.body) {
     body = validateBody(schema.body, request.body, issues);
@@ -208,8 +213,10 @@ export function fastapiCompatibility(app: FastifyInstance): void {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('refined', null);
   app.decorateRequest('errorCode', null);
+  app.decorateRequest('rawBody', null);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
+    request.rawBody = String(text);
     try {
       done(null, parseBody(request.headers['content-type'], String(text)));
     } catch (error) {

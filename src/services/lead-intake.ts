@@ -11,7 +11,7 @@ import type { Transaction } from 'kysely';
 import { templateLanguage } from '../channels/whatsapp-cloud.ts';
 import type { GroupCommit } from '../db/group-commit.ts';
 import { findChannel, findConversation, insertWelcome } from '../db/repositories/messaging.ts';
-import type { Database } from '../db/types.ts';
+import type { Database, LeadOutcome } from '../db/types.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/leads.ts';
@@ -28,6 +28,12 @@ const MAX_ATTEMPTS = 5;
 /** Jobs of a new inquiry lead and of an ingest lead (spec §6: follow-ups for inquiries only). */
 const INQUIRY_JOBS: JobKind[] = ['match_lead', 'send_welcome', 'schedule_follow_ups'];
 const INGEST_JOBS: JobKind[] = ['match_lead', 'send_welcome'];
+
+/**
+ * Called inside the transaction that stores a lead's outcome, last (CONTRACT §13: the
+ * Idempotency-Key's response is stored with the lead). Throwing rolls everything back.
+ */
+export type OnStored = (trx: Transaction<Database>, leadId: number | null, outcome: LeadOutcome) => Promise<void>;
 
 /** An inquiry after validation: type canonical, phones in E.164. */
 export interface Inquiry extends Omit<InquiryBody, 'type' | 'phone_number_1' | 'phone_number_2' | 'landline_phone'> {
@@ -109,18 +115,29 @@ function providedOnly(columns: ReturnType<typeof inquiryColumns>): Partial<NewLe
 
 /**
  * Creates a lead from an inquiry, or completes the unnamed lead with the same primary phone.
- * @returns the id of the created or completed lead.
+ * @param onStored runs last in the same transaction.
+ * @returns the id of the created or completed lead, and which of the two (`Inmo-Lead-Outcome`).
  * @throws InmoError DUPLICATE_PHONE when a named lead has that phone (spec §4.2 rule 4: 409);
  *   LEAD_NOT_STORED, with the failure as its `cause`, when it cannot be stored (rule 5: 400).
  */
-export async function createInquiryLead(writes: GroupCommit, businessId: number, inquiry: Inquiry): Promise<number> {
-  return storeInquiryLead(writes, businessId, inquiry).catch((error: unknown) => {
+export async function createInquiryLead(
+  writes: GroupCommit,
+  businessId: number,
+  inquiry: Inquiry,
+  onStored?: OnStored,
+): Promise<{ leadId: number; outcome: 'created' | 'completed' }> {
+  return storeInquiryLead(writes, businessId, inquiry, onStored).catch((error: unknown) => {
     if (error instanceof InmoError) throw error;
     throw new InmoError('LEAD_NOT_STORED').because(error);
   });
 }
 
-async function storeInquiryLead(writes: GroupCommit, businessId: number, inquiry: Inquiry): Promise<number> {
+async function storeInquiryLead(
+  writes: GroupCommit,
+  businessId: number,
+  inquiry: Inquiry,
+  onStored: OnStored | undefined,
+): Promise<{ leadId: number; outcome: 'created' | 'completed' }> {
   return withRaceRetry(() =>
     writes.run(async (trx) => {
       const at = nowRfc3339();
@@ -163,7 +180,9 @@ async function storeInquiryLead(writes: GroupCommit, businessId: number, inquiry
         );
       }
       await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
-      return leadId;
+      const outcome = existing ? ('completed' as const) : ('created' as const);
+      await onStored?.(trx, leadId, outcome);
+      return { leadId, outcome };
     }),
   );
 }
@@ -171,16 +190,26 @@ async function storeInquiryLead(writes: GroupCommit, businessId: number, inquiry
 /**
  * Creates a rental-seeking lead from the compact landing-form payload (spec §4.3).
  * @param phone the primary phone, already chosen and normalised.
+ * @param onStored runs last in the same transaction (also when nothing else changes).
  * @returns the new lead's id, or null when a lead with that phone exists (nothing changes).
  * @throws MalformedBudgetError (MALFORMED_BUDGET) for a budget that is not a whole number or range (nothing stored),
  *   checked first: the spec makes it a 500 without condition.
  */
-export async function ingestRentalLead(writes: GroupCommit, businessId: number, body: IngestBody, phone: string): Promise<number | null> {
+export async function ingestRentalLead(
+  writes: GroupCommit,
+  businessId: number,
+  body: IngestBody,
+  phone: string,
+  onStored?: OnStored,
+): Promise<number | null> {
   return withRaceRetry(() =>
     writes.run(async (trx) => {
       // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
       const rentMax = parseBudget(body.search.budget);
-      if (await repo.findLeadByPhone(trx, businessId, phone)) return null;
+      if (await repo.findLeadByPhone(trx, businessId, phone)) {
+        await onStored?.(trx, null, 'unchanged');
+        return null;
+      }
       const bedrooms = parseHabs(body.search.habs);
       const criteria: Record<string, number> = {};
       if (rentMax !== null) criteria.price_rent_max = rentMax;
@@ -212,6 +241,7 @@ export async function ingestRentalLead(writes: GroupCommit, businessId: number, 
       await repo.insertNote(trx, leadId, ingestNotes(body, habsInNotes, rentMax), at);
       await queueWelcome(trx, businessId, leadId, phone, null, at);
       await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
+      await onStored?.(trx, leadId, 'created');
       return leadId;
     }),
   );

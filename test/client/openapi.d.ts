@@ -1067,7 +1067,13 @@ export interface operations {
     createInquiry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1217,6 +1223,10 @@ export interface operations {
             /** @description The lead was stored: created, or an unnamed lead with this phone completed. */
             200: {
                 headers: {
+                    /** @description `created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed. */
+                    "Inmo-Lead-Outcome"?: "created" | "completed" | "unchanged";
+                    /** @description Present when this is the stored first response to the request’s Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1251,7 +1261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A lead with this primary phone and a name exists; treat it as already present and do not retry. */
+            /** @description A lead with this primary phone and a name exists; treat it as already present and do not retry. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1301,7 +1311,13 @@ export interface operations {
     ingestRentalLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1346,6 +1362,10 @@ export interface operations {
             /** @description Accepted: the lead was created, or one with this phone already existed and is unchanged. */
             200: {
                 headers: {
+                    /** @description `created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed. */
+                    "Inmo-Lead-Outcome"?: "created" | "completed" | "unchanged";
+                    /** @description Present when this is the stored first response to the request’s Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1376,6 +1396,15 @@ export interface operations {
                         /** @description One of a few fixed sentences that say what to do (see the examples). */
                         detail: string;
                     };
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
                 };
             };
             /** @description Request body larger than the configured limit (1 MiB by default; CONTRACT §8). */

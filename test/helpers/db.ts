@@ -107,29 +107,15 @@ export function listing(ref: string, overrides: Record<string, unknown> = {}): R
   };
 }
 
-/** Snapshot of every table's rows, to prove a request changed nothing. */
+/** Snapshot of every table's rows (every table the migrations made), to prove a request changed nothing. */
 export async function snapshot(db: Db): Promise<string> {
-  const tables = [
-    'businesses',
-    'api_keys',
-    'properties',
-    'property_docs',
-    'property_images',
-    'property_videos',
-    'leads',
-    'lead_notes',
-    'jobs',
-    'lead_matches',
-    'lead_match_runs',
-    'channels',
-    'messages',
-    'conversations',
-    'webhook_events',
-    'follow_up_rules',
-    'follow_ups',
-  ] as const;
+  const tables = (await db.introspection.getTables()).map((t) => t.name).sort();
   const out: Record<string, unknown> = {};
-  for (const t of tables) out[t] = await db.selectFrom(t).selectAll().execute();
+  for (const t of tables)
+    out[t] = await db
+      .selectFrom(t as 'leads')
+      .selectAll()
+      .execute();
   return JSON.stringify(out);
 }
 

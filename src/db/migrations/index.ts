@@ -8,6 +8,7 @@ import * as m0005 from './0005_change_signals.ts';
 import * as m0006 from './0006_catalogue_scale.ts';
 import * as m0007 from './0007_console.ts';
 import * as m0008 from './0008_lead_sync.ts';
+import * as m0009 from './0009_idempotency.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -20,6 +21,7 @@ export const migrationProvider: MigrationProvider = {
       '0006_catalogue_scale': m0006,
       '0007_console': m0007,
       '0008_lead_sync': m0008,
+      '0009_idempotency': m0009,
     };
   },
 };

@@ -12,11 +12,41 @@ import { InmoError } from '../../errors.ts';
 import { LeadMatches, LeadPage, LeadParams, LeadsQuery } from '../../schemas/api.ts';
 import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
+import { Idempotency } from '../../services/idempotency.ts';
+import { checkIdempotencyKey, idempotentRoute, onStoredFor } from '../idempotency.ts';
 import { getLead, leadMatchesJson, listLeadsPage } from '../../services/leads.ts';
 import { parseRfc3339 } from '../../domain/time.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
 
 const NoQuery = Type.Object({});
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]+$',
+      description:
+        'Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.',
+      examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
+    }),
+  ),
+});
+
+/** Response headers of the two POSTs' 200 (CONTRACT §13). */
+const LEAD_POST_HEADERS = {
+  'Inmo-Lead-Outcome': {
+    type: 'string',
+    enum: ['created', 'completed', 'unchanged'],
+    description:
+      '`created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed.',
+  },
+  'Idempotent-Replayed': {
+    type: 'string',
+    enum: ['true'],
+    description: 'Present when this is the stored first response to the request’s Idempotency-Key.',
+  },
+};
 
 const InquiryCreated = Type.Object(
   {
@@ -24,11 +54,14 @@ const InquiryCreated = Type.Object(
     authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }),
     lead_id: Type.Integer({ description: 'The created lead, or the completed unnamed one.' }),
   },
-  { 'x-response-description': 'The lead was stored: created, or an unnamed lead with this phone completed.' },
+  { 'x-response-description': 'The lead was stored: created, or an unnamed lead with this phone completed.', headers: LEAD_POST_HEADERS },
 );
 const IngestAccepted = Type.Object(
   { status: Type.Literal('ok'), authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }) },
-  { 'x-response-description': 'Accepted: the lead was created, or one with this phone already existed and is unchanged.' },
+  {
+    'x-response-description': 'Accepted: the lead was created, or one with this phone already existed and is unchanged.',
+    headers: LEAD_POST_HEADERS,
+  },
 );
 const plain = (description: string) => Type.Ref('PlainError', { description });
 const phoneOr422 = Type.Ref('ValidationError', {
@@ -83,6 +116,10 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
   app,
   { db, writes, onJobsQueued, schemas },
 ) => {
+  const idempotency = new Idempotency(writes);
+  const idempotent = idempotentRoute(idempotency);
+  app.decorateRequest('idempotencyClaim', null);
+
   app.get(
     '/leads',
     {
@@ -145,7 +182,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
   app.post(
     '/leads/inquiries',
     {
-      config: { scope: 'leads:ingest', perIpLimit: true, refineBody: refineInquiry },
+      config: { scope: 'leads:ingest', perIpLimit: true, refineBody: refineInquiry, refineHeaders: checkIdempotencyKey },
+      ...idempotent,
       schema: {
         operationId: 'createInquiry',
         tags: ['leads'],
@@ -153,17 +191,20 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         description:
           'The recommended way to send leads. A lead with the same primary phone and no name is completed and its id returned; one with a name gives 409. Stored active, rating 3, captured by `Web`, with generated notes; matching, the welcome message and follow-ups follow in the background.',
         querystring: NoQuery,
+        headers: IdempotencyHeaders,
         body: schemas.InquiryBody,
         response: {
           200: InquiryCreated,
           400: plain('The lead could not be stored.'),
-          409: plain('A lead with this primary phone and a name exists; treat it as already present and do not retry.'),
+          409: plain(
+            'A lead with this primary phone and a name exists; treat it as already present and do not retry. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds.',
+          ),
           413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
           422: phoneOr422,
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { body } = request;
       const key = request.apiKey!;
       const [primary, second, landline] = [body.phone_number_1, body.phone_number_2, body.landline_phone].map((p) =>
@@ -172,22 +213,24 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
       if (primary === null || (body.phone_number_2 && second === null) || (body.landline_phone && landline === null)) {
         throw new InmoError('INVALID_PHONE');
       }
-      const leadId = await createInquiryLead(writes, key.businessId, {
-        ...body,
-        type: canonicalLeadType(body.type)!,
-        phone_number_1: primary,
-        phone_number_2: second,
-        landline_phone: landline,
-      });
+      const answer = (leadId: number | null) => ({ status: 'ok' as const, authenticated_as: key.businessName, lead_id: leadId! });
+      const { leadId, outcome } = await createInquiryLead(
+        writes,
+        key.businessId,
+        { ...body, type: canonicalLeadType(body.type)!, phone_number_1: primary, phone_number_2: second, landline_phone: landline },
+        onStoredFor(idempotency, request, answer),
+      );
       onJobsQueued();
-      return { status: 'ok' as const, authenticated_as: key.businessName, lead_id: leadId };
+      reply.header('inmo-lead-outcome', outcome);
+      return answer(leadId);
     },
   );
 
   app.post(
     '/leads/ingest',
     {
-      config: { scope: 'leads:ingest', perIpLimit: true },
+      config: { scope: 'leads:ingest', perIpLimit: true, refineHeaders: checkIdempotencyKey },
+      ...idempotent,
       schema: {
         operationId: 'ingestRentalLead',
         tags: ['leads'],
@@ -195,21 +238,26 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         description:
           'Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing. A malformed `search.budget` gives 500 and stores nothing.',
         querystring: NoQuery,
+        headers: IdempotencyHeaders,
         body: schemas.IngestBody,
         response: {
           200: IngestAccepted,
+          409: plain('The first request with this Idempotency-Key is still running: retry after `Retry-After` seconds.'),
           413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
           422: phoneOr422,
           500: plain('Unexpected server error, or a `search.budget` that is not a whole number or a range of whole numbers.'),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const key = request.apiKey!;
       const phone = ingestPrimaryPhone(request.body.contact);
       if (phone === null) throw new InmoError('INVALID_PHONE');
-      if ((await ingestRentalLead(writes, key.businessId, request.body, phone)) !== null) onJobsQueued();
-      return { status: 'ok' as const, authenticated_as: key.businessName };
+      const answer = () => ({ status: 'ok' as const, authenticated_as: key.businessName });
+      const leadId = await ingestRentalLead(writes, key.businessId, request.body, phone, onStoredFor(idempotency, request, answer));
+      if (leadId !== null) onJobsQueued();
+      reply.header('inmo-lead-outcome', leadId === null ? 'unchanged' : 'created');
+      return answer();
     },
   );
 };

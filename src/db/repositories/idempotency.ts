@@ -1,0 +1,109 @@
+/** Idempotency-Key records (migration 0009, CONTRACT §13). SQL only. */
+import { sql } from 'kysely';
+import type { Executor } from '../database.ts';
+import { runCompiledOnce } from '../compiled-once.ts';
+import type { IdempotencyKeyTable, LeadOutcome } from '../types.ts';
+
+/** A new claim: the row of a first request, `running` until `locked_until`. */
+export interface Claim {
+  key_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  locked_until: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * Inserts the claim unless the (API key, Idempotency-Key) row exists. (Compiled once: it runs
+ * for every idempotent request.) @returns whether it was inserted.
+ */
+export async function insertClaim(db: Executor, claim: Claim): Promise<boolean> {
+  const values = [
+    claim.key_id,
+    claim.idempotency_key,
+    claim.fingerprint,
+    'running',
+    claim.locked_until,
+    claim.created_at,
+    claim.expires_at,
+  ];
+  const rows = await runCompiledOnce<{ key_id: string }>(db, 'insertIdempotencyClaim', values, ([k, i, f, s, l, c, e]) =>
+    db
+      .insertInto('idempotency_keys')
+      .values({ key_id: k, idempotency_key: i, fingerprint: f, state: s as 'running', locked_until: l, created_at: c, expires_at: e })
+      .onConflict((oc) => oc.columns(['key_id', 'idempotency_key']).doNothing())
+      .returning('key_id'),
+  );
+  return rows.length === 1;
+}
+
+export async function findKey(db: Executor, keyId: string, idempotencyKey: string): Promise<IdempotencyKeyTable | undefined> {
+  return db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('key_id', '=', keyId)
+    .where('idempotency_key', '=', idempotencyKey)
+    .executeTakeFirst();
+}
+
+/**
+ * Replaces a row that expired, or whose `running` claim lapsed, with `claim`, only while it is
+ * still as `seen` (of two requests taking it over at once, one wins). @returns whether it did.
+ */
+export async function takeOver(db: Executor, seen: IdempotencyKeyTable, claim: Claim): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({ ...claim, state: 'running', status: null, response: null, outcome: null })
+    .where('key_id', '=', claim.key_id)
+    .where('idempotency_key', '=', claim.idempotency_key)
+    .where('created_at', '=', seen.created_at)
+    .where('state', '=', seen.state)
+    .where((eb) => (seen.locked_until === null ? eb('locked_until', 'is', null) : eb('locked_until', '=', seen.locked_until)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Stores the first response of a claimed key. (Compiled once: it runs for every idempotent request.) */
+export async function recordResponse(
+  db: Executor,
+  keyId: string,
+  idempotencyKey: string,
+  response: { status: number; body: string; outcome: LeadOutcome },
+): Promise<void> {
+  await runCompiledOnce(
+    db,
+    'recordIdempotentResponse',
+    ['done', response.status, response.body, response.outcome, keyId, idempotencyKey, 'running'],
+    ([done, status, body, outcome, k, i, running]) =>
+      db
+        .updateTable('idempotency_keys')
+        .set({
+          state: done as 'done',
+          locked_until: sql<null>`null`,
+          status: status as unknown as number,
+          response: body,
+          outcome: outcome as LeadOutcome,
+        })
+        .where('key_id', '=', k)
+        .where('idempotency_key', '=', i)
+        .where('state', '=', running as 'running'),
+  );
+}
+
+/** Deletes a claim whose request did not succeed, so that nothing of it remains. */
+export async function releaseClaim(db: Executor, keyId: string, idempotencyKey: string, createdAt: string): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('key_id', '=', keyId)
+    .where('idempotency_key', '=', idempotencyKey)
+    .where('created_at', '=', createdAt)
+    .where('state', '=', 'running')
+    .execute();
+}
+
+/** Deletes the records that expired before `now`. @returns how many. */
+export async function purgeExpired(db: Executor, now: string): Promise<number> {
+  const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,97 @@
+/**
+ * `Idempotency-Key` on a route (CONTRACT §13; services/idempotency.ts has the rules).
+ *
+ * A route opts in by spreading {@link idempotentRoute} into its options and passing
+ * {@link onStoredFor}'s hook to the service that stores its lead:
+ * - the header is checked with the request's other parts (1–255 printable ASCII characters;
+ *   a fault is a Pydantic-shaped 422 at `["header", "idempotency-key"]`);
+ * - `preHandler`, once the key and the request are valid, claims the key, or answers at once:
+ *   the first response again with `Idempotent-Replayed: true`, 422 for another body, 409 with
+ *   `Retry-After: 1` while the first runs;
+ * - `onSend` releases the claim of a request that did not succeed.
+ */
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { Database, LeadOutcome } from '../db/types.ts';
+import { InmoError } from '../errors.ts';
+import { requestFingerprint, type ClaimedKey, type Idempotency } from '../services/idempotency.ts';
+import type { ValidationIssue } from '../validation/pydantic.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Idempotency-Key this request claimed, or null. */
+    idempotencyClaim: ClaimedKey | null;
+  }
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+const MAX_LENGTH = 255;
+
+/** The header's faults, as FastAPI reports a `Header(min_length=1, max_length=255, pattern=…)`. */
+export function checkIdempotencyKey(headers: FastifyRequest['headers'], issues: ValidationIssue[]): void {
+  const value = headers[IDEMPOTENCY_HEADER];
+  if (value === undefined) return;
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  const loc = ['header', IDEMPOTENCY_HEADER];
+  if (text.length === 0) {
+    issues.push({ type: 'string_too_short', loc, msg: 'String should have at least 1 character', input: text, ctx: { min_length: 1 } });
+  } else if (text.length > MAX_LENGTH) {
+    issues.push({
+      type: 'string_too_long',
+      loc,
+      msg: `String should have at most ${MAX_LENGTH} characters`,
+      input: text,
+      ctx: { max_length: MAX_LENGTH },
+    });
+  } else if (!PRINTABLE_ASCII.test(text)) {
+    const pattern = '^[\\x20-\\x7e]+$';
+    issues.push({ type: 'string_pattern_mismatch', loc, msg: `String should match pattern '${pattern}'`, input: text, ctx: { pattern } });
+  }
+}
+
+/** Route options that make a POST idempotent under `Idempotency-Key`. */
+export function idempotentRoute(idempotency: Idempotency) {
+  const claimKey: preHandlerAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    request.idempotencyClaim = null;
+    const key = request.headers[IDEMPOTENCY_HEADER];
+    if (typeof key !== 'string') return;
+    const fingerprint = requestFingerprint(request.method, request.routeOptions.url ?? request.url, request.rawBody ?? '');
+    const result = await idempotency.claim(request.apiKey!.keyId, key, fingerprint);
+    if (result.kind === 'claimed') request.idempotencyClaim = result.claim;
+    else if (result.kind === 'mismatch') throw new InmoError('IDEMPOTENCY_KEY_REUSED');
+    else if (result.kind === 'in_flight') throw new InmoError('IDEMPOTENCY_KEY_IN_FLIGHT');
+    else {
+      await reply
+        .code(result.status)
+        .headers({ 'idempotent-replayed': 'true', 'inmo-lead-outcome': result.outcome })
+        .type('application/json; charset=utf-8')
+        .send(result.body);
+    }
+  };
+  const releaseFailed: onSendHookHandler = (request, reply, payload, done) => {
+    const claim = request.idempotencyClaim;
+    if (claim === null || (reply.statusCode >= 200 && reply.statusCode < 300)) return done(null, payload);
+    request.idempotencyClaim = null;
+    idempotency.release(claim).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
+  };
+  return { preHandler: claimKey, onSend: releaseFailed };
+}
+
+/**
+ * The hook that stores a claimed request's response with its lead (services/lead-intake.ts
+ * `OnStored`): `answer` builds the 200 body from the lead's id, exactly as the route sends it.
+ * @returns undefined when the request claimed no key.
+ */
+export function onStoredFor(
+  idempotency: Idempotency,
+  request: FastifyRequest,
+  answer: (leadId: number | null) => unknown,
+): ((trx: Transaction<Database>, leadId: number | null, outcome: LeadOutcome) => Promise<void>) | undefined {
+  const claim = request.idempotencyClaim;
+  if (claim === null) return undefined;
+  return (trx, leadId, outcome) => idempotency.record(trx, claim, { status: 200, body: JSON.stringify(answer(leadId)), outcome });
+}
