@@ -18,6 +18,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
 import { registerRateLimits, type RateLimits } from './http/rate-limit.ts';
+import compress from '@fastify/compress';
+import { COMPRESSION_OPTIONS } from './http/conditional.ts';
 import { GroupCommit } from './db/group-commit.ts';
 import { apiKeyAuth } from './http/auth.ts';
 import { fastapiCompatibility, frameworkErrors } from './http/fastapi-compat.ts';
@@ -94,6 +96,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', () => changes.close());
 
   fastapiCompatibility(app);
+  // br/gzip for every response over 1 KB whose client accepts it (CONTRACT §13); the conditional
+  // GETs do their own, cached with the page (http/conditional.ts).
+  await app.register(compress, COMPRESSION_OPTIONS);
   for (const schema of schemas.shared) app.addSchema(schema);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

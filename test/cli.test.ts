@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { migrationProvider } from '../src/db/migrations/index.ts';
 import { startFakeGraph } from './fake-graph.ts';
 import { BIN, inmo } from './helpers/cli.ts';
 import { freshDatabaseUrl, REPO_ROOT, listing } from './helpers/db.ts';
@@ -18,17 +19,9 @@ async function workspace() {
 describe('inmo CLI', () => {
   it('creates a business and keys, lists and revokes them, imports a catalogue reporting bad lines, records leads', async () => {
     const { dir, env } = await workspace();
-    expect((await inmo(env, 'migrate', '--json')).json).toEqual({
-      applied: [
-        '0001_initial',
-        '0002_jobs',
-        '0003_background',
-        '0004_conversations',
-        '0005_change_signals',
-        '0006_catalogue_scale',
-        '0007_console',
-      ],
-    });
+    const migrations = Object.keys(await migrationProvider.getMigrations());
+    expect(migrations.slice(0, 3)).toEqual(['0001_initial', '0002_jobs', '0003_background']);
+    expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: migrations });
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: [] });
     const business = await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json');
     expect(business.json).toEqual({ id: 1, name: 'Inmobiliaria Sol' });

@@ -47,7 +47,10 @@ describe('OpenAPI document', () => {
       expect(post.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'idempotency-key', required: false }));
       expect(Object.keys(post.responses['200'].headers).sort()).toEqual(['Idempotent-Replayed', 'Inmo-Lead-Outcome']);
     }
-    const listParams = doc.paths['/properties'].get.parameters.map((p: { name: string }) => p.name).sort();
+    const listParams = doc.paths['/properties'].get.parameters
+      .filter((p: { in: string }) => p.in === 'query')
+      .map((p: { name: string }) => p.name)
+      .sort();
     expect(listParams).toEqual(
       [
         'city',

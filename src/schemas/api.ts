@@ -159,6 +159,24 @@ export const Property = Type.Object(
 /** `x-response-description`: what @fastify/swagger writes as the response's description. */
 const responding = (description: string) => ({ 'x-response-description': description });
 
+/** The 200's headers of the conditional GETs (http/conditional.ts, CONTRACT §13). */
+const CONDITIONAL_HEADERS = {
+  ETag: { type: 'string', description: 'Strong validator of this body: send it back in `If-None-Match` to get 304 when nothing changed.' },
+  'Cache-Control': { type: 'string', enum: ['private, no-cache'], description: 'Store privately; revalidate before each use.' },
+  'Content-Encoding': { type: 'string', enum: ['br', 'gzip'], description: 'When `Accept-Encoding` allows it and the body exceeds 1 KB.' },
+};
+
+/** Response schema options of a conditional GET's 200. */
+export const conditional200 = (description: string) => ({ ...responding(description), headers: CONDITIONAL_HEADERS });
+
+/** The request header and the 304 of a conditional GET (CONTRACT §13). */
+export const IfNoneMatchHeaders = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({ description: 'An `ETag` from an earlier 200 (or `*`): 304 with no body while the body would be the same.' }),
+  ),
+});
+export const NotModified = Type.Null({ description: 'Not Modified: the body is the one whose ETag was sent. No body.' });
+
 const Page = <T extends TSchema>(item: T, description: string) =>
   Type.Object(
     {
@@ -167,11 +185,11 @@ const Page = <T extends TSchema>(item: T, description: string) =>
       limit: Type.Integer(),
       offset: Type.Integer(),
     },
-    responding(description),
+    conditional200(description),
   );
 
 export const PropertyPage = Page(Type.Ref('Property'), 'One page of the public catalogue, with the total matching the filters.');
-export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') }, responding('The property.'));
+export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') }, conditional200('The property.'));
 
 /** A lead (spec §2.1); its search preferences bounded by `limits`. */
 export const leadSchema = (limits: Limits) =>

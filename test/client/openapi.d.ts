@@ -652,7 +652,10 @@ export interface operations {
                 /** @description By the price the operation selects; properties without it come last. Default: `updated_at` descending. Ties: `updated_at` desc, `id` desc. */
                 sort?: "price_asc" | "price_desc";
             };
-            header?: never;
+            header?: {
+                /** @description An `ETag` from an earlier 200 (or `*`): 304 with no body while the body would be the same. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -661,6 +664,12 @@ export interface operations {
             /** @description One page of the public catalogue, with the total matching the filters. */
             200: {
                 headers: {
+                    /** @description Strong validator of this body: send it back in `If-None-Match` to get 304 when nothing changed. */
+                    ETag?: string;
+                    /** @description Store privately; revalidate before each use. */
+                    "Cache-Control"?: "private, no-cache";
+                    /** @description When `Accept-Encoding` allows it and the body exceeds 1 KB. */
+                    "Content-Encoding"?: "br" | "gzip";
                     [name: string]: unknown;
                 };
                 content: {
@@ -672,6 +681,13 @@ export interface operations {
                         offset: number;
                     };
                 };
+            };
+            /** @description Not Modified: the body is the one whose ETag was sent. No body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
             400: {
@@ -726,7 +742,10 @@ export interface operations {
     getProperty: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An `ETag` from an earlier 200 (or `*`): 304 with no body while the body would be the same. */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description The `id` of a property from the list. */
                 property_id: number;
@@ -738,6 +757,12 @@ export interface operations {
             /** @description The property. */
             200: {
                 headers: {
+                    /** @description Strong validator of this body: send it back in `If-None-Match` to get 304 when nothing changed. */
+                    ETag?: string;
+                    /** @description Store privately; revalidate before each use. */
+                    "Cache-Control"?: "private, no-cache";
+                    /** @description When `Accept-Encoding` allows it and the body exceeds 1 KB. */
+                    "Content-Encoding"?: "br" | "gzip";
                     [name: string]: unknown;
                 };
                 content: {
@@ -745,6 +770,13 @@ export interface operations {
                         data: components["schemas"]["Property"];
                     };
                 };
+            };
+            /** @description Not Modified: the body is the one whose ETag was sent. No body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
             400: {
@@ -824,7 +856,10 @@ export interface operations {
                 /** @description Exact `source` (`web`, `manual`, …). */
                 source?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An `ETag` from an earlier 200 (or `*`): 304 with no body while the body would be the same. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -833,6 +868,12 @@ export interface operations {
             /** @description One page of the business’s leads, newest first, with the total. */
             200: {
                 headers: {
+                    /** @description Strong validator of this body: send it back in `If-None-Match` to get 304 when nothing changed. */
+                    ETag?: string;
+                    /** @description Store privately; revalidate before each use. */
+                    "Cache-Control"?: "private, no-cache";
+                    /** @description When `Accept-Encoding` allows it and the body exceeds 1 KB. */
+                    "Content-Encoding"?: "br" | "gzip";
                     [name: string]: unknown;
                 };
                 content: {
@@ -844,6 +885,13 @@ export interface operations {
                         offset: number;
                     };
                 };
+            };
+            /** @description Not Modified: the body is the one whose ETag was sent. No body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
             400: {
@@ -898,7 +946,10 @@ export interface operations {
     getLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An `ETag` from an earlier 200 (or `*`): 304 with no body while the body would be the same. */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description The `id` of a lead, as `lead_id` of POST /leads/inquiries or `id` in GET /leads. */
                 lead_id: number;
@@ -910,11 +961,24 @@ export interface operations {
             /** @description Keys without a value (null, empty string, empty list) are omitted. */
             200: {
                 headers: {
+                    /** @description Strong validator of this body: send it back in `If-None-Match` to get 304 when nothing changed. */
+                    ETag?: string;
+                    /** @description Store privately; revalidate before each use. */
+                    "Cache-Control"?: "private, no-cache";
+                    /** @description When `Accept-Encoding` allows it and the body exceeds 1 KB. */
+                    "Content-Encoding"?: "br" | "gzip";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Lead"];
                 };
+            };
+            /** @description Not Modified: the body is the one whose ETag was sent. No body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
             400: {

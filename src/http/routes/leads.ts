@@ -9,11 +9,12 @@ import type { GroupCommit } from '../../db/group-commit.ts';
 import { canonicalLeadType } from '../../domain/lead-rules.ts';
 import { ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
 import { InmoError } from '../../errors.ts';
-import { LeadMatches, LeadPage, LeadParams, LeadsQuery } from '../../schemas/api.ts';
+import { conditional200, IfNoneMatchHeaders, LeadMatches, LeadPage, LeadParams, LeadsQuery, NotModified } from '../../schemas/api.ts';
 import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { Idempotency } from '../../services/idempotency.ts';
 import { checkIdempotencyKey, idempotentRoute, onStoredFor } from '../idempotency.ts';
+import { conditionalRoute } from '../conditional.ts';
 import { getLead, leadMatchesJson, listLeadsPage } from '../../services/leads.ts';
 import { parseRfc3339 } from '../../domain/time.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
@@ -120,9 +121,11 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
   const idempotent = idempotentRoute(idempotency);
   app.decorateRequest('idempotencyClaim', null);
 
+  const conditional = conditionalRoute();
   app.get(
     '/leads',
     {
+      ...conditional,
       config: { scope: 'leads:read', refineQuery: refineLeadsQuery },
       schema: {
         operationId: 'listLeads',
@@ -130,7 +133,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         summary: 'List leads',
         description: 'The business’s leads, newest first (`created_at` desc, then `id` desc).',
         querystring: LeadsQuery,
-        response: { 200: LeadPage },
+        headers: IfNoneMatchHeaders,
+        response: { 200: LeadPage, 304: NotModified },
       },
     },
     async (request) => {
@@ -143,6 +147,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
   app.get(
     '/leads/:lead_id',
     {
+      ...conditional,
       config: { scope: 'leads:read' },
       schema: {
         operationId: 'getLead',
@@ -151,7 +156,12 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         description: 'The lead object of GET /leads, for example to read back the lead that POST /leads/inquiries created.',
         querystring: NoQuery,
         params: LeadParams,
-        response: { 200: Type.Ref('Lead', { 'x-response-description': 'The lead.' }), 404: plain('No lead with this id in the business.') },
+        headers: IfNoneMatchHeaders,
+        response: {
+          200: Type.Ref('Lead', conditional200('The lead.')),
+          304: NotModified,
+          404: plain('No lead with this id in the business.'),
+        },
       },
     },
     async (request) => getLead(db, request.apiKey!.businessId, request.params.lead_id),

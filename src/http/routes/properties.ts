@@ -3,12 +3,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseLocationsJson, parseMapArea, type MapArea } from '../../domain/geo.ts';
 import { cityKey } from '../../domain/property-record.ts';
 import type { PropertyQuery } from '../../domain/property-query.ts';
-import { PropertyEnvelope, PropertyPage, PropertyParams, PlainError } from '../../schemas/api.ts';
+import { IfNoneMatchHeaders, NotModified, PropertyEnvelope, PropertyPage, PropertyParams, PlainError } from '../../schemas/api.ts';
 import type { Schemas } from '../../schemas/index.ts';
 import type { Limits } from '../../limits.ts';
 import type { CatalogueReader } from '../../services/properties.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
 import { InmoError } from '../../errors.ts';
+import { conditionalRoute } from '../conditional.ts';
 import { Type, type Static } from '@sinclair/typebox';
 
 const tooLong = (loc: ValidationIssue['loc'], input: unknown, max: number, actual: number): ValidationIssue => ({
@@ -68,9 +69,11 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueRea
   app,
   { catalogue, schemas },
 ) => {
+  const conditional = conditionalRoute();
   app.get(
     '/properties',
     {
+      ...conditional,
       config: {
         scope: 'properties:read',
         refineQuery: (query, issues) =>
@@ -83,7 +86,8 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueRea
         description:
           'The public catalogue of the business: properties marked public that are `disponible` or `reservada`, newest update first unless `sort` is set.',
         querystring: schemas.PropertiesQuery,
-        response: { 200: PropertyPage },
+        headers: IfNoneMatchHeaders,
+        response: { 200: PropertyPage, 304: NotModified },
       },
     },
     async (request, reply) => {
@@ -101,6 +105,7 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueRea
   app.get(
     '/properties/:property_id',
     {
+      ...conditional,
       config: { scope: 'properties:read' },
       schema: {
         operationId: 'getProperty',
@@ -108,8 +113,10 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueRea
         summary: 'Retrieve a property',
         querystring: Type.Object({}),
         params: PropertyParams,
+        headers: IfNoneMatchHeaders,
         response: {
           200: PropertyEnvelope,
+          304: NotModified,
           404: Type.Ref(PlainError.$id!, { description: 'Not existing, not public, or sold, rented or withdrawn.' }),
         },
       },
