@@ -1,6 +1,7 @@
 /**
- * Lead-creation benchmark (issues 3, 14): POST /leads/inquiries and POST /leads/ingest under
- * wrk with a distinct phone per request (bench/post-leads.lua), request logs on and off,
+ * Lead-creation benchmark (issues 3, 14, 16): POST /leads/inquiries (plain, and with an
+ * Idempotency-Key of its own per request) and POST /leads/ingest under wrk with a distinct
+ * phone per request (bench/post-leads.lua), request logs on and off,
  * against the raw rate of inserting the same rows (lead, notes, jobs; one transaction per
  * lead, as the service does) into the same kind of database, measured in the same run.
  */
@@ -98,8 +99,10 @@ export async function leadBench(work: string, bin: string, script: string, load:
   const rows: LeadBenchRow[] = [];
   let run = 0;
   try {
+    let raw = 0;
     for (const [endpoint, kind] of [
       ['/leads/inquiries', 'inquiry'],
+      ['/leads/inquiries', 'inquiry-idempotent'],
       ['/leads/ingest', 'ingest'],
     ] as const) {
       const results: Load[] = [];
@@ -108,8 +111,10 @@ export async function leadBench(work: string, bin: string, script: string, load:
           await load(`${String(server.info.url)}${endpoint}`, { 'x-api-key': server.key }, { script, scriptArgs: [kind, String(++run)] }),
         );
       }
-      const raw = await rawRate(join(work, 'leads-raw.db'), 10_000);
-      rows.push({ endpoint, logsOn: results[0], logsOff: results[1], rawRate: raw });
+      // The idempotent inquiry stores the same rows as the plain one: one raw rate serves both.
+      if (kind !== 'inquiry-idempotent') raw = await rawRate(join(work, 'leads-raw.db'), 10_000);
+      const label = kind === 'inquiry-idempotent' ? `${endpoint} + Idempotency-Key` : endpoint;
+      rows.push({ endpoint: label, logsOn: results[0], logsOff: results[1], rawRate: raw });
     }
   } finally {
     await stop(on.child);

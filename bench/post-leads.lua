@@ -1,5 +1,6 @@
 -- wrk script: POST a lead with a distinct Spanish mobile number per request (one wrk thread).
--- Arguments: "inquiry" or "ingest", then the run number (phones of different runs differ too).
+-- Arguments: "inquiry", "inquiry-idempotent" (each request with an Idempotency-Key of its own) or
+-- "ingest", then the run number (phones of different runs differ too).
 local kind
 local run
 local n = 0
@@ -14,7 +15,14 @@ function request()
   n = n + 1
   local phone = string.format("+34 6%d%07d", run, n)
   local body
-  if kind == "inquiry" then
+  local headers = nil
+  if kind == "inquiry-idempotent" then
+    -- wrk.format sends only the headers it is given: the key and the content type come along.
+    headers = {}
+    for name, value in pairs(wrk.headers) do headers[name] = value end
+    headers["Idempotency-Key"] = string.format("bench-%d-%d", run, n)
+  end
+  if kind ~= "ingest" then
     body = '{"name":"Cliente Bench","type":"buyer","phone_number_1":"' .. phone ..
       '","source":"bench","sourcePage":"https://bench.example/form","search_preferences":[{"operations":["venta"],' ..
       '"property_types":["apartamento"],"locations":[{"name":"Madrid"}],"apartamento":{"bedrooms_min":2}}]}'
@@ -23,5 +31,5 @@ function request()
       '"contact":{"name":"Cliente Bench","phone":"' .. phone .. '"},' ..
       '"search":{"budget":"700-900","habs":"2","location":{"name":"Zaragoza"},"freeText":"hola"}}'
   end
-  return wrk.format("POST", nil, nil, body)
+  return wrk.format("POST", nil, headers, body)
 end

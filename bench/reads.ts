@@ -10,12 +10,16 @@
  *   running the statement inmo runs (bench/raw-floor.ts): the floor of an uncached read;
  * - `GET /properties/{id}` over 1,000 random published ids (bench/random-id.lua);
  * - `GET /me`;
- * - `GET /leads?limit=100` (the catalogue's database has 150 leads).
+ * - `GET /leads?limit=100` (the catalogue's database has 150 leads);
+ * - (a) cached revalidated with its ETag (`If-None-Match`: 304, no body), and (a) cached with
+ *   `Accept-Encoding: br` (CONTRACT §13). The baselines send the same bytes with a 200: nothing
+ *   for the 304, the compressed page for br.
  *
  * Each scenario is also answered by a bare node:http server and by a minimal Fastify server
  * sending the same bytes. Rounds are interleaved (median of three), so drift hits every side.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { cityKey } from '../src/domain/property-record.ts';
@@ -120,6 +124,8 @@ export async function readBench(root: string, work: string, catalogue: ReadCatal
     cached: boolean;
     query?: PropertyQuery;
     script?: { file: string; args: string[] };
+    /** Request headers besides the key (the baselines ignore them). */
+    headers?: Record<string, string>;
   }> = [
     ...PAGES.map(([name, path]) => ({ name: `${name}, cached`, path, cached: true })),
     ...PAGES.map(([name, path, query]) => ({ name: `${name}, uncached`, path, cached: false, query })),
@@ -131,13 +137,22 @@ export async function readBench(root: string, work: string, catalogue: ReadCatal
     },
     { name: 'GET /me', path: '/v1/ext/me', cached: true },
     { name: 'GET /leads?limit=100', path: '/v1/ext/leads?limit=100', cached: true },
+    {
+      name: '(a) cached, If-None-Match → 304',
+      path: PAGES[0][1],
+      cached: true,
+      headers: { 'if-none-match': (await rawGet(origin(servers.cachedOff) + PAGES[0][1], headers)).headers.etag as string },
+    },
+    { name: '(a) cached, Accept-Encoding: br', path: PAGES[0][1], cached: true, headers: { 'accept-encoding': 'br' } },
   ];
   try {
     for (const scenario of scenarios) {
       const [on, off] = scenario.cached ? [servers.cachedOn, servers.cachedOff] : [servers.uncachedOn, servers.uncachedOff];
-      const response = await fetch(origin(off) + scenario.path, { headers });
-      const body = Buffer.from(await response.arrayBuffer());
-      if (response.status !== 200) throw new Error(`${scenario.name}: status ${response.status} ${body}`);
+      const sent = { ...headers, ...scenario.headers };
+      const response = await rawGet(origin(off) + scenario.path, sent);
+      const { body } = response;
+      if (response.status !== (scenario.headers?.['if-none-match'] ? 304 : 200))
+        throw new Error(`${scenario.name}: status ${response.status} ${body}`);
       const bodyFile = join(work, 'baseline-body.json');
       writeFileSync(bodyFile, body);
       const baselines = [
@@ -155,10 +170,10 @@ export async function readBench(root: string, work: string, catalogue: ReadCatal
       try {
         const targets = [origin(on), origin(off), ...baselines.map((b) => `http://127.0.0.1:${b.info.port}`)].map((o) => o + scenario.path);
         const options = scenario.script ? { script: scenario.script.file, scriptArgs: scenario.script.args } : {};
-        for (const url of targets) await load(url, headers, { ...options, duration: 2 }); // warm-up
+        for (const url of targets) await load(url, sent, { ...options, duration: 2 }); // warm-up
         const runs: Load[][] = targets.map(() => []);
         for (let round = 0; round < rounds; round++) {
-          for (let i = 0; i < targets.length; i++) runs[i].push(await load(targets[i], headers, options));
+          for (let i = 0; i < targets.length; i++) runs[i].push(await load(targets[i], sent, options));
         }
         const [logsOn, logsOff, bare, fastify, floor] = runs.map(median);
         rows.push({ scenario: scenario.name, logsOn, logsOff, bare, fastify, floor: floor ?? null });
@@ -174,6 +189,17 @@ export async function readBench(root: string, work: string, catalogue: ReadCatal
   } finally {
     for (const s of Object.values(servers)) await stop(s.child);
   }
+}
+
+/** A GET's status, headers and body bytes as sent (fetch would decompress them). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
 }
 
 /** `count` ids of published properties, in a fixed pseudo-random order. */

@@ -158,13 +158,19 @@ async function leads(): Promise<void> {
     'raw = the same rows inserted directly through the repositories, one transaction per lead',
   ];
   lines.push(
-    `${'endpoint'.padEnd(18)} ${'logs on'.padStart(8)} ${'p99 ms'.padStart(7)} ${'logs off'.padStart(8)} ${'p99 ms'.padStart(7)} ${'raw/s'.padStart(8)} ${'on/raw'.padStart(7)} ${'off/raw'.padStart(7)} errors`,
+    `${'endpoint'.padEnd(36)} ${'logs on'.padStart(8)} ${'p99 ms'.padStart(7)} ${'logs off'.padStart(8)} ${'p99 ms'.padStart(7)} ${'raw/s'.padStart(8)} ${'on/raw'.padStart(7)} ${'off/raw'.padStart(7)} errors`,
   );
+  const W = 36;
   for (const r of rows) {
     lines.push(
-      `${r.endpoint.padEnd(18)} ${r.logsOn.rps.toFixed(0).padStart(8)} ${r.logsOn.p99.toFixed(1).padStart(7)} ${r.logsOff.rps.toFixed(0).padStart(8)} ${r.logsOff.p99.toFixed(1).padStart(7)} ${r.rawRate.toFixed(0).padStart(8)} ${(r.logsOn.rps / r.rawRate).toFixed(2).padStart(7)} ${(r.logsOff.rps / r.rawRate).toFixed(2).padStart(7)} ${r.logsOn.errors + r.logsOn.non2xx + r.logsOff.errors + r.logsOff.non2xx}`,
+      `${r.endpoint.padEnd(W)} ${r.logsOn.rps.toFixed(0).padStart(8)} ${r.logsOn.p99.toFixed(1).padStart(7)} ${r.logsOff.rps.toFixed(0).padStart(8)} ${r.logsOff.p99.toFixed(1).padStart(7)} ${r.rawRate.toFixed(0).padStart(8)} ${(r.logsOn.rps / r.rawRate).toFixed(2).padStart(7)} ${(r.logsOff.rps / r.rawRate).toFixed(2).padStart(7)} ${r.logsOn.errors + r.logsOn.non2xx + r.logsOff.errors + r.logsOff.non2xx}`,
     );
   }
+  const plain = rows.find((r) => r.endpoint === '/leads/inquiries')!;
+  const idempotent = rows.find((r) => r.endpoint.endsWith('Idempotency-Key'))!;
+  lines.push(
+    `Idempotency-Key / plain inquiries: ${(idempotent.logsOn.rps / plain.logsOn.rps).toFixed(2)} (logs on), ${(idempotent.logsOff.rps / plain.logsOff.rps).toFixed(2)} (logs off); target ≥ 0.80`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

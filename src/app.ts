@@ -177,6 +177,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       api.addHook('onClose', () => writes.settled());
       await api.register(meRoutes);
       await api.register(propertyRoutes, {
+        db: options.db,
         catalogue: new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024),
         schemas,
       });

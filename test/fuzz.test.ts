@@ -267,6 +267,7 @@ it('every operation: no undocumented 5xx, every response as documented, every 4x
     'ingestRentalLead',
     'listLeads',
     'listProperties',
+    'listPropertyChanges',
   ]);
   for (const { path, method, operation } of operations()) {
     const validators = new Map<number, ValidateFunction>();

@@ -27,6 +27,7 @@ describe('OpenAPI document', () => {
       '/leads/{lead_id}/matches',
       '/me',
       '/properties',
+      '/properties/changes',
       '/properties/{property_id}',
     ]);
     expect(doc.paths['/leads/inquiries'].post.requestBody.required).toBe(true);

@@ -38,6 +38,7 @@ const OPERATIONS: Record<string, Operation> = {
   getKeyContext: { method: 'GET', url: () => '/me', scope: null },
   listProperties: { method: 'GET', url: () => '/properties', scope: 'properties:read' },
   getProperty: { method: 'GET', url: () => `/properties/${ourPropertyId}`, scope: 'properties:read' },
+  listPropertyChanges: { method: 'GET', url: () => '/properties/changes', scope: 'properties:read' },
   listLeads: { method: 'GET', url: () => '/leads', scope: 'leads:read' },
   getLead: { method: 'GET', url: () => `/leads/${ourLeadId}`, scope: 'leads:read' },
   getLeadMatches: { method: 'GET', url: () => `/leads/${ourLeadId}/matches`, scope: 'leads:read' },

@@ -32,6 +32,8 @@ export interface ApiKeyTable {
 export interface PropertyTable {
   id: Generated<number>;
   business_id: number;
+  /** The catalogue version of the import that last wrote it (migration 0010; the changes feed). */
+  change_seq: Generated<number>;
   external_ref: string;
   public: number;
   status: string;

@@ -20,7 +20,7 @@ export type ImageInput = Omit<Selectable<PropertyImageTable>, 'id' | 'property_i
 export type VideoInput = Omit<Selectable<PropertyVideoTable>, 'id' | 'property_id'>;
 
 /** The columns of a property row that an import line decides (all but the ids and `imported_at`). */
-export type PropertyFields = Omit<Selectable<PropertyTable>, 'id' | 'business_id' | 'imported_at' | 'address_privacy'> & {
+export type PropertyFields = Omit<Selectable<PropertyTable>, 'id' | 'business_id' | 'imported_at' | 'address_privacy' | 'change_seq'> & {
   address_privacy: AddressPrivacy;
 };
 

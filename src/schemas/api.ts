@@ -61,6 +61,11 @@ export const propertiesQuery = (limits: Limits) =>
     ),
   });
 
+export const ChangesQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page; none to start from the beginning.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Changes per page, 1 to 500.' })),
+});
+
 export const PropertyParams = Type.Object({
   property_id: Type.Integer({ minimum: 1, description: 'The `id` of a property from the list.' }),
 });
@@ -189,6 +194,24 @@ const Page = <T extends TSchema>(item: T, description: string) =>
   );
 
 export const PropertyPage = Page(Type.Ref('Property'), 'One page of the public catalogue, with the total matching the filters.');
+export const ChangesPage = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        id: Type.Integer({ description: 'The listing’s id.' }),
+        change: Literals(['upsert', 'delete'] as const, {
+          description: '`upsert`: public now, store `property`; `delete`: left the public catalogue, drop it.',
+        }),
+        property: Type.Union([Type.Ref('Property'), Type.Null()], { description: 'The Property object for `upsert`; null for `delete`.' }),
+        changed_at: Timestamp,
+      }),
+    ),
+    next_cursor: Type.String({ description: 'Opaque: pass it as `cursor` in the next call (even when `data` is empty).' }),
+    has_more: Type.Boolean({ description: 'More changes are waiting: call again at once.' }),
+  },
+  responding('Changes in commit order.'),
+);
+
 export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') }, conditional200('The property.'));
 
 /** A lead (spec §2.1); its search preferences bounded by `limits`. */

@@ -67,6 +67,8 @@ const hasMedia = (p: NormalizedProperty) => p.images.length > 0 || p.videos.leng
 
 async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[], summary: ImportSummary, now: string) {
   await db.transaction().execute(async (trx) => {
+    // First: the version is taken under the business's lock, so batches commit in version order.
+    const version = await bumpCatalogueVersion(trx, businessId);
     const ids = await repo.findIdsByRef(trx, businessId, [...new Set(batch.map((p) => p.fields.external_ref))]);
     // First sight of a new ref: inserted together, in file order. A ref seen again (already
     // stored, or repeated in this batch) is an update, applied afterwards in file order.
@@ -83,7 +85,10 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
     const created = await repo.insertProperties(
       trx,
       businessId,
-      fresh.map((p) => ({ fields: p.fields, apiDoc: hasMedia(p) ? null : JSON.stringify(buildPropertyDoc(p.fields, [], [])) })),
+      fresh.map((p) => ({
+        fields: { ...p.fields, change_seq: version },
+        apiDoc: hasMedia(p) ? null : JSON.stringify(buildPropertyDoc(p.fields, [], [])),
+      })),
       now,
     );
     summary.created += fresh.length;
@@ -100,7 +105,7 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
 
     for (const { fields, images, videos } of updates) {
       const existing = ids.get(fields.external_ref)!;
-      await repo.updateProperty(trx, existing, fields, now);
+      await repo.updateProperty(trx, existing, { ...fields, change_seq: version }, now);
       summary.updated++;
       // Unchanged media keep their ids; changed media are replaced as a whole.
       let storedImages = await repo.loadImages(trx, existing);
@@ -125,7 +130,6 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
       }
       await repo.setApiDoc(trx, existing, JSON.stringify(buildPropertyDoc(fields, storedImages, storedVideos)));
     }
-    await bumpCatalogueVersion(trx, businessId);
     // Searching leads are matched again once the changes stop coming (CONTRACT §7).
     const changedAt = Date.now();
     await noteCatalogueChange(trx, businessId, toRfc3339(new Date(changedAt)), toRfc3339(new Date(changedAt + REMATCH_DEBOUNCE_MS)));

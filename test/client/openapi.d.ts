@@ -24,6 +24,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/properties/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes to the public catalogue since a cursor
+         * @description Keeps a copy of the public catalogue in step with one cheap call. Without `cursor`, starts from the beginning: every listing public now appears once as `upsert`. Then pass `next_cursor` back: only listings written since come, as `upsert` (public now, with the Property object) or `delete` (left the public catalogue: sold, rented, withdrawn, not public, or absent from a full import; `property` null). Keep calling while `has_more` is true; after that, a call a minute is enough. Changes come in commit order; a listing changed twice between calls appears once, as it is now.
+         */
+        get: operations["listPropertyChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/properties": {
         parameters: {
             query?: never;
@@ -567,6 +587,100 @@ export interface operations {
                             /** @enum {string} */
                             auth_method: "api_key";
                         };
+                    };
+                };
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    listPropertyChanges: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page; none to start from the beginning. */
+                cursor?: string;
+                /** @description Changes per page, 1 to 500. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Changes in commit order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The listing’s id. */
+                            id: number;
+                            /**
+                             * @description `upsert`: public now, store `property`; `delete`: left the public catalogue, drop it.
+                             * @enum {string}
+                             */
+                            change: "upsert" | "delete";
+                            /** @description The Property object for `upsert`; null for `delete`. */
+                            property: components["schemas"]["Property"] | null;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 with UTC offset.
+                             */
+                            changed_at: string;
+                        }[];
+                        /** @description Opaque: pass it as `cursor` in the next call (even when `data` is empty). */
+                        next_cursor: string;
+                        /** @description More changes are waiting: call again at once. */
+                        has_more: boolean;
                     };
                 };
             };

@@ -9,6 +9,7 @@ import * as m0006 from './0006_catalogue_scale.ts';
 import * as m0007 from './0007_console.ts';
 import * as m0008 from './0008_lead_sync.ts';
 import * as m0009 from './0009_idempotency.ts';
+import * as m0010 from './0010_catalogue_changes.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -22,6 +23,7 @@ export const migrationProvider: MigrationProvider = {
       '0007_console': m0007,
       '0008_lead_sync': m0008,
       '0009_idempotency': m0009,
+      '0010_catalogue_changes': m0010,
     };
   },
 };

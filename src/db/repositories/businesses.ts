@@ -18,11 +18,18 @@ export async function countBusinesses(db: Db): Promise<number> {
   return Number(row.n);
 }
 
-/** Marks the catalogue as changed, so caches keyed by its version are dropped. */
-export async function bumpCatalogueVersion(db: Executor, businessId: number): Promise<void> {
-  await db
+/**
+ * Marks the catalogue as changed, so caches keyed by its version are dropped. On PostgreSQL
+ * this locks the business's row until the transaction ends: the business's catalogue changes
+ * commit one at a time, in version order (the changes feed relies on it).
+ * @returns the new version.
+ */
+export async function bumpCatalogueVersion(db: Executor, businessId: number): Promise<number> {
+  const row = await db
     .updateTable('businesses')
     .set({ catalogue_version: sql`catalogue_version + 1` })
     .where('id', '=', businessId)
-    .execute();
+    .returning('catalogue_version')
+    .executeTakeFirstOrThrow();
+  return row.catalogue_version;
 }

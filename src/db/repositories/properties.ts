@@ -38,7 +38,7 @@ const INSERT_CHUNK = 250;
 export async function insertProperties(
   db: Executor,
   businessId: number,
-  rows: Array<{ fields: PropertyFields; apiDoc: string | null }>,
+  rows: Array<{ fields: PropertyFields & { change_seq: number }; apiDoc: string | null }>,
   importedAt: string,
 ): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
@@ -53,7 +53,12 @@ export async function insertProperties(
   return ids;
 }
 
-export async function updateProperty(db: Executor, id: number, fields: PropertyFields, importedAt: string): Promise<void> {
+export async function updateProperty(
+  db: Executor,
+  id: number,
+  fields: PropertyFields & { change_seq: number },
+  importedAt: string,
+): Promise<void> {
   await db
     .updateTable('properties')
     .set({ ...fields, imported_at: importedAt })
@@ -240,5 +245,22 @@ export async function listPublishedDocs(
     .where('properties.id', 'in', ids)
     .orderBy('properties.updated_at', 'desc')
     .orderBy('properties.id', 'desc')
+    .execute();
+}
+
+/**
+ * A page of the changes feed: the business's listings written after `(seq, id)`, in
+ * (change_seq, id) order, with their published doc when they are public now.
+ */
+export async function listChanges(db: Executor, businessId: number, after: { seq: number; id: number }, limit: number) {
+  return db
+    .selectFrom('properties')
+    .leftJoin('property_docs', 'property_docs.property_id', 'properties.id')
+    .select(['properties.id', 'properties.change_seq', 'properties.listed', 'properties.imported_at', 'property_docs.api_doc'])
+    .where('business_id', '=', businessId)
+    .where(sql<SqlBool>`(change_seq, properties.id) > (${after.seq}, ${after.id})`)
+    .orderBy('change_seq')
+    .orderBy('properties.id')
+    .limit(limit)
     .execute();
 }

@@ -3,12 +3,23 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseLocationsJson, parseMapArea, type MapArea } from '../../domain/geo.ts';
 import { cityKey } from '../../domain/property-record.ts';
 import type { PropertyQuery } from '../../domain/property-query.ts';
-import { IfNoneMatchHeaders, NotModified, PropertyEnvelope, PropertyPage, PropertyParams, PlainError } from '../../schemas/api.ts';
+import {
+  ChangesPage,
+  ChangesQuery,
+  IfNoneMatchHeaders,
+  NotModified,
+  PropertyEnvelope,
+  PropertyPage,
+  PropertyParams,
+  PlainError,
+} from '../../schemas/api.ts';
 import type { Schemas } from '../../schemas/index.ts';
 import type { Limits } from '../../limits.ts';
 import type { CatalogueReader } from '../../services/properties.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
-import { InmoError } from '../../errors.ts';
+import { InmoError, RequestValidationError } from '../../errors.ts';
+import type { Db } from '../../db/database.ts';
+import { changesPage, currentCatalogueVersion, decodeCursor } from '../../services/catalogue-changes.ts';
 import { conditionalRoute } from '../conditional.ts';
 import { Type, type Static } from '@sinclair/typebox';
 
@@ -65,10 +76,41 @@ function toPropertyQuery(q: Static<Schemas['PropertiesQuery']>, areas: MapArea[]
 }
 
 /** GET /properties and GET /properties/{property_id} (spec §4.4, §4.5). */
-export const propertyRoutes: FastifyPluginAsyncTypebox<{ catalogue: CatalogueReader; schemas: Schemas }> = async (
+export const propertyRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalogue: CatalogueReader; schemas: Schemas }> = async (
   app,
-  { catalogue, schemas },
+  { db, catalogue, schemas },
 ) => {
+  app.get(
+    '/properties/changes',
+    {
+      config: { scope: 'properties:read' },
+      schema: {
+        operationId: 'listPropertyChanges',
+        tags: ['properties'],
+        summary: 'Changes to the public catalogue since a cursor',
+        description:
+          'Keeps a copy of the public catalogue in step with one cheap call. Without `cursor`, starts from the beginning: every listing public now appears once as `upsert`. Then pass `next_cursor` back: only listings written since come, as `upsert` (public now, with the Property object) or `delete` (left the public catalogue: sold, rented, withdrawn, not public, or absent from a full import; `property` null). Keep calling while `has_more` is true; after that, a call a minute is enough. Changes come in commit order; a listing changed twice between calls appears once, as it is now.',
+        querystring: ChangesQuery,
+        response: {
+          200: ChangesPage,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { cursor, limit = 100 } = request.query;
+      const businessId = request.apiKey!.businessId;
+      const after = cursor === undefined ? null : decodeCursor(cursor, await currentCatalogueVersion(db, businessId));
+      if (cursor !== undefined && after === null) {
+        const error = 'unknown or malformed cursor: pass a next_cursor from this feed, or none to start again';
+        throw new RequestValidationError([
+          { type: 'value_error', loc: ['query', 'cursor'], msg: `Value error, ${error}`, input: cursor, ctx: { error: {} } },
+        ]);
+      }
+      const body = await changesPage(db, businessId, after, limit);
+      return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof ChangesPage>);
+    },
+  );
+
   const conditional = conditionalRoute();
   app.get(
     '/properties',
