@@ -1,7 +1,12 @@
 /** The catalogue changes feed, GET /properties/changes (CONTRACT §13; services/catalogue-changes.ts). */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '../src/services/catalogue-changes.ts';
+import { importFullCatalogueFile } from '../src/services/catalogue-import.ts';
+import { inmo } from './helpers/cli.ts';
 import { businessWithKey, importRecords, listing, snapshot } from './helpers/db.ts';
 import { get, withApp } from './helpers/http.ts';
 
@@ -142,5 +147,60 @@ describe('GET /properties/changes', () => {
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('inmo properties import --full', () => {
+  const file = (records: Array<Record<string, unknown> | string>) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inmo-full-')), 'catalogue.ndjson');
+    writeFileSync(path, records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n');
+    return path;
+  };
+
+  it('withdraws the listings the file does not name, which the feed reports as deletions', async () => {
+    await importRecords(t.db, t.businessId, [listing('KEEP'), listing('GONE'), listing('SOLD', { status: 'vendida' })]);
+    const copy = new Map<number, Record<string, unknown>>();
+    const cursor = await follow(t.key, copy, null);
+    const summary = await importFullCatalogueFile(t.db, t.businessId, file([listing('KEEP', { price: 120_000 }), listing('NEW')]));
+    expect(summary).toEqual({ created: 1, updated: 1, repeated: 0, rejected: [], withdrawn: 2, refused: false });
+    const statuses = await t.db.selectFrom('properties').select(['external_ref', 'status', 'listed']).orderBy('external_ref').execute();
+    expect(statuses).toEqual([
+      { external_ref: 'GONE', status: 'retirada', listed: 0 },
+      { external_ref: 'KEEP', status: 'disponible', listed: 1 },
+      { external_ref: 'NEW', status: 'disponible', listed: 1 },
+      { external_ref: 'SOLD', status: 'retirada', listed: 0 },
+    ]);
+    await follow(t.key, copy, cursor);
+    expect([...copy.values()].map((p) => p.title).sort()).toEqual(['Piso KEEP', 'Piso NEW']);
+    expect(copy).toEqual(await published(t.key));
+    // Run again: nothing left to withdraw.
+    expect((await importFullCatalogueFile(t.db, t.businessId, file([listing('KEEP'), listing('NEW')]))).withdrawn).toBe(0);
+  });
+
+  it('refuses a file with a rejected line and writes nothing; the CLI says so with exit status 3', async () => {
+    await importRecords(t.db, t.businessId, [listing('KEEP'), listing('OTHER')]);
+    const before = await snapshot(t.db);
+    const path = file([listing('KEEP'), '{"external_ref": "BROKEN"']);
+    const summary = await importFullCatalogueFile(t.db, t.businessId, path);
+    expect(summary.refused).toBe(true);
+    expect(summary.rejected).toHaveLength(1);
+    expect(summary.rejected[0].line).toBe(2);
+    expect(await snapshot(t.db)).toBe(before);
+    const importFull = (...args: string[]) =>
+      inmo(
+        { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn' },
+        'properties',
+        'import',
+        '--business',
+        String(t.businessId),
+        '--full',
+        ...args,
+      );
+    const cli = await importFull(path);
+    expect(cli.code).toBe(3);
+    expect(cli.stdout).toContain('nothing imported: --full refuses a file with rejected lines');
+    expect(await snapshot(t.db)).toBe(before);
+    const ok = await importFull('--json', file([listing('KEEP')]));
+    expect([ok.code, ok.json]).toEqual([0, { created: 0, updated: 1, repeated: 0, rejected: [], withdrawn: 1 }]);
   });
 });

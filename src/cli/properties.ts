@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { importCatalogueFile } from '../services/catalogue-import.ts';
+import { importCatalogueFile, importFullCatalogueFile } from '../services/catalogue-import.ts';
 import { action, CliError, command, output, plural, positiveInt, print, withDb } from './common.ts';
 
 /**
@@ -43,9 +43,13 @@ export function register(program: Command): void {
     `upsert a business's listings by external_ref from an NDJSON file; rejected lines are listed and skipped (exit status ${EXIT_IMPORTED_WITH_REJECTIONS} when any was)`,
   )
     .requiredOption('--business <id>', 'business id (required)', positiveInt)
+    .option(
+      '--full',
+      'the file is the whole catalogue: withdraw the listings it does not name; a file with any rejected line is refused and nothing is written',
+    )
     .argument('<file>', 'NDJSON file in the import format')
     .action(
-      action(async (file: string, opts: { business: number }) => {
+      action(async (file: string, opts: { business: number; full?: boolean }) => {
         const size = await readableSize(file);
         const bar =
           process.stderr.isTTY && !output.json
@@ -56,19 +60,28 @@ export function register(program: Command): void {
             : null;
         bar?.start(size, 0, { lines: 0, stage: '' });
         const started = performance.now();
+        const progress = (lines: number, bytes: number, stage?: 'indexing') =>
+          bar?.update(Math.min(bytes, size), { lines, stage: stage === 'indexing' ? ' | building the indexes' : '' });
         const summary = await withDb((db) =>
-          importCatalogueFile(db, opts.business, file, (lines, bytes, stage) =>
-            bar?.update(Math.min(bytes, size), { lines, stage: stage === 'indexing' ? ' | building the indexes' : '' }),
-          ),
+          opts.full ? importFullCatalogueFile(db, opts.business, file, progress) : importCatalogueFile(db, opts.business, file, progress),
         ).finally(() => bar?.stop());
+        if ('refused' in summary && summary.refused) {
+          const lines = summary.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
+          const { refused: _refused, ...report } = summary;
+          print(report, `nothing imported: --full refuses a file with rejected lines\n${lines}`);
+          process.exitCode = EXIT_IMPORTED_WITH_REJECTIONS;
+          return;
+        }
         const seconds = (performance.now() - started) / 1000;
         const rejected = summary.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
         const repeated = summary.repeated
           ? `; ${plural(summary.repeated, 'line', 'lines')} repeated an earlier external_ref (the last one wins)`
           : '';
+        const withdrawn = 'withdrawn' in summary ? `, withdrawn ${summary.withdrawn}` : '';
+        const { refused: _refused, ...report } = summary as typeof summary & { refused?: boolean };
         print(
-          summary,
-          `created ${summary.created}, updated ${summary.updated}, rejected ${summary.rejected.length} in ${seconds.toFixed(1)} s${repeated}` +
+          report,
+          `created ${summary.created}, updated ${summary.updated}${withdrawn}, rejected ${summary.rejected.length} in ${seconds.toFixed(1)} s${repeated}` +
             (rejected ? `\n${rejected}` : ''),
         );
         if (summary.rejected.length) process.exitCode = EXIT_IMPORTED_WITH_REJECTIONS;

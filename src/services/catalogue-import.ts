@@ -20,7 +20,7 @@ import * as repo from '../db/repositories/properties.ts';
 import { buildPropertyDoc } from '../domain/property-doc.ts';
 import type { NormalizedProperty } from '../domain/property-record.ts';
 import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
-import type { Parsed } from './import-line.ts';
+import { parseImportLine, type Parsed } from './import-line.ts';
 import { LineParser } from './import-parser.ts';
 import { InmoError } from '../errors.ts';
 
@@ -236,6 +236,53 @@ export async function importCatalogueLines(
     }
   }
   return summary;
+}
+
+/** What a full import did: the import's summary, and the listings it withdrew. */
+export interface FullImportSummary extends ImportSummary {
+  /** Listings the file did not name, now `retirada` and out of the public catalogue. */
+  withdrawn: number;
+}
+
+/**
+ * `inmo properties import FILE --full` (CONTRACT §13): the file is the whole catalogue. It is
+ * checked first, in full: a file with any rejected line is refused, and nothing is written
+ * (the rejections are reported in `rejected`). Otherwise it is imported, then the business's
+ * listings it does not name are withdrawn in one transaction, which the changes feed reports
+ * as deletions.
+ */
+export async function importFullCatalogueFile(
+  db: Db,
+  businessId: number,
+  path: string,
+  onProgress?: ImportProgress,
+): Promise<FullImportSummary & { refused: boolean }> {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  const refs = new Set<string>();
+  const rejected: RejectedLine[] = [];
+  const now = nowRfc3339();
+  let lineNumber = 0;
+  for await (const raw of createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity })) {
+    lineNumber++;
+    const text = lineNumber === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+    if (text.trim() === '') continue;
+    const parsed = parseImportLine(text, now);
+    if (parsed.ok) refs.add(parsed.property.fields.external_ref);
+    else rejected.push({ line: lineNumber, reason: parsed.reason });
+  }
+  if (rejected.length > 0) return { created: 0, updated: 0, repeated: 0, rejected, withdrawn: 0, refused: true };
+  const summary = await importCatalogueFile(db, businessId, path, onProgress);
+  const unnamed = (await repo.listWithdrawable(db, businessId)).filter((p) => !refs.has(p.external_ref)).map((p) => p.id);
+  if (unnamed.length > 0) {
+    await db.transaction().execute(async (trx) => {
+      const version = await bumpCatalogueVersion(trx, businessId);
+      const at = nowRfc3339();
+      await repo.withdrawProperties(trx, unnamed, version, at);
+      await noteCatalogueChange(trx, businessId, at, toRfc3339(new Date(Date.parse(at) + REMATCH_DEBOUNCE_MS)));
+    });
+    signalChange(db);
+  }
+  return { ...summary, withdrawn: unnamed.length, refused: false };
 }
 
 /** Imports an NDJSON file; see {@link importCatalogueLines}. */

@@ -264,3 +264,24 @@ export async function listChanges(db: Executor, businessId: number, after: { seq
     .limit(limit)
     .execute();
 }
+
+/** The business's listings not yet withdrawn-and-unlisted: `{id, external_ref}`. */
+export async function listWithdrawable(db: Executor, businessId: number): Promise<Array<{ id: number; external_ref: string }>> {
+  return db
+    .selectFrom('properties')
+    .select(['id', 'external_ref'])
+    .where('business_id', '=', businessId)
+    .where((eb) => eb.or([eb('status', '!=', 'retirada'), eb('listed', '=', 1)]))
+    .execute();
+}
+
+/** Marks listings withdrawn (`retirada`, out of the public catalogue) as written by catalogue version `version`. */
+export async function withdrawProperties(db: Executor, ids: readonly number[], version: number, at: string): Promise<void> {
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK * 10) {
+    await db
+      .updateTable('properties')
+      .set({ status: 'retirada', listed: 0, change_seq: version, imported_at: at, updated_at: at })
+      .where('id', 'in', ids.slice(i, i + INSERT_CHUNK * 10))
+      .execute();
+  }
+}
