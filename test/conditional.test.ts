@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { noneMatch } from '../src/http/conditional.ts';
 import { createLeadByHand } from '../src/services/leads.ts';
 import { businessWithKey, importRecords, listing } from './helpers/db.ts';
-import { get, post, withApp } from './helpers/http.ts';
+import { post, withApp } from './helpers/http.ts';
 
 let leadId: number;
 
