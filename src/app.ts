@@ -26,6 +26,7 @@ import { fastapiCompatibility, frameworkErrors } from './http/fastapi-compat.ts'
 import { leadRoutes } from './http/routes/leads.ts';
 import { meRoutes } from './http/routes/me.ts';
 import { propertyRoutes } from './http/routes/properties.ts';
+import { eventRoutes } from './http/routes/events.ts';
 import { commonErrors } from './schemas/api.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { buildSchemas } from './schemas/index.ts';
@@ -137,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'properties', description: 'The business’s public property catalogue (read only).' },
         { name: 'leads', description: 'Leads: listing them, and creating them from website forms.' },
         { name: 'keys', description: 'The API key itself: which business and scopes it speaks for.' },
+        { name: 'events', description: 'The event log of the business’s leads (also delivered as webhooks).' },
       ],
       servers: [{ url: API_PREFIX }],
       components: {
@@ -181,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         catalogue: new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024),
         schemas,
       });
+      await api.register(eventRoutes, { db: options.db });
       await api.register(leadRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}), schemas });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },

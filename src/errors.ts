@@ -74,6 +74,17 @@ export const ERRORS = {
     detail: ({ id, state }) =>
       `Job ${id} is not retried: its message is ${state}, so WhatsApp may have it already, and the lead would get it twice`,
   }),
+  WEBHOOK_URL: spec({
+    status: 400,
+    detail:
+      '--url must be an https URL on a public address (INMO_WEBHOOKS_ALLOW_PRIVATE=1 also allows http and private, loopback or link-local addresses)',
+  }),
+  WEBHOOK_EVENTS: spec<{ types: readonly string[] }>({
+    status: 400,
+    detail: ({ types }) => `--events must list event types among: ${types.join(', ')}`,
+  }),
+  WEBHOOK_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook endpoint with id ${id}` }),
+  WEBHOOK_DELIVERY_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook delivery with id ${id}` }),
   USER_EMAIL_INVALID: spec({ status: 400, detail: '--email must be an email address, e.g. ana@agency.example' }),
   USER_EMAIL_TAKEN: spec<{ email: string }>({ status: 409, detail: ({ email }) => `A user with email ${email} already exists` }),
   USER_ROLE_UNKNOWN: spec({ status: 400, detail: '--role must be owner or agent' }),

@@ -67,7 +67,11 @@ describe('GET /me', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       status: 'ok',
-      user: { company_name: 'Inmobiliaria Test', scopes: ['properties:read', 'leads:read', 'leads:ingest'], auth_method: 'api_key' },
+      user: {
+        company_name: 'Inmobiliaria Test',
+        scopes: ['properties:read', 'leads:read', 'leads:ingest', 'events:read'],
+        auth_method: 'api_key',
+      },
     });
   });
 });

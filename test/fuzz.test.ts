@@ -265,6 +265,7 @@ it('every operation: no undocumented 5xx, every response as documented, every 4x
     'getLeadMatches',
     'getProperty',
     'ingestRentalLead',
+    'listEvents',
     'listLeads',
     'listProperties',
     'listPropertyChanges',

@@ -20,6 +20,7 @@ describe('OpenAPI document', () => {
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers).toEqual([{ url: '/v1/ext' }]);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/events',
       '/leads',
       '/leads/ingest',
       '/leads/inquiries',

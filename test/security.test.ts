@@ -40,6 +40,7 @@ const OPERATIONS: Record<string, Operation> = {
   getProperty: { method: 'GET', url: () => `/properties/${ourPropertyId}`, scope: 'properties:read' },
   listPropertyChanges: { method: 'GET', url: () => '/properties/changes', scope: 'properties:read' },
   listLeads: { method: 'GET', url: () => '/leads', scope: 'leads:read' },
+  listEvents: { method: 'GET', url: () => '/events', scope: 'events:read' },
   getLead: { method: 'GET', url: () => `/leads/${ourLeadId}`, scope: 'leads:read' },
   getLeadMatches: { method: 'GET', url: () => `/leads/${ourLeadId}/matches`, scope: 'leads:read' },
   createInquiry: {

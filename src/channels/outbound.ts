@@ -27,11 +27,10 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
-function refusal(host: string, address: string): Error {
-  return Object.assign(
-    new Error(`refused to connect to ${host}: ${address} is not a public address (INMO_ALLOW_PRIVATE_NETWORK=1 allows it)`),
-    { code: PRIVATE_ADDRESS },
-  );
+function refusal(host: string, address: string, setting = 'INMO_ALLOW_PRIVATE_NETWORK=1'): Error {
+  return Object.assign(new Error(`refused to connect to ${host}: ${address} is not a public address (${setting} allows it)`), {
+    code: PRIVATE_ADDRESS,
+  });
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -51,15 +50,21 @@ const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup as never } })
 
 /**
  * `fetch` for outgoing calls to configured services.
+ * @param policy whether private destinations are allowed (default: `INMO_ALLOW_PRIVATE_NETWORK`),
+ *   and the setting that allows them, named in the refusal.
  * @throws TypeError('fetch failed') whose cause has code {@link PRIVATE_ADDRESS} for a refused
  *   destination (nothing was sent), or the usual network errors.
  */
-export async function outboundFetch(url: string, request: RequestInit): Promise<Response> {
+export async function outboundFetch(
+  url: string,
+  request: RequestInit,
+  policy: { allowPrivate: boolean; setting: string } = { allowPrivate: allowsPrivateNetwork(), setting: 'INMO_ALLOW_PRIVATE_NETWORK=1' },
+): Promise<Response> {
   // A redirect is never followed: its target would skip these checks (an address in a
   // Location header is never looked up). The caller sees the 3xx as a failure.
   const init: RequestInit = { ...request, redirect: 'manual' };
-  if (allowsPrivateNetwork()) return fetch(url, init);
+  if (policy.allowPrivate) return fetch(url, init);
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host) });
+  if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host, policy.setting) });
   return (await undiciFetch(url, { ...(init as object), dispatcher: publicOnly })) as unknown as Response;
 }

@@ -12,6 +12,7 @@ import { register as leads } from './leads.ts';
 import { register as properties } from './properties.ts';
 import { register as serve } from './serve.ts';
 import { register as users } from './users.ts';
+import { register as webhooks } from './webhooks.ts';
 import { DEFAULT_DATABASE_URL } from '../config.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -40,6 +41,6 @@ Environment:
       output.json = Boolean(actionCommand.optsWithGlobals().json);
     });
 
-  for (const group of [serve, business, keys, users, properties, leads, conversations, jobs, channel, followups]) group(program);
+  for (const group of [serve, business, keys, users, properties, leads, conversations, jobs, channel, followups, webhooks]) group(program);
   return program;
 }

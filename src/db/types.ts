@@ -370,6 +370,50 @@ export interface IdempotencyKeyTable {
   expires_at: string;
 }
 
+/** An event of the log (migration 0011, CONTRACT §13). */
+export interface EventTable {
+  id: Generated<number>;
+  business_id: number;
+  type: string;
+  lead_id: number | null;
+  /** JSON of the event's `data`. */
+  data: string;
+  created_at: string;
+}
+
+/** A URL a business's events are POSTed to (migration 0011). */
+export interface WebhookEndpointTable {
+  id: Generated<number>;
+  business_id: number;
+  url: string;
+  /** JSON array of event types, or null for every type. */
+  events: string | null;
+  /** The sealed `whsec_…` secret (secrets.ts). */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+/** One event's delivery to one endpoint (migration 0011). */
+export interface WebhookDeliveryTable {
+  id: Generated<number>;
+  endpoint_id: number;
+  event_id: number;
+  lead_id: number | null;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status: number | null;
+  last_latency_ms: number | null;
+  /** The first 1 KB of the last response's body. */
+  last_response: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -394,6 +438,9 @@ export interface Database {
   console_sessions: ConsoleSessionTable;
   catalogue_imports: CatalogueImportTable;
   idempotency_keys: IdempotencyKeyTable;
+  events: EventTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
 }
 
 export type PropertyRow = Selectable<PropertyTable>;

@@ -7,7 +7,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 
 export const KEY_PREFIX = 'AC_LIVE_';
-export const SCOPES = ['properties:read', 'leads:read', 'leads:ingest'] as const;
+export const SCOPES = ['properties:read', 'leads:read', 'leads:ingest', 'events:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

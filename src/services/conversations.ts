@@ -20,6 +20,7 @@ import {
 import { transact } from '../db/transaction.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
+import { recordEvent } from './events.ts';
 
 /** WhatsApp's limit on a text message, characters. */
 export const MAX_REPLY_CHARS = 4096;
@@ -116,8 +117,15 @@ export async function setAnswerer(db: Db, leadId: number, state: 'assistant' | '
   if (!(await findLead(db, leadId))) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
   const current = await findConversation(db, leadId);
   if (current?.state === 'opted_out' && !options.optedIn) throw new InmoError('RESUME_OPTED_OUT', { id: leadId });
-  if (!(await setConversationState(db, leadId, { state, unrecognised: 0, updated_at: nowRfc3339() }))) {
-    throw new InmoError('CONVERSATION_NOT_FOUND', { id: leadId });
-  }
+  const lead = (await findLead(db, leadId))!;
+  await transact(db, async (trx) => {
+    const now = nowRfc3339();
+    if (!(await setConversationState(trx, leadId, { state, unrecognised: 0, updated_at: now }))) {
+      throw new InmoError('CONVERSATION_NOT_FOUND', { id: leadId });
+    }
+    if (state === 'waiting_for_agent' && current?.state !== 'waiting_for_agent') {
+      await recordEvent(trx, lead.business_id, 'conversation.waiting', leadId, { lead_id: leadId }, now);
+    }
+  });
   return conversationOf(db, leadId);
 }

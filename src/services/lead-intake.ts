@@ -2,7 +2,8 @@
  * Lead creation from websites (spec §4.2 inquiries, §4.3 ingest; CONTRACT §6, §7).
  *
  * Each creation is one unit of work: the lead, its generated notes, its welcome message
- * (pending, when the business has a channel) and the jobs of what must happen next (matching,
+ * (pending, when the business has a channel), its event (`lead.created` or `lead.updated`,
+ * services/events.ts) and the jobs of what must happen next (matching,
  * the welcome message, follow-ups) are committed together or not at all (db/group-commit.ts shares one commit among the units that arrive together). The database's unique constraint on (business, primary phone) settles races: a
  * transaction that loses one is run again and then sees the winner, so every request gets
  * the answer it would get had the requests run one by one.
@@ -21,6 +22,7 @@ import { initialLeadStatus, OWNS_AGENCY_PROPERTY_IDS, OWNS_SERVICES, parseBudget
 import { nowRfc3339 } from '../domain/time.ts';
 import type { IngestBody, InquiryBody } from '../schemas/lead-requests.ts';
 import { InmoError } from '../errors.ts';
+import { recordLeadEvent } from './events.ts';
 
 /** Attempts of a creation that keeps losing unique-constraint races (each loss means a winner exists). */
 const MAX_ATTEMPTS = 5;
@@ -181,6 +183,7 @@ async function storeInquiryLead(
       }
       await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
       const outcome = existing ? ('completed' as const) : ('created' as const);
+      await recordLeadEvent(trx, businessId, leadId, existing ? 'lead.updated' : 'lead.created', at);
       await onStored?.(trx, leadId, outcome);
       return { leadId, outcome };
     }),
@@ -241,6 +244,7 @@ export async function ingestRentalLead(
       await repo.insertNote(trx, leadId, ingestNotes(body, habsInNotes, rentMax), at);
       await queueWelcome(trx, businessId, leadId, phone, null, at);
       await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
+      await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
       await onStored?.(trx, leadId, 'created');
       return leadId;
     }),

@@ -13,6 +13,8 @@ import * as repo from '../db/repositories/leads.ts';
 import { findLeadMatchRun, listLeadMatches } from '../db/repositories/matches.ts';
 import { findWelcome } from '../db/repositories/messaging.ts';
 import { conversationOf } from './conversations.ts';
+import { recordLeadEvent } from './events.ts';
+import { transact } from '../db/transaction.ts';
 import type { LeadRow } from '../db/types.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
@@ -31,18 +33,22 @@ export async function createLeadByHand(db: Db, options: { businessId: number; ph
   if (await repo.findLeadByPhone(db, options.businessId, phone)) throw new InmoError('DUPLICATE_PHONE');
   const now = nowRfc3339();
   try {
-    return await repo.insertLead(db, {
-      business_id: options.businessId,
-      name,
-      type: 'demandante',
-      status: 'new',
-      active: 1,
-      source: 'manual',
-      phone_number_1: phone,
-      rating: 3,
-      captured_by: 'manual',
-      created_at: now,
-      updated_at: now,
+    return await transact(db, async (trx) => {
+      const lead = await repo.insertLead(trx, {
+        business_id: options.businessId,
+        name,
+        type: 'demandante',
+        status: 'new',
+        active: 1,
+        source: 'manual',
+        phone_number_1: phone,
+        rating: 3,
+        captured_by: 'manual',
+        created_at: now,
+        updated_at: now,
+      });
+      await recordLeadEvent(trx, options.businessId, lead.id, 'lead.created', now);
+      return lead;
     });
   } catch (error) {
     // A concurrent insert of the same phone loses to the unique constraint.

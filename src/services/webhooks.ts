@@ -37,6 +37,7 @@ import type { Database } from '../db/types.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
+import { recordEvent } from './events.ts';
 import { openSecret } from '../secrets.ts';
 
 /** WhatsApp's customer-service window: free-form replies within 24 hours of the lead's last message. */
@@ -194,22 +195,36 @@ async function applyStatus(trx: Transaction<Database>, businessId: number, statu
   const providerId = message.provider_message_id ?? status.id;
   if (status.status === 'failed') {
     if (message.state === 'delivered' || message.state === 'read') return;
-    await moveMessage(trx, message.id, message.state, {
+    const moved = await moveMessage(trx, message.id, message.state, {
       state: 'failed',
       provider_message_id: providerId,
       last_error: `WhatsApp: ${status.error ?? 'failed'}`,
       updated_at: now,
     });
+    if (moved) await recordMessageStatus(trx, message, 'failed', now);
     return;
   }
   if (RANK[status.status] <= (RANK[message.state] ?? 0)) return;
-  await moveMessage(trx, message.id, message.state, {
+  const moved = await moveMessage(trx, message.id, message.state, {
     state: status.status,
     provider_message_id: providerId,
     sent_at: message.sent_at ?? status.at ?? now,
     last_error: null,
     updated_at: now,
   });
+  if (moved) await recordMessageStatus(trx, message, status.status, now);
+}
+
+/** `message.status` (CONTRACT §13): WhatsApp moved an outbound message to `status`. */
+async function recordMessageStatus(trx: Transaction<Database>, message: MessageRow, status: string, now: string): Promise<void> {
+  await recordEvent(
+    trx,
+    message.business_id,
+    'message.status',
+    message.lead_id,
+    { lead_id: message.lead_id, message_id: message.id, status },
+    now,
+  );
 }
 
 /** The lead who wrote from `waId`, created unnamed (source `whatsapp`) when there is none. */

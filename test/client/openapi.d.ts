@@ -81,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the event log
+         * @description What happened to the business’s leads, oldest first: `lead.created`, `lead.updated`, `match.found`, `message.status`, `conversation.waiting`. Each event is written in the same transaction as its change. Poll with `after` set to the last `next_cursor`, or register a webhook (`inmo webhooks add`) to be called instead.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leads": {
         parameters: {
             query?: never;
@@ -583,7 +603,7 @@ export interface operations {
                         status: "ok";
                         user: {
                             company_name: string | null;
-                            scopes: ("properties:read" | "leads:read" | "leads:ingest")[];
+                            scopes: ("properties:read" | "leads:read" | "leads:ingest" | "events:read")[];
                             /** @enum {string} */
                             auth_method: "api_key";
                         };
@@ -920,6 +940,95 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description An event id (`evt_…`, or the `next_cursor` of the last page): only later events. */
+                after?: string;
+                /** @description Events per page, 1 to 500. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events after `after`, oldest first; kept 30 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description `evt_…`; also the `webhook-id` of its webhook deliveries. */
+                            id: string;
+                            /** @enum {string} */
+                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`. */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description Pass it as `after` in the next call (even when `data` is empty). */
+                        next_cursor: string;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
                 };
             };
             /** @description A path parameter, query parameter or body field is invalid. */

@@ -23,7 +23,8 @@ export type JobKind =
   | 'rematch_catalogue'
   | 'process_webhook'
   | 'assistant_reply'
-  | 'send_message';
+  | 'send_message'
+  | 'deliver_webhook';
 
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;

@@ -33,6 +33,7 @@ import { refineSearches, replyLanguage, understand, type ListingSummary, type Un
 import { initialLeadStatus } from '../../domain/lead-rules.ts';
 import type { LeadMatches } from '../../domain/matching.ts';
 import { assistantOf, replyWithFallback } from '../../services/assistant.ts';
+import { recordEvent, recordLeadEvent } from '../../services/events.ts';
 import { matchSearchPreferences, type CatalogueSnapshot } from '../../services/matching.ts';
 import { deliverMessage, settleParkedDelivery } from '../deliver.ts';
 import { failpoint } from '../failpoints.ts';
@@ -149,12 +150,16 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
     unrecognised: d.handsOff ? 0 : d.unrecognised,
     updated_at: now,
   });
+  if (state === 'waiting_for_agent') {
+    await recordEvent(trx, d.lead.business_id, 'conversation.waiting', d.lead.id, { lead_id: d.lead.id }, now);
+  }
   if (d.refined) {
     const searches = JSON.stringify(d.refined.searches);
     const status = d.lead.status === 'new' ? initialLeadStatus(d.refined.searches) : d.lead.status;
     // Only over the lead as it was read: an inquiry that changed it since wins, and its own
     // match_lead job matches it again.
     if (await updateSearchPreferences(trx, d.lead.id, { search_preferences: searches, status, updated_at: now }, d.lead.updated_at)) {
+      await recordLeadEvent(trx, d.lead.business_id, d.lead.id, 'lead.updated', now);
       const { matches, nearMisses, matchesTotal, nearMissesTotal } = d.refined.matches;
       await replaceLeadMatches(
         trx,

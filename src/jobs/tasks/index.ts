@@ -4,6 +4,7 @@
  */
 import type { JobKind, TaskDefinition } from '../task.ts';
 import { assistantReplyTask } from './assistant-reply.ts';
+import { deliverWebhookTask } from './deliver-webhook.ts';
 import { followUpTask } from './follow-up.ts';
 import { matchLeadTask } from './match-lead.ts';
 import { rematchCatalogueTask } from './rematch-catalogue.ts';
@@ -21,6 +22,7 @@ export const TASKS = {
   process_webhook: processWebhookTask,
   assistant_reply: assistantReplyTask,
   send_message: sendMessageTask,
+  deliver_webhook: deliverWebhookTask,
 } as const satisfies Record<JobKind, TaskDefinition>;
 
 /** The task of a stored job kind, or undefined for a kind this release does not know. */

@@ -5,7 +5,8 @@
  * what it stored, so a repeated run is harmless.
  */
 import { findLead } from '../../db/repositories/leads.ts';
-import { findLeadMatchRun, replaceLeadMatches } from '../../db/repositories/matches.ts';
+import { findLeadMatchRun, listLeadMatches, replaceLeadMatches } from '../../db/repositories/matches.ts';
+import { recordEvent } from '../../services/events.ts';
 import { matchSearchPreferences } from '../../services/matching.ts';
 import { failpoint } from '../failpoints.ts';
 import { defineTask, type TaskContext } from '../task.ts';
@@ -26,12 +27,19 @@ async function run(ctx: TaskContext): Promise<void> {
     const stored = await findLeadMatchRun(trx, lead.id);
     const current = await findLead(trx, lead.id);
     if ((stored && stored.catalogue_version > snapshot.version) || !current || current.updated_at !== lead.updated_at) return;
+    const before = new Set((await listLeadMatches(trx, lead.id)).filter((m) => m.failed === null).map((m) => m.property_id));
     await replaceLeadMatches(trx, lead.id, rows, {
       catalogue_version: snapshot.version,
       matched_at: ctx.now(),
       matches_total: result.matchesTotal,
       near_misses_total: result.nearMissesTotal,
     });
+    // `match.found` when this run found a property the lead was not matched to before.
+    const matches = [...new Set(result.matches.map(([propertyId]) => propertyId))];
+    if (matches.some((id) => !before.has(id))) {
+      const data = { lead_id: lead.id, matches, near_misses: new Set(result.nearMisses.map(([propertyId]) => propertyId)).size };
+      await recordEvent(trx, lead.business_id, 'match.found', lead.id, data, ctx.now());
+    }
   });
 }
 

@@ -1,0 +1,114 @@
+/** The event log, webhook endpoints and deliveries (migration 0011, CONTRACT §13). SQL only. */
+import type { Executor } from '../database.ts';
+import type { EventTable, WebhookDeliveryTable, WebhookEndpointTable } from '../types.ts';
+
+export type EventRow = EventTable & { id: number };
+export type EndpointRow = WebhookEndpointTable & { id: number };
+export type DeliveryRow = WebhookDeliveryTable & { id: number };
+
+export async function insertEvent(db: Executor, event: Omit<EventTable, 'id'>): Promise<number> {
+  const row = await db.insertInto('events').values(event).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The business's events after id `after`, oldest first. */
+export async function listEvents(db: Executor, businessId: number, after: number, limit: number): Promise<EventRow[]> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute() as Promise<EventRow[]>;
+}
+
+export async function findEvent(db: Executor, id: number): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst() as Promise<EventRow | undefined>;
+}
+
+/** Deletes events created before `before` and their deliveries. @returns how many events. */
+export async function purgeEventsBefore(db: Executor, before: string): Promise<number> {
+  const old = db.selectFrom('events').select('id').where('created_at', '<', before);
+  await db.deleteFrom('webhook_deliveries').where('event_id', 'in', old).execute();
+  const result = await db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function insertEndpoint(db: Executor, endpoint: Omit<WebhookEndpointTable, 'id'>): Promise<number> {
+  const row = await db.insertInto('webhook_endpoints').values(endpoint).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function findEndpoint(db: Executor, id: number): Promise<EndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst() as Promise<EndpointRow | undefined>;
+}
+
+export async function listEndpoints(db: Executor, businessId: number): Promise<EndpointRow[]> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('business_id', '=', businessId).orderBy('id').execute() as Promise<
+    EndpointRow[]
+  >;
+}
+
+/** The business's enabled endpoints. */
+export async function listActiveEndpoints(db: Executor, businessId: number): Promise<EndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('disabled_at', 'is', null)
+    .orderBy('id')
+    .execute() as Promise<EndpointRow[]>;
+}
+
+export async function updateEndpoint(db: Executor, id: number, values: Partial<Omit<WebhookEndpointTable, 'id'>>): Promise<void> {
+  await db.updateTable('webhook_endpoints').set(values).where('id', '=', id).execute();
+}
+
+export async function insertDelivery(db: Executor, delivery: Omit<WebhookDeliveryTable, 'id' | 'attempts'>): Promise<number> {
+  const row = await db
+    .insertInto('webhook_deliveries')
+    .values({ ...delivery, attempts: 0 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function findDelivery(db: Executor, id: number): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst() as Promise<DeliveryRow | undefined>;
+}
+
+/**
+ * The earliest pending delivery to `endpointId` of `leadId`'s events (a lead-less event is its
+ * own queue), other than `exceptId`.
+ */
+export async function firstPendingOfLead(
+  db: Executor,
+  endpointId: number,
+  leadId: number | null,
+  exceptId = 0,
+): Promise<DeliveryRow | undefined> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .where('state', '=', 'pending')
+    .where('id', '!=', exceptId);
+  query = leadId === null ? query.where('lead_id', 'is', null).where('id', '<', 0) : query.where('lead_id', '=', leadId);
+  return query.orderBy('id').executeTakeFirst() as Promise<DeliveryRow | undefined>;
+}
+
+export async function updateDelivery(db: Executor, id: number, values: Partial<Omit<WebhookDeliveryTable, 'id'>>): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(values).where('id', '=', id).execute();
+}
+
+/** An endpoint's deliveries, newest first. */
+export async function listDeliveries(db: Executor, endpointId: number, limit: number): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute() as Promise<DeliveryRow[]>;
+}

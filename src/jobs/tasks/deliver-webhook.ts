@@ -1,0 +1,21 @@
+/**
+ * `deliver_webhook`: one attempt of one event's delivery to a webhook endpoint (CONTRACT §13;
+ * services/webhook-endpoints.ts). A failed attempt is not a failed job: the delivery's own
+ * schedule (about 77 h) queues the next attempt in the transaction that records this one.
+ */
+import { attemptDelivery } from '../../services/webhook-endpoints.ts';
+import { defineTask, type TaskContext } from '../task.ts';
+
+async function run(ctx: TaskContext): Promise<void> {
+  const deliveryId = (JSON.parse(ctx.job.payload ?? '{}') as { delivery_id?: number }).delivery_id;
+  if (deliveryId === undefined) return;
+  const outcome = await attemptDelivery(
+    ctx.db,
+    deliveryId,
+    () => new Date(Date.parse(ctx.now())),
+    (effects) => ctx.finish(effects),
+  );
+  if (outcome !== 'gone') ctx.log({ delivery_id: deliveryId, ...outcome }, 'webhook delivery attempt');
+}
+
+export const deliverWebhookTask = defineTask({ run });
