@@ -313,3 +313,21 @@ describe('webhook destinations', () => {
     );
   });
 });
+
+describe('the event log keeps 30 days', () => {
+  it('a worker deletes older events, with their deliveries', async () => {
+    const { id } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url });
+    await inquiry('+34611400100');
+    await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
+    expect(await listWebhookDeliveries(t.db, id)).toHaveLength(1);
+    const old = new Date(Date.now() - 31 * 24 * 3_600_000).toISOString().replace('Z', '+00:00');
+    await t.db.updateTable('events').set({ created_at: old }).execute();
+    await inquiry('+34611400101');
+    await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
+    const left = await t.db.selectFrom('events').select('lead_id').execute();
+    expect(left).toHaveLength(1);
+    expect((await listWebhookDeliveries(t.db, id)).map((d) => d.event_id)).toEqual([
+      `evt_${(await t.db.selectFrom('events').select('id').executeTakeFirstOrThrow()).id}`,
+    ]);
+  });
+});

@@ -32,8 +32,10 @@ import {
   settleFailedRun,
   type ClaimedJob,
 } from '../db/repositories/jobs.ts';
+import { purgeEventsBefore } from '../db/repositories/events.ts';
 import { transact } from '../db/transaction.ts';
 import { toRfc3339 } from '../domain/time.ts';
+import { EVENT_TTL_MS } from '../services/events.ts';
 import { CatalogueSnapshots } from '../services/matching.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { failpoint } from './failpoints.ts';
@@ -41,6 +43,9 @@ import { PermanentJobError, type TaskContext } from './task.ts';
 import { taskFor } from './tasks/index.ts';
 
 /** Tunables of a worker; see config.ts for the environment variables that set them. */
+/** How often a worker deletes events past their 30 days, ms. */
+const EVENT_PURGE_EVERY_MS = 60 * 60_000;
+
 export interface WorkerSettings {
   /** Jobs claimed and run at once. */
   concurrency: number;
@@ -107,6 +112,7 @@ export class Worker {
   private busy = false;
   /** When expired leases were last looked for, ms since the epoch by the worker's clock. */
   private releasedAt = Number.NEGATIVE_INFINITY;
+  private purgedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: { db: Db; clock?: Clock; logger?: WorkerLogger; settings?: Partial<WorkerSettings> }) {
     this.db = options.db;
@@ -192,6 +198,7 @@ export class Worker {
    */
   private async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.now();
+    await this.purgeOldEvents();
     // While jobs keep coming, claim straight away; after an empty claim, look with a read
     // first, so idle workers polling never take SQLite's write lock.
     if (!this.busy && !(await hasClaimableJobs(this.db, now))) return [];
@@ -208,6 +215,15 @@ export class Worker {
     this.busy = jobs.length > 0;
     if (jobs.length) failpoint('job:claimed');
     return jobs;
+  }
+
+  /** Deletes events past their 30 days (CONTRACT §13), at most once an hour per worker. */
+  private async purgeOldEvents(): Promise<void> {
+    const nowMs = this.clock.now().getTime();
+    if (nowMs - this.purgedAt < EVENT_PURGE_EVERY_MS) return;
+    this.purgedAt = nowMs;
+    const purged = await purgeEventsBefore(this.db, toRfc3339(new Date(nowMs - EVENT_TTL_MS)));
+    if (purged) this.logger.info({ purged }, 'worker: deleted events older than 30 days');
   }
 
   /** Lets a parked job's task leave its records in a final state (its `onParked`). */
