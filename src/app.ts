@@ -13,12 +13,13 @@
  * stack trace or SQL ever sent to a client (CONTRACT §2).
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
 import { registerRateLimits, type RateLimits } from './http/rate-limit.ts';
 import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import { COMPRESSION_OPTIONS } from './http/conditional.ts';
 import { GroupCommit } from './db/group-commit.ts';
 import { apiKeyAuth } from './http/auth.ts';
@@ -41,6 +42,14 @@ import { consolePlugin } from './http/console/plugin.ts';
 
 /** Path prefix of every API route (spec §9). */
 export const API_PREFIX = '/v1/ext';
+
+/** The answer to a listed origin's preflight (CONTRACT §13): what a form's `fetch` needs. */
+const PREFLIGHT = {
+  origin: true,
+  methods: ['GET', 'POST'],
+  allowedHeaders: ['X-Api-Key', 'Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match'],
+  maxAge: 600,
+};
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -143,7 +152,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       servers: [{ url: API_PREFIX }],
       components: {
         securitySchemes: {
-          ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: '`AC_LIVE_<key_id>.<secret>`' },
+          ApiKeyHeader: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Api-Key',
+            description:
+              '`AC_LIVE_<key_id>.<secret>` (secret: servers only), or `AC_PUB_<key_id>.<secret>` (publishable: web pages of its origins, `properties:read` and `leads:ingest` only).',
+          },
           ApiKeyAuthorization: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey AC_LIVE_<key_id>.<secret>`' },
         },
       },
@@ -164,7 +179,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       // In this order: a throttled client is refused before its key is looked up (http/rate-limit.ts).
       if (options.rateLimits) await registerRateLimits(api, options.rateLimits);
-      apiKeyAuth(api, new KeyVerifier(options.db, changes));
+      const keys = new KeyVerifier(options.db, changes);
+      // CORS preflights of browser forms (CONTRACT §13): a preflight carries no key, so an origin
+      // on any publishable key's list is answered; the request itself is checked against its own
+      // key (http/auth.ts), and only a publishable key's answers get CORS headers.
+      await api.register(cors, {
+        hideOptionsRoute: true,
+        delegator: async (request: FastifyRequest) => {
+          const origin = request.headers.origin;
+          const listed = request.method === 'OPTIONS' && typeof origin === 'string' && (await keys.allowedOrigins()).has(origin);
+          return listed ? PREFLIGHT : { origin: false };
+        },
+      });
+      apiKeyAuth(api, keys);
       // Every key-checked route documents its security and the errors every route shares.
       api.addHook('onRoute', (route) => {
         if (route.config?.scope === undefined) return;

@@ -46,6 +46,21 @@ export const ERRORS = {
     detail: ({ scope }) => `API key lacks the scope this operation requires: ${scope}`,
   }),
 
+  // Publishable keys (CONTRACT §13).
+  KEY_ORIGIN_REFUSED: spec({
+    status: 403,
+    detail: 'This publishable key may be used only from the web origins it was created for',
+  }),
+  KEY_SECRET_IN_BROWSER: spec({
+    status: 403,
+    detail: 'A secret key must not be used from a web page: create a publishable key (AC_PUB_) for browser forms',
+  }),
+  KEY_ORIGIN_INVALID: spec({
+    status: 400,
+    detail: '--origin must be a web origin such as https://site.example (scheme, host and port only)',
+  }),
+  KEY_PUBLISHABLE_SCOPE: spec({ status: 400, detail: 'A publishable key may only have the scopes properties:read and leads:ingest' }),
+
   // The catalogue and leads (spec §4, CONTRACT §6).
   PROPERTY_NOT_FOUND: spec({ status: 404, detail: 'Property not found' }),
   API_LEAD_NOT_FOUND: spec({ status: 404, detail: 'Lead not found' }),

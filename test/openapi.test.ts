@@ -36,13 +36,24 @@ describe('OpenAPI document', () => {
       '200',
       '400',
       '401',
+      '403',
       '409',
       '413',
       '422',
       '429',
       '500',
     ]);
-    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual(['200', '400', '401', '409', '413', '422', '429', '500']);
+    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '422',
+      '429',
+      '500',
+    ]);
     // Both POSTs take Idempotency-Key and tell the lead's outcome (CONTRACT §13).
     for (const path of ['/leads/inquiries', '/leads/ingest']) {
       const post = doc.paths[path].post;

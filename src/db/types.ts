@@ -27,6 +27,8 @@ export interface ApiKeyTable {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** A publishable key's allowed web origins, JSON array (migration 0012); null for a secret key. */
+  origins: string | null;
 }
 
 export interface PropertyTable {

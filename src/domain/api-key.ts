@@ -1,5 +1,6 @@
 /**
- * API keys (spec §5, CONTRACT §3): `AC_LIVE_<key_id>.<secret>`, `key_id` 16 base62
+ * API keys (spec §5, CONTRACT §3): `AC_LIVE_<key_id>.<secret>`, or `AC_PUB_<key_id>.<secret>`
+ * for a publishable key (CONTRACT §13: browser forms, bound to origins), `key_id` 16 base62
  * characters, secret 43 base62 characters (256 bits from the CSPRNG). Only `key_id` and the
  * SHA-256 of the secret are stored; a fast hash is right here because the secret is random
  * and long, not a password (the same choice as GitHub's and immich's tokens).
@@ -7,13 +8,16 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 
 export const KEY_PREFIX = 'AC_LIVE_';
+export const PUBLISHABLE_PREFIX = 'AC_PUB_';
 export const SCOPES = ['properties:read', 'leads:read', 'leads:ingest', 'events:read'] as const;
 export type Scope = (typeof SCOPES)[number];
+/** The only scopes a publishable key may have: what a public web page may do. */
+export const PUBLISHABLE_SCOPES = ['properties:read', 'leads:ingest'] as const satisfies readonly Scope[];
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const KEY_ID_LENGTH = 16;
 const SECRET_LENGTH = 43; // 43 × log2(62) ≈ 256 bits
-const KEY_PATTERN = /^AC_LIVE_([A-Za-z0-9]{16})\.([A-Za-z0-9]{32,256})$/;
+const KEY_PATTERN = /^AC_(LIVE|PUB)_([A-Za-z0-9]{16})\.([A-Za-z0-9]{32,256})$/;
 
 function randomBase62(length: number): string {
   let out = '';
@@ -27,16 +31,33 @@ export function hashSecret(secret: string): string {
 }
 
 /** A new key: the full text (shown once) and what is stored. */
-export function generateApiKey(): { key: string; keyId: string; secretHash: string } {
+export function generateApiKey(publishable = false): { key: string; keyId: string; secretHash: string } {
   const keyId = randomBase62(KEY_ID_LENGTH);
   const secret = randomBase62(SECRET_LENGTH);
-  return { key: `${KEY_PREFIX}${keyId}.${secret}`, keyId, secretHash: hashSecret(secret) };
+  return { key: `${publishable ? PUBLISHABLE_PREFIX : KEY_PREFIX}${keyId}.${secret}`, keyId, secretHash: hashSecret(secret) };
 }
 
 /** Splits a presented key; null when it does not have the documented form. */
-export function parseApiKey(text: string): { keyId: string; secret: string } | null {
+export function parseApiKey(text: string): { keyId: string; secret: string; publishable: boolean } | null {
   const match = KEY_PATTERN.exec(text);
-  return match ? { keyId: match[1], secret: match[2] } : null;
+  return match ? { keyId: match[2], secret: match[3], publishable: match[1] === 'PUB' } : null;
+}
+
+/**
+ * A web origin as browsers send it in `Origin`: `https://site.example` or
+ * `http://localhost:8080` (scheme, host, port if not the default; no path).
+ * @returns the origin, or null when `text` is not one.
+ */
+export function parseOrigin(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) return null;
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return null;
+  return url.origin === text.replace(/\/$/, '') ? url.origin : null;
 }
 
 /** Constant-time comparison of a presented secret with the stored hash. */

@@ -7,7 +7,7 @@
  * parsing; the key's context is `request.apiKey`. A request that succeeds records the key's
  * use in `onSend` (before the response leaves); a refused or failed one changes nothing.
  */
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify';
 import type { Scope } from '../domain/api-key.ts';
 import { InmoError, type ErrorCode } from '../errors.ts';
 import type { AuthFailure, KeyContext, KeyVerifier } from '../services/api-keys.ts';
@@ -49,6 +49,29 @@ export function presentedKey(request: FastifyRequest): string | undefined | { sc
   return undefined;
 }
 
+/** Response headers a page's script may read from a cross-origin answer (CONTRACT §13). */
+const EXPOSED_HEADERS = 'ETag, Idempotent-Replayed, Inmo-Lead-Outcome, Retry-After, X-Request-Id';
+
+/**
+ * Where a key may be used from (CONTRACT §13). A publishable key needs an `Origin` on its list,
+ * and its answers carry that origin's CORS headers. A secret key never gets CORS headers, and
+ * a request that a browser marks as coming from another site (`Sec-Fetch-Site`, which a page's
+ * script cannot set) is refused with it, so a leaked secret key in a page creates nothing.
+ * @throws InmoError KEY_ORIGIN_REFUSED, KEY_SECRET_IN_BROWSER (403).
+ */
+function checkOrigin(request: FastifyRequest, reply: FastifyReply, key: KeyContext): void {
+  if (key.origins === null) {
+    const site = request.headers['sec-fetch-site'];
+    if (site === 'cross-site' || site === 'same-site') throw new InmoError('KEY_SECRET_IN_BROWSER');
+    return;
+  }
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string' || !key.origins.includes(origin)) throw new InmoError('KEY_ORIGIN_REFUSED');
+  reply.header('access-control-allow-origin', origin);
+  reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+  reply.header('vary', 'Origin');
+}
+
 /**
  * Appends `hook` to a route's own `onRequest` hooks, after those added before it (the rate
  * limits): route hooks run in the order they were added, after the instance's.
@@ -66,12 +89,13 @@ export function appendOnRequest(route: RouteOptions, hook: onRequestHookHandler)
  */
 export function apiKeyAuth(app: FastifyInstance, keys: KeyVerifier): void {
   app.decorateRequest('apiKey', null);
-  const checkKey: onRequestHookHandler = async (request) => {
+  const checkKey: onRequestHookHandler = async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     const presented = presentedKey(request);
     const key = typeof presented === 'object' ? 'scheme' : await keys.authenticate(presented);
     if (typeof key === 'string') throw new InmoError(REFUSALS[key] as 'KEY_MISSING');
     if (scope !== null && scope !== undefined && !key.scopes.includes(scope)) throw new InmoError('KEY_LACKS_SCOPE', { scope });
+    checkOrigin(request, reply, key);
     request.apiKey = key;
   };
   // Only a request that succeeded records the key's use (at most once a minute): a 4xx changes nothing.

@@ -92,7 +92,8 @@ export function conditionalRoute() {
     const coding =
       body.length >= COMPRESS_MIN_BYTES && typeof accepted === 'string' ? (negotiate(accepted, [...CODINGS]) as Coding | null) : null;
     reply.header('cache-control', 'private, no-cache');
-    reply.header('vary', 'Accept-Encoding');
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
     reply.header('etag', coding ? `"${known.hash}-${coding}"` : `"${known.hash}"`);
     const ifNoneMatch = request.headers['if-none-match'];
     if (typeof ifNoneMatch === 'string' && noneMatch(ifNoneMatch, known.hash)) {

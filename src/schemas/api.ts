@@ -338,6 +338,10 @@ export const commonErrors = {
     description: 'The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length).',
   }),
   401: Unauthorized,
+  403: Type.Ref('PlainError', {
+    description:
+      'A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`).',
+  }),
   422: Type.Ref('ValidationError', { description: 'A path parameter, query parameter or body field is invalid.' }),
   429: Type.Ref('PlainError', {
     description:

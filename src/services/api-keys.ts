@@ -5,7 +5,7 @@
 import type { Db } from '../db/database.ts';
 import * as repo from '../db/repositories/api-keys.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
-import { generateApiKey, parseApiKey, secretMatches, type Scope } from '../domain/api-key.ts';
+import { generateApiKey, parseApiKey, parseOrigin, PUBLISHABLE_SCOPES, secretMatches, type Scope } from '../domain/api-key.ts';
 import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
 import { LRUCache } from 'lru-cache';
 import { signalChange, type ChangeWatch } from '../db/change-watch.ts';
@@ -22,6 +22,9 @@ export interface ApiKeyInfo {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** `secret` (`AC_LIVE_`) or `publishable` (`AC_PUB_`, bound to `origins`). */
+  kind: 'secret' | 'publishable';
+  origins: string[] | null;
 }
 
 function info(row: ApiKeyRow): ApiKeyInfo {
@@ -34,20 +37,31 @@ function info(row: ApiKeyRow): ApiKeyInfo {
     expires_at: row.expires_at,
     revoked_at: row.revoked_at,
     last_used_at: row.last_used_at,
+    kind: row.origins === null ? 'secret' : 'publishable',
+    origins: row.origins === null ? null : (JSON.parse(row.origins) as string[]),
   };
 }
 
 /**
- * Issues a key for a business.
+ * Issues a key for a business: a secret key, or with `origins` a publishable one (CONTRACT §13),
+ * whose scopes must be among {@link PUBLISHABLE_SCOPES} and which is used only from those origins.
  * @returns the full key (its only appearance) with the stored facts.
- * @throws InmoError UNKNOWN_BUSINESS when the business does not exist.
+ * @throws InmoError UNKNOWN_BUSINESS when the business does not exist; KEY_ORIGIN_INVALID for an
+ *   origin that is not `scheme://host[:port]`; KEY_PUBLISHABLE_SCOPE for a scope a page may not have.
  */
 export async function createApiKey(
   db: Db,
-  options: { businessId: number; scopes: Scope[]; label?: string | null; expiresAt?: string | null },
+  options: { businessId: number; scopes: Scope[]; label?: string | null; expiresAt?: string | null; origins?: string[] },
 ): Promise<ApiKeyInfo & { key: string }> {
   if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
-  const { key, keyId, secretHash } = generateApiKey();
+  const publishable = options.origins !== undefined;
+  let origins: string[] | null = null;
+  if (publishable) {
+    origins = [...new Set(options.origins!.map((o) => parseOrigin(o) ?? ''))];
+    if (origins.length === 0 || origins.includes('')) throw new InmoError('KEY_ORIGIN_INVALID');
+    if (options.scopes.some((s) => !(PUBLISHABLE_SCOPES as readonly string[]).includes(s))) throw new InmoError('KEY_PUBLISHABLE_SCOPE');
+  }
+  const { key, keyId, secretHash } = generateApiKey(publishable);
   const row: ApiKeyRow = {
     key_id: keyId,
     business_id: options.businessId,
@@ -58,8 +72,11 @@ export async function createApiKey(
     expires_at: options.expiresAt ?? null,
     revoked_at: null,
     last_used_at: null,
+    origins: origins === null ? null : JSON.stringify(origins),
   };
   await repo.insertApiKey(db, row);
+  // Every process's preflight answers learn the new origins (KeyVerifier.allowedOrigins).
+  if (publishable) signalChange(db);
   return { key, ...info(row) };
 }
 
@@ -94,6 +111,8 @@ export interface KeyContext {
   businessName: string;
   catalogueVersion: number;
   scopes: Scope[];
+  /** A publishable key's allowed origins; null for a secret key. */
+  origins: string[] | null;
   /** Whether `last_used_at` is due to be written ({@link recordKeyUse}) once the request succeeds. */
   useDue: boolean;
 }
@@ -133,6 +152,7 @@ interface VerifiedKey {
  */
 export class KeyVerifier {
   private readonly verified = new LRUCache<string, VerifiedKey>({ max: KEY_CACHE_SIZE });
+  private origins: { stamp: number; set: ReadonlySet<string> } | null = null;
   /** When this process last wrote each key's `last_used_at` (or read it), ms since the epoch. */
   private readonly lastUsed = new Map<string, number>();
 
@@ -159,7 +179,8 @@ export class KeyVerifier {
       // The hash is computed even for an unknown id, so both cases take the same time.
       const matches =
         (row !== undefined && entry?.secretHash === row.secret_hash) || secretMatches(parts.secret, row?.secret_hash ?? '0'.repeat(64));
-      if (!row || !matches) {
+      // A key id presented with the other kind's prefix is no key at all.
+      if (!row || !matches || (row.origins !== null) !== parts.publishable) {
         this.verified.delete(presented);
         return 'invalid';
       }
@@ -174,6 +195,7 @@ export class KeyVerifier {
           businessName: row.business_name,
           catalogueVersion: row.catalogue_version,
           scopes: row.scopes.split(',') as Scope[],
+          origins: row.origins === null ? null : (JSON.parse(row.origins) as string[]),
         },
       };
       this.verified.set(presented, entry);
@@ -184,6 +206,17 @@ export class KeyVerifier {
     if (entry.expiresAt !== null && entry.expiresAt <= now) return 'expired';
     const lastUsed = this.lastUsed.get(entry.context.keyId) ?? 0;
     return { ...entry.context, useDue: lastUsed === 0 || now - lastUsed >= TOUCH_INTERVAL_MS };
+  }
+
+  /**
+   * The origins of every active publishable key: a CORS preflight carries no key, so it is
+   * answered for any of them (the request that follows is checked against its own key's list).
+   * Read again when the change stamp moves.
+   */
+  async allowedOrigins(): Promise<ReadonlySet<string>> {
+    const stamp = this.changes.stamp();
+    if (this.origins?.stamp !== stamp) this.origins = { stamp, set: new Set(await repo.listPublishableOrigins(this.db)) };
+    return this.origins.set;
   }
 
   /** Records that a key was used (`last_used_at`), at most once a minute per key and process: call after a successful request. */

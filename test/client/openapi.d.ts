@@ -631,6 +631,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
             /** @description A path parameter, query parameter or body field is invalid. */
             422: {
                 headers: {
@@ -723,6 +732,15 @@ export interface operations {
                         /** @description One of a few fixed sentences that say what to do (see the examples). */
                         detail: string;
                     };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
                 };
             };
             /** @description A path parameter, query parameter or body field is invalid. */
@@ -844,6 +862,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
             /** @description A path parameter, query parameter or body field is invalid. */
             422: {
                 headers: {
@@ -931,6 +958,15 @@ export interface operations {
                         /** @description One of a few fixed sentences that say what to do (see the examples). */
                         detail: string;
                     };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
                 };
             };
             /** @description Not existing, not public, or sold, rented or withdrawn. */
@@ -1029,6 +1065,15 @@ export interface operations {
                         /** @description One of a few fixed sentences that say what to do (see the examples). */
                         detail: string;
                     };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
                 };
             };
             /** @description A path parameter, query parameter or body field is invalid. */
@@ -1137,6 +1182,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
             /** @description A path parameter, query parameter or body field is invalid. */
             422: {
                 headers: {
@@ -1222,6 +1276,15 @@ export interface operations {
                         /** @description One of a few fixed sentences that say what to do (see the examples). */
                         detail: string;
                     };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
                 };
             };
             /** @description No lead with this id in the business. */
@@ -1311,6 +1374,15 @@ export interface operations {
                         /** @description One of a few fixed sentences that say what to do (see the examples). */
                         detail: string;
                     };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
                 };
             };
             /** @description No lead with this id in the business. */
@@ -1548,6 +1620,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
             /** @description A lead with this primary phone and a name exists; treat it as already present and do not retry. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
             409: {
                 headers: {
@@ -1683,6 +1764,15 @@ export interface operations {
                         /** @description One of a few fixed sentences that say what to do (see the examples). */
                         detail: string;
                     };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
                 };
             };
             /** @description The first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */

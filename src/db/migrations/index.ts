@@ -11,6 +11,7 @@ import * as m0008 from './0008_lead_sync.ts';
 import * as m0009 from './0009_idempotency.ts';
 import * as m0010 from './0010_catalogue_changes.ts';
 import * as m0011 from './0011_events_webhooks.ts';
+import * as m0012 from './0012_publishable_keys.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -26,6 +27,7 @@ export const migrationProvider: MigrationProvider = {
       '0009_idempotency': m0009,
       '0010_catalogue_changes': m0010,
       '0011_events_webhooks': m0011,
+      '0012_publishable_keys': m0012,
     };
   },
 };

@@ -1,6 +1,6 @@
 /** API keys: SQL only, no rules (see services/api-keys.ts). */
 import { runCompiledOnce } from '../compiled-once.ts';
-import type { Db } from '../database.ts';
+import type { Db, Executor } from '../database.ts';
 import type { ApiKeyRow } from '../types.ts';
 
 export type KeyWithBusiness = ApiKeyRow & { business_name: string; catalogue_version: number };
@@ -34,4 +34,10 @@ export async function revokeApiKey(db: Db, keyId: string, at: string): Promise<A
 
 export async function touchApiKey(db: Db, keyId: string, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('key_id', '=', keyId).execute();
+}
+
+/** The origins of every publishable key that is not revoked (expired ones too: refused later, per request). */
+export async function listPublishableOrigins(db: Executor): Promise<string[]> {
+  const rows = await db.selectFrom('api_keys').select('origins').where('origins', 'is not', null).where('revoked_at', 'is', null).execute();
+  return rows.flatMap((r) => JSON.parse(r.origins!) as string[]);
 }
