@@ -4,6 +4,7 @@
  * and keys, catalogue fixtures, the real catalogues of ../shared/data, and a snapshot of every
  * table to prove a request changed nothing.
  */
+import { sql } from 'kysely';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,9 +108,21 @@ export function listing(ref: string, overrides: Record<string, unknown> = {}): R
   };
 }
 
-/** Snapshot of every table's rows (every table the migrations made), to prove a request changed nothing. */
+/**
+ * Snapshot of every table's rows (every table the migrations made), to prove a request changed
+ * nothing. On PostgreSQL only the tables of this database's own schema: the introspection sees
+ * every schema, those of other test runs (and other versions of the code) too.
+ */
 export async function snapshot(db: Db): Promise<string> {
-  const tables = (await db.introspection.getTables()).map((t) => t.name).sort();
+  const own =
+    db.engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
+  const tables = (await db.introspection.getTables())
+    .filter((t) => own === undefined || t.schema === own)
+    .map((t) => t.name)
+    .sort();
+  // A snapshot of nothing would prove nothing.
+  if (!tables.includes('leads') || !tables.includes('events'))
+    throw new Error(`snapshot: the database's tables were not found (${tables.join(', ')})`);
   const out: Record<string, unknown> = {};
   for (const t of tables)
     out[t] = await db
