@@ -108,6 +108,16 @@ describe('GET /properties/changes', () => {
     expect(await snapshot(t.db)).toBe(before);
   });
 
+  it('gives 100 changes a page by default (CONTRACT §13)', async () => {
+    await importRecords(
+      t.db,
+      t.businessId,
+      Array.from({ length: 101 }, (_, i) => listing(`D-${i}`)),
+    );
+    const { body } = await get(t.app, '/properties/changes', t.key);
+    expect([body.data.length, body.has_more]).toEqual([100, true]);
+  });
+
   it.each(['limit=0', 'limit=501'])('refuses %s with a Pydantic 422', async (query) => {
     const { status, body } = await get(t.app, `/properties/changes?${query}`, t.key);
     expect(status).toBe(422);

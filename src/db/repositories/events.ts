@@ -78,24 +78,17 @@ export async function findDelivery(db: Executor, id: number): Promise<DeliveryRo
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst() as Promise<DeliveryRow | undefined>;
 }
 
-/**
- * The earliest pending delivery to `endpointId` of `leadId`'s events (a lead-less event is its
- * own queue), other than `exceptId`.
- */
-export async function firstPendingOfLead(
-  db: Executor,
-  endpointId: number,
-  leadId: number | null,
-  exceptId = 0,
-): Promise<DeliveryRow | undefined> {
-  let query = db
+/** The earliest pending delivery to `endpointId` of `leadId`'s events, other than `exceptId`. */
+export async function firstPendingOfLead(db: Executor, endpointId: number, leadId: number, exceptId = 0): Promise<DeliveryRow | undefined> {
+  return db
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('endpoint_id', '=', endpointId)
+    .where('lead_id', '=', leadId)
     .where('state', '=', 'pending')
-    .where('id', '!=', exceptId);
-  query = leadId === null ? query.where('lead_id', 'is', null).where('id', '<', 0) : query.where('lead_id', '=', leadId);
-  return query.orderBy('id').executeTakeFirst() as Promise<DeliveryRow | undefined>;
+    .where('id', '!=', exceptId)
+    .orderBy('id')
+    .executeTakeFirst() as Promise<DeliveryRow | undefined>;
 }
 
 export async function updateDelivery(db: Executor, id: number, values: Partial<Omit<WebhookDeliveryTable, 'id'>>): Promise<void> {
