@@ -14,6 +14,16 @@ export function pinLoadToCpu1(): boolean {
 }
 
 /**
+ * Starts `node …command` on CPU 0 (when pinned), its stdout piped and its stderr inherited, with
+ * the rate limits off unless `env` sets them: benchmarks measure throughput, not the limiter.
+ */
+export function spawnOnCpu0(command: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
+  const [file, args] = pinned ? ['taskset', ['-c', '0', process.execPath, ...command]] : [process.execPath, command];
+  const unlimited = { INMO_RATE_LIMIT_PER_KEY: '0', INMO_RATE_LIMIT_POST_PER_IP: '0' };
+  return spawn(file, args, { env: { ...unlimited, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/**
  * Starts `node …command` (on CPU 0 when pinned) and waits for the first JSON line it prints
  * that is not a log line.
  * @returns the child and that line, parsed.
@@ -24,10 +34,7 @@ export function startProcess(
   cwd: string,
 ): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const [file, args] = pinned ? ['taskset', ['-c', '0', process.execPath, ...command]] : [process.execPath, command];
-    // Benchmarks measure throughput, not the rate limiter: off unless the caller sets it.
-    const unlimited = { INMO_RATE_LIMIT_PER_KEY: '0', INMO_RATE_LIMIT_POST_PER_IP: '0' };
-    const child = spawn(file, args, { env: { ...unlimited, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnOnCpu0(command, env, cwd);
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk;
@@ -48,6 +55,7 @@ export function startProcess(
 export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.removeAllListeners('exit');
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });

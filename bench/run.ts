@@ -13,7 +13,9 @@
  * Then the lead-creation benchmark of bench/leads.ts, and the background-work benchmarks of
  * bench/background.ts (matching per lead on both catalogues; 1,000 ingests end to end).
  * Then the WhatsApp webhook benchmark of bench/webhooks.ts (acknowledgement latency and rate,
- * replies end to end). `--only reads|leads|background|webhooks` runs one part. `--db postgres` runs instead the engine
+ * replies end to end), and the outgoing-webhook benchmark of bench/events.ts (10,000 events
+ * delivered to a local receiver; a lead's POST to its signed webhook). `--only
+ * reads|leads|background|webhooks|events` runs one part. `--db postgres` runs instead the engine
  * comparison of bench/engines.ts: reads and ingests on SQLite and PostgreSQL, with one and
  * two API processes. `--only scale [--listings N] [--db sqlite|postgres|both]` runs the scale
  * benchmark of bench/scale.ts (20k real and N generated listings, default 1,000,000, on both
@@ -36,6 +38,7 @@ import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, leadBench } from './leads.ts';
 import { webhookBench } from './webhooks.ts';
+import { eventBench } from './events.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 import { wrk, wrkVersion, type Load } from './wrk.ts';
 import { readBench, type ReadResult } from './reads.ts';
@@ -62,8 +65,8 @@ const DURATION = Number(options.duration);
 if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, got ${JSON.stringify(options.duration)}`);
 const FRESH = options.fresh;
 const ONLY = options.only ?? null;
-if (ONLY !== null && !['reads', 'leads', 'background', 'webhooks', 'scale'].includes(ONLY)) {
-  throw new Error('--only must be reads, leads, background, webhooks or scale');
+if (ONLY !== null && !['reads', 'leads', 'background', 'webhooks', 'events', 'scale'].includes(ONLY)) {
+  throw new Error('--only must be reads, leads, background, webhooks, events or scale');
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -200,6 +203,15 @@ async function webhooks(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+async function events(): Promise<void> {
+  prepared ??= catalogues();
+  const { real } = await prepared;
+  process.stderr.write('outgoing webhooks: 10,000 events delivered, then 1,000 leads end to end\n');
+  const lines = ['', 'outgoing webhooks (Standard Webhooks), every delivery verified by a receiver in this process on CPU 1'];
+  lines.push(...(await eventBench(WORK, join(ROOT, 'bin', 'inmo.mjs'), real.dbPath)));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function engines(): Promise<void> {
   if (!wrkVersion()) throw new Error('the engine benchmark needs wrk, a C load generator: apt-get install wrk');
   prepared ??= catalogues();
@@ -258,6 +270,7 @@ async function main() {
   if (ONLY === null || ONLY === 'leads') await leads();
   if (ONLY === null || ONLY === 'background') await background();
   if (ONLY === null || ONLY === 'webhooks') await webhooks();
+  if (ONLY === null || ONLY === 'events') await events();
 }
 
 /** The two benchmark catalogues, built on first use (or with --fresh) and reused after. */
