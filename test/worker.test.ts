@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import type { Db } from '../src/db/database.ts';
-import { claimJobs, listJobs } from '../src/db/repositories/jobs.ts';
+import { CompiledQuery, sql } from 'kysely';
+import { claimJobs, dueJobIds, listJobs } from '../src/db/repositories/jobs.ts';
 import { toRfc3339 } from '../src/domain/time.ts';
 import { ManualClock } from '../src/jobs/clock.ts';
 import { backoffDelayMs, Worker, type WorkerLogger, type WorkerSettings } from '../src/jobs/worker.ts';
@@ -15,7 +16,7 @@ import { connectChannel } from '../src/services/channels.ts';
 import { showLead } from '../src/services/leads.ts';
 import { startFakeGraph, type FakeGraph } from './fake-graph.ts';
 import { inmo } from './helpers/cli.ts';
-import { businessWithKey, freshDb, importRecords, listing } from './helpers/db.ts';
+import { businessWithKey, ENGINE, freshDb, importRecords, listing } from './helpers/db.ts';
 import { post } from './helpers/http.ts';
 
 const TOKEN = 'EAAG-secret-token-do-not-print';
@@ -423,5 +424,53 @@ describe('several workers and dead workers', () => {
     expect(failed[0].last_error).toContain('lease expired');
     expect((await showLead(db, leadId))!.message).toMatchObject({ state: 'needs_reconciliation' });
     expect(graph.requests).toHaveLength(0);
+  });
+});
+
+describe('claiming', () => {
+  it('reads due jobs in run_at order from the jobs_due index, never by sorting the backlog (migration 0013)', async () => {
+    // A backlog as 3,000 queued webhook deliveries leave it: due at once, plus later ones.
+    const now = toRfc3339(clock.now());
+    const later = toRfc3339(new Date(clock.now().getTime() + 3_600_000));
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      business_id: businessId,
+      lead_id: null,
+      kind: 'deliver_webhook',
+      payload: JSON.stringify({ delivery_id: i }),
+      state: i % 3 === 0 ? 'done' : 'pending',
+      run_at: i % 5 === 0 ? later : toRfc3339(new Date(clock.now().getTime() - (3000 - i) * 1000)),
+      created_at: now,
+      updated_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += 500)
+      await db
+        .insertInto('jobs')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    const query = dueJobIds(db, 4, now).compile();
+    const plan =
+      ENGINE === 'sqlite'
+        ? (await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))).rows
+            .map((r) => r.detail)
+            .join('\n')
+        : await (async () => {
+            await sql`analyze jobs`.execute(db);
+            const explained = await db.executeQuery<{ 'QUERY PLAN': string }>(
+              CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+            );
+            return explained.rows.map((r) => r['QUERY PLAN']).join('\n');
+          })();
+    expect(plan).toContain('jobs_due');
+    // A sort here is a sort of every pending job, on each claim.
+    expect(plan).not.toMatch(/TEMP B-TREE|Sort/);
+    // And it is the right rows: the earliest due pending jobs.
+    const expected = rows
+      .map((r, i) => ({ ...r, i }))
+      .filter((r) => r.state === 'pending' && r.run_at <= now)
+      .slice(0, 4)
+      .map((r) => JSON.parse(r.payload).delivery_id);
+    const claimed = await claimJobs(db, 'w', 4, now, later);
+    // UPDATE … RETURNING gives no order: the set is what counts.
+    expect(claimed.map((j) => JSON.parse(j.payload!).delivery_id as number).sort((a, b) => a - b)).toEqual(expected);
   });
 });

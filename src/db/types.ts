@@ -155,7 +155,7 @@ export interface JobTable {
   id: Generated<number>;
   business_id: number;
   lead_id: number | null;
-  /** `match_lead`, `send_welcome`, `schedule_follow_ups`, `follow_up`. */
+  /** A task of jobs/tasks/index.ts (`match_lead`, `send_welcome`, … `deliver_webhook`): the JobKind type. */
   kind: string;
   payload: string | null;
   /** `pending`, `running`, `done`, `failed`. */

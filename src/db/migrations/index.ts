@@ -12,6 +12,7 @@ import * as m0009 from './0009_idempotency.ts';
 import * as m0010 from './0010_catalogue_changes.ts';
 import * as m0011 from './0011_events_webhooks.ts';
 import * as m0012 from './0012_publishable_keys.ts';
+import * as m0013 from './0013_jobs_due_index.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -28,6 +29,7 @@ export const migrationProvider: MigrationProvider = {
       '0010_catalogue_changes': m0010,
       '0011_events_webhooks': m0011,
       '0012_publishable_keys': m0012,
+      '0013_jobs_due_index': m0013,
     };
   },
 };

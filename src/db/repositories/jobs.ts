@@ -115,14 +115,7 @@ export async function enqueueRematch(db: Executor, businessId: number, now: stri
  * writer at a time, which gives the same guarantee to the single statement.
  */
 export async function claimJobs(db: Db, workerId: string, limit: number, now: string, lockedUntil: string): Promise<ClaimedJob[]> {
-  let candidates = db
-    .selectFrom('jobs')
-    .select('id')
-    .where('state', '=', 'pending')
-    .where('run_at', '<=', now)
-    .orderBy('run_at')
-    .orderBy('id')
-    .limit(limit);
+  let candidates = dueJobIds(db, limit, now);
   if (locksRows(db)) candidates = candidates.forUpdate().skipLocked();
   return db
     .updateTable('jobs')
@@ -130,6 +123,22 @@ export async function claimJobs(db: Db, workerId: string, limit: number, now: st
     .where('id', 'in', candidates)
     .returning(['id', 'business_id', 'lead_id', 'kind', 'payload', 'attempts'])
     .execute();
+}
+
+/**
+ * The ids of up to `limit` due pending jobs (`run_at` ≤ `now`), earliest `run_at` first: read
+ * in order from the `jobs_due (state, run_at, id)` index (migration 0013), never by sorting the
+ * whole backlog.
+ */
+export function dueJobIds(db: Executor, limit: number, now: string) {
+  return db
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', '=', 'pending')
+    .where('run_at', '<=', now)
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(limit);
 }
 
 /**
