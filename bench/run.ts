@@ -5,7 +5,8 @@
  *
  * Scenarios (32 connections each): (a) `limit=20`, (b) `operation=venta&city=Madrid&
  * min_bedrooms=2&sort=price_asc&limit=20`, (c) a 2 km circle around Puerta del Sol.
- * Each page is served cached and uncached (bench/reads.ts). Prints req/s, p50 and p99 latency,
+ * Each page is served cached and uncached (bench/reads.ts). Then the changes feed followed from
+ * the start over both catalogues (bench/feed.ts). Prints req/s, p50 and p99 latency,
  * the ratio to the baselines, import rates and the server's resident memory. Options:
  * `--duration S` per run (default 5), `--fresh` (rebuild the benchmark databases in .bench/
  * instead of reusing them).
@@ -15,7 +16,7 @@
  * Then the WhatsApp webhook benchmark of bench/webhooks.ts (acknowledgement latency and rate,
  * replies end to end), and the outgoing-webhook benchmark of bench/events.ts (10,000 events
  * delivered to a local receiver; a lead's POST to its signed webhook). `--only
- * reads|leads|background|webhooks|events` runs one part. `--db postgres` runs instead the engine
+ * reads|feed|leads|background|webhooks|events` runs one part. `--db postgres` runs instead the engine
  * comparison of bench/engines.ts: reads and ingests on SQLite and PostgreSQL, with one and
  * two API processes. `--only scale [--listings N] [--db sqlite|postgres|both]` runs the scale
  * benchmark of bench/scale.ts (20k real and N generated listings, default 1,000,000, on both
@@ -39,6 +40,7 @@ import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, leadBench } from './leads.ts';
 import { webhookBench } from './webhooks.ts';
 import { eventBench } from './events.ts';
+import { feedBench } from './feed.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 import { wrk, wrkVersion, type Load } from './wrk.ts';
 import { readBench, type ReadResult } from './reads.ts';
@@ -65,8 +67,8 @@ const DURATION = Number(options.duration);
 if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, got ${JSON.stringify(options.duration)}`);
 const FRESH = options.fresh;
 const ONLY = options.only ?? null;
-if (ONLY !== null && !['reads', 'leads', 'background', 'webhooks', 'events', 'scale'].includes(ONLY)) {
-  throw new Error('--only must be reads, leads, background, webhooks, events or scale');
+if (ONLY !== null && !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'scale'].includes(ONLY)) {
+  throw new Error('--only must be reads, feed, leads, background, webhooks, events or scale');
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -203,6 +205,14 @@ async function webhooks(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+async function feed(): Promise<void> {
+  prepared ??= catalogues();
+  const { real, generated } = await prepared;
+  process.stderr.write('changes feed: whole catalogues from the start\n');
+  const lines = ['', ...(await feedBench(ROOT, WORK, [real, generated]))];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function events(): Promise<void> {
   prepared ??= catalogues();
   const { real } = await prepared;
@@ -267,6 +277,7 @@ async function main() {
   if (ONLY === 'scale') return scale();
   if (ENGINE === 'postgres') return engines();
   if (ONLY === null || ONLY === 'reads') await reads();
+  if (ONLY === null || ONLY === 'feed') await feed();
   if (ONLY === null || ONLY === 'leads') await leads();
   if (ONLY === null || ONLY === 'background') await background();
   if (ONLY === null || ONLY === 'webhooks') await webhooks();
