@@ -272,6 +272,15 @@ describe('the generated client against a server', () => {
     expect(seen.firstProperty).toMatchObject({ rentPrice: null });
     expect(['public', 'approximate']).toContain(seen.firstProperty!.privacy);
     expect(seen.inquiryLeadId).toBeGreaterThan(0);
+    expect(seen.inquiryReplayed).toBe(true);
+    expect(seen.readBack).toEqual({ id: seen.inquiryLeadId, name: 'Ana García' });
+    // No worker ran: the lead has not been matched yet.
+    expect(seen.matchedIds).toEqual([]);
+    expect(seen.nearMissCriteria).toEqual([]);
+    expect(seen.feedIds).toEqual([...seen.propertyIds].sort((a, b) => a - b));
+    expect(seen.feedPages).toBe(1);
+    // The inquiry and the ingest; the retry created nothing.
+    expect(seen.eventTypes).toEqual(['lead.created', 'lead.created']);
     expect(seen.ingestStatus).toBe('ok');
     expect(seen.invalidPhone).toBe('Invalid phone number. Use international format, e.g. +34612345678');
     expect(seen.leadTypes.sort()).toEqual(['demandante', 'demandante']);

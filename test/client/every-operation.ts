@@ -17,6 +17,7 @@ export function read<T>(value: T & Known<T>): T {
 }
 
 type Location = components['schemas']['PlaceByName'] | components['schemas']['MapArea'];
+type InquiryBody = paths['/leads/inquiries']['post']['requestBody']['content']['application/json'];
 
 /** What the client saw, for the test to check against the server. */
 export interface Seen {
@@ -27,8 +28,18 @@ export interface Seen {
   leadStatuses: string[];
   firstLocation: unknown;
   inquiryLeadId: number;
+  /** Whether the retry of the inquiry (same Idempotency-Key, same body) was answered from the first response. */
+  inquiryReplayed: boolean;
+  /** The inquiry's lead as GET /leads/{lead_id} showed it. */
+  readBack: { id: number; name: string | null };
+  matchedIds: number[];
+  nearMissCriteria: string[];
   ingestStatus: string;
   invalidPhone: string | null;
+  /** Listings the changes feed, followed from the start, said to keep; and how many pages it took. */
+  feedIds: number[];
+  feedPages: number;
+  eventTypes: string[];
 }
 
 /**
@@ -64,41 +75,50 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
     };
   }
 
-  const inquiry = await client.POST('/leads/inquiries', {
-    body: {
-      name: 'Ana García',
-      type: 'buyer',
-      phone_number_1: phone,
-      preferred_language: 'es',
-      search_preferences: [
-        {
-          operations: ['venta'],
-          property_types: ['apartamento'],
-          apartamento: { bedrooms_min: 2, price_max: 300_000 },
-          // Every way of writing an area is typed: `lon` for `lng`, a GeoJSON geometry instead of the fields.
-          locations: [
-            { name: 'Madrid' },
-            ...around,
-            { type: 'marker', lat: 40.42, lon: -3.7, radius: 300 },
-            {
-              type: 'polygon',
-              geometry: {
-                type: 'Polygon',
-                coordinates: [
-                  [
-                    [-3.71, 40.42],
-                    [-3.69, 40.43],
-                    [-3.68, 40.41],
-                  ],
+  const inquiryBody = {
+    name: 'Ana García',
+    type: 'buyer',
+    phone_number_1: phone,
+    preferred_language: 'es',
+    search_preferences: [
+      {
+        operations: ['venta'],
+        property_types: ['apartamento'],
+        apartamento: { bedrooms_min: 2, price_max: 300_000 },
+        // Every way of writing an area is typed: `lon` for `lng`, a GeoJSON geometry instead of the fields.
+        locations: [
+          { name: 'Madrid' },
+          ...around,
+          { type: 'marker', lat: 40.42, lon: -3.7, radius: 300 },
+          {
+            type: 'polygon',
+            geometry: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [-3.71, 40.42],
+                  [-3.69, 40.43],
+                  [-3.68, 40.41],
                 ],
-              },
+              ],
             },
-          ],
-        },
-      ],
-    },
-  });
+          },
+        ],
+      },
+    ],
+  } satisfies InquiryBody;
+  // A form's submission, and its retry after a timeout: one key for both.
+  const submission = { params: { header: { 'idempotency-key': 'every-operation-1' } }, body: inquiryBody };
+  const inquiry = await client.POST('/leads/inquiries', submission);
   if (!inquiry.data) throw new Error(`POST /leads/inquiries: ${inquiry.response.status}`);
+  const retry = await client.POST('/leads/inquiries', submission);
+  if (!retry.data) throw new Error(`POST /leads/inquiries (retry): ${retry.response.status}`);
+  const leadId = read(inquiry.data.lead_id);
+
+  const lead = await client.GET('/leads/{lead_id}', { params: { path: { lead_id: leadId } } });
+  if (!lead.data) throw new Error(`GET /leads/{lead_id}: ${lead.response.status}`);
+  const matches = await client.GET('/leads/{lead_id}/matches', { params: { path: { lead_id: leadId } } });
+  if (!matches.data) throw new Error(`GET /leads/{lead_id}/matches: ${matches.response.status}`);
 
   const refused = await client.POST('/leads/inquiries', { body: { name: 'Ana', type: 'owner', phone_number_1: '12345' } });
   const invalidPhone = refused.error && typeof refused.error.detail === 'string' ? read(refused.error.detail) : null;
@@ -120,6 +140,26 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
   const searches = leads.data.data.map((lead) => read(lead.search_preferences)).find((s) => s !== undefined);
   const location = searches?.[0]?.locations?.[0];
 
+  // A website's sync: the changes feed from the start until has_more is false.
+  const kept = new Set<number>();
+  let cursor: string | undefined;
+  let feedPages = 0;
+  for (;;) {
+    const changes = await client.GET('/properties/changes', { params: { query: { limit: 500, cursor } } });
+    if (!changes.data) throw new Error(`GET /properties/changes: ${changes.response.status}`);
+    feedPages++;
+    for (const change of changes.data.data) {
+      if (read(change.change) === 'upsert') kept.add(read(change.property)!.id);
+      else kept.delete(read(change.id));
+    }
+    cursor = read(changes.data.next_cursor);
+    if (!read(changes.data.has_more)) break;
+  }
+
+  const events = await client.GET('/events', { params: { query: { limit: 100 } } });
+  if (!events.data) throw new Error(`GET /events: ${events.response.status}`);
+  events.data.data.forEach((event) => [read(event.id), read(event.created_at)]);
+
   return {
     companyName: read(me.data.user.company_name),
     propertyIds: ids,
@@ -127,8 +167,15 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
     leadTypes: leads.data.data.map((lead) => read(lead.type)),
     leadStatuses: leads.data.data.map((lead) => read(lead.status)),
     firstLocation: location === undefined ? undefined : read(location),
-    inquiryLeadId: read(inquiry.data.lead_id),
+    inquiryLeadId: leadId,
+    inquiryReplayed: retry.response.headers.get('idempotent-replayed') === 'true' && read(retry.data.lead_id) === leadId,
+    readBack: { id: read(lead.data.id), name: read(lead.data.name) ?? null },
+    matchedIds: matches.data.data.map((p) => read(p.id)),
+    nearMissCriteria: matches.data.near_misses.flatMap((n) => read(n.missed)),
     ingestStatus: read(ingest.data.status),
     invalidPhone,
+    feedIds: [...kept].sort((a, b) => a - b),
+    feedPages,
+    eventTypes: events.data.data.map((event) => read(event.type)),
   };
 }
