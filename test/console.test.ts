@@ -275,6 +275,54 @@ describe('the console', () => {
     expect(refused.body.detail).toBe('API key has been revoked');
   });
 
+  it('creates a publishable key for a site form, bound to its origins (CONTRACT §13)', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const site = 'https://www.agencia-uno.example';
+    const created = await browser.submit('/console/keys', '/console/keys', {
+      name: 'Formulario de la web',
+      scopes: ['leads:ingest', 'properties:read'],
+      kind: 'publishable',
+      origins: `${site}\r\n\r\n  http://localhost:8080 \r\n`,
+    });
+    expect(created.statusCode).toBe(201);
+    const key = /value="(AC_PUB_[^"]+)"/.exec(created.body)![1];
+    expect(created.body).toContain(`${site}, http://localhost:8080`);
+    // From a listed origin it works, with CORS; without one it is refused.
+    const fromSite = await get(t.app, '/properties', key, { origin: site });
+    expect([fromSite.status, fromSite.headers['access-control-allow-origin']]).toEqual([200, site]);
+    expect((await get(t.app, '/properties', key)).status).toBe(403);
+    const list = await browser.get('/console/keys');
+    expect(list.body).toContain(`publicable: ${site}, http://localhost:8080`);
+  });
+
+  it('refuses a publishable key with a secret scope or no valid origin, and origins on a secret key, creating nothing', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const before = await snapshot(t.db);
+    const cases: Array<[Record<string, string | string[]>, string]> = [
+      [
+        { scopes: ['leads:ingest', 'leads:read'], kind: 'publishable', origins: 'https://a.example' },
+        'Una clave publicable solo puede leer el catálogo y enviar leads.',
+      ],
+      [{ scopes: 'leads:ingest', kind: 'publishable', origins: '' }, 'Indica al menos un origen válido'],
+      [{ scopes: 'leads:ingest', kind: 'publishable', origins: 'https://a.example\nwww.b.example' }, 'Indica al menos un origen válido'],
+      [{ scopes: 'leads:ingest', kind: 'publishable', origins: 'https://a.example/formulario' }, 'Indica al menos un origen válido'],
+      [{ scopes: 'leads:read', origins: 'https://a.example' }, 'Los orígenes solo valen para una clave publicable.'],
+      [{ scopes: 'leads:read', kind: 'shared' }, 'Elige el tipo de clave.'],
+    ];
+    for (const [form, reason] of cases) {
+      const refused = await browser.submit('/console/keys', '/console/keys', form);
+      expect(refused.statusCode, JSON.stringify(form)).toBe(422);
+      expect(refused.body).toContain(reason);
+    }
+    // The form comes back as it was sent.
+    const kept = await browser.submit('/console/keys', '/console/keys', { scopes: 'leads:ingest', kind: 'publishable', origins: 'nope' });
+    expect(kept.body).toContain('value="publishable" checked');
+    expect(kept.body).toContain('>nope</textarea>');
+    expect(await snapshot(t.db)).toBe(before);
+  });
+
   it('shows a bad key form again with the reason, and creates nothing', async () => {
     const browser = new Browser(t.app);
     await browser.login('owner@uno.example');

@@ -5,7 +5,9 @@
  *   `password`, `password_confirm`), `POST /logout`;
  * - `GET /` the overview;
  * - owners: `GET /keys`, `POST /keys` (fields `name`, `scopes` (repeated), `expires_on`
- *   (YYYY-MM-DD, optional)): the whole key shown once; `GET|POST /keys/:key_id/revoke`;
+ *   (YYYY-MM-DD, optional), `kind` (`secret`, the default, or `publishable`) and `origins` (one
+ *   web origin per line, for a publishable key only; CONTRACT §13)): the whole key shown once;
+ *   `GET|POST /keys/:key_id/revoke`;
  * - owners: `GET /channel`, `POST /channel` (fields `phone_number_id`, `access_token` and
  *   `app_secret` (write-only: blank keeps the stored one), `template`, `languages` (`gb=en_GB, …`),
  *   `listing_url`, `base_url`): connects or changes WhatsApp, with connectChannel's rules; the
@@ -32,7 +34,7 @@ import type { Db } from '../../db/database.ts';
 import { countPublished } from '../../db/repositories/properties.ts';
 import { listCoverImages, listPropertySummaries } from '../../db/repositories/matches.ts';
 import { searchLeads, type LeadSearch } from '../../db/repositories/leads.ts';
-import { SCOPES, type Scope } from '../../domain/api-key.ts';
+import { parseOrigin, PUBLISHABLE_SCOPES, SCOPES, type Scope } from '../../domain/api-key.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../domain/lead-rules.ts';
 import { presentLead } from '../../domain/lead-presenter.ts';
 import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
@@ -238,14 +240,14 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
   const keysPage = async (
     reply: FastifyReply,
     status = 200,
-    form = { name: '', scopes: [] as string[], expires_on: '' },
+    form = { name: '', scopes: [] as string[], expires_on: '', kind: 'secret', origins: '' },
     problem: string | null = null,
   ) => {
     const now = Date.now();
     const keys = (await listApiKeys(db, reply.request.consoleSession!.businessId))
       .reverse()
       .map((k) => ({ ...k, state: keyState(k, now) }));
-    return render(reply, 'keys', { keys, scopes: SCOPES, form, problem }, status);
+    return render(reply, 'keys', { keys, scopes: SCOPES, publishableScopes: PUBLISHABLE_SCOPES, form, problem }, status);
   };
 
   app.get('/keys', { config: { consoleAccess: 'owner' } }, async (_request, reply) => keysPage(reply));
@@ -255,10 +257,24 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
       name: field(request.body, 'name').trim(),
       scopes: fields(request.body, 'scopes'),
       expires_on: field(request.body, 'expires_on'),
+      kind: field(request.body, 'kind') || 'secret',
+      origins: field(request.body, 'origins'),
     };
     const scopes = SCOPES.filter((s) => form.scopes.includes(s));
     if (scopes.length === 0 || scopes.length !== new Set(form.scopes).size) return keysPage(reply, 422, form, 'key_scopes_required');
     if (form.name.length > KEY_NAME_MAX) return keysPage(reply, 422, form, 'key_name_too_long');
+    if (form.kind !== 'secret' && form.kind !== 'publishable') return keysPage(reply, 422, form, 'key_kind_invalid');
+    // A publishable key (AC_PUB_, CONTRACT §13): a browser's, bound to its sites' origins.
+    const origins = form.origins
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    if (form.kind === 'secret' && origins.length > 0) return keysPage(reply, 422, form, 'key_origins_secret');
+    if (form.kind === 'publishable') {
+      if (scopes.some((s) => !(PUBLISHABLE_SCOPES as readonly string[]).includes(s)))
+        return keysPage(reply, 422, form, 'key_publishable_scope');
+      if (origins.length === 0 || origins.some((o) => parseOrigin(o) === null)) return keysPage(reply, 422, form, 'key_origins_invalid');
+    }
     let expiresAt: string | null = null;
     if (form.expires_on !== '') {
       expiresAt = dayStart(form.expires_on);
@@ -269,6 +285,7 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
       scopes: scopes as Scope[],
       label: form.name === '' ? null : form.name,
       expiresAt,
+      ...(form.kind === 'publishable' ? { origins } : {}),
     });
     return render(reply, 'key-created', { key }, 201);
   });
