@@ -12,6 +12,7 @@ import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP } from '../src/http/console/page.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { createLeadByHand } from '../src/services/leads.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
+import { SCOPES } from '../src/domain/api-key.ts';
 import { connectChannel } from '../src/services/channels.ts';
 import { startFakeGraph } from './fake-graph.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
@@ -294,6 +295,7 @@ describe('the console', () => {
     expect((await get(t.app, '/properties', key)).status).toBe(403);
     const list = await browser.get('/console/keys');
     expect(list.body).toContain(`publicable: ${site}, http://localhost:8080`);
+    expect(list.body).not.toContain('undefined');
   });
 
   it('refuses a publishable key with a secret scope or no valid origin, and origins on a secret key, creating nothing', async () => {
@@ -709,6 +711,8 @@ describe('the console', () => {
     expect(page.body).toContain('Log in');
     expect((await new Browser(t.app, { 'accept-language': 'fr-FR, de' }).get('/console/login')).body).toContain('<html lang="es">');
     expect(Object.keys(DICTIONARIES.en).sort()).toEqual(Object.keys(DICTIONARIES.es).sort());
+    // Labels the pages look up by name: every scope's (the key form lists them all).
+    for (const scope of SCOPES) expect(DICTIONARIES.es, scope).toHaveProperty(`scope_${scope.replace(':', '_')}`);
   });
 
   it('serves its stylesheet and script from the package, without a session, and nothing beside them', async () => {
