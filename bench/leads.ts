@@ -14,6 +14,8 @@ import { insertLeadId, insertNote } from '../src/db/repositories/leads.ts';
 import { SCOPES } from '../src/domain/api-key.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
+import { recordLeadEvent } from '../src/services/events.ts';
+import { addWebhook } from '../src/services/webhook-endpoints.ts';
 import { startProcess, stop } from './processes.ts';
 import type { Load } from './wrk.ts';
 
@@ -49,12 +51,17 @@ export function benchLead(businessId: number, i: number, at: string) {
   };
 }
 
-/** Inserts `count` leads like the service's, one transaction each. @returns leads per second. */
-async function rawRate(dbPath: string, count: number): Promise<number> {
+/**
+ * Inserts `count` leads like the service's, one transaction each; with `events`, each also
+ * records its `lead.created` event (services/events.ts), and with `'webhook'` the business has
+ * one webhook endpoint, so the event also queues its delivery and job. @returns leads per second.
+ */
+async function rawRate(dbPath: string, count: number, events: 'none' | 'event' | 'webhook' = 'none'): Promise<number> {
   for (const suffix of ['', '-wal', '-shm']) rmSync(dbPath + suffix, { force: true });
   const db = createDb(`sqlite:${dbPath}`);
   await migrate(db);
   const { id: businessId } = await insertBusiness(db, 'raw', nowRfc3339());
+  if (events === 'webhook') await addWebhook(db, { businessId, url: 'https://crm.example/hooks' });
   const started = performance.now();
   for (let i = 0; i < count; i++) {
     await db.transaction().execute(async (trx) => {
@@ -62,6 +69,7 @@ async function rawRate(dbPath: string, count: number): Promise<number> {
       const leadId = await insertLeadId(trx, benchLead(businessId, i, at));
       await insertNote(trx, leadId, 'Consulta recibida por la web.\nOperaciones: venta', at);
       await enqueueLeadJobs(trx, businessId, leadId, ['match_lead', 'send_welcome', 'schedule_follow_ups'], at);
+      if (events !== 'none') await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
     });
   }
   const rate = count / ((performance.now() - started) / 1000);
@@ -121,4 +129,30 @@ export async function leadBench(work: string, bin: string, script: string, load:
     await stop(off.child);
   }
   return rows;
+}
+
+/**
+ * What the event log adds to taking a lead in (CONTRACT §13): the raw rate of 10,000 leads
+ * without their event, with it, and with it and one webhook endpoint (its delivery and job),
+ * median of three interleaved runs. @returns the report's lines.
+ */
+export async function eventCostBench(work: string, count = 10_000): Promise<string[]> {
+  const kinds = ['none', 'event', 'webhook'] as const;
+  const runs: Record<(typeof kinds)[number], number[]> = { none: [], event: [], webhook: [] };
+  for (let round = 0; round < 3; round++) {
+    for (const kind of kinds) runs[kind].push(await rawRate(join(work, 'leads-raw-events.db'), count, kind));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[1];
+  const base = median(runs.none);
+  return [
+    `the event log on the lead path: ${count} leads inserted directly, one transaction each (median of 3 interleaved runs)`,
+    ...kinds.map((kind) => {
+      const label = {
+        none: 'lead, notes, jobs',
+        event: '+ its lead.created event',
+        webhook: '+ event, one webhook endpoint (delivery, job)',
+      }[kind];
+      return `  ${label.padEnd(46)} ${median(runs[kind]).toFixed(0).padStart(6)} leads/s  ${(median(runs[kind]) / base).toFixed(2)}×`;
+    }),
+  ];
 }

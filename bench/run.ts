@@ -37,7 +37,7 @@ import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
-import { benchLead, leadBench } from './leads.ts';
+import { benchLead, eventCostBench, leadBench } from './leads.ts';
 import { webhookBench } from './webhooks.ts';
 import { eventBench } from './events.ts';
 import { feedBench } from './feed.ts';
@@ -176,6 +176,7 @@ async function leads(): Promise<void> {
   lines.push(
     `Idempotency-Key / plain inquiries: ${(idempotent.logsOn.rps / plain.logsOn.rps).toFixed(2)} (logs on), ${(idempotent.logsOff.rps / plain.logsOff.rps).toFixed(2)} (logs off); target ≥ 0.80`,
   );
+  lines.push('', ...(await eventCostBench(WORK)));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
