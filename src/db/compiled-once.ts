@@ -8,8 +8,9 @@
  * whichever engine the handle uses. On PostgreSQL each is also a named prepared statement
  * (database.ts prepareOnce), parsed and planned once per connection.
  */
-import { CompiledQuery, PostgresAdapter, type Compilable, type DialectAdapter } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Compilable, type DialectAdapter, type Generated, type Kysely } from 'kysely';
 import { prepareOnce, type Executor } from './database.ts';
+import type { Database } from './types.ts';
 
 interface Template {
   sql: string;
@@ -56,4 +57,26 @@ export async function runCompiledOnce<R>(
     ),
   );
   return result.rows;
+}
+
+/** Tables whose rows have an integer `id` made by the database. */
+type TableWithId = { [T in keyof Database]: Database[T] extends { id: Generated<number> } ? T : never }[keyof Database];
+
+/**
+ * Inserts `row` into `table` and returns its new `id`, compiled once per table and set of
+ * columns (the ones `row` defines; undefined ones are left to their defaults).
+ */
+export async function insertReturningId(db: Executor, table: TableWithId, row: Record<string, unknown>): Promise<number> {
+  const columns = Object.keys(row).filter((c) => row[c] !== undefined);
+  const rows = await runCompiledOnce<{ id: number }>(
+    db,
+    `insert:${table}:${columns.join(',')}`,
+    columns.map((c) => row[c]),
+    (params) =>
+      (db as Kysely<Database>)
+        .insertInto(table)
+        .values(Object.fromEntries(columns.map((c, i) => [c, params[i]])) as never)
+        .returning('id' as never) as unknown as Compilable<{ id: number }>,
+  );
+  return rows[0].id;
 }

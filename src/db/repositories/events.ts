@@ -1,4 +1,9 @@
-/** The event log, webhook endpoints and deliveries (migration 0011, CONTRACT §13). SQL only. */
+/**
+ * The event log, webhook endpoints and deliveries (migration 0011, CONTRACT §13). SQL only.
+ * The queries every new lead runs (its event, the endpoints it goes to, its delivery) are
+ * compiled once (compiled-once.ts).
+ */
+import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
 import type { Executor } from '../database.ts';
 import type { EventTable, WebhookDeliveryTable, WebhookEndpointTable } from '../types.ts';
 
@@ -7,8 +12,7 @@ export type EndpointRow = WebhookEndpointTable & { id: number };
 export type DeliveryRow = WebhookDeliveryTable & { id: number };
 
 export async function insertEvent(db: Executor, event: Omit<EventTable, 'id'>): Promise<number> {
-  const row = await db.insertInto('events').values(event).returning('id').executeTakeFirstOrThrow();
-  return row.id;
+  return insertReturningId(db, 'events', event);
 }
 
 /** The business's events after id `after`, oldest first. */
@@ -52,13 +56,14 @@ export async function listEndpoints(db: Executor, businessId: number): Promise<E
 
 /** The business's enabled endpoints. */
 export async function listActiveEndpoints(db: Executor, businessId: number): Promise<EndpointRow[]> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .where('disabled_at', 'is', null)
-    .orderBy('id')
-    .execute() as Promise<EndpointRow[]>;
+  return runCompiledOnce<EndpointRow>(db, 'listActiveEndpoints', [businessId], ([business]) =>
+    db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('business_id', '=', business as unknown as number)
+      .where('disabled_at', 'is', null)
+      .orderBy('id'),
+  ) as Promise<EndpointRow[]>;
 }
 
 export async function updateEndpoint(db: Executor, id: number, values: Partial<Omit<WebhookEndpointTable, 'id'>>): Promise<void> {
@@ -66,12 +71,7 @@ export async function updateEndpoint(db: Executor, id: number, values: Partial<O
 }
 
 export async function insertDelivery(db: Executor, delivery: Omit<WebhookDeliveryTable, 'id' | 'attempts'>): Promise<number> {
-  const row = await db
-    .insertInto('webhook_deliveries')
-    .values({ ...delivery, attempts: 0 })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return insertReturningId(db, 'webhook_deliveries', { ...delivery, attempts: 0 });
 }
 
 export async function findDelivery(db: Executor, id: number): Promise<DeliveryRow | undefined> {
@@ -80,15 +80,22 @@ export async function findDelivery(db: Executor, id: number): Promise<DeliveryRo
 
 /** The earliest pending delivery to `endpointId` of `leadId`'s events, other than `exceptId`. */
 export async function firstPendingOfLead(db: Executor, endpointId: number, leadId: number, exceptId = 0): Promise<DeliveryRow | undefined> {
-  return db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('endpoint_id', '=', endpointId)
-    .where('lead_id', '=', leadId)
-    .where('state', '=', 'pending')
-    .where('id', '!=', exceptId)
-    .orderBy('id')
-    .executeTakeFirst() as Promise<DeliveryRow | undefined>;
+  const rows = await runCompiledOnce<DeliveryRow>(
+    db,
+    'firstPendingOfLead',
+    [endpointId, leadId, 'pending', exceptId, 1],
+    ([endpoint, lead, pending, except, one]) =>
+      db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('endpoint_id', '=', endpoint as unknown as number)
+        .where('lead_id', '=', lead as unknown as number)
+        .where('state', '=', pending as WebhookDeliveryTable['state'])
+        .where('id', '!=', except as unknown as number)
+        .orderBy('id')
+        .limit(one as unknown as number),
+  );
+  return rows[0] as DeliveryRow | undefined;
 }
 
 export async function updateDelivery(db: Executor, id: number, values: Partial<Omit<WebhookDeliveryTable, 'id'>>): Promise<void> {

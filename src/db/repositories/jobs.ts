@@ -32,44 +32,40 @@ export const REMATCH_DEBOUNCE_MS = 2000;
 /** A job a worker has claimed; `attempts` counts its runs so far, this one included. */
 export type ClaimedJob = Pick<Selectable<JobTable>, 'id' | 'business_id' | 'lead_id' | 'kind' | 'payload' | 'attempts'>;
 
+/**
+ * A pending job's row, from the markers of a query compiled once (compiled-once.ts): the values
+ * come in their places when it runs.
+ */
+const pendingJobRow = (business: string, lead: string, kind: string, payload: string, pending: string, runAt: string, now: string) => ({
+  business_id: business as unknown as number,
+  lead_id: lead as unknown as number,
+  kind,
+  payload,
+  state: pending,
+  run_at: runAt,
+  created_at: now,
+  updated_at: now,
+});
+
 /** Records pending jobs for a lead, due at `at`. (Compiled once per number of jobs: it runs for every new lead.) */
 export async function enqueueLeadJobs(db: Executor, businessId: number, leadId: number, kinds: JobKind[], at: string): Promise<void> {
   if (kinds.length === 0) return;
   const values = [businessId, leadId, at, 'pending', null, ...kinds];
   await runCompiledOnce(db, `enqueueLeadJobs:${kinds.length}`, values, ([business, lead, atParam, pending, none, ...kindParams]) =>
-    db.insertInto('jobs').values(
-      kindParams.map((kind) => ({
-        business_id: business as unknown as number,
-        lead_id: lead as unknown as number,
-        kind,
-        payload: none,
-        state: pending,
-        run_at: atParam,
-        created_at: atParam,
-        updated_at: atParam,
-      })),
-    ),
+    db.insertInto('jobs').values(kindParams.map((kind) => pendingJobRow(business, lead, kind, none, pending, atParam, atParam))),
   );
 }
 
-/** Records one pending job. */
+/** Records one pending job. (Compiled once: a webhook delivery's job is queued for every new lead's event.) */
 export async function enqueueJob(
   db: Executor,
   job: { businessId: number; leadId: number | null; kind: JobKind; payload?: unknown; runAt: string; now: string },
 ): Promise<void> {
-  await db
-    .insertInto('jobs')
-    .values({
-      business_id: job.businessId,
-      lead_id: job.leadId,
-      kind: job.kind,
-      payload: job.payload === undefined ? null : JSON.stringify(job.payload),
-      state: 'pending',
-      run_at: job.runAt,
-      created_at: job.now,
-      updated_at: job.now,
-    })
-    .execute();
+  const payload = job.payload === undefined ? null : JSON.stringify(job.payload);
+  const values = [job.businessId, job.leadId, job.kind, payload, 'pending', job.runAt, job.now];
+  await runCompiledOnce(db, 'enqueueJob', values, ([business, lead, kind, payloadParam, pending, runAt, now]) =>
+    db.insertInto('jobs').values(pendingJobRow(business, lead, kind, payloadParam, pending, runAt, now)),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { Executor } from '../database.ts';
 import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/lead-presenter.ts';
 import { sql } from 'kysely';
-import { runCompiledOnce } from '../compiled-once.ts';
+import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
 import type { LeadRow, NewLead } from '../types.ts';
 
 export async function insertLead(db: Executor, lead: NewLead): Promise<LeadRow> {
@@ -11,15 +11,7 @@ export async function insertLead(db: Executor, lead: NewLead): Promise<LeadRow> 
 
 /** Inserts a lead. @returns its id. (Compiled once per set of columns: it runs for every new lead.) */
 export async function insertLeadId(db: Executor, lead: NewLead): Promise<number> {
-  const columns = Object.keys(lead).filter((c) => (lead as Record<string, unknown>)[c] !== undefined);
-  const values = columns.map((c) => (lead as Record<string, unknown>)[c]);
-  const rows = await runCompiledOnce<{ id: number }>(db, `insertLead:${columns.join(',')}`, values, (params) =>
-    db
-      .insertInto('leads')
-      .values(Object.fromEntries(columns.map((c, i) => [c, params[i]])) as unknown as NewLead)
-      .returning('id'),
-  );
-  return rows[0].id;
+  return insertReturningId(db, 'leads', lead as Record<string, unknown>);
 }
 
 /** The business's lead with this primary phone. (Compiled once: it runs for every new lead.) */
@@ -140,5 +132,13 @@ export async function searchLeads(
 
 /** The business's lead `id` with the columns the API shows, or undefined (another business's lead too). */
 export async function findPresentedLead(db: Executor, businessId: number, id: number): Promise<PresentedRow | undefined> {
-  return db.selectFrom('leads').select(PRESENTED_COLUMNS).where('id', '=', id).where('business_id', '=', businessId).executeTakeFirst();
+  // Compiled once: every new lead's event presents it.
+  const rows = await runCompiledOnce<PresentedRow>(db, 'findPresentedLead', [id, businessId], ([lead, business]) =>
+    db
+      .selectFrom('leads')
+      .select(PRESENTED_COLUMNS)
+      .where('id', '=', lead as unknown as number)
+      .where('business_id', '=', business as unknown as number),
+  );
+  return rows[0];
 }
