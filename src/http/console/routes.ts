@@ -247,7 +247,7 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     const keys = (await listApiKeys(db, reply.request.consoleSession!.businessId))
       .reverse()
       .map((k) => ({ ...k, state: keyState(k, now) }));
-    return render(reply, 'keys', { keys, scopes: SCOPES, publishableScopes: PUBLISHABLE_SCOPES, form, problem }, status);
+    return render(reply, 'keys', { keys, scopes: SCOPES, form, problem }, status);
   };
 
   app.get('/keys', { config: { consoleAccess: 'owner' } }, async (_request, reply) => keysPage(reply));
