@@ -102,7 +102,7 @@ class Receiver {
     this.last = 0;
   }
 
-  /** Resolves once `count` distinct events arrived (of `type`, when given). */
+  /** Resolves once `what()` (by default the distinct events arrived) reaches `count`; throws after 300 s from `since`. */
   async waitFor(count: number, since: number, what = () => this.arrived.size): Promise<void> {
     while (what() < count) {
       if (performance.now() - since > TIMEOUT_MS) throw new Error(`only ${what()} of ${count} deliveries after ${TIMEOUT_MS / 1000} s`);

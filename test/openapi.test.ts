@@ -32,28 +32,19 @@ describe('OpenAPI document', () => {
       '/properties/{property_id}',
     ]);
     expect(doc.paths['/leads/inquiries'].post.requestBody.required).toBe(true);
-    expect(Object.keys(doc.paths['/leads/inquiries'].post.responses).sort()).toEqual([
-      '200',
-      '400',
-      '401',
-      '403',
-      '409',
-      '413',
-      '422',
-      '429',
-      '500',
-    ]);
-    expect(Object.keys(doc.paths['/leads/ingest'].post.responses).sort()).toEqual([
-      '200',
-      '400',
-      '401',
-      '403',
-      '409',
-      '413',
-      '422',
-      '429',
-      '500',
-    ]);
+    for (const path of ['/leads/inquiries', '/leads/ingest']) {
+      expect(Object.keys(doc.paths[path].post.responses).sort(), path).toEqual([
+        '200',
+        '400',
+        '401',
+        '403',
+        '409',
+        '413',
+        '422',
+        '429',
+        '500',
+      ]);
+    }
     // Both POSTs take Idempotency-Key and tell the lead's outcome (CONTRACT §13).
     for (const path of ['/leads/inquiries', '/leads/ingest']) {
       const post = doc.paths[path].post;

@@ -49,6 +49,8 @@ describe('publishable keys', () => {
     expect([retry.status, retry.headers['idempotent-replayed'], retry.body]).toEqual([200, 'true', first.body]);
     const page = await get(t.app, '/properties', key, { origin: SITE });
     expect([page.status, page.headers['access-control-allow-origin']]).toEqual([200, SITE]);
+    // A conditional GET varies on the origin and on the coding both: a shared cache must not mix them.
+    expect(String(page.headers.vary).split(/,\s*/)).toEqual(expect.arrayContaining(['Origin', 'Accept-Encoding']));
   });
 
   it('are refused with 403 without an Origin, or from another one, and change nothing; they cannot read leads', async () => {

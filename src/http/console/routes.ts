@@ -34,7 +34,7 @@ import type { Db } from '../../db/database.ts';
 import { countPublished } from '../../db/repositories/properties.ts';
 import { listCoverImages, listPropertySummaries } from '../../db/repositories/matches.ts';
 import { searchLeads, type LeadSearch } from '../../db/repositories/leads.ts';
-import { parseOrigin, PUBLISHABLE_SCOPES, SCOPES, type Scope } from '../../domain/api-key.ts';
+import { SCOPES, type Scope } from '../../domain/api-key.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../domain/lead-rules.ts';
 import { presentLead } from '../../domain/lead-presenter.ts';
 import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../../services/api-keys.ts';
@@ -116,6 +116,12 @@ const CONVERSATION_PROBLEMS = {
   RESUME_OPTED_OUT: true,
   CONVERSATION_NOT_FOUND: true,
 };
+
+/** What each refusal of createApiKey tells the owner (message keys of i18n.ts). */
+const KEY_PROBLEMS = {
+  KEY_PUBLISHABLE_SCOPE: 'key_publishable_scope',
+  KEY_ORIGIN_INVALID: 'key_origins_invalid',
+} as const;
 
 /** What each refusal of connectChannel tells the owner (message keys of i18n.ts). */
 const CHANNEL_PROBLEMS = {
@@ -264,29 +270,32 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     if (scopes.length === 0 || scopes.length !== new Set(form.scopes).size) return keysPage(reply, 422, form, 'key_scopes_required');
     if (form.name.length > KEY_NAME_MAX) return keysPage(reply, 422, form, 'key_name_too_long');
     if (form.kind !== 'secret' && form.kind !== 'publishable') return keysPage(reply, 422, form, 'key_kind_invalid');
-    // A publishable key (AC_PUB_, CONTRACT §13): a browser's, bound to its sites' origins.
+    // A publishable key (AC_PUB_, CONTRACT §13): a browser's, bound to its sites' origins, which
+    // createApiKey checks with its scopes, as for `inmo keys create --publishable`.
     const origins = form.origins
       .split(/\r?\n/)
       .map((line) => line.trim())
       .filter((line) => line !== '');
     if (form.kind === 'secret' && origins.length > 0) return keysPage(reply, 422, form, 'key_origins_secret');
-    if (form.kind === 'publishable') {
-      if (scopes.some((s) => !(PUBLISHABLE_SCOPES as readonly string[]).includes(s)))
-        return keysPage(reply, 422, form, 'key_publishable_scope');
-      if (origins.length === 0 || origins.some((o) => parseOrigin(o) === null)) return keysPage(reply, 422, form, 'key_origins_invalid');
-    }
     let expiresAt: string | null = null;
     if (form.expires_on !== '') {
       expiresAt = dayStart(form.expires_on);
       if (expiresAt === null || Date.parse(expiresAt) <= Date.now()) return keysPage(reply, 422, form, 'key_expiry_invalid');
     }
-    const key = await createApiKey(db, {
-      businessId: request.consoleSession!.businessId,
-      scopes: scopes as Scope[],
-      label: form.name === '' ? null : form.name,
-      expiresAt,
-      ...(form.kind === 'publishable' ? { origins } : {}),
-    });
+    let key;
+    try {
+      key = await createApiKey(db, {
+        businessId: request.consoleSession!.businessId,
+        scopes: scopes as Scope[],
+        label: form.name === '' ? null : form.name,
+        expiresAt,
+        ...(form.kind === 'publishable' ? { origins } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof InmoError) || !(error.code in KEY_PROBLEMS)) throw error;
+      request.errorCode = error.code;
+      return keysPage(reply, 422, form, KEY_PROBLEMS[error.code as keyof typeof KEY_PROBLEMS]);
+    }
     return render(reply, 'key-created', { key }, 201);
   });
 
