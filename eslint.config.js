@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.bench/', 'test/client/openapi.d.ts', 'test/**/*.fixture.ts'] },
+  { ignores: ['node_modules/', 'data/', '.bench/', 'dist/', 'test/client/openapi.d.ts', 'test/**/*.fixture.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

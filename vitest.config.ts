@@ -1,24 +1,44 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Every test file runs once per engine: on SQLite always, and on PostgreSQL when
- * INMO_TEST_POSTGRES_URL names a server (`.ci/run` sets it; see DEVELOPERS.md). Each test
- * database is a fresh SQLite file or a fresh PostgreSQL schema, so files run in parallel.
+ * The suite in three tiers (DEVELOPERS.md):
+ *
+ * - `unit`: test/unit/, no database: runs once.
+ * - `db-sqlite`, `db-postgres`: test/db/, once per engine: always on SQLite, and on PostgreSQL
+ *   when INMO_TEST_POSTGRES_URL names a server (`.ci/run` sets it).
+ * - `browser`: test/browser/ in Chromium, on SQLite; `browser-postgres` runs the console's
+ *   journey once more on PostgreSQL.
+ *
+ * Each test database is a copy of the run's migrated template (a SQLite file or a PostgreSQL
+ * database, test/global-setup.ts), so files run in parallel: INMO_TEST_WORKERS processes at
+ * once (default 3, the fastest measured on a 2-core machine: most of a file's time is spent
+ * waiting on PostgreSQL, child processes or Chromium).
  */
-const engines = ['sqlite', ...(process.env.INMO_TEST_POSTGRES_URL ? ['postgres'] : [])];
+const postgres = Boolean(process.env.INMO_TEST_POSTGRES_URL);
+const workers = Number(process.env.INMO_TEST_WORKERS) || 3;
+
+const tier = (name: string, include: string[], engine?: 'sqlite' | 'postgres') => ({
+  test: {
+    name,
+    include,
+    ...(engine ? { env: { INMO_TEST_ENGINE: engine } } : {}),
+    pool: 'forks' as const,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
 
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
-    projects: engines.map((engine) => ({
-      test: {
-        name: engine,
-        include: ['test/**/*.test.ts'],
-        env: { INMO_TEST_ENGINE: engine },
-        pool: 'forks' as const,
-        testTimeout: 30_000,
-        hookTimeout: 120_000,
-      },
-    })),
+    maxWorkers: workers,
+    minWorkers: 1,
+    projects: [
+      tier('unit', ['test/unit/**/*.test.ts']),
+      tier('db-sqlite', ['test/db/**/*.test.ts'], 'sqlite'),
+      ...(postgres ? [tier('db-postgres', ['test/db/**/*.test.ts'], 'postgres')] : []),
+      tier('browser', ['test/browser/**/*.test.ts'], 'sqlite'),
+      ...(postgres ? [tier('browser-postgres', ['test/browser/console.browser.test.ts'], 'postgres')] : []),
+    ],
   },
 });

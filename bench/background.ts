@@ -22,7 +22,7 @@ import { nowRfc3339 } from '../src/domain/time.ts';
 import { connectChannel } from '../src/services/channels.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { CatalogueSnapshots, matchSearchPreferences } from '../src/services/matching.ts';
-import { startFakeGraph } from '../test/fake-graph.ts';
+import { startFakeGraph } from '../test/helpers/fake-graph.ts';
 import { startProcess, stop } from './processes.ts';
 
 interface Profile {

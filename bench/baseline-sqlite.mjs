@@ -4,7 +4,10 @@
 // Usage: node baseline-sqlite.mjs DB_FILE RECORDED_PAGE_JSON
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
-import SQLite from 'better-sqlite3';
+import { createRequire } from 'node:module';
+
+// The binding inmo itself loads on this Node (src/db/sqlite-binding.ts): 13 needs Node-API 10.
+const SQLite = createRequire(import.meta.url)(Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-node20');
 
 const page = JSON.parse(readFileSync(process.argv[3], 'utf8'));
 const sqlite = new SQLite(process.argv[2], { readonly: true });

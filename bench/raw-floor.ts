@@ -4,9 +4,9 @@
  * connection for every request, with the same rows made into the same bytes. What inmo adds
  * above that is its own cost; the statement's cost is SQLite's.
  */
-import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Db } from '../src/db/database.ts';
+import SQLite from '../src/db/sqlite-binding.ts';
 import type { Database } from '../src/db/types.ts';
 import type { PropertyQuery } from '../src/domain/property-query.ts';
 import { CatalogueReader } from '../src/services/properties.ts';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb } from '../src/db/database.ts';
 import { connectChannel } from '../src/services/channels.ts';
-import { startFakeGraph } from '../test/fake-graph.ts';
+import { startFakeGraph } from '../test/helpers/fake-graph.ts';
 import { startProcess, stop } from './processes.ts';
 
 const SECRET = 'bench-app-secret';

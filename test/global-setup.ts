@@ -1,16 +1,26 @@
 /**
- * Says once, plainly, which database engines the suite runs on; on PostgreSQL, names this
- * run's test schemas (`inmo_test_<run>_…`) and drops them at the end.
+ * Runs once before the suite: says plainly which database engines it runs on, migrates the
+ * run's template databases, and removes everything it made at the end.
  *
- * Tests leave no trace outside the repository: `HOME` and `XDG_CONFIG_HOME` of every test
- * process, and of every process they spawn, point at a temporary folder of this run (removed
- * at the end), so nothing the code under test writes by default (the secret key file,
- * `~/.config/inmo/secret.key`) lands in the user's home. test/no-trace.test.ts checks it.
+ * - **Templates.** Every test database is a copy of one migrated at the start (a SQLite file,
+ *   `INMO_TEST_SQLITE_TEMPLATE`; a PostgreSQL database, `INMO_TEST_POSTGRES_TEMPLATE`), so a
+ *   test pays for a file copy or a `create database … template`, not for 13 migrations
+ *   (test/helpers/db.ts). On PostgreSQL each test database is `inmo_test_<run>_…`, dropped at
+ *   the end.
+ * - **Bundle.** The CLI's child processes start from dist/inmo.mjs, built here from the
+ *   sources under test (scripts/build.ts).
+ * - **No trace.** `HOME` and `XDG_CONFIG_HOME` of every test process, and of every process they
+ *   spawn, point at a temporary folder of this run (removed at the end), so nothing the code
+ *   under test writes by default (the secret key file, `~/.config/inmo/secret.key`) lands in
+ *   the user's home. test/db/no-trace.test.ts checks it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { buildBundle } from '../scripts/build.ts';
+import { createDb, migrate } from '../src/db/database.ts';
+import { postgresUrlOf } from './helpers/db.ts';
 
 export default async function setup(): Promise<() => Promise<void>> {
   const home = mkdtempSync(join(tmpdir(), 'inmo-test-home-'));
@@ -20,8 +30,15 @@ export default async function setup(): Promise<() => Promise<void>> {
   delete process.env.INMO_SECRET_KEY_FILE;
   delete process.env.INMO_SECRET_KEY;
   // The fake providers listen on loopback, which outgoing calls refuse by default
-  // (src/channels/outbound.ts; test/outbound.test.ts turns it off again).
+  // (src/channels/outbound.ts; test/unit/outbound.test.ts turns it off again).
   process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
+
+  // Child processes of the CLI start from a bundle of this very source tree (test/helpers/processes.ts).
+  process.env.INMO_TEST_BUNDLE = await buildBundle();
+
+  const sqliteTemplate = join(home, 'template.db');
+  await migrated(`sqlite:${sqliteTemplate}`);
+  process.env.INMO_TEST_SQLITE_TEMPLATE = sqliteTemplate;
   const removeHome = async () => rmSync(home, { recursive: true, force: true });
 
   const url = process.env.INMO_TEST_POSTGRES_URL;
@@ -29,29 +46,37 @@ export default async function setup(): Promise<() => Promise<void>> {
     process.stdout.write('\n[inmo] database engines under test: SQLite. PostgreSQL: skipped (INMO_TEST_POSTGRES_URL is not set).\n\n');
     return removeHome;
   }
-  const client = new pg.Client({ connectionString: url });
-  try {
-    await client.connect();
-    const { rows } = await client.query<{ server_version: string }>('show server_version');
-    process.stdout.write(
-      `\n[inmo] database engines under test: SQLite and PostgreSQL ${rows[0].server_version} (${url.replace(/\/\/[^@]*@/, '//')}).\n\n`,
-    );
-  } finally {
-    await client.end();
-  }
   const run = `${Date.now().toString(36)}${process.pid.toString(36)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const { rows } = await admin.query<{ server_version: string }>('show server_version');
+  process.stdout.write(
+    `\n[inmo] database engines under test: SQLite and PostgreSQL ${rows[0].server_version} (${url.replace(/\/\/[^@]*@/, '//')}).\n\n`,
+  );
+  const template = `inmo_test_${run}_template`;
+  await admin.query(`create database "${template}"`);
+  await migrated(postgresUrlOf(url, template));
   process.env.INMO_TEST_RUN = run;
+  process.env.INMO_TEST_POSTGRES_TEMPLATE = template;
   return async () => {
     await removeHome();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
     try {
-      const { rows } = await admin.query<{ nspname: string }>('select nspname from pg_namespace where nspname like $1', [
+      const { rows: databases } = await admin.query<{ datname: string }>('select datname from pg_database where datname like $1', [
         `inmo_test_${run}_%`,
       ]);
-      for (const { nspname } of rows) await admin.query(`drop schema "${nspname}" cascade`);
+      for (const { datname } of databases) await admin.query(`drop database "${datname}" with (force)`);
     } finally {
       await admin.end();
     }
   };
+}
+
+/** Migrates the database at `url` and closes it (a template takes no connection while copied). */
+async function migrated(url: string): Promise<void> {
+  const db = createDb(url);
+  try {
+    await migrate(db);
+  } finally {
+    await db.destroy();
+  }
 }

@@ -1,7 +1,7 @@
 /** `inmo channel connect|assistant` (CONTRACT §7, §9, §10): the WhatsApp Cloud API channel of a business. */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { configureAssistant, connectChannel, PROVIDERS } from '../services/channels.ts';
-import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
+import { action, cli, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 function languageOverride(value: string, previous: Record<string, string>): Record<string, string> {
   const match = /^([a-z]{2})=([A-Za-z_]{2,10})$/.exec(value);
@@ -23,7 +23,7 @@ export function register(program: Command): void {
       '--listing-url <template>',
       "link to a listing for the assistant's answers, with {id} or {ref}, e.g. 'https://agency.example/inmueble/{id}'",
     )
-    .option('--public-url <url>', "this server's public base URL, for the webhook callback URL printed", process.env.INMO_PUBLIC_URL)
+    .option('--public-url <url>', "this server's public base URL, for the webhook callback URL printed", cli.env.INMO_PUBLIC_URL)
     .addOption(
       new Option('--language <code=lang>', 'template language for a preferred_language, e.g. gb=en_GB (repeatable)')
         .argParser(languageOverride)
@@ -44,18 +44,22 @@ export function register(program: Command): void {
           publicUrl?: string;
         }) => {
           const connected = await withDb((db) =>
-            connectChannel(db, {
-              businessId: opts.business,
-              provider: opts.provider,
-              phoneNumberId: opts.phoneNumberId,
-              tokenEnv: opts.tokenEnv,
-              template: opts.template,
-              baseUrl: opts.baseUrl,
-              languages: opts.language,
-              appSecretEnv: opts.appSecretEnv,
-              listingUrl: opts.listingUrl,
-              publicUrl: opts.publicUrl,
-            }),
+            connectChannel(
+              db,
+              {
+                businessId: opts.business,
+                provider: opts.provider,
+                phoneNumberId: opts.phoneNumberId,
+                tokenEnv: opts.tokenEnv,
+                template: opts.template,
+                baseUrl: opts.baseUrl,
+                languages: opts.language,
+                appSecretEnv: opts.appSecretEnv,
+                listingUrl: opts.listingUrl,
+                publicUrl: opts.publicUrl,
+              },
+              cli.env,
+            ),
           );
           print(
             connected,
@@ -81,7 +85,13 @@ export function register(program: Command): void {
         if (Boolean(opts.builtIn) === (opts.url !== undefined)) throw new CliError('give either --url and --model, or --built-in');
         if (opts.url !== undefined && opts.model === undefined) throw new CliError('--model is required with --url');
         const configured = await withDb(
-          (db) => configureAssistant(db, opts.business, opts.builtIn ? null : { url: opts.url!, model: opts.model!, keyEnv: opts.keyEnv }),
+          (db) =>
+            configureAssistant(
+              db,
+              opts.business,
+              opts.builtIn ? null : { url: opts.url!, model: opts.model!, keyEnv: opts.keyEnv },
+              cli.env,
+            ),
           { mustExist: true },
         );
         print(

@@ -23,18 +23,32 @@ export class CliError extends Error {
   }
 }
 
-/** Whether this run prints JSON: set once, before any action runs (src/main.ts's `preAction` hook). */
-export const output = { json: false };
+/** A stream the CLI writes to: the process's own, or a test's (`isTTY` only for a terminal). */
+export type CliStream = NodeJS.WritableStream & { isTTY?: boolean };
+
+/**
+ * Where the running command reads its settings and writes its output: the process's
+ * environment and streams, or those a caller of {@link runCli} gave, so that the whole program
+ * also runs inside another process (the tests). `json` is set once, before any action runs
+ * (the program's `preAction` hook); `exitCode` is what the run ends with.
+ */
+export const cli: { env: NodeJS.ProcessEnv; stdout: CliStream; stderr: CliStream; json: boolean; exitCode: number } = {
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  json: false,
+  exitCode: 0,
+};
 
 /** Prints a command's result: `value` as one JSON line with `--json`, else `human`. */
 export function print(value: unknown, human: string): void {
-  process.stdout.write(output.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+  cli.stdout.write(cli.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
 
 /** Prints a failure as CONTRACT §9 says: `{"error": …}` on stdout with `--json`, else on stderr. */
 export function printError(message: string): void {
-  if (output.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
-  else process.stderr.write(`error: ${message}\n`);
+  if (cli.json) cli.stdout.write(`${JSON.stringify({ error: message })}\n`);
+  else cli.stderr.write(`error: ${message}\n`);
 }
 
 /** Wraps a command's action: a thrown error becomes the documented error output and exit code. */
@@ -44,7 +58,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
       await fn(...args);
     } catch (error) {
       printError(error instanceof Error ? error.message : String(error));
-      process.exitCode = error instanceof CliError ? error.exitCode : 1;
+      cli.exitCode = error instanceof CliError ? error.exitCode : 1;
     }
   };
 }
@@ -94,7 +108,7 @@ export async function openDb(config: Config, options: { mustExist?: boolean } = 
 
 /** Opens the database ({@link openDb}), runs `work`, closes the database. */
 export async function withDb<T>(work: (db: Db) => Promise<T>, options: { mustExist?: boolean } = {}): Promise<T> {
-  const db = await openDb(loadConfig(), options);
+  const db = await openDb(loadConfig(cli.env), options);
   try {
     return await work(db);
   } finally {

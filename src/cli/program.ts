@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { register as business } from './business.ts';
 import { register as channel } from './channel.ts';
-import { output } from './common.ts';
+import { cli } from './common.ts';
 import { register as conversations } from './conversations.ts';
 import { register as followups } from './followups.ts';
 import { register as jobs } from './jobs.ts';
@@ -14,8 +14,9 @@ import { register as serve } from './serve.ts';
 import { register as users } from './users.ts';
 import { register as webhooks } from './webhooks.ts';
 import { DEFAULT_DATABASE_URL } from '../config.ts';
+import { inPackage } from '../package-root.ts';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(inPackage('package.json'), 'utf8')) as { version: string };
 
 /**
  * The `inmo` program with every command group registered (each file of src/cli/ with a
@@ -27,7 +28,7 @@ export function buildProgram(): Command {
     .version(version, '-V, --version', 'print the version')
     .option('--json', 'print one JSON document on stdout')
     .exitOverride()
-    .configureOutput({ writeErr: (text) => (output.json ? undefined : process.stderr.write(text)) })
+    .configureOutput({ writeOut: (text) => cli.stdout.write(text), writeErr: (text) => (cli.json ? undefined : cli.stderr.write(text)) })
     .showHelpAfterError()
     .addHelpText(
       'afterAll',
@@ -38,7 +39,7 @@ Environment:
     )
     // `--json` is read once, before the action: before or after the command's name alike.
     .hook('preAction', (_program, actionCommand) => {
-      output.json = Boolean(actionCommand.optsWithGlobals().json);
+      cli.json = Boolean(actionCommand.optsWithGlobals().json);
     });
 
   for (const group of [serve, business, keys, users, properties, leads, conversations, jobs, channel, followups, webhooks]) group(program);

@@ -4,7 +4,7 @@ import { access, stat } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { importCatalogueFile, importFullCatalogueFile } from '../services/catalogue-import.ts';
-import { action, CliError, command, output, plural, positiveInt, print, withDb } from './common.ts';
+import { action, cli, CliError, command, plural, positiveInt, print, withDb } from './common.ts';
 
 /**
  * Exit status of an import that wrote what it could but rejected some lines, so scripts can
@@ -52,9 +52,9 @@ export function register(program: Command): void {
       action(async (file: string, opts: { business: number; full?: boolean }) => {
         const size = await readableSize(file);
         const bar =
-          process.stderr.isTTY && !output.json
+          cli.stderr.isTTY && !cli.json
             ? new cliProgress.SingleBar(
-                { format: 'importing |{bar}| {percentage}% | {lines} lines | {eta_formatted} left{stage}', stream: process.stderr },
+                { format: 'importing |{bar}| {percentage}% | {lines} lines | {eta_formatted} left{stage}', stream: cli.stderr },
                 cliProgress.Presets.shades_classic,
               )
             : null;
@@ -69,7 +69,7 @@ export function register(program: Command): void {
           const lines = summary.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
           const { refused: _refused, ...report } = summary;
           print(report, `nothing imported: --full refuses a file with rejected lines\n${lines}`);
-          process.exitCode = EXIT_IMPORTED_WITH_REJECTIONS;
+          cli.exitCode = EXIT_IMPORTED_WITH_REJECTIONS;
           return;
         }
         const seconds = (performance.now() - started) / 1000;
@@ -84,7 +84,7 @@ export function register(program: Command): void {
           `created ${summary.created}, updated ${summary.updated}${withdrawn}, rejected ${summary.rejected.length} in ${seconds.toFixed(1)} s${repeated}` +
             (rejected ? `\n${rejected}` : ''),
         );
-        if (summary.rejected.length) process.exitCode = EXIT_IMPORTED_WITH_REJECTIONS;
+        if (summary.rejected.length) cli.exitCode = EXIT_IMPORTED_WITH_REJECTIONS;
       }),
     );
 }

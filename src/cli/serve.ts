@@ -12,7 +12,7 @@ import { seedDemo } from '../demo/seed.ts';
 import { SCOPES } from '../domain/api-key.ts';
 import { serveMetricsOn } from '../http/operability.ts';
 import { Worker } from '../jobs/worker.ts';
-import { action, CliError, command, openDb, plural, port, positiveInt, print } from './common.ts';
+import { action, cli, CliError, command, openDb, plural, port, positiveInt, print } from './common.ts';
 
 /** Calls `stop` once on the first SIGINT or SIGTERM; a second signal while stopping is ignored. */
 function onShutdownSignal(stop: () => Promise<void>): void {
@@ -84,7 +84,7 @@ export function register(program: Command): void {
     .option('--no-worker', 'run no background worker in this process (run `inmo worker` elsewhere)')
     .action(
       action(async (opts: { port: number; host: string; demo?: boolean; worker: boolean }) => {
-        const config = loadConfig();
+        const config = loadConfig(cli.env);
         const db = await openDb(config);
         let worker: Worker | null = null;
         // Log lines are written to stdout asynchronously, off the request path, and flushed
@@ -172,9 +172,9 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'jobs run at once (default INMO_WORKER_CONCURRENCY or 4)', positiveInt)
     .action(
       action(async (opts: { untilIdle?: boolean; concurrency?: number }) => {
-        const config = loadConfig();
+        const config = loadConfig(cli.env);
         const db = await openDb(config);
-        const logger = pino({ level: config.logLevel });
+        const logger = pino({ level: config.logLevel }, cli.stdout);
         const settings = { ...config.worker, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
         const worker = new Worker({ db, settings, logger });
         if (opts.untilIdle) {
@@ -201,7 +201,7 @@ export function register(program: Command): void {
 
   command(program, 'migrate', 'bring the database schema up to date').action(
     action(async () => {
-      const config = loadConfig();
+      const config = loadConfig(cli.env);
       const db = createDb(config.databaseUrl, config.pool);
       try {
         const applied = await migrate(db);

@@ -12,7 +12,7 @@ import {
   replayDelivery,
   rotateWebhookSecret,
 } from '../services/webhook-endpoints.ts';
-import { action, command, positiveInt, print, withDb } from './common.ts';
+import { action, cli, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {
   const webhooks = program.command('webhooks').description("outgoing webhooks: the business's events POSTed to a URL");
@@ -29,7 +29,7 @@ export function register(program: Command): void {
                 .split(',')
                 .map((e) => e.trim())
                 .filter(Boolean);
-        const added = await withDb((db) => addWebhook(db, { businessId: opts.business, url: opts.url, events }));
+        const added = await withDb((db) => addWebhook(db, { businessId: opts.business, url: opts.url, events }, cli.env));
         print(added, `webhook #${added.id} → ${opts.url}\nsigning secret (shown once; verify deliveries with it):\n  ${added.secret}`);
       }),
     );

@@ -14,12 +14,13 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { migrationProvider } from './migrations/index.ts';
 import { restoreDeferredIndexes } from './deferred-indexes.ts';
+import SQLite from './sqlite-binding.ts';
 import type { Database } from './types.ts';
 
 /** The engines inmo runs on. */
@@ -44,7 +45,7 @@ export function isRowId(id: number): boolean {
  * (db/change-watch.ts): the SQLite connection, or how to open one more PostgreSQL connection.
  */
 export type Connection =
-  { engine: 'sqlite'; sqlite: SQLite.Database } | { engine: 'postgres'; config: pg.ClientConfig; schema: string | null };
+  { engine: 'sqlite'; sqlite: BetterSqlite3.Database } | { engine: 'postgres'; config: pg.ClientConfig; schema: string | null };
 
 const connections = new WeakMap<Kysely<Database>, Connection>();
 
@@ -68,8 +69,8 @@ const STATEMENT_CACHE_SIZE = 500;
  * runs; compiling the same SQL again cost more than running it. This keeps compiled
  * statements by SQL text (least recently used out first).
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const cache = new LRUCache<string, SQLite.Statement>({ max: STATEMENT_CACHE_SIZE });
+function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new LRUCache<string, BetterSqlite3.Statement>({ max: STATEMENT_CACHE_SIZE });
   return {
     close: () => sqlite.close(),
     prepare: (sql: string) => {

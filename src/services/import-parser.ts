@@ -9,6 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { parseImportLine, type Parsed } from './import-line.ts';
+import { inPackage } from '../package-root.ts';
 
 interface Waiting {
   resolve: (parsed: Parsed[]) => void;
@@ -54,7 +55,7 @@ export class LineParser {
   }
 
   private start(): Worker {
-    const worker = new Worker(new URL('./import-parse-worker.mjs', import.meta.url));
+    const worker = new Worker(inPackage('src', 'services', 'import-parse-worker.mjs'));
     worker.on('message', ({ id, parsed }: { id: number; parsed: Parsed[] }) => {
       const waiting = this.waiting.get(id);
       this.waiting.delete(id);

@@ -1,11 +1,11 @@
 /**
  * Test databases and what goes in them: a new database per test file on the engine of this
- * process (a SQLite file in a temp folder, or a PostgreSQL schema of this run), businesses
+ * process (a SQLite file in a temp folder, or a PostgreSQL database of this run), businesses
  * and keys, catalogue fixtures, the real catalogues of ../shared/data, and a snapshot of every
  * table to prove a request changed nothing.
  */
 import { sql } from 'kysely';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,30 +20,50 @@ import { importCatalogueLines, type ImportSummary } from '../../src/services/cat
 /** The engine this test process runs on (vitest.config.ts runs every file once per engine). */
 export const ENGINE: 'sqlite' | 'postgres' = process.env.INMO_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
-let schemas = 0;
+let databases = 0;
 
 /**
  * A new, empty database URL on this process's engine: a SQLite file in a new temp folder, or
- * a new PostgreSQL schema of this run (dropped when the run ends, test/global-setup.ts).
+ * a new PostgreSQL database of this run (`inmo_test_<run>_<pid>_<n>`, dropped when the run
+ * ends, test/global-setup.ts).
+ * @param template on PostgreSQL, the database to copy (default: PostgreSQL's empty `template1`).
  */
-export async function freshDatabaseUrl(): Promise<string> {
+export async function freshDatabaseUrl(template?: string): Promise<string> {
   if (ENGINE === 'sqlite') return `sqlite:${join(mkdtempSync(join(tmpdir(), 'inmo-test-')), 'inmo.db')}`;
   const base = process.env.INMO_TEST_POSTGRES_URL!;
-  const schema = `inmo_test_${process.env.INMO_TEST_RUN ?? 'local'}_${process.pid}_${++schemas}`;
+  const name = `inmo_test_${process.env.INMO_TEST_RUN ?? 'local'}_${process.pid}_${++databases}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
-    await admin.query(`create schema "${schema}"`);
+    await admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`);
   } finally {
     await admin.end();
   }
-  return `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
+  return postgresUrlOf(base, name);
 }
 
-/** A new, migrated database on this process's engine; `path` is the SQLite file (null on PostgreSQL). */
+/** `base` (a PostgreSQL URL) pointed at the database `name`, its other parts kept. */
+export function postgresUrlOf(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * A new, migrated database on this process's engine, copied from the run's migrated template
+ * (test/global-setup.ts) rather than migrated again: a file copy on SQLite, `create database …
+ * template` on PostgreSQL. `path` is the SQLite file (null on PostgreSQL).
+ */
 export async function freshDb(): Promise<{ db: Db; path: string | null; url: string }> {
-  const url = await freshDatabaseUrl();
+  const template = ENGINE === 'sqlite' ? process.env.INMO_TEST_SQLITE_TEMPLATE : process.env.INMO_TEST_POSTGRES_TEMPLATE;
+  let url: string;
+  if (ENGINE === 'sqlite' && template) {
+    url = await freshDatabaseUrl();
+    copyFileSync(template, url.slice('sqlite:'.length));
+  } else url = await freshDatabaseUrl(template);
   const db = createDb(url);
+  // Without a template (a test file run outside vitest's global setup) this migrates; with one it
+  // only checks that the copy is at the newest migration.
   await migrate(db);
   return { db, path: url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : null, url };
 }
@@ -110,10 +130,32 @@ export function listing(ref: string, overrides: Record<string, unknown> = {}): R
 
 /**
  * Snapshot of every table's rows (every table the migrations made), to prove a request changed
- * nothing. On PostgreSQL only the tables of this database's own schema: the introspection sees
- * every schema, those of other test runs (and other versions of the code) too.
+ * nothing. On PostgreSQL only the tables of the connection's own schema (a database may hold
+ * other schemas: `DATABASE_URL=…?schema=`).
  */
 export async function snapshot(db: Db): Promise<string> {
+  const out: Record<string, unknown> = {};
+  for (const t of await tablesOf(db))
+    out[t] = await db
+      .selectFrom(t as 'leads')
+      .selectAll()
+      .execute();
+  return JSON.stringify(out);
+}
+
+const tableLists = new WeakMap<Db, Promise<string[]>>();
+
+/** The tables of `db`, read once per handle: the schema does not change under a test. */
+function tablesOf(db: Db): Promise<string[]> {
+  let tables = tableLists.get(db);
+  if (!tables) {
+    tables = readTables(db);
+    tableLists.set(db, tables);
+  }
+  return tables;
+}
+
+async function readTables(db: Db): Promise<string[]> {
   const own =
     db.engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
   const tables = (await db.introspection.getTables())
@@ -123,13 +165,7 @@ export async function snapshot(db: Db): Promise<string> {
   // A snapshot of nothing would prove nothing.
   if (!tables.includes('leads') || !tables.includes('events'))
     throw new Error(`snapshot: the database's tables were not found (${tables.join(', ')})`);
-  const out: Record<string, unknown> = {};
-  for (const t of tables)
-    out[t] = await db
-      .selectFrom(t as 'leads')
-      .selectAll()
-      .execute();
-  return JSON.stringify(out);
+  return tables;
 }
 
 /** The shared real catalogues (../shared/data). */

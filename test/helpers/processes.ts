@@ -1,7 +1,17 @@
 /** Long-running `inmo serve` processes: started, waited for, stopped with SIGTERM. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { REPO_ROOT } from './db.ts';
-import { BIN } from './cli.ts';
+
+/** `bin/inmo.mjs`, the entry point operators run (the sources through tsx). */
+export const BIN = join(REPO_ROOT, 'bin', 'inmo.mjs');
+
+/**
+ * The entry point the suite's child processes start from: the bundle of the same sources that
+ * test/global-setup.ts builds (`INMO_TEST_BUNDLE`, dist/inmo.mjs), which starts in a fraction
+ * of the time; bin/inmo.mjs when a file runs without that setup.
+ */
+export const INMO_ENTRY = process.env.INMO_TEST_BUNDLE || BIN;
 
 /** A running `inmo serve` child process. */
 export interface Served {
@@ -23,7 +33,7 @@ export interface Served {
  * line with a `url` (log lines are JSON too).
  */
 export function startServe(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args, '--port', '0', '--json'], { env, cwd: REPO_ROOT });
+  const child = spawn(process.execPath, [INMO_ENTRY, 'serve', ...args, '--port', '0', '--json'], { env, cwd: REPO_ROOT });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let out = '';
   child.stderr.on('data', (chunk) => (out += chunk));
@@ -41,6 +51,14 @@ export function startServe(env: NodeJS.ProcessEnv, ...args: string[]): Promise<S
     });
     void exited.then((code) => reject(new Error(`serve exited ${code} before listening: ${out}`)));
   });
+}
+
+/**
+ * How many crash rounds a crash test runs: `INMO_CRASH_RUNS` (`npm run test:soak` sets 50), by
+ * default `pairs`, each failpoint × hit pair once.
+ */
+export function crashRuns(pairs: number): number {
+  return Number(process.env.INMO_CRASH_RUNS) || pairs;
 }
 
 /**
@@ -62,7 +80,7 @@ export function runCrashableWorker(databaseUrl: string, failpoint: string | null
     ...(failpoint ? { INMO_FAILPOINT: failpoint } : {}),
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', '--until-idle', '--json'], {
+    const child = spawn(process.execPath, [INMO_ENTRY, 'worker', '--until-idle', '--json'], {
       env,
       cwd: REPO_ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],

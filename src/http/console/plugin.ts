@@ -18,7 +18,6 @@
  *
  * Route handlers call the same services and repositories as the API; templates hold no SQL.
  */
-import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -39,6 +38,7 @@ import { sessionOf, type ConsoleSession, type Role } from '../../services/consol
 import { COOKIE_PATH, CSRF_COOKIE, MAX_UPLOAD_BYTES, SESSION_COOKIE, clearSessionCookie, errorPage } from './page.ts';
 import { pickLanguage, translator, type Language, type Translate } from './i18n.ts';
 import { consoleRoutes } from './routes.ts';
+import { inPackage } from '../../package-root.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -94,12 +94,12 @@ export async function consolePlugin(app: FastifyInstance, { db, onJobsQueued }: 
   await app.register(rateLimit, { global: false });
   await app.register(view, {
     engine: { eta: new Eta() },
-    root: fileURLToPath(new URL('./views', import.meta.url)),
+    root: inPackage('src', 'http', 'console', 'views'),
     layout: 'layout.eta',
     production: process.env.NODE_ENV !== 'development',
   });
   await app.register(fastifyStatic, {
-    root: fileURLToPath(new URL('./assets', import.meta.url)),
+    root: inPackage('src', 'http', 'console', 'assets'),
     prefix: '/assets/',
     decorateReply: false,
     index: false,

@@ -1,0 +1,15 @@
+/**
+ * The folder inmo is installed in (the one holding package.json), from which the files that
+ * ship beside the code are found: the console's views and assets, the import's parser thread,
+ * package.json itself. The code runs from src/ (through tsx) or from the bundle in dist/
+ * (`npm run build`, scripts/build.ts); both sit one level below this folder, which is why
+ * this module is in src/ itself and why those files are never found from a module's own URL.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Absolute path of the package's folder. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Absolute path of `parts` inside the package, e.g. `inPackage('src', 'http', 'console', 'views')`. */
+export const inPackage = (...parts: string[]): string => join(PACKAGE_ROOT, ...parts);

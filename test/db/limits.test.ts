@@ -1,0 +1,107 @@
+/**
+ * The limits of CONTRACT §8 are configurable (src/limits.ts): an app built with small limits
+ * enforces them, each with its clear error, and documents them in its OpenAPI; `inmo` reads
+ * them from the environment into its config.
+ */
+import { expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { DEFAULT_LIMITS, loadLimits, type Limits } from '../../src/limits.ts';
+import { inmo } from '../helpers/cli.ts';
+import { snapshot } from '../helpers/db.ts';
+import { withApp } from '../helpers/http.ts';
+
+const SMALL_ENV = {
+  INMO_MAX_BODY_BYTES: '2048',
+  INMO_MAX_STRING: '40',
+  INMO_MAX_NAME: '10',
+  INMO_MAX_SEARCHES: '2',
+  INMO_MAX_LOCATIONS: '2',
+  INMO_MAX_POLYGON_VERTICES: '4',
+  INMO_MAX_LOCATIONS_QUERY_CHARS: '600',
+};
+
+const SMALL: Limits = {
+  bodyBytes: 2048,
+  stringChars: 40,
+  nameChars: 10,
+  searches: 2,
+  locations: 2,
+  polygonVertices: 4,
+  locationsQueryChars: 600,
+};
+
+const t = withApp({ app: { limits: SMALL }, listen: true });
+
+const post = async (path: string, body: unknown) => {
+  const response = await fetch(`${t.base}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': t.key, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+};
+const inquiry = (extra: Record<string, unknown>) => ({ name: 'Ana', phone_number_1: '612345678', type: 'buyer', ...extra });
+const square = (n: number) => ({
+  type: 'polygon',
+  coordinates: Array.from({ length: n }, (_, i) => ({ lat: 40 + (i % 2) / 100, lng: -3.7 + i / 100 })),
+});
+
+it('enforces each configured limit with its error, and stores nothing', async () => {
+  const before = await snapshot(t.db);
+  const big = await post('/leads/inquiries', inquiry({ notes: 'x'.repeat(3000) }));
+  expect(big).toEqual({ status: 413, body: { detail: 'Request body too large' } });
+
+  const name = await post('/leads/inquiries', inquiry({ name: 'Bartolomé de las Casas' }));
+  expect(name.status).toBe(422);
+  expect(name.body.detail).toEqual([expect.objectContaining({ type: 'string_too_long', loc: ['body', 'name'], ctx: { max_length: 10 } })]);
+
+  const text = await post('/leads/inquiries', inquiry({ notes: 'y'.repeat(41) }));
+  expect(text.body.detail).toEqual([expect.objectContaining({ type: 'string_too_long', loc: ['body', 'notes'], ctx: { max_length: 40 } })]);
+
+  const searches = await post('/leads/inquiries', inquiry({ search_preferences: [{}, {}, {}] }));
+  expect(searches.body.detail).toEqual([expect.objectContaining({ type: 'too_long', loc: ['body', 'search_preferences'] })]);
+
+  const areas = await post(
+    '/leads/inquiries',
+    inquiry({ search_preferences: [{ locations: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }] }),
+  );
+  expect(areas.body.detail).toEqual([expect.objectContaining({ type: 'too_long', loc: ['body', 'search_preferences', 0, 'locations'] })]);
+  expect(await snapshot(t.db)).toBe(before);
+
+  const get = async (query: string) => {
+    const response = await fetch(`${t.base}/properties?locations=${encodeURIComponent(query)}`, { headers: { 'x-api-key': t.key } });
+    return { status: response.status, body: await response.json() };
+  };
+  expect((await get(JSON.stringify([square(4)]))).status).toBe(200);
+  const vertices = await get(JSON.stringify([square(5)]));
+  expect(vertices.status).toBe(422);
+  expect(vertices.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['query', 'locations', 0] });
+  const many = await get(JSON.stringify([{ name: 'a' }, { name: 'b' }, { name: 'c' }].map(() => square(3))));
+  expect(many.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['query', 'locations'] });
+  const long = await get(JSON.stringify([square(3)]).padEnd(601, ' '));
+  expect(long.body.detail[0]).toMatchObject({ type: 'string_too_long', loc: ['query', 'locations'] });
+});
+
+it('documents the configured limits in its OpenAPI document', async () => {
+  const doc = await (await fetch(`${t.base}/openapi.json`)).json();
+  const inquirySchema = doc.paths['/leads/inquiries'].post.requestBody.content['application/json'].schema;
+  expect(inquirySchema.properties.name.maxLength).toBe(10);
+  expect(JSON.stringify(inquirySchema.properties.search_preferences)).toContain('"maxItems":2');
+});
+
+it('reads the limits from the environment into the config, with a clear error for a bad value', async () => {
+  expect(loadConfig(SMALL_ENV).limits).toEqual(SMALL);
+  expect(loadLimits({})).toEqual(DEFAULT_LIMITS);
+  expect(DEFAULT_LIMITS).toEqual({
+    bodyBytes: 1_048_576,
+    stringChars: 10_000,
+    nameChars: 200,
+    searches: 20,
+    locations: 50,
+    polygonVertices: 1000,
+    locationsQueryChars: 65_536,
+  });
+  expect(() => loadLimits({ INMO_MAX_NAME: '0' })).toThrow('INMO_MAX_NAME must be a positive integer, got "0"');
+  const refused = await inmo({ ...process.env, DATABASE_URL: t.url, INMO_MAX_STRING: 'lots' }, 'migrate', '--json');
+  expect(refused.json).toEqual({ error: 'INMO_MAX_STRING must be a positive integer, got "lots"' });
+});

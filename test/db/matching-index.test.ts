@@ -1,0 +1,101 @@
+/**
+ * matchLead skips listings that fail two of operation, type and location before testing them
+ * in full (domain/matching.ts IndexedListings). The skip must change nothing: for every kind
+ * of search, the result equals a full test of every listing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.ts';
+import { searchEntryHasContent } from '../../src/domain/lead-rules.ts';
+import { compileSearch, matchLead, missedCriteria, type LeadMatches, type Listing } from '../../src/domain/matching.ts';
+import { generateCatalogue } from '../../src/demo/catalogue-generator.ts';
+import { CatalogueSnapshots } from '../../src/services/matching.ts';
+import { businessWithKey, freshDb, importRecords } from '../helpers/db.ts';
+
+/** The rule itself, with no skipping: every listing tested in full. */
+function fullScan(searches: Array<Record<string, unknown>>, listings: readonly Listing[], limit: number): LeadMatches {
+  const result: LeadMatches = { matches: [], nearMisses: [], matchesTotal: 0, nearMissesTotal: 0 };
+  searches.forEach((entry, index) => {
+    if (!searchEntryHasContent(entry)) return;
+    const search = compileSearch(entry);
+    let kept = 0;
+    let keptNear = 0;
+    for (const listing of listings) {
+      const missed = missedCriteria(search, listing);
+      if (missed.length === 0) {
+        result.matchesTotal++;
+        if (kept++ < limit) result.matches.push([listing.id, index]);
+      } else if (missed.length === 1) {
+        result.nearMissesTotal++;
+        if (keptNear++ < limit) result.nearMisses.push([listing.id, index, missed[0]]);
+      }
+    }
+  });
+  return result;
+}
+
+const SOL = { lat: 40.4168, lng: -3.7038 };
+const SEARCHES: Array<[string, Array<Record<string, unknown>>]> = [
+  ['operation, type and a city', [{ operations: ['venta'], property_types: ['apartamento'], locations: [{ name: 'Madrid' }] }]],
+  ['a district, accents folded', [{ operations: ['alquiler'], locations: [{ name: 'chamberi' }], apartamento: { bedrooms_min: 2 } }]],
+  [
+    'a province and two types',
+    [{ property_types: ['casa', 'apartamento'], locations: [{ name: 'Zaragoza' }], casa: { price_max: 400000 } }],
+  ],
+  ['a circle only', [{ locations: [{ type: 'circle', center: SOL, radius: 2000 }] }]],
+  [
+    'a circle and a polygon, with criteria',
+    [
+      {
+        operations: ['venta', 'alquiler'],
+        property_types: ['apartamento'],
+        locations: [
+          { type: 'circle', center: SOL, radius: 800 },
+          {
+            type: 'polygon',
+            coordinates: [
+              { lat: 41.64, lng: -0.9 },
+              { lat: 41.67, lng: -0.9 },
+              { lat: 41.67, lng: -0.86 },
+            ],
+          },
+        ],
+        apartamento: { size_min: 60, features: ['ascensor'] },
+      },
+    ],
+  ],
+  ['a type the catalogue does not know', [{ property_types: ['castillo'], operations: ['venta'] }]],
+  ['operation only', [{ operations: ['traspaso'] }]],
+  ['type only, with a subtype', [{ property_types: ['casa'], casa: { subtypes: ['chalet'] } }]],
+  ['a place no listing is in', [{ operations: ['venta'], property_types: ['local'], locations: [{ name: 'Atlántida' }] }]],
+  [
+    'several entries',
+    [
+      { operations: ['alquiler'], locations: [{ name: 'Valencia' }] },
+      { internal_notes: 'solo notas' },
+      { property_types: ['garaje'], locations: [{ type: 'rectangle', north: 41.7, south: 41.6, east: -0.8, west: -0.95 }] },
+    ],
+  ],
+];
+
+let db: Db;
+let listings: readonly Listing[];
+let snapshot: Awaited<ReturnType<CatalogueSnapshots['get']>>;
+
+beforeAll(async () => {
+  ({ db } = await freshDb());
+  const { businessId } = await businessWithKey(db);
+  await importRecords(db, businessId, [...generateCatalogue(4000, 21)]);
+  snapshot = await new CatalogueSnapshots().get(db, businessId);
+  listings = snapshot.listings;
+});
+afterAll(async () => db.destroy());
+
+describe('matching with the catalogue index', () => {
+  it.each(SEARCHES)('%s: the same matches and near misses as testing every listing', (_name, searches) => {
+    const expected = fullScan(searches, listings, 50);
+    expect(expected.matchesTotal + expected.nearMissesTotal).toBeGreaterThan(0);
+    expect(matchLead(searches, snapshot.index, 50, searchEntryHasContent)).toEqual(expected);
+    // Given the plain listings, it indexes them itself: the same answer.
+    expect(matchLead(searches, listings, 50, searchEntryHasContent)).toEqual(expected);
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * Publishable keys for browser forms (CONTRACT §13): `AC_PUB_` keys bound to origins, CORS
+ * preflights and headers, and secret keys that never get CORS headers nor work from a page.
+ * tests/publishable.browser.test.ts does the same in Chromium across two local origins.
+ */
+import { describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/services/api-keys.ts';
+import { snapshot } from '../helpers/db.ts';
+import { get, post, withApp } from '../helpers/http.ts';
+
+const SITE = 'https://agencia.example';
+const t = withApp({ each: true });
+
+const publishable = (origins = [SITE]) =>
+  createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read', 'leads:ingest'], origins });
+const lead = (phone: string) => ({ name: 'Eva', type: 'buyer', phone_number_1: phone });
+const preflight = (origin: string, path = '/v1/ext/leads/inquiries') =>
+  t.app.inject({
+    method: 'OPTIONS',
+    url: path,
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'x-api-key,content-type,idempotency-key',
+    },
+  });
+
+describe('publishable keys', () => {
+  it('are AC_PUB_ keys, limited to properties:read and leads:ingest, bound to well-formed origins', async () => {
+    const key = await publishable([SITE, 'http://localhost:8080', SITE]);
+    expect(key.key).toMatch(/^AC_PUB_[A-Za-z0-9]{16}\.[A-Za-z0-9]{43}$/);
+    expect(key).toMatchObject({ kind: 'publishable', origins: [SITE, 'http://localhost:8080'] });
+    await expect(createApiKey(t.db, { businessId: t.businessId, scopes: ['leads:read'], origins: [SITE] })).rejects.toThrow(
+      'A publishable key may only have the scopes properties:read and leads:ingest',
+    );
+    for (const origin of ['agencia.example', 'https://agencia.example/form', 'ftp://agencia.example', 'https://agencia.example?x=1'])
+      await expect(publishable([origin]), origin).rejects.toThrow('--origin must be a web origin');
+    await expect(publishable([])).rejects.toThrow('--origin must be a web origin');
+  });
+
+  it('work from a listed origin, with its CORS headers, and the Idempotency-Key a form retries with', async () => {
+    const { key } = await publishable();
+    const first = await post(t.app, '/leads/inquiries', key, lead('+34611500001'), { origin: SITE, 'idempotency-key': 'form-1' });
+    expect(first.status).toBe(200);
+    expect(first.headers['access-control-allow-origin']).toBe(SITE);
+    expect(String(first.headers['access-control-expose-headers'])).toContain('Inmo-Lead-Outcome');
+    expect(String(first.headers.vary)).toContain('Origin');
+    const retry = await post(t.app, '/leads/inquiries', key, lead('+34611500001'), { origin: SITE, 'idempotency-key': 'form-1' });
+    expect([retry.status, retry.headers['idempotent-replayed'], retry.body]).toEqual([200, 'true', first.body]);
+    const page = await get(t.app, '/properties', key, { origin: SITE });
+    expect([page.status, page.headers['access-control-allow-origin']]).toEqual([200, SITE]);
+    // A conditional GET varies on the origin and on the coding both: a shared cache must not mix them.
+    expect(String(page.headers.vary).split(/,\s*/)).toEqual(expect.arrayContaining(['Origin', 'Accept-Encoding']));
+  });
+
+  it('are refused with 403 without an Origin, or from another one, and change nothing; they cannot read leads', async () => {
+    const { key } = await publishable();
+    const before = await snapshot(t.db);
+    for (const headers of [{}, { origin: 'https://evil.example' }, { origin: `${SITE}:8443` }] as Array<Record<string, string>>) {
+      const refused = await post(t.app, '/leads/inquiries', key, lead('+34611500002'), headers);
+      expect([refused.status, refused.body]).toEqual([
+        403,
+        { detail: 'This publishable key may be used only from the web origins it was created for' },
+      ]);
+      expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    expect(await snapshot(t.db)).toBe(before);
+    const leads = await get(t.app, '/leads', key, { origin: SITE });
+    expect([leads.status, leads.body.detail]).toEqual([401, 'API key lacks the scope this operation requires: leads:read']);
+  });
+
+  it('answer a listed origin’s preflight with 204 and what a form needs; nothing for another origin', async () => {
+    await publishable();
+    const ok = await preflight(SITE);
+    expect(ok.statusCode).toBe(204);
+    expect(ok.headers['access-control-allow-origin']).toBe(SITE);
+    expect(String(ok.headers['access-control-allow-methods'])).toContain('POST');
+    const allowed = String(ok.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(['x-api-key', 'content-type', 'idempotency-key']));
+    const other = await preflight('https://evil.example');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    // A key created since is heard at once.
+    await publishable(['https://otra.example']);
+    expect((await preflight('https://otra.example')).headers['access-control-allow-origin']).toBe('https://otra.example');
+  });
+
+  it('are not secret keys: the other prefix with the same id is an invalid key', async () => {
+    const { key } = await publishable();
+    const swapped = key.replace('AC_PUB_', 'AC_LIVE_');
+    const refused = await post(t.app, '/leads/inquiries', swapped, lead('+34611500003'), { origin: SITE });
+    expect([refused.status, refused.body.detail]).toEqual([401, 'Invalid API key']);
+    const secret = t.key.replace('AC_LIVE_', 'AC_PUB_');
+    expect((await get(t.app, '/properties', secret, { origin: SITE })).body.detail).toBe('Invalid API key');
+  });
+});
+
+describe('secret keys', () => {
+  it('never get CORS headers, even from a listed origin', async () => {
+    await publishable();
+    const answer = await post(t.app, '/leads/inquiries', t.key, lead('+34611500010'), { origin: SITE });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('are refused, changing nothing, when a browser says the request comes from another site', async () => {
+    const before = await snapshot(t.db);
+    for (const site of ['cross-site', 'same-site']) {
+      const refused = await post(t.app, '/leads/inquiries', t.key, lead('+34611500011'), { origin: SITE, 'sec-fetch-site': site });
+      expect([refused.status, refused.body.detail]).toEqual([
+        403,
+        'A secret key must not be used from a web page: create a publishable key (AC_PUB_) for browser forms',
+      ]);
+    }
+    expect(await snapshot(t.db)).toBe(before);
+    // The API's own docs page (same origin) and servers (no header) are unaffected.
+    expect((await get(t.app, '/me', t.key, { 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+  });
+});

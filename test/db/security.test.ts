@@ -1,0 +1,222 @@
+/**
+ * The shared security suite (issue 6): every operation of the OpenAPI document, with every
+ * way a key can be wrong, both header forms, another business's ids, and body fields that
+ * try to set what only the service decides. A new operation without a request here fails
+ * the suite, so no route escapes it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.ts';
+import { SCOPES, type Scope } from '../../src/domain/api-key.ts';
+import { createApiKey, revokeApiKey } from '../../src/services/api-keys.ts';
+import { createLeadByHand } from '../../src/services/leads.ts';
+import { businessWithKey, freshDb, importRecords, listing, snapshot } from '../helpers/db.ts';
+import { appOn } from '../helpers/http.ts';
+
+let db: Db;
+let app: FastifyInstance;
+let ours: { businessId: number; key: string; keyId: string };
+let theirs: { businessId: number; key: string; keyId: string };
+let theirPropertyId: number;
+let ourPropertyId: number;
+let ourLeadId: number;
+let theirLeadId: number;
+let phoneSeq = 0;
+
+interface Operation {
+  method: 'GET' | 'POST';
+  /** Path with ids filled in. */
+  url: () => string;
+  scope: Scope | null;
+  body?: () => Record<string, unknown>;
+}
+
+const nextPhone = () => `6${String(40_000_000 + ++phoneSeq * 7_919).padStart(8, '0')}`;
+
+/** A valid request for each operation id of the document. */
+const OPERATIONS: Record<string, Operation> = {
+  getKeyContext: { method: 'GET', url: () => '/me', scope: null },
+  listProperties: { method: 'GET', url: () => '/properties', scope: 'properties:read' },
+  getProperty: { method: 'GET', url: () => `/properties/${ourPropertyId}`, scope: 'properties:read' },
+  listPropertyChanges: { method: 'GET', url: () => '/properties/changes', scope: 'properties:read' },
+  listLeads: { method: 'GET', url: () => '/leads', scope: 'leads:read' },
+  listEvents: { method: 'GET', url: () => '/events', scope: 'events:read' },
+  getLead: { method: 'GET', url: () => `/leads/${ourLeadId}`, scope: 'leads:read' },
+  getLeadMatches: { method: 'GET', url: () => `/leads/${ourLeadId}/matches`, scope: 'leads:read' },
+  createInquiry: {
+    method: 'POST',
+    url: () => '/leads/inquiries',
+    scope: 'leads:ingest',
+    body: () => ({ name: 'Ana', phone_number_1: nextPhone(), type: 'buyer' }),
+  },
+  ingestRentalLead: {
+    method: 'POST',
+    url: () => '/leads/ingest',
+    scope: 'leads:ingest',
+    body: () => ({ id: 'x', createdAt: 'x', source: 's', sourcePage: 'p', contact: { name: 'Ana', phone: nextPhone() }, search: {} }),
+  },
+};
+
+function send(op: Operation, headers: Record<string, string>, body = op.body?.()) {
+  return app.inject({
+    method: op.method,
+    url: `/v1/ext${op.url()}`,
+    headers: body ? { 'content-type': 'application/json', ...headers } : headers,
+    ...(body ? { payload: JSON.stringify(body) } : {}),
+  });
+}
+
+beforeAll(async () => {
+  ({ db } = await freshDb());
+  ours = await businessWithKey(db, 'Nuestra');
+  theirs = await businessWithKey(db, 'Otra');
+  await importRecords(db, ours.businessId, [listing('ours-1')]);
+  await importRecords(db, theirs.businessId, [listing('theirs-1'), listing('theirs-hidden', { public: false })]);
+  const id = async (ref: string) =>
+    (await db.selectFrom('properties').select('id').where('external_ref', '=', ref).executeTakeFirstOrThrow()).id;
+  ourPropertyId = await id('ours-1');
+  theirPropertyId = await id('theirs-1');
+  ourLeadId = (await createLeadByHand(db, { businessId: ours.businessId, phone: '+34600111222' })).id;
+  theirLeadId = (await createLeadByHand(db, { businessId: theirs.businessId, phone: '+34600111222' })).id;
+  app = await appOn(db);
+});
+
+afterAll(async () => {
+  await app.close();
+  await db.destroy();
+});
+
+it('covers every operation of the OpenAPI document', async () => {
+  const doc = (await app.inject({ method: 'GET', url: '/v1/ext/openapi.json' })).json();
+  const documented = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((path) =>
+    Object.values(path).map((op) => op.operationId),
+  );
+  expect(documented.sort()).toEqual(Object.keys(OPERATIONS).sort());
+});
+
+describe.each(Object.entries(OPERATIONS))('%s', (_name, op) => {
+  const refusals: Array<[string, () => Promise<Record<string, string>>, string]> = [
+    ['no key', async () => ({}), 'Missing API key: send it in the X-Api-Key header'],
+    ['a malformed key', async () => ({ 'x-api-key': 'AC_LIVE_short.secret' }), 'Malformed API key'],
+    [
+      'another scheme',
+      async () => ({ authorization: `Bearer ${ours.key}` }),
+      'Unsupported authorization scheme: send the key in the X-Api-Key header or as Authorization: ApiKey <key>',
+    ],
+    ['an unknown key id', async () => ({ 'x-api-key': `AC_LIVE_${'Z'.repeat(16)}.${'a'.repeat(43)}` }), 'Invalid API key'],
+    ['the right id with a wrong secret', async () => ({ 'x-api-key': `AC_LIVE_${ours.keyId}.${'b'.repeat(43)}` }), 'Invalid API key'],
+    [
+      'a revoked key',
+      async () => {
+        const key = await createApiKey(db, { businessId: ours.businessId, scopes: [...SCOPES] });
+        await revokeApiKey(db, key.key_id);
+        return { 'x-api-key': key.key };
+      },
+      'API key has been revoked',
+    ],
+    [
+      'an expired key',
+      async () => ({
+        'x-api-key': (
+          await createApiKey(db, { businessId: ours.businessId, scopes: [...SCOPES], expiresAt: '2020-01-01T00:00:00.000+00:00' })
+        ).key,
+      }),
+      'API key has expired',
+    ],
+  ];
+  if (op.scope !== null) {
+    refusals.push([
+      'a key without the scope',
+      async () => ({
+        'x-api-key': (await createApiKey(db, { businessId: ours.businessId, scopes: SCOPES.filter((s) => s !== op.scope) })).key,
+      }),
+      `API key lacks the scope this operation requires: ${op.scope}`,
+    ]);
+  }
+
+  it.each(refusals)('refuses %s with 401 and changes nothing', async (_case, headers, detail) => {
+    const used = await headers();
+    // A key presented in X-Api-Key is refused the same way in `Authorization: ApiKey`.
+    const forms = 'x-api-key' in used ? [used, { authorization: `ApiKey ${used['x-api-key']}` }] : [used];
+    for (const form of forms) {
+      const before = await snapshot(db);
+      const response = await send(op, form);
+      expect(response.statusCode, JSON.stringify(form)).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('ApiKey');
+      expect(response.json()).toEqual({ detail });
+      expect(await snapshot(db)).toBe(before);
+    }
+  });
+
+  it('accepts the key in X-Api-Key and in Authorization: ApiKey (scheme in any case)', async () => {
+    expect((await send(op, { 'x-api-key': ours.key })).statusCode).toBe(200);
+    expect((await send(op, { authorization: `apikey ${ours.key}` })).statusCode).toBe(200);
+    expect((await send(op, { authorization: `ApiKey ${ours.key}` })).statusCode).toBe(200);
+  });
+});
+
+describe('another business', () => {
+  it('its property ids are indistinguishable from ids that do not exist', async () => {
+    const theirs404 = await app.inject({ method: 'GET', url: `/v1/ext/properties/${theirPropertyId}`, headers: { 'x-api-key': ours.key } });
+    const missing404 = await app.inject({ method: 'GET', url: '/v1/ext/properties/999999', headers: { 'x-api-key': ours.key } });
+    expect(theirs404.statusCode).toBe(404);
+    expect(theirs404.body).toBe(missing404.body);
+    // Their unpublished property too.
+    const hiddenId = (await db.selectFrom('properties').select('id').where('external_ref', '=', 'theirs-hidden').executeTakeFirstOrThrow())
+      .id;
+    const hidden = await app.inject({ method: 'GET', url: `/v1/ext/properties/${hiddenId}`, headers: { 'x-api-key': ours.key } });
+    expect([hidden.statusCode, hidden.body]).toEqual([404, missing404.body]);
+    expect(theirs404.headers['content-type']).toBe(missing404.headers['content-type']);
+  });
+
+  it('its lead ids are indistinguishable from ids that do not exist', async () => {
+    for (const suffix of ['', '/matches']) {
+      const theirs404 = await app.inject({
+        method: 'GET',
+        url: `/v1/ext/leads/${theirLeadId}${suffix}`,
+        headers: { 'x-api-key': ours.key },
+      });
+      const missing404 = await app.inject({ method: 'GET', url: `/v1/ext/leads/999999${suffix}`, headers: { 'x-api-key': ours.key } });
+      expect([theirs404.statusCode, theirs404.body]).toEqual([404, missing404.body]);
+      expect(theirs404.headers['content-type']).toBe(missing404.headers['content-type']);
+    }
+  });
+
+  it('its properties and leads never appear in our lists', async () => {
+    const props = (await app.inject({ method: 'GET', url: '/v1/ext/properties?limit=100', headers: { 'x-api-key': ours.key } })).json();
+    expect(props.data.map((p: { id: number }) => p.id)).toEqual([ourPropertyId]);
+    await send(OPERATIONS.ingestRentalLead, { 'x-api-key': theirs.key });
+    const leads = (await app.inject({ method: 'GET', url: '/v1/ext/leads?limit=100', headers: { 'x-api-key': ours.key } })).json();
+    const ourLeads = await db.selectFrom('leads').select('id').where('business_id', '=', ours.businessId).execute();
+    expect(leads.total).toBe(ourLeads.length);
+    expect(leads.data.map((l: { id: number }) => l.id).sort()).toEqual(ourLeads.map((l) => l.id).sort());
+  });
+});
+
+describe('body fields that try to set what the service decides are never honoured', () => {
+  // `id` is the ingest form's own submission id (a string), never the lead's.
+  const forged = (name: string) => ({
+    id: name === 'ingestRentalLead' ? '999999' : 999_999,
+    business: 'Otra',
+    business_id: 2,
+    status: 'closed',
+    rating: 5,
+    active: false,
+    created_at: '2000-01-01T00:00:00Z',
+  });
+
+  it.each([
+    ['createInquiry', 'new'],
+    ['ingestRentalLead', 'searching_property'],
+  ])('%s', async (name, status) => {
+    const op = OPERATIONS[name];
+    const body = { ...op.body!(), ...forged(name) };
+    const response = await send(op, { 'x-api-key': ours.key }, body);
+    expect(response.statusCode).toBe(200);
+    const lead = await db.selectFrom('leads').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(lead.id).not.toBe(999_999);
+    expect(lead.business_id).toBe(ours.businessId);
+    expect(lead).toMatchObject({ status, rating: 3, active: 1 });
+    expect(lead.created_at).not.toBe('2000-01-01T00:00:00.000+00:00');
+  });
+});
