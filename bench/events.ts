@@ -39,7 +39,7 @@ const CONCURRENCIES = [4, 16];
 const POST_CONNECTIONS = 32;
 const TIMEOUT_MS = 300_000;
 /** The receiver is on loopback: allowed for the bench's own processes only. */
-const ALLOW_PRIVATE = { INMO_WEBHOOKS_ALLOW_PRIVATE: '1' };
+const ALLOW_PRIVATE = { INMO_ALLOW_PRIVATE_NETWORK: '1' };
 
 /** The local receiver: verifies every delivery, records when each event id first arrived. */
 class Receiver {

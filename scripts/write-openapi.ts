@@ -1,7 +1,7 @@
 /**
  * Writes openapi.json (the committed OpenAPI 3.1 document) from the running app's schemas, and
  * test/client/openapi.d.ts, the TypeScript types openapi-typescript generates from it (the
- * client check of test/openapi-tooling.test.ts compiles against them). The tests fail while
+ * client check of test/unit/openapi-tooling.test.ts compiles against them). The tests fail while
  * either committed file differs from what this writes.
  */
 import { execFileSync } from 'node:child_process';

@@ -7,7 +7,7 @@
 
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/database.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
-import { loadLimits, type Limits } from './limits.ts';
+import { LIMIT_SETTINGS, loadLimits, type Limits } from './limits.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/worker.ts';
 
 /** Settings every command shares. */
@@ -36,10 +36,153 @@ export interface Config {
   metrics: { enabled: boolean; port: number | null; host: string };
   /** Request limits of CONTRACT §8 (`INMO_MAX_*`, src/limits.ts). */
   limits: Limits;
+  /** Where `inmo serve` listens unless `--port`/`--host` say: `PORT` and `HOST`, as hosting platforms set them. */
+  listen: { port: number; host: string };
 }
 
 /** Default database location, relative to the working directory. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/inmo.db';
+
+/** One environment variable inmo reads: its name, what it sets, and its default, in words. */
+export interface Setting {
+  name: string;
+  meaning: string;
+  default: string;
+  /** The page of docs/ that says more, if any. */
+  see?: string;
+}
+
+const ms = (n: number) => `${n.toLocaleString('en')} ms`;
+
+/**
+ * Every environment variable inmo reads, wherever it is read: docs/configuration.md is
+ * generated from this list (`npm run docs`), and test/unit/docs.test.ts fails while a variable
+ * named anywhere in src/ is missing here or the page differs from what this list writes.
+ */
+export const SETTINGS: readonly Setting[] = [
+  {
+    name: 'DATABASE_URL',
+    meaning:
+      '`sqlite:<path>`, or `postgres://user:pass@host:5432/db` with TLS as libpq spells it (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`) and `schema=NAME` for a schema of its own',
+    default: `\`${DEFAULT_DATABASE_URL}\``,
+    see: 'operators.md',
+  },
+  { name: 'PORT', meaning: 'the TCP port `inmo serve` listens on unless `--port` says', default: '8080' },
+  {
+    name: 'HOST',
+    meaning: 'the interface `inmo serve` listens on unless `--host` says (`0.0.0.0` for every interface)',
+    default: '127.0.0.1',
+  },
+  {
+    name: 'LOG_LEVEL',
+    meaning:
+      'pino level of the JSON logs on stdout; at `info`, one line per request (`method`, `route`, `status`, `ms`, `reqId`, `key_id`, and `error`, the catalogue code, on a 4xx/5xx), written asynchronously and drained when stopping; `warn` turns request lines off',
+    default: '`info`',
+  },
+  {
+    name: 'INMO_TRUST_PROXY',
+    meaning: '`true` (any proxy), or the proxies (addresses or CIDRs, comma-separated) whose `X-Forwarded-For` gives the client address',
+    default: 'off',
+  },
+  {
+    name: 'INMO_SECRET_KEY',
+    meaning: 'the key that seals channel tokens and webhook secrets at rest (16 characters or more; the same on every process)',
+    default: 'the key file',
+    see: 'operators.md',
+  },
+  {
+    name: 'INMO_SECRET_KEY_FILE',
+    meaning: 'where that key is kept when `INMO_SECRET_KEY` is unset (created with mode 0600 on first use)',
+    default: '`$XDG_CONFIG_HOME/inmo/secret.key`, else `~/.config/inmo/secret.key`',
+  },
+  { name: 'XDG_CONFIG_HOME', meaning: 'the folder of the default key file', default: '`~/.config`' },
+  {
+    name: 'INMO_PUBLIC_URL',
+    meaning: "this server's public base URL, for the webhook callback URL that `inmo channel connect` prints",
+    default: '`http://127.0.0.1:8080`',
+    see: 'whatsapp.md',
+  },
+  {
+    name: 'INMO_ALLOW_PRIVATE_NETWORK',
+    meaning:
+      "`1` lets every outgoing request (the WhatsApp Graph API, the assistant's model, webhooks) use `http` and reach loopback, private or link-local addresses: closed networks and tests",
+    default: 'off',
+  },
+  { name: 'INMO_WEBHOOKS_ALLOW_PRIVATE', meaning: 'the older name of `INMO_ALLOW_PRIVATE_NETWORK`, still honoured', default: 'off' },
+  {
+    name: 'INMO_RATE_LIMIT_PER_KEY',
+    meaning: 'requests per minute per API key (0 = off)',
+    default: String(DEFAULT_RATE_LIMITS.perKeyPerMinute),
+  },
+  {
+    name: 'INMO_RATE_LIMIT_POST_PER_IP',
+    meaning: '`POST /leads/…` per minute per client address (0 = off)',
+    default: String(DEFAULT_RATE_LIMITS.postPerIpPerMinute),
+  },
+  ...LIMIT_SETTINGS,
+  { name: 'INMO_COUNT_CACHE_SIZE', meaning: 'entries of the per-process cache of `total` counts (0 = off)', default: '2000' },
+  { name: 'INMO_PAGE_CACHE_MB', meaning: 'MiB of the per-process cache of catalogue pages (0 = off)', default: '32' },
+  {
+    name: 'INMO_PG_POOL_SIZE',
+    meaning: 'PostgreSQL connections per process',
+    default: String(DEFAULT_POOL_SETTINGS.poolSize),
+    see: 'operators.md',
+  },
+  {
+    name: 'INMO_PG_STATEMENT_TIMEOUT_MS',
+    meaning: 'PostgreSQL cancels a statement that runs longer (0 = no limit)',
+    default: ms(DEFAULT_POOL_SETTINGS.statementTimeoutMs),
+  },
+  { name: 'INMO_WORKER_CONCURRENCY', meaning: 'jobs a worker runs at once', default: String(DEFAULT_WORKER_SETTINGS.concurrency) },
+  {
+    name: 'INMO_WORKER_POLL_MS',
+    meaning: 'idle wait between looks at the jobs table (a lead taken by the same process wakes it at once)',
+    default: ms(DEFAULT_WORKER_SETTINGS.pollMs),
+  },
+  {
+    name: 'INMO_JOB_LEASE_MS',
+    meaning: "how long a claimed job stays its worker's; a dead worker's jobs are taken back after it (longer than `INMO_SEND_TIMEOUT_MS`)",
+    default: ms(DEFAULT_WORKER_SETTINGS.leaseMs),
+  },
+  {
+    name: 'INMO_JOB_MAX_ATTEMPTS',
+    meaning: 'runs of a job before it is parked as failed',
+    default: String(DEFAULT_WORKER_SETTINGS.maxAttempts),
+  },
+  {
+    name: 'INMO_JOB_BACKOFF_MS',
+    meaning: 'first retry delay, doubled at each retry (with jitter)',
+    default: ms(DEFAULT_WORKER_SETTINGS.backoffMs),
+  },
+  { name: 'INMO_JOB_MAX_BACKOFF_MS', meaning: 'the longest retry delay', default: ms(DEFAULT_WORKER_SETTINGS.maxBackoffMs) },
+  {
+    name: 'INMO_MATCH_LIMIT',
+    meaning: 'matches, and near misses, stored per search entry',
+    default: String(DEFAULT_WORKER_SETTINGS.matchLimit),
+  },
+  {
+    name: 'INMO_SEND_TIMEOUT_MS',
+    meaning: "wait for the provider's answer before the outcome of a send counts as unknown",
+    default: ms(DEFAULT_WORKER_SETTINGS.sendTimeoutMs),
+  },
+  { name: 'INMO_METRICS', meaning: '`off` turns `GET /metrics` and its counting off', default: '`on`', see: 'operators.md' },
+  {
+    name: 'INMO_METRICS_PORT',
+    meaning: "serve `GET /metrics` on this port instead of the API's (`inmo worker` too)",
+    default: "the API's port",
+  },
+  { name: 'INMO_METRICS_HOST', meaning: 'the interface of `INMO_METRICS_PORT`', default: '127.0.0.1' },
+  {
+    name: 'NODE_ENV',
+    meaning: "`development` reads the console's templates again on every page (while editing them)",
+    default: 'production behaviour',
+  },
+  {
+    name: 'INMO_FAILPOINT',
+    meaning: 'tests only: `name[:hit]` kills the process with SIGKILL at that place of a job (src/jobs/failpoints.ts)',
+    default: 'off',
+  },
+];
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
   const raw = env[name];
@@ -101,14 +244,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker,
     metrics: metricsFromEnv(env),
     limits: loadLimits(env),
+    listen: { port: portFromEnv(env, 'PORT', 8080), host: env.HOST || '127.0.0.1' },
   };
+}
+
+/** A TCP port (0 to 65535) from `name`, or `fallback` when unset. @throws Error naming the variable. */
+function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const port = intFromEnv(env, name, fallback, 0);
+  if (port > 65535) throw new Error(`${name} must be a port number, got ${JSON.stringify(env[name])}`);
+  return port;
 }
 
 function metricsFromEnv(env: NodeJS.ProcessEnv): Config['metrics'] {
   const onOff = env.INMO_METRICS || 'on';
   if (onOff !== 'on' && onOff !== 'off') throw new Error(`INMO_METRICS must be on or off, got ${JSON.stringify(onOff)}`);
-  const port = env.INMO_METRICS_PORT ? intFromEnv(env, 'INMO_METRICS_PORT', 0, 0) : null;
-  if (port !== null && port > 65535)
-    throw new Error(`INMO_METRICS_PORT must be a port number, got ${JSON.stringify(env.INMO_METRICS_PORT)}`);
+  const port = env.INMO_METRICS_PORT ? portFromEnv(env, 'INMO_METRICS_PORT', 0) : null;
   return { enabled: onOff === 'on', port, host: env.INMO_METRICS_HOST || '127.0.0.1' };
 }

@@ -92,7 +92,7 @@ export const ERRORS = {
   WEBHOOK_URL: spec({
     status: 400,
     detail:
-      '--url must be an https URL on a public address (INMO_WEBHOOKS_ALLOW_PRIVATE=1 also allows http and private, loopback or link-local addresses)',
+      '--url must be an https URL on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http and private, loopback or link-local addresses)',
   }),
   WEBHOOK_EVENTS: spec<{ types: readonly string[] }>({
     status: 400,

@@ -3,15 +3,8 @@
  * into the config (config.ts); the schemas that enforce them, and so the OpenAPI document, are
  * built from the config's values (schemas/index.ts `buildSchemas`).
  *
- * | variable | limit | default |
- * |---|---|---|
- * | `INMO_MAX_BODY_BYTES` | request body, bytes (413 beyond) | 1 MiB |
- * | `INMO_MAX_STRING` | any string field, characters (422 `string_too_long`) | 10,000 |
- * | `INMO_MAX_NAME` | a contact `name`, characters | 200 |
- * | `INMO_MAX_SEARCHES` | entries of `search_preferences` (422 `too_long`) | 20 |
- * | `INMO_MAX_LOCATIONS` | map areas in `locations` (body entry or query) | 50 |
- * | `INMO_MAX_POLYGON_VERTICES` | vertices of one polygon | 1,000 |
- * | `INMO_MAX_LOCATIONS_QUERY_CHARS` | the `locations` query parameter, characters | 65,536 |
+ * The variables (`INMO_MAX_*`), what each limits and its default: {@link LIMIT_SETTINGS}, listed in
+ * docs/configuration.md.
  */
 
 export interface Limits {
@@ -43,6 +36,24 @@ const VARIABLES: Record<keyof Limits, string> = {
   polygonVertices: 'INMO_MAX_POLYGON_VERTICES',
   locationsQueryChars: 'INMO_MAX_LOCATIONS_QUERY_CHARS',
 };
+
+/** What each variable limits, for docs/configuration.md (config.ts `SETTINGS`). */
+const MEANINGS: Record<keyof Limits, string> = {
+  bodyBytes: 'request body, bytes (413 beyond)',
+  stringChars: 'any string field, characters (422 `string_too_long`)',
+  nameChars: 'a contact `name`, characters',
+  searches: 'entries of `search_preferences` (422 `too_long`)',
+  locations: 'map areas in `locations` (a body entry or the query)',
+  polygonVertices: 'vertices of one polygon',
+  locationsQueryChars: 'the `locations` query parameter, characters',
+};
+
+/** The limits' variables, with their meaning and default (CONTRACT §8). */
+export const LIMIT_SETTINGS = (Object.keys(VARIABLES) as Array<keyof Limits>).map((field) => ({
+  name: VARIABLES[field],
+  meaning: `limit of ${MEANINGS[field]}`,
+  default: DEFAULT_LIMITS[field].toLocaleString('en'),
+}));
 
 /**
  * The limits the environment sets.

@@ -18,8 +18,14 @@ import { Agent, fetch as undiciFetch } from 'undici';
 /** The error code of a refused destination. */
 export const PRIVATE_ADDRESS = 'EPRIVATEADDRESS';
 
-/** Whether private destinations are allowed (read on every call, so tests and operators can change it). */
-export const allowsPrivateNetwork = (env: NodeJS.ProcessEnv = process.env) => env.INMO_ALLOW_PRIVATE_NETWORK === '1';
+/**
+ * Whether private destinations are allowed, for every outgoing request (channels, the
+ * assistant's model, webhooks): `INMO_ALLOW_PRIVATE_NETWORK=1`, or its older alias for
+ * webhooks, `INMO_WEBHOOKS_ALLOW_PRIVATE=1` (CONTRACT §8, §13). Read on every call, so tests
+ * and operators can change it.
+ */
+export const allowsPrivateNetwork = (env: NodeJS.ProcessEnv = process.env) =>
+  env.INMO_ALLOW_PRIVATE_NETWORK === '1' || env.INMO_WEBHOOKS_ALLOW_PRIVATE === '1';
 
 /** Whether an IP address is public unicast (IPv4-mapped IPv6 judged as its IPv4). */
 export function isPublicAddress(address: string): boolean {
@@ -27,10 +33,13 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
-function refusal(host: string, address: string, setting = 'INMO_ALLOW_PRIVATE_NETWORK=1'): Error {
-  return Object.assign(new Error(`refused to connect to ${host}: ${address} is not a public address (${setting} allows it)`), {
-    code: PRIVATE_ADDRESS,
-  });
+function refusal(host: string, address: string): Error {
+  return Object.assign(
+    new Error(`refused to connect to ${host}: ${address} is not a public address (INMO_ALLOW_PRIVATE_NETWORK=1 allows it)`),
+    {
+      code: PRIVATE_ADDRESS,
+    },
+  );
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -49,22 +58,17 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
 const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup as never } });
 
 /**
- * `fetch` for outgoing calls to configured services.
- * @param policy whether private destinations are allowed (default: `INMO_ALLOW_PRIVATE_NETWORK`),
- *   and the setting that allows them, named in the refusal.
+ * `fetch` for outgoing calls to configured services and webhook endpoints.
+ * @param allowPrivate whether private destinations are allowed (default: {@link allowsPrivateNetwork}).
  * @throws TypeError('fetch failed') whose cause has code {@link PRIVATE_ADDRESS} for a refused
  *   destination (nothing was sent), or the usual network errors.
  */
-export async function outboundFetch(
-  url: string,
-  request: RequestInit,
-  policy: { allowPrivate: boolean; setting: string } = { allowPrivate: allowsPrivateNetwork(), setting: 'INMO_ALLOW_PRIVATE_NETWORK=1' },
-): Promise<Response> {
+export async function outboundFetch(url: string, request: RequestInit, allowPrivate: boolean = allowsPrivateNetwork()): Promise<Response> {
   // A redirect is never followed: its target would skip these checks (an address in a
   // Location header is never looked up). The caller sees the 3xx as a failure.
   const init: RequestInit = { ...request, redirect: 'manual' };
-  if (policy.allowPrivate) return fetch(url, init);
+  if (allowPrivate) return fetch(url, init);
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host, policy.setting) });
+  if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host) });
   return (await undiciFetch(url, { ...(init as object), dispatcher: publicOnly })) as unknown as Response;
 }

@@ -78,13 +78,14 @@ function metricsAddress(server: FastifyInstance | null): string | undefined {
 
 export function register(program: Command): void {
   command(program, 'serve', 'migrate the database, serve /v1/ext (and /healthz, /readyz, /metrics), run the worker')
-    .option('--port <port>', 'TCP port', port, 8080)
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'TCP port (default: PORT, else 8080)', port)
+    .option('--host <host>', 'interface to listen on (default: HOST, else 127.0.0.1)')
     .option('--demo', 'on an empty database, create a demo business, catalogue and key')
     .option('--no-worker', 'run no background worker in this process (run `inmo worker` elsewhere)')
     .action(
-      action(async (opts: { port: number; host: string; demo?: boolean; worker: boolean }) => {
+      action(async (opts: { port?: number; host?: string; demo?: boolean; worker: boolean }) => {
         const config = loadConfig(cli.env);
+        const listenOn = { host: opts.host ?? config.listen.host, port: opts.port ?? config.listen.port };
         const db = await openDb(config);
         let worker: Worker | null = null;
         // Log lines are written to stdout asynchronously, off the request path, and flushed
@@ -113,7 +114,7 @@ export function register(program: Command): void {
         const demo = opts.demo ? await seedDemo(db) : {};
         const { port: metricsPort, host: metricsHost } = config.metrics;
         const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;
-        const { address, metrics } = await listenOrClose(app, db, { host: opts.host, port: opts.port }, metricsAt);
+        const { address, metrics } = await listenOrClose(app, db, listenOn, metricsAt);
         if (opts.worker) {
           worker = new Worker({ db, settings: config.worker, logger: app.log.child({ component: 'worker' }) });
           worker.start();

@@ -11,13 +11,13 @@
  *
  * Order: per endpoint and lead, only the earliest pending delivery has a job; when it ends
  * (delivered or failed) the next one of that lead is queued. Destinations: `https` URLs on
- * public addresses only, unless `INMO_WEBHOOKS_ALLOW_PRIVATE=1` (then `http` and private,
+ * public addresses only, unless `INMO_ALLOW_PRIVATE_NETWORK=1` (then `http` and private,
  * loopback and link-local addresses too), checked when the URL is added and on the very
  * address each delivery connects to (channels/outbound.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { isPublicAddress, outboundFetch } from '../channels/outbound.ts';
+import { allowsPrivateNetwork, isPublicAddress, outboundFetch } from '../channels/outbound.ts';
 import { isRowId, type Db, type Executor } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import * as repo from '../db/repositories/events.ts';
@@ -35,9 +35,6 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
 const RESPONSE_KEPT = 1024;
 /** How long the previous secret still signs after a rotation, ms. */
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-/** Whether webhooks may go to http and private addresses (closed networks, tests). */
-export const webhooksAllowPrivate = (env: NodeJS.ProcessEnv = process.env) => env.INMO_WEBHOOKS_ALLOW_PRIVATE === '1';
 
 /** A new Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -79,7 +76,7 @@ function checkUrl(url: string, env: NodeJS.ProcessEnv): void {
   } catch {
     throw new InmoError('WEBHOOK_URL');
   }
-  const allowPrivate = webhooksAllowPrivate(env);
+  const allowPrivate = allowsPrivateNetwork(env);
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) throw new InmoError('WEBHOOK_URL');
   if (parsed.username || parsed.password) throw new InmoError('WEBHOOK_URL');
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
@@ -207,16 +204,12 @@ export async function attemptDelivery(
   let response: string | null = null;
   let error: string | null = null;
   try {
-    const answer = await outboundFetch(
-      endpoint.url,
-      {
-        method: 'POST',
-        headers: signedHeaders(secrets, eventId(event.id), at, body),
-        body,
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      },
-      { allowPrivate: webhooksAllowPrivate(), setting: 'INMO_WEBHOOKS_ALLOW_PRIVATE=1' },
-    );
+    const answer = await outboundFetch(endpoint.url, {
+      method: 'POST',
+      headers: signedHeaders(secrets, eventId(event.id), at, body),
+      body,
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    });
     status = answer.status;
     response = Buffer.from(await answer.arrayBuffer())
       .subarray(0, RESPONSE_KEPT)

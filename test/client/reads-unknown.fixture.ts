@@ -1,4 +1,4 @@
-// Not part of the build (tsconfig.json excludes *.fixture.ts): test/openapi-tooling.test.ts
+// Not part of the build (tsconfig.json excludes *.fixture.ts): test/unit/openapi-tooling.test.ts
 // compiles it alone and expects `read` to refuse a field the document leaves `unknown`.
 import type { components } from './openapi.d.ts';
 import { read } from './every-operation.ts';

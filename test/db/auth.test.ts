@@ -6,7 +6,7 @@ import { get, withApp } from '../helpers/http.ts';
 
 const t = withApp();
 
-// Every way a key can be wrong, on every route: test/security.test.ts.
+// Every way a key can be wrong, on every route: test/db/security.test.ts.
 
 describe('key lifecycle', () => {
   it('refuses a revoked key', async () => {

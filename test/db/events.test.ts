@@ -37,7 +37,6 @@ interface Receiver {
 let receiver: Receiver;
 
 beforeEach(async () => {
-  process.env.INMO_WEBHOOKS_ALLOW_PRIVATE = '1';
   const state = { received: [], status: 200, reply: 'ok' } as unknown as Receiver;
   state.server = createServer((request, response) => {
     let body = '';
@@ -53,6 +52,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  // The suite's default (test/global-setup.ts): the receivers listen on loopback.
+  process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
   delete process.env.INMO_WEBHOOKS_ALLOW_PRIVATE;
   await new Promise((resolve) => receiver.server.close(resolve));
 });
@@ -274,28 +275,35 @@ describe('webhook destinations', () => {
     'ftp://example.com/',
     'https://localhost/x',
     'not a url',
-  ])('refuses %s unless INMO_WEBHOOKS_ALLOW_PRIVATE=1', async (url) => {
-    delete process.env.INMO_WEBHOOKS_ALLOW_PRIVATE;
+  ])('refuses %s unless INMO_ALLOW_PRIVATE_NETWORK=1', async (url) => {
+    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
     await expect(addWebhook(t.db, { businessId: t.businessId, url })).rejects.toThrow('--url must be an https URL on a public address');
   });
 
+  it('takes INMO_WEBHOOKS_ALLOW_PRIVATE=1 as the older name of INMO_ALLOW_PRIVATE_NETWORK=1', async () => {
+    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
+    await expect(addWebhook(t.db, { businessId: t.businessId, url: receiver.url })).rejects.toThrow('--url must be an https URL');
+    process.env.INMO_WEBHOOKS_ALLOW_PRIVATE = '1';
+    expect((await addWebhook(t.db, { businessId: t.businessId, url: receiver.url })).id).toBeGreaterThan(0);
+  });
+
   it('accepts https on a public name, and never connects to a private address at delivery time', async () => {
-    delete process.env.INMO_WEBHOOKS_ALLOW_PRIVATE;
+    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
     expect((await addWebhook(t.db, { businessId: t.businessId, url: 'https://crm.example.com/hooks' })).id).toBeGreaterThan(0);
     // Added while allowed, delivered while not: refused before anything is sent.
-    process.env.INMO_WEBHOOKS_ALLOW_PRIVATE = '1';
+    process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
     const { id } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url });
-    delete process.env.INMO_WEBHOOKS_ALLOW_PRIVATE;
+    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
     await inquiry('+34611400090');
     await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
     expect(receiver.received).toHaveLength(0);
     const [delivery] = await listWebhookDeliveries(t.db, id);
     expect(delivery.state).toBe('pending');
-    expect(delivery.error).toContain('is not a public address (INMO_WEBHOOKS_ALLOW_PRIVATE=1 allows it)');
+    expect(delivery.error).toContain('is not a public address (INMO_ALLOW_PRIVATE_NETWORK=1 allows it)');
   });
 
   it('inmo webhooks add prints {id, secret} once, and list never shows a secret', async () => {
-    const env = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', INMO_WEBHOOKS_ALLOW_PRIVATE: '1' };
+    const env = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn' };
     const add = (...args: string[]) => inmo(env, 'webhooks', 'add', '--business', String(t.businessId), '--url', receiver.url, ...args);
     const added = await add('--events', 'lead.created,match.found', '--json');
     expect(added.code).toBe(0);

@@ -29,11 +29,12 @@ export interface Served {
 }
 
 /**
- * Starts `inmo serve ARGS… --port 0 --json` and resolves once it prints its summary: the JSON
- * line with a `url` (log lines are JSON too).
+ * Starts `inmo serve ARGS… --json` (with `--port 0` unless `env` has a `PORT`) and resolves
+ * once it prints its summary: the JSON line with a `url` (log lines are JSON too).
  */
 export function startServe(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [INMO_ENTRY, 'serve', ...args, '--port', '0', '--json'], { env, cwd: REPO_ROOT });
+  const port = env.PORT === undefined ? ['--port', '0'] : [];
+  const child = spawn(process.execPath, [INMO_ENTRY, 'serve', ...args, ...port, '--json'], { env, cwd: REPO_ROOT });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let out = '';
   child.stderr.on('data', (chunk) => (out += chunk));
