@@ -45,9 +45,10 @@ function placeholder(name: string): unknown {
 /** docs/errors.md: every error of the catalogue with its status and its message. */
 export function renderErrors(): string {
   const params = new Proxy({}, { get: (_target, name) => placeholder(String(name)) });
+  const say = (text: string | ((p: never) => string)) => (typeof text === 'function' ? (text as (p: unknown) => string)(params) : text);
   const rows = Object.entries(ERRORS).map(([code, spec]) => {
-    const detail = typeof spec.detail === 'function' ? (spec.detail as (p: unknown) => string)(params) : spec.detail;
-    return `| \`${code}\` | ${spec.status} | \`${cell(detail)}\` |`;
+    const cli = 'cli' in spec && spec.cli ? ` \`${cell(say(spec.cli))}\`` : '';
+    return `| \`${code}\` | ${spec.status} | \`${cell(say(spec.detail))}\` |${cli} |`;
   });
   return [
     GENERATED('src/errors.ts'),
@@ -56,7 +57,8 @@ export function renderErrors(): string {
     '',
     'Every error a client or an operator can meet, from the one catalogue that the API and the CLI',
     'both use. Over HTTP the body is `{"detail": "<message>"}` with the status shown (spec §7,',
-    'CONTRACT §2); the CLI prints the message (`{"error": "<message>"}` with `--json`) and exits 1.',
+    'CONTRACT §2); the CLI prints the message, or its own naming the option at fault',
+    '(`{"error": "<message>"}` with `--json`), and exits 1.',
     'Every 401 carries `WWW-Authenticate: ApiKey`. `<name>` stands for a value of the request.',
     '',
     'A request whose path, query or body breaks the schema gets a 422 whose `detail` is a list of',
@@ -67,8 +69,8 @@ export function renderErrors(): string {
     '{"detail": [{"type": "greater_than_equal", "loc": ["query", "limit"], "msg": "Input should be greater than or equal to 1", "input": "0", "ctx": {"ge": 1}}]}',
     '```',
     '',
-    '| code | status | message |',
-    '| --- | --- | --- |',
+    '| code | status | message | the CLI says instead |',
+    '| --- | --- | --- | --- |',
     ...rows,
     '',
   ].join('\n');

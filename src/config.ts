@@ -8,7 +8,7 @@
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/database.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { LIMIT_SETTINGS, loadLimits, type Limits } from './limits.ts';
-import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/worker.ts';
+import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/settings.ts';
 
 /** Settings every command shares. */
 export interface Config {

@@ -1,7 +1,7 @@
 /**
  * The closed catalogue of errors a client or an operator can meet (spec §7, CONTRACT §2, §3):
- * one code per error, with its HTTP status and its `detail`, the English sentence of the
- * `{"detail": …}` body. Services and domain functions throw {@link InmoError}s by code; the
+ * one code per fault, with its HTTP status and its `detail`, the English sentence of the
+ * `{"detail": …}` body, and, where the CLI names an option instead, its `cli` message. Services and domain functions throw {@link InmoError}s by code; the
  * one error handler of the HTTP server (http/fastapi-compat.ts) renders them, and the CLI
  * prints their detail. No detail is written anywhere else: a new error is a new line here.
  *
@@ -12,7 +12,10 @@ import type { ValidationIssue } from './validation/pydantic.ts';
 
 interface ErrorSpec<P> {
   status: number;
+  /** The message over HTTP (the `detail` of the body), and in the CLI when `cli` is not set. */
   detail: string | ((params: P) => string);
+  /** The CLI's own message, naming its option (`--email …`), where it differs from `detail`. */
+  cli?: string | ((params: P) => string);
   /** Headers every response of this error carries. */
   headers?: Readonly<Record<string, string>>;
 }
@@ -57,13 +60,13 @@ export const ERRORS = {
   }),
   KEY_ORIGIN_INVALID: spec({
     status: 400,
-    detail: '--origin must be a web origin such as https://site.example (scheme, host and port only)',
+    detail: 'An allowed origin must be a web origin such as https://site.example (scheme, host and port only)',
+    cli: '--origin must be a web origin such as https://site.example (scheme, host and port only)',
   }),
   KEY_PUBLISHABLE_SCOPE: spec({ status: 400, detail: 'A publishable key may only have the scopes properties:read and leads:ingest' }),
 
   // The catalogue and leads (spec §4, CONTRACT §6).
   PROPERTY_NOT_FOUND: spec({ status: 404, detail: 'Property not found' }),
-  API_LEAD_NOT_FOUND: spec({ status: 404, detail: 'Lead not found' }),
   // Idempotency-Key (CONTRACT §13).
   IDEMPOTENCY_KEY_REUSED: spec({ status: 422, detail: 'Idempotency-Key reused with a different request body' }),
   IDEMPOTENCY_KEY_IN_FLIGHT: spec({
@@ -92,23 +95,35 @@ export const ERRORS = {
   WEBHOOK_URL: spec({
     status: 400,
     detail:
-      '--url must be an https URL on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http and private, loopback or link-local addresses)',
+      'A webhook URL must be an https URL on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http and private, loopback or link-local addresses)',
+    cli: '--url must be an https URL on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http and private, loopback or link-local addresses)',
   }),
   WEBHOOK_EVENTS: spec<{ types: readonly string[] }>({
     status: 400,
-    detail: ({ types }) => `--events must list event types among: ${types.join(', ')}`,
+    detail: ({ types }) => `Event types must be among: ${types.join(', ')}`,
+    cli: ({ types }) => `--events must list event types among: ${types.join(', ')}`,
   }),
   WEBHOOK_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook endpoint with id ${id}` }),
   WEBHOOK_DELIVERY_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook delivery with id ${id}` }),
-  USER_EMAIL_INVALID: spec({ status: 400, detail: '--email must be an email address, e.g. ana@agency.example' }),
+  USER_EMAIL_INVALID: spec({
+    status: 400,
+    detail: 'The email must be an email address, e.g. ana@agency.example',
+    cli: '--email must be an email address, e.g. ana@agency.example',
+  }),
   USER_EMAIL_TAKEN: spec<{ email: string }>({ status: 409, detail: ({ email }) => `A user with email ${email} already exists` }),
-  USER_ROLE_UNKNOWN: spec({ status: 400, detail: '--role must be owner or agent' }),
+  USER_ROLE_UNKNOWN: spec({ status: 400, detail: 'The role must be owner or agent', cli: '--role must be owner or agent' }),
   USER_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No user with id ${id}` }),
   FOLLOW_UP_TYPE_UNKNOWN: spec<{ types: readonly string[]; aliases: readonly string[] }>({
     status: 400,
-    detail: ({ types, aliases }) => `--type must be one of: ${types.join(', ')} (or an alias the API accepts: ${aliases.join(', ')})`,
+    detail: ({ types, aliases }) =>
+      `The lead type must be one of: ${types.join(', ')} (or an alias the API accepts: ${aliases.join(', ')})`,
+    cli: ({ types, aliases }) => `--type must be one of: ${types.join(', ')} (or an alias the API accepts: ${aliases.join(', ')})`,
   }),
-  FOLLOW_UP_PERIOD: spec({ status: 400, detail: '--every-days must be a whole number of days from 1 to 3650' }),
+  FOLLOW_UP_PERIOD: spec({
+    status: 400,
+    detail: 'The follow-up period must be a whole number of days from 1 to 3650',
+    cli: '--every-days must be a whole number of days from 1 to 3650',
+  }),
   FOLLOW_UP_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No follow-up with id ${id}` }),
   FOLLOW_UP_NOT_DUE: spec<{ id: number; state: string }>({
     status: 409,
@@ -116,41 +131,59 @@ export const ERRORS = {
   }),
   CHANNEL_PROVIDER: spec<{ providers: readonly string[] }>({
     status: 400,
-    detail: ({ providers }) => `--provider must be one of: ${providers.join(', ')}`,
+    detail: ({ providers }) => `The provider must be one of: ${providers.join(', ')}`,
+    cli: ({ providers }) => `--provider must be one of: ${providers.join(', ')}`,
   }),
-  CHANNEL_PHONE_NUMBER_ID_BLANK: spec({ status: 400, detail: '--phone-number-id must not be blank' }),
-  CHANNEL_TEMPLATE_BLANK: spec({ status: 400, detail: '--template must not be blank' }),
+  CHANNEL_PHONE_NUMBER_ID_BLANK: spec({
+    status: 400,
+    detail: 'The phone number id must not be blank',
+    cli: '--phone-number-id must not be blank',
+  }),
+  CHANNEL_TEMPLATE_BLANK: spec({ status: 400, detail: 'The template name must not be blank', cli: '--template must not be blank' }),
   CHANNEL_TOKEN_ENV_NOT_A_NAME: spec({
     status: 400,
-    detail: '--token-env must be the NAME of an environment variable holding the token, not the token',
+    detail: 'The access token must come from an environment variable named for it, not be given as the name',
+    cli: '--token-env must be the NAME of an environment variable holding the token, not the token',
   }),
   CHANNEL_TOKEN_ENV_UNSET: spec<{ name: string }>({
     status: 400,
-    detail: ({ name }) => `the environment variable ${name} named by --token-env is not set`,
+    detail: ({ name }) => `The environment variable ${name} that should hold the access token is not set`,
+    cli: ({ name }) => `the environment variable ${name} named by --token-env is not set`,
   }),
-  CHANNEL_BASE_URL: spec({ status: 400, detail: '--base-url must be an http(s) URL' }),
+  CHANNEL_BASE_URL: spec({
+    status: 400,
+    detail: 'The Graph API base URL must be an http(s) URL',
+    cli: '--base-url must be an http(s) URL',
+  }),
   CHANNEL_SECRET_ENV_NOT_A_NAME: spec<{ option: string }>({
     status: 400,
-    detail: ({ option }) => `${option} must be the NAME of an environment variable holding the secret, not the secret`,
+    detail: () => 'The secret must come from an environment variable named for it, not be given as the name',
+    cli: ({ option }) => `${option} must be the NAME of an environment variable holding the secret, not the secret`,
   }),
   CHANNEL_SECRET_ENV_UNSET: spec<{ option: string; name: string }>({
     status: 400,
-    detail: ({ option, name }) => `the environment variable ${name} named by ${option} is not set`,
+    detail: ({ name }) => `The environment variable ${name} that should hold the secret is not set`,
+    cli: ({ option, name }) => `the environment variable ${name} named by ${option} is not set`,
   }),
   CHANNEL_LISTING_URL: spec({
     status: 400,
-    detail: '--listing-url must be an http(s) URL with {id} (the property id) or {ref} (its external reference) in it',
+    detail: 'The listing URL must be an http(s) URL with {id} (the property id) or {ref} (its external reference) in it',
+    cli: '--listing-url must be an http(s) URL with {id} (the property id) or {ref} (its external reference) in it',
   }),
   CHANNEL_PHONE_NUMBER_ID_TAKEN: spec<{ id: number }>({
     status: 409,
     detail: ({ id }) => `Business ${id} has already connected this phone number id: a number's webhooks must reach one business`,
   }),
   CHANNEL_NOT_CONNECTED: spec<{ id: number }>({ status: 404, detail: ({ id }) => `Business ${id} has no channel connected` }),
-  ASSISTANT_URL: spec({ status: 400, detail: '--url must be an http(s) URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1)' }),
-  ASSISTANT_MODEL_BLANK: spec({ status: 400, detail: '--model must not be blank' }),
+  ASSISTANT_URL: spec({
+    status: 400,
+    detail: "The assistant's URL must be an http(s) URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1)",
+    cli: '--url must be an http(s) URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1)',
+  }),
+  ASSISTANT_MODEL_BLANK: spec({ status: 400, detail: 'The model name must not be blank', cli: '--model must not be blank' }),
 
   // Conversations (CONTRACT §10).
-  LEAD_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No lead with id ${id}` }),
+  LEAD_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: 'Lead not found', cli: ({ id }) => `No lead with id ${id}` }),
   CONVERSATION_NOT_FOUND: spec<{ id: number }>({
     status: 404,
     detail: ({ id }) => `Lead ${id} has no conversation: it has not written on WhatsApp`,
@@ -163,11 +196,13 @@ export const ERRORS = {
   REPLY_NO_CHANNEL: spec({ status: 409, detail: 'The business has no WhatsApp channel connected' }),
   REPLY_OPTED_OUT: spec({
     status: 409,
-    detail: 'The lead opted out of messages; resume the conversation with --opted-in only if they asked to be contacted again',
+    detail: 'The lead opted out of messages; resume the conversation only if they asked to be contacted again',
+    cli: 'The lead opted out of messages; resume the conversation with --opted-in only if they asked to be contacted again',
   }),
   RESUME_OPTED_OUT: spec<{ id: number }>({
     status: 409,
-    detail: ({ id }) => `Lead ${id} opted out of messages: resume with --opted-in only if they asked to be contacted again`,
+    detail: ({ id }) => `Lead ${id} opted out of messages: resume only if they asked to be contacted again`,
+    cli: ({ id }) => `Lead ${id} opted out of messages: resume with --opted-in only if they asked to be contacted again`,
   }),
   REPLY_WINDOW_CLOSED: spec<{ closedAt: string | null }>({
     status: 409,
@@ -189,6 +224,8 @@ type ParamsOf<C extends ErrorCode> = (typeof ERRORS)[C] extends ErrorSpec<infer 
 /** An error of the catalogue: its code, status, detail and headers. */
 export class InmoError<C extends ErrorCode = ErrorCode> extends Error {
   readonly status: number;
+  /** What the CLI prints: the message naming the option at fault, where the catalogue has one. */
+  readonly cliMessage: string;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
@@ -198,7 +235,9 @@ export class InmoError<C extends ErrorCode = ErrorCode> extends Error {
       : [params: ParamsOf<C>, headers?: Record<string, string>]
   ) {
     const entry = ERRORS[code] as ErrorSpec<ParamsOf<C>>;
-    super(typeof entry.detail === 'function' ? entry.detail(params as ParamsOf<C>) : entry.detail);
+    const say = (text: string | ((params: ParamsOf<C>) => string)) => (typeof text === 'function' ? text(params as ParamsOf<C>) : text);
+    super(say(entry.detail));
+    this.cliMessage = say(entry.cli ?? entry.detail);
     this.name = `InmoError(${code})`;
     this.status = entry.status;
     this.headers = { ...entry.headers, ...extraHeaders };

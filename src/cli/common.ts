@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.ts';
 import { createDb, migrate, type Db } from '../db/database.ts';
+import { InmoError } from '../errors.ts';
 
 /** An error to show the operator as it is (no stack trace), with the exit code it ends with. */
 export class CliError extends Error {
@@ -57,7 +58,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
     try {
       await fn(...args);
     } catch (error) {
-      printError(error instanceof Error ? error.message : String(error));
+      printError(error instanceof InmoError ? error.cliMessage : error instanceof Error ? error.message : String(error));
       cli.exitCode = error instanceof CliError ? error.exitCode : 1;
     }
   };

@@ -1,7 +1,8 @@
 /** `inmo leads create|show` (CONTRACT §9): leads recorded by hand, and everything known of one. */
 import type { Command } from 'commander';
 import { createLeadByHand, showLead } from '../services/leads.ts';
-import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
+import { InmoError } from '../errors.ts';
+import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {
   const leads = program.command('leads').description('leads');
@@ -21,7 +22,7 @@ export function register(program: Command): void {
     .action(
       action(async (id: number) => {
         const shown = await withDb((db) => showLead(db, id), { mustExist: true });
-        if (!shown) throw new CliError(`No lead with id ${id}`);
+        if (!shown) throw new InmoError('LEAD_NOT_FOUND', { id });
         const l = shown.lead;
         const human = [
           `lead #${l.id} ${l.name ?? '(no name)'} ${l.phone_number_1}`,

@@ -15,22 +15,16 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { migrationProvider } from './migrations/index.ts';
 import { restoreDeferredIndexes } from './deferred-indexes.ts';
 import SQLite from './sqlite-binding.ts';
-import type { Database } from './types.ts';
+import type { Database, Db } from './types.ts';
 
-/** The engines inmo runs on. */
-export type Engine = 'sqlite' | 'postgres';
-
-/** A database handle: Kysely, and the engine it runs on (set by {@link createDb}). */
-export type Db = Kysely<Database> & { readonly engine: Engine };
-
-/** What a repository function runs on: the handle or a transaction of it. */
-export type Executor = Kysely<Database> | Transaction<Database>;
+// The handle's types live with the row types, so that modules this one imports (db/deferred-indexes.ts) need not import it back.
+export type { Db, Engine, Executor } from './types.ts';
 
 /**
  * Whether `id` can name a row: ids are `integer` (32-bit) on SQLite and PostgreSQL alike, so a

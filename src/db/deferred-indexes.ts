@@ -15,7 +15,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { sql } from 'kysely';
-import type { Db, Engine, Executor } from './database.ts';
+import type { Db, Engine, Executor } from './types.ts';
 
 /** A secondary index: its name and the engine's CREATE INDEX statement. */
 interface IndexDefinition {

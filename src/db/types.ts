@@ -2,7 +2,16 @@
  * Row types of the database, as Kysely sees them (see migrations/0001_initial.ts).
  * Booleans are 0/1 integers and timestamps canonical RFC 3339 text on every engine.
  */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely';
+
+/** The engines inmo runs on. */
+export type Engine = 'sqlite' | 'postgres';
+
+/** A database handle: Kysely, and the engine it runs on (set by `createDb`, db/database.ts). */
+export type Db = Kysely<Database> & { readonly engine: Engine };
+
+/** What a repository function runs on: the handle or a transaction of it. */
+export type Executor = Kysely<Database> | Transaction<Database>;
 
 export interface BusinessTable {
   id: Generated<number>;
@@ -445,9 +454,6 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable;
 }
 
-export type PropertyRow = Selectable<PropertyTable>;
-export type NewProperty = Insertable<PropertyTable>;
-export type PropertyUpdate = Updateable<PropertyTable>;
 export type LeadRow = Selectable<LeadTable>;
 export type NewLead = Insertable<LeadTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;

@@ -30,19 +30,38 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Body rules a schema cannot state, checked with the schema so that all faults come together. */
     refineBody?: (body: Record<string, unknown>, issues: ValidationIssue[]) => void;
-    /** Query rules a schema cannot state; what it returns is `request.refined`. */
-    refineQuery?: (query: Record<string, unknown>, issues: ValidationIssue[]) => unknown;
+    /** Query rules a schema cannot state: made with {@link queryRefinement}, which reads back what it made of the query. */
+    refineQuery?: (query: Record<string, unknown>, issues: ValidationIssue[], request: FastifyRequest) => void;
     /** Header rules (loc `["header", name]`), checked with the schemas so that all faults come together. */
     refineHeaders?: (headers: FastifyRequest['headers'], issues: ValidationIssue[]) => void;
   }
   interface FastifyRequest {
     /** The body's text as received (before parsing), or null without a body. */
     rawBody: string | null;
-    /** What the route's `config.refineQuery` made of the query (e.g. the map areas of `locations`). */
-    refined: unknown;
     /** The catalogue code of the error the request was answered with (errors.ts), for its log line; null when none. */
     errorCode: string | null;
   }
+}
+
+/**
+ * A query rule a schema cannot state, and a typed reader of what it made of each request's
+ * query (e.g. the map areas of `locations`): put `refineQuery` in the route's `config`, read
+ * the result in the handler with `of(request)`.
+ * @param refine reads the validated query, pushes its faults to `issues`, returns its reading.
+ */
+export function queryRefinement<T>(refine: (query: Record<string, unknown>, issues: ValidationIssue[]) => T) {
+  const results = new WeakMap<FastifyRequest, { value: T }>();
+  return {
+    refineQuery: (query: Record<string, unknown>, issues: ValidationIssue[], request: FastifyRequest): void => {
+      results.set(request, { value: refine(query, issues) });
+    },
+    /** What `refine` made of this request's query. @throws Error when the route did not run it. */
+    of(request: FastifyRequest): T {
+      const result = results.get(request);
+      if (!result) throw new Error('queryRefinement: the route has no refineQuery of this refinement');
+      return result.value;
+    },
+  };
 }
 
 /**
@@ -143,7 +162,7 @@ function validateRequest(request: FastifyRequest): void {
   const query = schema.querystring
     ? validateObject(schema.querystring, queryWithoutNul(request.query as Record<string, unknown>), ['query'], 'query', issues)
     : {};
-  request.refined = refineQuery ? refineQuery(query, issues) : undefined;
+  refineQuery?.(query, issues, request);
   if (refineHeaders) refineHeaders(request.headers, issues);
   let body: Record<string, unknown> | undefined;
   if (schema.body) {
@@ -211,7 +230,6 @@ export function frameworkErrors(_error: FastifyError, request: FastifyRequest, r
 export function fastapiCompatibility(app: FastifyInstance): void {
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  app.decorateRequest('refined', null);
   app.decorateRequest('errorCode', null);
   app.decorateRequest('rawBody', null);
   app.removeAllContentTypeParsers();

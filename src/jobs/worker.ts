@@ -39,42 +39,12 @@ import { EVENT_TTL_MS } from '../services/events.ts';
 import { CatalogueSnapshots } from '../services/matching.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { failpoint } from './failpoints.ts';
+import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './settings.ts';
 import { PermanentJobError, type TaskContext } from './task.ts';
 import { taskFor } from './tasks/index.ts';
 
-/** Tunables of a worker; see config.ts for the environment variables that set them. */
 /** How often a worker deletes events past their 30 days, ms. */
 const EVENT_PURGE_EVERY_MS = 60 * 60_000;
-
-export interface WorkerSettings {
-  /** Jobs claimed and run at once. */
-  concurrency: number;
-  /** Idle wait between looks at the table, ms (new jobs of the same process wake it at once). */
-  pollMs: number;
-  /** How long a claimed job stays this worker's, ms. */
-  leaseMs: number;
-  /** Runs of a job before it is parked as failed. */
-  maxAttempts: number;
-  /** Wait before the first retry, ms; doubled on each further retry. */
-  backoffMs: number;
-  /** Longest wait between retries, ms. */
-  maxBackoffMs: number;
-  /** Most matches, and most near misses, stored per search entry. */
-  matchLimit: number;
-  /** How long a provider call may take before its outcome is unknown, ms. */
-  sendTimeoutMs: number;
-}
-
-export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
-  concurrency: 4,
-  pollMs: 1000,
-  leaseMs: 5 * 60_000,
-  maxAttempts: 10,
-  backoffMs: 5_000,
-  maxBackoffMs: 60 * 60_000,
-  matchLimit: 200,
-  sendTimeoutMs: 15_000,
-};
 
 /** Structured logger (pino's shape). */
 export interface WorkerLogger {

@@ -68,11 +68,11 @@ export async function listLeadsPage(db: Db, businessId: number, search: repo.Lea
 
 /**
  * The business's lead in the API's shape (CONTRACT §13 `GET /leads/{lead_id}`).
- * @throws InmoError API_LEAD_NOT_FOUND when it does not exist or belongs to another business.
+ * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
  */
 export async function getLead(db: Db, businessId: number, id: number) {
   const row = isRowId(id) ? await repo.findPresentedLead(db, businessId, id) : undefined;
-  if (!row) throw new InmoError('API_LEAD_NOT_FOUND');
+  if (!row) throw new InmoError('LEAD_NOT_FOUND', { id });
   return presentLead(row);
 }
 
@@ -83,10 +83,10 @@ export async function getLead(db: Db, businessId: number, id: number) {
  * keeps them). A property that matches one search entry is not a near miss of another; one
  * that nearly matches several entries names each criterion it missed, once. Properties no
  * longer public are left out. Built as text from the stored, privacy-filtered documents.
- * @throws InmoError API_LEAD_NOT_FOUND when it does not exist or belongs to another business.
+ * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
  */
 export async function leadMatchesJson(db: Db, businessId: number, id: number): Promise<string> {
-  if (!isRowId(id) || !(await repo.findPresentedLead(db, businessId, id))) throw new InmoError('API_LEAD_NOT_FOUND');
+  if (!isRowId(id) || !(await repo.findPresentedLead(db, businessId, id))) throw new InmoError('LEAD_NOT_FOUND', { id });
   const stored = await listLeadMatches(db, id);
   const matched = new Set(stored.filter((m) => m.failed === null).map((m) => m.property_id));
   const missed = new Map<number, string[]>();

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import { Literals } from '../../schemas/common.ts';
 import { EVENT_TYPES, eventsPage, parseEventId } from '../../services/events.ts';
+import { queryRefinement } from '../fastapi-compat.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
 
 const EventsQuery = Type.Object({
@@ -35,20 +36,20 @@ const EventsPage = Type.Object(
 );
 
 /** `after` as an event number; an id that is not `evt_<n>` is a `value_error`. */
-function refineEventsQuery(query: Record<string, unknown>, issues: ValidationIssue[]): number {
+const after = queryRefinement(function refineEventsQuery(query: Record<string, unknown>, issues: ValidationIssue[]): number {
   if (typeof query.after !== 'string') return 0;
   const after = parseEventId(query.after);
   if (after !== null) return after;
   const error = 'after must be an event id such as evt_42';
   issues.push({ type: 'value_error', loc: ['query', 'after'], msg: `Value error, ${error}`, input: query.after, ctx: { error: {} } });
   return 0;
-}
+});
 
 export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get(
     '/events',
     {
-      config: { scope: 'events:read', refineQuery: refineEventsQuery },
+      config: { scope: 'events:read', refineQuery: after.refineQuery },
       schema: {
         operationId: 'listEvents',
         tags: ['events'],
@@ -59,6 +60,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
         response: { 200: EventsPage },
       },
     },
-    async (request) => eventsPage(db, request.apiKey!.businessId, request.refined as number, request.query.limit ?? 100),
+    async (request) => eventsPage(db, request.apiKey!.businessId, after.of(request), request.query.limit ?? 100),
   );
 };

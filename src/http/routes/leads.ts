@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
-import { canonicalLeadType } from '../../domain/lead-rules.ts';
+import { canonicalLeadType, LEAD_TYPE_ALIASES } from '../../domain/lead-rules.ts';
 import { ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
 import { InmoError } from '../../errors.ts';
 import { conditional200, IfNoneMatchHeaders, LeadMatches, LeadPage, LeadParams, LeadsQuery, NotModified } from '../../schemas/api.ts';
@@ -18,6 +18,7 @@ import { conditionalRoute } from '../conditional.ts';
 import { getLead, leadMatchesJson, listLeadsPage } from '../../services/leads.ts';
 import { parseRfc3339 } from '../../domain/time.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
+import { queryRefinement } from '../fastapi-compat.ts';
 
 const NoQuery = Type.Object({});
 
@@ -69,13 +70,16 @@ const phoneOr422 = Type.Ref('ValidationError', {
   description: 'A field is invalid (Pydantic-shaped), or no phone is a valid number (`detail` is then a single message string).',
 });
 
+/** The inquiry `type` values spec §4.2 accepts, in words: `buyer, tenant, … or proveedor-servicios`. */
+const ACCEPTED_TYPES = ((types) => `${types.slice(0, -1).join(', ')} or ${types.at(-1)}`)(Object.keys(LEAD_TYPE_ALIASES));
+
 /** spec §4.2: an unknown inquiry `type` is a `value_error` at `["body", "type"]` (CONTRACT §6). */
 function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[]): void {
   if (typeof body.type === 'string' && canonicalLeadType(body.type) === null) {
     issues.push({
       type: 'value_error',
       loc: ['body', 'type'],
-      msg: `Value error, unknown lead type ${JSON.stringify(body.type)}; use buyer, tenant, comprador, inquilino, demandante, owner, propietario, agencia-inmobiliaria, entidad-bancaria or proveedor-servicios`,
+      msg: `Value error, unknown lead type ${JSON.stringify(body.type)}; use ${ACCEPTED_TYPES}`,
       input: body.type,
       ctx: { error: {} },
     });
@@ -113,6 +117,8 @@ export function refineLeadsQuery(query: Record<string, unknown>, issues: Validat
  * @param options.onJobsQueued called once a new lead's jobs are committed (the in-process worker wakes).
  * @param options.schemas the request schemas for the configured limits.
  */
+const updatedSince = queryRefinement(refineLeadsQuery);
+
 export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit; onJobsQueued: () => void; schemas: Schemas }> = async (
   app,
   { db, writes, onJobsQueued, schemas },
@@ -126,7 +132,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
     '/leads',
     {
       ...conditional,
-      config: { scope: 'leads:read', refineQuery: refineLeadsQuery },
+      config: { scope: 'leads:read', refineQuery: updatedSince.refineQuery },
       schema: {
         operationId: 'listLeads',
         tags: ['leads'],
@@ -139,7 +145,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
     },
     async (request) => {
       const { limit = 100, offset = 0, status, type, source } = request.query;
-      const search = { status, type, source, updatedSince: request.refined as string | undefined };
+      const search = { status, type, source, updatedSince: updatedSince.of(request) };
       return listLeadsPage(db, request.apiKey!.businessId, search, limit, offset);
     },
   );

@@ -17,6 +17,7 @@ import type { Schemas } from '../../schemas/index.ts';
 import type { Limits } from '../../limits.ts';
 import type { CatalogueReader } from '../../services/properties.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
+import { queryRefinement } from '../fastapi-compat.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
 import type { Db } from '../../db/database.ts';
 import { changesPage, currentCatalogueVersion, decodeCursor } from '../../services/catalogue-changes.ts';
@@ -112,15 +113,15 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalogue: Cata
   );
 
   const conditional = conditionalRoute();
+  // The map areas of `locations` (CONTRACT §4): JSON a schema cannot check.
+  const locations = queryRefinement((query, issues) =>
+    parseLocationsParam((query as Static<Schemas['PropertiesQuery']>).locations, schemas.limits, issues),
+  );
   app.get(
     '/properties',
     {
       ...conditional,
-      config: {
-        scope: 'properties:read',
-        refineQuery: (query, issues) =>
-          parseLocationsParam((query as Static<Schemas['PropertiesQuery']>).locations, schemas.limits, issues),
-      },
+      config: { scope: 'properties:read', refineQuery: locations.refineQuery },
       schema: {
         operationId: 'listProperties',
         tags: ['properties'],
@@ -134,11 +135,7 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalogue: Cata
     },
     async (request, reply) => {
       const key = request.apiKey!;
-      const body = await catalogue.listPage(
-        key.businessId,
-        key.catalogueVersion,
-        toPropertyQuery(request.query, request.refined as MapArea[]),
-      );
+      const body = await catalogue.listPage(key.businessId, key.catalogueVersion, toPropertyQuery(request.query, locations.of(request)));
       // The page comes serialised (and cached) already: the bytes of a PropertyPage.
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof PropertyPage>);
     },

@@ -1,0 +1,30 @@
+/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT` and `INMO_SEND_TIMEOUT_MS`. */
+export interface WorkerSettings {
+  /** Jobs claimed and run at once. */
+  concurrency: number;
+  /** Idle wait between looks at the table, ms (new jobs of the same process wake it at once). */
+  pollMs: number;
+  /** How long a claimed job stays this worker's, ms. */
+  leaseMs: number;
+  /** Runs of a job before it is parked as failed. */
+  maxAttempts: number;
+  /** Wait before the first retry, ms; doubled on each further retry. */
+  backoffMs: number;
+  /** Longest wait between retries, ms. */
+  maxBackoffMs: number;
+  /** Most matches, and most near misses, stored per search entry. */
+  matchLimit: number;
+  /** How long a provider call may take before its outcome is unknown, ms. */
+  sendTimeoutMs: number;
+}
+
+export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
+  concurrency: 4,
+  pollMs: 1000,
+  leaseMs: 5 * 60_000,
+  maxAttempts: 10,
+  backoffMs: 5_000,
+  maxBackoffMs: 60 * 60_000,
+  matchLimit: 200,
+  sendTimeoutMs: 15_000,
+};
