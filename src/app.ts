@@ -105,7 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const changes = new ChangeWatch(options.db);
   app.addHook('onClose', () => changes.close());
 
-  fastapiCompatibility(app);
+  fastapiCompatibility(app, limits);
   // br/gzip for every response over 1 KB whose client accepts it (CONTRACT §13); the conditional
   // GETs do their own, cached with the page (http/conditional.ts).
   await app.register(compress, COMPRESSION_OPTIONS);

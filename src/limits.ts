@@ -15,6 +15,7 @@ export interface Limits {
   locations: number;
   polygonVertices: number;
   locationsQueryChars: number;
+  jsonDepth: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -25,6 +26,7 @@ export const DEFAULT_LIMITS: Limits = {
   locations: 50,
   polygonVertices: 1000,
   locationsQueryChars: 65_536,
+  jsonDepth: 64,
 };
 
 const VARIABLES: Record<keyof Limits, string> = {
@@ -35,6 +37,7 @@ const VARIABLES: Record<keyof Limits, string> = {
   locations: 'INMO_MAX_LOCATIONS',
   polygonVertices: 'INMO_MAX_POLYGON_VERTICES',
   locationsQueryChars: 'INMO_MAX_LOCATIONS_QUERY_CHARS',
+  jsonDepth: 'INMO_MAX_JSON_DEPTH',
 };
 
 /** What each variable limits, for docs/configuration.md (config.ts `SETTINGS`). */
@@ -46,6 +49,7 @@ const MEANINGS: Record<keyof Limits, string> = {
   locations: 'map areas in `locations` (a body entry or the query)',
   polygonVertices: 'vertices of one polygon',
   locationsQueryChars: 'the `locations` query parameter, characters',
+  jsonDepth: 'nesting of arrays and objects in a JSON body (422 `json_invalid` beyond)',
 };
 
 /** The limits' variables, with their meaning and default (CONTRACT §8). */

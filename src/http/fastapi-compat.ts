@@ -24,6 +24,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { InmoError, RequestValidationError } from '../errors.ts';
+import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import { validateObject, type ValidationIssue } from '../validation/pydantic.ts';
 
 declare module 'fastify' {
@@ -89,13 +90,49 @@ function jsonErrorOffset(text: string): number {
 }
 
 /**
+ * Where JSON text nests arrays and objects deeper than `max` levels: the offset of the bracket
+ * that goes one level too deep, or null. Read in one pass without recursion (strings skipped),
+ * so that no depth of nesting can overflow a stack, here or in a parser after it.
+ */
+export function tooDeepAt(text: string, max: number): number | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return null;
+}
+
+/**
  * The content-type parser of every request body: JSON (or no type) is parsed, `null` and an
  * empty body are no body; any other type is kept as text for validation to refuse.
- * @throws RequestValidationError `json_invalid` at `["body", offset]` for text that is not JSON.
+ * @param maxDepth the deepest nesting of arrays and objects accepted (CONTRACT §8: 64).
+ * @throws RequestValidationError `json_invalid` at `["body", offset]` for text that is not JSON,
+ *   or that nests deeper than `maxDepth` (checked before parsing).
  */
-export function parseBody(contentType: string | undefined, text: string): unknown {
+export function parseBody(contentType: string | undefined, text: string, maxDepth: number = DEFAULT_LIMITS.jsonDepth): unknown {
   if (text === '') return undefined;
   if (contentType !== undefined && !/[/+]json\b/i.test(contentType)) return text;
+  const deep = tooDeepAt(text, maxDepth);
+  if (deep !== null) {
+    throw new RequestValidationError([
+      {
+        type: 'json_invalid',
+        loc: ['body', deep],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: `nesting deeper than ${maxDepth} levels` },
+      },
+    ]);
+  }
   try {
     // FastAPI treats a JSON null body as no body.
     return JSON.parse(text, withoutNul) ?? undefined;
@@ -227,7 +264,7 @@ export function frameworkErrors(_error: FastifyError, request: FastifyRequest, r
  * Installs the compatibility layer on the root instance, before any route or plugin is
  * registered (Fastify's handlers are encapsulated: plugins registered earlier keep the defaults).
  */
-export function fastapiCompatibility(app: FastifyInstance): void {
+export function fastapiCompatibility(app: FastifyInstance, limits: Pick<Limits, 'jsonDepth'> = DEFAULT_LIMITS): void {
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('errorCode', null);
@@ -236,7 +273,7 @@ export function fastapiCompatibility(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
     request.rawBody = String(text);
     try {
-      done(null, parseBody(request.headers['content-type'], String(text)));
+      done(null, parseBody(request.headers['content-type'], String(text), limits.jsonDepth));
     } catch (error) {
       done(error as Error, undefined);
     }

@@ -214,11 +214,18 @@ function requestsIn(path: string, operation: Schema, valid: boolean): fc.Arbitra
   const bodySchema = operation.requestBody?.content?.['application/json']?.schema as Schema | undefined;
   const json = (schema: Schema) => valueOf(schema, valid).map((v) => ({ text: JSON.stringify(v), parsed: v }));
   const notJson = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', '{', '[]', 'null', '{"a":}')).map((text) => ({ text }));
+  // A body with a field nested deeper than any form would nest it (CONTRACT §8 allows 64 levels).
+  const deep = (schema: Schema) =>
+    fc.tuple(valueOf(schema, valid), fc.integer({ min: 1, max: 100_000 })).map(([value, levels]) => {
+      const text = JSON.stringify(value);
+      const nested = `"nested":${'['.repeat(levels)}${']'.repeat(levels)}`;
+      return { text: text.startsWith('{') && text !== '{}' ? `{${nested},${text.slice(1)}` : `{${nested}}`, parsed: value };
+    });
   const bodyArb: fc.Arbitrary<{ text?: string; parsed?: unknown }> = !bodySchema
     ? fc.constant({})
     : valid
       ? json(bodySchema)
-      : fc.oneof({ weight: 6, arbitrary: json(bodySchema) }, { weight: 1, arbitrary: notJson });
+      : fc.oneof({ weight: 6, arbitrary: json(bodySchema) }, { weight: 1, arbitrary: notJson }, { weight: 1, arbitrary: deep(bodySchema) });
   return fc.tuple(pathArb, queryArb, bodyArb).map(([pathValues, query, body]) => {
     const filled = path.replace(/\{(\w+)\}/g, (_m, name: string) =>
       encodeURIComponent(String((pathValues as Record<string, unknown>)[name])),

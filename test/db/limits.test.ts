@@ -18,6 +18,7 @@ const SMALL_ENV = {
   INMO_MAX_LOCATIONS: '2',
   INMO_MAX_POLYGON_VERTICES: '4',
   INMO_MAX_LOCATIONS_QUERY_CHARS: '600',
+  INMO_MAX_JSON_DEPTH: '6',
 };
 
 const SMALL: Limits = {
@@ -28,6 +29,7 @@ const SMALL: Limits = {
   locations: 2,
   polygonVertices: 4,
   locationsQueryChars: 600,
+  jsonDepth: 6,
 };
 
 const t = withApp({ app: { limits: SMALL }, listen: true });
@@ -100,8 +102,35 @@ it('reads the limits from the environment into the config, with a clear error fo
     locations: 50,
     polygonVertices: 1000,
     locationsQueryChars: 65_536,
+    jsonDepth: 64,
   });
   expect(() => loadLimits({ INMO_MAX_NAME: '0' })).toThrow('INMO_MAX_NAME must be a positive integer, got "0"');
   const refused = await inmo({ ...process.env, DATABASE_URL: t.url, INMO_MAX_STRING: 'lots' }, 'migrate', '--json');
   expect(refused.json).toEqual({ error: 'INMO_MAX_STRING must be a positive integer, got "lots"' });
+});
+
+it('refuses JSON nested deeper than the limit with json_invalid before parsing it, and stores nothing', async () => {
+  // Six levels (the object, `specs`, and four more) pass the schema's checks; seven do not parse.
+  const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+  const six = await post('/leads/inquiries', `{"name":"Ana","phone_number_1":"612345671","type":"buyer","x":${nested(5)}}`);
+  expect(six.status).toBe(200);
+  const before = await snapshot(t.db);
+  const head = '{"name":"Eva","phone_number_1":"612345672","type":"buyer","x":';
+  const seven = await post('/leads/inquiries', `${head}${nested(6)}}`);
+  expect(seven.status).toBe(422);
+  expect(seven.body.detail).toEqual([
+    // The bracket that opens the seventh level: the sixth of `x`'s, each `{"a":` 5 characters long.
+    {
+      type: 'json_invalid',
+      loc: ['body', head.length + 5 * 5],
+      msg: 'JSON decode error',
+      input: {},
+      ctx: { error: 'nesting deeper than 6 levels' },
+    },
+  ]);
+  expect(await snapshot(t.db)).toBe(before);
+  // Brackets inside strings are text, not nesting.
+  const text = await post('/leads/inquiries', { name: 'Luz', phone_number_1: '612345673', type: 'buyer', notes: '[[[[[[[[{{{{{{{{' });
+  expect(text.status).toBe(200);
+  expect((await t.db.selectFrom('leads').select('name').orderBy('id').execute()).map((l) => l.name)).toEqual(['Ana', 'Luz']);
 });
