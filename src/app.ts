@@ -71,6 +71,8 @@ export interface AppOptions {
   onJobsQueued?: () => void;
   /** Prometheus metrics (http/operability.ts): served at `/metrics` unless said otherwise. */
   metrics?: MetricsMode;
+  /** `INMO_METRICS_TOKEN`: a bearer token that opens `/metrics` on this port to clients that are not loopback. */
+  metricsToken?: string | null;
   /** Request limits (CONTRACT §8); the defaults when omitted. `inmo serve` reads them from the environment. */
   limits?: Limits;
 }
@@ -167,7 +169,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // Outside /v1/ext and its key checks and rate limits (CONTRACT §11).
-  operabilityRoutes(app, options.db, options.metrics ?? 'served');
+  operabilityRoutes(app, options.db, options.metrics ?? 'served', options.metricsToken ?? null);
   // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).
   await app.register(webhookRoutes, {
     db: options.db,

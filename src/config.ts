@@ -33,7 +33,7 @@ export interface Config {
    * serves `GET /metrics` on its own port (on `INMO_METRICS_HOST`, default 127.0.0.1) instead
    * of the API's, and lets `inmo worker` serve its own.
    */
-  metrics: { enabled: boolean; port: number | null; host: string };
+  metrics: { enabled: boolean; port: number | null; host: string; token: string | null };
   /** Request limits of CONTRACT §8 (`INMO_MAX_*`, src/limits.ts). */
   limits: Limits;
   /** Where `inmo serve` listens unless `--port`/`--host` say: `PORT` and `HOST`, as hosting platforms set them. */
@@ -173,6 +173,12 @@ export const SETTINGS: readonly Setting[] = [
   },
   { name: 'INMO_METRICS_HOST', meaning: 'the interface of `INMO_METRICS_PORT`', default: '127.0.0.1' },
   {
+    name: 'INMO_METRICS_TOKEN',
+    meaning:
+      "on the API's port, `GET /metrics` answers loopback clients only, and any client sending `Authorization: Bearer <this token>` (16 characters or more)",
+    default: 'loopback only',
+  },
+  {
     name: 'NODE_ENV',
     meaning: "`development` reads the console's templates again on every page (while editing them)",
     default: 'production behaviour',
@@ -259,5 +265,7 @@ function metricsFromEnv(env: NodeJS.ProcessEnv): Config['metrics'] {
   const onOff = env.INMO_METRICS || 'on';
   if (onOff !== 'on' && onOff !== 'off') throw new Error(`INMO_METRICS must be on or off, got ${JSON.stringify(onOff)}`);
   const port = env.INMO_METRICS_PORT ? portFromEnv(env, 'INMO_METRICS_PORT', 0) : null;
-  return { enabled: onOff === 'on', port, host: env.INMO_METRICS_HOST || '127.0.0.1' };
+  const token = env.INMO_METRICS_TOKEN || null;
+  if (token !== null && token.length < 16) throw new Error('INMO_METRICS_TOKEN must be at least 16 characters long');
+  return { enabled: onOff === 'on', port, host: env.INMO_METRICS_HOST || '127.0.0.1', token };
 }

@@ -27,10 +27,62 @@ export const PRIVATE_ADDRESS = 'EPRIVATEADDRESS';
 export const allowsPrivateNetwork = (env: NodeJS.ProcessEnv = process.env) =>
   env.INMO_ALLOW_PRIVATE_NETWORK === '1' || env.INMO_WEBHOOKS_ALLOW_PRIVATE === '1';
 
-/** Whether an IP address is public unicast (IPv4-mapped IPv6 judged as its IPv4). */
+/**
+ * The blocks of IANA's special-purpose address registries (RFC 6890 and its updates: iana.org,
+ * `iana-ipv4-special-registry` and `iana-ipv6-special-registry`, with multicast), none of
+ * which inmo ever calls, whether or not the registry marks one globally reachable: a
+ * provider or a webhook receiver lives at an ordinary public address.
+ */
+const SPECIAL_PURPOSE = [
+  // IPv4
+  '0.0.0.0/8', // "this network"
+  '10.0.0.0/8', // private
+  '100.64.0.0/10', // shared address space (carrier-grade NAT)
+  '127.0.0.0/8', // loopback
+  '169.254.0.0/16', // link-local (cloud metadata services)
+  '172.16.0.0/12', // private
+  '192.0.0.0/24', // IETF protocol assignments
+  '192.0.2.0/24', // documentation (TEST-NET-1)
+  '192.31.196.0/24', // AS112-v4
+  '192.52.193.0/24', // AMT
+  '192.88.99.0/24', // deprecated 6to4 relay anycast
+  '192.168.0.0/16', // private
+  '192.175.48.0/24', // direct delegation AS112
+  '198.18.0.0/15', // benchmarking
+  '198.51.100.0/24', // documentation (TEST-NET-2)
+  '203.0.113.0/24', // documentation (TEST-NET-3)
+  '224.0.0.0/4', // multicast
+  '240.0.0.0/4', // reserved, and the limited broadcast 255.255.255.255
+  // IPv6
+  '::/96', // unspecified, loopback, and the deprecated IPv4-compatible addresses (::a.b.c.d)
+  '::ffff:0:0/96', // IPv4-mapped (an address is judged as its IPv4 first; this catches the rest)
+  '64:ff9b::/96', // NAT64, well-known prefix
+  '64:ff9b:1::/48', // NAT64, local use
+  '100::/64', // discard-only
+  '2001::/23', // IETF protocol assignments (Teredo, benchmarking, ORCHID, AMT, AS112 …)
+  '2001:db8::/32', // documentation
+  '2002::/16', // 6to4
+  '2620:4f:8000::/48', // direct delegation AS112 service
+  '3fff::/20', // documentation
+  '5f00::/16', // segment routing SIDs
+  'fc00::/7', // unique local
+  'fe80::/10', // link-local
+  'ff00::/8', // multicast
+].map((cidr) => ipaddr.parseCIDR(cidr));
+
+/** Global unicast IPv6 (RFC 4291): every public IPv6 address is in it. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Whether an IP address is public: in no special-purpose block of IANA's registries, and, for
+ * IPv6, in global unicast `2000::/3`. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is
+ * judged as its IPv4.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (SPECIAL_PURPOSE.some(([block, bits]) => block.kind() === parsed.kind() && parsed.match(block, bits))) return false;
+  return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
 }
 
 function refusal(host: string, address: string): Error {

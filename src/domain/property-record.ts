@@ -66,6 +66,24 @@ const emptyToNull = (s: string | null | undefined): string | null => (s === unde
 const flag = (b: boolean | null | undefined, fallback: boolean) => ((b ?? fallback) ? 1 : 0);
 
 /**
+ * A media URL of a listing as published (CONTRACT §8): absolute `http` or `https` only, since
+ * partner sites put them in `src` and `iframe` attributes, where `javascript:` or `data:` would
+ * run. Null stays null.
+ * @throws ImportRuleError naming the field for any other URL.
+ */
+function webUrl<T extends string | null>(field: string, value: T): T {
+  if (value === null) return value;
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // not an absolute URL
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new ImportRuleError(`${field}: must be an http or https URL`);
+  return value;
+}
+
+/**
  * Builds the stored form of a validated import line.
  * @param now canonical timestamp used when the line carries no dates.
  * @throws ImportRuleError when a rule beyond the schema is broken.
@@ -97,7 +115,7 @@ export function normalizeImportRecord(record: ImportRecord, now: string): Normal
   const priceTransfer = record.price_transfer ?? null;
 
   const images: ImageInput[] = (record.images ?? []).map((img, i) => ({
-    url: img.url,
+    url: webUrl(`images[${i}].url`, img.url),
     sort_order: img.order ?? i,
     is_primary: flag(img.is_primary, false),
     title: img.title ?? null,
@@ -106,10 +124,10 @@ export function normalizeImportRecord(record: ImportRecord, now: string): Normal
   const videos: VideoInput[] = (record.videos ?? []).map((v, i) => ({
     title: v.title ?? null,
     sort_order: v.order ?? i,
-    url: v.url ?? null,
-    hls_url: v.hls_url ?? null,
-    thumbnail_url: v.thumbnail_url ?? null,
-    embed_url: v.embed_url ?? null,
+    url: webUrl(`videos[${i}].url`, v.url ?? null),
+    hls_url: webUrl(`videos[${i}].hls_url`, v.hls_url ?? null),
+    thumbnail_url: webUrl(`videos[${i}].thumbnail_url`, v.thumbnail_url ?? null),
+    embed_url: webUrl(`videos[${i}].embed_url`, v.embed_url ?? null),
     processed: flag(v.processed, false),
   }));
   const features = record.features?.length

@@ -8,11 +8,17 @@
  *   (readiness: send no traffic here yet).
  * - `GET /metrics` → the Prometheus text exposition of this process (src/metrics.ts), unless
  *   it is off (`INMO_METRICS=off`) or served on its own port (`INMO_METRICS_PORT`,
- *   {@link serveMetricsOn}).
+ *   {@link serveMetricsOn}). On the API's port it answers only a loopback client, or a request
+ *   with `Authorization: Bearer <INMO_METRICS_TOKEN>`; anyone else gets the 404 of a route
+ *   that does not exist. "Loopback" is the client's address as `INMO_TRUST_PROXY` reads it:
+ *   behind a reverse proxy on the same host, set it, or every visitor is loopback.
  */
+import { timingSafeEqual } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { pendingMigrations, type Db } from '../db/database.ts';
+import { InmoError } from '../errors.ts';
 import { exposition, observeRequest } from '../metrics.ts';
 
 /** Longest `/readyz` waits for the database before calling it down, ms. */
@@ -47,15 +53,38 @@ async function notReadyReason(db: Db): Promise<string | null> {
   }
 }
 
-function metricsRoute(app: FastifyInstance, db: Db): void {
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+/** Whether `ip` (the client's address as Fastify reads it, proxies trusted or not) is loopback. */
+function isLoopback(ip: string): boolean {
+  return ipaddr.isValid(ip) && ipaddr.process(ip).range() === 'loopback';
+}
+
+/** Whether `header` is `Bearer <token>`, compared in constant time. */
+function bearerIs(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * `GET /metrics`.
+ * @param access on the API's port: the token that opens it to any client (null: none), and
+ *   loopback clients always; omitted on a port of its own, which answers whoever reaches it.
+ */
+function metricsRoute(app: FastifyInstance, db: Db, access?: { token: string | null }): void {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (access && !isLoopback(request.ip) && !(access.token !== null && bearerIs(request.headers.authorization, access.token))) {
+      throw new InmoError('NOT_FOUND');
+    }
     const { body, contentType } = await exposition(db);
     return reply.type(contentType).send(body);
   });
 }
 
-/** Registers `/healthz`, `/readyz`, and (mode `served`) `/metrics`; counts requests unless `off`. */
-export function operabilityRoutes(app: FastifyInstance, db: Db, metrics: MetricsMode): void {
+/**
+ * Registers `/healthz`, `/readyz`, and (mode `served`) `/metrics`; counts requests unless `off`.
+ * @param metricsToken `INMO_METRICS_TOKEN`: opens `/metrics` to clients that are not loopback.
+ */
+export function operabilityRoutes(app: FastifyInstance, db: Db, metrics: MetricsMode, metricsToken: string | null = null): void {
   if (metrics !== 'off') {
     app.addHook('onResponse', (request, reply, done) => {
       observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
@@ -68,7 +97,7 @@ export function operabilityRoutes(app: FastifyInstance, db: Db, metrics: Metrics
     if (reason === null) return { status: 'ready' };
     return reply.code(503).send({ status: 'unavailable', reason });
   });
-  if (metrics === 'served') metricsRoute(app, db);
+  if (metrics === 'served') metricsRoute(app, db, { token: metricsToken });
 }
 
 /**

@@ -64,8 +64,10 @@ describe('users, links and sessions', () => {
     await expect(createUser(db, { businessId: otherBusiness, email: 'ANA@uno.example', role: 'agent' })).rejects.toThrow(
       'A user with email ana@uno.example already exists',
     );
-    await expect(createUser(db, { businessId, email: 'no-at-sign', role: 'agent' })).rejects.toThrow('--email must be');
-    await expect(createUser(db, { businessId, email: 'x@uno.example', role: 'admin' })).rejects.toThrow('--role must be');
+    await expect(createUser(db, { businessId, email: 'no-at-sign', role: 'agent' })).rejects.toMatchObject({ code: 'USER_EMAIL_INVALID' });
+    await expect(createUser(db, { businessId, email: 'x@uno.example', role: 'admin' })).rejects.toMatchObject({
+      code: 'USER_ROLE_UNKNOWN',
+    });
     await expect(createUser(db, { businessId: 999, email: 'x@uno.example', role: 'agent' })).rejects.toThrow('Business 999');
     expect((await listUsers(db, businessId)).map((u) => [u.email, u.state])).toEqual([['ana@uno.example', 'invited']]);
   });

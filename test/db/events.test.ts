@@ -271,18 +271,20 @@ describe('webhook destinations', () => {
     'https://10.0.0.8/hooks',
     'https://[::1]/hooks',
     'https://169.254.169.254/latest',
+    'https://[::127.0.0.1]/hooks',
+    'https://[::a9fe:a9fe]/latest',
     'http://example.com/x',
     'ftp://example.com/',
     'https://localhost/x',
     'not a url',
   ])('refuses %s unless INMO_ALLOW_PRIVATE_NETWORK=1', async (url) => {
     delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
-    await expect(addWebhook(t.db, { businessId: t.businessId, url })).rejects.toThrow('--url must be an https URL on a public address');
+    await expect(addWebhook(t.db, { businessId: t.businessId, url })).rejects.toMatchObject({ code: 'WEBHOOK_URL' });
   });
 
   it('takes INMO_WEBHOOKS_ALLOW_PRIVATE=1 as the older name of INMO_ALLOW_PRIVATE_NETWORK=1', async () => {
     delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
-    await expect(addWebhook(t.db, { businessId: t.businessId, url: receiver.url })).rejects.toThrow('--url must be an https URL');
+    await expect(addWebhook(t.db, { businessId: t.businessId, url: receiver.url })).rejects.toMatchObject({ code: 'WEBHOOK_URL' });
     process.env.INMO_WEBHOOKS_ALLOW_PRIVATE = '1';
     expect((await addWebhook(t.db, { businessId: t.businessId, url: receiver.url })).id).toBeGreaterThan(0);
   });

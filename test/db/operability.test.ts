@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
 import { createDb } from '../../src/db/database.ts';
 import { migrationProvider } from '../../src/db/migrations/index.ts';
 import { enqueueJob } from '../../src/db/repositories/jobs.ts';
@@ -176,6 +177,33 @@ describe('GET /metrics', () => {
       expect(await response.text()).toContain('inmo_jobs');
     } finally {
       await Promise.all([off.close(), counted.close(), own.close()]);
+    }
+  });
+
+  it("on the API's port, answers loopback clients, and others only with INMO_METRICS_TOKEN; else the 404 of no route", async () => {
+    const TOKEN = 'scrape-me-please-0123456789';
+    const open = await buildApp({ db: t.db });
+    const tokened = await buildApp({ db: t.db, metricsToken: TOKEN });
+    const proxied = await buildApp({ db: t.db, trustProxy: true });
+    const from = (app: FastifyInstance, remoteAddress: string, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'GET', url: '/metrics', remoteAddress, headers });
+    try {
+      for (const loopback of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1'])
+        expect((await from(open, loopback)).statusCode, loopback).toBe(200);
+      for (const outsider of ['203.0.113.9', '10.0.0.7', '2001:db8::1']) {
+        const refused = await from(open, outsider);
+        expect([refused.statusCode, refused.json()], outsider).toEqual([404, { detail: 'Not Found' }]);
+      }
+      expect((await from(tokened, '203.0.113.9', { authorization: `Bearer ${TOKEN}` })).statusCode).toBe(200);
+      expect((await from(tokened, '203.0.113.9', { authorization: `Bearer ${TOKEN}x` })).statusCode).toBe(404);
+      expect((await from(tokened, '203.0.113.9', { authorization: TOKEN })).statusCode).toBe(404);
+      expect((await from(open, '203.0.113.9', { authorization: `Bearer ${TOKEN}` })).statusCode).toBe(404);
+      // Behind a reverse proxy on the same host, the client is the one the proxy names.
+      expect((await from(proxied, '127.0.0.1', { 'x-forwarded-for': '198.51.100.4' })).statusCode).toBe(404);
+      expect((await from(proxied, '127.0.0.1')).statusCode).toBe(200);
+      expect(() => loadConfig({ INMO_METRICS_TOKEN: 'short' })).toThrow('INMO_METRICS_TOKEN must be at least 16 characters long');
+    } finally {
+      await Promise.all([open.close(), tokened.close(), proxied.close()]);
     }
   });
 

@@ -34,8 +34,8 @@ describe('publishable keys', () => {
       'A publishable key may only have the scopes properties:read and leads:ingest',
     );
     for (const origin of ['agencia.example', 'https://agencia.example/form', 'ftp://agencia.example', 'https://agencia.example?x=1'])
-      await expect(publishable([origin]), origin).rejects.toThrow('--origin must be a web origin');
-    await expect(publishable([])).rejects.toThrow('--origin must be a web origin');
+      await expect(publishable([origin]), origin).rejects.toMatchObject({ code: 'KEY_ORIGIN_INVALID' });
+    await expect(publishable([])).rejects.toMatchObject({ code: 'KEY_ORIGIN_INVALID' });
   });
 
   it('work from a listed origin, with its CORS headers, and the Idempotency-Key a form retries with', async () => {
