@@ -108,6 +108,13 @@ export const SETTINGS: readonly Setting[] = [
       "`1` lets every outgoing request (the WhatsApp Graph API, the assistant's model, webhooks) use `http` and reach loopback, private or link-local addresses: closed networks and tests",
     default: 'off',
   },
+  {
+    name: 'INMO_CHANNEL_HOSTS',
+    meaning:
+      "host names (comma-separated) besides Meta's `graph.facebook.com` that a WhatsApp channel's base URL may name: the access token is sent to it",
+    default: 'none',
+    see: 'whatsapp.md',
+  },
   { name: 'INMO_WEBHOOKS_ALLOW_PRIVATE', meaning: 'the older name of `INMO_ALLOW_PRIVATE_NETWORK`, still honoured', default: 'off' },
   {
     name: 'INMO_RATE_LIMIT_PER_KEY',

@@ -152,8 +152,13 @@ export const ERRORS = {
   }),
   CHANNEL_BASE_URL: spec({
     status: 400,
-    detail: 'The Graph API base URL must be an http(s) URL',
-    cli: '--base-url must be an http(s) URL',
+    detail: 'The Graph API base URL must be an https URL on graph.facebook.com, or on a host INMO_CHANNEL_HOSTS names',
+    cli: '--base-url must be an https URL on graph.facebook.com, or on a host INMO_CHANNEL_HOSTS names',
+  }),
+  CHANNEL_TOKEN_REQUIRED: spec({
+    status: 400,
+    detail:
+      'An access token is needed: none is stored, or the base URL has changed (a stored token goes only to the address it was saved for)',
   }),
   CHANNEL_SECRET_ENV_NOT_A_NAME: spec<{ option: string }>({
     status: 400,

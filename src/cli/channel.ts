@@ -17,7 +17,10 @@ export function register(program: Command): void {
     .requiredOption('--phone-number-id <id>', 'the WhatsApp business phone number id (required)')
     .requiredOption('--token-env <var>', 'name of the environment variable holding the access token; the token is never printed (required)')
     .requiredOption('--template <name>', 'approved template name (required)')
-    .option('--base-url <url>', 'Graph API base, version included (default https://graph.facebook.com/v21.0)')
+    .option(
+      '--base-url <url>',
+      'Graph API base, version included (default https://graph.facebook.com/v21.0; https, on graph.facebook.com or a host INMO_CHANNEL_HOSTS names)',
+    )
     .option('--app-secret-env <var>', 'name of the environment variable holding the Meta app secret, which signs webhooks; never printed')
     .option(
       '--listing-url <template>',

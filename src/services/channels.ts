@@ -13,7 +13,9 @@ import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import { DEFAULT_TEMPLATE_LANGUAGES, GRAPH_API_BASE } from '../channels/whatsapp-cloud.ts';
 import { nowRfc3339 } from '../domain/time.ts';
-import { sealSecret } from '../secrets.ts';
+import { openSecret, sealSecret } from '../secrets.ts';
+import { isIP } from 'node:net';
+import { allowsPrivateNetwork, isPublicAddress } from '../channels/outbound.ts';
 import { InmoError } from '../errors.ts';
 import { randomBytes } from 'node:crypto';
 import { findChannel, updateChannel, upsertChannel } from '../db/repositories/messaging.ts';
@@ -43,12 +45,41 @@ function isHttpUrl(text: string): boolean {
 
 export const PROVIDERS = ['whatsapp-cloud'] as const;
 
+/**
+ * Whether the access token may be sent to `baseUrl` (CONTRACT §8): `https` on the Graph API's
+ * host, or on a host the operator names in `INMO_CHANNEL_HOSTS` (comma-separated); with
+ * `INMO_ALLOW_PRIVATE_NETWORK=1` also `http`, and loopback or private addresses (a provider
+ * on a closed network, a test's fake). Anything else could carry the token to whoever an
+ * owner names.
+ */
+function isProviderUrl(baseUrl: string, env: NodeJS.ProcessEnv): boolean {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return false;
+  }
+  const allowPrivate = allowsPrivateNetwork(env);
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return false;
+  if (url.username || url.password) return false;
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const named = (env.INMO_CHANNEL_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  if (host === new URL(GRAPH_API_BASE).hostname || named.includes(host)) return true;
+  return allowPrivate && (host === 'localhost' || (isIP(host) !== 0 && !isPublicAddress(host)));
+}
+
 export interface ChannelSettings {
   businessId: number;
   provider: string;
   phoneNumberId: string;
-  /** Name of the environment variable holding the access token. */
-  tokenEnv: string;
+  /**
+   * Name of the environment variable holding the access token; null keeps the stored token,
+   * which is allowed only while the base URL stays on the same origin.
+   */
+  tokenEnv: string | null;
   template: string;
   /** Graph API base with version; default {@link GRAPH_API_BASE}. */
   baseUrl?: string;
@@ -69,7 +100,8 @@ export interface ChannelSettings {
  *   `verify_token` and the `callback_url` (shown once: only the sealed copy is kept).
  * @throws InmoError UNKNOWN_BUSINESS, or CHANNEL_* for an unknown provider, a blank phone
  *   number id or template, a token or app-secret variable that is not a name or is unset, a
- *   base URL that is not http(s), a listing URL without `{id}` or `{ref}`, or a phone number id
+ *   base URL the token may not go to (`isProviderUrl`), no token given while the base URL
+ *   changes origin (CHANNEL_TOKEN_REQUIRED), a listing URL without `{id}` or `{ref}`, or a phone number id
  *   another business has connected (its webhooks must reach one business).
  */
 export async function connectChannel(db: Db, settings: ChannelSettings, env: NodeJS.ProcessEnv = process.env) {
@@ -78,14 +110,22 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
   }
   if (!settings.phoneNumberId.trim()) throw new InmoError('CHANNEL_PHONE_NUMBER_ID_BLANK');
   if (!settings.template.trim()) throw new InmoError('CHANNEL_TEMPLATE_BLANK');
-  // A name, not the token itself: a value pasted here by mistake must not be echoed back.
-  if (!ENV_NAME.test(settings.tokenEnv)) {
-    throw new InmoError('CHANNEL_TOKEN_ENV_NOT_A_NAME');
-  }
-  const token = env[settings.tokenEnv];
-  if (!token?.trim()) throw new InmoError('CHANNEL_TOKEN_ENV_UNSET', { name: settings.tokenEnv });
   const baseUrl = settings.baseUrl ?? GRAPH_API_BASE;
-  if (!isHttpUrl(baseUrl)) throw new InmoError('CHANNEL_BASE_URL');
+  // The operator's settings are the process's, unless the caller's environment names them.
+  if (!isProviderUrl(baseUrl, { ...process.env, ...env })) throw new InmoError('CHANNEL_BASE_URL');
+  let token: string;
+  if (settings.tokenEnv === null) {
+    // The stored token goes only where it went before: a new origin needs the token again.
+    const stored = await findChannel(db, settings.businessId);
+    if (!stored || new URL(stored.base_url).origin !== new URL(baseUrl).origin) throw new InmoError('CHANNEL_TOKEN_REQUIRED');
+    token = openSecret(stored.access_token);
+  } else {
+    // A name, not the token itself: a value pasted here by mistake must not be echoed back.
+    if (!ENV_NAME.test(settings.tokenEnv)) throw new InmoError('CHANNEL_TOKEN_ENV_NOT_A_NAME');
+    const value = env[settings.tokenEnv];
+    if (!value?.trim()) throw new InmoError('CHANNEL_TOKEN_ENV_UNSET', { name: settings.tokenEnv });
+    token = value;
+  }
   const appSecret = settings.appSecretEnv === undefined ? null : secretFromEnv('--app-secret-env', settings.appSecretEnv, env);
   const listingUrl = settings.listingUrl?.trim() || null;
   if (listingUrl !== null && (!isHttpUrl(listingUrl) || !/\{(id|ref)\}/.test(listingUrl))) throw new InmoError('CHANNEL_LISTING_URL');
@@ -124,7 +164,7 @@ export async function connectChannel(db: Db, settings: ChannelSettings, env: Nod
     template: settings.template.trim(),
     languages,
     base_url: baseUrl,
-    token: `stored from ${settings.tokenEnv}`,
+    token: settings.tokenEnv === null ? 'kept' : `stored from ${settings.tokenEnv}`,
     app_secret: settings.appSecretEnv !== undefined ? `stored from ${settings.appSecretEnv}` : stored?.app_secret ? 'kept' : null,
     listing_url: stored?.listing_url ?? null,
     webhooks: stored?.app_secret ? 'on' : 'off: without --app-secret-env, webhooks of this number are refused (401)',

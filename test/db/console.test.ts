@@ -575,6 +575,40 @@ describe('the console', () => {
       expect(badPhone.statusCode).toBe(422);
       expect(graph.requests).toHaveLength(1);
 
+      // The stored token never goes to another address: a new origin needs the token again,
+      // plain http and hosts other than Meta's are refused, and nothing is stored.
+      const kept = await snapshot(t.db);
+      const elsewhere = `http://127.0.0.2:${new URL(graph.baseUrl).port}/v21.0`;
+      const moved = await owner.submit('/console/channel', '/console/channel', { ...base, base_url: elsewhere, access_token: '' });
+      expect(moved.statusCode).toBe(422);
+      expect(moved.body).toContain('Vuelve a escribir el token de acceso');
+      delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
+      try {
+        for (const url of ['http://graph.facebook.com/v21.0', 'https://attacker.example/v21.0', graph.baseUrl]) {
+          const refused = await owner.submit('/console/channel', '/console/channel', { ...base, base_url: url, access_token: 'nuevo' });
+          expect(refused.statusCode, url).toBe(422);
+          expect(refused.body, url).toContain('graph.facebook.com');
+        }
+      } finally {
+        process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
+      }
+      expect(await snapshot(t.db)).toBe(kept);
+      const retest = await owner.submit('/console/channel', '/console/channel/test', { test_phone: '612 34 56 78' });
+      expect(retest.statusCode).toBe(200);
+      expect(graph.requests.map((r) => r.authorization)).toEqual(['Bearer EAAG-token-de-prueba', 'Bearer EAAG-token-de-prueba']);
+      // A host the operator names is allowed, over https, with its token.
+      process.env.INMO_CHANNEL_HOSTS = 'graph.example.eu, other.example';
+      try {
+        const named = await owner.submit('/console/channel', '/console/channel', {
+          ...base,
+          base_url: 'https://graph.example.eu/v21.0',
+          access_token: 'EAAG-otro',
+        });
+        expect(named.statusCode).toBe(303);
+      } finally {
+        delete process.env.INMO_CHANNEL_HOSTS;
+      }
+
       // An agent may not see or change it; another business may not take the number.
       const agent = new Browser(t.app);
       await agent.login('agent@uno.example');

@@ -128,6 +128,7 @@ const CHANNEL_PROBLEMS = {
   CHANNEL_PHONE_NUMBER_ID_BLANK: 'channel_phone_number_id_blank',
   CHANNEL_TEMPLATE_BLANK: 'channel_template_blank',
   CHANNEL_TOKEN_ENV_UNSET: 'channel_token_missing',
+  CHANNEL_TOKEN_REQUIRED: 'channel_token_again',
   CHANNEL_BASE_URL: 'channel_base_url_invalid',
   CHANNEL_LISTING_URL: 'channel_listing_url_invalid',
   CHANNEL_PHONE_NUMBER_ID_TAKEN: 'channel_phone_number_id_taken',
@@ -378,9 +379,9 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     };
     const languages = parseLanguages(form.languages);
     if (languages === null) return channelPage(request, reply, { status: 422, problem: 'channel_languages_invalid', form });
-    // The token and app secret are write-only: left blank, the stored ones are kept.
-    const stored = await findChannel(db, businessId);
-    const token = field(request.body, 'access_token').trim() || (stored ? openSecret(stored.access_token) : '');
+    // The token and app secret are write-only: left blank, the stored ones are kept (the token
+    // only while the base URL keeps its origin: connectChannel refuses otherwise).
+    const token = field(request.body, 'access_token').trim();
     const appSecret = field(request.body, 'app_secret').trim();
     const env = { INMO_CONSOLE_TOKEN: token, INMO_CONSOLE_APP_SECRET: appSecret };
     try {
@@ -390,7 +391,7 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
           businessId,
           provider: 'whatsapp-cloud',
           phoneNumberId: form.phone_number_id,
-          tokenEnv: 'INMO_CONSOLE_TOKEN',
+          tokenEnv: token === '' ? null : 'INMO_CONSOLE_TOKEN',
           template: form.template,
           baseUrl: form.base_url,
           languages,
@@ -402,9 +403,11 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     } catch (error) {
       if (!(error instanceof InmoError) || !(error.code in CHANNEL_PROBLEMS)) throw error;
       request.errorCode = error.code;
+      // No token given: the first time it is required; later, when the base URL moves.
+      const firstTime = error.code === 'CHANNEL_TOKEN_REQUIRED' && !(await findChannel(db, businessId));
       return channelPage(request, reply, {
         status: error.status === 409 ? 409 : 422,
-        problem: CHANNEL_PROBLEMS[error.code as keyof typeof CHANNEL_PROBLEMS],
+        problem: firstTime ? 'channel_token_missing' : CHANNEL_PROBLEMS[error.code as keyof typeof CHANNEL_PROBLEMS],
         form,
       });
     }
