@@ -99,6 +99,11 @@ class Browser {
   cookie(name: string) {
     return this.cookies.get(name);
   }
+
+  /** Sets a cookie as another site, or an attacker who copied one, could. */
+  setCookie(name: string, value: string) {
+    this.cookies.set(name, value);
+  }
 }
 
 async function userWithPassword(db: Db, businessId: number, email: string, role: 'owner' | 'agent') {
@@ -215,6 +220,34 @@ describe('the console', () => {
     const login = await new Browser(t.app).request('POST', '/console/login', { email: 'owner@uno.example', password: PASSWORD });
     expect(login.statusCode).toBe(403);
     expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('binds a CSRF token to its session: a token from before logging in, or another user’s, is refused; login renews the secret', async () => {
+    const a = new Browser(t.app);
+    const anonymous = await a.token('/console/login');
+    const anonymousSecret = a.cookie('inmo_csrf')!;
+    expect((await a.login('owner@uno.example')).statusCode).toBe(303);
+    expect(a.cookie('inmo_csrf')).toBeUndefined();
+    const own = await a.token('/console/users');
+    expect(a.cookie('inmo_csrf')).not.toBe(anonymousSecret);
+    const ownSecret = a.cookie('inmo_csrf')!;
+    const b = new Browser(t.app);
+    await b.login('owner@dos.example');
+    const theirs = await b.token('/console/users');
+    const before = await snapshot(t.db);
+
+    a.setCookie('inmo_csrf', anonymousSecret);
+    const stale = await a.request('POST', '/console/users', { _csrf: anonymous, email: 'antes@uno.example', role: 'agent' });
+    expect(stale.statusCode).toBe(403);
+
+    a.setCookie('inmo_csrf', b.cookie('inmo_csrf')!);
+    const foreign = await a.request('POST', '/console/users', { _csrf: theirs, email: 'ajeno@uno.example', role: 'agent' });
+    expect(foreign.statusCode).toBe(403);
+    expect(await snapshot(t.db)).toBe(before);
+
+    a.setCookie('inmo_csrf', ownSecret);
+    const created = await a.request('POST', '/console/users', { _csrf: own, email: 'propio@uno.example', role: 'agent' });
+    expect(created.statusCode).toBe(201);
   });
 
   it('an agent gets 403 on owner pages and forms, and sees leads', async () => {

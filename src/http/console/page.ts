@@ -3,6 +3,7 @@
  * the security headers, and {@link render}, which fills a template with the translator, the
  * session and a fresh CSRF token.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { SESSION_MAX_MS } from '../../services/console-users.ts';
 import type { MessageKey } from './i18n.ts';
@@ -51,6 +52,11 @@ export function clearSessionCookie(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' });
 }
 
+/** Drops the CSRF secret: the next page makes a new one (at login and logout, so no token outlives its session). */
+export function clearCsrfCookie(reply: FastifyReply): void {
+  reply.clearCookie(CSRF_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' });
+}
+
 /** The title of each page (the lead page and messages bring their own). */
 const TITLES: Record<string, MessageKey> = {
   login: 'login_title',
@@ -67,6 +73,13 @@ const TITLES: Record<string, MessageKey> = {
   'catalogue-import': 'catalogue_import_title',
 };
 
+/** What binds a CSRF token to a session: a digest of its cookie (of the empty text, without one). */
+export function sessionBinding(sessionCookie: string | undefined): string {
+  return createHash('sha256')
+    .update(sessionCookie ?? '')
+    .digest('base64url');
+}
+
 /** Renders a page with the layout, the translator, the session and a fresh CSRF token. */
 export function render(reply: FastifyReply, page: string, data: Record<string, unknown> = {}, status = 200) {
   const request = reply.request;
@@ -77,7 +90,8 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
       t: request.t,
       lang: request.consoleLanguage,
       session: request.consoleSession,
-      csrfToken: reply.generateCsrf(),
+      // Good only with this request's session (plugin.ts checks it against the session it comes back with).
+      csrfToken: reply.generateCsrf({ userInfo: sessionBinding(request.cookies[SESSION_COOKIE]) }),
       path: request.url.split('?')[0],
       title: page in TITLES ? request.t(TITLES[page]) : undefined,
       ...data,

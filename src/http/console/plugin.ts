@@ -22,6 +22,8 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import multipart, { type MultipartFile } from '@fastify/multipart';
+import { createHash } from 'node:crypto';
+import { secretKey } from '../../secrets.ts';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,7 +37,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Db } from '../../db/database.ts';
 import { InmoError } from '../../errors.ts';
 import { sessionOf, type ConsoleSession, type Role } from '../../services/console-users.ts';
-import { COOKIE_PATH, CSRF_COOKIE, MAX_UPLOAD_BYTES, SESSION_COOKIE, clearSessionCookie, errorPage } from './page.ts';
+import { COOKIE_PATH, CSRF_COOKIE, MAX_UPLOAD_BYTES, SESSION_COOKIE, clearSessionCookie, errorPage, sessionBinding } from './page.ts';
 import { pickLanguage, translator, type Language, type Translate } from './i18n.ts';
 import { consoleRoutes } from './routes.ts';
 import { inPackage } from '../../package-root.ts';
@@ -90,6 +92,12 @@ export async function consolePlugin(app: FastifyInstance, { db, onJobsQueued }: 
     cookieKey: CSRF_COOKIE,
     cookieOpts: { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' },
     getToken: (request) => (request.body as Record<string, string> | undefined)?._csrf,
+    // A token is good only with the session it was made for (none, on the login page): another
+    // user's token, or one taken before logging in, is refused. Login and logout also drop
+    // the secret (routes.ts), so every session starts with a new one.
+    getUserInfo: (request) => sessionBinding(request.cookies[SESSION_COOKIE]),
+    // The key of that binding, the same in every process: derived from the key that seals secrets.
+    csrfOpts: { hmacKey: createHash('sha256').update('inmo console CSRF binding\0').update(secretKey()).digest() },
   });
   await app.register(rateLimit, { global: false });
   await app.register(view, {

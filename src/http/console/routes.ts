@@ -60,7 +60,16 @@ import { openSecret } from '../../secrets.ts';
 import { replyAsAgent, setAnswerer } from '../../services/conversations.ts';
 import { catalogueFigures, findUploadedImport, listUploadedImports, startUploadedImport } from '../../services/catalogue-uploads.ts';
 import { InmoError } from '../../errors.ts';
-import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP, SESSION_COOKIE, clearSessionCookie, render, safeNext, setSessionCookie } from './page.ts';
+import {
+  LOGIN_PER_ACCOUNT,
+  LOGIN_PER_IP,
+  SESSION_COOKIE,
+  clearCsrfCookie,
+  clearSessionCookie,
+  render,
+  safeNext,
+  setSessionCookie,
+} from './page.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
@@ -188,6 +197,7 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
       return render(reply, 'login', { next, email, notice: null, problem: 'login_failed' }, 401);
     }
     setSessionCookie(reply, token);
+    clearCsrfCookie(reply);
     return reply.code(303).header('location', next).send();
   });
 
@@ -218,6 +228,7 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
     const token = request.cookies[SESSION_COOKIE];
     if (token) await logout(db, token);
     clearSessionCookie(reply);
+    clearCsrfCookie(reply);
     return reply.code(303).header('location', '/console/login?out=1').send();
   });
 
