@@ -5,7 +5,11 @@
  * list and page, and the languages. The browser journeys are in console.browser.test.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, setPasswordWithLink } from '../../src/services/console-users.ts';
 import { DICTIONARIES } from '../../src/http/console/i18n.ts';
 import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP } from '../../src/http/console/page.ts';
@@ -59,10 +63,12 @@ class Browser {
     return this.request('GET', url);
   }
 
-  /** POSTs a multipart form: `fields` first, then one file. */
+  /** POSTs a multipart form: its CSRF token (`fields._csrf`) in the URL, as the page's form does; the other fields, then one file. */
   async upload(url: string, fields: Record<string, string>, file: { name: string; field: string; content: string }) {
     const boundary = '----inmo-test-boundary';
-    const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+    const { _csrf, ...rest } = fields;
+    if (_csrf !== undefined) url = `${url}?_csrf=${encodeURIComponent(_csrf)}`;
+    const parts = Object.entries(rest).map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
     parts.push(
       `--${boundary}\r\ncontent-disposition: form-data; name="${file.field}"; filename="${file.name}"\r\ncontent-type: application/x-ndjson\r\n\r\n${file.content}\r\n--${boundary}--\r\n`,
     );
@@ -428,6 +434,62 @@ describe('the console', () => {
     expect(done.headers.location).toBe('/console/login?set=1');
     expect((await browser.get(set_password_url)).statusCode).toBe(404);
     expect((await browser.login('nueva@uno.example')).statusCode).toBe(303);
+  });
+
+  describe('multipart bodies (issue 25: uploads only where a file is taken, after the checks)', () => {
+    let folder: string;
+    const savedTmp = process.env.TMPDIR;
+    beforeEach(() => {
+      // Uploads go to the temp folder: one of this test's own, to see what lands in it.
+      folder = mkdtempSync(join(tmpdir(), 'inmo-console-tmp-'));
+      process.env.TMPDIR = folder;
+    });
+    afterEach(() => {
+      process.env.TMPDIR = savedTmp;
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+    });
+    const multipart = (megabytes: number) => {
+      const boundary = '----inmo-big';
+      const head = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.ndjson"\r\ncontent-type: application/x-ndjson\r\n\r\n`;
+      const body = Buffer.concat([Buffer.from(head), Buffer.alloc(megabytes * 1024 * 1024, 'x'), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+      return { body, type: `multipart/form-data; boundary=${boundary}` };
+    };
+
+    it('a file posted to a form that takes none, or without a session or a CSRF token, is never written anywhere', async () => {
+      const { body, type } = multipart(5);
+      const owner = new Browser(t.app);
+      await owner.login('owner@uno.example');
+      const before = await snapshot(t.db);
+      for (const url of ['/console/login', '/console/logout', '/console/set-password/not-a-link', '/console/catalogue', '/console/keys']) {
+        const response = await t.app.inject({ method: 'POST', url, headers: { 'content-type': type }, payload: body });
+        expect([303, 403, 404], url).toContain(response.statusCode);
+      }
+      const noToken = await owner.upload('/console/catalogue', {}, { field: 'file', name: 'a.ndjson', content: 'x'.repeat(1024 * 1024) });
+      expect(noToken.statusCode).toBe(403);
+      expect(readdirSync(folder)).toEqual([]);
+      expect(await snapshot(t.db)).toBe(before);
+    });
+
+    it('an upload aborted half way leaves nothing behind', async () => {
+      const owner = new Browser(t.app);
+      await owner.login('owner@uno.example');
+      const token = await owner.token('/console/catalogue');
+      const origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = new URL(origin);
+      const { body, type } = multipart(8);
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `POST /console/catalogue?_csrf=${encodeURIComponent(token)} HTTP/1.1\r\nhost: 127.0.0.1\r\n` +
+          `cookie: inmo_session=${owner.cookie('inmo_session')}; inmo_csrf=${owner.cookie('inmo_csrf')}\r\n` +
+          `content-type: ${type}\r\ncontent-length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body.subarray(0, 2 * 1024 * 1024));
+      // The file has started to land in the temp folder; then the client goes away.
+      await expect.poll(() => readdirSync(folder).length, { timeout: 5000 }).toBe(1);
+      socket.destroy();
+      await expect.poll(() => readdirSync(folder), { timeout: 5000 }).toEqual([]);
+    });
   });
 
   it('imports an uploaded catalogue in the background and reports each rejected line with its number', async () => {

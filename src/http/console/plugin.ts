@@ -21,14 +21,10 @@
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import multipart, { type MultipartFile } from '@fastify/multipart';
+import multipart from '@fastify/multipart';
 import { createHash } from 'node:crypto';
 import { secretKey } from '../../secrets.ts';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { rm } from 'node:fs/promises';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import view from '@fastify/view';
@@ -37,10 +33,11 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Db } from '../../db/database.ts';
 import { InmoError } from '../../errors.ts';
 import { sessionOf, type ConsoleSession, type Role } from '../../services/console-users.ts';
-import { COOKIE_PATH, CSRF_COOKIE, MAX_UPLOAD_BYTES, SESSION_COOKIE, clearSessionCookie, errorPage, sessionBinding } from './page.ts';
+import { COOKIE_PATH, CSRF_COOKIE, SESSION_COOKIE, clearSessionCookie, errorPage, sessionBinding } from './page.ts';
 import { pickLanguage, translator, type Language, type Translate } from './i18n.ts';
 import { consoleRoutes } from './routes.ts';
 import { inPackage } from '../../package-root.ts';
+import { sweepStaleUploads, type ConsoleUpload } from './uploads.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -51,7 +48,7 @@ declare module 'fastify' {
     /** The console session, once the console's `onRequest` accepted it. */
     consoleSession: ConsoleSession | null;
     /** A file uploaded with the request (catalogue upload), saved to a temp folder; deleted after the response unless `claimed`. */
-    consoleUpload: { path: string; dir: string; fileName: string; bytes: number; claimed: boolean } | null;
+    consoleUpload: ConsoleUpload | null;
     /** The console's language and translator for this request. */
     consoleLanguage: Language;
     t: Translate;
@@ -70,19 +67,10 @@ export async function consolePlugin(app: FastifyInstance, { db, onJobsQueued }: 
   });
   await app.register(cookie);
   await app.register(formbody);
-  // Forms with a file (the catalogue upload): fields become `request.body`, the one file goes to a
-  // temp folder of its own, deleted after the response unless the route claims it.
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { files: 1, fields: 10, fileSize: MAX_UPLOAD_BYTES },
-    async onFile(this: FastifyRequest, part: MultipartFile) {
-      const dir = await mkdtemp(join(tmpdir(), 'inmo-upload-'));
-      const path = join(dir, 'upload.ndjson');
-      this.consoleUpload = { path, dir, fileName: part.filename || 'catalogue.ndjson', bytes: 0, claimed: false };
-      await pipeline(part.file, createWriteStream(path));
-      this.consoleUpload.bytes = part.file.bytesRead;
-    },
-  });
+  // Multipart bodies are never read here: only the route that takes a file reads it, once its
+  // session and CSRF checks have passed (uploads.ts). Its CSRF token comes in the query.
+  await app.register(multipart);
+  void sweepStaleUploads();
   app.addHook('onResponse', async (request) => {
     const upload = request.consoleUpload;
     if (upload && !upload.claimed) await rm(upload.dir, { recursive: true, force: true });
@@ -91,7 +79,8 @@ export async function consolePlugin(app: FastifyInstance, { db, onJobsQueued }: 
     sessionPlugin: '@fastify/cookie',
     cookieKey: CSRF_COOKIE,
     cookieOpts: { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' },
-    getToken: (request) => (request.body as Record<string, string> | undefined)?._csrf,
+    getToken: (request) =>
+      (request.body as Record<string, string> | undefined)?._csrf ?? (request.query as Record<string, string> | undefined)?._csrf,
     // A token is good only with the session it was made for (none, on the login page): another
     // user's token, or one taken before logging in, is refused. Login and logout also drop
     // the secret (routes.ts), so every session starts with a new one.

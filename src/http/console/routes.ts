@@ -63,6 +63,7 @@ import { InmoError } from '../../errors.ts';
 import {
   LOGIN_PER_ACCOUNT,
   LOGIN_PER_IP,
+  MAX_UPLOAD_BYTES,
   SESSION_COOKIE,
   clearCsrfCookie,
   clearSessionCookie,
@@ -70,6 +71,7 @@ import {
   safeNext,
   setSessionCookie,
 } from './page.ts';
+import { receiveUpload } from './uploads.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
@@ -552,7 +554,7 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
   app.get('/catalogue', async (request, reply) => cataloguePage(request, reply));
 
   app.post('/catalogue', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const upload = request.consoleUpload;
+    const upload = (request.consoleUpload = await receiveUpload(request, MAX_UPLOAD_BYTES));
     const { businessId, userId } = request.consoleSession!;
     if (!upload || upload.bytes === 0) return cataloguePage(request, reply, 422, 'catalogue_file_missing');
     upload.claimed = true;
