@@ -66,12 +66,21 @@ export function queryRefinement<T>(refine: (query: Record<string, unknown>, issu
 }
 
 /**
- * U+0000 removed from text: PostgreSQL cannot store or compare it, and no form means it, so
- * both engines read `"a\u0000b"` as `"ab"` (found by fuzzing: a 500 on PostgreSQL).
+ * Text as both engines can store it alike:
+ * - U+0000 removed: PostgreSQL cannot store or compare it, and no form means it, so both
+ *   engines read `"a\u0000b"` as `"ab"` (found by fuzzing: a 500 on PostgreSQL);
+ * - a lone surrogate (`"\ud800"`, half of a UTF-16 pair) replaced by U+FFFD: PostgreSQL
+ *   receives it so already (Node encodes it that way), but SQLite stored it as invalid UTF-8.
  */
 function withoutNul(_key: string, value: unknown): unknown {
-  return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+  if (typeof value !== 'string') return value;
+  const wellFormed = SURROGATE.test(value) ? value.replace(LONE_SURROGATE, '\ufffd') : value;
+  return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '') : wellFormed;
 }
+
+const SURROGATE = /[\ud800-\udfff]/;
+/** Half of a UTF-16 surrogate pair without its other half (what `String.prototype.toWellFormed`, Node 22+ in our types, replaces). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 function queryWithoutNul(query: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(

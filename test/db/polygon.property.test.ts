@@ -233,3 +233,28 @@ describe('a polygon is closed, and one rule holds everywhere', () => {
     );
   }, 120_000);
 });
+
+it('takes a polygon of 1,000 vertices, the most CONTRACT §8 allows (SQLite refused a chain that long)', async () => {
+  // A rectangle between grid lines (no published position on its edges), each side cut into
+  // 250 segments: 1,000 vertices that select what its 4 corners select.
+  const [south, north, west, east] = [gridLat(2) + 0.005, gridLat(7) + 0.005, gridLon(3) + 0.005, gridLon(8) + 0.005];
+  const side = (from: [number, number], to: [number, number]) =>
+    Array.from({ length: 250 }, (_, k) => ({ lat: from[0] + ((to[0] - from[0]) * k) / 250, lng: from[1] + ((to[1] - from[1]) * k) / 250 }));
+  const ring = [
+    ...side([south, west], [south, east]),
+    ...side([south, east], [north, east]),
+    ...side([north, east], [north, west]),
+    ...side([north, west], [south, west]),
+  ];
+  expect(ring).toHaveLength(1000);
+  const corners = [
+    { lat: south, lng: west },
+    { lat: south, lng: east },
+    { lat: north, lng: east },
+    { lat: north, lng: west },
+  ];
+  const expected = sorted([...steps].filter(([, [i, j]]) => i >= 3 && i <= 7 && j >= 4 && j <= 8).map(([id]) => id));
+  expect(expected).toHaveLength(25);
+  expect(await apiIds([{ type: 'polygon', coordinates: ring }])).toEqual(expected);
+  expect(await apiIds([{ type: 'polygon', coordinates: corners }])).toEqual(expected);
+});

@@ -13,6 +13,17 @@ import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.
 
 const lit = (n: number) => sql.lit(n);
 
+/**
+ * `parts` joined by `op` as a balanced tree of parentheses, not a chain: SQLite refuses an
+ * expression nested more than 1,000 deep (`Expression tree is too large`), which a chain of a
+ * 1,000-vertex polygon's edges was (CONTRACT §8 allows 1,000); balanced, it nests about 10 deep.
+ */
+function balanced(parts: RawBuilder<unknown>[], op: 'or' | '+'): RawBuilder<unknown> {
+  if (parts.length === 1) return parts[0];
+  const half = Math.ceil(parts.length / 2);
+  return sql`(${balanced(parts.slice(0, half), op)} ${sql.raw(op)} ${balanced(parts.slice(half), op)})`;
+}
+
 /** Largest value of an `integer` column on both engines. */
 const MAX_INT32 = 2_147_483_647;
 
@@ -52,8 +63,8 @@ function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
           (e) =>
             sql`case when ((${lit(e.yi)} > pub_lat) <> (${lit(e.yj)} > pub_lat)) and pub_lon < (${lit(e.dx)}) * (pub_lat - ${lit(e.yi)}) / (${lit(e.dy)}) + ${lit(e.xi)} then 1 else 0 end`,
         );
-      const inside = crossings.length ? sql`(${sql.join(crossings, sql` + `)}) % 2 = 1` : sql`1 = 0`;
-      return sql<SqlBool>`(${sql.join(onEdges, sql` or `)} or ${inside})`;
+      const inside = crossings.length ? sql`${balanced(crossings, '+')} % 2 = 1` : sql`1 = 0`;
+      return sql<SqlBool>`(${balanced(onEdges, 'or')} or ${inside})`;
     }
   }
 }
@@ -65,7 +76,7 @@ export function areasCondition(areas: MapArea[], hideIndex = false): RawBuilder<
     const box = bboxCondition(area, hideIndex);
     return exact ? sql`(${box} and ${exact})` : box;
   });
-  return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
+  return sql<SqlBool>`(${balanced(parts, 'or')})`;
 }
 
 /**

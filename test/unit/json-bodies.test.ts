@@ -1,7 +1,8 @@
 /**
- * JSON bodies nested deeper than CONTRACT §8 allows (64 levels) are a 422 `json_invalid`,
+ * JSON bodies: nested deeper than CONTRACT §8 allows (64 levels) is a 422 `json_invalid`,
  * found before parsing by a scan that cannot overflow the stack however deep the text goes
- * (src/http/fastapi-compat.ts). Through the API on both engines: test/db/limits.test.ts.
+ * (src/http/fastapi-compat.ts). Through the API on both engines: test/db/limits.test.ts. And
+ * text is made storable alike on both engines: no U+0000, no lone surrogate.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -59,5 +60,11 @@ describe('JSON nesting (CONTRACT §8: 64 levels)', () => {
       }),
       { seed: 64, numRuns: 500 },
     );
+  });
+});
+
+describe('text both engines store alike', () => {
+  it('replaces a lone surrogate with U+FFFD and keeps whole pairs, and removes U+0000', () => {
+    expect(parseBody(JSON_TYPE, '{"name": "Ana\\ud800 \\udc00x \\ud83d\\ude00 a\\u0000b"}')).toEqual({ name: 'Ana\ufffd \ufffdx 😀 ab' });
   });
 });
