@@ -21,6 +21,8 @@
  * two API processes. `--only scale [--listings N] [--db sqlite|postgres|both]` runs the scale
  * benchmark of bench/scale.ts (20k real and N generated listings, default 1,000,000, on both
  * engines unless `--db` names one); it is not part of the default run (about 20 minutes at 1M).
+ * `--only areas` sends the largest map areas the limits allow and times other requests
+ * meanwhile (bench/areas.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -35,6 +37,7 @@ import { nowRfc3339 } from '../src/domain/time.ts';
 import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
+import { areasBench } from './areas.ts';
 import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, eventCostBench, leadBench } from './leads.ts';
@@ -67,8 +70,8 @@ const DURATION = Number(options.duration);
 if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, got ${JSON.stringify(options.duration)}`);
 const FRESH = options.fresh;
 const ONLY = options.only ?? null;
-if (ONLY !== null && !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'scale'].includes(ONLY)) {
-  throw new Error('--only must be reads, feed, leads, background, webhooks, events or scale');
+if (ONLY !== null && !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'scale'].includes(ONLY)) {
+  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas or scale');
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -283,6 +286,22 @@ async function main() {
   if (ONLY === null || ONLY === 'background') await background();
   if (ONLY === null || ONLY === 'webhooks') await webhooks();
   if (ONLY === null || ONLY === 'events') await events();
+  if (ONLY === null || ONLY === 'areas') await areas();
+}
+
+async function areas(): Promise<void> {
+  // The real catalogue only: the generated one is not needed here.
+  const real = await prepare('real-20k', async (db, businessId) => {
+    let n = 0;
+    for (const file of CATALOGUES) {
+      const s = await importCatalogueFile(db, businessId, join(DATA, file));
+      n += s.created + s.updated;
+    }
+    return n;
+  });
+  process.stderr.write('map areas: the largest locations the limits allow\n');
+  const lines = ['', ...(await areasBench(ROOT, real.dbPath, real.key))];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** The two benchmark catalogues, built on first use (or with --fresh) and reused after. */

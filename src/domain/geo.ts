@@ -287,13 +287,28 @@ export function onPolygonEdge(lat: number, lon: number, e: PolygonEdge): boolean
  * arithmetic, operation for operation, so the API and matching agree on every position.
  */
 export function pointInPolygon(lat: number, lon: number, ring: ReadonlyArray<readonly [number, number]>): boolean {
+  return inEdges(lat, lon, polygonEdges(ring));
+}
+
+/** {@link pointInPolygon} on a polygon's edges, computed once by the caller. */
+function inEdges(lat: number, lon: number, edges: readonly PolygonEdge[]): boolean {
   let inside = false;
-  for (const e of polygonEdges(ring)) {
+  for (const e of edges) {
     if (onPolygonEdge(lat, lon, e)) return true;
     // A horizontal edge never crosses the ray (and would divide by zero).
     if (e.dy !== 0 && e.yi > lat !== e.yj > lat && lon < (e.dx * (lat - e.yi)) / e.dy + e.xi) inside = !inside;
   }
   return inside;
+}
+
+/**
+ * {@link areaContains} for one area and many points: a polygon's edges are worked out once.
+ * @returns `(lat, lon) => whether the point lies in the area`.
+ */
+export function areaTest(area: MapArea): (lat: number, lon: number) => boolean {
+  if (area.kind !== 'polygon') return (lat, lon) => areaContains(area, lat, lon);
+  const edges = polygonEdges(area.ring);
+  return (lat, lon) => inEdges(lat, lon, edges);
 }
 
 /** Whether a point lies in an area (the same rule the SQL filter applies). */

@@ -73,6 +73,25 @@ const junk = fc.oneof(
 
 const validPhone = fc.integer({ min: 0, max: 99_999_999 }).map((n) => `6${String(n).padStart(8, '0')}`);
 
+/**
+ * `locations` of 1 to 8 polygons of 3 to 1,000 vertices around Madrid (the largest past the
+ * 64 KiB limit of the parameter): every size the limits allow is answered without a 5xx.
+ */
+const polygons = fc
+  .tuple(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 3, max: 1000 }), fc.integer({ min: 1, max: 5 }))
+  .map(([areas, vertices, lobes]) =>
+    JSON.stringify(
+      Array.from({ length: areas }, (_, a) => ({
+        type: 'polygon',
+        coordinates: Array.from({ length: vertices }, (_, k) => {
+          const t = (2 * Math.PI * k) / vertices;
+          const r = 0.02 * (1 + 0.3 * Math.sin(lobes * t));
+          return { lat: +(40.42 + a * 0.01 + r * Math.sin(t)).toFixed(5), lng: +(-3.7 + r * Math.cos(t)).toFixed(5) };
+        }),
+      })),
+    ),
+  );
+
 /** Values real clients send for some fields (valid ones first), so the fuzzer also reaches the success paths. */
 const HINTS: Record<string, { valid: fc.Arbitrary<unknown>; any: fc.Arbitrary<unknown> }> = {
   phone_number_1: { valid: validPhone, any: fc.string({ maxLength: 20 }) },
@@ -89,6 +108,7 @@ const HINTS: Record<string, { valid: fc.Arbitrary<unknown>; any: fc.Arbitrary<un
   },
   budget: { valid: fc.constantFrom('900', '700-900', '700 - 900', ''), any: fc.constantFrom('900€', '1.000', 'mil', '-', '9'.repeat(40)) },
   habs: { valid: fc.constantFrom('3', '3+', 'tres', ''), any: fc.string({ maxLength: 5 }) },
+  locations: { valid: polygons, any: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('[', '[{"type":"polygon"}]', '{}')) },
   name: {
     valid: fc.constantFrom('Ana García', 'José', 'Zoë O’Brien'),
     any: fc.oneof(fc.constantFrom('  ', ''), fc.string({ maxLength: 60 })),

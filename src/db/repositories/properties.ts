@@ -4,7 +4,7 @@ import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/property-record.ts';
 import type { StoredImage, StoredVideo } from '../../domain/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
-import { filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
+import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
 export type { ScanPlan };
 
@@ -206,6 +206,31 @@ export async function listPublished(
     });
   }
   return run(db);
+}
+
+/**
+ * The published properties that match every filter but the map areas, and lie in the bounding
+ * box of one of them: ids and published positions, in the query's order. The caller keeps
+ * those inside an area (services/properties.ts), rather than SQL testing each row against
+ * every edge of every polygon.
+ */
+export async function listAreaCandidates(
+  db: Executor,
+  businessId: number,
+  q: PropertyQuery,
+): Promise<Array<{ id: number; pub_lat: number | null; pub_lon: number | null }>> {
+  return listedOf(db, businessId, { ...q, areas: [] })
+    .where(boxesCondition(q.areas))
+    .select(['id', 'pub_lat', 'pub_lon'])
+    .orderBy(orderBy(q))
+    .execute();
+}
+
+/** The published documents of `ids`, by id (ids not published are absent). */
+export async function publishedDocsById(db: Executor, businessId: number, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await publishedDocs(db, businessId).where('properties.id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.api_doc]));
 }
 
 /** How many published properties match the filters, ignoring paging. */

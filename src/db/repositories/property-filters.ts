@@ -69,6 +69,14 @@ function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
   }
 }
 
+/** Whether the published position lies in the bounding box of at least one of the areas (served by `properties_bbox`). */
+export function boxesCondition(areas: MapArea[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${balanced(
+    areas.map((area) => bboxCondition(area, false)),
+    'or',
+  )})`;
+}
+
 /** Whether the published position lies in at least one of the areas. */
 export function areasCondition(areas: MapArea[], hideIndex = false): RawBuilder<SqlBool> {
   const parts = areas.map((area) => {
