@@ -71,6 +71,8 @@ export interface AppOptions {
   onJobsQueued?: () => void;
   /** Prometheus metrics (http/operability.ts): served at `/metrics` unless said otherwise. */
   metrics?: MetricsMode;
+  /** `INMO_PUBLIC_URL`: this server's public base URL; `https:` gives the console's cookies the `__Host-` prefix. */
+  publicUrl?: string | null;
   /** `INMO_METRICS_TOKEN`: a bearer token that opens `/metrics` on this port to clients that are not loopback. */
   metricsToken?: string | null;
   /** Request limits (CONTRACT §8); the defaults when omitted. `inmo serve` reads them from the environment. */
@@ -219,7 +221,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   // The workspace console: HTML for owners and agents, with sessions instead of keys (CONTRACT §12).
-  await app.register(consolePlugin, { prefix: '/console', db: options.db, onJobsQueued: options.onJobsQueued ?? (() => {}) });
+  await app.register(consolePlugin, {
+    prefix: '/console',
+    db: options.db,
+    onJobsQueued: options.onJobsQueued ?? (() => {}),
+    https: options.publicUrl?.startsWith('https:') ?? false,
+  });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 
   return app;

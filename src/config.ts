@@ -36,6 +36,8 @@ export interface Config {
   metrics: { enabled: boolean; port: number | null; host: string; token: string | null };
   /** Request limits of CONTRACT §8 (`INMO_MAX_*`, src/limits.ts). */
   limits: Limits;
+  /** `INMO_PUBLIC_URL`: this server's public base URL, when set (the console's cookies, the webhook callback URL). */
+  publicUrl: string | null;
   /** Where `inmo serve` listens unless `--port`/`--host` say: `PORT` and `HOST`, as hosting platforms set them. */
   listen: { port: number; host: string };
 }
@@ -98,7 +100,8 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'XDG_CONFIG_HOME', meaning: 'the folder of the default key file', default: '`~/.config`' },
   {
     name: 'INMO_PUBLIC_URL',
-    meaning: "this server's public base URL, for the webhook callback URL that `inmo channel connect` prints",
+    meaning:
+      "this server's public base URL: the webhook callback URL that `inmo channel connect` prints; when `https:`, the console's cookies carry the `__Host-` prefix",
     default: '`http://127.0.0.1:8080`',
     see: 'whatsapp.md',
   },
@@ -258,7 +261,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: metricsFromEnv(env),
     limits: loadLimits(env),
     listen: { port: portFromEnv(env, 'PORT', 8080), host: env.HOST || '127.0.0.1' },
+    publicUrl: publicUrlFromEnv(env.INMO_PUBLIC_URL),
   };
+}
+
+/** `INMO_PUBLIC_URL`: an http(s) URL, or null when unset. @throws Error naming the variable for anything else. */
+function publicUrlFromEnv(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  if (!/^https?:\/\/[^\s/]+/.test(raw)) throw new Error(`INMO_PUBLIC_URL must be an http(s) URL, got ${JSON.stringify(raw)}`);
+  return raw;
 }
 
 /** A TCP port (0 to 65535) from `name`, or `fallback` when unset. @throws Error naming the variable. */

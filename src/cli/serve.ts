@@ -110,6 +110,7 @@ export function register(program: Command): void {
           onJobsQueued: () => worker?.wake(),
           metrics: !config.metrics.enabled ? 'off' : config.metrics.port === null ? 'served' : 'counted',
           metricsToken: config.metrics.token,
+          publicUrl: config.publicUrl,
         });
         // The demo is in place before the first request can arrive.
         const demo = opts.demo ? await seedDemo(db) : {};

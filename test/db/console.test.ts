@@ -904,3 +904,37 @@ describe('the console behind a TLS-terminating proxy', () => {
     expect((plain.cookies as Array<{ name: string; secure?: boolean }>).find((c) => c.name === 'inmo_session')?.secure).toBeFalsy();
   });
 });
+
+describe('the console served over HTTPS (INMO_PUBLIC_URL is https:)', () => {
+  const t = withApp({
+    app: { trustProxy: true, publicUrl: 'https://inmo.agency.example' },
+    seed: async ({ db, businessId }) => {
+      await userWithPassword(db, businessId, 'owner@https.example', 'owner');
+    },
+  });
+
+  it('names its cookies with the __Host- prefix: Secure, Path=/, no Domain, so no other site or subdomain can set them', async () => {
+    const browser = new Browser(t.app, { 'x-forwarded-proto': 'https' });
+    const login = await browser.login('owner@https.example');
+    expect(login.statusCode).toBe(303);
+    const set = login.cookies as Array<{ name: string; value: string; secure?: boolean; path?: string; domain?: string }>;
+    const session = set.find((c) => c.name === '__Host-inmo_session');
+    expect(session).toMatchObject({ secure: true, path: '/' });
+    expect(session?.domain).toBeUndefined();
+    expect(set.map((c) => c.name).filter((n) => !n.startsWith('__Host-'))).toEqual([]);
+    const page = await browser.get('/console');
+    expect(page.statusCode).toBe(200);
+    const csrf = (page.cookies as Array<{ name: string; secure?: boolean; path?: string }>).find((c) => c.name === '__Host-inmo_csrf');
+    expect(csrf).toMatchObject({ secure: true, path: '/' });
+    // The unprefixed names of a plain-http console open nothing here.
+    const plain = await t.app.inject({
+      method: 'GET',
+      url: '/console',
+      headers: { cookie: `inmo_session=${browser.cookie('__Host-inmo_session')}` },
+    });
+    expect(plain.statusCode).toBe(303);
+    // Forms work with the prefixed cookies.
+    const created = await browser.submit('/console/users', '/console/users', { email: 'agente@https.example', role: 'agent' });
+    expect(created.statusCode).toBe(201);
+  });
+});

@@ -202,6 +202,7 @@ describe('GET /metrics', () => {
       expect((await from(proxied, '127.0.0.1', { 'x-forwarded-for': '198.51.100.4' })).statusCode).toBe(404);
       expect((await from(proxied, '127.0.0.1')).statusCode).toBe(200);
       expect(() => loadConfig({ INMO_METRICS_TOKEN: 'short' })).toThrow('INMO_METRICS_TOKEN must be at least 16 characters long');
+      expect(() => loadConfig({ INMO_PUBLIC_URL: 'inmo.agency.example' })).toThrow('INMO_PUBLIC_URL must be an http(s) URL');
     } finally {
       await Promise.all([open.close(), tokened.close(), proxied.close()]);
     }

@@ -4,23 +4,43 @@
  * session and a fresh CSRF token.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_MAX_MS } from '../../services/console-users.ts';
 import type { MessageKey } from './i18n.ts';
 
-/** Cookie naming the session. */
-export const SESSION_COOKIE = 'inmo_session';
+/**
+ * The console's two cookies, the session and the CSRF secret. Served over HTTPS (the public
+ * URL is `https:`), they carry the `__Host-` prefix, which browsers accept only from a secure
+ * origin with `Secure`, `Path=/` and no `Domain`: no other site or subdomain, and no page over
+ * plain http, can set or shadow them. Otherwise they are scoped to `/console`.
+ */
+export interface ConsoleCookies {
+  session: string;
+  csrf: string;
+  options: { path: string; httpOnly: true; sameSite: 'lax'; secure: boolean | 'auto' };
+}
+
+/** The cookies of a console served over HTTPS or not (see {@link ConsoleCookies}). */
+export function consoleCookies(https: boolean): ConsoleCookies {
+  return https
+    ? { session: '__Host-inmo_session', csrf: '__Host-inmo_csrf', options: { path: '/', httpOnly: true, sameSite: 'lax', secure: true } }
+    : { session: 'inmo_session', csrf: 'inmo_csrf', options: { path: '/console', httpOnly: true, sameSite: 'lax', secure: 'auto' } };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The console's cookies (plugin.ts decorates its instance). */
+    consoleCookies: ConsoleCookies;
+  }
+}
+
 /** Largest catalogue file the console takes, bytes (1 GiB). */
 export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
 
-/** Cookie holding the CSRF secret. */
-export const CSRF_COOKIE = 'inmo_csrf';
 /** Login attempts per client IP per minute. */
 export const LOGIN_PER_IP = 20;
 /** Failed login attempts per email per 15 minutes; the last one locks the account for the rest of them. */
 export const LOGIN_PER_ACCOUNT = 10;
-
-export const COOKIE_PATH = '/console';
 
 /** Headers of every console page: no framing, no foreign scripts, no caching of private pages. */
 const SECURITY_HEADERS = {
@@ -39,22 +59,24 @@ export function safeNext(value: unknown): string {
 
 /** Sets the session cookie for a new session. */
 export function setSessionCookie(reply: FastifyReply, token: string): void {
-  reply.setCookie(SESSION_COOKIE, token, {
-    path: COOKIE_PATH,
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: 'auto',
-    maxAge: SESSION_MAX_MS / 1000,
-  });
+  const cookies = reply.server.consoleCookies;
+  reply.setCookie(cookies.session, token, { ...cookies.options, maxAge: SESSION_MAX_MS / 1000 });
 }
 
 export function clearSessionCookie(reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' });
+  const cookies = reply.server.consoleCookies;
+  reply.clearCookie(cookies.session, cookies.options);
 }
 
 /** Drops the CSRF secret: the next page makes a new one (at login and logout, so no token outlives its session). */
 export function clearCsrfCookie(reply: FastifyReply): void {
-  reply.clearCookie(CSRF_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' });
+  const cookies = reply.server.consoleCookies;
+  reply.clearCookie(cookies.csrf, cookies.options);
+}
+
+/** The session cookie's value in a request, if any. */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
+  return request.cookies[request.server.consoleCookies.session];
 }
 
 /** The title of each page (the lead page and messages bring their own). */
@@ -91,7 +113,7 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
       lang: request.consoleLanguage,
       session: request.consoleSession,
       // Good only with this request's session (plugin.ts checks it against the session it comes back with).
-      csrfToken: reply.generateCsrf({ userInfo: sessionBinding(request.cookies[SESSION_COOKIE]) }),
+      csrfToken: reply.generateCsrf({ userInfo: sessionBinding(sessionCookieOf(request)) }),
       path: request.url.split('?')[0],
       title: page in TITLES ? request.t(TITLES[page]) : undefined,
       ...data,

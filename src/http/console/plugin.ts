@@ -33,7 +33,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Db } from '../../db/database.ts';
 import { InmoError } from '../../errors.ts';
 import { sessionOf, type ConsoleSession, type Role } from '../../services/console-users.ts';
-import { COOKIE_PATH, CSRF_COOKIE, SESSION_COOKIE, clearSessionCookie, errorPage, sessionBinding } from './page.ts';
+import { clearSessionCookie, consoleCookies, errorPage, sessionBinding, sessionCookieOf } from './page.ts';
 import { pickLanguage, translator, type Language, type Translate } from './i18n.ts';
 import { consoleRoutes } from './routes.ts';
 import { inPackage } from '../../package-root.ts';
@@ -59,8 +59,15 @@ declare module 'fastify' {
  * The console, as a plugin registered with prefix `/console` on the root instance.
  * @param db the database the API uses; sessions are read from it on every console request.
  * @param onJobsQueued called after a form queued jobs (an agent's reply): the in-process worker wakes.
+ * @param https whether the console is served over HTTPS (`INMO_PUBLIC_URL` is `https:`): its
+ *   cookies then carry the `__Host-` prefix (page.ts).
  */
-export async function consolePlugin(app: FastifyInstance, { db, onJobsQueued }: { db: Db; onJobsQueued: () => void }): Promise<void> {
+export async function consolePlugin(
+  app: FastifyInstance,
+  { db, onJobsQueued, https }: { db: Db; onJobsQueued: () => void; https: boolean },
+): Promise<void> {
+  const cookies = consoleCookies(https);
+  app.decorate('consoleCookies', cookies);
   // Pages, not API operations: none of them belongs in the OpenAPI document.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -77,14 +84,14 @@ export async function consolePlugin(app: FastifyInstance, { db, onJobsQueued }: 
   });
   await app.register(csrf, {
     sessionPlugin: '@fastify/cookie',
-    cookieKey: CSRF_COOKIE,
-    cookieOpts: { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' },
+    cookieKey: cookies.csrf,
+    cookieOpts: cookies.options,
     getToken: (request) =>
       (request.body as Record<string, string> | undefined)?._csrf ?? (request.query as Record<string, string> | undefined)?._csrf,
     // A token is good only with the session it was made for (none, on the login page): another
     // user's token, or one taken before logging in, is refused. Login and logout also drop
     // the secret (routes.ts), so every session starts with a new one.
-    getUserInfo: (request) => sessionBinding(request.cookies[SESSION_COOKIE]),
+    getUserInfo: (request) => sessionBinding(sessionCookieOf(request)),
     // The key of that binding, the same in every process: derived from the key that seals secrets.
     csrfOpts: { hmacKey: createHash('sha256').update('inmo console CSRF binding\0').update(secretKey()).digest() },
   });
@@ -114,7 +121,7 @@ export async function consolePlugin(app: FastifyInstance, { db, onJobsQueued }: 
     reply.header('vary', 'Accept-Language');
     const access = request.routeOptions.config.consoleAccess;
     if (access === 'public' || request.url.startsWith('/console/assets/')) return;
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionCookieOf(request);
     const session = token ? await sessionOf(db, token) : null;
     if (!session) {
       if (token) clearSessionCookie(reply);

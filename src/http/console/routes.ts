@@ -64,11 +64,11 @@ import {
   LOGIN_PER_ACCOUNT,
   LOGIN_PER_IP,
   MAX_UPLOAD_BYTES,
-  SESSION_COOKIE,
   clearCsrfCookie,
   clearSessionCookie,
   render,
   safeNext,
+  sessionCookieOf,
   setSessionCookie,
 } from './page.ts';
 import { receiveUpload } from './uploads.ts';
@@ -227,7 +227,7 @@ export async function consoleRoutes(app: FastifyInstance, { db, onJobsQueued }: 
   );
 
   app.post('/logout', { config: { consoleAccess: 'public' }, ...csrfChecked }, async (request, reply) => {
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionCookieOf(request);
     if (token) await logout(db, token);
     clearSessionCookie(reply);
     clearCsrfCookie(reply);
