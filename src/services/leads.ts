@@ -110,9 +110,11 @@ export async function leadMatchesJson(db: Db, businessId: number, id: number): P
  * matching: {catalogue_version, matched_at, matches_total, near_misses_total} | null,
  * message: {state, template, provider_message_id, …} | null, follow_ups: [{due_at, every_days, state}],
  * conversation: {lead_id, state, window_open_until, messages}}` (CONTRACT §10).
+ * @param businessId the business it must belong to (the console's); any business when omitted (the CLI).
+ * @returns undefined when there is no such lead (of that business).
  */
-export async function showLead(db: Db, id: number) {
-  const lead = await repo.findLead(db, id);
+export async function showLead(db: Db, id: number, businessId?: number) {
+  const lead = await repo.findLead(db, id, businessId);
   if (!lead) return undefined;
   const matched = await listLeadMatches(db, id);
   const message = await findWelcome(db, id);

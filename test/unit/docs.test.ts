@@ -29,7 +29,7 @@ describe('generated pages (npm run docs)', () => {
 
   it('every environment variable read in src/ is a documented setting', () => {
     // Not environment variables: the names under which the console hands a form's token and
-    // app secret to connectChannel, in an environment of its own (src/http/console/routes.ts).
+    // app secret to connectChannel, in an environment of its own (src/http/console/sections/channel.ts).
     const notSettings = new Set(['INMO_CONSOLE_TOKEN', 'INMO_CONSOLE_APP_SECRET']);
     const read = new Set<string>();
     for (const file of filesIn(join(REPO_ROOT, 'src'), '.ts')) {

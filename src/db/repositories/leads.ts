@@ -26,8 +26,14 @@ export async function findLeadByPhone(db: Executor, businessId: number, phone: s
   return rows[0];
 }
 
-export async function findLead(db: Executor, id: number): Promise<LeadRow | undefined> {
-  return db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
+/**
+ * A lead by id; with `businessId`, only that business's (another's is not found, as a missing
+ * one): the console reads through this, so a page cannot show a lead of another business.
+ */
+export async function findLead(db: Executor, id: number, businessId?: number): Promise<LeadRow | undefined> {
+  let query = db.selectFrom('leads').selectAll().where('id', '=', id);
+  if (businessId !== undefined) query = query.where('business_id', '=', businessId);
+  return query.executeTakeFirst();
 }
 
 export async function listNotes(db: Executor, leadId: number): Promise<Array<{ created_at: string; text: string }>> {

@@ -90,7 +90,7 @@ export async function consolePlugin(
       (request.body as Record<string, string> | undefined)?._csrf ?? (request.query as Record<string, string> | undefined)?._csrf,
     // A token is good only with the session it was made for (none, on the login page): another
     // user's token, or one taken before logging in, is refused. Login and logout also drop
-    // the secret (routes.ts), so every session starts with a new one.
+    // the secret (sections/auth.ts), so every session starts with a new one.
     getUserInfo: (request) => sessionBinding(sessionCookieOf(request)),
     // The key of that binding, the same in every process: derived from the key that seals secrets.
     csrfOpts: { hmacKey: createHash('sha256').update('inmo console CSRF binding\0').update(secretKey()).digest() },

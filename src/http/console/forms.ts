@@ -1,0 +1,51 @@
+/**
+ * What the console's sections share (sections/): what a section needs to register its pages,
+ * reading form fields and query parameters, dates and ids of the URL, and the CSRF check every
+ * form passes before its handler.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/database.ts';
+
+/** What every section of the console is registered with (plugin.ts). */
+export interface ConsoleDeps {
+  db: Db;
+  /** Called after a form queued jobs (an agent's reply): the in-process worker wakes. */
+  onJobsQueued: () => void;
+}
+
+/** A day, ms. */
+export const DAY_MS = 24 * 3600 * 1000;
+
+type Form = Record<string, string | string[] | undefined>;
+
+/** A form field's value (the first one when repeated), '' when absent. */
+export const field = (body: unknown, name: string): string => {
+  const value = (body as Form | undefined)?.[name];
+  return typeof value === 'string' ? value : Array.isArray(value) ? (value[0] ?? '') : '';
+};
+
+/** Every value of a repeated form field (checkboxes). */
+export const fields = (body: unknown, name: string): string[] => {
+  const value = (body as Form | undefined)?.[name];
+  return value === undefined ? [] : [value].flat();
+};
+
+/** The query parameters of a page. */
+export const query = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
+
+/** A date field (YYYY-MM-DD) as the RFC 3339 instant of that day's start (UTC), or null. */
+export function dayStart(text: string | undefined): string | null {
+  if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return null;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** A numeric id of the URL (a lead, job or import), or null for anything else: then the page is a 404. */
+export function idParam(text: string): number | null {
+  return /^\d{1,15}$/.test(text) ? Number(text) : null;
+}
+
+/** Route options of a form: its CSRF token is checked before the handler runs. */
+export function csrfChecked(app: FastifyInstance) {
+  return { preHandler: app.csrfProtection };
+}

@@ -1,0 +1,47 @@
+/**
+ * The catalogue: `GET /catalogue` (figures and the latest uploads); owners: `POST
+ * /catalogue?_csrf=…` (multipart, one file): the import starts in the background and the answer is
+ * 303 to `GET /catalogue/imports/:import_id`, which shows its progress (refreshing itself every
+ * second, no script needed) and then its report with every rejected line.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { catalogueFigures, findUploadedImport, listUploadedImports, startUploadedImport } from '../../../services/catalogue-uploads.ts';
+import { InmoError } from '../../../errors.ts';
+import { MAX_UPLOAD_BYTES, render } from '../page.ts';
+import { receiveUpload } from '../uploads.ts';
+import { csrfChecked as formOptions, idParam, type ConsoleDeps } from '../forms.ts';
+
+export async function cataloguePages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+  const csrfChecked = formOptions(app);
+
+  const cataloguePage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: string | null = null) => {
+    const { businessId } = request.consoleSession!;
+    const [figures, imports] = await Promise.all([catalogueFigures(db, businessId), listUploadedImports(db, businessId)]);
+    return render(reply, 'catalogue', { figures, imports, problem }, status);
+  };
+
+  app.get('/catalogue', async (request, reply) => cataloguePage(request, reply));
+
+  app.post('/catalogue', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const upload = (request.consoleUpload = await receiveUpload(request, MAX_UPLOAD_BYTES));
+    const { businessId, userId } = request.consoleSession!;
+    if (!upload || upload.bytes === 0) return cataloguePage(request, reply, 422, 'catalogue_file_missing');
+    upload.claimed = true;
+    const { id } = await startUploadedImport(db, {
+      businessId,
+      userId,
+      fileName: upload.fileName,
+      path: upload.path,
+      bytes: upload.bytes,
+      removeAfter: upload.dir,
+    });
+    return reply.code(303).header('location', `/console/catalogue/imports/${id}`).send();
+  });
+
+  app.get<{ Params: { import_id: string } }>('/catalogue/imports/:import_id', async (request, reply) => {
+    const id = idParam(request.params.import_id);
+    const run = id !== null ? await findUploadedImport(db, request.consoleSession!.businessId, id) : undefined;
+    if (!run) throw new InmoError('NOT_FOUND');
+    return render(reply, 'catalogue-import', { run, refresh: (run.state === 'running' || run.state === 'indexing') && !run.interrupted });
+  });
+}

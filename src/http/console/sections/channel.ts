@@ -1,0 +1,163 @@
+/**
+ * The WhatsApp channel (owners): `GET /channel`, `POST /channel` (fields `phone_number_id`,
+ * `access_token` and `app_secret` (write-only: blank keeps the stored ones, the token only while
+ * the base URL keeps its origin), `template`, `languages` (`gb=en_GB, …`), `listing_url`,
+ * `base_url`): connects or changes WhatsApp with connectChannel's rules; the page shows the
+ * webhook callback URL and verify token. `POST /channel/test` (field `test_phone`) sends the
+ * template to a number now and shows the provider's answer.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { connectChannel, WEBHOOK_PATH } from '../../../services/channels.ts';
+import { findChannel } from '../../../db/repositories/messaging.ts';
+import { GRAPH_API_BASE, sendWhatsAppMessage, templateLanguage } from '../../../channels/whatsapp-cloud.ts';
+import { normalizePhone } from '../../../domain/phone.ts';
+import { openSecret } from '../../../secrets.ts';
+import { InmoError } from '../../../errors.ts';
+import { render } from '../page.ts';
+import { csrfChecked as formOptions, field, type ConsoleDeps } from '../forms.ts';
+
+/** What each refusal of connectChannel tells the owner (message keys of i18n.ts). */
+const CHANNEL_PROBLEMS = {
+  CHANNEL_PHONE_NUMBER_ID_BLANK: 'channel_phone_number_id_blank',
+  CHANNEL_TEMPLATE_BLANK: 'channel_template_blank',
+  CHANNEL_TOKEN_ENV_UNSET: 'channel_token_missing',
+  CHANNEL_TOKEN_REQUIRED: 'channel_token_again',
+  CHANNEL_BASE_URL: 'channel_base_url_invalid',
+  CHANNEL_LISTING_URL: 'channel_listing_url_invalid',
+  CHANNEL_PHONE_NUMBER_ID_TAKEN: 'channel_phone_number_id_taken',
+} as const;
+
+/**
+ * The languages field, `gb=en_GB, fr=fr`: a lead's `preferred_language` → the template's
+ * language code. Null when a pair is not `code=code`.
+ */
+export function parseLanguages(text: string): Record<string, string> | null {
+  const languages: Record<string, string> = {};
+  for (const pair of text
+    .split(/[,\n]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const match = /^([a-z]{2,3})\s*=\s*([A-Za-z]{2,3}(?:_[A-Za-z]{2})?)$/.exec(pair);
+    if (!match) return null;
+    languages[match[1]] = match[2];
+  }
+  return languages;
+}
+
+export async function channelPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+  const csrfChecked = formOptions(app);
+
+  const channelPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { status?: number; problem?: string | null; form?: Record<string, string>; test?: { ok: boolean; text: string } | null } = {},
+  ) => {
+    const stored = await findChannel(db, request.consoleSession!.businessId);
+    const channel = stored && {
+      phone_number_id: stored.phone_number_id,
+      template: stored.template,
+      languages: Object.entries(JSON.parse(stored.languages) as Record<string, string>)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', '),
+      base_url: stored.base_url,
+      listing_url: stored.listing_url ?? '',
+      webhooks: stored.app_secret !== null,
+      verify_token: stored.verify_token === null ? null : openSecret(stored.verify_token),
+      connected_at: stored.connected_at,
+    };
+    const form = extra.form ?? {
+      phone_number_id: channel?.phone_number_id ?? '',
+      template: channel?.template ?? '',
+      languages: channel?.languages ?? '',
+      listing_url: channel?.listing_url ?? '',
+      base_url: channel?.base_url ?? GRAPH_API_BASE,
+      test_phone: '',
+    };
+    return render(
+      reply,
+      'channel',
+      {
+        channel,
+        form,
+        saved: (request.query as Record<string, string>).saved === '1' && extra.status === undefined,
+        problem: extra.problem ?? null,
+        test: extra.test ?? null,
+        callbackUrl: `${request.protocol}://${request.host}${WEBHOOK_PATH}`,
+      },
+      extra.status ?? 200,
+    );
+  };
+
+  app.get('/channel', { config: { consoleAccess: 'owner' } }, async (request, reply) => channelPage(request, reply));
+
+  app.post('/channel', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const businessId = request.consoleSession!.businessId;
+    const form = {
+      phone_number_id: field(request.body, 'phone_number_id').trim(),
+      template: field(request.body, 'template').trim(),
+      languages: field(request.body, 'languages').trim(),
+      listing_url: field(request.body, 'listing_url').trim(),
+      base_url: field(request.body, 'base_url').trim() || GRAPH_API_BASE,
+      test_phone: '',
+    };
+    const languages = parseLanguages(form.languages);
+    if (languages === null) return channelPage(request, reply, { status: 422, problem: 'channel_languages_invalid', form });
+    // The token and app secret are write-only: left blank, the stored ones are kept (the token
+    // only while the base URL keeps its origin: connectChannel refuses otherwise).
+    const token = field(request.body, 'access_token').trim();
+    const appSecret = field(request.body, 'app_secret').trim();
+    const env = { INMO_CONSOLE_TOKEN: token, INMO_CONSOLE_APP_SECRET: appSecret };
+    try {
+      await connectChannel(
+        db,
+        {
+          businessId,
+          provider: 'whatsapp-cloud',
+          phoneNumberId: form.phone_number_id,
+          tokenEnv: token === '' ? null : 'INMO_CONSOLE_TOKEN',
+          template: form.template,
+          baseUrl: form.base_url,
+          languages,
+          appSecretEnv: appSecret === '' ? undefined : 'INMO_CONSOLE_APP_SECRET',
+          listingUrl: form.listing_url || undefined,
+        },
+        env,
+      );
+    } catch (error) {
+      if (!(error instanceof InmoError) || !(error.code in CHANNEL_PROBLEMS)) throw error;
+      request.errorCode = error.code;
+      // No token given: the first time it is required; later, when the base URL moves.
+      const firstTime = error.code === 'CHANNEL_TOKEN_REQUIRED' && !(await findChannel(db, businessId));
+      return channelPage(request, reply, {
+        status: error.status === 409 ? 409 : 422,
+        problem: firstTime ? 'channel_token_missing' : CHANNEL_PROBLEMS[error.code as keyof typeof CHANNEL_PROBLEMS],
+        form,
+      });
+    }
+    return reply.code(303).header('location', '/console/channel?saved=1').send();
+  });
+
+  app.post('/channel/test', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const stored = await findChannel(db, request.consoleSession!.businessId);
+    if (!stored) return channelPage(request, reply, { status: 409, problem: 'REPLY_NO_CHANNEL' });
+    const to = normalizePhone(field(request.body, 'test_phone'));
+    if (to === null) return channelPage(request, reply, { status: 422, problem: 'channel_test_phone_invalid' });
+    const outcome = await sendWhatsAppMessage({
+      baseUrl: stored.base_url,
+      phoneNumberId: stored.phone_number_id,
+      accessToken: openSecret(stored.access_token),
+      to,
+      callbackData: 'console-test',
+      content: {
+        type: 'template',
+        template: stored.template,
+        language: templateLanguage(JSON.parse(stored.languages), request.consoleLanguage === 'en' ? 'gb' : 'es'),
+      },
+    });
+    const test =
+      outcome.kind === 'sent'
+        ? { ok: true, text: request.t('channel_test_sent', { to, id: outcome.messageId ?? '—' }) }
+        : { ok: false, text: request.t('channel_test_failed', { error: outcome.error }) };
+    return channelPage(request, reply, { status: outcome.kind === 'sent' ? 200 : 502, test });
+  });
+}

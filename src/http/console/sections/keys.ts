@@ -1,0 +1,103 @@
+/**
+ * API keys (owners): `GET /keys`, `POST /keys` (fields `name`, `scopes` (repeated), `expires_on`
+ * (YYYY-MM-DD, optional), `kind` (`secret`, the default, or `publishable`) and `origins` (one web
+ * origin per line, for a publishable key only; CONTRACT §13)): the whole key shown once; `GET|POST
+ * /keys/:key_id/revoke`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SCOPES, type Scope } from '../../../domain/api-key.ts';
+import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../../../services/api-keys.ts';
+import { InmoError } from '../../../errors.ts';
+import { render } from '../page.ts';
+import { csrfChecked as formOptions, dayStart, field, fields, type ConsoleDeps } from '../forms.ts';
+
+/** Longest key name, characters. */
+const KEY_NAME_MAX = 100;
+
+/** What each refusal of createApiKey tells the owner (message keys of i18n.ts). */
+const KEY_PROBLEMS = {
+  KEY_PUBLISHABLE_SCOPE: 'key_publishable_scope',
+  KEY_ORIGIN_INVALID: 'key_origins_invalid',
+} as const;
+
+export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+  const csrfChecked = formOptions(app);
+
+  const keysPage = async (
+    reply: FastifyReply,
+    status = 200,
+    form = { name: '', scopes: [] as string[], expires_on: '', kind: 'secret', origins: '' },
+    problem: string | null = null,
+  ) => {
+    const now = Date.now();
+    const keys = (await listApiKeys(db, reply.request.consoleSession!.businessId))
+      .reverse()
+      .map((k) => ({ ...k, state: keyState(k, now) }));
+    return render(reply, 'keys', { keys, scopes: SCOPES, form, problem }, status);
+  };
+
+  app.get('/keys', { config: { consoleAccess: 'owner' } }, async (_request, reply) => keysPage(reply));
+
+  app.post('/keys', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const form = {
+      name: field(request.body, 'name').trim(),
+      scopes: fields(request.body, 'scopes'),
+      expires_on: field(request.body, 'expires_on'),
+      kind: field(request.body, 'kind') || 'secret',
+      origins: field(request.body, 'origins'),
+    };
+    const scopes = SCOPES.filter((s) => form.scopes.includes(s));
+    if (scopes.length === 0 || scopes.length !== new Set(form.scopes).size) return keysPage(reply, 422, form, 'key_scopes_required');
+    if (form.name.length > KEY_NAME_MAX) return keysPage(reply, 422, form, 'key_name_too_long');
+    if (form.kind !== 'secret' && form.kind !== 'publishable') return keysPage(reply, 422, form, 'key_kind_invalid');
+    // A publishable key (AC_PUB_, CONTRACT §13): a browser's, bound to its sites' origins, which
+    // createApiKey checks with its scopes, as for `inmo keys create --publishable`.
+    const origins = form.origins
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    if (form.kind === 'secret' && origins.length > 0) return keysPage(reply, 422, form, 'key_origins_secret');
+    let expiresAt: string | null = null;
+    if (form.expires_on !== '') {
+      expiresAt = dayStart(form.expires_on);
+      if (expiresAt === null || Date.parse(expiresAt) <= Date.now()) return keysPage(reply, 422, form, 'key_expiry_invalid');
+    }
+    let key;
+    try {
+      key = await createApiKey(db, {
+        businessId: request.consoleSession!.businessId,
+        scopes: scopes as Scope[],
+        label: form.name === '' ? null : form.name,
+        expiresAt,
+        ...(form.kind === 'publishable' ? { origins } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof InmoError) || !(error.code in KEY_PROBLEMS)) throw error;
+      request.errorCode = error.code;
+      return keysPage(reply, 422, form, KEY_PROBLEMS[error.code as keyof typeof KEY_PROBLEMS]);
+    }
+    return render(reply, 'key-created', { key }, 201);
+  });
+
+  /** A key of the session's business, or 404 (another business's key is no different from none). */
+  const ownKey = async (request: FastifyRequest<{ Params: { key_id: string } }>) => {
+    const key = (await listApiKeys(db, request.consoleSession!.businessId)).find((k) => k.key_id === request.params.key_id);
+    if (!key) throw new InmoError('NOT_FOUND');
+    return key;
+  };
+
+  app.get<{ Params: { key_id: string } }>('/keys/:key_id/revoke', { config: { consoleAccess: 'owner' } }, async (request, reply) => {
+    const key = await ownKey(request);
+    return render(reply, 'key-revoke', { key: { ...key, state: keyState(key, Date.now()) } });
+  });
+
+  app.post<{ Params: { key_id: string } }>(
+    '/keys/:key_id/revoke',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const key = await ownKey(request);
+      await revokeApiKey(db, key.key_id);
+      return reply.code(303).header('location', '/console/keys').send();
+    },
+  );
+}

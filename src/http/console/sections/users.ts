@@ -1,0 +1,57 @@
+/**
+ * Users (owners): `GET /users`, `POST /users` (fields `email`, `role`: shows the new user's one-
+ * time link once), `POST /users/:user_id/disable` (not oneself).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ROLES, createUser, disableUser, listUsers } from '../../../services/console-users.ts';
+import { InmoError } from '../../../errors.ts';
+import { render } from '../page.ts';
+import { csrfChecked as formOptions, field, type ConsoleDeps } from '../forms.ts';
+
+export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+  const csrfChecked = formOptions(app);
+
+  const usersPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { status?: number; problem?: string | null; email?: string; link?: string | null } = {},
+  ) => {
+    const users = await listUsers(db, request.consoleSession!.businessId);
+    return render(
+      reply,
+      'users',
+      { users, roles: ROLES, email: extra.email ?? '', problem: extra.problem ?? null, link: extra.link ?? null },
+      extra.status ?? 200,
+    );
+  };
+
+  app.get('/users', { config: { consoleAccess: 'owner' } }, async (request, reply) => usersPage(request, reply));
+
+  app.post('/users', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const email = field(request.body, 'email');
+    try {
+      const user = await createUser(db, { businessId: request.consoleSession!.businessId, email, role: field(request.body, 'role') });
+      // The link is shown once, here: the page is not cached (no-store) and the link is kept only as a hash.
+      return await usersPage(request, reply, { status: 201, link: `${request.protocol}://${request.host}${user.set_password_url}` });
+    } catch (error) {
+      if (!(error instanceof InmoError) || !['USER_EMAIL_INVALID', 'USER_EMAIL_TAKEN', 'USER_ROLE_UNKNOWN'].includes(error.code))
+        throw error;
+      request.errorCode = error.code;
+      return usersPage(request, reply, { status: error.status === 409 ? 409 : 422, problem: error.code, email });
+    }
+  });
+
+  app.post<{ Params: { user_id: string } }>(
+    '/users/:user_id/disable',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const session = request.consoleSession!;
+      const user = (await listUsers(db, session.businessId)).find((u) => String(u.id) === request.params.user_id);
+      if (!user) throw new InmoError('NOT_FOUND');
+      // An owner cannot shut themselves out (another owner can).
+      if (user.id === session.userId) return usersPage(request, reply, { status: 409, problem: 'user_disable_self' });
+      await disableUser(db, user.id);
+      return reply.code(303).header('location', '/console/users').send();
+    },
+  );
+}
