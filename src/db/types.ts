@@ -3,6 +3,7 @@
  * Booleans are 0/1 integers and timestamps canonical RFC 3339 text on every engine.
  */
 import type { Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { PresentedRow } from '../domain/lead-presenter.ts';
 
 /** The engines inmo runs on. */
 export type Engine = 'sqlite' | 'postgres';
@@ -455,5 +456,10 @@ export interface Database {
 }
 
 export type LeadRow = Selectable<LeadTable>;
+
+/** `true` where the check holds; any other type argument does not compile. */
+type Holds<T extends true> = T;
+/** The leads table holds the domain's view of a stored lead (domain/lead-presenter.ts): this compiles only while it does. */
+export type LeadsHoldPresentedRow = Holds<Pick<LeadRow, keyof PresentedRow> extends PresentedRow ? true : false>;
 export type NewLead = Insertable<LeadTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;

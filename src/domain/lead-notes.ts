@@ -2,7 +2,6 @@
  * The notes generated for a new lead (spec §4.2 rule 2, §4.3): a short Spanish summary the
  * agency reads in its workspace.
  */
-import type { IngestBody } from '../schemas/lead-requests.ts';
 
 type Entry = Record<string, unknown>;
 
@@ -44,8 +43,26 @@ export function inquiryNotes(input: { searches: Entry[]; sourcePage?: string | n
     .join('\n');
 }
 
+/** What {@link ingestNotes} reads of an ingest submission (spec §4.3): its page and the search's texts. */
+export interface IngestSubmission {
+  sourcePage?: string | null;
+  search: {
+    /** Monthly €: `900` or `700-900`. */
+    budget?: string | null;
+    entryDate?: string | null;
+    exitDate?: string | null;
+    people?: string | null;
+    area?: string | null;
+    habs?: string | null;
+    pets?: string | null;
+    workSituation?: string | null;
+    location?: unknown;
+    freeText?: string | null;
+  };
+}
+
 /** Summary of a rental landing-form lead: every search field not stored elsewhere, and the page. */
-export function ingestNotes(body: IngestBody, habsInNotes: boolean, budgetMax: number | null): string {
+export function ingestNotes(body: IngestSubmission, habsInNotes: boolean, budgetMax: number | null): string {
   const s = body.search;
   return [
     'Solicitud de alquiler recibida por formulario.',

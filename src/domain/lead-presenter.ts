@@ -3,7 +3,6 @@
  * whose value is null, an empty string or an empty list is omitted; `search_preferences`
  * never carries `internal_notes`.
  */
-import type { LeadRow } from '../db/types.ts';
 
 /** Search preferences without the agency's internal notes. */
 export function publicSearchPreferences(stored: string | null): unknown {
@@ -19,7 +18,33 @@ export function publicSearchPreferences(stored: string | null): unknown {
 
 const omitted = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
-/** The stored columns the API's lead object is made of (spec §2.1). */
+/**
+ * A stored lead as far as the API shows it: the columns its lead object is made of (spec
+ * §2.1). The domain says what it needs; db/types.ts checks that the leads table provides it.
+ */
+export interface PresentedRow {
+  id: number;
+  name: string | null;
+  type: string;
+  status: string;
+  /** 0 or 1. */
+  active: number;
+  source: string | null;
+  /** E.164. */
+  phone_number_1: string;
+  phone_number_2: string | null;
+  landline_phone: string | null;
+  personal_email: string | null;
+  professional_email: string | null;
+  preferred_language: string | null;
+  /** JSON array (spec §2.4), internal notes included. */
+  search_preferences: string | null;
+  /** RFC 3339. */
+  created_at: string;
+  updated_at: string;
+}
+
+/** The columns of {@link PresentedRow}, for the queries that read them. */
 export const PRESENTED_COLUMNS = [
   'id',
   'name',
@@ -36,10 +61,7 @@ export const PRESENTED_COLUMNS = [
   'search_preferences',
   'created_at',
   'updated_at',
-] as const satisfies ReadonlyArray<keyof LeadRow>;
-
-/** A stored lead as far as the API shows it. */
-export type PresentedRow = Pick<LeadRow, (typeof PRESENTED_COLUMNS)[number]>;
+] as const satisfies ReadonlyArray<keyof PresentedRow>;
 
 /** The API's view of a stored lead. */
 export function presentLead(row: PresentedRow): Record<string, unknown> {
