@@ -291,23 +291,15 @@ async function main() {
 
 async function areas(): Promise<void> {
   // The real catalogue only: the generated one is not needed here.
-  const real = await prepare('real-20k', async (db, businessId) => {
-    let n = 0;
-    for (const file of CATALOGUES) {
-      const s = await importCatalogueFile(db, businessId, join(DATA, file));
-      n += s.created + s.updated;
-    }
-    return n;
-  });
+  const real = await prepareReal();
   process.stderr.write('map areas: the largest locations the limits allow\n');
   const lines = ['', ...(await areasBench(ROOT, real.dbPath, real.key))];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** The two benchmark catalogues, built on first use (or with --fresh) and reused after. */
-async function catalogues(): Promise<{ real: Prepared; generated: Prepared }> {
-  process.stderr.write(`preparing benchmark databases in ${WORK}${FRESH ? ' (fresh)' : ''}…\n`);
-  const real = await prepare('real-20k', async (db, businessId) => {
+/** The three real catalogues of ../shared/data in one business, built on first use (or with --fresh). */
+function prepareReal(): Promise<Prepared> {
+  return prepare('real-20k', async (db, businessId) => {
     let n = 0;
     for (const file of CATALOGUES) {
       const s = await importCatalogueFile(db, businessId, join(DATA, file));
@@ -315,6 +307,12 @@ async function catalogues(): Promise<{ real: Prepared; generated: Prepared }> {
     }
     return n;
   });
+}
+
+/** The two benchmark catalogues, built on first use (or with --fresh) and reused after. */
+async function catalogues(): Promise<{ real: Prepared; generated: Prepared }> {
+  process.stderr.write(`preparing benchmark databases in ${WORK}${FRESH ? ' (fresh)' : ''}…\n`);
+  const real = await prepareReal();
   const generatedFile = join(WORK, 'generated-200k.ndjson');
   if (FRESH || !existsSync(generatedFile)) {
     // Written before the import is timed: the rate measures the import, not the generator.
