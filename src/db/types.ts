@@ -4,6 +4,7 @@
  */
 import type { Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { PresentedRow } from '../domain/lead-presenter.ts';
+import type { ImageInput, PropertyFields, VideoInput } from '../domain/property-record.ts';
 
 /** The engines inmo runs on. */
 export type Engine = 'sqlite' | 'postgres';
@@ -459,6 +460,22 @@ export type LeadRow = Selectable<LeadTable>;
 
 /** `true` where the check holds; any other type argument does not compile. */
 type Holds<T extends true> = T;
+/** `A` and `B` have the same fields, of the same types. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * The properties tables hold exactly what an import line decides (domain/property-record.ts):
+ * these compile only while they do, so a column added to one side must be added to the other.
+ */
+export type PropertiesHoldListings = Holds<
+  Same<
+    Omit<Selectable<PropertyTable>, 'id' | 'business_id' | 'change_seq' | 'imported_at' | 'address_privacy'>,
+    Omit<PropertyFields, 'address_privacy'>
+  >
+>;
+export type ImagesHoldListingImages = Holds<Same<Omit<Selectable<PropertyImageTable>, 'id' | 'property_id'>, ImageInput>>;
+export type VideosHoldListingVideos = Holds<Same<Omit<Selectable<PropertyVideoTable>, 'id' | 'property_id'>, VideoInput>>;
+
 /** The leads table holds the domain's view of a stored lead (domain/lead-presenter.ts): this compiles only while it does. */
 export type LeadsHoldPresentedRow = Holds<Pick<LeadRow, keyof PresentedRow> extends PresentedRow ? true : false>;
 export type NewLead = Insertable<LeadTable>;

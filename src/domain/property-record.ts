@@ -9,20 +9,136 @@
  */
 import { LISTED_STATUSES, OPERATIONS, type AddressPrivacy } from './catalogue-terms.ts';
 import { parseRfc3339 } from './time.ts';
-import type { ImportRecord } from '../schemas/import-record.ts';
-import type { Selectable } from 'kysely';
-import type { PropertyImageTable, PropertyTable, PropertyVideoTable } from '../db/types.ts';
 
-/** An image as stored (before it has an id): the columns of `property_images` an import line decides. */
-export type ImageInput = Omit<Selectable<PropertyImageTable>, 'id' | 'property_id'>;
+/**
+ * One line of an import file as the schema has checked it (schemas/import-record.ts): types,
+ * enumerations and bounds hold; the rules below do not yet. The schema's type is checked
+ * against this one where lines are normalized (services/import-line.ts).
+ */
+export interface ListingRecord {
+  external_ref: string;
+  public?: boolean | null;
+  status?: string | null;
+  operation?: string | null;
+  rental_type?: string | null;
+  type?: string | null;
+  subtype?: string | null;
+  title?: string | null;
+  description?: string | null;
+  /** Sale price, €. */
+  price?: number | null;
+  /** Monthly rent, €. */
+  price_rent?: number | null;
+  /** Transfer price, €. */
+  price_transfer?: number | null;
+  /** m². */
+  size_total?: number | null;
+  bedrooms?: number | null;
+  bathrooms?: number | null;
+  address?: string | null;
+  address_approximate?: string | null;
+  building_name?: string | null;
+  postal_code?: string | null;
+  city?: string | null;
+  province?: string | null;
+  country?: string | null;
+  /** Decimal degrees. */
+  lat?: number | null;
+  lon?: number | null;
+  address_privacy?: AddressPrivacy | null;
+  images?: Array<{
+    url: string;
+    order?: number | null;
+    is_primary?: boolean | null;
+    title?: string | null;
+    public?: boolean | null;
+  }> | null;
+  videos?: Array<{
+    title?: string | null;
+    order?: number | null;
+    url?: string | null;
+    hls_url?: string | null;
+    thumbnail_url?: string | null;
+    embed_url?: string | null;
+    processed?: boolean | null;
+  }> | null;
+  features?: Array<{ key: string; label?: string | null; value?: unknown; isextra?: boolean | null }> | null;
+  specs?: Record<string, unknown> | null;
+  is_featured?: boolean | null;
+  /** RFC 3339 with an offset. */
+  created_at?: string | null;
+  updated_at?: string | null;
+}
 
-/** A video as stored (before it has an id): the columns of `property_videos` an import line decides. */
-export type VideoInput = Omit<Selectable<PropertyVideoTable>, 'id' | 'property_id'>;
+/** An image as stored (before it has an id): what an import line decides of it. Flags are 0/1. */
+export interface ImageInput {
+  url: string;
+  sort_order: number;
+  is_primary: number;
+  title: string | null;
+  public: number;
+}
 
-/** The columns of a property row that an import line decides (all but the ids and `imported_at`). */
-export type PropertyFields = Omit<Selectable<PropertyTable>, 'id' | 'business_id' | 'imported_at' | 'address_privacy' | 'change_seq'> & {
+/** A video as stored (before it has an id): what an import line decides of it. `processed` is 0/1. */
+export interface VideoInput {
+  title: string | null;
+  sort_order: number;
+  url: string | null;
+  hls_url: string | null;
+  thumbnail_url: string | null;
+  embed_url: string | null;
+  processed: number;
+}
+
+/**
+ * The columns of a property that an import line decides (all but the ids, `change_seq` and
+ * `imported_at`); db/types.ts checks that the properties table holds exactly these. Prices in
+ * €, sizes in m², positions in decimal degrees, flags 0/1, times RFC 3339.
+ */
+export interface PropertyFields {
+  external_ref: string;
+  public: number;
+  status: string;
+  operation: string | null;
+  op_venta: number;
+  op_alquiler: number;
+  op_traspaso: number;
+  rental_type: string | null;
+  type: string | null;
+  subtype: string | null;
+  title: string | null;
+  description: string | null;
+  price: number | null;
+  price_rent: number | null;
+  price_transfer: number | null;
+  /** First of price, price_rent, price_transfer that is not null (CONTRACT §4). */
+  price_any: number | null;
+  size_total: number | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  address: string | null;
+  address_approximate: string | null;
+  building_name: string | null;
+  postal_code: string | null;
+  city: string | null;
+  city_key: string | null;
+  province: string | null;
+  country: string | null;
+  lat: number | null;
+  lon: number | null;
   address_privacy: AddressPrivacy;
-};
+  /** The position the API publishes: exact, or rounded to 2 decimals (CONTRACT §4, §5). */
+  pub_lat: number | null;
+  pub_lon: number | null;
+  /** JSON. */
+  features: string | null;
+  /** JSON. */
+  specs: string | null;
+  is_featured: number;
+  created_at: string;
+  updated_at: string;
+  listed: number;
+}
 
 /** A property ready to store: its columns, images and videos. */
 export interface NormalizedProperty {
@@ -88,7 +204,7 @@ function webUrl<T extends string | null>(field: string, value: T): T {
  * @param now canonical timestamp used when the line carries no dates.
  * @throws ImportRuleError when a rule beyond the schema is broken.
  */
-export function normalizeImportRecord(record: ImportRecord, now: string): NormalizedProperty {
+export function normalizeImportRecord(record: ListingRecord, now: string): NormalizedProperty {
   const operations = record.operation ? parseOperations(record.operation) : [];
   if ((record.lat == null) !== (record.lon == null)) {
     throw new ImportRuleError('lat and lon must be given together');
