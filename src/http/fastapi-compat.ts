@@ -72,7 +72,7 @@ export function queryRefinement<T>(refine: (query: Record<string, unknown>, issu
  * - a lone surrogate (`"\ud800"`, half of a UTF-16 pair) replaced by U+FFFD: PostgreSQL
  *   receives it so already (Node encodes it that way), but SQLite stored it as invalid UTF-8.
  */
-function withoutNul(_key: string, value: unknown): unknown {
+function storableText(_key: string, value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const wellFormed = SURROGATE.test(value) ? value.replace(LONE_SURROGATE, '\ufffd') : value;
   return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '') : wellFormed;
@@ -82,11 +82,11 @@ const SURROGATE = /[\ud800-\udfff]/;
 /** Half of a UTF-16 surrogate pair without its other half (what `String.prototype.toWellFormed`, Node 22+ in our types, replaces). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-function queryWithoutNul(query: Record<string, unknown>): Record<string, unknown> {
+function storableQuery(query: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(query).map(([name, value]) => [
       name,
-      Array.isArray(value) ? value.map((v) => withoutNul(name, v)) : withoutNul(name, value),
+      Array.isArray(value) ? value.map((v) => storableText(name, v)) : storableText(name, value),
     ]),
   );
 }
@@ -144,7 +144,7 @@ export function parseBody(contentType: string | undefined, text: string, maxDept
   }
   try {
     // FastAPI treats a JSON null body as no body.
-    return JSON.parse(text, withoutNul) ?? undefined;
+    return JSON.parse(text, storableText) ?? undefined;
   } catch (error) {
     throw new RequestValidationError([
       {
@@ -206,7 +206,7 @@ function validateRequest(request: FastifyRequest): void {
   const issues: ValidationIssue[] = [];
   const params = schema.params ? validateObject(schema.params, request.params as Record<string, unknown>, ['path'], 'path', issues) : {};
   const query = schema.querystring
-    ? validateObject(schema.querystring, queryWithoutNul(request.query as Record<string, unknown>), ['query'], 'query', issues)
+    ? validateObject(schema.querystring, storableQuery(request.query as Record<string, unknown>), ['query'], 'query', issues)
     : {};
   refineQuery?.(query, issues, request);
   if (refineHeaders) refineHeaders(request.headers, issues);
