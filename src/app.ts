@@ -12,7 +12,7 @@
  * request id, key id), plain `{detail}` bodies for 404/405/413/500, and no
  * stack trace or SQL ever sent to a client (CONTRACT §2).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -71,6 +71,12 @@ export interface AppOptions {
   onJobsQueued?: () => void;
   /** Prometheus metrics (http/operability.ts): served at `/metrics` unless said otherwise. */
   metrics?: MetricsMode;
+  /**
+   * The key that binds the console's CSRF tokens to sessions; the same in every process of an
+   * installation (`inmo serve` derives it from the key that seals secrets, secrets.ts). When
+   * omitted (tests, scripts), a random one of this app: building an app reads no key file.
+   */
+  consoleCsrfKey?: Buffer;
   /** `INMO_PUBLIC_URL`: this server's public base URL; `https:` gives the console's cookies the `__Host-` prefix. */
   publicUrl?: string | null;
   /** `INMO_METRICS_TOKEN`: a bearer token that opens `/metrics` on this port to clients that are not loopback. */
@@ -226,6 +232,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: options.db,
     onJobsQueued: options.onJobsQueued ?? (() => {}),
     https: options.publicUrl?.startsWith('https:') ?? false,
+    // A key of this app alone unless the caller gives the installation's (every process must agree).
+    csrfKey: options.consoleCsrfKey ?? randomBytes(32),
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 

@@ -49,6 +49,14 @@ export function secretKey(env: NodeJS.ProcessEnv = process.env): Buffer {
   return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
 }
 
+/**
+ * A key for `purpose` derived from this installation's key ({@link secretKey}): the same in
+ * every process that shares it, and useless for opening sealed values. 32 bytes.
+ */
+export function derivedKey(purpose: string, env: NodeJS.ProcessEnv = process.env): Buffer {
+  return createHash('sha256').update(`${purpose}\0`).update(secretKey(env)).digest();
+}
+
 /** Seals a secret for storage. */
 export function sealSecret(plain: string, key: Buffer = secretKey()): string {
   const iv = randomBytes(12);

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../app.ts';
+import { derivedKey } from '../secrets.ts';
 import { loadConfig } from '../config.ts';
 import { createDb, migrate, type Db } from '../db/database.ts';
 import { seedDemo } from '../demo/seed.ts';
@@ -111,6 +112,7 @@ export function register(program: Command): void {
           metrics: !config.metrics.enabled ? 'off' : config.metrics.port === null ? 'served' : 'counted',
           metricsToken: config.metrics.token,
           publicUrl: config.publicUrl,
+          consoleCsrfKey: derivedKey('inmo console CSRF binding', cli.env),
         });
         // The demo is in place before the first request can arrive.
         const demo = opts.demo ? await seedDemo(db) : {};

@@ -9,6 +9,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_SECRET_KEY_FILE, sealSecret } from '../../src/secrets.ts';
+import { buildApp } from '../../src/app.ts';
 import type { Db } from '../../src/db/database.ts';
 import { inmoProcess } from '../helpers/cli.ts';
 import { businessWithKey, freshDb } from '../helpers/db.ts';
@@ -50,4 +51,19 @@ it('sealing a token in this process and in a spawned CLI writes the key file in 
   );
   expect(connected.code, connected.stdout + connected.stderr).toBe(0);
   expect(stateOf(realKeyFile)).toBe(before);
+});
+
+it('building the app and serving console pages reads no key file, as npm run openapi and scripts do', async () => {
+  const keyFile = join(tmpdir(), `inmo-no-key-${process.pid}`, 'secret.key');
+  const saved = process.env.INMO_SECRET_KEY_FILE;
+  process.env.INMO_SECRET_KEY_FILE = keyFile;
+  try {
+    const app = await buildApp({ db });
+    expect((await app.inject({ url: '/console/login' })).statusCode).toBe(200);
+    await app.close();
+    expect(existsSync(keyFile)).toBe(false);
+  } finally {
+    if (saved === undefined) delete process.env.INMO_SECRET_KEY_FILE;
+    else process.env.INMO_SECRET_KEY_FILE = saved;
+  }
 });

@@ -46,6 +46,6 @@ export function idParam(text: string): number | null {
 }
 
 /** Route options of a form: its CSRF token is checked before the handler runs. */
-export function csrfChecked(app: FastifyInstance) {
+export function csrfCheckedRoute(app: FastifyInstance) {
   return { preHandler: app.csrfProtection };
 }

@@ -22,8 +22,6 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import { createHash } from 'node:crypto';
-import { secretKey } from '../../secrets.ts';
 import { rm } from 'node:fs/promises';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
@@ -61,10 +59,11 @@ declare module 'fastify' {
  * @param onJobsQueued called after a form queued jobs (an agent's reply): the in-process worker wakes.
  * @param https whether the console is served over HTTPS (`INMO_PUBLIC_URL` is `https:`): its
  *   cookies then carry the `__Host-` prefix (page.ts).
+ * @param csrfKey the key binding CSRF tokens to sessions (app.ts `consoleCsrfKey`).
  */
 export async function consolePlugin(
   app: FastifyInstance,
-  { db, onJobsQueued, https }: { db: Db; onJobsQueued: () => void; https: boolean },
+  { db, onJobsQueued, https, csrfKey }: { db: Db; onJobsQueued: () => void; https: boolean; csrfKey: Buffer },
 ): Promise<void> {
   const cookies = consoleCookies(https);
   app.decorate('consoleCookies', cookies);
@@ -92,8 +91,8 @@ export async function consolePlugin(
     // user's token, or one taken before logging in, is refused. Login and logout also drop
     // the secret (sections/auth.ts), so every session starts with a new one.
     getUserInfo: (request) => sessionBinding(sessionCookieOf(request)),
-    // The key of that binding, the same in every process: derived from the key that seals secrets.
-    csrfOpts: { hmacKey: createHash('sha256').update('inmo console CSRF binding\0').update(secretKey()).digest() },
+    // The key of that binding (app.ts: the same in every process of an installation).
+    csrfOpts: { hmacKey: csrfKey },
   });
   await app.register(rateLimit, { global: false });
   await app.register(view, {

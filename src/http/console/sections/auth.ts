@@ -16,7 +16,7 @@ import {
   sessionCookieOf,
   setSessionCookie,
 } from '../page.ts';
-import { csrfChecked as formOptions, field, query, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, field, query, type ConsoleDeps } from '../forms.ts';
 
 /** The window of the per-account login limit, ms. */
 const ACCOUNT_WINDOW_MS = 15 * 60_000;
@@ -29,7 +29,7 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
   const accountFailures = app.createRateLimit({ max: LOGIN_PER_ACCOUNT, timeWindow: ACCOUNT_WINDOW_MS, keyGenerator: accountOf });
   const lockedAccounts = new LRUCache<string, true>({ max: 100_000, ttl: ACCOUNT_WINDOW_MS });
 
-  const csrfChecked = formOptions(app);
+  const csrfChecked = csrfCheckedRoute(app);
 
   app.get('/login', { config: { consoleAccess: 'public' } }, async (request, reply) => {
     const q = query(request);

@@ -9,10 +9,10 @@ import { catalogueFigures, findUploadedImport, listUploadedImports, startUploade
 import { InmoError } from '../../../errors.ts';
 import { MAX_UPLOAD_BYTES, render } from '../page.ts';
 import { receiveUpload } from '../uploads.ts';
-import { csrfChecked as formOptions, idParam, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, idParam, type ConsoleDeps } from '../forms.ts';
 
 export async function cataloguePages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
-  const csrfChecked = formOptions(app);
+  const csrfChecked = csrfCheckedRoute(app);
 
   const cataloguePage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: string | null = null) => {
     const { businessId } = request.consoleSession!;

@@ -14,7 +14,7 @@ import { normalizePhone } from '../../../domain/phone.ts';
 import { openSecret } from '../../../secrets.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfChecked as formOptions, field, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, field, type ConsoleDeps } from '../forms.ts';
 
 /** What each refusal of connectChannel tells the owner (message keys of i18n.ts). */
 const CHANNEL_PROBLEMS = {
@@ -45,7 +45,7 @@ export function parseLanguages(text: string): Record<string, string> | null {
 }
 
 export async function channelPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
-  const csrfChecked = formOptions(app);
+  const csrfChecked = csrfCheckedRoute(app);
 
   const channelPage = async (
     request: FastifyRequest,

@@ -9,10 +9,10 @@ import { setFollowUpRule } from '../../../services/follow-ups.ts';
 import { followUpRules } from '../../../db/repositories/follow-ups.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfChecked as formOptions, field, idParam, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, field, idParam, type ConsoleDeps } from '../forms.ts';
 
 export async function jobPages(app: FastifyInstance, { db, onJobsQueued }: ConsoleDeps): Promise<void> {
-  const csrfChecked = formOptions(app);
+  const csrfChecked = csrfCheckedRoute(app);
 
   const jobsPage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: string | null = null) => {
     const businessId = request.consoleSession!.businessId;

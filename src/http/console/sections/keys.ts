@@ -9,7 +9,7 @@ import { SCOPES, type Scope } from '../../../domain/api-key.ts';
 import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../../../services/api-keys.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfChecked as formOptions, dayStart, field, fields, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, dayStart, field, fields, type ConsoleDeps } from '../forms.ts';
 
 /** Longest key name, characters. */
 const KEY_NAME_MAX = 100;
@@ -21,7 +21,7 @@ const KEY_PROBLEMS = {
 } as const;
 
 export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
-  const csrfChecked = formOptions(app);
+  const csrfChecked = csrfCheckedRoute(app);
 
   const keysPage = async (
     reply: FastifyReply,

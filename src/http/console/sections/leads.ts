@@ -12,7 +12,7 @@ import { showLead } from '../../../services/leads.ts';
 import { replyAsAgent, setAnswerer } from '../../../services/conversations.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfChecked as formOptions, dayStart, DAY_MS, field, idParam, query, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, dayStart, DAY_MS, field, idParam, query, type ConsoleDeps } from '../forms.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
@@ -43,7 +43,7 @@ export function describePreference(value: unknown): string {
 }
 
 export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: ConsoleDeps): Promise<void> {
-  const csrfChecked = formOptions(app);
+  const csrfChecked = csrfCheckedRoute(app);
 
   app.get('/leads', async (request, reply) => {
     const q = query(request);

@@ -6,10 +6,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, createUser, disableUser, listUsers } from '../../../services/console-users.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfChecked as formOptions, field, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, field, type ConsoleDeps } from '../forms.ts';
 
 export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
-  const csrfChecked = formOptions(app);
+  const csrfChecked = csrfCheckedRoute(app);
 
   const usersPage = async (
     request: FastifyRequest,
