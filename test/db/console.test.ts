@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, setPasswordWithLink } from '../../src/services/console-users.ts';
+import { buildApp } from '../../src/app.ts';
+import { derivedKey } from '../../src/secrets.ts';
 import { DICTIONARIES } from '../../src/http/console/i18n.ts';
 import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP } from '../../src/http/console/page.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
@@ -936,5 +938,40 @@ describe('the console served over HTTPS (INMO_PUBLIC_URL is https:)', () => {
     // Forms work with the prefixed cookies.
     const created = await browser.submit('/console/users', '/console/users', { email: 'agente@https.example', role: 'agent' });
     expect(created.statusCode).toBe(201);
+  });
+});
+
+describe('the console in several processes', () => {
+  const t = withApp({
+    seed: async ({ db, businessId }) => {
+      await userWithPassword(db, businessId, 'owner@procesos.example', 'owner');
+    },
+  });
+
+  it('takes a form made by another process of the installation (same key), and refuses one made with another key', async () => {
+    // What `inmo serve` passes each process: a key derived from the installation's sealing key.
+    const key = derivedKey('inmo console CSRF binding', { INMO_SECRET_KEY: 'la-clave-de-la-instalacion' });
+    const [one, two, stranger] = await Promise.all([
+      buildApp({ db: t.db, consoleCsrfKey: key }),
+      buildApp({ db: t.db, consoleCsrfKey: Buffer.from(key) }),
+      buildApp({ db: t.db, consoleCsrfKey: derivedKey('inmo console CSRF binding', { INMO_SECRET_KEY: 'otra-clave-distinta-1234' }) }),
+    ]);
+    try {
+      const browser = new Browser(one);
+      await browser.login('owner@procesos.example');
+      const token = await browser.token('/console/users');
+      const cookie = `inmo_session=${browser.cookie('inmo_session')}; inmo_csrf=${browser.cookie('inmo_csrf')}`;
+      const post = (app: FastifyInstance, email: string) =>
+        app.inject({
+          method: 'POST',
+          url: '/console/users',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ _csrf: token, email, role: 'agent' }).toString(),
+        });
+      expect((await post(two, 'uno@procesos.example')).statusCode).toBe(201);
+      expect((await post(stranger, 'dos@procesos.example')).statusCode).toBe(403);
+    } finally {
+      await Promise.all([one.close(), two.close(), stranger.close()]);
+    }
   });
 });
