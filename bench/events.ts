@@ -17,6 +17,7 @@
  *    (32 connections): from each POST's answer to its `lead.created` at the receiver (p50, p99),
  *    while the same worker also matches every lead.
  */
+import { outboundPolicy } from '../src/config.ts';
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -164,7 +165,7 @@ async function prepareBusiness(url: string, receiverUrl: string, fresh: boolean)
     }
     await db.deleteFrom('jobs').execute();
     const { key } = await createApiKey(db, { businessId: 1, scopes: [...SCOPES] });
-    const { secret } = await addWebhook(db, { businessId: 1, url: receiverUrl }, ALLOW_PRIVATE);
+    const { secret } = await addWebhook(db, { businessId: 1, url: receiverUrl }, outboundPolicy(ALLOW_PRIVATE));
     return { key, secret };
   } finally {
     await db.destroy();

@@ -12,6 +12,7 @@
  * request id, key id), plain `{detail}` bodies for 404/405/413/500, and no
  * stack trace or SQL ever sent to a client (CONTRACT §2).
  */
+import { outboundPolicy, type OutboundPolicy } from './config.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -83,6 +84,10 @@ export interface AppOptions {
   metricsToken?: string | null;
   /** Request limits (CONTRACT §8); the defaults when omitted. `inmo serve` reads them from the environment. */
   limits?: Limits;
+  /** Where the console's outgoing requests (a test message) may go; by default this process's policy (config.ts). */
+  outbound?: OutboundPolicy;
+  /** `NODE_ENV=development`: the console reads its templates again on every page. Off by default. */
+  development?: boolean;
 }
 
 /** Builds the application; the caller listens (or injects) and closes it. */
@@ -234,6 +239,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     https: options.publicUrl?.startsWith('https:') ?? false,
     // A key of this app alone unless the caller gives the installation's (every process must agree).
     csrfKey: options.consoleCsrfKey ?? randomBytes(32),
+    outbound: options.outbound ?? outboundPolicy(),
+    development: options.development ?? false,
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 

@@ -2,9 +2,12 @@
  * Configuration: environment variables → typed, validated settings.
  *
  * Read once at start; a bad value throws at once with the variable's name rather than
- * failing later inside a request.
+ * failing later inside a request. This is the one module that reads `process.env`: the rest
+ * of inmo is given its settings (docs/configuration.md lists them, generated from SETTINGS).
  */
 
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/database.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { LIMIT_SETTINGS, loadLimits, type Limits } from './limits.ts';
@@ -40,6 +43,66 @@ export interface Config {
   publicUrl: string | null;
   /** Where `inmo serve` listens unless `--port`/`--host` say: `PORT` and `HOST`, as hosting platforms set them. */
   listen: { port: number; host: string };
+  /** Where outgoing requests may go (`INMO_ALLOW_PRIVATE_NETWORK`, `INMO_CHANNEL_HOSTS`). */
+  outbound: OutboundPolicy;
+  /** `NODE_ENV=development`: the console reads its templates again on every page. */
+  development: boolean;
+}
+
+/**
+ * Where outgoing requests may go (CONTRACT §8, §13): the WhatsApp Graph API, the assistant's
+ * model, webhook endpoints and every outgoing request to come. Built from the environment by
+ * {@link outboundPolicy}; `inmo serve`, `inmo worker` and the CLI pass it down explicitly.
+ */
+export interface OutboundPolicy {
+  /**
+   * `INMO_ALLOW_PRIVATE_NETWORK=1` (or its older alias `INMO_WEBHOOKS_ALLOW_PRIVATE=1`): `http`,
+   * loopback, private and link-local destinations are allowed (closed networks, tests' fakes).
+   */
+  allowPrivateNetwork: boolean;
+  /** `INMO_CHANNEL_HOSTS`: host names (lower case) besides `graph.facebook.com` that a channel's base URL may name. */
+  channelHosts: string[];
+}
+
+/**
+ * The outbound policy of an environment (`process.env` unless another is given: a CLI call's
+ * own, a test's).
+ */
+export function outboundPolicy(env: NodeJS.ProcessEnv = process.env): OutboundPolicy {
+  return {
+    allowPrivateNetwork: env.INMO_ALLOW_PRIVATE_NETWORK === '1' || env.INMO_WEBHOOKS_ALLOW_PRIVATE === '1',
+    channelHosts: (env.INMO_CHANNEL_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  };
+}
+
+/** Where the key that seals secrets comes from (secrets.ts): a passphrase, else a key file. */
+export interface SecretKeySource {
+  /** `INMO_SECRET_KEY`, or null when unset or empty. */
+  text: string | null;
+  /** `INMO_SECRET_KEY_FILE`, else {@link defaultSecretKeyFile}. */
+  file: string;
+}
+
+/** The default key file: `$XDG_CONFIG_HOME/inmo/secret.key`, else `~/.config/inmo/secret.key`. */
+export function defaultSecretKeyFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'inmo', 'secret.key');
+}
+
+/** The secret key's source in an environment (`process.env` unless another is given). */
+export function secretKeySource(env: NodeJS.ProcessEnv = process.env): SecretKeySource {
+  return { text: env.INMO_SECRET_KEY || null, file: env.INMO_SECRET_KEY_FILE || defaultSecretKeyFile(env) };
+}
+
+/**
+ * `INMO_FAILPOINT` (tests only, jobs/failpoints.ts): the place and hit at which a worker kills
+ * itself, or null when unset or not of the form `name[:hit]`.
+ */
+export function failpointSetting(env: NodeJS.ProcessEnv = process.env): { name: string; hit: number } | null {
+  const armed = /^([a-z:_-]+?)(?::(\d+))?$/.exec(env.INMO_FAILPOINT ?? '');
+  return armed ? { name: armed[1], hit: Number(armed[2] ?? 1) } : null;
 }
 
 /** Default database location, relative to the working directory. */
@@ -262,6 +325,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: loadLimits(env),
     listen: { port: portFromEnv(env, 'PORT', 8080), host: env.HOST || '127.0.0.1' },
     publicUrl: publicUrlFromEnv(env.INMO_PUBLIC_URL),
+    outbound: outboundPolicy(env),
+    development: env.NODE_ENV === 'development',
   };
 }
 

@@ -9,12 +9,12 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { defaultSecretKeyFile, secretKeySource } from './config.ts';
 
 const PREFIX = 'v1:';
 /** Outside the database's folder, so that a copy of one does not bring the other. */
-export const DEFAULT_SECRET_KEY_FILE = join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'inmo', 'secret.key');
+export const DEFAULT_SECRET_KEY_FILE = defaultSecretKeyFile();
 
 /** The key cannot open a sealed value: it is not the key the value was sealed with. */
 export class SecretKeyMismatchError extends Error {
@@ -25,15 +25,16 @@ export class SecretKeyMismatchError extends Error {
 
 /**
  * The 32-byte key of this process.
+ * @param env the environment whose `INMO_SECRET_KEY*` say where the key is (config.ts
+ *   `secretKeySource`; the process's own when omitted).
  * @throws Error when INMO_SECRET_KEY is set but shorter than 16 characters.
  */
-export function secretKey(env: NodeJS.ProcessEnv = process.env): Buffer {
-  const text = env.INMO_SECRET_KEY;
-  if (text !== undefined && text !== '') {
+export function secretKey(env?: NodeJS.ProcessEnv): Buffer {
+  const { text, file: path } = secretKeySource(env);
+  if (text !== null) {
     if (text.length < 16) throw new Error('INMO_SECRET_KEY must be at least 16 characters long');
     return createHash('sha256').update(text).digest();
   }
-  const path = env.INMO_SECRET_KEY_FILE || DEFAULT_SECRET_KEY_FILE;
   try {
     return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
   } catch (error) {
@@ -53,7 +54,7 @@ export function secretKey(env: NodeJS.ProcessEnv = process.env): Buffer {
  * A key for `purpose` derived from this installation's key ({@link secretKey}): the same in
  * every process that shares it, and useless for opening sealed values. 32 bytes.
  */
-export function derivedKey(purpose: string, env: NodeJS.ProcessEnv = process.env): Buffer {
+export function derivedKey(purpose: string, env?: NodeJS.ProcessEnv): Buffer {
   return createHash('sha256').update(`${purpose}\0`).update(secretKey(env)).digest();
 }
 

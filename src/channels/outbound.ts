@@ -14,18 +14,10 @@ import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, fetch as undiciFetch } from 'undici';
+import type { OutboundPolicy } from '../config.ts';
 
 /** The error code of a refused destination. */
 export const PRIVATE_ADDRESS = 'EPRIVATEADDRESS';
-
-/**
- * Whether private destinations are allowed, for every outgoing request (channels, the
- * assistant's model, webhooks): `INMO_ALLOW_PRIVATE_NETWORK=1`, or its older alias for
- * webhooks, `INMO_WEBHOOKS_ALLOW_PRIVATE=1` (CONTRACT §8, §13). Read on every call, so tests
- * and operators can change it.
- */
-export const allowsPrivateNetwork = (env: NodeJS.ProcessEnv = process.env) =>
-  env.INMO_ALLOW_PRIVATE_NETWORK === '1' || env.INMO_WEBHOOKS_ALLOW_PRIVATE === '1';
 
 /**
  * The blocks of IANA's special-purpose address registries (RFC 6890 and its updates: iana.org,
@@ -111,15 +103,16 @@ const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup as never } })
 
 /**
  * `fetch` for outgoing calls to configured services and webhook endpoints.
- * @param allowPrivate whether private destinations are allowed (default: {@link allowsPrivateNetwork}).
+ * @param policy where requests may go (config.ts `outboundPolicy`): private destinations only
+ *   with `allowPrivateNetwork`.
  * @throws TypeError('fetch failed') whose cause has code {@link PRIVATE_ADDRESS} for a refused
  *   destination (nothing was sent), or the usual network errors.
  */
-export async function outboundFetch(url: string, request: RequestInit, allowPrivate: boolean = allowsPrivateNetwork()): Promise<Response> {
+export async function outboundFetch(url: string, request: RequestInit, policy: OutboundPolicy): Promise<Response> {
   // A redirect is never followed: its target would skip these checks (an address in a
   // Location header is never looked up). The caller sees the 3xx as a failure.
   const init: RequestInit = { ...request, redirect: 'manual' };
-  if (allowPrivate) return fetch(url, init);
+  if (policy.allowPrivateNetwork) return fetch(url, init);
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host) });
   return (await undiciFetch(url, { ...(init as object), dispatcher: publicOnly })) as unknown as Response;

@@ -26,6 +26,7 @@
  * The token goes only into the Authorization header; no error text here carries it.
  */
 
+import type { OutboundPolicy } from '../config.ts';
 import { outboundFetch, PRIVATE_ADDRESS } from './outbound.ts';
 
 /** Default Graph API base (version included). */
@@ -101,19 +102,28 @@ export function graphBody(message: OutboundMessage): Record<string, unknown> {
 
 /**
  * Sends a message.
- * @param timeoutMs how long to wait for the answer before calling the outcome `unknown`.
+ * @param options.outbound where requests may go (config.ts `OutboundPolicy`).
+ * @param options.timeoutMs how long to wait for the answer before calling the outcome `unknown` (default 15,000 ms).
  */
-export async function sendWhatsAppMessage(message: OutboundMessage, timeoutMs = 15_000): Promise<SendOutcome> {
+export async function sendWhatsAppMessage(
+  message: OutboundMessage,
+  options: { outbound: OutboundPolicy; timeoutMs?: number },
+): Promise<SendOutcome> {
+  const timeoutMs = options.timeoutMs ?? 15_000;
   const url = `${message.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(message.phoneNumberId)}/messages`;
   let response: Response;
   let body: string;
   try {
-    response = await outboundFetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${message.accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(graphBody(message)),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    response = await outboundFetch(
+      url,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${message.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(graphBody(message)),
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      options.outbound,
+    );
     body = await response.text();
   } catch (error) {
     const code = errorCode(error);

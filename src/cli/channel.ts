@@ -1,4 +1,5 @@
 /** `inmo channel connect|assistant` (CONTRACT §7, §9, §10): the WhatsApp Cloud API channel of a business. */
+import { outboundPolicy } from '../config.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { configureAssistant, connectChannel, PROVIDERS } from '../services/channels.ts';
 import { action, cli, CliError, command, positiveInt, print, withDb } from './common.ts';
@@ -62,6 +63,7 @@ export function register(program: Command): void {
                 publicUrl: opts.publicUrl,
               },
               cli.env,
+              outboundPolicy(cli.env),
             ),
           );
           print(

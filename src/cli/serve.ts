@@ -113,6 +113,8 @@ export function register(program: Command): void {
           metricsToken: config.metrics.token,
           publicUrl: config.publicUrl,
           consoleCsrfKey: derivedKey('inmo console CSRF binding', cli.env),
+          outbound: config.outbound,
+          development: config.development,
         });
         // The demo is in place before the first request can arrive.
         const demo = opts.demo ? await seedDemo(db) : {};
@@ -120,7 +122,7 @@ export function register(program: Command): void {
         const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;
         const { address, metrics } = await listenOrClose(app, db, listenOn, metricsAt);
         if (opts.worker) {
-          worker = new Worker({ db, settings: config.worker, logger: app.log.child({ component: 'worker' }) });
+          worker = new Worker({ db, settings: config.worker, outbound: config.outbound, logger: app.log.child({ component: 'worker' }) });
           worker.start();
         }
         const origin = address.replace('0.0.0.0', '127.0.0.1');
@@ -181,7 +183,7 @@ export function register(program: Command): void {
         const db = await openDb(config);
         const logger = pino({ level: config.logLevel }, cli.stdout);
         const settings = { ...config.worker, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
-        const worker = new Worker({ db, settings, logger });
+        const worker = new Worker({ db, settings, outbound: config.outbound, logger });
         if (opts.untilIdle) {
           const ran = await worker.drain();
           await db.destroy();

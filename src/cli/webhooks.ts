@@ -2,6 +2,7 @@
  * `inmo webhooks add|list|disable|rotate-secret|deliveries|replay` (issue 16, CONTRACT §13):
  * the URLs a business's events are POSTed to as Standard Webhooks, and their delivery log.
  */
+import { outboundPolicy } from '../config.ts';
 import type { Command } from 'commander';
 import { EVENT_TYPES } from '../services/events.ts';
 import {
@@ -29,7 +30,7 @@ export function register(program: Command): void {
                 .split(',')
                 .map((e) => e.trim())
                 .filter(Boolean);
-        const added = await withDb((db) => addWebhook(db, { businessId: opts.business, url: opts.url, events }, cli.env));
+        const added = await withDb((db) => addWebhook(db, { businessId: opts.business, url: opts.url, events }, outboundPolicy(cli.env)));
         print(added, `webhook #${added.id} → ${opts.url}\nsigning secret (shown once; verify deliveries with it):\n  ${added.secret}`);
       }),
     );

@@ -105,7 +105,7 @@ export async function deliverMessage(ctx: TaskContext, messageId: number): Promi
       callbackData: String(message.id),
       content: content(message),
     },
-    ctx.settings.sendTimeoutMs,
+    { outbound: ctx.outbound, timeoutMs: ctx.settings.sendTimeoutMs },
   );
   failpoint('message:called');
   observeSend(outcome.kind);

@@ -8,14 +8,14 @@
  * (the send is recorded, the provider not yet called), `message:called` (the provider
  * answered, the answer not yet recorded), `job:finished`.
  */
-const armed = /^([a-z:_-]+?)(?::(\d+))?$/.exec(process.env.INMO_FAILPOINT ?? '');
-const armedName = armed?.[1];
-const armedAt = Number(armed?.[2] ?? 1);
+import { failpointSetting } from '../config.ts';
+
+const armed = failpointSetting();
 let reached = 0;
 
 /** Kills this process with SIGKILL when `name` is the armed failpoint and its turn has come. */
 export function failpoint(name: string): void {
-  if (name !== armedName) return;
+  if (name !== armed?.name) return;
   reached++;
-  if (reached === armedAt) process.kill(process.pid, 'SIGKILL');
+  if (reached === armed.hit) process.kill(process.pid, 'SIGKILL');
 }

@@ -8,6 +8,7 @@
  * guard themselves with recorded state (tasks/send-welcome.ts). A throw means "retry later";
  * a {@link PermanentJobError} parks the job at once.
  */
+import type { OutboundPolicy } from '../config.ts';
 import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ClaimedJob, JobKind } from '../db/repositories/jobs.ts';
@@ -23,6 +24,8 @@ export interface TaskContext {
   db: Db;
   job: ClaimedJob;
   settings: WorkerSettings;
+  /** Where the job's outgoing requests may go (config.ts). */
+  outbound: OutboundPolicy;
   snapshots: CatalogueSnapshots;
   /** The worker clock's current instant, canonical RFC 3339. */
   now(): string;

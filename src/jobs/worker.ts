@@ -40,6 +40,7 @@ import { CatalogueSnapshots } from '../services/matching.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { failpoint } from './failpoints.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './settings.ts';
+import { outboundPolicy, type OutboundPolicy } from '../config.ts';
 import { PermanentJobError, type TaskContext } from './task.ts';
 import { taskFor } from './tasks/index.ts';
 
@@ -84,8 +85,16 @@ export class Worker {
   private releasedAt = Number.NEGATIVE_INFINITY;
   private purgedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(options: { db: Db; clock?: Clock; logger?: WorkerLogger; settings?: Partial<WorkerSettings> }) {
+  /** Where the jobs' outgoing requests (sends, the assistant's model, webhooks) may go. */
+  readonly outbound: OutboundPolicy;
+
+  /**
+   * @param options.outbound where outgoing requests may go: `inmo serve` and `inmo worker` pass
+   *   their configuration's; by default, the policy of this process's environment (config.ts).
+   */
+  constructor(options: { db: Db; clock?: Clock; logger?: WorkerLogger; settings?: Partial<WorkerSettings>; outbound?: OutboundPolicy }) {
     this.db = options.db;
+    this.outbound = options.outbound ?? outboundPolicy();
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.settings = { ...DEFAULT_WORKER_SETTINGS, ...options.settings };
@@ -244,6 +253,7 @@ export class Worker {
       db: this.db,
       job,
       settings: this.settings,
+      outbound: this.outbound,
       snapshots: this.snapshots,
       now: () => this.now(),
       log: (fields, message) => this.logger.info({ ...log, ...fields }, message),

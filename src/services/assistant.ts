@@ -12,6 +12,7 @@ import { compose, type ListingSummary, type ReplyContext } from '../domain/assis
 import type { ChannelRow } from '../db/repositories/messaging.ts';
 import { openSecret } from '../secrets.ts';
 import { outboundFetch } from '../channels/outbound.ts';
+import type { OutboundPolicy } from '../config.ts';
 
 /** One message of the conversation as an assistant sees it. */
 export interface ThreadLine {
@@ -78,8 +79,14 @@ function describeListing(listing: ListingSummary): string {
 export class ChatCompletionsAssistant implements Assistant {
   readonly name = 'chat-completions';
 
+  /**
+   * @param settings the endpoint, the model and its key.
+   * @param outbound where requests may go (config.ts `OutboundPolicy`).
+   * @param timeoutMs how long an answer may take, ms.
+   */
   constructor(
     private readonly settings: { url: string; model: string; apiKey: string | null },
+    private readonly outbound: OutboundPolicy,
     private readonly timeoutMs = CHAT_TIMEOUT_MS,
   ) {}
 
@@ -105,15 +112,19 @@ export class ChatCompletionsAssistant implements Assistant {
 
   /** @throws Error when the endpoint fails, times out or answers without text. */
   async reply(input: AssistantInput): Promise<string | null> {
-    const response = await outboundFetch(`${this.settings.url.replace(/\/+$/, '')}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {}),
+    const response = await outboundFetch(
+      `${this.settings.url.replace(/\/+$/, '')}/chat/completions`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {}),
+        },
+        body: JSON.stringify({ model: this.settings.model, messages: this.messages(input), temperature: 0.3, max_tokens: 400 }),
+        signal: AbortSignal.timeout(this.timeoutMs),
       },
-      body: JSON.stringify({ model: this.settings.model, messages: this.messages(input), temperature: 0.3, max_tokens: 400 }),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
+      this.outbound,
+    );
     const text = await response.text();
     if (!response.ok) throw new Error(`the assistant endpoint answered HTTP ${response.status}`);
     let content: unknown;
@@ -128,15 +139,21 @@ export class ChatCompletionsAssistant implements Assistant {
   }
 }
 
-/** The assistant configured on a channel: the chat-completions one when set, else the built-in one. */
-export function assistantOf(channel: Pick<ChannelRow, 'assistant'> | undefined): Assistant {
+/**
+ * The assistant configured on a channel: the chat-completions one when set, else the built-in one.
+ * @param outbound where the chat-completions one may send its requests.
+ */
+export function assistantOf(channel: Pick<ChannelRow, 'assistant'> | undefined, outbound: OutboundPolicy): Assistant {
   if (!channel?.assistant) return builtInAssistant;
   const settings = JSON.parse(channel.assistant) as ChatCompletionsSettings;
-  return new ChatCompletionsAssistant({
-    url: settings.url,
-    model: settings.model,
-    apiKey: settings.api_key === null ? null : openSecret(settings.api_key),
-  });
+  return new ChatCompletionsAssistant(
+    {
+      url: settings.url,
+      model: settings.model,
+      apiKey: settings.api_key === null ? null : openSecret(settings.api_key),
+    },
+    outbound,
+  );
 }
 
 /**

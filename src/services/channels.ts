@@ -15,7 +15,8 @@ import { DEFAULT_TEMPLATE_LANGUAGES, GRAPH_API_BASE } from '../channels/whatsapp
 import { nowRfc3339 } from '../domain/time.ts';
 import { openSecret, sealSecret } from '../secrets.ts';
 import { isIP } from 'node:net';
-import { allowsPrivateNetwork, isPublicAddress } from '../channels/outbound.ts';
+import { isPublicAddress } from '../channels/outbound.ts';
+import { outboundPolicy, type OutboundPolicy } from '../config.ts';
 import { InmoError } from '../errors.ts';
 import { randomBytes } from 'node:crypto';
 import { findChannel, updateChannel, upsertChannel } from '../db/repositories/messaging.ts';
@@ -52,22 +53,18 @@ export const PROVIDERS = ['whatsapp-cloud'] as const;
  * on a closed network, a test's fake). Anything else could carry the token to whoever an
  * owner names.
  */
-function isProviderUrl(baseUrl: string, env: NodeJS.ProcessEnv): boolean {
+function isProviderUrl(baseUrl: string, outbound: OutboundPolicy): boolean {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
     return false;
   }
-  const allowPrivate = allowsPrivateNetwork(env);
+  const allowPrivate = outbound.allowPrivateNetwork;
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return false;
   if (url.username || url.password) return false;
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const named = (env.INMO_CHANNEL_HOSTS ?? '')
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-  if (host === new URL(GRAPH_API_BASE).hostname || named.includes(host)) return true;
+  if (host === new URL(GRAPH_API_BASE).hostname || outbound.channelHosts.includes(host)) return true;
   return allowPrivate && (host === 'localhost' || (isIP(host) !== 0 && !isPublicAddress(host)));
 }
 
@@ -95,7 +92,9 @@ export interface ChannelSettings {
 
 /**
  * Connects (or reconnects) a business's channel.
- * @param env where the token variable is read (process.env by default).
+ * @param env where the token and app-secret variables that `settings` name are read (the
+ *   CLI's environment; the console's form fields under names of its own).
+ * @param outbound where the token may be sent (config.ts; by default this process's policy).
  * @returns the stored settings without the token or app secret, with the new webhook
  *   `verify_token` and the `callback_url` (shown once: only the sealed copy is kept).
  * @throws InmoError UNKNOWN_BUSINESS, or CHANNEL_* for an unknown provider, a blank phone
@@ -104,15 +103,19 @@ export interface ChannelSettings {
  *   changes origin (CHANNEL_TOKEN_REQUIRED), a listing URL without `{id}` or `{ref}`, or a phone number id
  *   another business has connected (its webhooks must reach one business).
  */
-export async function connectChannel(db: Db, settings: ChannelSettings, env: NodeJS.ProcessEnv = process.env) {
+export async function connectChannel(
+  db: Db,
+  settings: ChannelSettings,
+  env: NodeJS.ProcessEnv,
+  outbound: OutboundPolicy = outboundPolicy(),
+) {
   if (!(PROVIDERS as readonly string[]).includes(settings.provider)) {
     throw new InmoError('CHANNEL_PROVIDER', { providers: PROVIDERS });
   }
   if (!settings.phoneNumberId.trim()) throw new InmoError('CHANNEL_PHONE_NUMBER_ID_BLANK');
   if (!settings.template.trim()) throw new InmoError('CHANNEL_TEMPLATE_BLANK');
   const baseUrl = settings.baseUrl ?? GRAPH_API_BASE;
-  // The operator's settings are the process's, unless the caller's environment names them.
-  if (!isProviderUrl(baseUrl, { ...process.env, ...env })) throw new InmoError('CHANNEL_BASE_URL');
+  if (!isProviderUrl(baseUrl, outbound)) throw new InmoError('CHANNEL_BASE_URL');
   let token: string;
   if (settings.tokenEnv === null) {
     // The stored token goes only where it went before: a new origin needs the token again.
@@ -185,7 +188,7 @@ export async function configureAssistant(
   db: Db,
   businessId: number,
   settings: { url: string; model: string; keyEnv?: string } | null,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
 ) {
   let stored: string | null = null;
   if (settings !== null) {

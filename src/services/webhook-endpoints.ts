@@ -17,7 +17,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { allowsPrivateNetwork, isPublicAddress, outboundFetch } from '../channels/outbound.ts';
+import { isPublicAddress, outboundFetch } from '../channels/outbound.ts';
+import { outboundPolicy, type OutboundPolicy } from '../config.ts';
 import { isRowId, type Db, type Executor } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import * as repo from '../db/repositories/events.ts';
@@ -41,15 +42,16 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /**
  * Registers an endpoint. @returns its id and its secret (shown once; stored sealed).
+ * @param outbound where webhooks may go (config.ts; by default this process's policy).
  * @throws InmoError UNKNOWN_BUSINESS, WEBHOOK_URL (not https, or private, unless allowed), WEBHOOK_EVENTS.
  */
 export async function addWebhook(
   db: Db,
   options: { businessId: number; url: string; events?: string[] },
-  env: NodeJS.ProcessEnv = process.env,
+  outbound: OutboundPolicy = outboundPolicy(),
 ): Promise<{ id: number; secret: string }> {
   if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
-  checkUrl(options.url, env);
+  checkUrl(options.url, outbound);
   const unknown = (options.events ?? []).filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
   if (unknown.length > 0 || (options.events !== undefined && options.events.length === 0)) {
     throw new InmoError('WEBHOOK_EVENTS', { types: EVENT_TYPES });
@@ -69,14 +71,14 @@ export async function addWebhook(
 }
 
 /** @throws InmoError WEBHOOK_URL unless `url` is https on a name or public address (or private ones are allowed). */
-function checkUrl(url: string, env: NodeJS.ProcessEnv): void {
+function checkUrl(url: string, outbound: OutboundPolicy): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new InmoError('WEBHOOK_URL');
   }
-  const allowPrivate = allowsPrivateNetwork(env);
+  const allowPrivate = outbound.allowPrivateNetwork;
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) throw new InmoError('WEBHOOK_URL');
   if (parsed.username || parsed.password) throw new InmoError('WEBHOOK_URL');
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
@@ -176,12 +178,14 @@ export type AttemptOutcome = { delivered: true } | { delivered: false; retryAt: 
  * Makes one attempt of a delivery and records it (the `deliver_webhook` job). The next pending
  * delivery of the same lead is queued once this one ends, in the same transaction as its end.
  * @param finish runs the recording in the job's completing transaction.
+ * @param outbound where the request may go (config.ts): checked on the addresses connected to.
  */
 export async function attemptDelivery(
   db: Db,
   deliveryId: number,
   now: () => Date,
   finish: <T>(effects: (trx: Executor) => Promise<T>) => Promise<T>,
+  outbound: OutboundPolicy,
 ): Promise<AttemptOutcome | 'gone'> {
   const delivery = await repo.findDelivery(db, deliveryId);
   if (!delivery || delivery.state !== 'pending') return 'gone';
@@ -204,12 +208,16 @@ export async function attemptDelivery(
   let response: string | null = null;
   let error: string | null = null;
   try {
-    const answer = await outboundFetch(endpoint.url, {
-      method: 'POST',
-      headers: signedHeaders(secrets, eventId(event.id), at, body),
-      body,
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-    });
+    const answer = await outboundFetch(
+      endpoint.url,
+      {
+        method: 'POST',
+        headers: signedHeaders(secrets, eventId(event.id), at, body),
+        body,
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      },
+      outbound,
+    );
     status = answer.status;
     response = Buffer.from(await answer.arrayBuffer())
       .subarray(0, RESPONSE_KEPT)

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, setPasswordWithLink } from '../../src/services/console-users.ts';
 import { buildApp } from '../../src/app.ts';
+import { outboundPolicy } from '../../src/config.ts';
 import { derivedKey } from '../../src/secrets.ts';
 import { DICTIONARIES } from '../../src/http/console/i18n.ts';
 import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP } from '../../src/http/console/page.ts';
@@ -106,6 +107,13 @@ class Browser {
 
   cookie(name: string) {
     return this.cookies.get(name);
+  }
+
+  /** The same browser (its cookies, its address) talking to another app on the same database. */
+  on(app: FastifyInstance): Browser {
+    const other = new Browser(app, this.headers, this.remoteAddress);
+    for (const [name, value] of this.cookies) other.cookies.set(name, value);
+    return other;
   }
 
   /** Sets a cookie as another site, or an attacker who copied one, could. */
@@ -679,31 +687,34 @@ describe('the console', () => {
       const moved = await owner.submit('/console/channel', '/console/channel', { ...base, base_url: elsewhere, access_token: '' });
       expect(moved.statusCode).toBe(422);
       expect(moved.body).toContain('Vuelve a escribir el token de acceso');
-      delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
+      // A server whose operator allows no private destinations (the suite's default allows them).
+      const strict = await buildApp({ db: t.db, outbound: outboundPolicy({}) });
       try {
         for (const url of ['http://graph.facebook.com/v21.0', 'https://attacker.example/v21.0', graph.baseUrl]) {
-          const refused = await owner.submit('/console/channel', '/console/channel', { ...base, base_url: url, access_token: 'nuevo' });
+          const refused = await owner
+            .on(strict)
+            .submit('/console/channel', '/console/channel', { ...base, base_url: url, access_token: 'nuevo' });
           expect(refused.statusCode, url).toBe(422);
           expect(refused.body, url).toContain('graph.facebook.com');
         }
       } finally {
-        process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
+        await strict.close();
       }
       expect(await snapshot(t.db)).toBe(kept);
       const retest = await owner.submit('/console/channel', '/console/channel/test', { test_phone: '612 34 56 78' });
       expect(retest.statusCode).toBe(200);
       expect(graph.requests.map((r) => r.authorization)).toEqual(['Bearer EAAG-token-de-prueba', 'Bearer EAAG-token-de-prueba']);
       // A host the operator names is allowed, over https, with its token.
-      process.env.INMO_CHANNEL_HOSTS = 'graph.example.eu, other.example';
+      const naming = await buildApp({ db: t.db, outbound: outboundPolicy({ INMO_CHANNEL_HOSTS: 'Graph.example.eu, other.example' }) });
       try {
-        const named = await owner.submit('/console/channel', '/console/channel', {
+        const named = await owner.on(naming).submit('/console/channel', '/console/channel', {
           ...base,
           base_url: 'https://graph.example.eu/v21.0',
           access_token: 'EAAG-otro',
         });
         expect(named.statusCode).toBe(303);
       } finally {
-        delete process.env.INMO_CHANNEL_HOSTS;
+        await naming.close();
       }
 
       // An agent may not see or change it; another business may not take the number.

@@ -4,6 +4,7 @@
  * `standardwebhooks` reference implementation, order per lead, retries, replay, rotation, and
  * the refusal of private destinations.
  */
+import { outboundPolicy } from '../../src/config.ts';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -51,10 +52,10 @@ beforeEach(async () => {
   receiver = state;
 });
 
+/** The policy of an operator who allows no private destinations (the suite's default allows them). */
+const strict = outboundPolicy({});
+
 afterEach(async () => {
-  // The suite's default (test/global-setup.ts): the receivers listen on loopback.
-  process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
-  delete process.env.INMO_WEBHOOKS_ALLOW_PRIVATE;
   await new Promise((resolve) => receiver.server.close(resolve));
 });
 
@@ -278,26 +279,25 @@ describe('webhook destinations', () => {
     'https://localhost/x',
     'not a url',
   ])('refuses %s unless INMO_ALLOW_PRIVATE_NETWORK=1', async (url) => {
-    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
-    await expect(addWebhook(t.db, { businessId: t.businessId, url })).rejects.toMatchObject({ code: 'WEBHOOK_URL' });
+    await expect(addWebhook(t.db, { businessId: t.businessId, url }, strict)).rejects.toMatchObject({ code: 'WEBHOOK_URL' });
   });
 
   it('takes INMO_WEBHOOKS_ALLOW_PRIVATE=1 as the older name of INMO_ALLOW_PRIVATE_NETWORK=1', async () => {
-    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
-    await expect(addWebhook(t.db, { businessId: t.businessId, url: receiver.url })).rejects.toMatchObject({ code: 'WEBHOOK_URL' });
-    process.env.INMO_WEBHOOKS_ALLOW_PRIVATE = '1';
-    expect((await addWebhook(t.db, { businessId: t.businessId, url: receiver.url })).id).toBeGreaterThan(0);
+    await expect(addWebhook(t.db, { businessId: t.businessId, url: receiver.url }, strict)).rejects.toMatchObject({ code: 'WEBHOOK_URL' });
+    const alias = outboundPolicy({ INMO_WEBHOOKS_ALLOW_PRIVATE: '1' });
+    expect((await addWebhook(t.db, { businessId: t.businessId, url: receiver.url }, alias)).id).toBeGreaterThan(0);
   });
 
   it('accepts https on a public name, and never connects to a private address at delivery time', async () => {
-    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
-    expect((await addWebhook(t.db, { businessId: t.businessId, url: 'https://crm.example.com/hooks' })).id).toBeGreaterThan(0);
+    expect((await addWebhook(t.db, { businessId: t.businessId, url: 'https://crm.example.com/hooks' }, strict)).id).toBeGreaterThan(0);
     // Added while allowed, delivered while not: refused before anything is sent.
-    process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
-    const { id } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url });
-    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
+    const { id } = await addWebhook(
+      t.db,
+      { businessId: t.businessId, url: receiver.url },
+      outboundPolicy({ INMO_ALLOW_PRIVATE_NETWORK: '1' }),
+    );
     await inquiry('+34611400090');
-    await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
+    await new Worker({ db: t.db, settings: { pollMs: 20 }, outbound: strict }).drain();
     expect(receiver.received).toHaveLength(0);
     const [delivery] = await listWebhookDeliveries(t.db, id);
     expect(delivery.state).toBe('pending');

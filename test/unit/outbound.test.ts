@@ -4,7 +4,8 @@
  * the connection itself. The fake providers of the other suites listen on loopback, which
  * is exactly what is refused here with the setting off.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboundPolicy } from '../../src/config.ts';
 import ipaddr from 'ipaddr.js';
 import { isPublicAddress } from '../../src/channels/outbound.ts';
 import { sendWhatsAppMessage } from '../../src/channels/whatsapp-cloud.ts';
@@ -106,10 +107,28 @@ describe('isPublicAddress', () => {
   );
 });
 
+describe('the outbound policy of an environment (config.ts)', () => {
+  it('allows private destinations with INMO_ALLOW_PRIVATE_NETWORK=1 or its older alias, and nothing else', () => {
+    expect(outboundPolicy({}).allowPrivateNetwork).toBe(false);
+    expect(outboundPolicy({ INMO_ALLOW_PRIVATE_NETWORK: '1' }).allowPrivateNetwork).toBe(true);
+    expect(outboundPolicy({ INMO_WEBHOOKS_ALLOW_PRIVATE: '1' }).allowPrivateNetwork).toBe(true);
+    expect(outboundPolicy({ INMO_ALLOW_PRIVATE_NETWORK: 'true' }).allowPrivateNetwork).toBe(false);
+  });
+
+  it('reads INMO_CHANNEL_HOSTS as lower-case names, blanks dropped', () => {
+    expect(outboundPolicy({ INMO_CHANNEL_HOSTS: ' Graph.Example.EU, ,other.example ' }).channelHosts).toEqual([
+      'graph.example.eu',
+      'other.example',
+    ]);
+    expect(outboundPolicy({}).channelHosts).toEqual([]);
+  });
+});
+
 describe('with INMO_ALLOW_PRIVATE_NETWORK unset', () => {
   let graph: FakeGraph;
   let chat: FakeChat;
-  const saved = process.env.INMO_ALLOW_PRIVATE_NETWORK;
+  const strict = outboundPolicy({});
+  const allowed = outboundPolicy({ INMO_ALLOW_PRIVATE_NETWORK: '1' });
   beforeAll(async () => {
     graph = await startFakeGraph();
     chat = await startFakeChat();
@@ -118,17 +137,11 @@ describe('with INMO_ALLOW_PRIVATE_NETWORK unset', () => {
     await graph.close();
     await chat.close();
   });
-  beforeEach(() => {
-    delete process.env.INMO_ALLOW_PRIVATE_NETWORK;
-  });
-  afterEach(() => {
-    process.env.INMO_ALLOW_PRIVATE_NETWORK = saved;
-  });
 
-  const send = (baseUrl: string) =>
+  const send = (baseUrl: string, outbound = strict) =>
     sendWhatsAppMessage(
       { baseUrl, phoneNumberId: '1', accessToken: 't', to: '+34600000000', callbackData: '1', content: { type: 'text', body: 'hola' } },
-      2000,
+      { outbound, timeoutMs: 2000 },
     );
 
   it('a send to an address in the URL, or to a name that resolves to loopback, is refused for good and never reaches it', async () => {
@@ -139,14 +152,12 @@ describe('with INMO_ALLOW_PRIVATE_NETWORK unset', () => {
       expect((outcome as { error: string }).error).toMatch(/is not a public address \(INMO_ALLOW_PRIVATE_NETWORK=1 allows it\)$/);
     }
     expect(graph.requests).toHaveLength(0);
-    // Allowed again, the same send goes through.
-    process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
-    expect((await send(graph.baseUrl)).kind).toBe('sent');
+    // Allowed, the same send goes through.
+    expect((await send(graph.baseUrl, allowed)).kind).toBe('sent');
     expect(graph.requests).toHaveLength(1);
   });
 
   it('a redirect is never followed: its target would skip the address check', async () => {
-    process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
     const { createServer } = await import('node:http');
     const redirector = createServer((_req, res) => {
       res.writeHead(307, { location: `${graph.baseUrl}/1/messages` });
@@ -155,7 +166,7 @@ describe('with INMO_ALLOW_PRIVATE_NETWORK unset', () => {
     await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
     try {
       const before = graph.requests.length;
-      const outcome = await send(`http://127.0.0.1:${(redirector.address() as { port: number }).port}/v21.0`);
+      const outcome = await send(`http://127.0.0.1:${(redirector.address() as { port: number }).port}/v21.0`, allowed);
       expect(outcome).toMatchObject({ kind: 'rejected', error: expect.stringMatching(/^HTTP 307/) });
       expect(graph.requests).toHaveLength(before);
     } finally {
@@ -164,7 +175,7 @@ describe('with INMO_ALLOW_PRIVATE_NETWORK unset', () => {
   });
 
   it('a chat-completions endpoint on a private address fails (the built-in assistant then answers)', async () => {
-    const assistant = new ChatCompletionsAssistant({ url: chat.baseUrl, model: 'm', apiKey: null });
+    const assistant = new ChatCompletionsAssistant({ url: chat.baseUrl, model: 'm', apiKey: null }, strict);
     const input = {
       understanding: understand('hola'),
       language: 'es' as const,

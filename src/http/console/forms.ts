@@ -5,12 +5,15 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
+import type { OutboundPolicy } from '../../config.ts';
 
 /** What every section of the console is registered with (plugin.ts). */
 export interface ConsoleDeps {
   db: Db;
   /** Called after a form queued jobs (an agent's reply): the in-process worker wakes. */
   onJobsQueued: () => void;
+  /** Where outgoing requests (a channel's test message) may go (config.ts). */
+  outbound: OutboundPolicy;
 }
 
 /** A day, ms. */

@@ -28,7 +28,7 @@ import fastifyStatic from '@fastify/static';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../../db/database.ts';
+import type { ConsoleDeps } from './forms.ts';
 import { InmoError } from '../../errors.ts';
 import { sessionOf, type ConsoleSession, type Role } from '../../services/console-users.ts';
 import { clearSessionCookie, consoleCookies, errorPage, sessionBinding, sessionCookieOf } from './page.ts';
@@ -60,11 +60,14 @@ declare module 'fastify' {
  * @param https whether the console is served over HTTPS (`INMO_PUBLIC_URL` is `https:`): its
  *   cookies then carry the `__Host-` prefix (page.ts).
  * @param csrfKey the key binding CSRF tokens to sessions (app.ts `consoleCsrfKey`).
+ * @param outbound where the console's outgoing requests (a channel's test message) may go.
+ * @param development whether templates are read again on every page (`NODE_ENV=development`).
  */
 export async function consolePlugin(
   app: FastifyInstance,
-  { db, onJobsQueued, https, csrfKey }: { db: Db; onJobsQueued: () => void; https: boolean; csrfKey: Buffer },
+  options: ConsoleDeps & { https: boolean; csrfKey: Buffer; development: boolean },
 ): Promise<void> {
+  const { db, https, csrfKey, development } = options;
   const cookies = consoleCookies(https);
   app.decorate('consoleCookies', cookies);
   // Pages, not API operations: none of them belongs in the OpenAPI document.
@@ -99,7 +102,7 @@ export async function consolePlugin(
     engine: { eta: new Eta() },
     root: inPackage('src', 'http', 'console', 'views'),
     layout: 'layout.eta',
-    production: process.env.NODE_ENV !== 'development',
+    production: !development,
   });
   await app.register(fastifyStatic, {
     root: inPackage('src', 'http', 'console', 'assets'),
@@ -152,5 +155,5 @@ export async function consolePlugin(
     return errorPage(reply, 404, 'not_found');
   });
 
-  await app.register(consoleRoutes, { db, onJobsQueued });
+  await app.register(consoleRoutes, { db: options.db, onJobsQueued: options.onJobsQueued, outbound: options.outbound });
 }

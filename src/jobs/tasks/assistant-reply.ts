@@ -207,7 +207,7 @@ async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision |
     matchedIds = (await listLeadMatches(ctx.db, lead.id)).filter((m) => m.failed === null).map((m) => m.property_id);
   }
   const operations = [...new Set(searches.flatMap((s) => (Array.isArray(s.operations) ? (s.operations as string[]) : [])))];
-  const assistant = assistantOf(channel);
+  const assistant = assistantOf(channel, ctx.outbound);
   const shown = assistant.name === 'built-in' ? LISTINGS_SHOWN : LISTINGS_SHOWN + 2;
   const matches = await summaries(ctx, lead.business_id, matchedIds, snapshot, operations, channel.listing_url, shown);
   const thread = (await listRecentThread(ctx.db, lead.id, THREAD_LINES))

@@ -14,6 +14,7 @@ async function run(ctx: TaskContext): Promise<void> {
     deliveryId,
     () => new Date(Date.parse(ctx.now())),
     (effects) => ctx.finish(effects),
+    ctx.outbound,
   );
   if (outcome !== 'gone') ctx.log({ delivery_id: deliveryId, ...outcome }, 'webhook delivery attempt');
 }

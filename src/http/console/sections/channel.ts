@@ -44,7 +44,7 @@ export function parseLanguages(text: string): Record<string, string> | null {
   return languages;
 }
 
-export async function channelPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+export async function channelPages(app: FastifyInstance, { db, outbound }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
   const channelPage = async (
@@ -122,6 +122,7 @@ export async function channelPages(app: FastifyInstance, { db }: ConsoleDeps): P
           listingUrl: form.listing_url || undefined,
         },
         env,
+        outbound,
       );
     } catch (error) {
       if (!(error instanceof InmoError) || !(error.code in CHANNEL_PROBLEMS)) throw error;
@@ -142,18 +143,21 @@ export async function channelPages(app: FastifyInstance, { db }: ConsoleDeps): P
     if (!stored) return channelPage(request, reply, { status: 409, problem: 'REPLY_NO_CHANNEL' });
     const to = normalizePhone(field(request.body, 'test_phone'));
     if (to === null) return channelPage(request, reply, { status: 422, problem: 'channel_test_phone_invalid' });
-    const outcome = await sendWhatsAppMessage({
-      baseUrl: stored.base_url,
-      phoneNumberId: stored.phone_number_id,
-      accessToken: openSecret(stored.access_token),
-      to,
-      callbackData: 'console-test',
-      content: {
-        type: 'template',
-        template: stored.template,
-        language: templateLanguage(JSON.parse(stored.languages), request.consoleLanguage === 'en' ? 'gb' : 'es'),
+    const outcome = await sendWhatsAppMessage(
+      {
+        baseUrl: stored.base_url,
+        phoneNumberId: stored.phone_number_id,
+        accessToken: openSecret(stored.access_token),
+        to,
+        callbackData: 'console-test',
+        content: {
+          type: 'template',
+          template: stored.template,
+          language: templateLanguage(JSON.parse(stored.languages), request.consoleLanguage === 'en' ? 'gb' : 'es'),
+        },
       },
-    });
+      { outbound },
+    );
     const test =
       outcome.kind === 'sent'
         ? { ok: true, text: request.t('channel_test_sent', { to, id: outcome.messageId ?? '—' }) }
