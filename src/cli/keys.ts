@@ -100,7 +100,7 @@ export function register(program: Command): void {
     .action(
       action(async (text: string) => {
         const keyId = keyIdOf(text);
-        const key = await withDb((db) => revokeApiKey(db, keyId));
+        const key = await withDb((db) => revokeApiKey(db, keyId, null));
         if (!key) throw new CliError(`No key with id ${keyId} (${KEY_ID_HINT})`);
         print(key, `revoked ${key.key_id} at ${key.revoked_at}`);
       }),

@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the user id (from users list)', positiveInt)
     .action(
       action(async (id: number) => {
-        const user = await withDb((db) => disableUser(db, id), { mustExist: true });
+        const user = await withDb((db) => disableUser(db, id, null), { mustExist: true });
         print(user, `disabled #${user.id} ${user.email}`);
       }),
     );

@@ -94,12 +94,19 @@ export async function listApiKeys(db: Db, businessId: number): Promise<ApiKeyInf
   return (await repo.listApiKeys(db, businessId)).map(info);
 }
 
+/** A key of the business (never another's), or undefined. */
+export async function findApiKey(db: Db, businessId: number, keyId: string): Promise<ApiKeyInfo | undefined> {
+  const row = await repo.findBusinessApiKey(db, keyId, businessId);
+  return row && info(row);
+}
+
 /**
  * Revokes a key (idempotent); requests of every process refuse it within 1 s, of this one at once.
- * @returns the key, or undefined when no key has that id.
+ * @param businessId the business whose key alone may be revoked (the console), or null for any (the operator's CLI).
+ * @returns the key, or undefined when there is no such key.
  */
-export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyInfo | undefined> {
-  const row = await repo.revokeApiKey(db, keyId, nowRfc3339());
+export async function revokeApiKey(db: Db, keyId: string, businessId: number | null): Promise<ApiKeyInfo | undefined> {
+  const row = await repo.revokeApiKey(db, keyId, businessId, nowRfc3339());
   signalChange(db);
   return row && info(row);
 }

@@ -107,13 +107,20 @@ export async function listUsers(db: Db, businessId: number): Promise<UserInfo[]>
   return (await repo.listUsers(db, businessId)).map(info);
 }
 
+/** A user of the business (never another's), or undefined. */
+export async function findUser(db: Db, businessId: number, id: number): Promise<UserInfo | undefined> {
+  const row = await repo.findUser(db, id, businessId);
+  return row && info(row);
+}
+
 /**
  * Disables a user and ends their sessions at once (idempotent).
- * @throws InmoError USER_NOT_FOUND.
+ * @param businessId the business whose user alone may be disabled (the console), or null for any (the operator's CLI).
+ * @throws InmoError USER_NOT_FOUND, also for another business's user.
  */
-export async function disableUser(db: Db, id: number, now = new Date()): Promise<UserInfo> {
+export async function disableUser(db: Db, id: number, businessId: number | null, now = new Date()): Promise<UserInfo> {
   return db.transaction().execute(async (trx) => {
-    if (!(await repo.findUser(trx, id))) throw new InmoError('USER_NOT_FOUND', { id });
+    if (!(await repo.findUser(trx, id, businessId))) throw new InmoError('USER_NOT_FOUND', { id });
     await repo.disableUser(trx, id, toRfc3339(now));
     return info((await repo.findUser(trx, id))!);
   });

@@ -12,7 +12,10 @@ describe('key lifecycle', () => {
   it('refuses a revoked key', async () => {
     const key = await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read'] });
     expect((await get(t.app, '/me', key.key)).status).toBe(200);
-    await revokeApiKey(t.db, key.key_id);
+    // Scoped to another business (as the console scopes it), the key is not found and still works.
+    expect(await revokeApiKey(t.db, key.key_id, t.businessId + 1000)).toBeUndefined();
+    expect((await get(t.app, '/me', key.key)).status).toBe(200);
+    await revokeApiKey(t.db, key.key_id, null);
     const r = await get(t.app, '/me', key.key);
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ detail: 'API key has been revoked' });

@@ -9,6 +9,7 @@ import { hashPassword, passwordProblem, verifyPassword, DUMMY_HASH } from '../..
 import {
   createUser,
   disableUser,
+  findUser,
   findPasswordLink,
   listUsers,
   login,
@@ -128,9 +129,14 @@ describe('users, links and sessions', () => {
     expect(await setPasswordWithLink(db, tokenOf(set_password_url), GOOD)).toBeNull();
     const token = (await login(db, 'eva@uno.example', GOOD))!;
     expect(await sessionOf(db, token)).not.toBeNull();
-    expect((await disableUser(db, id)).state).toBe('disabled');
+    // Scoped to another business (as the console scopes it), she is not found and stays active.
+    await expect(disableUser(db, id, businessId + 1000)).rejects.toMatchObject({ code: 'USER_NOT_FOUND' });
+    expect(await findUser(db, businessId + 1000, id)).toBeUndefined();
+    expect(await sessionOf(db, token)).not.toBeNull();
+    expect((await findUser(db, businessId, id))?.state).toBe('active');
+    expect((await disableUser(db, id, businessId)).state).toBe('disabled');
     expect(await sessionOf(db, token)).toBeNull();
     expect(await login(db, 'eva@uno.example', GOOD)).toBeNull();
-    await expect(disableUser(db, 424242)).rejects.toThrow('No user with id 424242');
+    await expect(disableUser(db, 424242, null)).rejects.toThrow('No user with id 424242');
   });
 });

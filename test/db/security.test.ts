@@ -109,7 +109,7 @@ describe.each(Object.entries(OPERATIONS))('%s', (_name, op) => {
       'a revoked key',
       async () => {
         const key = await createApiKey(db, { businessId: ours.businessId, scopes: [...SCOPES] });
-        await revokeApiKey(db, key.key_id);
+        await revokeApiKey(db, key.key_id, null);
         return { 'x-api-key': key.key };
       },
       'API key has been revoked',

@@ -26,10 +26,22 @@ export async function listApiKeys(db: Db, businessId: number): Promise<ApiKeyRow
   return db.selectFrom('api_keys').selectAll().where('business_id', '=', businessId).orderBy('created_at').orderBy('key_id').execute();
 }
 
-/** Sets `revoked_at` once. @returns the key, or undefined when no key has that id. */
-export async function revokeApiKey(db: Db, keyId: string, at: string): Promise<ApiKeyRow | undefined> {
-  await db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null).execute();
-  return db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+/** A key by id, of `businessId` only unless it is null (the operator's CLI). */
+export async function findBusinessApiKey(db: Db, keyId: string, businessId: number | null): Promise<ApiKeyRow | undefined> {
+  let query = db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId);
+  if (businessId !== null) query = query.where('business_id', '=', businessId);
+  return query.executeTakeFirst();
+}
+
+/**
+ * Sets `revoked_at` once, on a key of `businessId` only unless it is null.
+ * @returns the key, or undefined when there is no such key.
+ */
+export async function revokeApiKey(db: Db, keyId: string, businessId: number | null, at: string): Promise<ApiKeyRow | undefined> {
+  let update = db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null);
+  if (businessId !== null) update = update.where('business_id', '=', businessId);
+  await update.execute();
+  return findBusinessApiKey(db, keyId, businessId);
 }
 
 export async function touchApiKey(db: Db, keyId: string, at: string): Promise<void> {

@@ -14,8 +14,11 @@ export async function findUserByEmail(db: Executor, email: string): Promise<User
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
-export async function findUser(db: Executor, id: number): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+/** A user by id, of `businessId` only unless it is null (the operator's CLI). */
+export async function findUser(db: Executor, id: number, businessId: number | null = null): Promise<UserRow | undefined> {
+  let query = db.selectFrom('users').selectAll().where('id', '=', id);
+  if (businessId !== null) query = query.where('business_id', '=', businessId);
+  return query.executeTakeFirst();
 }
 
 export async function listUsers(db: Executor, businessId: number): Promise<UserRow[]> {

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SCOPES, type Scope } from '../../../domain/api-key.ts';
-import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../../../services/api-keys.ts';
+import { createApiKey, findApiKey, keyState, listApiKeys, revokeApiKey } from '../../../services/api-keys.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, dayStart, field, fields, type ConsoleDeps } from '../forms.ts';
@@ -81,7 +81,7 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
 
   /** A key of the session's business, or 404 (another business's key is no different from none). */
   const ownKey = async (request: FastifyRequest<{ Params: { key_id: string } }>) => {
-    const key = (await listApiKeys(db, request.consoleSession!.businessId)).find((k) => k.key_id === request.params.key_id);
+    const key = await findApiKey(db, request.consoleSession!.businessId, request.params.key_id);
     if (!key) throw new InmoError('NOT_FOUND');
     return key;
   };
@@ -95,8 +95,7 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
     '/keys/:key_id/revoke',
     { config: { consoleAccess: 'owner' }, ...csrfChecked },
     async (request, reply) => {
-      const key = await ownKey(request);
-      await revokeApiKey(db, key.key_id);
+      if (!(await revokeApiKey(db, request.params.key_id, request.consoleSession!.businessId))) throw new InmoError('NOT_FOUND');
       return reply.code(303).header('location', '/console/keys').send();
     },
   );

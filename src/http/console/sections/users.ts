@@ -3,10 +3,10 @@
  * time link once), `POST /users/:user_id/disable` (not oneself).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ROLES, createUser, disableUser, listUsers } from '../../../services/console-users.ts';
+import { ROLES, createUser, disableUser, findUser, listUsers } from '../../../services/console-users.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfCheckedRoute, field, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, field, idParam, type ConsoleDeps } from '../forms.ts';
 
 export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
@@ -46,11 +46,12 @@ export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
     { config: { consoleAccess: 'owner' }, ...csrfChecked },
     async (request, reply) => {
       const session = request.consoleSession!;
-      const user = (await listUsers(db, session.businessId)).find((u) => String(u.id) === request.params.user_id);
+      const id = idParam(request.params.user_id);
+      const user = id === null ? undefined : await findUser(db, session.businessId, id);
       if (!user) throw new InmoError('NOT_FOUND');
       // An owner cannot shut themselves out (another owner can).
       if (user.id === session.userId) return usersPage(request, reply, { status: 409, problem: 'user_disable_self' });
-      await disableUser(db, user.id);
+      await disableUser(db, user.id, session.businessId);
       return reply.code(303).header('location', '/console/users').send();
     },
   );
