@@ -11,7 +11,13 @@
  */
 import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
-import { DEFAULT_TEMPLATE_LANGUAGES, GRAPH_API_BASE } from '../channels/whatsapp-cloud.ts';
+import {
+  DEFAULT_TEMPLATE_LANGUAGES,
+  GRAPH_API_BASE,
+  sendWhatsAppMessage,
+  templateLanguage,
+  type SendOutcome,
+} from '../channels/whatsapp-cloud.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { openSecret, sealSecret } from '../secrets.ts';
 import { isIP } from 'node:net';
@@ -208,4 +214,55 @@ export async function configureAssistant(
         model: settings.model.trim(),
         key: settings.keyEnv === undefined ? null : `stored from ${settings.keyEnv}`,
       };
+}
+
+/**
+ * A business's channel as its owner may see it (the console's channel page): the settings, the
+ * webhook `verify_token` in clear, whether webhooks are signed; never the access token or the
+ * app secret. Null when no channel is connected.
+ */
+export async function channelOverview(db: Db, businessId: number) {
+  const stored = await findChannel(db, businessId);
+  return (
+    stored && {
+      phone_number_id: stored.phone_number_id,
+      template: stored.template,
+      languages: JSON.parse(stored.languages) as Record<string, string>,
+      base_url: stored.base_url,
+      listing_url: stored.listing_url,
+      webhooks: stored.app_secret !== null,
+      verify_token: stored.verify_token === null ? null : openSecret(stored.verify_token),
+      connected_at: stored.connected_at,
+    }
+  );
+}
+
+/**
+ * Sends the business's welcome template to `to` once, as a test of its channel (the console's
+ * "send a test message"): nothing is recorded, no lead is involved.
+ * @param to an E.164 number.
+ * @param preferred the `preferred_language` whose template language is used (`es`, `gb`…).
+ * @param outbound where the request may go (config.ts).
+ * @throws InmoError REPLY_NO_CHANNEL when the business has no channel.
+ */
+export async function sendTestTemplate(
+  db: Db,
+  businessId: number,
+  to: string,
+  preferred: string,
+  outbound: OutboundPolicy,
+): Promise<SendOutcome> {
+  const stored = await findChannel(db, businessId);
+  if (!stored) throw new InmoError('REPLY_NO_CHANNEL');
+  return sendWhatsAppMessage(
+    {
+      baseUrl: stored.base_url,
+      phoneNumberId: stored.phone_number_id,
+      accessToken: openSecret(stored.access_token),
+      to,
+      callbackData: 'console-test',
+      content: { type: 'template', template: stored.template, language: templateLanguage(JSON.parse(stored.languages), preferred) },
+    },
+    { outbound },
+  );
 }

@@ -5,7 +5,14 @@
 import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import type { Transaction } from 'kysely';
-import { findFollowUp, listDueFollowUps, moveFollowUp, scheduleFollowUp, upsertFollowUpRule } from '../db/repositories/follow-ups.ts';
+import {
+  findFollowUp,
+  followUpRules,
+  listDueFollowUps,
+  moveFollowUp,
+  scheduleFollowUp,
+  upsertFollowUpRule,
+} from '../db/repositories/follow-ups.ts';
 import { enqueueJob } from '../db/repositories/jobs.ts';
 import type { Database } from '../db/types.ts';
 import { canonicalLeadType, LEAD_TYPE_ALIASES, LEAD_TYPES } from '../domain/lead-rules.ts';
@@ -13,6 +20,15 @@ import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
 
 export { LEAD_TYPES };
+
+/**
+ * The follow-up period of every lead type for a business: `{type, every_days}` in the order of
+ * LEAD_TYPES, `every_days` (days) null where the business set none (the default applies).
+ */
+export async function listFollowUpRules(db: Db, businessId: number): Promise<Array<{ type: string; every_days: number | null }>> {
+  const rules = await followUpRules(db, businessId);
+  return LEAD_TYPES.map((type) => ({ type, every_days: rules.get(type) ?? null }));
+}
 
 /**
  * Sets the follow-up period of a lead type for a business. It applies to leads whose

@@ -10,7 +10,11 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import { listFollowUpsOfLead } from '../db/repositories/follow-ups.ts';
 import * as repo from '../db/repositories/leads.ts';
-import { findLeadMatchRun, listLeadMatches } from '../db/repositories/matches.ts';
+
+export type { LeadSearch } from '../db/repositories/leads.ts';
+import { findLeadMatchRun, listCoverImages, listLeadMatches, listPropertySummaries } from '../db/repositories/matches.ts';
+import { countPublished } from '../db/repositories/properties.ts';
+import { keyState, listApiKeys } from './api-keys.ts';
 import { findWelcome } from '../db/repositories/messaging.ts';
 import { conversationOf } from './conversations.ts';
 import { recordLeadEvent } from './events.ts';
@@ -64,6 +68,34 @@ export async function createLeadByHand(db: Db, options: { businessId: number; ph
 export async function listLeadsPage(db: Db, businessId: number, search: repo.LeadSearch, limit: number, offset: number) {
   const { rows, total } = await repo.searchLeads(db, businessId, search, limit, offset);
   return { data: rows.map(presentLead), total, limit, offset };
+}
+
+/**
+ * Listings of the business for a lead's page, by id: `{id, external_ref, title, op_*, price*,
+ * city, size_total (m²), bedrooms, image (cover URL or null)}`; ids of another business are left out.
+ */
+export async function listingSummaries(db: Db, businessId: number, ids: readonly number[]) {
+  const [rows, covers] = await Promise.all([listPropertySummaries(db, businessId, ids), listCoverImages(db, businessId, ids)]);
+  return rows.map((p) => ({ ...p, image: covers.get(p.id) ?? null }));
+}
+
+/**
+ * The workspace in figures (the console's overview): leads in all and created in the last 7
+ * days, published listings, active API keys.
+ */
+export async function workspaceFigures(db: Db, businessId: number, now = Date.now()) {
+  const [leads, recent, properties, keys] = await Promise.all([
+    repo.searchLeads(db, businessId, {}, 0, 0),
+    repo.searchLeads(db, businessId, { createdFrom: new Date(now - 7 * 24 * 3600 * 1000).toISOString() }, 0, 0),
+    countPublished(db, businessId, { limit: 0, offset: 0, areas: [] }),
+    listApiKeys(db, businessId),
+  ]);
+  return {
+    leads: leads.total,
+    recent: recent.total,
+    properties,
+    keys: keys.filter((k) => keyState(k, now) === 'active').length,
+  };
 }
 
 /**

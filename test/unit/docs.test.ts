@@ -5,7 +5,7 @@
  * a file that exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_PATH, ERRORS_PATH, renderConfiguration, renderErrors } from '../../scripts/write-docs.ts';
 import { SETTINGS } from '../../src/config.ts';
@@ -40,14 +40,6 @@ describe('generated pages (npm run docs)', () => {
     const documented = new Set(SETTINGS.map((s) => s.name));
     expect(read.size).toBeGreaterThan(20);
     expect([...read].filter((name) => !documented.has(name) && !notSettings.has(name)).sort()).toEqual([]);
-  });
-
-  it('process.env is read only by config.ts, and handed to commands by the CLI (everything else is given its settings)', () => {
-    const readers = filesIn(join(REPO_ROOT, 'src'), '.ts')
-      .filter((file) => /\bprocess\.env\b/.test(readFileSync(file, 'utf8').replace(/^\s*(\*|\/\/).*$/gm, '')))
-      .map((file) => relative(REPO_ROOT, file))
-      .sort();
-    expect(readers).toEqual(['src/cli/common.ts', 'src/cli/run.ts', 'src/config.ts']);
   });
 });
 

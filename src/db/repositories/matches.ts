@@ -111,17 +111,19 @@ export type PropertySummaryRow = Awaited<ReturnType<typeof listPropertySummaries
  * The cover image of each property: its primary public image, else its first public one by
  * `sort_order`. @returns property id → image URL (properties without a public image absent).
  */
-export async function listCoverImages(db: Executor, propertyIds: readonly number[]): Promise<Map<number, string>> {
+export async function listCoverImages(db: Executor, businessId: number, propertyIds: readonly number[]): Promise<Map<number, string>> {
   if (propertyIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('property_images')
-    .select(['property_id', 'url'])
-    .where('property_id', 'in', propertyIds)
-    .where('public', '=', 1)
-    .orderBy('property_id')
-    .orderBy('is_primary', 'desc')
-    .orderBy('sort_order')
-    .orderBy('id')
+    .innerJoin('properties', 'properties.id', 'property_images.property_id')
+    .select(['property_images.property_id', 'property_images.url'])
+    .where('properties.business_id', '=', businessId)
+    .where('property_images.property_id', 'in', propertyIds)
+    .where('property_images.public', '=', 1)
+    .orderBy('property_images.property_id')
+    .orderBy('property_images.is_primary', 'desc')
+    .orderBy('property_images.sort_order')
+    .orderBy('property_images.id')
     .execute();
   const covers = new Map<number, string>();
   for (const row of rows) if (!covers.has(row.property_id)) covers.set(row.property_id, row.url);

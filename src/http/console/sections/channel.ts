@@ -7,11 +7,9 @@
  * template to a number now and shows the provider's answer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { connectChannel, WEBHOOK_PATH } from '../../../services/channels.ts';
-import { findChannel } from '../../../db/repositories/messaging.ts';
-import { GRAPH_API_BASE, sendWhatsAppMessage, templateLanguage } from '../../../channels/whatsapp-cloud.ts';
+import { channelOverview, connectChannel, sendTestTemplate, WEBHOOK_PATH } from '../../../services/channels.ts';
+import { GRAPH_API_BASE } from '../../../channels/whatsapp-cloud.ts';
 import { normalizePhone } from '../../../domain/phone.ts';
-import { openSecret } from '../../../secrets.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, field, type ConsoleDeps } from '../forms.ts';
@@ -52,18 +50,13 @@ export async function channelPages(app: FastifyInstance, { db, outbound }: Conso
     reply: FastifyReply,
     extra: { status?: number; problem?: string | null; form?: Record<string, string>; test?: { ok: boolean; text: string } | null } = {},
   ) => {
-    const stored = await findChannel(db, request.consoleSession!.businessId);
+    const stored = await channelOverview(db, request.consoleSession!.businessId);
     const channel = stored && {
-      phone_number_id: stored.phone_number_id,
-      template: stored.template,
-      languages: Object.entries(JSON.parse(stored.languages) as Record<string, string>)
+      ...stored,
+      languages: Object.entries(stored.languages)
         .map(([k, v]) => `${k}=${v}`)
         .join(', '),
-      base_url: stored.base_url,
       listing_url: stored.listing_url ?? '',
-      webhooks: stored.app_secret !== null,
-      verify_token: stored.verify_token === null ? null : openSecret(stored.verify_token),
-      connected_at: stored.connected_at,
     };
     const form = extra.form ?? {
       phone_number_id: channel?.phone_number_id ?? '',
@@ -128,7 +121,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound }: Conso
       if (!(error instanceof InmoError) || !(error.code in CHANNEL_PROBLEMS)) throw error;
       request.errorCode = error.code;
       // No token given: the first time it is required; later, when the base URL moves.
-      const firstTime = error.code === 'CHANNEL_TOKEN_REQUIRED' && !(await findChannel(db, businessId));
+      const firstTime = error.code === 'CHANNEL_TOKEN_REQUIRED' && !(await channelOverview(db, businessId));
       return channelPage(request, reply, {
         status: error.status === 409 ? 409 : 422,
         problem: firstTime ? 'channel_token_missing' : CHANNEL_PROBLEMS[error.code as keyof typeof CHANNEL_PROBLEMS],
@@ -139,25 +132,11 @@ export async function channelPages(app: FastifyInstance, { db, outbound }: Conso
   });
 
   app.post('/channel/test', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const stored = await findChannel(db, request.consoleSession!.businessId);
-    if (!stored) return channelPage(request, reply, { status: 409, problem: 'REPLY_NO_CHANNEL' });
+    const businessId = request.consoleSession!.businessId;
+    if (!(await channelOverview(db, businessId))) return channelPage(request, reply, { status: 409, problem: 'REPLY_NO_CHANNEL' });
     const to = normalizePhone(field(request.body, 'test_phone'));
     if (to === null) return channelPage(request, reply, { status: 422, problem: 'channel_test_phone_invalid' });
-    const outcome = await sendWhatsAppMessage(
-      {
-        baseUrl: stored.base_url,
-        phoneNumberId: stored.phone_number_id,
-        accessToken: openSecret(stored.access_token),
-        to,
-        callbackData: 'console-test',
-        content: {
-          type: 'template',
-          template: stored.template,
-          language: templateLanguage(JSON.parse(stored.languages), request.consoleLanguage === 'en' ? 'gb' : 'es'),
-        },
-      },
-      { outbound },
-    );
+    const outcome = await sendTestTemplate(db, businessId, to, request.consoleLanguage === 'en' ? 'gb' : 'es', outbound);
     const test =
       outcome.kind === 'sent'
         ? { ok: true, text: request.t('channel_test_sent', { to, id: outcome.messageId ?? '—' }) }

@@ -3,10 +3,8 @@
  * their last error), `POST /jobs/:job_id/retry`, `POST /follow-ups` (fields `type`, `every_days`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LEAD_TYPES } from '../../../domain/lead-rules.ts';
 import { listFailedJobs, retryJob } from '../../../services/jobs.ts';
-import { setFollowUpRule } from '../../../services/follow-ups.ts';
-import { followUpRules } from '../../../db/repositories/follow-ups.ts';
+import { listFollowUpRules, setFollowUpRule } from '../../../services/follow-ups.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, field, idParam, type ConsoleDeps } from '../forms.ts';
@@ -16,13 +14,8 @@ export async function jobPages(app: FastifyInstance, { db, onJobsQueued }: Conso
 
   const jobsPage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: string | null = null) => {
     const businessId = request.consoleSession!.businessId;
-    const [jobs, rules] = await Promise.all([listFailedJobs(db, businessId), followUpRules(db, businessId)]);
-    return render(
-      reply,
-      'jobs',
-      { jobs, rules: LEAD_TYPES.map((type) => ({ type, every_days: rules.get(type) ?? null })), problem },
-      status,
-    );
+    const [jobs, rules] = await Promise.all([listFailedJobs(db, businessId), listFollowUpRules(db, businessId)]);
+    return render(reply, 'jobs', { jobs, rules, problem }, status);
   };
 
   app.get('/jobs', { config: { consoleAccess: 'owner' } }, async (request, reply) => jobsPage(request, reply));

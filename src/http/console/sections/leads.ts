@@ -4,11 +4,8 @@
  * inside the 24-hour window), `POST /leads/:lead_id/handoff` and `/resume` (who answers).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { listCoverImages, listPropertySummaries } from '../../../db/repositories/matches.ts';
-import { searchLeads, type LeadSearch } from '../../../db/repositories/leads.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../../domain/lead-rules.ts';
-import { presentLead } from '../../../domain/lead-presenter.ts';
-import { showLead } from '../../../services/leads.ts';
+import { listingSummaries, listLeadsPage, showLead, type LeadSearch } from '../../../services/leads.ts';
 import { replyAsAgent, setAnswerer } from '../../../services/conversations.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
@@ -59,7 +56,13 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       text: q.q?.trim() || undefined,
     };
     const page = Math.max(1, Math.min(1_000_000, Number.parseInt(q.page ?? '1', 10) || 1));
-    const { rows, total } = await searchLeads(db, request.consoleSession!.businessId, search, LEADS_PER_PAGE, (page - 1) * LEADS_PER_PAGE);
+    const { data, total } = await listLeadsPage(
+      db,
+      request.consoleSession!.businessId,
+      search,
+      LEADS_PER_PAGE,
+      (page - 1) * LEADS_PER_PAGE,
+    );
     const filters = {
       status: search.status ?? '',
       type: search.type ?? '',
@@ -71,7 +74,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     const link = (p: number) =>
       `/console/leads?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), page: String(p) })}`;
     return render(reply, 'leads', {
-      leads: rows.map(presentLead),
+      leads: data,
       total,
       first: total === 0 ? 0 : (page - 1) * LEADS_PER_PAGE + 1,
       last: Math.min(total, page * LEADS_PER_PAGE),
@@ -99,10 +102,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     problem: string | null = null,
   ) => {
     const ids = [...shown.matches.map((m) => m.property_id), ...shown.near_misses.map((m) => m.property_id)];
-    const covers = await listCoverImages(db, ids);
-    const summaries = new Map(
-      (await listPropertySummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, { ...p, image: covers.get(p.id) ?? null }]),
-    );
+    const summaries = new Map((await listingSummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, p]));
     const until = shown.conversation.window_open_until;
     return render(
       reply,

@@ -1,0 +1,57 @@
+/**
+ * The layering the code keeps (docs/architecture.md), checked on the sources so that a change
+ * that breaks it fails here rather than in a review: settings come from config.ts alone, the
+ * domain depends on nothing of storage or transport, and the console's pages get their data
+ * from services that take the business id (tenancy by construction), never from repositories.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/db.ts';
+
+const SRC = join(REPO_ROOT, 'src');
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(join(SRC, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** The modules of src/ a file imports (relative specifiers, resolved), as paths relative to src/. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.[^']+)'/gms)].map(([, spec]) =>
+    relative(SRC, resolve(dirname(file), spec)),
+  );
+}
+
+/** `from` → imported module, for every import of the files under `dir` that lands under one of `forbidden`. */
+function importsInto(dir: string, forbidden: string[]): string[] {
+  return sourcesUnder(dir).flatMap((file) =>
+    importsOf(file)
+      .filter((target) => forbidden.some((prefix) => target.startsWith(prefix)))
+      .map((target) => `${relative(SRC, file)} → ${target}`),
+  );
+}
+
+describe('layering', () => {
+  it('process.env is read only by config.ts, and handed to commands by the CLI (everything else is given its settings)', () => {
+    const readers = sourcesUnder('.')
+      .filter((file) => /\bprocess\.env\b/.test(readFileSync(file, 'utf8').replace(/^\s*(\*|\/\/).*$/gm, '')))
+      .map((file) => relative(SRC, file))
+      .sort();
+    expect(readers).toEqual(['cli/common.ts', 'cli/run.ts', 'config.ts']);
+  });
+
+  it('the domain imports nothing of storage, schemas, services or HTTP', () => {
+    expect(importsInto('domain', ['db/', 'schemas/', 'services/', 'http/', 'jobs/', 'cli/'])).toEqual([]);
+  });
+
+  it("the console's pages take their data from services, never from repositories (the database handle is only passed on)", () => {
+    expect(importsInto('http/console', ['db/repositories/', 'secrets.ts'])).toEqual([]);
+  });
+
+  it('finds the imports it checks (the check itself works)', () => {
+    expect(importsOf(join(SRC, 'http', 'console', 'sections', 'leads.ts'))).toContain('services/leads.ts');
+  });
+});
