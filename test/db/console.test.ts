@@ -390,6 +390,33 @@ describe('the console', () => {
     expect(await snapshot(t.db)).toBe(before);
   });
 
+  it('reads every form by its schema: a malformed field is refused with its reason, 422, and nothing changes (schemas/console-forms.ts)', async () => {
+    const owner = new Browser(t.app);
+    await owner.login('owner@uno.example');
+    const before = await snapshot(t.db);
+    const refusals: Array<[string, string, Record<string, string | string[]>, string]> = [
+      ['/console/keys', '/console/keys', { name: 'n'.repeat(101), scopes: ['leads:read'] }, 'El nombre no puede pasar de 100 caracteres.'],
+      ['/console/keys', '/console/keys', { name: 'web', scopes: ['leads:read', 'leads:delete'] }, 'Elige al menos un permiso'],
+      ['/console/keys', '/console/keys', { name: 'web', scopes: ['leads:read'], kind: 'master' }, 'Elige el tipo de clave.'],
+      ['/console/users', '/console/users', { email: `${'a'.repeat(250)}@uno.example`, role: 'agent' }, 'Escribe un correo válido'],
+      ['/console/users', '/console/users', { email: 'nuevo@uno.example', role: 'x'.repeat(21) }, 'Elige propietario o agente.'],
+      ['/console/jobs', '/console/follow-ups', { type: 'propietario', every_days: 'sesenta' }, 'El periodo debe ser un número entero'],
+      ['/console/jobs', '/console/follow-ups', { type: 'propietario', every_days: '3651' }, 'El periodo debe ser un número entero'],
+      [
+        '/console/channel',
+        '/console/channel',
+        { phone_number_id: '1'.repeat(65), template: 't', access_token: 'tok' },
+        'Un campo es más largo de lo admitido',
+      ],
+    ];
+    for (const [page, action, form, reason] of refusals) {
+      const answer = await owner.submit(page, action, form);
+      expect(answer.statusCode, `${action} ${JSON.stringify(form).slice(0, 80)}`).toBe(422);
+      expect(answer.body).toContain(reason);
+    }
+    expect(await snapshot(t.db)).toBe(before);
+  });
+
   it('ends an expired session: the next page is the login, saying so', async () => {
     const browser = new Browser(t.app);
     await browser.login('agent@uno.example');

@@ -4,6 +4,8 @@
  * form passes before its handler.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { validateValue, type ValidationIssue } from '../../validation/pydantic.ts';
 import type { Db } from '../../db/database.ts';
 import type { OutboundPolicy } from '../../config.ts';
 
@@ -32,6 +34,43 @@ export const fields = (body: unknown, name: string): string[] => {
   const value = (body as Form | undefined)?.[name];
   return value === undefined ? [] : [value].flat();
 };
+
+/** A field of a form that its schema refused: the field's name and the fault's type (Pydantic's: `string_too_long`, `literal_error`, `int_parsing`…). */
+export interface FormFault {
+  field: string;
+  type: string;
+}
+
+/**
+ * A form body (`application/x-www-form-urlencoded`, as @fastify/formbody parses it) read by its
+ * schema: each field of the schema as a string ('' when absent, the first value when repeated),
+ * an array for an array field (every value of a repeated field, a checkbox group), parsed and
+ * checked as query parameters are (validation/pydantic.ts: integers from text, literals,
+ * lengths, patterns). A field left empty takes the schema's default when it has one. Fields the
+ * schema does not name (`_csrf`) are ignored.
+ * @returns the typed values, and the faults (none when the form is valid); a refused field
+ *   keeps what was sent, so the page can show it again.
+ */
+export function readForm<T extends TObject>(body: unknown, schema: T): { value: Static<T>; faults: FormFault[] } {
+  const value: Record<string, unknown> = {};
+  const faults: FormFault[] = [];
+  for (const [name, property] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    const issues: ValidationIssue[] = [];
+    let sent: unknown;
+    let read: unknown;
+    if (property[Kind] === 'Array') {
+      // Every value of the field, each checked as the item schema says.
+      sent = fields(body, name);
+      read = validateValue(property, sent, [name], 'json', issues);
+    } else {
+      sent = field(body, name);
+      read = sent === '' && property.default !== undefined ? property.default : validateValue(property, sent, [name], 'query', issues);
+    }
+    if (issues.length > 0) faults.push({ field: name, type: issues[0].type });
+    value[name] = issues.length > 0 ? sent : read;
+  }
+  return { value: value as Static<T>, faults };
+}
 
 /** The query parameters of a page. */
 export const query = (request: FastifyRequest) => request.query as Record<string, string | undefined>;

@@ -16,7 +16,8 @@ import {
   sessionCookieOf,
   setSessionCookie,
 } from '../page.ts';
-import { csrfCheckedRoute, field, query, type ConsoleDeps } from '../forms.ts';
+import { type ConsoleDeps, csrfCheckedRoute, query, readForm } from '../forms.ts';
+import { LoginForm, SetPasswordForm } from '../../../schemas/console-forms.ts';
 
 /** The window of the per-account login limit, ms. */
 const ACCOUNT_WINDOW_MS = 15 * 60_000;
@@ -25,7 +26,7 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
   const perIp = app.createRateLimit({ max: LOGIN_PER_IP, timeWindow: 60_000, keyGenerator: (r) => `login-ip:${r.ip}` });
   // Per account, failed attempts count: the one that reaches the limit locks the account for the
   // rest of its window (a person who logs in often is never held back by their own successes).
-  const accountOf = (r: FastifyRequest) => `login-account:${field(r.body, 'email').trim().toLowerCase()}`;
+  const accountOf = (r: FastifyRequest) => `login-account:${readForm(r.body, LoginForm).value.email.trim().toLowerCase()}`;
   const accountFailures = app.createRateLimit({ max: LOGIN_PER_ACCOUNT, timeWindow: ACCOUNT_WINDOW_MS, keyGenerator: accountOf });
   const lockedAccounts = new LRUCache<string, true>({ max: 100_000, ttl: ACCOUNT_WINDOW_MS });
 
@@ -38,8 +39,9 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
   });
 
   app.post('/login', { config: { consoleAccess: 'public' }, ...csrfChecked }, async (request, reply) => {
-    const email = field(request.body, 'email');
-    const next = safeNext(field(request.body, 'next'));
+    const { value: form, faults } = readForm(request.body, LoginForm);
+    const { email } = form;
+    const next = safeNext(form.next);
     // Seconds until the limit that refuses this attempt lets it through, or 0 when none does.
     const wait = (verdict: Awaited<ReturnType<typeof perIp>>) => (!verdict.isAllowed && verdict.isExceeded ? verdict.ttlInSeconds : 0);
     const ip = wait(await perIp(request));
@@ -49,7 +51,8 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
       request.errorCode = 'RATE_LIMITED';
       return render(reply, 'login', { next, email, notice: null, problem: 'login_throttled' }, 429);
     }
-    const token = await login(db, email, field(request.body, 'password'));
+    // A field longer than any account's is a failed login like any other (and counts as one).
+    const token = faults.length > 0 ? null : await login(db, email, form.password);
     if (!token) {
       const failures = await accountFailures(request);
       if (!failures.isAllowed && failures.remaining === 0) lockedAccounts.set(accountOf(request), true, { ttl: failures.ttl });
@@ -73,8 +76,10 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
     async (request, reply) => {
       const link = await findPasswordLink(db, request.params.token);
       if (!link) return render(reply, 'message', { title: request.t('set_password_title'), message: request.t('link_unusable') }, 404);
-      const password = field(request.body, 'password');
-      if (password !== field(request.body, 'password_confirm'))
+      const { value: form, faults } = readForm(request.body, SetPasswordForm);
+      if (faults.length > 0) return render(reply, 'set-password', { email: link.email, problem: 'password_too_long' }, 422);
+      const { password } = form;
+      if (password !== form.password_confirm)
         return render(reply, 'set-password', { email: link.email, problem: 'password_mismatch' }, 422);
       const outcome = await setPasswordWithLink(db, request.params.token, password);
       if (outcome === 'link')

@@ -12,7 +12,8 @@ import { GRAPH_API_BASE } from '../../../channels/whatsapp-cloud.ts';
 import { normalizePhone } from '../../../domain/phone.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfCheckedRoute, field, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, readForm, type ConsoleDeps } from '../forms.ts';
+import { ChannelForm, ChannelTestForm } from '../../../schemas/console-forms.ts';
 
 /** What each refusal of connectChannel tells the owner (message keys of i18n.ts). */
 const CHANNEL_PROBLEMS = {
@@ -85,20 +86,22 @@ export async function channelPages(app: FastifyInstance, { db, outbound }: Conso
 
   app.post('/channel', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
     const businessId = request.consoleSession!.businessId;
+    const { value, faults } = readForm(request.body, ChannelForm);
     const form = {
-      phone_number_id: field(request.body, 'phone_number_id').trim(),
-      template: field(request.body, 'template').trim(),
-      languages: field(request.body, 'languages').trim(),
-      listing_url: field(request.body, 'listing_url').trim(),
-      base_url: field(request.body, 'base_url').trim() || GRAPH_API_BASE,
+      phone_number_id: value.phone_number_id.trim(),
+      template: value.template.trim(),
+      languages: value.languages.trim(),
+      listing_url: value.listing_url.trim(),
+      base_url: value.base_url.trim() || GRAPH_API_BASE,
       test_phone: '',
     };
+    if (faults.length > 0) return channelPage(request, reply, { status: 422, problem: 'channel_field_too_long', form });
     const languages = parseLanguages(form.languages);
     if (languages === null) return channelPage(request, reply, { status: 422, problem: 'channel_languages_invalid', form });
     // The token and app secret are write-only: left blank, the stored ones are kept (the token
     // only while the base URL keeps its origin: connectChannel refuses otherwise).
-    const token = field(request.body, 'access_token').trim();
-    const appSecret = field(request.body, 'app_secret').trim();
+    const token = value.access_token.trim();
+    const appSecret = value.app_secret.trim();
     const env = { INMO_CONSOLE_TOKEN: token, INMO_CONSOLE_APP_SECRET: appSecret };
     try {
       await connectChannel(
@@ -134,7 +137,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound }: Conso
   app.post('/channel/test', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
     const businessId = request.consoleSession!.businessId;
     if (!(await channelOverview(db, businessId))) return channelPage(request, reply, { status: 409, problem: 'REPLY_NO_CHANNEL' });
-    const to = normalizePhone(field(request.body, 'test_phone'));
+    const to = normalizePhone(readForm(request.body, ChannelTestForm).value.test_phone);
     if (to === null) return channelPage(request, reply, { status: 422, problem: 'channel_test_phone_invalid' });
     const outcome = await sendTestTemplate(db, businessId, to, request.consoleLanguage === 'en' ? 'gb' : 'es', outbound);
     const test =

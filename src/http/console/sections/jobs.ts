@@ -7,7 +7,8 @@ import { listFailedJobs, retryJob } from '../../../services/jobs.ts';
 import { listFollowUpRules, setFollowUpRule } from '../../../services/follow-ups.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfCheckedRoute, field, idParam, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
+import { FollowUpRuleForm } from '../../../schemas/console-forms.ts';
 
 export async function jobPages(app: FastifyInstance, { db, onJobsQueued }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
@@ -40,9 +41,14 @@ export async function jobPages(app: FastifyInstance, { db, onJobsQueued }: Conso
   );
 
   app.post('/follow-ups', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const days = Number(field(request.body, 'every_days'));
+    const { value, faults } = readForm(request.body, FollowUpRuleForm);
+    if (faults.length > 0) {
+      const problem = faults[0].field === 'every_days' ? 'FOLLOW_UP_PERIOD' : 'FOLLOW_UP_TYPE_UNKNOWN';
+      request.errorCode = problem;
+      return jobsPage(request, reply, 422, problem);
+    }
     try {
-      await setFollowUpRule(db, request.consoleSession!.businessId, field(request.body, 'type'), days);
+      await setFollowUpRule(db, request.consoleSession!.businessId, value.type, value.every_days);
     } catch (error) {
       if (!(error instanceof InmoError) || (error.code !== 'FOLLOW_UP_TYPE_UNKNOWN' && error.code !== 'FOLLOW_UP_PERIOD')) throw error;
       request.errorCode = error.code;

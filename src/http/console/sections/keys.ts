@@ -5,14 +5,21 @@
  * /keys/:key_id/revoke`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SCOPES, type Scope } from '../../../domain/api-key.ts';
+import { SCOPES } from '../../../domain/api-key.ts';
+import { KeyForm } from '../../../schemas/console-forms.ts';
 import { createApiKey, findApiKey, keyState, listApiKeys, revokeApiKey } from '../../../services/api-keys.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfCheckedRoute, dayStart, field, fields, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, dayStart, readForm, type ConsoleDeps } from '../forms.ts';
 
-/** Longest key name, characters. */
-const KEY_NAME_MAX = 100;
+/** What a refused field of the form tells the owner (message keys of i18n.ts). */
+const FIELD_PROBLEMS: Record<string, string> = {
+  name: 'key_name_too_long',
+  scopes: 'key_scopes_required',
+  expires_on: 'key_expiry_invalid',
+  kind: 'key_kind_invalid',
+  origins: 'key_origins_invalid',
+};
 
 /** What each refusal of createApiKey tells the owner (message keys of i18n.ts). */
 const KEY_PROBLEMS = {
@@ -39,17 +46,11 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
   app.get('/keys', { config: { consoleAccess: 'owner' } }, async (_request, reply) => keysPage(reply));
 
   app.post('/keys', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const form = {
-      name: field(request.body, 'name').trim(),
-      scopes: fields(request.body, 'scopes'),
-      expires_on: field(request.body, 'expires_on'),
-      kind: field(request.body, 'kind') || 'secret',
-      origins: field(request.body, 'origins'),
-    };
+    const { value, faults } = readForm(request.body, KeyForm);
+    const form = { ...value, name: value.name.trim() };
+    if (faults.length > 0) return keysPage(reply, 422, form, FIELD_PROBLEMS[faults[0].field]);
     const scopes = SCOPES.filter((s) => form.scopes.includes(s));
-    if (scopes.length === 0 || scopes.length !== new Set(form.scopes).size) return keysPage(reply, 422, form, 'key_scopes_required');
-    if (form.name.length > KEY_NAME_MAX) return keysPage(reply, 422, form, 'key_name_too_long');
-    if (form.kind !== 'secret' && form.kind !== 'publishable') return keysPage(reply, 422, form, 'key_kind_invalid');
+    if (scopes.length === 0 || scopes.length !== form.scopes.length) return keysPage(reply, 422, form, 'key_scopes_required');
     // A publishable key (AC_PUB_, CONTRACT §13): a browser's, bound to its sites' origins, which
     // createApiKey checks with its scopes, as for `inmo keys create --publishable`.
     const origins = form.origins
@@ -66,7 +67,7 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
     try {
       key = await createApiKey(db, {
         businessId: request.consoleSession!.businessId,
-        scopes: scopes as Scope[],
+        scopes,
         label: form.name === '' ? null : form.name,
         expiresAt,
         ...(form.kind === 'publishable' ? { origins } : {}),

@@ -9,7 +9,8 @@ import { listingSummaries, listLeadsPage, showLead, type LeadSearch } from '../.
 import { replyAsAgent, setAnswerer } from '../../../services/conversations.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfCheckedRoute, dayStart, DAY_MS, field, idParam, query, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, dayStart, DAY_MS, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
+import { ReplyForm } from '../../../schemas/console-forms.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
@@ -146,7 +147,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
   app.post<{ Params: { lead_id: string } }>(
     '/leads/:lead_id/reply',
     csrfChecked,
-    conversationAction((leadId, body) => replyAsAgent(db, leadId, field(body, 'text'))),
+    conversationAction((leadId, body) => replyAsAgent(db, leadId, readForm(body, ReplyForm).value.text)),
   );
   app.post<{ Params: { lead_id: string } }>(
     '/leads/:lead_id/handoff',

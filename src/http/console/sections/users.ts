@@ -6,7 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, createUser, disableUser, findUser, listUsers } from '../../../services/console-users.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
-import { csrfCheckedRoute, field, idParam, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
+import { UserForm } from '../../../schemas/console-forms.ts';
 
 export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
@@ -28,9 +29,15 @@ export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
   app.get('/users', { config: { consoleAccess: 'owner' } }, async (request, reply) => usersPage(request, reply));
 
   app.post('/users', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const email = field(request.body, 'email');
+    const { value, faults } = readForm(request.body, UserForm);
+    const { email, role } = value;
+    if (faults.length > 0) {
+      const problem = faults[0].field === 'email' ? 'USER_EMAIL_INVALID' : 'USER_ROLE_UNKNOWN';
+      request.errorCode = problem;
+      return usersPage(request, reply, { status: 422, problem, email });
+    }
     try {
-      const user = await createUser(db, { businessId: request.consoleSession!.businessId, email, role: field(request.body, 'role') });
+      const user = await createUser(db, { businessId: request.consoleSession!.businessId, email, role });
       // The link is shown once, here: the page is not cached (no-store) and the link is kept only as a hash.
       return await usersPage(request, reply, { status: 201, link: `${request.protocol}://${request.host}${user.set_password_url}` });
     } catch (error) {
