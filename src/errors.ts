@@ -67,6 +67,11 @@ export const ERRORS = {
 
   // The catalogue and leads (spec §4, CONTRACT §6).
   PROPERTY_NOT_FOUND: spec({ status: 404, detail: 'Property not found' }),
+  // The console's listings (CONTRACT §14).
+  LISTING_STATUS_MOVE: spec<{ from: string; to: string }>({
+    status: 409,
+    detail: ({ from, to }) => `A listing that is ${from} cannot become ${to} in one step: edit it to change its status`,
+  }),
   // Idempotency-Key (CONTRACT §13).
   IDEMPOTENCY_KEY_REUSED: spec({ status: 422, detail: 'Idempotency-Key reused with a different request body' }),
   IDEMPOTENCY_KEY_IN_FLIGHT: spec({

@@ -27,6 +27,24 @@ export const RENTAL_TYPES = ['anual', 'temporal', 'vacacional'] as const;
 export const ADDRESS_PRIVACY = ['public', 'approximate', 'hidden'] as const;
 export type AddressPrivacy = (typeof ADDRESS_PRIVACY)[number];
 
+/**
+ * The features the catalogue names (the keys of shared/data's listings), with their Spanish
+ * labels and whether portals count them as extras: what the console's listing form offers.
+ * An import may carry others; they are kept as they came.
+ */
+export const FEATURES: Record<string, { label: string; isextra: boolean }> = {
+  exterior: { label: 'Exterior', isextra: false },
+  ascensor: { label: 'Ascensor', isextra: false },
+  armarios_empotrados: { label: 'Armarios empotrados', isextra: false },
+  aire_acondicionado: { label: 'Aire acondicionado', isextra: false },
+  terraza: { label: 'Terraza', isextra: false },
+  patio: { label: 'Patio', isextra: false },
+  trastero: { label: 'Trastero', isextra: true },
+  garaje: { label: 'Plaza de garaje', isextra: true },
+  jardin: { label: 'Jardín', isextra: true },
+  piscina: { label: 'Piscina', isextra: true },
+};
+
 /** Label published for a missing or unknown subtype. */
 export const UNKNOWN_SUBTYPE_LABEL = 'Sin Especificar';
 

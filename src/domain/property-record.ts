@@ -297,3 +297,61 @@ export function normalizeImportRecord(record: ListingRecord, now: string): Norma
     videos,
   };
 }
+
+/**
+ * The import line of a stored listing: what {@link normalizeImportRecord} turns back into the
+ * same fields, images and videos (a console edit starts from it, changes what the form says,
+ * and is written as an import line would be). Inverse of normalizeImportRecord for every
+ * stored listing; `price_any`, `city_key`, `pub_*`, the `op_*` flags and `listed` are derived.
+ */
+export function listingRecordOf(fields: PropertyFields, images: ImageInput[], videos: VideoInput[]): ListingRecord {
+  const bool = (n: number) => n === 1;
+  return {
+    external_ref: fields.external_ref,
+    public: bool(fields.public),
+    status: fields.status,
+    operation: fields.operation,
+    rental_type: fields.rental_type,
+    type: fields.type,
+    subtype: fields.subtype,
+    title: fields.title,
+    description: fields.description,
+    price: fields.price,
+    price_rent: fields.price_rent,
+    price_transfer: fields.price_transfer,
+    size_total: fields.size_total,
+    bedrooms: fields.bedrooms,
+    bathrooms: fields.bathrooms,
+    address: fields.address,
+    address_approximate: fields.address_approximate,
+    building_name: fields.building_name,
+    postal_code: fields.postal_code,
+    city: fields.city,
+    province: fields.province,
+    country: fields.country,
+    lat: fields.lat,
+    lon: fields.lon,
+    address_privacy: fields.address_privacy,
+    images: images.map((i) => ({
+      url: i.url,
+      order: i.sort_order,
+      is_primary: bool(i.is_primary),
+      title: i.title,
+      public: bool(i.public),
+    })),
+    videos: videos.map((v) => ({
+      title: v.title,
+      order: v.sort_order,
+      url: v.url,
+      hls_url: v.hls_url,
+      thumbnail_url: v.thumbnail_url,
+      embed_url: v.embed_url,
+      processed: bool(v.processed),
+    })),
+    features: fields.features === null ? null : (JSON.parse(fields.features) as ListingRecord['features']),
+    specs: fields.specs === null ? null : (JSON.parse(fields.specs) as Record<string, unknown>),
+    is_featured: bool(fields.is_featured),
+    created_at: fields.created_at,
+    updated_at: fields.updated_at,
+  };
+}

@@ -12,14 +12,13 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { bumpCatalogueVersion, findBusiness } from '../db/repositories/businesses.ts';
+import { findBusiness } from '../db/repositories/businesses.ts';
 import { signalChange } from '../db/change-watch.ts';
 import { deferIndexes, restoreDeferredIndexes } from '../db/deferred-indexes.ts';
-import { noteCatalogueChange, REMATCH_DEBOUNCE_MS } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/properties.ts';
-import { buildPropertyDoc } from '../domain/property-doc.ts';
 import type { NormalizedProperty } from '../domain/property-record.ts';
-import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
+import { nowRfc3339 } from '../domain/time.ts';
+import { withdrawListings, writeListings } from './catalogue-writes.ts';
 import { parseImportLine, type Parsed } from './import-line.ts';
 import { LineParser } from './import-parser.ts';
 import { InmoError } from '../errors.ts';
@@ -61,79 +60,17 @@ function isPowerOf4(n: number): boolean {
   return n === 1;
 }
 
-const sameMedia = (a: object[], b: object[]) => JSON.stringify(a) === JSON.stringify(b);
-
-const hasMedia = (p: NormalizedProperty) => p.images.length > 0 || p.videos.length > 0;
-
 async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[], summary: ImportSummary, now: string) {
-  await db.transaction().execute(async (trx) => {
-    // First: the version is taken under the business's lock, so batches commit in version order.
-    const version = await bumpCatalogueVersion(trx, businessId);
-    const ids = await repo.findIdsByRef(trx, businessId, [...new Set(batch.map((p) => p.fields.external_ref))]);
-    // First sight of a new ref: inserted together, in file order. A ref seen again (already
-    // stored, or repeated in this batch) is an update, applied afterwards in file order.
-    const fresh: NormalizedProperty[] = [];
-    const updates: NormalizedProperty[] = [];
-    const seen = new Set<string>();
-    for (const p of batch) {
-      const ref = p.fields.external_ref;
-      if (ids.has(ref) || seen.has(ref)) updates.push(p);
-      else fresh.push(p);
-      seen.add(ref);
-    }
-    // Without media a document needs no id but the property's own, so it is written with the row.
-    const created = await repo.insertProperties(
+  const written = await db.transaction().execute((trx) =>
+    writeListings(
       trx,
       businessId,
-      fresh.map((p) => ({
-        fields: { ...p.fields, change_seq: version },
-        apiDoc: hasMedia(p) ? null : JSON.stringify(buildPropertyDoc(p.fields, [], [])),
-      })),
+      batch.map((property) => ({ property })),
       now,
-    );
-    summary.created += fresh.length;
-    const withMedia = fresh.filter(hasMedia).map((p) => ({ ...p, propertyId: created.get(p.fields.external_ref)! }));
-    const media = await repo.insertMediaOf(trx, withMedia);
-    await repo.insertApiDocs(
-      trx,
-      withMedia.map((p) => {
-        const stored = media.get(p.propertyId)!;
-        return { property_id: p.propertyId, api_doc: JSON.stringify(buildPropertyDoc(p.fields, stored.images, stored.videos)) };
-      }),
-    );
-    for (const [ref, id] of created) ids.set(ref, id);
-
-    for (const { fields, images, videos } of updates) {
-      const existing = ids.get(fields.external_ref)!;
-      await repo.updateProperty(trx, existing, { ...fields, change_seq: version }, now);
-      summary.updated++;
-      // Unchanged media keep their ids; changed media are replaced as a whole.
-      let storedImages = await repo.loadImages(trx, existing);
-      if (
-        !sameMedia(
-          storedImages.map(({ id: _id, ...rest }) => rest),
-          images,
-        )
-      ) {
-        await repo.deleteImages(trx, existing);
-        storedImages = await repo.insertImages(trx, existing, images);
-      }
-      let storedVideos = await repo.loadVideos(trx, existing);
-      if (
-        !sameMedia(
-          storedVideos.map(({ id: _id, ...rest }) => rest),
-          videos,
-        )
-      ) {
-        await repo.deleteVideos(trx, existing);
-        storedVideos = await repo.insertVideos(trx, existing, videos);
-      }
-      await repo.setApiDoc(trx, existing, JSON.stringify(buildPropertyDoc(fields, storedImages, storedVideos)));
-    }
-    // Searching leads are matched again once the changes stop coming (CONTRACT §7).
-    const changedAt = Date.now();
-    await noteCatalogueChange(trx, businessId, toRfc3339(new Date(changedAt)), toRfc3339(new Date(changedAt + REMATCH_DEBOUNCE_MS)));
-  });
+    ),
+  );
+  summary.created += written.created.size;
+  summary.updated += written.updated;
   // Requests of this process see the new catalogue version at once (db/change-watch.ts).
   signalChange(db);
 }
@@ -274,12 +211,7 @@ export async function importFullCatalogueFile(
   const summary = await importCatalogueFile(db, businessId, path, onProgress);
   const unnamed = (await repo.listWithdrawable(db, businessId)).filter((p) => !refs.has(p.external_ref)).map((p) => p.id);
   if (unnamed.length > 0) {
-    await db.transaction().execute(async (trx) => {
-      const version = await bumpCatalogueVersion(trx, businessId);
-      const at = nowRfc3339();
-      await repo.withdrawProperties(trx, unnamed, version, at);
-      await noteCatalogueChange(trx, businessId, at, toRfc3339(new Date(Date.parse(at) + REMATCH_DEBOUNCE_MS)));
-    });
+    await db.transaction().execute((trx) => withdrawListings(trx, businessId, unnamed, nowRfc3339()));
     signalChange(db);
   }
   return { ...summary, withdrawn: unnamed.length, refused: false };

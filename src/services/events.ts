@@ -21,7 +21,14 @@ import { findPresentedLead } from '../db/repositories/leads.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
 import { toRfc3339 } from '../domain/time.ts';
 
-export const EVENT_TYPES = ['lead.created', 'lead.updated', 'match.found', 'message.status', 'conversation.waiting'] as const;
+export const EVENT_TYPES = [
+  'lead.created',
+  'lead.updated',
+  'match.found',
+  'message.status',
+  'conversation.waiting',
+  'property.changed',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** How long events are kept, ms (30 days). */
@@ -35,6 +42,21 @@ export function parseEventId(text: string): number | null {
   const match = /^evt_(\d{1,10})$/.exec(text);
   return match && Number(match[1]) <= 2_147_483_647 ? Number(match[1]) : null;
 }
+
+/** A new delivery of event `eventId` to an endpoint, not yet attempted. */
+const pendingDelivery = (endpointId: number, eventId: number, leadId: number | null, at: string) => ({
+  endpoint_id: endpointId,
+  event_id: eventId,
+  lead_id: leadId,
+  state: 'pending' as const,
+  last_status: null,
+  last_latency_ms: null,
+  last_response: null,
+  last_error: null,
+  created_at: at,
+  updated_at: at,
+  delivered_at: null,
+});
 
 /**
  * Writes an event and queues its webhook deliveries, in the caller's transaction.
@@ -53,22 +75,31 @@ export async function recordEvent(
     if (endpoint.events !== null && !(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
     // Behind an earlier pending delivery of the same lead, this one waits for its turn.
     const waiting = leadId !== null && (await repo.firstPendingOfLead(trx, endpoint.id, leadId)) !== undefined;
-    const deliveryId = await repo.insertDelivery(trx, {
-      endpoint_id: endpoint.id,
-      event_id: id,
-      lead_id: leadId,
-      state: 'pending',
-      last_status: null,
-      last_latency_ms: null,
-      last_response: null,
-      last_error: null,
-      created_at: at,
-      updated_at: at,
-      delivered_at: null,
-    });
+    const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, leadId, at));
     if (!waiting) await queueDelivery(trx, businessId, leadId, deliveryId, at);
   }
   return id;
+}
+
+/**
+ * Writes events of no lead (`property.changed`) and queues their webhook deliveries, in the
+ * caller's transaction: one statement per 500 events, the endpoints read once.
+ * @param data each event's data, in order.
+ * @param at the instant of the change, canonical RFC 3339.
+ */
+export async function recordEvents(trx: Executor, businessId: number, type: EventType, data: object[], at: string): Promise<void> {
+  if (data.length === 0) return;
+  const ids = await repo.insertEvents(
+    trx,
+    data.map((d) => ({ business_id: businessId, type, lead_id: null, data: JSON.stringify(d), created_at: at })),
+  );
+  for (const endpoint of await repo.listActiveEndpoints(trx, businessId)) {
+    if (endpoint.events !== null && !(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
+    for (const id of ids) {
+      const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, null, at));
+      await queueDelivery(trx, businessId, null, deliveryId, at);
+    }
+  }
 }
 
 /** Queues the job that delivers `deliveryId` at `runAt`. */

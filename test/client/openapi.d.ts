@@ -1032,10 +1032,10 @@ export interface operations {
                             /** @description `evt_…`; also the `webhook-id` of its webhook deliveries. */
                             id: string;
                             /** @enum {string} */
-                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting";
+                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed";
                             /** Format: date-time */
                             created_at: string;
-                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`. */
+                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it). */
                             data: {
                                 [key: string]: unknown;
                             };

@@ -214,3 +214,62 @@ describe('inmo properties import --full', () => {
     expect([ok.code, ok.json]).toEqual([0, { created: 0, updated: 1, repeated: 0, rejected: [], withdrawn: 1 }]);
   });
 });
+
+describe('property.changed (CONTRACT §13, §14)', () => {
+  /** The property.changed events of the business after `after`, as `[ref, change]` in order. */
+  async function changed(after = 0): Promise<Array<[string, string]>> {
+    const { status, body } = await get(t.app, `/events?after=evt_${after}&limit=500`, t.key);
+    expect(status).toBe(200);
+    const refs = new Map((await t.db.selectFrom('properties').select(['id', 'external_ref']).execute()).map((r) => [r.id, r.external_ref]));
+    return (body.data as Array<{ type: string; data: { id: number; change: string } }>)
+      .filter((e) => e.type === 'property.changed')
+      .map((e) => [refs.get(e.data.id)!, e.data.change]);
+  }
+
+  const lastEventId = async () =>
+    Number(
+      (
+        await t.db
+          .selectFrom('events')
+          .select((eb) => eb.fn.max('id').as('m'))
+          .executeTakeFirst()
+      )?.m ?? 0,
+    );
+
+  it('is recorded when an import makes a listing enter, change in or leave the public catalogue, and only then', async () => {
+    await importRecords(t.db, t.businessId, [listing('A'), listing('B'), listing('HIDDEN', { public: false })]);
+    expect(await changed()).toEqual([
+      ['A', 'upsert'],
+      ['B', 'upsert'],
+    ]);
+    let mark = await lastEventId();
+    // The same lines again: nothing the public catalogue can see has changed.
+    await importRecords(t.db, t.businessId, [listing('A'), listing('B'), listing('HIDDEN', { public: false })]);
+    expect(await changed(mark)).toEqual([]);
+    mark = await lastEventId();
+    await importRecords(t.db, t.businessId, [
+      listing('A', { price: 99_000 }),
+      listing('B', { status: 'vendida' }),
+      listing('HIDDEN', { public: false, price: 1 }),
+    ]);
+    expect(await changed(mark)).toEqual([
+      ['A', 'upsert'],
+      ['B', 'delete'],
+    ]);
+    mark = await lastEventId();
+    // A full import withdraws what it does not name: only a public one is an event.
+    await importFullCatalogueFile(
+      t.db,
+      t.businessId,
+      (() => {
+        const path = join(mkdtempSync(join(tmpdir(), 'inmo-full-')), 'catalogue.ndjson');
+        writeFileSync(path, `${JSON.stringify(listing('NEW'))}\n`);
+        return path;
+      })(),
+    );
+    expect(await changed(mark)).toEqual([
+      ['NEW', 'upsert'],
+      ['A', 'delete'],
+    ]);
+  });
+});

@@ -88,10 +88,12 @@ function verified(secret: string, sentLater = false) {
 describe('GET /events', () => {
   it('logs lead.created, lead.updated and match.found, oldest first, pages with after, and needs events:read', async () => {
     await importRecords(t.db, t.businessId, [listing('M-1')]);
+    // The listing's property.changed comes first (tested with the catalogue): read after it.
+    const start = (await get(t.app, '/events', t.key)).body.next_cursor;
     const first = await inquiry('+34611400001', madrid);
     await post(t.app, '/leads/inquiries', t.key, { type: 'buyer', phone_number_1: '+34611400002' }); // refused: no name
     await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
-    const all = await get(t.app, '/events', t.key);
+    const all = await get(t.app, `/events?after=${start}`, t.key);
     expect(all.status).toBe(200);
     const types = all.body.data.map((e: { type: string }) => e.type);
     expect(types).toEqual(['lead.created', 'match.found']);
@@ -101,7 +103,7 @@ describe('GET /events', () => {
     expect(matched.data).toEqual({ lead_id: first.body.lead_id, matches: [expect.any(Number)], near_misses: 0 });
     expect(all.body).toMatchObject({ next_cursor: matched.id, has_more: false });
 
-    const page = await get(t.app, '/events?limit=1', t.key);
+    const page = await get(t.app, `/events?after=${start}&limit=1`, t.key);
     expect([page.body.data.length, page.body.has_more, page.body.next_cursor]).toEqual([1, true, created.id]);
     expect((await get(t.app, `/events?after=${page.body.next_cursor}`, t.key)).body.data.map((e: { id: string }) => e.id)).toEqual([
       matched.id,
@@ -137,15 +139,16 @@ describe('GET /events', () => {
 
 describe('webhooks', () => {
   it('POSTs each event signed as Standard Webhooks, verified by the reference implementation, within one drain', async () => {
+    // The listing first: its property.changed is before the endpoint exists.
+    await importRecords(t.db, t.businessId, [listing('M-1')]);
     const { secret } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url });
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    await importRecords(t.db, t.businessId, [listing('M-1')]);
     const lead = await inquiry('+34611400020', madrid);
     await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
     const events = verified(secret);
     expect(events.map((e) => e.type)).toEqual(['lead.created', 'match.found']);
     expect(events[0].data.lead.id).toBe(lead.body.lead_id);
-    const logged = (await get(t.app, '/events', t.key)).body.data;
+    const logged = (await get(t.app, '/events', t.key)).body.data.filter((e: { type: string }) => e.type !== 'property.changed');
     expect(events.map((e) => e.id)).toEqual(logged.map((e: { id: string }) => e.id));
     const { headers } = receiver.received[0];
     expect(Number(headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -2);
@@ -164,9 +167,22 @@ describe('webhooks', () => {
     expect(verified(secret).map((e) => e.type)).toEqual(['match.found']);
   });
 
+  it('sends property.changed when an import publishes, changes or withdraws a listing', async () => {
+    const { secret } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url, events: ['property.changed'] });
+    await importRecords(t.db, t.businessId, [listing('P-1'), listing('P-2', { public: false })]);
+    await importRecords(t.db, t.businessId, [listing('P-1', { status: 'vendida' })]);
+    await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
+    const [id] = (await t.db.selectFrom('properties').select('id').where('external_ref', '=', 'P-1').execute()).map((r) => r.id);
+    expect(verified(secret).map((e) => [e.type, e.data])).toEqual([
+      ['property.changed', { id, change: 'upsert' }],
+      ['property.changed', { id, change: 'delete' }],
+    ]);
+  });
+
   it('retries a receiver that is down, and once it is back delivers everything once, in order for each lead', async () => {
-    const { id: endpointId, secret } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url });
+    // The listing first: its property.changed is before the endpoint exists.
     await importRecords(t.db, t.businessId, [listing('M-1')]);
+    const { id: endpointId, secret } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url });
     receiver.status = 503;
     const a = await inquiry('+34611400040', madrid);
     const b = await inquiry('+34611400041', madrid);

@@ -46,8 +46,8 @@ describe('the generated client against a server', () => {
     expect(seen.nearMissCriteria).toEqual([]);
     expect(seen.feedIds).toEqual([...seen.propertyIds].sort((a, b) => a - b));
     expect(seen.feedPages).toBe(1);
-    // The inquiry and the ingest; the retry created nothing.
-    expect(seen.eventTypes).toEqual(['lead.created', 'lead.created']);
+    // The two listings imported, then the inquiry and the ingest; the retry created nothing.
+    expect(seen.eventTypes).toEqual(['property.changed', 'property.changed', 'lead.created', 'lead.created']);
     expect(seen.ingestStatus).toBe('ok');
     expect(seen.invalidPhone).toBe('Invalid phone number. Use international format, e.g. +34612345678');
     expect(seen.leadTypes.sort()).toEqual(['demandante', 'demandante']);

@@ -15,6 +15,20 @@ export async function insertEvent(db: Executor, event: Omit<EventTable, 'id'>): 
   return insertReturningId(db, 'events', event);
 }
 
+/** Inserts events with multi-row statements. @returns their ids. */
+export async function insertEvents(db: Executor, events: Array<Omit<EventTable, 'id'>>): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < events.length; i += 500) {
+    const rows = await db
+      .insertInto('events')
+      .values(events.slice(i, i + 500))
+      .returning('id')
+      .execute();
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
+}
+
 /** The business's events after id `after`, oldest first. */
 export async function listEvents(db: Executor, businessId: number, after: number, limit: number): Promise<EventRow[]> {
   return db

@@ -1,4 +1,5 @@
 /** Leads: SQL only. */
+import { likeLiteral } from '../like.ts';
 import type { Executor } from '../database.ts';
 import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/lead-presenter.ts';
 import { sql } from 'kysely';
@@ -95,9 +96,6 @@ export interface LeadSearch {
   /** Part of the name (any case), or digits of a phone number. */
   text?: string;
 }
-
-/** `%`, `_` and the escape character itself taken literally in a LIKE pattern (escape `\`). */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * A page of the business's leads narrowed by `search`, newest first (`created_at` desc, then

@@ -1,4 +1,5 @@
 /** Lead ↔ property matches and the catalogue as matching reads it. SQL only. */
+import { SUMMARY_COLUMNS } from './properties.ts';
 import type { Executor } from '../database.ts';
 
 /** Rows per insert statement (4 parameters each, well under SQLite's limit). */
@@ -84,25 +85,7 @@ export async function findLeadMatchRun(db: Executor, leadId: number) {
 /** What the assistant shows of some properties (any order; the caller orders them). */
 export async function listPropertySummaries(db: Executor, businessId: number, ids: readonly number[]) {
   if (ids.length === 0) return [];
-  return db
-    .selectFrom('properties')
-    .select([
-      'id',
-      'external_ref',
-      'title',
-      'op_venta',
-      'op_alquiler',
-      'op_traspaso',
-      'price',
-      'price_rent',
-      'price_transfer',
-      'city',
-      'size_total',
-      'bedrooms',
-    ])
-    .where('business_id', '=', businessId)
-    .where('id', 'in', ids)
-    .execute();
+  return db.selectFrom('properties').select(SUMMARY_COLUMNS).where('business_id', '=', businessId).where('id', 'in', ids).execute();
 }
 
 export type PropertySummaryRow = Awaited<ReturnType<typeof listPropertySummaries>>[number];

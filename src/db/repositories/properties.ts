@@ -1,4 +1,5 @@
 /** The property catalogue: SQL only (rules live in domain/ and services/). */
+import { likeLiteral } from '../like.ts';
 import { type SqlBool, sql } from 'kysely';
 import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/property-record.ts';
@@ -290,6 +291,24 @@ export async function listChanges(db: Executor, businessId: number, after: { seq
     .execute();
 }
 
+/** Whether each listing is public now, and its published document: id → `{listed, api_doc}`. */
+export async function listPublication(
+  db: Executor,
+  ids: readonly number[],
+): Promise<Map<number, { listed: number; api_doc: string | null }>> {
+  const found = new Map<number, { listed: number; api_doc: string | null }>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    const rows = await db
+      .selectFrom('properties')
+      .leftJoin('property_docs', 'property_docs.property_id', 'properties.id')
+      .select(['properties.id', 'properties.listed', 'property_docs.api_doc'])
+      .where('properties.id', 'in', ids.slice(i, i + 1000))
+      .execute();
+    for (const { id, ...rest } of rows) found.set(id, rest);
+  }
+  return found;
+}
+
 /** The business's listings not yet withdrawn-and-unlisted: `{id, external_ref}`. */
 export async function listWithdrawable(db: Executor, businessId: number): Promise<Array<{ id: number; external_ref: string }>> {
   return db
@@ -309,4 +328,101 @@ export async function withdrawProperties(db: Executor, ids: readonly number[], v
       .where('id', 'in', ids.slice(i, i + INSERT_CHUNK * 10))
       .execute();
   }
+}
+
+/** What a listing's card or row shows of it: reference, title, operations, prices (€), city, size (m²), bedrooms. */
+export const SUMMARY_COLUMNS = [
+  'id',
+  'external_ref',
+  'title',
+  'op_venta',
+  'op_alquiler',
+  'op_traspaso',
+  'price',
+  'price_rent',
+  'price_transfer',
+  'city',
+  'size_total',
+  'bedrooms',
+] as const;
+
+/** What the console's listings page narrows by (CONTRACT §14). */
+export interface ListingSearch {
+  /** Part of the reference, title, address or city (any case). */
+  text?: string;
+  status?: string;
+  operation?: 'venta' | 'alquiler' | 'traspaso';
+  type?: string;
+}
+
+/** The business's listings narrowed by `search`, any status, public or not. */
+function listingsOf(db: Executor, businessId: number, search: ListingSearch) {
+  let query = db.selectFrom('properties').where('business_id', '=', businessId);
+  if (search.status) query = query.where('status', '=', search.status);
+  if (search.type) query = query.where('type', '=', search.type);
+  if (search.operation === 'venta') query = query.where('op_venta', '=', 1);
+  if (search.operation === 'alquiler') query = query.where('op_alquiler', '=', 1);
+  if (search.operation === 'traspaso') query = query.where('op_traspaso', '=', 1);
+  const text = search.text?.trim().toLowerCase();
+  if (text) {
+    const pattern = `%${likeLiteral(text)}%`;
+    query = query.where((eb) =>
+      eb.or(
+        (['external_ref', 'title', 'address', 'city'] as const).map(
+          (column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`,
+        ),
+      ),
+    );
+  }
+  return query;
+}
+
+/**
+ * A page of the business's listings narrowed by `search`, most recently written first
+ * (`imported_at` desc, then `id` desc), and how many match in all.
+ * @returns `{rows, total}`; prices in €, sizes in m².
+ */
+export async function searchListings(db: Executor, businessId: number, search: ListingSearch, limit: number, offset: number) {
+  const { n } = await listingsOf(db, businessId, search)
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  const rows =
+    offset < Number(n)
+      ? await listingsOf(db, businessId, search)
+          .select([...SUMMARY_COLUMNS, 'status', 'public', 'is_featured', 'listed', 'operation', 'type', 'subtype', 'imported_at'])
+          .orderBy('imported_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute()
+      : [];
+  return { rows, total: Number(n) };
+}
+
+/** How many of the business's listings have each status: status → count (statuses with none absent). */
+export async function countListingsByStatus(db: Executor, businessId: number): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('properties')
+    .select(['status', sql<number>`count(*)`.as('n')])
+    .where('business_id', '=', businessId)
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** A listing of the business with every column and its published document, or undefined (another business's too). */
+export async function findListing(db: Executor, businessId: number, id: number) {
+  return db
+    .selectFrom('properties')
+    .leftJoin('property_docs', 'property_docs.property_id', 'properties.id')
+    .selectAll('properties')
+    .select('property_docs.api_doc')
+    .where('properties.business_id', '=', businessId)
+    .where('properties.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Gives a listing created without a reference its own, `inmo-<id>` (CONTRACT §14). */
+export async function setExternalRef(db: Executor, id: number, ref: string): Promise<void> {
+  await db.updateTable('properties').set({ external_ref: ref }).where('id', '=', id).execute();
 }
