@@ -61,3 +61,45 @@ export const FollowUpRuleForm = Type.Object({ type: text(40), every_days: Type.I
 
 /** `POST /console/leads/:lead_id/reply`: an agent's WhatsApp message (the conversation rules bound its length). */
 export const ReplyForm = Type.Object({ text: text(100_000) });
+
+/**
+ * `POST /console/properties` (create) and `POST /console/properties/:id` (edit): a listing, its
+ * fields named as in the import format (CONTRACT §14). Everything is text here; the import
+ * format's own schema and rules check the listing these become (services/listings.ts).
+ * Checkboxes: `operation` and `features` (one value per checked box), `public` and `is_featured` (`1`).
+ */
+export const ListingForm = Type.Object({
+  external_ref: text(200),
+  title: text(10_000),
+  description: text(100_000),
+  operation: Type.Array(text(20), { maxItems: 3 }),
+  rental_type: text(20),
+  type: text(40),
+  subtype: text(100),
+  price: text(40),
+  price_rent: text(40),
+  price_transfer: text(40),
+  size_total: text(40),
+  bedrooms: text(40),
+  bathrooms: text(40),
+  address: text(500),
+  address_approximate: text(500),
+  building_name: text(200),
+  postal_code: text(20),
+  city: text(200),
+  province: text(200),
+  country: text(200),
+  lat: text(40),
+  lon: text(40),
+  address_privacy: text(20),
+  status: text(20),
+  public: text(1),
+  is_featured: text(1),
+  features: Type.Array(text(100), { maxItems: 500 }),
+});
+
+/** `POST /console/properties/:id/status`: the status a listing moves to, and the page to return to. */
+export const ListingStatusForm = Type.Object({ status: text(20), back: text(LINE_MAX) });
+
+/** `POST /console/properties/:id/public` and `/featured`: `1` switches on, anything else off; and the page to return to. */
+export const ListingSwitchForm = Type.Object({ value: text(1), back: text(LINE_MAX) });

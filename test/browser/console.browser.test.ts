@@ -12,30 +12,19 @@
  * under `INMO_REQUIRE_BROWSER=1`, which `.ci/run` sets after installing it. No browser is ever
  * downloaded.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/jobs/worker.ts';
 import { createUser } from '../../src/services/console-users.ts';
-import { ENGINE, REPO_ROOT, importRecords, listing } from '../helpers/db.ts';
+import { importRecords, listing } from '../helpers/db.ts';
+import { axeCheck, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
+import { PASSWORD } from '../helpers/console.ts';
 import { withApp } from '../helpers/http.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 
-const CHROMIUM = process.env.INMO_CHROMIUM ?? '/usr/bin/chromium';
-const SCREENSHOTS = join(REPO_ROOT, 'test-results', 'screenshots');
-const PASSWORD = 'tejado-azul-sobre-Zaragoza';
-const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } };
+const here = chromiumHere('console browser tests');
 
-if (!existsSync(CHROMIUM) && process.env.INMO_REQUIRE_BROWSER) {
-  throw new Error(`${CHROMIUM} is missing and INMO_REQUIRE_BROWSER is set (.ci/run): apt-get install -y chromium`);
-}
-if (!existsSync(CHROMIUM)) {
-  process.stdout.write(`[inmo] console browser tests: skipped (${CHROMIUM} is missing: apt-get install -y chromium)\n`);
-}
-
-describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
+describe.skipIf(!here)('the console in Chromium', () => {
   const t = withApp({
     listen: true,
     seed: async ({ db, businessId }) => {
@@ -56,22 +45,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     graph = await startFakeGraph();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     origin = new URL(t.base).origin;
-    if (ENGINE === 'sqlite') mkdirSync(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
     await graph?.close();
   });
 
-  /** Runs axe on the page as it is now, and (on one engine) saves its screenshot. */
-  async function check(page: Page, name: string, width: keyof typeof WIDTHS = 'desktop') {
-    const result = await new AxeBuilder({ page }).analyze();
-    // axe ran its rules on the page (a page it could not read would pass nothing).
-    expect(result.passes.length, name).toBeGreaterThan(10);
-    for (const v of result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'))
-      violations.push(`${name} (${width}): ${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    if (ENGINE === 'sqlite') await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: width === 'phone' });
-  }
+  const check = (page: Page, name: string, width: keyof typeof WIDTHS = 'desktop') => axeCheck(page, violations, name, width);
 
   it('an owner sets a password, logs in, creates a key, uses it, revokes it, opens a lead and logs out', async () => {
     const { set_password_url } = await createUser(t.db, { businessId: t.businessId, email: 'duena@agencia.example', role: 'owner' });

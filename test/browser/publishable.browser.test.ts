@@ -8,19 +8,15 @@
  * Skipped, saying so, where /usr/bin/chromium is missing, except under `INMO_REQUIRE_BROWSER=1`
  * (`.ci/run`). No browser is ever downloaded.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/services/api-keys.ts';
 import { withApp } from '../helpers/http.ts';
+import { CHROMIUM, chromiumHere } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.INMO_CHROMIUM ?? '/usr/bin/chromium';
-if (!existsSync(CHROMIUM) && process.env.INMO_REQUIRE_BROWSER) {
-  throw new Error(`${CHROMIUM} is missing and INMO_REQUIRE_BROWSER is set (.ci/run): apt-get install -y chromium`);
-}
-if (!existsSync(CHROMIUM)) process.stdout.write(`[inmo] publishable-key browser test: skipped (${CHROMIUM} is missing)\n`);
+const here = chromiumHere('publishable-key browser test');
 
 /** The agency's page: a form whose script posts the inquiry with the key, as the README shows. */
 const page = (api: string, key: string) => `<!doctype html>
@@ -51,7 +47,7 @@ const page = (api: string, key: string) => `<!doctype html>
   });
 </script></body></html>`;
 
-describe.skipIf(!existsSync(CHROMIUM))('a browser form with a publishable key', () => {
+describe.skipIf(!here)('a browser form with a publishable key', () => {
   const t = withApp({ listen: true });
   let browser: Browser;
   let site: Server;

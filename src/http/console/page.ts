@@ -93,6 +93,8 @@ const TITLES: Record<string, MessageKey> = {
   jobs: 'jobs_title',
   users: 'users_title',
   'catalogue-import': 'catalogue_import_title',
+  properties: 'properties_title',
+  'property-new': 'properties_new',
 };
 
 /** What binds a CSRF token to a session: a digest of its cookie (of the empty text, without one). */

@@ -9,7 +9,8 @@
  * - sections/users.ts (owners): users and their one-time links;
  * - sections/jobs.ts (owners): follow-up rules and failed jobs;
  * - sections/catalogue.ts: the catalogue and its uploads;
- * - sections/leads.ts: leads, a lead's page and its conversation.
+ * - sections/leads.ts: leads, a lead's page and its conversation;
+ * - sections/listings.ts: the listings, created, edited, moved between statuses (CONTRACT §14).
  *
  * Every POST passes `csrfProtection` before its handler (forms.ts). A form with bad input is
  * shown again with the reason, status 422, and changes nothing. Every page reads the business
@@ -23,12 +24,13 @@ import { channelPages } from './sections/channel.ts';
 import { jobPages } from './sections/jobs.ts';
 import { keyPages } from './sections/keys.ts';
 import { leadPages } from './sections/leads.ts';
+import { listingPages } from './sections/listings.ts';
 import { overviewPage } from './sections/overview.ts';
 import { userPages } from './sections/users.ts';
 
 /** Registers every section of the console on the console's instance (plugin.ts). */
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  for (const section of [authPages, overviewPage, keyPages, channelPages, userPages, jobPages, cataloguePages, leadPages]) {
+  for (const section of [authPages, overviewPage, keyPages, channelPages, userPages, jobPages, cataloguePages, leadPages, listingPages]) {
     await app.register(section, deps);
   }
 }

@@ -1,6 +1,7 @@
 // The console's only script, and an optional one. Without it every page still works: the new
 // key is shown, selectable, in its field; an import's page has a link to refresh its progress.
-// With it: a copy button for the new key, and the import's progress follows by itself.
+// With it: a copy button for the new key, the import's progress follows by itself, and the
+// listing form shows the prices of the operations ticked and the subtypes of the type chosen.
 document.addEventListener('DOMContentLoaded', () => {
   for (const button of document.querySelectorAll('button[data-copy]')) {
     const source = document.getElementById(button.dataset.copy);
@@ -28,4 +29,19 @@ document.addEventListener('DOMContentLoaded', () => {
     }
   };
   setTimeout(poll, 1000);
+
+  const listing = document.querySelector('.listing-form');
+  if (listing) {
+    const sync = () => {
+      for (const group of listing.querySelectorAll('[data-for-operation]')) {
+        const box = listing.querySelector(`input[data-operation="${group.dataset.forOperation}"]`);
+        // A price already written stays in sight: nothing is kept that the agent cannot see.
+        group.hidden = !box?.checked && [...group.querySelectorAll('input')].every((input) => input.value === '');
+      }
+      const type = listing.querySelector('#p-type')?.value ?? '';
+      for (const group of listing.querySelectorAll('#p-subtype optgroup')) group.hidden = type !== '' && group.dataset.type !== type;
+    };
+    listing.addEventListener('change', sync);
+    sync();
+  }
 });

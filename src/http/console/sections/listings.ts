@@ -1,0 +1,297 @@
+/**
+ * Listings (both roles, CONTRACT §14): `GET /properties` (query `q`, `status`, `operation`,
+ * `type`, `page`), `GET /properties/new`, `GET /properties/:id` (the listing, its photos, its
+ * public preview and its form); `POST /properties` creates and `POST /properties/:id` edits (the
+ * import format's field names, schemas/console-forms.ts `ListingForm`), 303 to the listing's
+ * page, or 422 with each fault beside its field and nothing stored; one-click changes:
+ * `POST /properties/:id/status` (`status`), `/public` and `/featured` (`value` `1` or `0`).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ADDRESS_PRIVACY,
+  FEATURES,
+  OPERATIONS,
+  PROPERTY_STATUSES,
+  PROPERTY_TYPES,
+  RENTAL_TYPES,
+  SUBTYPES,
+} from '../../../domain/catalogue-terms.ts';
+import type { ListingRecord } from '../../../domain/property-record.ts';
+import { InmoError } from '../../../errors.ts';
+import { ListingForm, ListingStatusForm, ListingSwitchForm } from '../../../schemas/console-forms.ts';
+import {
+  LISTINGS_PER_PAGE,
+  ListingInvalidError,
+  listingsPage,
+  moveListing,
+  saveListing,
+  showListing,
+  STATUS_MOVES,
+  switchListing,
+  type ListingFault,
+  type ListingSearch,
+} from '../../../services/listings.ts';
+import type { MessageKey, Translate } from '../i18n.ts';
+import { render } from '../page.ts';
+import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
+
+/** The number fields of the form: € for prices, m² for the size, decimal degrees for the position. */
+const NUMBER_FIELDS = ['price', 'price_rent', 'price_transfer', 'size_total', 'lat', 'lon'] as const;
+const INTEGER_FIELDS = ['bedrooms', 'bathrooms'] as const;
+const TEXT_FIELDS = [
+  'external_ref',
+  'title',
+  'description',
+  'rental_type',
+  'type',
+  'subtype',
+  'address',
+  'address_approximate',
+  'building_name',
+  'postal_code',
+  'city',
+  'province',
+  'country',
+  'address_privacy',
+  'status',
+] as const;
+
+/**
+ * A number as people type it in Spain or elsewhere: `250000`, `250.000` (thousands), `82,5`,
+ * `1.250,50`, `82.5`, with spaces or a `€`. Empty is null; anything else is kept as typed, for
+ * the import format's check to refuse with its reason.
+ */
+export function typedNumber(text: string): number | string | null {
+  const bare = text.replace(/[\s€]/g, '');
+  if (bare === '') return null;
+  let canonical = bare;
+  if (/^-?\d{1,3}(\.\d{3})+(,\d+)?$/.test(bare)) canonical = bare.replace(/\./g, '').replace(',', '.');
+  else if (/^-?\d+,\d+$/.test(bare)) canonical = bare.replace(',', '.');
+  return /^-?(\d+\.?\d*|\.\d+)$/.test(canonical) ? Number(canonical) : text;
+}
+
+/**
+ * The import line a listing form stands for (CONTRACT §14): its fields over the stored line of
+ * the listing (media, specs and features the form does not offer are kept). An empty field is
+ * null; checked boxes are the operations and the features; `public` and `is_featured` are `1`.
+ */
+export function recordFromForm(body: unknown, stored: ListingRecord | null): Record<string, unknown> {
+  const { value } = readForm(body, ListingForm);
+  const record: Record<string, unknown> = { ...(stored ?? {}) };
+  for (const name of TEXT_FIELDS) record[name] = value[name].trim() === '' ? null : value[name].trim();
+  for (const name of [...NUMBER_FIELDS, ...INTEGER_FIELDS]) record[name] = typedNumber(value[name]);
+  record.operation = value.operation.length ? value.operation.join(',') : null;
+  record.public = value.public === '1';
+  record.is_featured = value.is_featured === '1';
+  // Features: those of the catalogue's terms as the form names them; others kept as they came.
+  const storedFeatures = new Map((stored?.features ?? []).map((f) => [f.key, f]));
+  const features = [...new Set(value.features)].map(
+    (key) => storedFeatures.get(key) ?? { key, label: FEATURES[key]?.label ?? key, value: true, isextra: FEATURES[key]?.isextra ?? false },
+  );
+  record.features = features.length ? features : null;
+  return record;
+}
+
+/** What a fault tells the user beside its field. */
+function faultText(t: Translate, fault: ListingFault): string {
+  const ctx = fault.ctx ?? {};
+  switch (fault.type) {
+    case 'string_too_long':
+      return t('listing_fault_too_long', { max: String(ctx.max_length) });
+    case 'int_parsing':
+    case 'int_type':
+    case 'int_from_float':
+      return t('listing_fault_integer');
+    case 'float_parsing':
+    case 'float_type':
+    case 'finite_number':
+      return t('listing_fault_number');
+    case 'greater_than_equal':
+      return t('listing_fault_min', { min: String(ctx.ge) });
+    case 'less_than_equal':
+      return t('listing_fault_max', { max: String(ctx.le) });
+    case 'literal_error':
+      return t('listing_fault_choice');
+    case 'taken':
+      return t('listing_fault_taken');
+    case 'rule':
+      if (fault.reason?.startsWith('lat and lon')) return t('listing_fault_latlon');
+      if (fault.reason?.includes('http or https')) return t('listing_fault_url');
+      if (fault.field === 'operation') return t('listing_fault_choice');
+      return t('listing_fault_invalid');
+    default:
+      return t('listing_fault_invalid');
+  }
+}
+
+/** The form's values as sent, to show again (every field as text). */
+function formValues(body: unknown) {
+  return readForm(body, ListingForm).value;
+}
+
+/** The stored line as the form's values. */
+function valuesOf(record: ListingRecord) {
+  const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+  return {
+    ...Object.fromEntries([...TEXT_FIELDS, ...NUMBER_FIELDS, ...INTEGER_FIELDS].map((name) => [name, text(record[name])])),
+    operation: record.operation ? record.operation.split(',') : [],
+    public: record.public ? '1' : '',
+    is_featured: record.is_featured ? '1' : '',
+    features: (record.features ?? []).map((f) => f.key),
+  } as ReturnType<typeof formValues>;
+}
+
+/** A new listing's form: available, public, the area published. */
+const NEW_LISTING = valuesOf({ external_ref: '', status: 'disponible', public: true, address_privacy: 'approximate', country: 'España' });
+
+/** Prices as es-ES (or en) currency, whole euros. */
+const euros = (lang: string) => {
+  const format = new Intl.NumberFormat(lang === 'en' ? 'en-GB' : 'es-ES', { style: 'currency', currency: 'EUR', maximumFractionDigits: 0 });
+  return (n: number | null) => (n === null ? '—' : format.format(n));
+};
+
+export async function listingPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+  const csrfChecked = csrfCheckedRoute(app);
+  /** The vocabularies the pages label and the form offers. */
+  const terms = {
+    statuses: PROPERTY_STATUSES,
+    operations: OPERATIONS,
+    types: PROPERTY_TYPES,
+    rentalTypes: RENTAL_TYPES,
+    privacy: ADDRESS_PRIVACY,
+    subtypes: Object.entries(SUBTYPES).map(([key, { label, type }]) => ({ key, label, type })),
+    features: Object.entries(FEATURES).map(([key, { label }]) => ({ key, label })),
+  };
+
+  app.get('/properties', async (request, reply) => {
+    const q = query(request);
+    const search: ListingSearch = {
+      text: q.q?.trim() || undefined,
+      status: (PROPERTY_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status : undefined,
+      operation: (OPERATIONS as readonly string[]).includes(q.operation ?? '') ? (q.operation as ListingSearch['operation']) : undefined,
+      type: (PROPERTY_TYPES as readonly string[]).includes(q.type ?? '') ? q.type : undefined,
+    };
+    const page = Math.max(1, Math.min(1_000_000, Number.parseInt(q.page ?? '1', 10) || 1));
+    const { rows, total, byStatus } = await listingsPage(db, request.consoleSession!.businessId, search, page);
+    const filters = { q: search.text ?? '', status: search.status ?? '', operation: search.operation ?? '', type: search.type ?? '' };
+    const link = (p: number) =>
+      `/console/properties?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), page: String(p) })}`;
+    return render(reply, 'properties', {
+      ...terms,
+      listings: rows,
+      total,
+      byStatus: Object.fromEntries(byStatus),
+      all: [...byStatus.values()].reduce((a, b) => a + b, 0),
+      filters,
+      first: total === 0 ? 0 : (page - 1) * LISTINGS_PER_PAGE + 1,
+      last: Math.min(total, page * LISTINGS_PER_PAGE),
+      previous: page > 1 ? link(page - 1) : null,
+      next: page * LISTINGS_PER_PAGE < total ? link(page + 1) : null,
+      back: request.url,
+      moves: STATUS_MOVES,
+      euros: euros(request.consoleLanguage),
+    });
+  });
+
+  const formPage = (
+    reply: FastifyReply,
+    view: 'property-new' | 'property',
+    values: ReturnType<typeof formValues>,
+    extra: Record<string, unknown>,
+    faults: ListingFault[] = [],
+    status = 200,
+  ) => {
+    const t = reply.request.t;
+    const byField = Object.fromEntries(faults.map((f) => [f.field, faultText(t, f)]));
+    return render(reply, view, { ...terms, form: values, faults: byField, euros: euros(reply.request.consoleLanguage), ...extra }, status);
+  };
+
+  app.get('/properties/new', async (_request, reply) => formPage(reply, 'property-new', NEW_LISTING, {}));
+
+  app.post('/properties', csrfChecked, async (request, reply) => {
+    try {
+      const { id } = await saveListing(db, request.consoleSession!.businessId, null, recordFromForm(request.body, null));
+      return reply.code(303).header('location', `/console/properties/${id}?saved=1`).send();
+    } catch (error) {
+      if (!(error instanceof ListingInvalidError)) throw error;
+      request.errorCode = 'LISTING_INVALID';
+      return formPage(reply, 'property-new', formValues(request.body), {}, error.faults, 422);
+    }
+  });
+
+  /** The listing of the URL, if it is the session's business's; else 404, as for a missing one. */
+  const ownListing = async (request: FastifyRequest<{ Params: { id: string } }>) => {
+    const id = idParam(request.params.id);
+    const shown = id === null ? undefined : await showListing(db, request.consoleSession!.businessId, id);
+    if (!shown) throw new InmoError('NOT_FOUND');
+    return shown;
+  };
+
+  const listingPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    shown: NonNullable<Awaited<ReturnType<typeof showListing>>>,
+    values = valuesOf(shown.record),
+    faults: ListingFault[] = [],
+    status = 200,
+    problem: MessageKey | null = null,
+  ) =>
+    formPage(
+      reply,
+      'property',
+      values,
+      {
+        listing: shown,
+        preview: shown.published === null ? null : JSON.stringify(shown.published, null, 2),
+        moves: STATUS_MOVES[shown.fields.status] ?? [],
+        saved: (request.query as Record<string, string>).saved === '1' && status === 200,
+        problem,
+        back: `/console/properties/${shown.id}`,
+      },
+      faults,
+      status,
+    );
+
+  app.get<{ Params: { id: string } }>('/properties/:id', async (request, reply) => listingPage(request, reply, await ownListing(request)));
+
+  app.post<{ Params: { id: string } }>('/properties/:id', csrfChecked, async (request, reply) => {
+    const shown = await ownListing(request);
+    try {
+      await saveListing(db, request.consoleSession!.businessId, shown.id, recordFromForm(request.body, shown.record));
+    } catch (error) {
+      if (!(error instanceof ListingInvalidError)) throw error;
+      request.errorCode = 'LISTING_INVALID';
+      return listingPage(request, reply, shown, formValues(request.body), error.faults, 422);
+    }
+    return reply.code(303).header('location', `/console/properties/${shown.id}?saved=1`).send();
+  });
+
+  /** Where a one-click change returns: the page it was made from (a listings page or the listing's), never elsewhere. */
+  const backTo = (back: string, id: number) =>
+    /^\/console\/properties(\/\d+)?(\?[^\s#]*)?$/.test(back) ? back : `/console/properties/${id}`;
+
+  app.post<{ Params: { id: string } }>('/properties/:id/status', csrfChecked, async (request, reply) => {
+    const shown = await ownListing(request);
+    const { status, back } = readForm(request.body, ListingStatusForm).value;
+    try {
+      await moveListing(db, request.consoleSession!.businessId, shown.id, status);
+    } catch (error) {
+      if (!(error instanceof InmoError) || error.code !== 'LISTING_STATUS_MOVE') throw error;
+      request.errorCode = error.code;
+      return listingPage(request, reply, shown, undefined, [], 409, 'LISTING_STATUS_MOVE');
+    }
+    return reply.code(303).header('location', backTo(back, shown.id)).send();
+  });
+
+  for (const [path, flag] of [
+    ['public', 'public'],
+    ['featured', 'is_featured'],
+  ] as const) {
+    app.post<{ Params: { id: string } }>(`/properties/:id/${path}`, csrfChecked, async (request, reply) => {
+      const shown = await ownListing(request);
+      const { value, back } = readForm(request.body, ListingSwitchForm).value;
+      await switchListing(db, request.consoleSession!.businessId, shown.id, flag, value === '1');
+      return reply.code(303).header('location', backTo(back, shown.id)).send();
+    });
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * What the browser tests share: Debian's Chromium (never a downloaded one), the two widths every
+ * page is checked at, and the axe-core check that collects serious and critical violations.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { ENGINE, REPO_ROOT } from './db.ts';
+
+export const CHROMIUM = process.env.INMO_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(REPO_ROOT, 'test-results', 'screenshots');
+export const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } };
+
+/** Whether Chromium is here; when not, says so (and fails under `INMO_REQUIRE_BROWSER=1`, which `.ci/run` sets). */
+export function chromiumHere(suite: string): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.INMO_REQUIRE_BROWSER)
+    throw new Error(`${CHROMIUM} is missing and INMO_REQUIRE_BROWSER is set (.ci/run): apt-get install -y chromium`);
+  process.stdout.write(`[inmo] ${suite}: skipped (${CHROMIUM} is missing: apt-get install -y chromium)\n`);
+  return false;
+}
+
+/**
+ * Runs axe on the page as it is now, adding each serious or critical violation to `violations`,
+ * and (on SQLite only, once per run) saves its screenshot to test-results/screenshots.
+ */
+export async function axeCheck(page: Page, violations: string[], name: string, width: keyof typeof WIDTHS = 'desktop'): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  // axe ran its rules on the page (a page it could not read would pass nothing).
+  expect(result.passes.length, name).toBeGreaterThan(10);
+  for (const v of result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'))
+    violations.push(`${name} (${width}): ${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  if (ENGINE === 'sqlite') {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: width === 'phone' });
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * A browser of the console over HTTP (app.inject): it keeps its cookies, submits forms with the
+ * CSRF token of the page they are on, logs in, and uploads files as the catalogue page does.
+ */
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import type { Db } from '../../src/db/database.ts';
+import { createUser, setPasswordWithLink } from '../../src/services/console-users.ts';
+
+/** The password of every console user the tests make. */
+export const PASSWORD = 'tejado-azul-sobre-Zaragoza';
+
+let browsers = 0;
+
+/** A browser of one: its cookies, kept between requests. */
+export class Browser {
+  private readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly headers: Record<string, string> = {},
+    /** The client's address (the login limits count per IP): by default, one of its own. */
+    private readonly remoteAddress = `10.0.${Math.floor(++browsers / 250)}.${browsers % 250}`,
+  ) {}
+
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>) {
+    const body = form && new URLSearchParams(Object.entries(form).flatMap(([k, v]) => [v].flat().map((x) => [k, x]))).toString();
+    const response = await this.app.inject({
+      method,
+      url,
+      headers: {
+        ...this.headers,
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+      },
+      payload: body,
+      remoteAddress: this.remoteAddress,
+    });
+    for (const c of response.cookies as Array<{ name: string; value: string; maxAge?: number; expires?: Date }>) {
+      if (c.value === '' || (c.expires && c.expires.getTime() <= Date.now())) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+    return response;
+  }
+
+  get(url: string) {
+    return this.request('GET', url);
+  }
+
+  /** POSTs a multipart form: its CSRF token (`fields._csrf`) in the URL, as the page's form does; the other fields, then one file. */
+  async upload(url: string, fields: Record<string, string>, file: { name: string; field: string; content: string }) {
+    const boundary = '----inmo-test-boundary';
+    const { _csrf, ...rest } = fields;
+    if (_csrf !== undefined) url = `${url}?_csrf=${encodeURIComponent(_csrf)}`;
+    const parts = Object.entries(rest).map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+    parts.push(
+      `--${boundary}\r\ncontent-disposition: form-data; name="${file.field}"; filename="${file.name}"\r\ncontent-type: application/x-ndjson\r\n\r\n${file.content}\r\n--${boundary}--\r\n`,
+    );
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+      payload: parts.join(''),
+      remoteAddress: this.remoteAddress,
+    });
+    return response;
+  }
+
+  /** The CSRF token of the page's first form. */
+  async token(url: string): Promise<string> {
+    const page = await this.get(url);
+    const match = /name="_csrf" value="([^"]+)"/.exec(page.body);
+    if (!match) throw new Error(`no CSRF token on ${url} (${page.statusCode})`);
+    return match[1];
+  }
+
+  /** Submits a form of the page at `pageUrl` to `action`, with the page's CSRF token. */
+  async submit(pageUrl: string, action: string, form: Record<string, string | string[]>) {
+    return this.request('POST', action, { _csrf: await this.token(pageUrl), ...form });
+  }
+
+  async login(email: string, password = PASSWORD) {
+    return this.submit('/console/login', '/console/login', { email, password });
+  }
+
+  cookie(name: string) {
+    return this.cookies.get(name);
+  }
+
+  /** The same browser (its cookies, its address) talking to another app on the same database. */
+  on(app: FastifyInstance): Browser {
+    const other = new Browser(app, this.headers, this.remoteAddress);
+    for (const [name, value] of this.cookies) other.cookies.set(name, value);
+    return other;
+  }
+
+  /** Sets a cookie as another site, or an attacker who copied one, could. */
+  setCookie(name: string, value: string) {
+    this.cookies.set(name, value);
+  }
+}
+
+/** A console user with {@link PASSWORD} set through their one-time link. */
+export async function userWithPassword(db: Db, businessId: number, email: string, role: 'owner' | 'agent') {
+  const user = await createUser(db, { businessId, email, role });
+  expect(await setPasswordWithLink(db, user.set_password_url.split('/').pop()!, PASSWORD)).toBeNull();
+  return user;
+}
