@@ -13,6 +13,8 @@
  * stack trace or SQL ever sent to a client (CONTRACT §2).
  */
 import { outboundPolicy, type OutboundPolicy } from './config.ts';
+import { mediaRoutes, type MediaOptions } from './http/media.ts';
+import { FolderMediaStore } from './media/store.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -88,6 +90,8 @@ export interface AppOptions {
   outbound?: OutboundPolicy;
   /** `NODE_ENV=development`: the console reads its templates again on every page. Off by default. */
   development?: boolean;
+  /** Where listings' photos are kept and linked (`INMO_MEDIA_*`); by default the folder `./data/media`, served at `/media/`. */
+  media?: MediaOptions;
 }
 
 /** Builds the application; the caller listens (or injects) and closes it. */
@@ -183,6 +187,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Outside /v1/ext and its key checks and rate limits (CONTRACT §11).
   operabilityRoutes(app, options.db, options.metrics ?? 'served', options.metricsToken ?? null);
+  // Listings' photos (CONTRACT §14): outside /v1/ext, without a key, like the pages that show them.
+  const media = options.media ?? { store: new FolderMediaStore('./data/media'), publicUrl: null };
+  mediaRoutes(app, media);
   // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).
   await app.register(webhookRoutes, {
     db: options.db,
@@ -241,6 +248,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     csrfKey: options.consoleCsrfKey ?? randomBytes(32),
     outbound: options.outbound ?? outboundPolicy(),
     development: options.development ?? false,
+    media,
+    publicUrl: options.publicUrl ?? null,
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 

@@ -47,6 +47,43 @@ export interface Config {
   outbound: OutboundPolicy;
   /** `NODE_ENV=development`: the console reads its templates again on every page. */
   development: boolean;
+  /** Where listings' photos are kept (`INMO_MEDIA_*`, CONTRACT §14). */
+  media: MediaSettings;
+}
+
+/** Where listings' photos are kept (CONTRACT §14): a folder, or an S3-compatible bucket. */
+export interface MediaSettings {
+  /** `INMO_MEDIA_DIR`: the folder, when no bucket is set. */
+  dir: string;
+  /** `INMO_MEDIA_S3_*`: the bucket, or null for the folder. */
+  s3: {
+    bucket: string;
+    endpoint: string | null;
+    region: string;
+    /** `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, or null for the SDK's own chain (an instance role). */
+    credentials: { accessKeyId: string; secretAccessKey: string } | null;
+  } | null;
+  /** `INMO_MEDIA_PUBLIC_URL`: the base photo URLs point at, or null for `/media/` on this server. */
+  publicUrl: string | null;
+}
+
+/** The media settings of an environment (`process.env` unless another is given). @throws Error naming a bad variable. */
+export function mediaSettings(env: NodeJS.ProcessEnv = process.env): MediaSettings {
+  const bucket = env.INMO_MEDIA_S3_BUCKET || null;
+  const endpoint = env.INMO_MEDIA_S3_ENDPOINT || null;
+  if (endpoint !== null && !/^https?:\/\/[^\s/]+/.test(endpoint)) throw new Error(`INMO_MEDIA_S3_ENDPOINT must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  const publicUrl = env.INMO_MEDIA_PUBLIC_URL ? env.INMO_MEDIA_PUBLIC_URL.replace(/\/+$/, '') : null;
+  if (publicUrl !== null && !/^https?:\/\/[^\s/]+/.test(publicUrl)) throw new Error(`INMO_MEDIA_PUBLIC_URL must be an http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  const id = env.AWS_ACCESS_KEY_ID;
+  const secret = env.AWS_SECRET_ACCESS_KEY;
+  return {
+    dir: env.INMO_MEDIA_DIR || './data/media',
+    s3:
+      bucket === null
+        ? null
+        : { bucket, endpoint, region: env.INMO_MEDIA_S3_REGION || 'us-east-1', credentials: id && secret ? { accessKeyId: id, secretAccessKey: secret } : null },
+    publicUrl,
+  };
 }
 
 /**
@@ -161,6 +198,27 @@ export const SETTINGS: readonly Setting[] = [
     default: '`$XDG_CONFIG_HOME/inmo/secret.key`, else `~/.config/inmo/secret.key`',
   },
   { name: 'XDG_CONFIG_HOME', meaning: 'the folder of the default key file', default: '`~/.config`' },
+  {
+    name: 'INMO_MEDIA_DIR',
+    meaning: "the folder that keeps listings' photos (re-encoded, served under `/media/`) when no S3 bucket is set",
+    default: '`./data/media`',
+    see: 'operators.md',
+  },
+  {
+    name: 'INMO_MEDIA_S3_BUCKET',
+    meaning: "an S3-compatible bucket that keeps listings' photos instead of the folder, shared by every process",
+    default: 'none: the folder',
+    see: 'operators.md',
+  },
+  { name: 'INMO_MEDIA_S3_ENDPOINT', meaning: "the bucket's endpoint, for S3-compatible services other than AWS (path-style requests)", default: "AWS's" },
+  { name: 'INMO_MEDIA_S3_REGION', meaning: "the bucket's region", default: '`us-east-1`' },
+  {
+    name: 'INMO_MEDIA_PUBLIC_URL',
+    meaning: 'the public base URL of the bucket (or a CDN in front of it): photo URLs point there instead of at `/media/` on this server',
+    default: 'none: `/media/` on this server',
+  },
+  { name: 'AWS_ACCESS_KEY_ID', meaning: "the bucket's access key id (with `AWS_SECRET_ACCESS_KEY`)", default: "the AWS SDK's own chain" },
+  { name: 'AWS_SECRET_ACCESS_KEY', meaning: "the bucket's secret access key", default: "the AWS SDK's own chain" },
   {
     name: 'INMO_PUBLIC_URL',
     meaning:
@@ -327,6 +385,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrlFromEnv(env.INMO_PUBLIC_URL),
     outbound: outboundPolicy(env),
     development: env.NODE_ENV === 'development',
+    media: mediaSettings(env),
   };
 }
 

@@ -2,6 +2,7 @@
  * `inmo serve`, `inmo worker` and `inmo migrate` (CONTRACT §9, §11): the processes of an
  * installation and its schema.
  */
+import { mediaStoreOf } from '../media/store.ts';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -115,6 +116,7 @@ export function register(program: Command): void {
           consoleCsrfKey: derivedKey('inmo console CSRF binding', cli.env),
           outbound: config.outbound,
           development: config.development,
+          media: { store: mediaStoreOf(config.media), publicUrl: config.media.publicUrl },
         });
         // The demo is in place before the first request can arrive.
         const demo = opts.demo ? await seedDemo(db) : {};

@@ -103,3 +103,6 @@ export const ListingStatusForm = Type.Object({ status: text(20), back: text(LINE
 
 /** `POST /console/properties/:id/public` and `/featured`: `1` switches on, anything else off; and the page to return to. */
 export const ListingSwitchForm = Type.Object({ value: text(1), back: text(LINE_MAX) });
+
+/** `POST /console/properties/:id/images/:image_id`: what to do to a photo (services/photos.ts `PHOTO_ACTIONS`), and its title. */
+export const PhotoForm = Type.Object({ action: text(20), title: text(500) });

@@ -1,21 +1,30 @@
 /**
  * Listings in a real browser (issue 27, CONTRACT §14): an agent creates a listing in Chromium,
  * a form with a bad price is shown again with the fault beside the field and stores nothing,
+ * two photos are uploaded and served re-encoded without EXIF,
  * the listing is lowered in price, reserved and sold with one click, and the API follows each
  * step. Every page is checked by axe-core at desktop and phone widths.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeCheck, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
 import { PASSWORD, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
+import { phonePhoto, transparentPng } from '../helpers/images.ts';
+import { FolderMediaStore } from '../../src/media/store.ts';
 
 const here = chromiumHere('listings browser tests');
 
 describe.skipIf(!here)('listings in Chromium', () => {
+  const mediaDir = mkdtempSync(join(tmpdir(), 'inmo-media-'));
   const t = withApp({
     listen: true,
+    app: { media: { store: new FolderMediaStore(mediaDir), publicUrl: null } },
     seed: async ({ db, businessId }) => {
       await userWithPassword(db, businessId, 'agente@agencia.example', 'agent');
       await importRecords(db, businessId, [listing('M-1', { title: 'Piso luminoso en Chamberí' }), listing('M-2', { public: false })]);
@@ -78,6 +87,24 @@ describe.skipIf(!here)('listings in Chromium', () => {
     });
     expect((await api(`/properties/${id}`)).body.data.specs).toMatchObject({ price_calc: { price_alq: 950 } });
     await check(page, 'property');
+
+    // Two photos, one straight from a phone with its GPS position.
+    const photos = [join(mediaDir, 'salon.jpg'), join(mediaDir, 'plano.png')];
+    writeFileSync(photos[0], await phonePhoto());
+    writeFileSync(photos[1], await transparentPng());
+    await page.getByLabel(/^Fotos \(JPEG/).setInputFiles(photos);
+    await page.getByRole('button', { name: 'Subir las fotos' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Fotos añadidas.');
+    const images = (await api(`/properties/${id}`)).body.data.images as Array<{ url: string; is_primary: boolean }>;
+    expect(images.map((i) => i.is_primary)).toEqual([true, false]);
+    for (const image of images) {
+      expect(image.url.startsWith(`${origin}/media/p/${id}/`)).toBe(true);
+      const served = await fetch(image.url);
+      expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      const metadata = await sharp(Buffer.from(await served.arrayBuffer())).metadata();
+      expect([metadata.format, metadata.exif]).toEqual(['jpeg', undefined]);
+    }
+    await check(page, 'property-photos');
 
     await page.getByLabel('Alquiler (€ al mes)').fill('900');
     await page.getByRole('button', { name: 'Guardar los cambios' }).click();

@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
-import { Browser, userWithPassword } from '../helpers/console.ts';
-import { importRecords, listing, snapshot } from '../helpers/db.ts';
+import { loggedIn, userWithPassword } from '../helpers/console.ts';
+import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
 import { get, withApp } from '../helpers/http.ts';
 
 describe('listings in the console', () => {
@@ -19,15 +19,11 @@ describe('listings in the console', () => {
       await userWithPassword(db, businessId, 'agent@uno.example', 'agent');
       const other = await insertBusiness(db, 'Agencia Dos', nowRfc3339());
       await importRecords(db, other.id, [listing('DOS-1')]);
-      theirs = (await db.selectFrom('properties').select('id').where('external_ref', '=', 'DOS-1').executeTakeFirstOrThrow()).id;
+      theirs = await propertyId(db, 'DOS-1');
     },
   });
 
-  const agent = async () => {
-    const browser = new Browser(t.app);
-    await browser.login('agent@uno.example');
-    return browser;
-  };
+  const agent = () => loggedIn(t.app, 'agent@uno.example');
 
   /** The form of a new flat for sale, as an agent fills it in. */
   const flat = {
@@ -153,7 +149,7 @@ describe('listings in the console', () => {
         created_at: '2025-01-02T03:04:05+00:00',
       }),
     ]);
-    const { id } = await t.db.selectFrom('properties').select('id').where('external_ref', '=', 'EDIT-1').executeTakeFirstOrThrow();
+    const id = await propertyId(t.db, 'EDIT-1');
     const imagesBefore = await t.db.selectFrom('property_images').select(['id', 'url']).where('property_id', '=', id).execute();
     const createdAt = (await get(t.app, `/properties/${id}`, t.key)).body.data.created_at;
     expect(Date.parse(createdAt)).toBe(Date.parse('2025-01-02T03:04:05Z'));
@@ -196,7 +192,7 @@ describe('listings in the console', () => {
 
   it('moves a listing between statuses in one click: reserved stays public, sold leaves the catalogue; sold is not undone by a click', async () => {
     await importRecords(t.db, t.businessId, [listing('MOVE-1')]);
-    const { id } = await t.db.selectFrom('properties').select('id').where('external_ref', '=', 'MOVE-1').executeTakeFirstOrThrow();
+    const id = await propertyId(t.db, 'MOVE-1');
     const browser = await agent();
     const click = (path: string, form: Record<string, string>) =>
       browser.submit('/console/properties', `/console/properties/${id}/${path}`, {
@@ -230,7 +226,7 @@ describe('listings in the console', () => {
 
   it('switches a listing off the public catalogue and back', async () => {
     await importRecords(t.db, t.businessId, [listing('PUB-1')]);
-    const { id } = await t.db.selectFrom('properties').select('id').where('external_ref', '=', 'PUB-1').executeTakeFirstOrThrow();
+    const id = await propertyId(t.db, 'PUB-1');
     const browser = await agent();
     await browser.submit(`/console/properties/${id}`, `/console/properties/${id}/public`, { value: '0' });
     expect((await get(t.app, `/properties/${id}`, t.key)).status).toBe(404);
@@ -241,7 +237,7 @@ describe('listings in the console', () => {
 
   it('keeps references unique: a create or an edit that takes another listing’s is refused and stores nothing', async () => {
     await importRecords(t.db, t.businessId, [listing('REF-A'), listing('REF-B')]);
-    const { id } = await t.db.selectFrom('properties').select('id').where('external_ref', '=', 'REF-B').executeTakeFirstOrThrow();
+    const id = await propertyId(t.db, 'REF-B');
     const browser = await agent();
     const before = await snapshot(t.db);
     const create = await browser.submit('/console/properties/new', '/console/properties', { ...flat, external_ref: 'REF-A' });

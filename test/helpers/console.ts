@@ -12,6 +12,14 @@ export const PASSWORD = 'tejado-azul-sobre-Zaragoza';
 
 let browsers = 0;
 
+/** A file of a multipart form: its field, name, bytes and type (`application/x-ndjson` unless said). */
+export interface UploadFile {
+  name: string;
+  field: string;
+  content: string | Buffer;
+  type?: string;
+}
+
 /** A browser of one: its cookies, kept between requests. */
 export class Browser {
   private readonly cookies = new Map<string, string>();
@@ -46,15 +54,27 @@ export class Browser {
     return this.request('GET', url);
   }
 
-  /** POSTs a multipart form: its CSRF token (`fields._csrf`) in the URL, as the page's form does; the other fields, then one file. */
-  async upload(url: string, fields: Record<string, string>, file: { name: string; field: string; content: string }) {
+  /**
+   * POSTs a multipart form: its CSRF token (`fields._csrf`) in the URL, as the page's form does;
+   * the other fields, then the files (bytes as they are).
+   */
+  async upload(url: string, fields: Record<string, string>, files: UploadFile | UploadFile[]) {
     const boundary = '----inmo-test-boundary';
     const { _csrf, ...rest } = fields;
     if (_csrf !== undefined) url = `${url}?_csrf=${encodeURIComponent(_csrf)}`;
-    const parts = Object.entries(rest).map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
-    parts.push(
-      `--${boundary}\r\ncontent-disposition: form-data; name="${file.field}"; filename="${file.name}"\r\ncontent-type: application/x-ndjson\r\n\r\n${file.content}\r\n--${boundary}--\r\n`,
+    const parts: Buffer[] = Object.entries(rest).map(([k, v]) =>
+      Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`),
     );
+    for (const file of [files].flat()) {
+      parts.push(
+        Buffer.from(
+          `--${boundary}\r\ncontent-disposition: form-data; name="${file.field}"; filename="${file.name}"\r\ncontent-type: ${file.type ?? 'application/x-ndjson'}\r\n\r\n`,
+        ),
+        Buffer.from(file.content),
+        Buffer.from('\r\n'),
+      );
+    }
+    parts.push(Buffer.from(`--${boundary}--\r\n`));
     const response = await this.app.inject({
       method: 'POST',
       url,
@@ -62,7 +82,7 @@ export class Browser {
         cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         'content-type': `multipart/form-data; boundary=${boundary}`,
       },
-      payload: parts.join(''),
+      payload: Buffer.concat(parts),
       remoteAddress: this.remoteAddress,
     });
     return response;
@@ -107,4 +127,11 @@ export async function userWithPassword(db: Db, businessId: number, email: string
   const user = await createUser(db, { businessId, email, role });
   expect(await setPasswordWithLink(db, user.set_password_url.split('/').pop()!, PASSWORD)).toBeNull();
   return user;
+}
+
+/** A browser logged in to `app`'s console as `email` (with {@link PASSWORD}). */
+export async function loggedIn(app: FastifyInstance, email: string): Promise<Browser> {
+  const browser = new Browser(app);
+  await browser.login(email);
+  return browser;
 }

@@ -84,6 +84,11 @@ export async function importRecords(db: Db, businessId: number, records: Array<o
   );
 }
 
+/** The id of the listing with this external ref (of any business). */
+export async function propertyId(db: Db, ref: string): Promise<number> {
+  return (await db.selectFrom('properties').select('id').where('external_ref', '=', ref).executeTakeFirstOrThrow()).id;
+}
+
 /** Removes every lead with its notes, jobs and background results (between tests of one file). */
 export async function clearLeads(db: Db): Promise<void> {
   await db.deleteFrom('jobs').execute();

@@ -8,6 +8,7 @@ import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import { validateValue, type ValidationIssue } from '../../validation/pydantic.ts';
 import type { Db } from '../../db/database.ts';
 import type { OutboundPolicy } from '../../config.ts';
+import type { MediaOptions } from '../media.ts';
 
 /** What every section of the console is registered with (plugin.ts). */
 export interface ConsoleDeps {
@@ -16,6 +17,10 @@ export interface ConsoleDeps {
   onJobsQueued: () => void;
   /** Where outgoing requests (a channel's test message) may go (config.ts). */
   outbound: OutboundPolicy;
+  /** Where listings' photos are kept and linked (http/media.ts). */
+  media: MediaOptions;
+  /** `INMO_PUBLIC_URL`, or null: photo URLs then use the origin of the request. */
+  publicUrl: string | null;
 }
 
 /** A day, ms. */

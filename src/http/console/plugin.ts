@@ -155,5 +155,11 @@ export async function consolePlugin(
     return errorPage(reply, 404, 'not_found');
   });
 
-  await app.register(consoleRoutes, { db: options.db, onJobsQueued: options.onJobsQueued, outbound: options.outbound });
+  await app.register(consoleRoutes, {
+    db: options.db,
+    onJobsQueued: options.onJobsQueued,
+    outbound: options.outbound,
+    media: options.media,
+    publicUrl: options.publicUrl,
+  });
 }

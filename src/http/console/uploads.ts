@@ -1,5 +1,5 @@
 /**
- * Files uploaded through the console (the catalogue upload): read only by the route that takes
+ * Files uploaded through the console (a catalogue file, a listing's photos): read only by the route that takes
  * them, after its session and CSRF checks have passed (CONTRACT §8), into a temp folder of
  * their own, `inmo-upload-*`. A form posted anywhere else is never read. The folder goes when
  * the upload fails or is aborted half way, after the response unless the route claims it, and,
@@ -12,12 +12,18 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 
-/** A received file, in its temp folder; deleted after the response unless `claimed`. */
-export interface ConsoleUpload {
+/** A file received, in its upload's temp folder. */
+export interface UploadedFile {
   path: string;
-  dir: string;
+  /** The name the browser gave (never used as a path). */
   fileName: string;
   bytes: number;
+}
+
+/** The files of one request, in a temp folder of their own; deleted after the response unless `claimed`. */
+export interface ConsoleUpload {
+  dir: string;
+  files: UploadedFile[];
   claimed: boolean;
 }
 
@@ -27,25 +33,30 @@ const PREFIX = 'inmo-upload-';
 const STALE_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Reads the one file of a multipart request into a new temp folder.
- * @param maxBytes the largest file accepted, bytes.
- * @returns the upload, or null when the request has no file (or is not multipart).
- * @throws the multipart error (413 past `maxBytes`, 4xx for a malformed body, or the
- *   connection's when the client aborts), with the temp folder already removed.
+ * Reads the files of a multipart request into a new temp folder, in the order sent.
+ * @param limits.maxBytes the largest file accepted, bytes; `maxFiles` how many at most.
+ * @returns the upload (an empty one when the request has no file), or null when it is not multipart.
+ * @throws the multipart error (413 past `maxBytes` or `maxFiles`, 4xx for a malformed body, or
+ *   the connection's when the client aborts), with the temp folder already removed.
  */
-export async function receiveUpload(request: FastifyRequest, maxBytes: number): Promise<ConsoleUpload | null> {
+export async function receiveUploads(request: FastifyRequest, limits: { maxBytes: number; maxFiles: number }): Promise<ConsoleUpload | null> {
   if (!request.isMultipart()) return null;
-  const part = await request.file({ limits: { files: 1, fileSize: maxBytes, fields: 10, parts: 11 } });
-  if (!part) return null;
   const dir = await mkdtemp(join(tmpdir(), PREFIX));
-  const path = join(dir, 'upload');
+  const files: UploadedFile[] = [];
   try {
-    await pipeline(part.file, createWriteStream(path));
+    const parts = request.files({ limits: { files: limits.maxFiles, fileSize: limits.maxBytes, fields: 10, parts: limits.maxFiles + 10 } });
+    for await (const part of parts) {
+      const path = join(dir, `upload-${files.length}`);
+      await pipeline(part.file, createWriteStream(path));
+      // An empty file input still sends a part, with no name and no bytes: not a file.
+      if (part.file.bytesRead === 0 && !part.filename) continue;
+      files.push({ path, fileName: part.filename || `file-${files.length + 1}`, bytes: part.file.bytesRead });
+    }
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  return { path, dir, fileName: part.filename || 'catalogue.ndjson', bytes: part.file.bytesRead, claimed: false };
+  return { dir, files, claimed: false };
 }
 
 /** Removes the upload folders a process left behind when it died (older than a day). */

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { catalogueFigures, findUploadedImport, listUploadedImports, startUploadedImport } from '../../../services/catalogue-uploads.ts';
 import { InmoError } from '../../../errors.ts';
 import { MAX_UPLOAD_BYTES, render } from '../page.ts';
-import { receiveUpload } from '../uploads.ts';
+import { receiveUploads } from '../uploads.ts';
 import { csrfCheckedRoute, idParam, type ConsoleDeps } from '../forms.ts';
 
 export async function cataloguePages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
@@ -23,16 +23,17 @@ export async function cataloguePages(app: FastifyInstance, { db }: ConsoleDeps):
   app.get('/catalogue', async (request, reply) => cataloguePage(request, reply));
 
   app.post('/catalogue', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const upload = (request.consoleUpload = await receiveUpload(request, MAX_UPLOAD_BYTES));
+    const upload = (request.consoleUpload = await receiveUploads(request, { maxBytes: MAX_UPLOAD_BYTES, maxFiles: 1 }));
+    const file = upload?.files[0];
     const { businessId, userId } = request.consoleSession!;
-    if (!upload || upload.bytes === 0) return cataloguePage(request, reply, 422, 'catalogue_file_missing');
+    if (!upload || !file || file.bytes === 0) return cataloguePage(request, reply, 422, 'catalogue_file_missing');
     upload.claimed = true;
     const { id } = await startUploadedImport(db, {
       businessId,
       userId,
-      fileName: upload.fileName,
-      path: upload.path,
-      bytes: upload.bytes,
+      fileName: file.fileName,
+      path: file.path,
+      bytes: file.bytes,
       removeAfter: upload.dir,
     });
     return reply.code(303).header('location', `/console/catalogue/imports/${id}`).send();

@@ -18,7 +18,11 @@ import {
 } from '../../../domain/catalogue-terms.ts';
 import type { ListingRecord } from '../../../domain/property-record.ts';
 import { InmoError } from '../../../errors.ts';
-import { ListingForm, ListingStatusForm, ListingSwitchForm } from '../../../schemas/console-forms.ts';
+import { ListingForm, ListingStatusForm, ListingSwitchForm, PhotoForm } from '../../../schemas/console-forms.ts';
+import { MAX_PHOTO_BYTES, PhotoRefusedError, type PhotoRefusal } from '../../../media/photos.ts';
+import { addPhotos, changePhoto, PHOTO_ACTIONS, type PhotoAction } from '../../../services/photos.ts';
+import { mediaUrl } from '../../media.ts';
+import { receiveUploads } from '../uploads.ts';
 import {
   LISTINGS_PER_PAGE,
   ListingInvalidError,
@@ -150,7 +154,17 @@ const euros = (lang: string) => {
   return (n: number | null) => (n === null ? '—' : format.format(n));
 };
 
-export async function listingPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+/** Photos taken in one upload. */
+const PHOTOS_PER_UPLOAD = 20;
+
+/** What a refused photo tells the agent. */
+const PHOTO_REFUSALS: Record<PhotoRefusal, MessageKey> = {
+  format: 'photo_refused_format',
+  too_large: 'photo_refused_too_large',
+  too_many_pixels: 'photo_refused_too_many_pixels',
+};
+
+export async function listingPages(app: FastifyInstance, { db, media, publicUrl }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
   /** The vocabularies the pages label and the form offers. */
   const terms = {
@@ -234,7 +248,7 @@ export async function listingPages(app: FastifyInstance, { db }: ConsoleDeps): P
     values = valuesOf(shown.record),
     faults: ListingFault[] = [],
     status = 200,
-    problem: MessageKey | null = null,
+    problem: string | null = null,
   ) =>
     formPage(
       reply,
@@ -245,6 +259,9 @@ export async function listingPages(app: FastifyInstance, { db }: ConsoleDeps): P
         preview: shown.published === null ? null : JSON.stringify(shown.published, null, 2),
         moves: STATUS_MOVES[shown.fields.status] ?? [],
         saved: (request.query as Record<string, string>).saved === '1' && status === 200,
+        added: (request.query as Record<string, string>).added === '1' && status === 200,
+        maxPhotoBytes: MAX_PHOTO_BYTES,
+        photoActions: PHOTO_ACTIONS,
         problem,
         back: `/console/properties/${shown.id}`,
       },
@@ -278,7 +295,7 @@ export async function listingPages(app: FastifyInstance, { db }: ConsoleDeps): P
     } catch (error) {
       if (!(error instanceof InmoError) || error.code !== 'LISTING_STATUS_MOVE') throw error;
       request.errorCode = error.code;
-      return listingPage(request, reply, shown, undefined, [], 409, 'LISTING_STATUS_MOVE');
+      return listingPage(request, reply, shown, undefined, [], 409, request.t('LISTING_STATUS_MOVE'));
     }
     return reply.code(303).header('location', backTo(back, shown.id)).send();
   });
@@ -294,4 +311,45 @@ export async function listingPages(app: FastifyInstance, { db }: ConsoleDeps): P
       return reply.code(303).header('location', backTo(back, shown.id)).send();
     });
   }
+
+  // Photos: files read only here, after the session and CSRF checks (the token in the URL).
+  app.post<{ Params: { id: string } }>('/properties/:id/images', csrfChecked, async (request, reply) => {
+    const shown = await ownListing(request);
+    const refuse = (status: number, problem: string) => {
+      request.errorCode = 'PHOTO_REFUSED';
+      return listingPage(request, reply, shown, undefined, [], status, problem);
+    };
+    let upload;
+    try {
+      upload = request.consoleUpload = await receiveUploads(request, { maxBytes: MAX_PHOTO_BYTES, maxFiles: PHOTOS_PER_UPLOAD });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'FST_REQ_FILE_TOO_LARGE') return refuse(413, request.t('photo_refused_too_large'));
+      if (code === 'FST_FILES_LIMIT') return refuse(413, request.t('photo_too_many'));
+      throw error;
+    }
+    if (!upload || upload.files.length === 0) return refuse(422, request.t('photo_missing'));
+    try {
+      await addPhotos(db, media.store, request.consoleSession!.businessId, shown.id, upload.files, (key) =>
+        mediaUrl(media, publicUrl, request, key),
+      );
+    } catch (error) {
+      if (!(error instanceof PhotoRefusedError)) throw error;
+      return refuse(422, request.t(PHOTO_REFUSALS[error.reason], { file: error.fileName }));
+    }
+    return reply.code(303).header('location', `/console/properties/${shown.id}?added=1#h-photos`).send();
+  });
+
+  app.post<{ Params: { id: string; image_id: string } }>('/properties/:id/images/:image_id', csrfChecked, async (request, reply) => {
+    const shown = await ownListing(request);
+    const imageId = idParam(request.params.image_id);
+    if (imageId === null || !shown.images.some((i) => i.id === imageId)) throw new InmoError('NOT_FOUND');
+    const { action, title } = readForm(request.body, PhotoForm).value;
+    if (!(PHOTO_ACTIONS as readonly string[]).includes(action)) {
+      request.errorCode = 'PHOTO_ACTION';
+      return listingPage(request, reply, shown, undefined, [], 422, request.t('photo_action_invalid'));
+    }
+    await changePhoto(db, media.store, request.consoleSession!.businessId, shown.id, imageId, action as PhotoAction, title);
+    return reply.code(303).header('location', `/console/properties/${shown.id}#h-photos`).send();
+  });
 }

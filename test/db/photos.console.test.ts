@@ -1,0 +1,170 @@
+/**
+ * A listing's photos in the console (issue 27, CONTRACT §14), on this process's engine, with the
+ * folder store: several uploaded at once, re-encoded without EXIF, published in
+ * `Property.images[].url` under `/media/` and served with immutable cache headers; made primary,
+ * moved, titled, hidden and deleted (the stored widths with it); a file that is not a photo
+ * refuses the whole upload and stores nothing; another business's listing is a 404.
+ */
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { insertBusiness } from '../../src/db/repositories/businesses.ts';
+import { nowRfc3339 } from '../../src/domain/time.ts';
+import { FolderMediaStore } from '../../src/media/store.ts';
+import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
+import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
+import { get, withApp } from '../helpers/http.ts';
+import { phonePhoto, transparentPng } from '../helpers/images.ts';
+
+const mediaDir = mkdtempSync(join(tmpdir(), 'inmo-media-'));
+
+/** Every file the folder store holds, relative to it. */
+const storedFiles = (): string[] =>
+  readdirSync(mediaDir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name)
+    .sort();
+
+describe("a listing's photos in the console", () => {
+  let ours = 0;
+  let theirs = 0;
+  const t = withApp({
+    app: { media: { store: new FolderMediaStore(mediaDir), publicUrl: null } },
+    seed: async ({ db, businessId }) => {
+      await userWithPassword(db, businessId, 'agent@uno.example', 'agent');
+      await importRecords(db, businessId, [listing('FOTO-1', { address_privacy: 'hidden' })]);
+      ours = await propertyId(db, 'FOTO-1');
+      const other = await insertBusiness(db, 'Agencia Dos', nowRfc3339());
+      await importRecords(db, other.id, [listing('DOS-1')]);
+      theirs = await propertyId(db, 'DOS-1');
+    },
+  });
+
+  const agent = () => loggedIn(t.app, 'agent@uno.example');
+  const upload = async (browser: Browser, id: number, files: Array<{ name: string; content: Buffer | string; type: string }>) =>
+    browser.upload(
+      `/console/properties/${id}/images`,
+      { _csrf: await browser.token(`/console/properties/${id}`) },
+      files.map((f) => ({ ...f, field: 'image' })),
+    );
+  const images = async () =>
+    (await get(t.app, `/properties/${ours}`, t.key)).body.data.images as Array<{
+      id: number;
+      url: string;
+      order: number;
+      is_primary: boolean;
+      title: string | null;
+    }>;
+  /** The photo at `url` as /media/ serves it. */
+  const served = (url: string) => t.app.inject({ method: 'GET', url: new URL(url).pathname });
+
+  it('uploads several photos at once: re-encoded without EXIF, linked under /media/, served immutable', async () => {
+    const browser = await agent();
+    const answer = await upload(browser, ours, [
+      { name: 'salon.jpg', content: await phonePhoto(), type: 'image/jpeg' },
+      { name: 'plano.png', content: await transparentPng(), type: 'image/png' },
+    ]);
+    expect(answer.statusCode).toBe(303);
+    expect(answer.headers.location).toBe(`/console/properties/${ours}?added=1#h-photos`);
+    const published = await images();
+    expect(published.map((i) => [i.order, i.is_primary])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
+    for (const image of published)
+      expect(image.url).toMatch(new RegExp(`^http://localhost(:80)?/media/p/${ours}/[0-9a-f-]{36}-1600\\.jpg$`));
+    // Three widths of each: the 1200-pixel plan fills the 1600 slot at its own width.
+    expect(storedFiles()).toHaveLength(6);
+    const photo = await served(published[0].url);
+    expect(photo.statusCode).toBe(200);
+    expect(photo.headers['content-type']).toBe('image/jpeg');
+    expect(photo.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const metadata = await sharp(photo.rawPayload).metadata();
+    expect([metadata.format, metadata.width, metadata.exif]).toEqual(['jpeg', 1600, undefined]);
+    expect(photo.rawPayload.includes(Buffer.from('TestPhone'))).toBe(false);
+    expect((await served(published[0].url.replace('-1600.jpg', '-480.jpg'))).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/media/../../etc/passwd' })).statusCode).toBe(404);
+  });
+
+  it('makes a photo primary, moves it, titles it, hides it and deletes it with its stored widths', async () => {
+    const browser = await agent();
+    const act = async (imageId: number, form: Record<string, string>) =>
+      browser.submit(`/console/properties/${ours}`, `/console/properties/${ours}/images/${imageId}`, form);
+    let [first, second] = await images();
+    expect((await act(second.id, { action: 'primary' })).statusCode).toBe(303);
+    [first, second] = await images();
+    expect([first.is_primary, second.is_primary]).toEqual([false, true]);
+    await act(second.id, { action: 'up' });
+    const moved = await images();
+    expect(moved[0].url).toBe(second.url);
+    await act(moved[0].id, { action: 'title', title: 'Plano de la vivienda' });
+    expect((await images())[0].title).toBe('Plano de la vivienda');
+    await act((await images())[1].id, { action: 'hide' });
+    expect((await images()).map((i) => i.url)).toEqual([second.url]);
+    expect((await browser.get(`/console/properties/${ours}`)).body).toContain('oculta');
+    const before = storedFiles().length;
+    const shown = await t.db
+      .selectFrom('property_images')
+      .select(['id', 'url'])
+      .where('property_id', '=', ours)
+      .orderBy('sort_order')
+      .execute();
+    await act(shown[0].id, { action: 'delete' });
+    expect(storedFiles().length).toBe(before - 3);
+    expect((await served(second.url)).statusCode).toBe(404);
+    // The photo left is the primary one now (hidden, so the API shows none).
+    const left = await t.db.selectFrom('property_images').select(['is_primary', 'public']).where('property_id', '=', ours).execute();
+    expect(left).toEqual([{ is_primary: 1, public: 0 }]);
+  });
+
+  it('refuses the whole upload when one file is not a photo, and stores nothing', async () => {
+    const browser = await agent();
+    const before = await snapshot(t.db);
+    const files = storedFiles();
+    const answer = await upload(browser, ours, [
+      { name: 'bien.jpg', content: await phonePhoto(800, 600), type: 'image/jpeg' },
+      { name: 'virus.jpg', content: '#!/bin/sh\necho not a photo', type: 'image/jpeg' },
+    ]);
+    expect(answer.statusCode).toBe(422);
+    expect(answer.body).toContain('virus.jpg: no es una foto JPEG, PNG o WebP. No se ha guardado ninguna foto.');
+    const none = await upload(browser, ours, []);
+    expect(none.statusCode).toBe(422);
+    expect(none.body).toContain('Elige al menos una foto.');
+    expect(await snapshot(t.db)).toBe(before);
+    expect(storedFiles()).toEqual(files);
+  });
+
+  it("answers another business's listing or photo as a missing one, and needs the form's token", async () => {
+    const browser = await agent();
+    const before = await snapshot(t.db);
+    const files = storedFiles();
+    for (const id of [theirs, 999_999]) {
+      expect((await upload(browser, id, [{ name: 'a.jpg', content: await phonePhoto(600, 400), type: 'image/jpeg' }])).statusCode).toBe(
+        404,
+      );
+    }
+    const [theirImage] = await t.db
+      .insertInto('property_images')
+      .values({ property_id: theirs, url: 'https://img.example/x.jpg', sort_order: 0, is_primary: 1, title: null, public: 1 })
+      .returning('id')
+      .execute();
+    const mark = await snapshot(t.db);
+    for (const [id, image] of [
+      [theirs, theirImage.id],
+      [ours, theirImage.id],
+    ]) {
+      expect(
+        (await browser.submit(`/console/properties/${ours}`, `/console/properties/${id}/images/${image}`, { action: 'delete' })).statusCode,
+      ).toBe(404);
+    }
+    expect(await snapshot(t.db)).toBe(mark);
+    const noToken = await browser.upload(`/console/properties/${ours}/images`, {}, [
+      { name: 'a.jpg', field: 'image', content: await phonePhoto(600, 400), type: 'image/jpeg' },
+    ]);
+    expect(noToken.statusCode).toBe(403);
+    expect(storedFiles()).toEqual(files);
+    expect(before).not.toBe(mark);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Photos as uploaded (media/photos.ts, CONTRACT §14): read by their content, turned upright,
+ * re-encoded as JPEG in the standard widths, with no EXIF (the phone's GPS position), ICC, XMP
+ * or IPTC left; anything but a JPEG, PNG or WebP image, or one over 50 megapixels, refused.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import exifReader from 'exif-reader';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { PhotoRefusedError, renderPhoto } from '../../src/media/photos.ts';
+import { phonePhoto, transparentPng } from '../helpers/images.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'inmo-photos-'));
+const file = (name: string, bytes: Buffer | string) => {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  return path;
+};
+
+describe('renderPhoto', () => {
+  it('strips the GPS position and every other metadata, turns the photo upright and stores the three widths', async () => {
+    const original = await phonePhoto();
+    // The input really carries the position (so its absence below means something).
+    expect(exifReader((await sharp(original).metadata()).exif!).GPSInfo).toMatchObject({
+      GPSLatitudeRef: 'N',
+      GPSLatitude: [40, 25, 12.34],
+    });
+    const { variants } = await renderPhoto(file('phone.jpg', original), 'phone.jpg');
+    expect(variants.map((v) => [v.slot, v.width, v.height])).toEqual([
+      [480, 480, 640],
+      [960, 960, 1280],
+      [1600, 1600, 2133],
+    ]);
+    for (const v of variants) {
+      const m = await sharp(v.body).metadata();
+      expect(m.format).toBe('jpeg');
+      expect([m.exif, m.icc, m.xmp, m.iptc, m.orientation]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+      expect(v.body.includes(Buffer.from('TestPhone'))).toBe(false);
+    }
+  });
+
+  it('keeps a small photo at its own width, in the first slot only, and flattens transparency', async () => {
+    const { variants } = await renderPhoto(file('small.png', await transparentPng(300, 200)), 'small.png');
+    expect(variants.map((v) => [v.slot, v.width, v.height])).toEqual([[480, 300, 200]]);
+    expect((await sharp(variants[0].body).metadata()).format).toBe('jpeg');
+  });
+
+  it('takes WebP', async () => {
+    const webp = await sharp({ create: { width: 1000, height: 500, channels: 3, background: '#123456' } })
+      .webp()
+      .toBuffer();
+    expect((await renderPhoto(file('a.webp', webp), 'a.webp')).variants.map((v) => v.slot)).toEqual([480, 960, 1600]);
+  });
+
+  it.each([
+    ['text named .jpg', 'notes.jpg', 'hello, I am not a photo'],
+    ['a GIF', 'anim.gif', null],
+    ['a truncated JPEG', 'cut.jpg', 'truncated'],
+  ])('refuses %s by its content', async (_what, name, content) => {
+    let bytes: Buffer | string = content ?? '';
+    if (name.endsWith('.gif'))
+      bytes = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } })
+        .gif()
+        .toBuffer();
+    if (content === 'truncated') bytes = (await phonePhoto(800, 600)).subarray(0, 2000);
+    await expect(renderPhoto(file(name, bytes), name)).rejects.toMatchObject({ reason: 'format', fileName: name });
+  });
+
+  it('refuses an image over 50 megapixels before decoding it', async () => {
+    // 60 megapixels of one colour: a few kilobytes of PNG (a decompression bomb's shape).
+    const huge = await sharp({ create: { width: 10_000, height: 6_000, channels: 3, background: '#fff' } })
+      .png()
+      .toBuffer();
+    expect(huge.length).toBeLessThan(1_000_000);
+    const refused = await renderPhoto(file('huge.png', huge), 'huge.png').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PhotoRefusedError);
+    expect(refused).toMatchObject({ reason: 'too_many_pixels' });
+  });
+});
