@@ -71,9 +71,11 @@ export interface MediaSettings {
 export function mediaSettings(env: NodeJS.ProcessEnv = process.env): MediaSettings {
   const bucket = env.INMO_MEDIA_S3_BUCKET || null;
   const endpoint = env.INMO_MEDIA_S3_ENDPOINT || null;
-  if (endpoint !== null && !/^https?:\/\/[^\s/]+/.test(endpoint)) throw new Error(`INMO_MEDIA_S3_ENDPOINT must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  if (endpoint !== null && !/^https?:\/\/[^\s/]+/.test(endpoint))
+    throw new Error(`INMO_MEDIA_S3_ENDPOINT must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
   const publicUrl = env.INMO_MEDIA_PUBLIC_URL ? env.INMO_MEDIA_PUBLIC_URL.replace(/\/+$/, '') : null;
-  if (publicUrl !== null && !/^https?:\/\/[^\s/]+/.test(publicUrl)) throw new Error(`INMO_MEDIA_PUBLIC_URL must be an http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  if (publicUrl !== null && !/^https?:\/\/[^\s/]+/.test(publicUrl))
+    throw new Error(`INMO_MEDIA_PUBLIC_URL must be an http(s) URL, got ${JSON.stringify(publicUrl)}`);
   const id = env.AWS_ACCESS_KEY_ID;
   const secret = env.AWS_SECRET_ACCESS_KEY;
   return {
@@ -81,7 +83,12 @@ export function mediaSettings(env: NodeJS.ProcessEnv = process.env): MediaSettin
     s3:
       bucket === null
         ? null
-        : { bucket, endpoint, region: env.INMO_MEDIA_S3_REGION || 'us-east-1', credentials: id && secret ? { accessKeyId: id, secretAccessKey: secret } : null },
+        : {
+            bucket,
+            endpoint,
+            region: env.INMO_MEDIA_S3_REGION || 'us-east-1',
+            credentials: id && secret ? { accessKeyId: id, secretAccessKey: secret } : null,
+          },
     publicUrl,
   };
 }
@@ -210,7 +217,11 @@ export const SETTINGS: readonly Setting[] = [
     default: 'none: the folder',
     see: 'operators.md',
   },
-  { name: 'INMO_MEDIA_S3_ENDPOINT', meaning: "the bucket's endpoint, for S3-compatible services other than AWS (path-style requests)", default: "AWS's" },
+  {
+    name: 'INMO_MEDIA_S3_ENDPOINT',
+    meaning: "the bucket's endpoint, for S3-compatible services other than AWS (path-style requests)",
+    default: "AWS's",
+  },
   { name: 'INMO_MEDIA_S3_REGION', meaning: "the bucket's region", default: '`us-east-1`' },
   {
     name: 'INMO_MEDIA_PUBLIC_URL',

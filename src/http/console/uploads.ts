@@ -39,7 +39,10 @@ const STALE_MS = 24 * 60 * 60 * 1000;
  * @throws the multipart error (413 past `maxBytes` or `maxFiles`, 4xx for a malformed body, or
  *   the connection's when the client aborts), with the temp folder already removed.
  */
-export async function receiveUploads(request: FastifyRequest, limits: { maxBytes: number; maxFiles: number }): Promise<ConsoleUpload | null> {
+export async function receiveUploads(
+  request: FastifyRequest,
+  limits: { maxBytes: number; maxFiles: number },
+): Promise<ConsoleUpload | null> {
   if (!request.isMultipart()) return null;
   const dir = await mkdtemp(join(tmpdir(), PREFIX));
   const files: UploadedFile[] = [];
