@@ -22,7 +22,8 @@
  * benchmark of bench/scale.ts (20k real and N generated listings, default 1,000,000, on both
  * engines unless `--db` names one); it is not part of the default run (about 20 minutes at 1M).
  * `--only areas` sends the largest map areas the limits allow and times other requests
- * meanwhile (bench/areas.ts).
+ * meanwhile (bench/areas.ts). `--only listings` times a console save until another process
+ * shows it, and photo uploads with the server's memory (bench/listings.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -38,6 +39,7 @@ import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { areasBench } from './areas.ts';
+import { listingsBench } from './listings.ts';
 import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, eventCostBench, leadBench } from './leads.ts';
@@ -70,8 +72,8 @@ const DURATION = Number(options.duration);
 if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, got ${JSON.stringify(options.duration)}`);
 const FRESH = options.fresh;
 const ONLY = options.only ?? null;
-if (ONLY !== null && !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'scale'].includes(ONLY)) {
-  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas or scale');
+if (ONLY !== null && !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'scale'].includes(ONLY)) {
+  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings or scale');
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -287,6 +289,7 @@ async function main() {
   if (ONLY === null || ONLY === 'webhooks') await webhooks();
   if (ONLY === null || ONLY === 'events') await events();
   if (ONLY === null || ONLY === 'areas') await areas();
+  if (ONLY === null || ONLY === 'listings') await listings();
 }
 
 async function areas(): Promise<void> {
@@ -294,6 +297,13 @@ async function areas(): Promise<void> {
   const real = await prepareReal();
   process.stderr.write('map areas: the largest locations the limits allow\n');
   const lines = ['', ...(await areasBench(ROOT, real.dbPath, real.key))];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function listings(): Promise<void> {
+  const real = await prepareReal();
+  process.stderr.write('listings: console saves seen by another process, photo uploads\n');
+  const lines = ['', ...(await listingsBench(ROOT, WORK, real.dbPath, real.key))];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
