@@ -36,8 +36,8 @@ async function session(origin: string, email: string) {
   const keep = (response: Response) => {
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(';');
-      const [name, value] = pair.split('=');
-      cookies.set(name, value);
+      const at = pair.indexOf('=');
+      cookies.set(pair.slice(0, at), pair.slice(at + 1));
     }
   };
   const header = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -46,10 +46,11 @@ async function session(origin: string, email: string) {
     keep(page);
     return /name="_csrf" value="([^"]+)"/.exec(await page.text())![1];
   };
+  const csrf = await token('/console/login');
   const login = await fetch(`${origin}/console/login`, {
     method: 'POST',
     headers: { cookie: header(), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: await token('/console/login'), email, password: PASSWORD }),
+    body: new URLSearchParams({ _csrf: csrf, email, password: PASSWORD }),
     redirect: 'manual',
   });
   keep(login);
