@@ -36,7 +36,7 @@ describe.skipIf(!here)('listings in Chromium', () => {
   const check = (page: Page, name: string, width: keyof typeof WIDTHS = 'desktop') => axeCheck(page, violations, name, width);
   const api = async (path: string) => {
     const response = await fetch(`${t.base}${path}`, { headers: { 'x-api-key': t.key } });
-    return { status: response.status, body: (await response.json()) as { data: Record<string, unknown> } };
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
 
   beforeAll(async () => {
@@ -106,15 +106,26 @@ describe.skipIf(!here)('listings in Chromium', () => {
     }
     await check(page, 'property-photos');
 
+    // The changes feed, followed from here, sees each step.
+    const start = (await api('/properties/changes?limit=500')).body.next_cursor as string;
+    const changes = async () =>
+      (await api(`/properties/changes?cursor=${start}`)).body.data as Array<{
+        id: number;
+        change: string;
+        property: { specs: object } | null;
+      }>;
     await page.getByLabel('Alquiler (€ al mes)').fill('900');
     await page.getByRole('button', { name: 'Guardar los cambios' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toContain('Inmueble guardado.');
     expect((await api(`/properties/${id}`)).body.data.specs).toMatchObject({ price_calc: { price_alq: 900 } });
+    expect((await changes()).map((c) => [c.id, c.change])).toEqual([[id, 'upsert']]);
+    expect((await changes())[0].property!.specs).toMatchObject({ price_calc: { price_alq: 900 } });
 
     await page.getByRole('button', { name: 'Marcar como Reservado' }).click();
     expect((await api(`/properties/${id}`)).body.data.status).toBe('reservada');
     await page.getByRole('button', { name: 'Marcar como Alquilado' }).click();
     expect((await api(`/properties/${id}`)).status).toBe(404);
+    expect((await changes()).map((c) => [c.id, c.change])).toEqual([[id, 'delete']]);
     await expect(page.getByText('No se publica: está alquilado.').isVisible()).resolves.toBe(true);
 
     await page.setViewportSize(WIDTHS.phone);
