@@ -2,8 +2,14 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
-import type { Command } from 'commander';
-import { importCatalogueFile, importFullCatalogueFile } from '../services/catalogue-import.ts';
+import { Option, type Command } from 'commander';
+import {
+  IMPORT_FORMATS,
+  importCatalogueFile,
+  importFullCatalogueFile,
+  type ImportFormat,
+  type RejectedLine,
+} from '../services/catalogue-import.ts';
 import { action, cli, CliError, command, plural, positiveInt, print, withDb } from './common.ts';
 
 /**
@@ -35,21 +41,26 @@ async function readableSize(file: string): Promise<number> {
   return info.size;
 }
 
+/** A rejection as the report lists it: the line, or a feed's property with its position and `<id>`. */
+const describeRejection = (format: ImportFormat | undefined) => (r: RejectedLine) =>
+  format === 'kyero' ? `  property ${r.line}${r.id === undefined ? '' : ` (<id> ${r.id})`}: ${r.reason}` : `  line ${r.line}: ${r.reason}`;
+
 export function register(program: Command): void {
   const properties = program.command('properties').description('the property catalogue');
   command(
     properties,
     'import',
-    `upsert a business's listings by external_ref from an NDJSON file; rejected lines are listed and skipped (exit status ${EXIT_IMPORTED_WITH_REJECTIONS} when any was)`,
+    `upsert a business's listings by external_ref from an NDJSON file or a Kyero v3 feed (told apart by content); rejected lines or properties are listed and skipped (exit status ${EXIT_IMPORTED_WITH_REJECTIONS} when any was)`,
   )
     .requiredOption('--business <id>', 'business id (required)', positiveInt)
     .option(
       '--full',
       'the file is the whole catalogue: withdraw the listings it does not name; a file with any rejected line is refused and nothing is written',
     )
-    .argument('<file>', 'NDJSON file in the import format')
+    .addOption(new Option('--format <format>', 'read the file as this format instead of telling by its content').choices(IMPORT_FORMATS))
+    .argument('<file>', 'NDJSON file in the import format, or a Kyero v3 XML feed')
     .action(
-      action(async (file: string, opts: { business: number; full?: boolean }) => {
+      action(async (file: string, opts: { business: number; full?: boolean; format?: ImportFormat }) => {
         const size = await readableSize(file);
         const bar =
           cli.stderr.isTTY && !cli.json
@@ -63,17 +74,19 @@ export function register(program: Command): void {
         const progress = (lines: number, bytes: number, stage?: 'indexing') =>
           bar?.update(Math.min(bytes, size), { lines, stage: stage === 'indexing' ? ' | building the indexes' : '' });
         const summary = await withDb((db) =>
-          opts.full ? importFullCatalogueFile(db, opts.business, file, progress) : importCatalogueFile(db, opts.business, file, progress),
+          opts.full
+            ? importFullCatalogueFile(db, opts.business, file, progress, opts.format)
+            : importCatalogueFile(db, opts.business, file, progress, opts.format),
         ).finally(() => bar?.stop());
         if ('refused' in summary && summary.refused) {
-          const lines = summary.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
+          const lines = summary.rejected.map(describeRejection(summary.format)).join('\n');
           const { refused: _refused, ...report } = summary;
           print(report, `nothing imported: --full refuses a file with rejected lines\n${lines}`);
           cli.exitCode = EXIT_IMPORTED_WITH_REJECTIONS;
           return;
         }
         const seconds = (performance.now() - started) / 1000;
-        const rejected = summary.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
+        const rejected = summary.rejected.map(describeRejection(summary.format)).join('\n');
         const repeated = summary.repeated
           ? `; ${plural(summary.repeated, 'line', 'lines')} repeated an earlier external_ref (the last one wins)`
           : '';

@@ -9,6 +9,7 @@
  * which drops cached counts in every API process.
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
@@ -21,6 +22,8 @@ import { nowRfc3339 } from '../domain/time.ts';
 import { withdrawListings, writeListings } from './catalogue-writes.ts';
 import { parseImportLine, type Parsed } from './import-line.ts';
 import { LineParser } from './import-parser.ts';
+import { readKyeroFeed } from '../feeds/kyero-read.ts';
+import { recordOfKyero } from '../domain/kyero.ts';
 import { InmoError } from '../errors.ts';
 
 /** Imports writing fewer rows than this skip refreshing the planner's statistics. */
@@ -32,14 +35,30 @@ const ANALYSIS_LIMIT = 1000;
 /** Lines per chunk: the accepted ones of a chunk are written in one transaction. */
 export const BATCH_SIZE = 500;
 
-/** A rejected line: 1-based line number and an English reason. */
+/**
+ * A rejected line: 1-based line number (in a Kyero feed, the property's position) and an
+ * English reason; for a Kyero property, its `<id>` too when it has one.
+ */
 export interface RejectedLine {
   line: number;
   reason: string;
+  id?: string;
 }
+
+/** The formats an import reads (CONTRACT §15): told apart by content unless the caller names one. */
+export const IMPORT_FORMATS = ['ndjson', 'kyero'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/**
+ * An item of an import: an NDJSON line; a line made from a feed's property, with the property's
+ * `<id>` for the report; or a property refused before it became a line (a Kyero mapping).
+ */
+export type ImportItem = string | { line: string; id: string } | { rejected: string; id?: string };
 
 /** What an import did. */
 export interface ImportSummary {
+  /** What the file was read as. */
+  format?: ImportFormat;
   created: number;
   updated: number;
   /** Accepted lines whose `external_ref` an earlier line of the same file had: the last one wins. */
@@ -83,12 +102,15 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
 export async function importCatalogueLines(
   db: Db,
   businessId: number,
-  lines: AsyncIterable<string> | Iterable<string>,
+  lines: AsyncIterable<ImportItem> | Iterable<ImportItem>,
   onProgress?: ImportProgress,
+  bytesRead?: () => number,
 ): Promise<ImportSummary> {
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
   const summary: ImportSummary = { created: 0, updated: 0, repeated: 0, rejected: [] };
   const refsSeen = new Set<string>();
+  // A feed property's <id> by line, until its chunk is written (for the report).
+  const feedIds = new Map<number, string>();
   const now = nowRfc3339();
   // A first import into an empty catalogue loads without the listing indexes after its first
   // batch, and builds them once at the end (db/deferred-indexes.ts); a small one never does.
@@ -118,7 +140,8 @@ export async function importCatalogueLines(
     const batch: NormalizedProperty[] = [];
     (await chunk.parsed).forEach((parsed, i) => {
       if (!parsed.ok) {
-        summary.rejected.push({ line: chunk.lineNumbers[i], reason: parsed.reason });
+        const id = feedIds.get(chunk.lineNumbers[i]);
+        summary.rejected.push({ line: chunk.lineNumbers[i], reason: parsed.reason, ...(id === undefined ? {} : { id }) });
         return;
       }
       const ref = parsed.property.fields.external_ref;
@@ -136,13 +159,20 @@ export async function importCatalogueLines(
       // written 4 times more batches; ANALYZE reads a fixed sample, so this stays cheap.
       if (db.engine === 'postgres' && isPowerOf4(batchesWritten)) await sql`analyze properties`.execute(db);
     }
+    for (const line of chunk.lineNumbers) feedIds.delete(line);
     await onProgress?.(chunk.linesRead, chunk.bytesRead);
   };
   try {
     for await (const raw of lines) {
       lineNumber++;
-      const text = lineNumber === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-      bytes += Buffer.byteLength(raw) + 1;
+      if (typeof raw !== 'string' && 'rejected' in raw) {
+        summary.rejected.push({ line: lineNumber, reason: raw.rejected, ...(raw.id === undefined ? {} : { id: raw.id }) });
+        continue;
+      }
+      const line = typeof raw === 'string' ? raw : raw.line;
+      if (typeof raw !== 'string') feedIds.set(lineNumber, raw.id);
+      const text = lineNumber === 1 ? line.replace(/^\uFEFF/, '') : line;
+      bytes = bytesRead ? bytesRead() : bytes + Buffer.byteLength(line) + 1;
       if (text.trim() === '') continue;
       texts.push(text);
       lineNumbers.push(lineNumber);
@@ -158,7 +188,9 @@ export async function importCatalogueLines(
     await parser.close();
     if (deferred) await restoreDeferredIndexes(db);
   }
-  await onProgress?.(lineNumber, bytes);
+  await onProgress?.(lineNumber, bytesRead ? bytesRead() : bytes);
+  // Refusals made before parsing (a Kyero mapping) and after it are reported in position order.
+  summary.rejected.sort((a, b) => a.line - b.line);
   // Fresh statistics let the planner pick the right index for each filter; an import that
   // changed little of the catalogue leaves them as good as they were.
   const written = summary.created + summary.updated;
@@ -182,33 +214,98 @@ export interface FullImportSummary extends ImportSummary {
 }
 
 /**
+ * What a file holds, by its content (CONTRACT §15): a Kyero feed starts with `<` (after a BOM
+ * and white space), anything else is read as NDJSON.
+ */
+export async function sniffFormat(path: string): Promise<ImportFormat> {
+  const handle = await open(path, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    const start = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
+    return start.startsWith('<') ? 'kyero' : 'ndjson';
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The items of a file in its format: NDJSON lines as they are; a Kyero feed's properties mapped
+ * to import lines (domain/kyero.ts), or refused with their `<id>` and reason.
+ * @returns the items, how many bytes of the file have been read so far, and a way to stop reading.
+ * @throws (while iterating) KyeroDocumentError for a feed that cannot be read at all.
+ */
+function itemsOf(path: string, format: ImportFormat): { items: AsyncIterable<ImportItem>; bytesRead: () => number; close: () => void } {
+  if (format === 'kyero') {
+    const stream = createReadStream(path);
+    async function* items(): AsyncGenerator<ImportItem> {
+      for await (const property of readKyeroFeed(stream)) {
+        const id = property.texts.get('id') || undefined;
+        const mapped = recordOfKyero(property);
+        if (mapped.ok) yield { line: JSON.stringify(mapped.record), id: id! };
+        else yield { rejected: mapped.reason, ...(id === undefined ? {} : { id }) };
+      }
+    }
+    return { items: items(), bytesRead: () => stream.bytesRead, close: () => stream.destroy() };
+  }
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  // readline emits lines as soon as the file is read, and only an attached iterator keeps
+  // them: take it now, before anything awaits, or the first lines are lost.
+  const iterator = lines[Symbol.asyncIterator]();
+  return {
+    items: { [Symbol.asyncIterator]: () => iterator },
+    bytesRead: () => stream.bytesRead,
+    close: () => {
+      lines.close();
+      stream.destroy();
+    },
+  };
+}
+
+/**
  * `inmo properties import FILE --full` (CONTRACT §13): the file is the whole catalogue. It is
  * checked first, in full: a file with any rejected line is refused, and nothing is written
  * (the rejections are reported in `rejected`). Otherwise it is imported, then the business's
  * listings it does not name are withdrawn in one transaction, which the changes feed reports
- * as deletions.
+ * as deletions. NDJSON or a Kyero feed, as {@link importCatalogueFile}.
  */
 export async function importFullCatalogueFile(
   db: Db,
   businessId: number,
   path: string,
   onProgress?: ImportProgress,
+  format?: ImportFormat,
 ): Promise<FullImportSummary & { refused: boolean }> {
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  const readAs = format ?? (await sniffFormat(path));
   const refs = new Set<string>();
   const rejected: RejectedLine[] = [];
   const now = nowRfc3339();
   let lineNumber = 0;
-  for await (const raw of createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity })) {
-    lineNumber++;
-    const text = lineNumber === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-    if (text.trim() === '') continue;
-    const parsed = parseImportLine(text, now);
-    if (parsed.ok) refs.add(parsed.property.fields.external_ref);
-    else rejected.push({ line: lineNumber, reason: parsed.reason });
+  const { items, close } = itemsOf(path, readAs);
+  try {
+    for await (const item of items) {
+      lineNumber++;
+      if (typeof item !== 'string' && 'rejected' in item) {
+        rejected.push({ line: lineNumber, reason: item.rejected, ...(item.id === undefined ? {} : { id: item.id }) });
+        continue;
+      }
+      const raw = typeof item === 'string' ? item : item.line;
+      const text = lineNumber === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+      if (text.trim() === '') continue;
+      const parsed = parseImportLine(text, now);
+      if (parsed.ok) refs.add(parsed.property.fields.external_ref);
+      else rejected.push({ line: lineNumber, reason: parsed.reason, ...(typeof item === 'string' ? {} : { id: item.id }) });
+    }
+  } finally {
+    close();
   }
-  if (rejected.length > 0) return { created: 0, updated: 0, repeated: 0, rejected, withdrawn: 0, refused: true };
-  const summary = await importCatalogueFile(db, businessId, path, onProgress);
+  if (rejected.length > 0) return { format: readAs, created: 0, updated: 0, repeated: 0, rejected, withdrawn: 0, refused: true };
+  const summary = await importCatalogueFile(db, businessId, path, onProgress, readAs);
   const unnamed = (await repo.listWithdrawable(db, businessId)).filter((p) => !refs.has(p.external_ref)).map((p) => p.id);
   if (unnamed.length > 0) {
     await db.transaction().execute((trx) => withdrawListings(trx, businessId, unnamed, nowRfc3339()));
@@ -217,17 +314,25 @@ export async function importFullCatalogueFile(
   return { ...summary, withdrawn: unnamed.length, refused: false };
 }
 
-/** Imports an NDJSON file; see {@link importCatalogueLines}. */
-export async function importCatalogueFile(db: Db, businessId: number, path: string, onProgress?: ImportProgress): Promise<ImportSummary> {
-  const stream = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  // readline emits lines as soon as the file is read, and only an attached iterator keeps
-  // them: take it now, before anything awaits, or the first lines are lost.
-  const iterator = lines[Symbol.asyncIterator]();
+/**
+ * Imports a file: NDJSON, or a Kyero v3 feed (CONTRACT §15), told apart by content unless
+ * `format` names one; see {@link importCatalogueLines}. A feed's property that cannot be mapped
+ * is reported with its position, `<id>` and reason, and the rest imported.
+ * @throws InmoError UNKNOWN_BUSINESS; KyeroDocumentError for a feed that cannot be read at all
+ *   (a DTD, malformed XML): what came before the fault is imported, nothing after it.
+ */
+export async function importCatalogueFile(
+  db: Db,
+  businessId: number,
+  path: string,
+  onProgress?: ImportProgress,
+  format?: ImportFormat,
+): Promise<ImportSummary> {
+  const readAs = format ?? (await sniffFormat(path));
+  const { items, bytesRead, close } = itemsOf(path, readAs);
   try {
-    return await importCatalogueLines(db, businessId, { [Symbol.asyncIterator]: () => iterator }, onProgress);
+    return { format: readAs, ...(await importCatalogueLines(db, businessId, items, onProgress, bytesRead)) };
   } finally {
-    lines.close();
-    stream.destroy();
+    close();
   }
 }

@@ -172,7 +172,7 @@ describe('inmo properties import --full', () => {
     const copy = new Map<number, Record<string, unknown>>();
     const cursor = await follow(t.key, copy, null);
     const summary = await importFullCatalogueFile(t.db, t.businessId, file([listing('KEEP', { price: 120_000 }), listing('NEW')]));
-    expect(summary).toEqual({ created: 1, updated: 1, repeated: 0, rejected: [], withdrawn: 2, refused: false });
+    expect(summary).toEqual({ format: 'ndjson', created: 1, updated: 1, repeated: 0, rejected: [], withdrawn: 2, refused: false });
     const statuses = await t.db.selectFrom('properties').select(['external_ref', 'status', 'listed']).orderBy('external_ref').execute();
     expect(statuses).toEqual([
       { external_ref: 'GONE', status: 'retirada', listed: 0 },
@@ -211,7 +211,7 @@ describe('inmo properties import --full', () => {
     expect(cli.stdout).toContain('nothing imported: --full refuses a file with rejected lines');
     expect(await snapshot(t.db)).toBe(before);
     const ok = await importFull('--json', file([listing('KEEP')]));
-    expect([ok.code, ok.json]).toEqual([0, { created: 0, updated: 1, repeated: 0, rejected: [], withdrawn: 1 }]);
+    expect([ok.code, ok.json]).toEqual([0, { format: 'ndjson', created: 0, updated: 1, repeated: 0, rejected: [], withdrawn: 1 }]);
   });
 });
 

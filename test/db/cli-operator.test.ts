@@ -225,7 +225,7 @@ describe('properties import', () => {
     const clean = write('clean.ndjson', [listing('r-1'), listing('r-2'), listing('r-1', { price: 5 }), listing('r-1', { price: 6 })]);
     const imported = await inmo(env, 'properties', 'import', '--business', '1', clean, '--json');
     expect(imported.code).toBe(0);
-    expect(imported.json).toEqual({ created: 2, updated: 2, repeated: 2, rejected: [] });
+    expect(imported.json).toEqual({ format: 'ndjson', created: 2, updated: 2, repeated: 2, rejected: [] });
     const human = await inmo(env, 'properties', 'import', '--business', '1', clean);
     expect(human.stdout).toMatch(
       /^created 0, updated 4, rejected 0 in [\d.]+ s; 2 lines repeated an earlier external_ref \(the last one wins\)\n$/,

@@ -1,0 +1,282 @@
+/**
+ * Reading Kyero v3 feeds (CONTRACT §15): every rule of the mapping (domain/kyero.ts,
+ * domain/kyero-types.ts) on a feed written by hand with what real feeds contain (a BOM,
+ * whitespace around CDATA, repeated and empty elements, seven description languages, accents
+ * the XSD does not allow), and hostile documents refused quickly in bounded memory
+ * (feeds/kyero-read.ts).
+ */
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { placePortalType } from '../../src/domain/kyero-types.ts';
+import { featureKey, paragraphs, recordOfKyero, titleOf } from '../../src/domain/kyero.ts';
+import { CharacterRunLimiter, KyeroDocumentError, readKyeroFeed, type KyeroProperty } from '../../src/feeds/kyero-read.ts';
+import { REPO_ROOT } from '../helpers/db.ts';
+
+const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'kyero');
+
+async function readAll(input: Readable): Promise<KyeroProperty[]> {
+  const out: KyeroProperty[] = [];
+  for await (const p of readKyeroFeed(input)) out.push(p);
+  return out;
+}
+
+const text = (xml: string) => Readable.from([Buffer.from(xml)]);
+
+describe('portal types', () => {
+  it.each([
+    ['Apartment', 'apartamento', 'apartamento'],
+    ['Piso', 'apartamento', 'piso'],
+    ['Flat', 'apartamento', 'piso'],
+    ['Penthouse', 'apartamento', 'atico'],
+    ['Ático', 'apartamento', 'atico'],
+    ['ATICO DUPLEX', 'apartamento', 'atico'],
+    ['Duplex', 'apartamento', 'duplex'],
+    ['Studio', 'apartamento', 'estudio'],
+    ['Ground floor apartment', 'apartamento', 'planta-baja'],
+    ['Villa', 'casa', 'villa'],
+    ['Villa independiente', 'casa', 'villa'],
+    ['Chalet', 'casa', 'chalet'],
+    ['House', 'casa', null],
+    ['Casa', 'casa', null],
+    ['Townhouse', 'casa', 'adosado'],
+    ['Town House', 'casa', 'adosado'],
+    ['Adosado', 'casa', 'adosado'],
+    ['Semi-detached house', 'casa', 'pareado'],
+    ['Country House', 'casa', 'casa-rural'],
+    ['Casa rural con terreno', 'casa', 'casa-rural'],
+    ['Finca', 'casa', 'finca'],
+    ['Village house', 'casa', 'casa-de-pueblo'],
+    ['Bungalow', 'casa', 'bungalow'],
+    ['Commercial', 'local', 'local-comercial'],
+    ['Local comercial', 'local', 'local-comercial'],
+    ['Office', 'oficina', null],
+    ['Oficina', 'oficina', null],
+    ['Garage', 'aparcamiento', 'plaza-coche'],
+    ['Parking', 'aparcamiento', 'plaza-coche'],
+    ['Plot', 'terreno', null],
+    ['Land', 'terreno', null],
+    ['Parcela', 'terreno', null],
+    ['Solar', 'terreno', 'urbano'],
+    ['Terreno rústico', 'terreno', 'rustico'],
+    ['Warehouse', 'nave', 'nave-industrial'],
+    ['Nave industrial', 'nave', 'nave-industrial'],
+    ['Building', 'edificio', null],
+    ['Edificio', 'edificio', null],
+    ['Storage', 'almacenaje', 'trastero'],
+    ['Trastero', 'almacenaje', 'trastero'],
+  ])('places %j as %s / %s', (portal, type, subtype) => {
+    expect(placePortalType(portal)).toEqual({ type, subtype });
+  });
+
+  it('cannot place a text with no known word', () => {
+    expect(placePortalType('Yacht')).toBeNull();
+    expect(placePortalType('')).toBeNull();
+  });
+});
+
+describe('the mapping of a hand-written feed with the quirks of real ones', () => {
+  const read = () => readAll(createReadStream(join(FIXTURES, 'quirks.xml')));
+
+  it('reads every property in order, with its position, whatever the BOM and the whitespace', async () => {
+    const properties = await read();
+    expect(properties.map((p) => [p.position, p.texts.get('id')])).toEqual([
+      [1, 'A-100'],
+      [2, 'B-200'],
+      [3, 'C-300'],
+      [4, 'D-400'],
+      [5, 'E-500'],
+    ]);
+  });
+
+  it('maps a sale: reference, price (the first of repeated elements), type, location approximate, rooms, sizes, specs, dates', async () => {
+    const [villa] = await read();
+    const mapped = recordOfKyero(villa);
+    expect(mapped.ok).toBe(true);
+    if (!mapped.ok) return;
+    expect(mapped.record).toMatchObject({
+      external_ref: 'kyero:A-100',
+      public: true,
+      status: 'disponible',
+      operation: 'venta',
+      price: 245000,
+      type: 'casa',
+      subtype: 'villa',
+      bedrooms: 4,
+      bathrooms: 3,
+      size_total: 210,
+      city: 'Jávea',
+      province: 'Alicante',
+      country: 'Spain',
+      lat: 38.7891234,
+      lon: 0.1654321,
+      address_privacy: 'approximate',
+      address_approximate: 'Montgó, Jávea',
+      updated_at: '2026-10-01T09:30:00+00:00',
+      specs: {
+        plot_size: 1200,
+        energy_rating: { consumption: 'E', emissions: 'F' },
+        new_build: false,
+        pool: true,
+        url: { en: 'https://agencia.example/en/a-100', es: 'https://agencia.example/es/a-100' },
+      },
+    });
+  });
+
+  it('takes the Spanish description first, as paragraphs, its first sentence as the title', async () => {
+    const [villa] = await read();
+    const mapped = recordOfKyero(villa);
+    if (!mapped.ok) throw new Error(mapped.reason);
+    expect(mapped.record.description).toBe(
+      '<p>Villa con vistas al mar. Cuatro dormitorios y piscina.</p><p>Cerca del pueblo &amp; de la playa.</p>',
+    );
+    expect(mapped.record.title).toBe('Villa con vistas al mar.');
+  });
+
+  it('orders images by id, the first primary, skips one without a URL; features become slugs, once each', async () => {
+    const [villa] = await read();
+    const mapped = recordOfKyero(villa);
+    if (!mapped.ok) throw new Error(mapped.reason);
+    expect(mapped.record.images).toEqual([
+      { url: 'https://img.example/a-100/1.jpg', order: 0, is_primary: true, title: null, public: true },
+      { url: 'https://img.example/a-100/2.jpg', order: 1, is_primary: false, title: null, public: true },
+    ]);
+    expect(mapped.record.features).toEqual([
+      { key: 'aire_acondicionado', label: 'Aire acondicionado', value: true, isextra: false },
+      { key: 'piscina_privada', label: 'Piscina privada', value: true, isextra: false },
+    ]);
+  });
+
+  it('maps a weekly rent to a monthly one (× 52 / 12), temporal; English when there is no Spanish; no position hides the address', async () => {
+    const [, flat] = await read();
+    const mapped = recordOfKyero(flat);
+    if (!mapped.ok) throw new Error(mapped.reason);
+    expect(mapped.record).toMatchObject({
+      external_ref: 'kyero:B-200',
+      operation: 'alquiler',
+      rental_type: 'temporal',
+      price_rent: 3033.33,
+      type: 'apartamento',
+      subtype: 'apartamento',
+      bedrooms: null,
+      address_privacy: 'hidden',
+      title: 'Holiday flat near the beach',
+      description: '<p>Holiday flat near the beach</p>',
+    });
+    expect(mapped.record.lat).toBeUndefined();
+  });
+
+  it('maps a monthly rent, price on request (x) as no price, and the first language given when neither Spanish nor English is', async () => {
+    const [, , penthouse] = await read();
+    const mapped = recordOfKyero(penthouse);
+    if (!mapped.ok) throw new Error(mapped.reason);
+    expect(mapped.record).toMatchObject({ operation: 'alquiler', rental_type: 'anual', price_rent: null, subtype: 'atico' });
+    expect(mapped.record.description).toBe('<p>Penthouse lumineux.</p>');
+  });
+
+  it('refuses a type it cannot place and a price in another currency, saying why', async () => {
+    const [, , , yacht, pounds] = await read();
+    expect(recordOfKyero(yacht)).toEqual({ ok: false, reason: '<type> "Yacht" is not a property type inmo can place' });
+    expect(recordOfKyero(pounds)).toEqual({ ok: false, reason: 'the price is in GBP: inmo keeps prices in euros' });
+  });
+
+  it('refuses a property without an id or a price frequency it knows', () => {
+    const base = { position: 1, descLanguages: [], features: [], images: [], overlong: null };
+    expect(recordOfKyero({ ...base, texts: new Map([['price_freq', 'sale']]) })).toMatchObject({ reason: '<id> is missing' });
+    expect(
+      recordOfKyero({
+        ...base,
+        texts: new Map([
+          ['id', '1'],
+          ['price', '5'],
+          ['price_freq', 'year'],
+          ['type', 'Flat'],
+        ]),
+      }),
+    ).toMatchObject({
+      reason: '<price_freq> "year" is not sale, month or week',
+    });
+    expect(
+      recordOfKyero({
+        ...base,
+        texts: new Map([
+          ['id', '1'],
+          ['price', '5 000'],
+          ['price_freq', 'sale'],
+          ['type', 'Flat'],
+        ]),
+      }),
+    ).toMatchObject({
+      reason: '<price> "5 000" is not a number',
+    });
+  });
+
+  it('keeps a description that is already HTML, and shortens a long first sentence to 120 characters', () => {
+    expect(paragraphs('<p>Ya es <b>HTML</b></p>')).toBe('<p>Ya es <b>HTML</b></p>');
+    const long = `${'palabra '.repeat(30)}final.`;
+    const title = titleOf(long)!;
+    expect(title.length).toBeLessThanOrEqual(120);
+    expect(title.endsWith('…')).toBe(true);
+    expect(featureKey('Vistas al mar / Sea views')).toBe('vistas_al_mar_sea_views');
+  });
+});
+
+describe('hostile documents', () => {
+  it('refuses a document with an external entity naming a local file, before reading anything of it', async () => {
+    const xml = `<?xml version="1.0"?><!DOCTYPE root [<!ENTITY secret SYSTEM "file:///etc/passwd">]><root><kyero><feed_version>3</feed_version></kyero><property><id>&secret;</id></property></root>`;
+    await expect(readAll(text(xml))).rejects.toThrow(KyeroDocumentError);
+    await expect(readAll(text(xml))).rejects.toThrow('declares a DTD');
+  });
+
+  it('refuses an entity expansion bomb at once', async () => {
+    const entities = Array.from({ length: 10 }, (_, i) => `<!ENTITY l${i + 1} "${`&l${i};`.repeat(10)}">`).join('');
+    const xml = `<?xml version="1.0"?><!DOCTYPE root [<!ENTITY l0 "lol">${entities}]><root><property><id>&l10;</id></property></root>`;
+    const started = performance.now();
+    await expect(readAll(text(xml))).rejects.toThrow(KyeroDocumentError);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses an entity it does not know even without a DTD', async () => {
+    await expect(readAll(text('<root><property><id>&nbsp;</id></property></root>'))).rejects.toThrow(KyeroDocumentError);
+  });
+
+  it('cuts a 200 MB text node without holding it, rejects its property and reads the next', async () => {
+    // 64 KiB, sent 3,200 times (so the test itself holds one), as a file stream reads it.
+    const chunk = Buffer.from('a'.repeat(64 * 1024));
+    async function* huge() {
+      yield Buffer.from('<root><kyero><feed_version>3</feed_version></kyero><property><id>BIG</id><desc><es>');
+      for (let i = 0; i < 3200; i++) yield chunk;
+      yield Buffer.from('</es></desc></property><property><id>NEXT</id></property></root>');
+    }
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const properties: KyeroProperty[] = [];
+    for await (const p of readKyeroFeed(Readable.from(huge()))) {
+      properties.push(p);
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }
+    peak = Math.max(peak, process.memoryUsage().rss);
+    expect(properties.map((p) => [p.texts.get('id'), p.overlong])).toEqual([
+      ['BIG', 'desc/es'],
+      ['NEXT', null],
+    ]);
+    expect(recordOfKyero(properties[0])).toMatchObject({ ok: false, reason: '<desc/es> is longer than a description can be' });
+    expect(peak - before).toBeLessThan(100 * 1024 * 1024);
+  }, 60_000);
+
+  it('cuts every kind of character run, text, CDATA and attribute values, and drops comments, keeping the markup', () => {
+    const limiter = new CharacterRunLimiter(3);
+    const cut = limiter.push('<a x="123456" y=\'ab\'>abcdefg<![CDATA[12<3456]]><!-- a comment --><b>12</b>');
+    expect(cut).toBe('<a x="1234" y=\'ab\'>abcd<![CDATA[12<3]]><!----><b>12</b>');
+    // Across chunk boundaries too.
+    const split = new CharacterRunLimiter(3);
+    expect(['<a>ab', 'cdefg<![CD', 'ATA[123', '456]', ']></a>'].map((c) => split.push(c)).join('')).toBe('<a>abcd<![CDATA[1234]]></a>');
+  });
+
+  it('says where a document stops being well-formed XML', async () => {
+    await expect(readAll(text('<root><property><id>1</id></propert></root>'))).rejects.toThrow(/not well-formed XML \(1:\d+/);
+    await expect(readAll(text('<rss><channel/></rss>'))).rejects.toThrow("the document's root is <rss>, not a Kyero v3 <root>");
+    await expect(readAll(text(''))).rejects.toThrow('the document is empty');
+  });
+});
