@@ -14,6 +14,7 @@
  */
 import { outboundPolicy, type OutboundPolicy } from './config.ts';
 import { mediaRoutes, type MediaOptions } from './http/media.ts';
+import { feedRoutes } from './http/feeds.ts';
 import { FolderMediaStore } from './media/store.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -190,6 +191,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Listings' photos (CONTRACT §14): outside /v1/ext, without a key, like the pages that show them.
   const media = options.media ?? { store: new FolderMediaStore('./data/media'), publicUrl: null };
   mediaRoutes(app, media);
+  // Published portal feeds (CONTRACT §15): their URL's token is the credential.
+  feedRoutes(app, options.db);
   // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).
   await app.register(webhookRoutes, {
     db: options.db,

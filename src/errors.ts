@@ -108,6 +108,7 @@ export const ERRORS = {
     detail: ({ types }) => `Event types must be among: ${types.join(', ')}`,
     cli: ({ types }) => `--events must list event types among: ${types.join(', ')}`,
   }),
+  FEED_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No published feed with id ${id}` }),
   WEBHOOK_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook endpoint with id ${id}` }),
   WEBHOOK_DELIVERY_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook delivery with id ${id}` }),
   USER_EMAIL_INVALID: spec({

@@ -5,6 +5,7 @@ import { register as business } from './business.ts';
 import { register as channel } from './channel.ts';
 import { cli } from './common.ts';
 import { register as conversations } from './conversations.ts';
+import { register as feeds } from './feeds.ts';
 import { register as followups } from './followups.ts';
 import { register as jobs } from './jobs.ts';
 import { register as keys } from './keys.ts';
@@ -42,6 +43,7 @@ Environment:
       cli.json = Boolean(actionCommand.optsWithGlobals().json);
     });
 
-  for (const group of [serve, business, keys, users, properties, leads, conversations, jobs, channel, followups, webhooks]) group(program);
+  for (const group of [serve, business, keys, users, properties, leads, conversations, jobs, channel, followups, webhooks, feeds])
+    group(program);
   return program;
 }

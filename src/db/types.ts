@@ -409,6 +409,18 @@ export interface WebhookEndpointTable {
   disabled_at: string | null;
 }
 
+/** A published portal feed's URL (migration 0014, CONTRACT §15): only its token's hash is kept. */
+export interface PublishedFeedTable {
+  id: Generated<number>;
+  business_id: number;
+  /** `kyero`. */
+  format: string;
+  /** SHA-256 of the URL's token, hex. */
+  token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
 /** One event's delivery to one endpoint (migration 0011). */
 export interface WebhookDeliveryTable {
   id: Generated<number>;
@@ -454,6 +466,7 @@ export interface Database {
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
+  published_feeds: PublishedFeedTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

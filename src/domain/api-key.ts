@@ -19,7 +19,8 @@ const KEY_ID_LENGTH = 16;
 const SECRET_LENGTH = 43; // 43 × log2(62) ≈ 256 bits
 const KEY_PATTERN = /^AC_(LIVE|PUB)_([A-Za-z0-9]{16})\.([A-Za-z0-9]{32,256})$/;
 
-function randomBase62(length: number): string {
+/** `length` characters of base62 from the CSPRNG (each about 5.95 bits). */
+export function randomBase62(length: number): string {
   let out = '';
   for (let i = 0; i < length; i++) out += BASE62[randomInt(BASE62.length)];
   return out;

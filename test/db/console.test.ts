@@ -53,6 +53,10 @@ const FORMS = [
   '/console/properties/1/status',
   '/console/properties/1/public',
   '/console/properties/1/featured',
+  '/console/properties/1/images',
+  '/console/properties/1/images/1',
+  '/console/catalogue/feeds',
+  '/console/catalogue/feeds/1/revoke',
 ];
 
 describe('the console', () => {

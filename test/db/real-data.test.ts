@@ -11,6 +11,8 @@ import { importCatalogueFile, type ImportSummary } from '../../src/services/cata
 import { CatalogueSnapshots, matchSearchPreferences } from '../../src/services/matching.ts';
 import { businessWithKey, CATALOGUES, ENGINE, freshDb, readCatalogue } from '../helpers/db.ts';
 import { appOn, get } from '../helpers/http.ts';
+import { validateXml, xmllintHere } from '../helpers/xmllint.ts';
+import { publishFeed } from '../../src/services/feeds.ts';
 
 type Rec = Record<string, any>;
 type Published = Record<string, any> & { id: number };
@@ -509,4 +511,40 @@ describe('reads change nothing', () => {
     await get(app, '/properties?limit=0', key);
     expect(await checksum()).toBe(before);
   });
+});
+
+describe('the Kyero feed of the real catalogues (CONTRACT §15)', () => {
+  it.skipIf(!xmllintHere('real catalogues Kyero feed'))(
+    'validates against the XSD, and holds no position of a hidden address and none finer than 2 decimals of an approximate one',
+    async () => {
+      const { url } = await publishFeed(db, businessId);
+      const answer = await app.inject({ method: 'GET', url });
+      expect(answer.statusCode).toBe(200);
+      const result = validateXml(answer.rawPayload);
+      expect(result.output).toContain('validates');
+      const properties = [...answer.body.matchAll(/<property><id>(\d+)(?:-alquiler)?<\/id>(.*?)<\/property>/gs)];
+      // Every listed record with a city and province is there, once per operation Kyero carries.
+      const carried = listed.filter((r) => r.city && r.province && /venta|alquiler/.test(r.operation ?? ''));
+      expect(new Set(properties.map((m) => Number(m[1]))).size).toBe(carried.length);
+      let located = 0;
+      for (const [, id, body] of properties) {
+        const r = byId.get(Number(id))!;
+        const position = /<latitude>([^<]+)<\/latitude><longitude>([^<]+)<\/longitude>/.exec(body);
+        if (r.address_privacy !== 'public' && r.address_privacy !== 'approximate') {
+          expect(position, `listing ${id} hides its address`).toBeNull();
+          expect(body).not.toContain('<location_detail>');
+          continue;
+        }
+        if (!position) continue;
+        located += 1;
+        if (r.address_privacy === 'approximate') {
+          expect(Number(position[1]), id).toBe(round2(r.lat));
+          expect(Number(position[2]), id).toBe(round2(r.lon));
+          expect(position[1].split('.')[1]?.length ?? 0).toBeLessThanOrEqual(2);
+        }
+      }
+      expect(located).toBeGreaterThan(1000);
+    },
+    60_000,
+  );
 });

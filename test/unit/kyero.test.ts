@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { placePortalType } from '../../src/domain/kyero-types.ts';
+import { kyeroType } from '../../src/domain/kyero-write.ts';
+import { PROPERTY_TYPES, SUBTYPES } from '../../src/domain/catalogue-terms.ts';
 import { featureKey, paragraphs, recordOfKyero, titleOf } from '../../src/domain/kyero.ts';
 import { CharacterRunLimiter, KyeroDocumentError, readKyeroFeed, type KyeroProperty } from '../../src/feeds/kyero-read.ts';
 import { REPO_ROOT } from '../helpers/db.ts';
@@ -68,6 +70,18 @@ describe('portal types', () => {
     ['Trastero', 'almacenaje', 'trastero'],
   ])('places %j as %s / %s', (portal, type, subtype) => {
     expect(placePortalType(portal)).toEqual({ type, subtype });
+  });
+
+  it('places back every type word the published feed writes, so a feed round-trips', () => {
+    const keys = new Map(Object.entries(SUBTYPES).map(([key, { label }]) => [label, key]));
+    for (const [key, { label, type }] of Object.entries(SUBTYPES)) {
+      const word = kyeroType(type, label, keys);
+      expect(word, key).toMatch(/^[a-zA-Z&\s()/-]{3,}$/);
+      const placed = placePortalType(word);
+      expect(placed?.type, `${key} → ${word}`).toBe(type);
+      expect(placed?.subtype, `${key} → ${word}`).toBe(key);
+    }
+    for (const type of PROPERTY_TYPES) expect(placePortalType(kyeroType(type, null, keys))?.type, type).toBe(type);
   });
 
   it('cannot place a text with no known word', () => {

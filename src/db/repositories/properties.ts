@@ -252,6 +252,11 @@ function publishedDocs(db: Executor, businessId: number) {
     .where(sql<SqlBool>`listed = 1`);
 }
 
+/** Every published listing of the business with its stored doc, by id: what a portal feed holds. */
+export async function listAllPublishedDocs(db: Executor, businessId: number): Promise<Array<{ id: number; api_doc: string }>> {
+  return publishedDocs(db, businessId).orderBy('properties.id').execute();
+}
+
 /** One published property's stored doc, or undefined when it does not exist for the API. */
 export async function findPublished(db: Executor, businessId: number, id: number): Promise<{ id: number; api_doc: string } | undefined> {
   return publishedDocs(db, businessId).where('properties.id', '=', id).executeTakeFirst();

@@ -10,14 +10,25 @@ import { InmoError } from '../../../errors.ts';
 import { MAX_UPLOAD_BYTES, render } from '../page.ts';
 import { receiveUploads } from '../uploads.ts';
 import { csrfCheckedRoute, idParam, type ConsoleDeps } from '../forms.ts';
+import { listFeeds, publishFeed, revokeFeed } from '../../../services/feeds.ts';
 
-export async function cataloguePages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+export async function cataloguePages(app: FastifyInstance, { db, publicUrl }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
-  const cataloguePage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: string | null = null) => {
-    const { businessId } = request.consoleSession!;
-    const [figures, imports] = await Promise.all([catalogueFigures(db, businessId), listUploadedImports(db, businessId)]);
-    return render(reply, 'catalogue', { figures, imports, problem }, status);
+  const cataloguePage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status = 200,
+    problem: string | null = null,
+    newFeedUrl: string | null = null,
+  ) => {
+    const { businessId, role } = request.consoleSession!;
+    const [figures, imports, feeds] = await Promise.all([
+      catalogueFigures(db, businessId),
+      listUploadedImports(db, businessId),
+      role === 'owner' ? listFeeds(db, businessId) : Promise.resolve([]),
+    ]);
+    return render(reply, 'catalogue', { figures, imports, feeds, newFeedUrl, problem }, status);
   };
 
   app.get('/catalogue', async (request, reply) => cataloguePage(request, reply));
@@ -45,4 +56,28 @@ export async function cataloguePages(app: FastifyInstance, { db }: ConsoleDeps):
     if (!run) throw new InmoError('NOT_FOUND');
     return render(reply, 'catalogue-import', { run, refresh: (run.state === 'running' || run.state === 'indexing') && !run.interrupted });
   });
+
+  // Portal feeds (owners, CONTRACT §15): a URL shown once, revoked for good.
+  app.post('/catalogue/feeds', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const feed = await publishFeed(db, request.consoleSession!.businessId, 'kyero');
+    const origin = (publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+    // Shown here only: the page is not cached (no-store) and the token is kept only as a hash.
+    return cataloguePage(request, reply, 201, null, `${origin}${feed.url}`);
+  });
+
+  app.post<{ Params: { feed_id: string } }>(
+    '/catalogue/feeds/:feed_id/revoke',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const id = idParam(request.params.feed_id);
+      if (id === null) throw new InmoError('NOT_FOUND');
+      try {
+        await revokeFeed(db, id, request.consoleSession!.businessId);
+      } catch (error) {
+        if (error instanceof InmoError && error.code === 'FEED_NOT_FOUND') throw new InmoError('NOT_FOUND');
+        throw error;
+      }
+      return reply.code(303).header('location', '/console/catalogue#h-feeds').send();
+    },
+  );
 }

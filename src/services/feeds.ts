@@ -1,0 +1,86 @@
+/**
+ * Portal feeds published by a business (CONTRACT §15): a URL `/feeds/<token>/kyero.xml` per feed,
+ * whose token (43 base62 characters, about 256 bits) is shown once and kept only as its SHA-256;
+ * revoking one ends it for good. The document is the public catalogue written as Kyero v3
+ * (domain/kyero-write.ts), built once per catalogue version and kept in memory while that
+ * version lasts, so every portal's poll after the first costs a lookup.
+ */
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../db/database.ts';
+import { findBusiness } from '../db/repositories/businesses.ts';
+import * as repo from '../db/repositories/feeds.ts';
+import { listAllPublishedDocs } from '../db/repositories/properties.ts';
+import { randomBase62 } from '../domain/api-key.ts';
+import { SUBTYPES } from '../domain/catalogue-terms.ts';
+import { KYERO_HEAD, KYERO_TAIL, kyeroProperties, type PublishedProperty } from '../domain/kyero-write.ts';
+import { propertyJson } from '../domain/property-doc.ts';
+import { nowRfc3339 } from '../domain/time.ts';
+import { InmoError } from '../errors.ts';
+
+/** Formats a feed can be published in. */
+export const FEED_FORMATS = ['kyero'] as const;
+export type FeedFormat = (typeof FEED_FORMATS)[number];
+
+/** A feed URL's token: 43 base62 characters. */
+const TOKEN = /^[A-Za-z0-9]{43}$/;
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The Spanish subtype labels the API publishes → their keys. */
+const SUBTYPE_KEYS: ReadonlyMap<string, string> = new Map(Object.entries(SUBTYPES).map(([key, { label }]) => [label, key]));
+
+/** The path of a feed's document. */
+export const feedPath = (token: string, format: FeedFormat) => `/feeds/${token}/${format}.xml`;
+
+/**
+ * Publishes a feed of the business's public catalogue.
+ * @returns `{id, format, url}`, the URL (a path on this server) shown once: only its token's hash is kept.
+ * @throws InmoError UNKNOWN_BUSINESS.
+ */
+export async function publishFeed(db: Db, businessId: number, format: FeedFormat = 'kyero') {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  const token = randomBase62(43);
+  const id = await repo.insertPublishedFeed(db, { business_id: businessId, format, token_hash: hashOf(token), created_at: nowRfc3339() });
+  return { id, format, url: feedPath(token, format) };
+}
+
+/** The business's feeds, newest first: `{id, format, created_at, revoked_at}` (never a URL: only its hash is kept). */
+export async function listFeeds(db: Db, businessId: number) {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  return (await repo.listPublishedFeeds(db, businessId)).map(({ business_id: _business, ...feed }) => feed);
+}
+
+/**
+ * Revokes a feed (idempotent): its URL answers 404 from then on, in every process.
+ * @param businessId the business whose feed alone may be revoked (the console), or null for any (the operator's CLI).
+ * @throws InmoError FEED_NOT_FOUND.
+ */
+export async function revokeFeed(db: Db, id: number, businessId: number | null): Promise<void> {
+  if (!(await repo.revokePublishedFeed(db, id, businessId, nowRfc3339()))) throw new InmoError('FEED_NOT_FOUND', { id });
+}
+
+/** Documents built, by business and catalogue version (a few MB each for 20,000 listings). */
+const documents = new LRUCache<string, Buffer>({ maxSize: 256 * 1024 * 1024, sizeCalculation: (b) => b.length });
+
+/**
+ * The document a feed URL's token names, as UTF-8 bytes: the same Buffer for every request while
+ * the catalogue version lasts (http/conditional.ts keeps its hash and compressed forms beside it).
+ * @returns null for a token that names no live feed.
+ */
+export async function feedDocument(db: Db, token: string): Promise<Buffer | null> {
+  if (!TOKEN.test(token)) return null;
+  const feed = await repo.findLiveFeed(db, hashOf(token));
+  if (!feed) return null;
+  const business = await findBusiness(db, feed.business_id);
+  if (!business) return null;
+  const key = `${feed.business_id}:${business.catalogue_version}:${feed.format}`;
+  const cached = documents.get(key);
+  if (cached) return cached;
+  const rows = await listAllPublishedDocs(db, feed.business_id);
+  const parts = [KYERO_HEAD];
+  for (const row of rows) parts.push(kyeroProperties(JSON.parse(propertyJson(row.id, row.api_doc)) as PublishedProperty, SUBTYPE_KEYS));
+  parts.push(KYERO_TAIL);
+  const document = Buffer.from(parts.join(''));
+  documents.set(key, document);
+  return document;
+}
