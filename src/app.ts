@@ -16,6 +16,7 @@ import { outboundPolicy, type OutboundPolicy } from './config.ts';
 import { mediaRoutes, type MediaOptions } from './http/media.ts';
 import { feedRoutes } from './http/feeds.ts';
 import { FolderMediaStore } from './media/store.ts';
+import { DEFAULT_WORKER_SETTINGS } from './jobs/settings.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -91,6 +92,8 @@ export interface AppOptions {
   outbound?: OutboundPolicy;
   /** `NODE_ENV=development`: the console reads its templates again on every page. Off by default. */
   development?: boolean;
+  /** `INMO_FEED_MAX_BYTES`: the largest feed document the console's "pull now" reads. */
+  feedMaxBytes?: number;
   /** Where listings' photos are kept and linked (`INMO_MEDIA_*`); by default the folder `./data/media`, served at `/media/`. */
   media?: MediaOptions;
 }
@@ -253,6 +256,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     development: options.development ?? false,
     media,
     publicUrl: options.publicUrl ?? null,
+    feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 

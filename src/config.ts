@@ -307,6 +307,11 @@ export const SETTINGS: readonly Setting[] = [
     meaning: "wait for the provider's answer before the outcome of a send counts as unknown",
     default: ms(DEFAULT_WORKER_SETTINGS.sendTimeoutMs),
   },
+  {
+    name: 'INMO_FEED_MAX_BYTES',
+    meaning: 'the largest feed document a scheduled pull reads, bytes once decompressed; a larger one is refused',
+    default: `${DEFAULT_WORKER_SETTINGS.feedMaxBytes.toLocaleString('en')} (200 MiB)`,
+  },
   { name: 'INMO_METRICS', meaning: '`off` turns `GET /metrics` and its counting off', default: '`on`', see: 'operators.md' },
   {
     name: 'INMO_METRICS_PORT',
@@ -369,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBackoffMs: intFromEnv(env, 'INMO_JOB_MAX_BACKOFF_MS', DEFAULT_WORKER_SETTINGS.maxBackoffMs, 0),
     matchLimit: intFromEnv(env, 'INMO_MATCH_LIMIT', DEFAULT_WORKER_SETTINGS.matchLimit, 0),
     sendTimeoutMs: intFromEnv(env, 'INMO_SEND_TIMEOUT_MS', DEFAULT_WORKER_SETTINGS.sendTimeoutMs, 100),
+    feedMaxBytes: intFromEnv(env, 'INMO_FEED_MAX_BYTES', DEFAULT_WORKER_SETTINGS.feedMaxBytes, 1),
   };
   // A lease that ran out while the provider was still answering would let another worker
   // take the job back mid-send (it would then find the message `sending`, never send again).

@@ -6,10 +6,33 @@
  *     inmo feeds publish revoke ID
  *
  * The URL is shown once (only its token's hash is kept); prefix it with the server's public URL.
+ *
+ *     inmo feeds pull add --business ID --url URL [--format kyero|ndjson] [--every-minutes 360] --json → {"id", "url", "every_minutes"}
+ *     inmo feeds pull list --business ID | run ID | remove ID
+ *
+ * A source is pulled by the worker every `--every-minutes` (the first pull at once); `run` pulls
+ * now and prints the result (services/feed-pulls.ts).
  */
 import { Option, type Command } from 'commander';
 import { FEED_FORMATS, listFeeds, publishFeed, revokeFeed, type FeedFormat } from '../services/feeds.ts';
-import { action, command, positiveInt, print, withDb } from './common.ts';
+import { addFeedSource, listFeedSources, PULL_MINUTES, pullFeedSource, removeFeedSource, type PullResult } from '../services/feed-pulls.ts';
+import { IMPORT_FORMATS, type ImportFormat } from '../services/catalogue-import.ts';
+import { loadConfig } from '../config.ts';
+import { action, cli, command, positiveInt, print, withDb } from './common.ts';
+
+/** A pull's result in words. */
+function describePull(result: PullResult): string {
+  if (result.status === 'unchanged') return 'unchanged since the last pull (304)';
+  if (result.status === 'failed') return `failed: ${result.error}`;
+  const rejected = (result.rejected ?? [])
+    .map((r) => `  property ${r.line}${r.id === undefined ? '' : ` (<id> ${r.id})`}: ${r.reason}`)
+    .join('\n');
+  return (
+    `imported: created ${result.created}, updated ${result.updated}, withdrawn ${result.withdrawn}, rejected ${result.rejectedCount}` +
+    (result.rejectedCount ? ' (nothing withdrawn while any is rejected)' : '') +
+    (rejected ? `\n${rejected}` : '')
+  );
+}
 
 export function register(program: Command): void {
   const feeds = program.command('feeds').description('portal feeds: the public catalogue as a Kyero v3 feed');
@@ -43,6 +66,60 @@ export function register(program: Command): void {
       action(async (id: number) => {
         await withDb((db) => revokeFeed(db, id, null), { mustExist: true });
         print({ id, revoked: true }, `revoked feed #${id}`);
+      }),
+    );
+
+  const pull = feeds.command('pull').description("feeds pulled from the agency's current CRM, kept in step by the worker");
+  command(pull, 'add', 'add a feed URL (Kyero v3 or NDJSON) to pull; the first pull is queued at once')
+    .requiredOption('--business <id>', 'business id (required)', positiveInt)
+    .requiredOption('--url <url>', 'the feed URL: http or https, a public address unless INMO_ALLOW_PRIVATE_NETWORK=1 (required)')
+    .addOption(new Option('--format <format>', 'read it as this format instead of telling by its content').choices(IMPORT_FORMATS))
+    .option('--every-minutes <n>', `minutes between pulls (${PULL_MINUTES.min} to ${PULL_MINUTES.max})`, positiveInt, PULL_MINUTES.default)
+    .action(
+      action(async (opts: { business: number; url: string; format?: ImportFormat; everyMinutes: number }) => {
+        const { outbound } = loadConfig(cli.env);
+        const added = await withDb(
+          (db) =>
+            addFeedSource(
+              db,
+              { businessId: opts.business, url: opts.url, format: opts.format ?? null, everyMinutes: opts.everyMinutes },
+              outbound,
+            ),
+          { mustExist: true },
+        );
+        print(added, `feed source #${added.id} → ${added.url}, pulled every ${added.every_minutes} minutes (the first pull is queued)`);
+      }),
+    );
+  command(pull, 'list', "a business's feed sources, with their last pull")
+    .requiredOption('--business <id>', 'business id (required)', positiveInt)
+    .action(
+      action(async (opts: { business: number }) => {
+        const list = await withDb((db) => listFeedSources(db, opts.business), { mustExist: true });
+        const human = list
+          .map(
+            (s) =>
+              `#${s.id}  every ${s.every_minutes} min  ${s.url}\n     ${s.last_result ? `${s.last_pull_at}: ${describePull(s.last_result).split('\n')[0]}` : 'not pulled yet'}`,
+          )
+          .join('\n');
+        print(list, human || 'no feed sources');
+      }),
+    );
+  command(pull, 'run', 'pull a source now and print the result')
+    .argument('<id>', 'the source id (from feeds pull list)', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const { outbound, worker } = loadConfig(cli.env);
+        const result = await withDb((db) => pullFeedSource(db, id, { outbound, maxBytes: worker.feedMaxBytes }), { mustExist: true });
+        print(result, describePull(result));
+        if (result.status === 'failed') cli.exitCode = 1;
+      }),
+    );
+  command(pull, 'remove', 'stop pulling a source (its listings stay)')
+    .argument('<id>', 'the source id (from feeds pull list)', positiveInt)
+    .action(
+      action(async (id: number) => {
+        await withDb((db) => removeFeedSource(db, id, null), { mustExist: true });
+        print({ id, removed: true }, `removed feed source #${id}`);
       }),
     );
 }

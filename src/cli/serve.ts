@@ -117,6 +117,7 @@ export function register(program: Command): void {
           outbound: config.outbound,
           development: config.development,
           media: { store: mediaStoreOf(config.media), publicUrl: config.media.publicUrl },
+          feedMaxBytes: config.worker.feedMaxBytes,
         });
         // The demo is in place before the first request can arrive.
         const demo = opts.demo ? await seedDemo(db) : {};

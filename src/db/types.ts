@@ -421,6 +421,32 @@ export interface PublishedFeedTable {
   revoked_at: string | null;
 }
 
+/** A feed pulled from an agency's old CRM (migration 0015, CONTRACT §15). */
+export interface FeedSourceTable {
+  id: Generated<number>;
+  business_id: number;
+  url: string;
+  /** `kyero` or `ndjson`; null: told by content. */
+  format: string | null;
+  every_minutes: number;
+  etag: string | null;
+  last_modified: string | null;
+  created_at: string;
+  removed_at: string | null;
+  last_pull_at: string | null;
+  /** `imported`, `unchanged` or `failed`. */
+  last_status: string | null;
+  /** JSON: `{created, updated, withdrawn, rejected: [{line, id?, reason}]}`. */
+  last_result: string | null;
+  last_error: string | null;
+}
+
+/** An external ref a feed source's document named (migration 0015). */
+export interface FeedSourceRefTable {
+  source_id: number;
+  external_ref: string;
+}
+
 /** One event's delivery to one endpoint (migration 0011). */
 export interface WebhookDeliveryTable {
   id: Generated<number>;
@@ -467,6 +493,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   published_feeds: PublishedFeedTable;
+  feed_sources: FeedSourceTable;
+  feed_source_refs: FeedSourceRefTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

@@ -16,6 +16,8 @@ export interface WorkerSettings {
   matchLimit: number;
   /** How long a provider call may take before its outcome is unknown, ms. */
   sendTimeoutMs: number;
+  /** The largest feed document a pull reads, bytes once decompressed (CONTRACT §15). */
+  feedMaxBytes: number;
 }
 
 export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
@@ -27,4 +29,5 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
   maxBackoffMs: 60 * 60_000,
   matchLimit: 200,
   sendTimeoutMs: 15_000,
+  feedMaxBytes: 200 * 1024 * 1024,
 };

@@ -106,3 +106,6 @@ export const ListingSwitchForm = Type.Object({ value: text(1), back: text(LINE_M
 
 /** `POST /console/properties/:id/images/:image_id`: what to do to a photo (services/photos.ts `PHOTO_ACTIONS`), and its title. */
 export const PhotoForm = Type.Object({ action: text(20), title: text(500) });
+
+/** `POST /console/catalogue/sources`: a feed URL to pull, and minutes between pulls (services/feed-pulls.ts checks both). */
+export const FeedSourceForm = Type.Object({ url: text(LINE_MAX), every_minutes: Type.Integer({ default: 360 }) });

@@ -267,26 +267,16 @@ function itemsOf(path: string, format: ImportFormat): { items: AsyncIterable<Imp
 }
 
 /**
- * `inmo properties import FILE --full` (CONTRACT §13): the file is the whole catalogue. It is
- * checked first, in full: a file with any rejected line is refused, and nothing is written
- * (the rejections are reported in `rejected`). Otherwise it is imported, then the business's
- * listings it does not name are withdrawn in one transaction, which the changes feed reports
- * as deletions. NDJSON or a Kyero feed, as {@link importCatalogueFile}.
+ * Checks every line (or feed property) of a file, writing nothing.
+ * @returns the external refs of the lines that would be imported, and the rejected ones.
+ * @throws KyeroDocumentError for a feed that cannot be read at all.
  */
-export async function importFullCatalogueFile(
-  db: Db,
-  businessId: number,
-  path: string,
-  onProgress?: ImportProgress,
-  format?: ImportFormat,
-): Promise<FullImportSummary & { refused: boolean }> {
-  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
-  const readAs = format ?? (await sniffFormat(path));
+export async function scanCatalogueFile(path: string, format: ImportFormat): Promise<{ refs: Set<string>; rejected: RejectedLine[] }> {
   const refs = new Set<string>();
   const rejected: RejectedLine[] = [];
   const now = nowRfc3339();
   let lineNumber = 0;
-  const { items, close } = itemsOf(path, readAs);
+  const { items, close } = itemsOf(path, format);
   try {
     for await (const item of items) {
       lineNumber++;
@@ -304,6 +294,26 @@ export async function importFullCatalogueFile(
   } finally {
     close();
   }
+  return { refs, rejected };
+}
+
+/**
+ * `inmo properties import FILE --full` (CONTRACT §13): the file is the whole catalogue. It is
+ * checked first, in full: a file with any rejected line is refused, and nothing is written
+ * (the rejections are reported in `rejected`). Otherwise it is imported, then the business's
+ * listings it does not name are withdrawn in one transaction, which the changes feed reports
+ * as deletions. NDJSON or a Kyero feed, as {@link importCatalogueFile}.
+ */
+export async function importFullCatalogueFile(
+  db: Db,
+  businessId: number,
+  path: string,
+  onProgress?: ImportProgress,
+  format?: ImportFormat,
+): Promise<FullImportSummary & { refused: boolean }> {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  const readAs = format ?? (await sniffFormat(path));
+  const { refs, rejected } = await scanCatalogueFile(path, readAs);
   if (rejected.length > 0) return { format: readAs, created: 0, updated: 0, repeated: 0, rejected, withdrawn: 0, refused: true };
   const summary = await importCatalogueFile(db, businessId, path, onProgress, readAs);
   const unnamed = (await repo.listWithdrawable(db, businessId)).filter((p) => !refs.has(p.external_ref)).map((p) => p.id);

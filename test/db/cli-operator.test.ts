@@ -23,10 +23,12 @@ beforeAll(async () => {
   expect((await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json')).code).toBe(0);
 });
 
-/** Every command that runs an action (`keys create`…), with its path. */
+/** Every command that runs an action (`keys create`, `feeds publish`…), with its path. */
 function leafCommands(command: Command = buildProgram(), path: string[] = []): Array<[string, Command]> {
   if (command.commands.length === 0) return [[path.join(' '), command]];
-  return command.commands.flatMap((sub) => leafCommands(sub, [...path, sub.name()]));
+  // A command with subcommands may run an action of its own too (`feeds publish`).
+  const own = (command as unknown as { _actionHandler: unknown })._actionHandler ? [[path.join(' '), command] as [string, Command]] : [];
+  return [...own, ...command.commands.flatMap((sub) => leafCommands(sub, [...path, sub.name()]))];
 }
 
 describe('help and version', () => {
@@ -71,6 +73,13 @@ describe('help and version', () => {
         'followups rules',
         'followups due',
         'followups done',
+        'feeds publish',
+        'feeds publish list',
+        'feeds publish revoke',
+        'feeds pull add',
+        'feeds pull list',
+        'feeds pull run',
+        'feeds pull remove',
       ].sort(),
     );
     for (const [name, command] of leaves) {

@@ -57,6 +57,9 @@ const FORMS = [
   '/console/properties/1/images/1',
   '/console/catalogue/feeds',
   '/console/catalogue/feeds/1/revoke',
+  '/console/catalogue/sources',
+  '/console/catalogue/sources/1/run',
+  '/console/catalogue/sources/1/remove',
 ];
 
 describe('the console', () => {

@@ -14,6 +14,7 @@ import * as m0011 from './0011_events_webhooks.ts';
 import * as m0012 from './0012_publishable_keys.ts';
 import * as m0013 from './0013_jobs_due_index.ts';
 import * as m0014 from './0014_published_feeds.ts';
+import * as m0015 from './0015_feed_sources.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -32,6 +33,7 @@ export const migrationProvider: MigrationProvider = {
       '0012_publishable_keys': m0012,
       '0013_jobs_due_index': m0013,
       '0014_published_feeds': m0014,
+      '0015_feed_sources': m0015,
     };
   },
 };

@@ -24,7 +24,8 @@ export type JobKind =
   | 'process_webhook'
   | 'assistant_reply'
   | 'send_message'
-  | 'deliver_webhook';
+  | 'deliver_webhook'
+  | 'pull_feed';
 
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;

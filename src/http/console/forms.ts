@@ -21,6 +21,8 @@ export interface ConsoleDeps {
   media: MediaOptions;
   /** `INMO_PUBLIC_URL`, or null: photo URLs then use the origin of the request. */
   publicUrl: string | null;
+  /** The largest feed document a pull reads, bytes (`INMO_FEED_MAX_BYTES`). */
+  feedMaxBytes: number;
 }
 
 /** A day, ms. */

@@ -161,5 +161,6 @@ export async function consolePlugin(
     outbound: options.outbound,
     media: options.media,
     publicUrl: options.publicUrl,
+    feedMaxBytes: options.feedMaxBytes,
   });
 }

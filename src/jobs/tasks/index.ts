@@ -9,6 +9,7 @@ import { followUpTask } from './follow-up.ts';
 import { matchLeadTask } from './match-lead.ts';
 import { rematchCatalogueTask } from './rematch-catalogue.ts';
 import { processWebhookTask } from './process-webhook.ts';
+import { pullFeedTask } from './pull-feed.ts';
 import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
 import { sendMessageTask } from './send-message.ts';
 import { sendWelcomeTask } from './send-welcome.ts';
@@ -23,6 +24,7 @@ export const TASKS = {
   assistant_reply: assistantReplyTask,
   send_message: sendMessageTask,
   deliver_webhook: deliverWebhookTask,
+  pull_feed: pullFeedTask,
 } as const satisfies Record<JobKind, TaskDefinition>;
 
 /** The task of a stored job kind, or undefined for a kind this release does not know. */

@@ -9,10 +9,12 @@ import { catalogueFigures, findUploadedImport, listUploadedImports, startUploade
 import { InmoError } from '../../../errors.ts';
 import { MAX_UPLOAD_BYTES, render } from '../page.ts';
 import { receiveUploads } from '../uploads.ts';
-import { csrfCheckedRoute, idParam, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
 import { listFeeds, publishFeed, revokeFeed } from '../../../services/feeds.ts';
+import { addFeedSource, listFeedSources, PULL_MINUTES, pullFeedSource, removeFeedSource } from '../../../services/feed-pulls.ts';
+import { FeedSourceForm } from '../../../schemas/console-forms.ts';
 
-export async function cataloguePages(app: FastifyInstance, { db, publicUrl }: ConsoleDeps): Promise<void> {
+export async function cataloguePages(app: FastifyInstance, { db, publicUrl, outbound, feedMaxBytes }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
   const cataloguePage = async (
@@ -23,12 +25,14 @@ export async function cataloguePages(app: FastifyInstance, { db, publicUrl }: Co
     newFeedUrl: string | null = null,
   ) => {
     const { businessId, role } = request.consoleSession!;
-    const [figures, imports, feeds] = await Promise.all([
+    const owner = role === 'owner';
+    const [figures, imports, feeds, sources] = await Promise.all([
       catalogueFigures(db, businessId),
       listUploadedImports(db, businessId),
-      role === 'owner' ? listFeeds(db, businessId) : Promise.resolve([]),
+      owner ? listFeeds(db, businessId) : Promise.resolve([]),
+      owner ? listFeedSources(db, businessId) : Promise.resolve([]),
     ]);
-    return render(reply, 'catalogue', { figures, imports, feeds, newFeedUrl, problem }, status);
+    return render(reply, 'catalogue', { figures, imports, feeds, sources, newFeedUrl, problem, pullMinutes: PULL_MINUTES }, status);
   };
 
   app.get('/catalogue', async (request, reply) => cataloguePage(request, reply));
@@ -78,6 +82,58 @@ export async function cataloguePages(app: FastifyInstance, { db, publicUrl }: Co
         throw error;
       }
       return reply.code(303).header('location', '/console/catalogue#h-feeds').send();
+    },
+  );
+
+  // Feeds pulled from the agency's current CRM (owners, CONTRACT §15).
+  app.post('/catalogue/sources', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const { value, faults } = readForm(request.body, FeedSourceForm);
+    if (faults.length > 0)
+      return cataloguePage(request, reply, 422, faults[0].field === 'every_minutes' ? 'FEED_SOURCE_PERIOD' : 'FEED_SOURCE_URL');
+    try {
+      await addFeedSource(
+        db,
+        { businessId: request.consoleSession!.businessId, url: value.url.trim(), everyMinutes: value.every_minutes },
+        outbound,
+      );
+    } catch (error) {
+      if (!(error instanceof InmoError) || (error.code !== 'FEED_SOURCE_URL' && error.code !== 'FEED_SOURCE_PERIOD')) throw error;
+      request.errorCode = error.code;
+      return cataloguePage(request, reply, 422, error.code);
+    }
+    return reply.code(303).header('location', '/console/catalogue#h-sources').send();
+  });
+
+  /** A source of the session's business, or 404. */
+  const ownSource = (request: FastifyRequest<{ Params: { source_id: string } }>) => {
+    const id = idParam(request.params.source_id);
+    if (id === null) throw new InmoError('NOT_FOUND');
+    return id;
+  };
+
+  app.post<{ Params: { source_id: string } }>(
+    '/catalogue/sources/:source_id/run',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const id = ownSource(request);
+      const businessId = request.consoleSession!.businessId;
+      if (!(await listFeedSources(db, businessId)).some((s) => s.id === id)) throw new InmoError('NOT_FOUND');
+      await pullFeedSource(db, id, { outbound, maxBytes: feedMaxBytes });
+      return reply.code(303).header('location', '/console/catalogue#h-sources').send();
+    },
+  );
+
+  app.post<{ Params: { source_id: string } }>(
+    '/catalogue/sources/:source_id/remove',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      try {
+        await removeFeedSource(db, ownSource(request), request.consoleSession!.businessId);
+      } catch (error) {
+        if (error instanceof InmoError && error.code === 'FEED_SOURCE_NOT_FOUND') throw new InmoError('NOT_FOUND');
+        throw error;
+      }
+      return reply.code(303).header('location', '/console/catalogue#h-sources').send();
     },
   );
 }

@@ -1,0 +1,240 @@
+/**
+ * Feeds pulled from an agency's current CRM (CONTRACT §15): inmo keeps the catalogue in step
+ * with a feed URL (Kyero v3 or NDJSON), pulled by a durable `pull_feed` job every
+ * `every_minutes`, or at once with `inmo feeds pull run`.
+ *
+ * A pull is a conditional GET (`If-None-Match`, `If-Modified-Since`; a 304 changes nothing),
+ * accepts gzip, reads at most `feedMaxBytes` once decompressed, and goes only to public
+ * addresses unless `INMO_ALLOW_PRIVATE_NETWORK=1` (channels/outbound.ts). The document is a full
+ * import limited to that source: the listings its earlier documents named and this one does not
+ * are withdrawn; listings created in the console or from another source are never touched. A
+ * document with any rejected property imports the rest and withdraws nothing.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { isIP } from 'node:net';
+import type { OutboundPolicy } from '../config.ts';
+import { isPublicAddress, outboundFetch } from '../channels/outbound.ts';
+import type { Db } from '../db/database.ts';
+import { signalChange } from '../db/change-watch.ts';
+import { findBusiness } from '../db/repositories/businesses.ts';
+import * as repo from '../db/repositories/feeds.ts';
+import { enqueueJob } from '../db/repositories/jobs.ts';
+import { findIdsByRef, listWithdrawable } from '../db/repositories/properties.ts';
+import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
+import { InmoError } from '../errors.ts';
+import { importCatalogueFile, scanCatalogueFile, sniffFormat, type ImportFormat, type RejectedLine } from './catalogue-import.ts';
+import { withdrawListings } from './catalogue-writes.ts';
+
+/** Pulls, in minutes between them: 5 minutes to a week. */
+export const PULL_MINUTES = { min: 5, max: 7 * 24 * 60, default: 360 } as const;
+
+/** How long a whole pull's download may take, ms. */
+const DOWNLOAD_TIMEOUT_MS = 5 * 60_000;
+
+/** Rejected properties kept in a pull's result (all are counted). */
+const REJECTED_KEPT = 100;
+
+/** What a pull came to. */
+export interface PullResult {
+  status: 'imported' | 'unchanged' | 'failed';
+  created?: number;
+  updated?: number;
+  withdrawn?: number;
+  rejected?: RejectedLine[];
+  rejectedCount?: number;
+  error?: string;
+}
+
+/** A feed source as the operator and the console see it. */
+export function presentSource(row: NonNullable<Awaited<ReturnType<typeof repo.findFeedSource>>>) {
+  return {
+    id: row.id,
+    url: row.url,
+    format: row.format,
+    every_minutes: row.every_minutes,
+    created_at: row.created_at,
+    last_pull_at: row.last_pull_at,
+    last_status: row.last_status,
+    last_result: row.last_result === null ? null : (JSON.parse(row.last_result) as PullResult),
+  };
+}
+
+/** @throws InmoError FEED_SOURCE_URL unless `url` is http(s) without credentials and, unless allowed, not a private address literal. */
+function checkUrl(url: string, outbound: OutboundPolicy): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InmoError('FEED_SOURCE_URL');
+  }
+  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username || parsed.password)
+    throw new InmoError('FEED_SOURCE_URL');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (
+    !outbound.allowPrivateNetwork &&
+    (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && !isPublicAddress(host)))
+  ) {
+    throw new InmoError('FEED_SOURCE_URL');
+  }
+}
+
+/**
+ * Adds a source and queues its first pull at once.
+ * @param everyMinutes minutes between pulls (default 360).
+ * @returns `{id, url, every_minutes}`.
+ * @throws InmoError UNKNOWN_BUSINESS, FEED_SOURCE_URL, FEED_SOURCE_PERIOD.
+ */
+export async function addFeedSource(
+  db: Db,
+  options: { businessId: number; url: string; format?: ImportFormat | null; everyMinutes?: number },
+  outbound: OutboundPolicy,
+) {
+  const everyMinutes = options.everyMinutes ?? PULL_MINUTES.default;
+  if (!Number.isInteger(everyMinutes) || everyMinutes < PULL_MINUTES.min || everyMinutes > PULL_MINUTES.max)
+    throw new InmoError('FEED_SOURCE_PERIOD');
+  checkUrl(options.url, outbound);
+  if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
+  const now = nowRfc3339();
+  const id = await db.transaction().execute(async (trx) => {
+    const sourceId = await repo.insertFeedSource(trx, {
+      business_id: options.businessId,
+      url: options.url,
+      format: options.format ?? null,
+      every_minutes: everyMinutes,
+      created_at: now,
+    });
+    await enqueueJob(trx, {
+      businessId: options.businessId,
+      leadId: null,
+      kind: 'pull_feed',
+      payload: { source_id: sourceId },
+      runAt: now,
+      now,
+    });
+    return sourceId;
+  });
+  return { id, url: options.url, every_minutes: everyMinutes };
+}
+
+/** The business's sources, oldest first. @throws InmoError UNKNOWN_BUSINESS. */
+export async function listFeedSources(db: Db, businessId: number) {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  return (await repo.listFeedSources(db, businessId)).map(presentSource);
+}
+
+/**
+ * Removes a source: it is pulled no more; its listings stay as they are.
+ * @param businessId the business whose source alone may be removed (the console), or null for any (the CLI).
+ * @throws InmoError FEED_SOURCE_NOT_FOUND.
+ */
+export async function removeFeedSource(db: Db, id: number, businessId: number | null): Promise<void> {
+  const source = await repo.findFeedSource(db, id, businessId);
+  if (!source || source.removed_at !== null) throw new InmoError('FEED_SOURCE_NOT_FOUND', { id });
+  await repo.updateFeedSource(db, id, { removed_at: nowRfc3339() });
+}
+
+/** A document larger than the limit. */
+class TooLargeError extends Error {}
+
+/** Writes `body` to `path`, refusing it past `maxBytes`. */
+async function download(body: ReadableStream<Uint8Array>, path: string, maxBytes: number): Promise<void> {
+  let bytes = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (bytes > maxBytes)
+        return done(new TooLargeError(`the document is larger than ${maxBytes.toLocaleString('en')} bytes (INMO_FEED_MAX_BYTES)`));
+      done(null, chunk);
+    },
+  });
+  await pipeline(Readable.fromWeb(body as never), limit, createWriteStream(path));
+}
+
+/** Why a pull failed, in words for the operator (never a stack). */
+function failure(error: unknown): string {
+  if (error instanceof TooLargeError) return error.message;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code === 'EPRIVATEADDRESS' && cause.message) return cause.message;
+  if ((error as Error).name === 'TimeoutError') return `no answer within ${DOWNLOAD_TIMEOUT_MS / 60_000} minutes`;
+  return (error as Error).message;
+}
+
+/**
+ * Pulls a source now: fetches, imports and withdraws as the module says, and records the outcome.
+ * @throws InmoError FEED_SOURCE_NOT_FOUND (a removed source too). A failed pull does not throw: its result says why.
+ */
+export async function pullFeedSource(db: Db, id: number, options: { outbound: OutboundPolicy; maxBytes: number }): Promise<PullResult> {
+  const source = await repo.findFeedSource(db, id);
+  if (!source || source.removed_at !== null) throw new InmoError('FEED_SOURCE_NOT_FOUND', { id });
+  const at = nowRfc3339();
+  const dir = await mkdtemp(join(tmpdir(), 'inmo-feed-'));
+  let result: PullResult;
+  let validators: { etag: string | null; last_modified: string | null } | null = null;
+  try {
+    const headers: Record<string, string> = { accept: 'application/xml, application/x-ndjson, text/plain, */*', 'accept-encoding': 'gzip' };
+    if (source.etag) headers['if-none-match'] = source.etag;
+    if (source.last_modified) headers['if-modified-since'] = source.last_modified;
+    const response = await outboundFetch(source.url, { headers, signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) }, options.outbound);
+    if (response.status === 304) {
+      await response.body?.cancel();
+      result = { status: 'unchanged' };
+    } else if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      result = { status: 'failed', error: `the server answered HTTP ${response.status}` };
+    } else {
+      const path = join(dir, 'feed');
+      await download(response.body, path, options.maxBytes);
+      const format = (source.format as ImportFormat | null) ?? (await sniffFormat(path));
+      const scan = await scanCatalogueFile(path, format);
+      const summary = await importCatalogueFile(db, source.business_id, path, undefined, format);
+      const previous = await repo.listSourceRefs(db, id);
+      let withdrawn = 0;
+      if (scan.rejected.length === 0) {
+        const gone = [...previous].filter((ref) => !scan.refs.has(ref));
+        const ids = await findIdsByRef(db, source.business_id, gone);
+        const withdrawable = new Set((await listWithdrawable(db, source.business_id)).map((p) => p.id));
+        const toWithdraw = [...ids.values()].filter((pid) => withdrawable.has(pid));
+        await db.transaction().execute(async (trx) => {
+          if (toWithdraw.length) await withdrawListings(trx, source.business_id, toWithdraw, nowRfc3339());
+          await repo.replaceSourceRefs(trx, id, scan.refs);
+        });
+        if (toWithdraw.length) signalChange(db);
+        withdrawn = toWithdraw.length;
+      } else {
+        // A document with rejected properties withdraws nothing: a later clean one still can.
+        await repo.replaceSourceRefs(db, id, new Set([...previous, ...scan.refs]));
+      }
+      result = {
+        status: 'imported',
+        created: summary.created,
+        updated: summary.updated,
+        withdrawn,
+        rejected: summary.rejected.slice(0, REJECTED_KEPT),
+        rejectedCount: summary.rejected.length,
+      };
+      validators = { etag: response.headers.get('etag'), last_modified: response.headers.get('last-modified') };
+    }
+  } catch (error) {
+    result = { status: 'failed', error: failure(error) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  await repo.updateFeedSource(db, id, {
+    last_pull_at: at,
+    last_status: result.status,
+    last_result: JSON.stringify(result),
+    last_error: result.error ?? null,
+    ...(validators ?? {}),
+  });
+  return result;
+}
+
+/** When the pull after one made at `at` is due. */
+export function nextPullAt(at: string, everyMinutes: number): string {
+  return toRfc3339(new Date(Date.parse(at) + everyMinutes * 60_000));
+}

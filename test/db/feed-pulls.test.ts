@@ -1,0 +1,224 @@
+/**
+ * Feeds pulled from an agency's current CRM (issue 28, CONTRACT §15), on this process's engine,
+ * against a local HTTP server: the first pull imports, a 304 changes nothing, a changed document
+ * updates and withdraws the listings of its own source it no longer names (never the console's
+ * or another source's), a document with a broken property withdraws nothing, an oversized one is
+ * refused, a private address is refused without the switch, and the worker pulls on schedule.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { outboundPolicy } from '../../src/config.ts';
+import { Worker } from '../../src/jobs/worker.ts';
+import { addFeedSource, listFeedSources, pullFeedSource, removeFeedSource } from '../../src/services/feed-pulls.ts';
+import { saveListing } from '../../src/services/listings.ts';
+import { importRecords, listing, snapshot } from '../helpers/db.ts';
+import { withApp } from '../helpers/http.ts';
+import { inmo } from '../helpers/cli.ts';
+import { loggedIn, userWithPassword } from '../helpers/console.ts';
+import { insertBusiness } from '../../src/db/repositories/businesses.ts';
+import { nowRfc3339 } from '../../src/domain/time.ts';
+
+/** A Kyero property of the test feeds. */
+const property = (id: string, price = 100000, type = 'Apartment') =>
+  `<property><id>${id}</id><date>2026-11-01 10:00:00</date><ref>${id}</ref><price>${price}</price><price_freq>sale</price_freq>` +
+  `<type>${type}</type><town>Zaragoza</town><province>Zaragoza</province><desc><es>Piso ${id}.</es></desc><images/></property>`;
+const feed = (...properties: string[]) =>
+  `<?xml version="1.0" encoding="UTF-8"?><root><kyero><feed_version>3</feed_version></kyero>${properties.join('')}</root>`;
+
+interface Crm {
+  server: Server;
+  url: string;
+  body: string;
+  etag: string;
+  requests: Array<{ ifNoneMatch?: string; acceptEncoding?: string }>;
+}
+
+let crm: Crm;
+const t = withApp({ each: true });
+const allowed = outboundPolicy({ INMO_ALLOW_PRIVATE_NETWORK: '1' });
+const strict = outboundPolicy({});
+const MB = 1024 * 1024;
+
+beforeEach(async () => {
+  const state = { body: feed(property('A'), property('B')), etag: '"v1"', requests: [] } as unknown as Crm;
+  state.server = createServer((request, response) => {
+    state.requests.push({ ifNoneMatch: request.headers['if-none-match'], acceptEncoding: request.headers['accept-encoding'] });
+    if (request.headers['if-none-match'] === state.etag) return response.writeHead(304).end();
+    const gzip = /gzip/.test(request.headers['accept-encoding'] ?? '');
+    response.writeHead(200, { 'content-type': 'application/xml', etag: state.etag, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+    response.end(gzip ? gzipSync(state.body) : state.body);
+  });
+  await new Promise<void>((resolve) => state.server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}/export/kyero.xml`;
+  crm = state;
+});
+afterEach(async () => {
+  await new Promise((resolve) => crm.server.close(resolve));
+});
+
+const listingStates = async () =>
+  Object.fromEntries(
+    (await t.db.selectFrom('properties').select(['external_ref', 'status', 'price']).orderBy('external_ref').execute()).map((p) => [
+      p.external_ref,
+      [p.status, p.price],
+    ]),
+  );
+const pull = (id: number, maxBytes = 200 * MB, outbound = allowed) => pullFeedSource(t.db, id, { outbound, maxBytes });
+
+describe('pulled feeds', () => {
+  it('imports on the first pull (gzip accepted), changes nothing on a 304, then follows the document, withdrawing only its own listings', async () => {
+    await importRecords(t.db, t.businessId, [listing('NDJSON-1')]);
+    const other = await addFeedSource(t.db, { businessId: t.businessId, url: `${crm.url}?other`, everyMinutes: 60 }, allowed);
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url, everyMinutes: 60 }, allowed);
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 2, updated: 0, withdrawn: 0, rejectedCount: 0 });
+    expect(crm.requests.at(-1)!.acceptEncoding).toContain('gzip');
+    // The other source names A and B too: it imports them again (same refs), and owns them as well.
+    expect(await pull(other.id)).toMatchObject({ status: 'imported', updated: 2 });
+    const before = await snapshot(t.db);
+    expect(await pull(id)).toEqual({ status: 'unchanged' });
+    expect(crm.requests.at(-1)!.ifNoneMatch).toBe('"v1"');
+    // A listing created in the console is never the feed's.
+    const { id: consoleId } = await saveListing(t.db, t.businessId, null, { ...listing('CONSOLE-1') });
+    expect(consoleId).toBeGreaterThan(0);
+    expect(before).not.toBe(await snapshot(t.db));
+
+    crm.body = feed(property('A', 95000), property('C'));
+    crm.etag = '"v2"';
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 1, updated: 1, withdrawn: 1 });
+    expect(await listingStates()).toMatchObject({
+      'kyero:A': ['disponible', 95000],
+      'kyero:B': ['retirada', 100000],
+      'kyero:C': ['disponible', 100000],
+      'NDJSON-1': ['disponible', 100000],
+      'CONSOLE-1': ['disponible', 100000],
+    });
+    const [listed] = (await listFeedSources(t.db, t.businessId)).filter((s) => s.id === id);
+    expect(listed).toMatchObject({ url: crm.url, every_minutes: 60, last_status: 'imported', last_result: { withdrawn: 1 } });
+  });
+
+  it('imports the rest of a document with a broken property and withdraws nothing', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    await pull(id);
+    crm.body = feed(property('A', 90000), property('X', 1, 'Yacht'));
+    crm.etag = '"v2"';
+    const result = await pull(id);
+    expect(result).toMatchObject({ status: 'imported', updated: 1, withdrawn: 0, rejectedCount: 1, rejected: [{ line: 2, id: 'X' }] });
+    expect(await listingStates()).toMatchObject({ 'kyero:A': ['disponible', 90000], 'kyero:B': ['disponible', 100000] });
+    // A later clean document withdraws B.
+    crm.body = feed(property('A', 90000));
+    crm.etag = '"v3"';
+    expect(await pull(id)).toMatchObject({ status: 'imported', withdrawn: 1 });
+  });
+
+  it('refuses a document over the size limit, and changes nothing', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    const before = await snapshot(t.db);
+    const result = await pull(id, 200);
+    expect(result).toEqual({ status: 'failed', error: 'the document is larger than 200 bytes (INMO_FEED_MAX_BYTES)' });
+    const after = await snapshot(t.db);
+    // Only the source's own record of its last pull changed.
+    expect((await t.db.selectFrom('properties').select('id').execute()).length).toBe(0);
+    expect(before).not.toBe(after);
+  });
+
+  it('refuses a private address without INMO_ALLOW_PRIVATE_NETWORK=1, when added and when pulled', async () => {
+    await expect(addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, strict)).rejects.toMatchObject({
+      code: 'FEED_SOURCE_URL',
+    });
+    await expect(addFeedSource(t.db, { businessId: t.businessId, url: 'ftp://crm.example/feed.xml' }, allowed)).rejects.toMatchObject({
+      code: 'FEED_SOURCE_URL',
+    });
+    await expect(
+      addFeedSource(t.db, { businessId: t.businessId, url: 'https://crm.example/f.xml', everyMinutes: 1 }, allowed),
+    ).rejects.toMatchObject({
+      code: 'FEED_SOURCE_PERIOD',
+    });
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    const requests = crm.requests.length;
+    const result = await pull(id, 200 * MB, strict);
+    expect(result.status).toBe('failed');
+    expect(result.error).toContain('is not a public address');
+    expect(crm.requests.length).toBe(requests);
+  });
+
+  it('is pulled by the worker at once, then every every_minutes; a removed source is pulled no more', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url, everyMinutes: 30 }, allowed);
+    await new Worker({ db: t.db, settings: { pollMs: 20 }, outbound: allowed }).drain();
+    expect(await listingStates()).toMatchObject({ 'kyero:A': ['disponible', 100000] });
+    const next = await t.db
+      .selectFrom('jobs')
+      .select(['run_at', 'state'])
+      .where('kind', '=', 'pull_feed')
+      .where('state', '=', 'pending')
+      .execute();
+    expect(next).toHaveLength(1);
+    expect(Date.parse(next[0].run_at) - Date.now()).toBeGreaterThan(29 * 60_000);
+    await removeFeedSource(t.db, id, null);
+    await t.db
+      .updateTable('jobs')
+      .set({ run_at: new Date(0).toISOString() })
+      .where('kind', '=', 'pull_feed')
+      .execute();
+    const requests = crm.requests.length;
+    await new Worker({ db: t.db, settings: { pollMs: 20 }, outbound: allowed }).drain();
+    expect(crm.requests.length).toBe(requests);
+    expect(await t.db.selectFrom('jobs').select('id').where('kind', '=', 'pull_feed').where('state', '=', 'pending').execute()).toEqual([]);
+  });
+
+  it('the console adds, reads now and removes a feed for owners; agents and other businesses cannot', async () => {
+    await userWithPassword(t.db, t.businessId, 'owner@uno.example', 'owner');
+    await userWithPassword(t.db, t.businessId, 'agent@uno.example', 'agent');
+    const owner = await loggedIn(t.app, 'owner@uno.example');
+    const bad = await owner.submit('/console/catalogue', '/console/catalogue/sources', {
+      url: 'ftp://crm.example/x.xml',
+      every_minutes: '60',
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('El enlace debe ser http o https');
+    expect((await owner.submit('/console/catalogue', '/console/catalogue/sources', { url: crm.url, every_minutes: '60' })).statusCode).toBe(
+      303,
+    );
+    const [{ id }] = await listFeedSources(t.db, t.businessId);
+    expect((await owner.submit('/console/catalogue', `/console/catalogue/sources/${id}/run`, {})).statusCode).toBe(303);
+    const page = (await owner.get('/console/catalogue')).body;
+    expect(page).toContain(crm.url);
+    expect(page).toMatch(/2 nuevos, 0 actualizados, 0 retirados, 0 rechazados/);
+    const agent = await loggedIn(t.app, 'agent@uno.example');
+    expect((await agent.submit('/console/catalogue', `/console/catalogue/sources/${id}/remove`, {})).statusCode).toBe(403);
+    const other = await insertBusiness(t.db, 'Agencia Dos', nowRfc3339());
+    await userWithPassword(t.db, other.id, 'owner@dos.example', 'owner');
+    const stranger = await loggedIn(t.app, 'owner@dos.example');
+    for (const action of ['run', 'remove']) {
+      expect((await stranger.submit('/console/catalogue', `/console/catalogue/sources/${id}/${action}`, {})).statusCode).toBe(404);
+    }
+    expect((await owner.submit('/console/catalogue', `/console/catalogue/sources/${id}/remove`, {})).statusCode).toBe(303);
+    expect(await listFeedSources(t.db, t.businessId)).toEqual([]);
+  });
+
+  it('inmo feeds pull add, list, run and remove', async () => {
+    const env = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', INMO_ALLOW_PRIVATE_NETWORK: '1' };
+    const added = await inmo(
+      env,
+      'feeds',
+      'pull',
+      'add',
+      '--business',
+      String(t.businessId),
+      '--url',
+      crm.url,
+      '--every-minutes',
+      '120',
+      '--json',
+    );
+    expect(added.json).toEqual({ id: expect.any(Number), url: crm.url, every_minutes: 120 });
+    const { id } = added.json as { id: number };
+    const run = await inmo(env, 'feeds', 'pull', 'run', String(id));
+    expect(run.stdout).toContain('imported: created 2, updated 0, withdrawn 0, rejected 0');
+    const list = await inmo(env, 'feeds', 'pull', 'list', '--business', String(t.businessId));
+    expect(list.stdout).toContain(`#${id}  every 120 min  ${crm.url}`);
+    expect((await inmo(env, 'feeds', 'pull', 'remove', String(id))).code).toBe(0);
+    expect((await inmo(env, 'feeds', 'pull', 'run', String(id))).stderr).toContain(`No feed source with id ${id}`);
+  });
+});
