@@ -22,7 +22,8 @@
  * benchmark of bench/scale.ts (20k real and N generated listings, default 1,000,000, on both
  * engines unless `--db` names one); it is not part of the default run (about 20 minutes at 1M).
  * `--only areas` sends the largest map areas the limits allow and times other requests
- * meanwhile (bench/areas.ts). `--only listings` times a console save until another process
+ * meanwhile (bench/areas.ts). `--only feeds` measures the Kyero feed's export, its import beside
+ * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only listings` times a console save until another process
  * shows it, and photo uploads with the server's memory (bench/listings.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,6 +41,7 @@ import { createApiKey } from '../src/services/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
+import { feedsBench } from './feeds.ts';
 import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, eventCostBench, leadBench } from './leads.ts';
@@ -72,8 +74,11 @@ const DURATION = Number(options.duration);
 if (!(DURATION > 0)) throw new Error(`--duration must be a number of seconds, got ${JSON.stringify(options.duration)}`);
 const FRESH = options.fresh;
 const ONLY = options.only ?? null;
-if (ONLY !== null && !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'scale'].includes(ONLY)) {
-  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings or scale');
+if (
+  ONLY !== null &&
+  !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'feeds', 'scale'].includes(ONLY)
+) {
+  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds or scale');
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -290,6 +295,7 @@ async function main() {
   if (ONLY === null || ONLY === 'events') await events();
   if (ONLY === null || ONLY === 'areas') await areas();
   if (ONLY === null || ONLY === 'listings') await listings();
+  if (ONLY === null || ONLY === 'feeds') await feeds();
 }
 
 async function areas(): Promise<void> {
@@ -297,6 +303,13 @@ async function areas(): Promise<void> {
   const real = await prepareReal();
   process.stderr.write('map areas: the largest locations the limits allow\n');
   const lines = ['', ...(await areasBench(ROOT, real.dbPath, real.key))];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function feeds(): Promise<void> {
+  const real = await prepareReal();
+  process.stderr.write('feeds: Kyero export, import and a 200 MB feed\n');
+  const lines = ['', ...(await feedsBench(ROOT, WORK, real.dbPath, real.key, PIN, DURATION))];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
