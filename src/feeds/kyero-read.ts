@@ -22,86 +22,118 @@ export const MAX_ELEMENT_TEXT = 200_000;
  * the document stays what it was but for the cut runs (a reader sees they were too long).
  */
 export class CharacterRunLimiter {
-  private state: 'text' | 'open' | 'tag' | 'quoted' | 'cdata' | 'comment' | 'other' = 'text';
+  private state: 'text' | 'open' | 'tag' | 'quoted' | 'cdata' | 'comment' = 'text';
   /** The markup read after a `<` while telling what it opens (`![CDATA[`, `!--`, a tag…). */
   private opening = '';
   private quote = '';
-  /** Characters of the current run, and how the current run's end marker is being matched. */
+  /** Characters of the current run so far. */
   private run = 0;
-  private ending = '';
+  /** Characters held back at a chunk's end that may begin a section's end marker (`]`, `]]`, `-`, `--`). */
+  private held = '';
 
   constructor(private readonly limit: number) {}
 
-  /** The part of `chunk` the parser is given. */
+  /** Up to the limit of the current run, the characters `text` adds to it. */
+  private take(text: string): string {
+    const room = this.limit + 1 - this.run;
+    this.run += text.length;
+    return room <= 0 ? '' : text.length <= room ? text : text.slice(0, room);
+  }
+
+  /** The part of `chunk` the parser is given. Runs are found with `indexOf`, not character by character. */
   push(chunk: string): string {
     let out = '';
-    for (const c of chunk) {
+    let i = 0;
+    while (i < chunk.length) {
       switch (this.state) {
-        case 'text':
-          if (c === '<') {
+        case 'text': {
+          const lt = chunk.indexOf('<', i);
+          const end = lt < 0 ? chunk.length : lt;
+          out += this.take(chunk.slice(i, end));
+          i = end;
+          if (lt >= 0) {
+            out += '<';
+            i++;
             this.state = 'open';
             this.opening = '';
-            out += c;
-          } else if (++this.run <= this.limit + 1) out += c;
+          }
           break;
+        }
         case 'open': {
+          const c = chunk[i++];
           this.opening += c;
           out += c;
           if ('![CDATA['.startsWith(this.opening)) {
             if (this.opening === '![CDATA[') this.enter('cdata');
           } else if ('!--'.startsWith(this.opening)) {
             if (this.opening === '!--') this.enter('comment');
-          } else this.state = c === '>' ? this.after() : c === '"' || c === "'" ? this.quoted(c) : 'tag';
+          } else if (c === '>') this.enter('text');
+          else if (c === '"' || c === "'") this.quoted(c);
+          else this.state = 'tag';
           break;
         }
-        case 'tag':
-          out += c;
-          if (c === '>') this.state = this.after();
-          else if (c === '"' || c === "'") this.state = this.quoted(c);
+        case 'tag': {
+          const at = chunk.slice(i).search(/[>"']/);
+          if (at < 0) {
+            out += chunk.slice(i);
+            i = chunk.length;
+            break;
+          }
+          const c = chunk[i + at];
+          out += chunk.slice(i, i + at + 1);
+          i += at + 1;
+          if (c === '>') this.enter('text');
+          else this.quoted(c);
           break;
-        case 'quoted':
-          if (c === this.quote) {
+        }
+        case 'quoted': {
+          const q = chunk.indexOf(this.quote, i);
+          const end = q < 0 ? chunk.length : q;
+          out += this.take(chunk.slice(i, end));
+          i = end;
+          if (q >= 0) {
+            out += this.quote;
+            i++;
             this.state = 'tag';
-            out += c;
-          } else if (++this.run <= this.limit + 1) out += c;
-          break;
-        case 'cdata':
-        case 'comment': {
-          // A comment's words are never needed: dropped whole. A CDATA section is cut like text;
-          // past the cut, only its end marker passes (a `]` more inside CDATA is harmless).
-          const end = this.state === 'cdata' ? ']]>' : '-->';
-          this.ending = (this.ending + c).slice(-3);
-          const kept = this.state === 'cdata' && ++this.run <= this.limit + 1;
-          if (kept) out += c;
-          if (this.ending === end) {
-            if (!kept) out += this.state === 'cdata' ? ']]>' : '-->';
-            else if (this.state === 'comment') out += '-->';
-            this.state = this.after();
           }
           break;
         }
-        default:
-          out += c;
+        case 'cdata':
+        case 'comment': {
+          // A comment's words are never needed: dropped whole. A CDATA section is cut like text.
+          const marker = this.state === 'cdata' ? ']]>' : '-->';
+          const text = this.held + chunk.slice(i);
+          this.held = '';
+          const at = text.indexOf(marker);
+          if (at >= 0) {
+            if (this.state === 'cdata') out += this.take(text.slice(0, at));
+            out += marker;
+            i = chunk.length - (text.length - (at + 3));
+            this.enter('text');
+            break;
+          }
+          // No end here: keep back what may be its beginning, for the next chunk.
+          const keep = text.endsWith(marker.slice(0, 2)) ? 2 : text.endsWith(marker[0]) ? 1 : 0;
+          if (this.state === 'cdata') out += this.take(text.slice(0, text.length - keep));
+          this.held = text.slice(text.length - keep);
+          i = chunk.length;
+          break;
+        }
       }
     }
     return out;
   }
 
-  private enter(state: 'cdata' | 'comment') {
+  private enter(state: 'text' | 'cdata' | 'comment') {
     this.state = state;
     this.run = 0;
-    this.ending = '';
+    this.held = '';
   }
 
-  private quoted(quote: string): 'quoted' {
+  private quoted(quote: string) {
+    this.state = 'quoted';
     this.quote = quote;
     this.run = 0;
-    return 'quoted';
-  }
-
-  private after(): 'text' {
-    this.run = 0;
-    return 'text';
   }
 }
 

@@ -82,7 +82,8 @@ describe.skipIf(!here)('the console in Chromium', () => {
     const secret = page.getByLabel('Web de la agencia');
     const key = await secret.inputValue();
     expect(key).toMatch(/^AC_LIVE_[A-Za-z0-9]{16}\.[A-Za-z0-9]+$/);
-    await expect(page.getByRole('button', { name: 'Copiar' }).isVisible()).resolves.toBe(true);
+    // The page's script shows the button once it has run (deferred): wait for it, never race it.
+    await page.getByRole('button', { name: 'Copiar' }).waitFor({ state: 'visible' });
     await check(page, 'key-created');
 
     const me = await fetch(`${t.base}/me`, { headers: { 'x-api-key': key } });

@@ -63,7 +63,8 @@ describe.skipIf(!here)('listings in Chromium', () => {
     await page.getByLabel('Tipo', { exact: true }).selectOption('apartamento');
     await page.getByLabel('Subtipo').selectOption('atico');
     // The rent appears once the operation is ticked.
-    await expect(page.getByLabel('Alquiler (€ al mes)').isVisible()).resolves.toBe(false);
+    // The page's script hides it once it has run (deferred): wait for that, never race it.
+    await page.getByLabel('Alquiler (€ al mes)').waitFor({ state: 'hidden' });
     await page.getByLabel('Alquiler', { exact: true }).check();
     await page.getByLabel('Alquiler (€ al mes)').fill('novecientos');
     await page.getByLabel('Habitaciones').fill('2');
@@ -126,7 +127,7 @@ describe.skipIf(!here)('listings in Chromium', () => {
     await page.getByRole('button', { name: 'Marcar como Alquilado' }).click();
     expect((await api(`/properties/${id}`)).status).toBe(404);
     expect((await changes()).map((c) => [c.id, c.change])).toEqual([[id, 'delete']]);
-    await expect(page.getByText('No se publica: está alquilado.').isVisible()).resolves.toBe(true);
+    await page.getByText('No se publica: está alquilado.').waitFor({ state: 'visible' });
 
     await page.setViewportSize(WIDTHS.phone);
     for (const [name, path] of [

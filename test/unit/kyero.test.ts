@@ -5,7 +5,8 @@
  * the XSD does not allow), and hostile documents refused quickly in bounded memory
  * (feeds/kyero-read.ts).
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -286,6 +287,30 @@ describe('hostile documents', () => {
     // Across chunk boundaries too.
     const split = new CharacterRunLimiter(3);
     expect(['<a>ab', 'cdefg<![CD', 'ATA[123', '456]', ']></a>'].map((c) => split.push(c)).join('')).toBe('<a>abcd<![CDATA[1234]]></a>');
+  });
+
+  it('gives the same output however the document is cut into chunks, and the document itself (comments emptied) when no run is too long', () => {
+    const document = readFileSync(join(FIXTURES, 'quirks.xml'), 'utf8') + '<!-- a -- b --><x a="]]>">]]]</x><![CDATA[]]]]><![CDATA[a]]>';
+    const whole = (limit: number) => new CharacterRunLimiter(limit).push(document);
+    expect(whole(1_000_000)).toBe(document.replace(/<!--[\s\S]*?-->/g, '<!---->'));
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 200 }),
+        fc.constantFrom(3, 20, 1_000_000),
+        (sizes, limit) => {
+          const limiter = new CharacterRunLimiter(limit);
+          let out = '';
+          let at = 0;
+          for (let k = 0; at < document.length; k++) {
+            const size = sizes[k % sizes.length];
+            out += limiter.push(document.slice(at, at + size));
+            at += size;
+          }
+          expect(out).toBe(whole(limit));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('says where a document stops being well-formed XML', async () => {
