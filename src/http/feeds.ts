@@ -1,23 +1,47 @@
 /**
  * `GET /feeds/<token>/kyero.xml` (CONTRACT §15): a published feed, with no key (portals fetch a
- * URL). A token that names no live feed is a 404 like any unknown path. The document has a
- * strong `ETag`, answers 304 to `If-None-Match`, and is compressed when the client accepts it
- * (http/conditional.ts).
+ * URL). A token that names no live feed is a 404 like any unknown path.
+ *
+ * The strong `ETag` names the catalogue version the document was read at (the same version
+ * always gives the same bytes), so `If-None-Match` is answered 304 before anything is built. A
+ * document already built for that version is sent from memory (gzip-compressed once when the
+ * client accepts it); otherwise it is sent as it is built, compressed on the way, and kept.
  */
+import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance } from 'fastify';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { createGzip, gzip } from 'node:zlib';
 import type { Db } from '../db/database.ts';
 import { feedDocument } from '../services/feeds.ts';
-import { conditionalRoute } from './conditional.ts';
+import { noneMatch } from './conditional.ts';
+
+/** A built document's gzip form, made once. */
+const gzipped = new WeakMap<Buffer, Promise<Buffer>>();
 
 /** Registers the feed route on the root instance. */
 export function feedRoutes(app: FastifyInstance, db: Db): void {
-  app.get<{ Params: { token: string } }>(
-    '/feeds/:token/kyero.xml',
-    { schema: { hide: true }, ...conditionalRoute() },
-    async (request, reply) => {
-      const document = await feedDocument(db, request.params.token);
-      if (!document) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
-      return reply.type('application/xml; charset=utf-8').header('x-content-type-options', 'nosniff').send(document);
-    },
-  );
+  app.get<{ Params: { token: string } }>('/feeds/:token/kyero.xml', { schema: { hide: true }, compress: false }, async (request, reply) => {
+    const feed = await feedDocument(db, request.params.token);
+    if (!feed) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+    const tag = `kyero-${feed.version}`;
+    const accepted = request.headers['accept-encoding'];
+    const coding = typeof accepted === 'string' && negotiate(accepted, ['gzip']) === 'gzip' ? 'gzip' : null;
+    reply
+      .header('cache-control', 'public, no-cache')
+      .header('vary', 'Accept-Encoding')
+      .header('etag', coding ? `"${tag}-gzip"` : `"${tag}"`)
+      .header('x-content-type-options', 'nosniff');
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (typeof ifNoneMatch === 'string' && noneMatch(ifNoneMatch, tag)) return reply.code(304).send();
+    reply.type('application/xml; charset=utf-8');
+    if ('document' in feed) {
+      if (!coding) return reply.send(feed.document);
+      let compressed = gzipped.get(feed.document);
+      if (!compressed) gzipped.set(feed.document, (compressed = promisify(gzip)(feed.document)));
+      return reply.header('content-encoding', 'gzip').send(await compressed);
+    }
+    const stream = Readable.from(feed.chunks());
+    return coding ? reply.header('content-encoding', 'gzip').send(stream.pipe(createGzip())) : reply.send(stream);
+  });
 }

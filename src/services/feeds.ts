@@ -62,25 +62,53 @@ export async function revokeFeed(db: Db, id: number, businessId: number | null):
 /** Documents built, by business and catalogue version (a few MB each for 20,000 listings). */
 const documents = new LRUCache<string, Buffer>({ maxSize: 256 * 1024 * 1024, sizeCalculation: (b) => b.length });
 
+/** Listings written per step of a document being built: the event loop is free between steps. */
+const BUILD_STEP = 500;
+
 /**
- * The document a feed URL's token names, as UTF-8 bytes: the same Buffer for every request while
- * the catalogue version lasts (http/conditional.ts keeps its hash and compressed forms beside it).
+ * A feed's document at the catalogue version it is read at. `version` names its bytes (the same
+ * version always gives the same document): the route makes its strong ETag of it and answers
+ * 304 without building anything. `document` is the whole document when it is already built;
+ * otherwise `chunks` builds it as it is sent (the first bytes leave at once) and keeps it for
+ * the next request of that version.
+ */
+export type FeedDocument = { version: string; document: Buffer } | { version: string; chunks: () => AsyncIterable<string> };
+
+/**
+ * The document a feed URL's token names.
  * @returns null for a token that names no live feed.
  */
-export async function feedDocument(db: Db, token: string): Promise<Buffer | null> {
+export async function feedDocument(db: Db, token: string): Promise<FeedDocument | null> {
   if (!TOKEN.test(token)) return null;
   const feed = await repo.findLiveFeed(db, hashOf(token));
   if (!feed) return null;
-  const business = await findBusiness(db, feed.business_id);
-  if (!business) return null;
-  const key = `${feed.business_id}:${business.catalogue_version}:${feed.format}`;
-  const cached = documents.get(key);
-  if (cached) return cached;
-  const rows = await listAllPublishedDocs(db, feed.business_id);
-  const parts = [KYERO_HEAD];
-  for (const row of rows) parts.push(kyeroProperties(JSON.parse(propertyJson(row.id, row.api_doc)) as PublishedProperty, SUBTYPE_KEYS));
-  parts.push(KYERO_TAIL);
-  const document = Buffer.from(parts.join(''));
-  documents.set(key, document);
-  return document;
+  // The version and the listings are read in one transaction, so the bytes are that version's.
+  const read = await db.transaction().execute(async (trx) => {
+    const business = await findBusiness(trx, feed.business_id);
+    if (!business) return null;
+    const version = `${feed.business_id}-${business.catalogue_version}`;
+    const cached = documents.get(`${version}:${feed.format}`);
+    return { version, cached, rows: cached ? [] : await listAllPublishedDocs(trx, feed.business_id) };
+  });
+  if (!read) return null;
+  const { version, cached, rows } = read;
+  if (cached) return { version, document: cached };
+  return {
+    version,
+    chunks: async function* () {
+      const parts = [KYERO_HEAD];
+      yield KYERO_HEAD;
+      for (let i = 0; i < rows.length; i += BUILD_STEP) {
+        const step = rows
+          .slice(i, i + BUILD_STEP)
+          .map((row) => kyeroProperties(JSON.parse(propertyJson(row.id, row.api_doc)) as PublishedProperty, SUBTYPE_KEYS))
+          .join('');
+        parts.push(step);
+        yield step;
+      }
+      parts.push(KYERO_TAIL);
+      yield KYERO_TAIL;
+      documents.set(`${version}:${feed.format}`, Buffer.from(parts.join('')));
+    },
+  };
 }
