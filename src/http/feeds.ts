@@ -4,20 +4,16 @@
  *
  * The strong `ETag` names the catalogue version the document was read at (the same version
  * always gives the same bytes), so `If-None-Match` is answered 304 before anything is built. A
- * document already built for that version is sent from memory (gzip-compressed once when the
- * client accepts it); otherwise it is sent as it is built, compressed on the way, and kept.
+ * document already built for that version is sent from memory (its gzip form made once, when it
+ * was built); otherwise it is sent as it is built, compressed on the way, and kept.
  */
 import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
-import { createGzip, gzip } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import type { Db } from '../db/database.ts';
 import { feedDocument } from '../services/feeds.ts';
 import { noneMatch } from './conditional.ts';
-
-/** A built document's gzip form, made once. */
-const gzipped = new WeakMap<Buffer, Promise<Buffer>>();
 
 /** Registers the feed route on the root instance. */
 export function feedRoutes(app: FastifyInstance, db: Db): void {
@@ -37,9 +33,7 @@ export function feedRoutes(app: FastifyInstance, db: Db): void {
     reply.type('application/xml; charset=utf-8');
     if ('document' in feed) {
       if (!coding) return reply.send(feed.document);
-      let compressed = gzipped.get(feed.document);
-      if (!compressed) gzipped.set(feed.document, (compressed = promisify(gzip)(feed.document)));
-      return reply.header('content-encoding', 'gzip').send(await compressed);
+      return reply.header('content-encoding', 'gzip').send(await feed.gzipped);
     }
     const stream = Readable.from(feed.chunks());
     return coding ? reply.header('content-encoding', 'gzip').send(stream.pipe(createGzip())) : reply.send(stream);

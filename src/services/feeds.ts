@@ -7,6 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import * as repo from '../db/repositories/feeds.ts';
@@ -59,8 +61,14 @@ export async function revokeFeed(db: Db, id: number, businessId: number | null):
   if (!(await repo.revokePublishedFeed(db, id, businessId, nowRfc3339()))) throw new InmoError('FEED_NOT_FOUND', { id });
 }
 
+/** A document built, and its gzip form (made once, off the event loop, as soon as it is built). */
+interface Built {
+  document: Buffer;
+  gzipped: Promise<Buffer>;
+}
+
 /** Documents built, by business and catalogue version (a few MB each for 20,000 listings). */
-const documents = new LRUCache<string, Buffer>({ maxSize: 256 * 1024 * 1024, sizeCalculation: (b) => b.length });
+const documents = new LRUCache<string, Built>({ maxSize: 256 * 1024 * 1024, sizeCalculation: (b) => b.document.length });
 
 /** Listings written per step of a document being built: the event loop is free between steps. */
 const BUILD_STEP = 500;
@@ -72,7 +80,7 @@ const BUILD_STEP = 500;
  * otherwise `chunks` builds it as it is sent (the first bytes leave at once) and keeps it for
  * the next request of that version.
  */
-export type FeedDocument = { version: string; document: Buffer } | { version: string; chunks: () => AsyncIterable<string> };
+export type FeedDocument = ({ version: string } & Built) | { version: string; chunks: () => AsyncIterable<string> };
 
 /**
  * The document a feed URL's token names.
@@ -92,7 +100,7 @@ export async function feedDocument(db: Db, token: string): Promise<FeedDocument 
   });
   if (!read) return null;
   const { version, cached, rows } = read;
-  if (cached) return { version, document: cached };
+  if (cached) return { version, ...cached };
   return {
     version,
     chunks: async function* () {
@@ -108,7 +116,11 @@ export async function feedDocument(db: Db, token: string): Promise<FeedDocument 
       }
       parts.push(KYERO_TAIL);
       yield KYERO_TAIL;
-      documents.set(`${version}:${feed.format}`, Buffer.from(parts.join('')));
+      const document = Buffer.from(parts.join(''));
+      const gzipped = promisify(gzip)(document);
+      // Not awaited: a failure to compress is seen by the request that asks for it.
+      gzipped.catch(() => {});
+      documents.set(`${version}:${feed.format}`, { document, gzipped });
     },
   };
 }
