@@ -12,25 +12,27 @@ import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type { Db } from '../db/database.ts';
-import { feedDocument } from '../services/feeds.ts';
+import { feedDocument, feedVersion } from '../services/feeds.ts';
 import { noneMatch } from './conditional.ts';
 
 /** Registers the feed route on the root instance. */
 export function feedRoutes(app: FastifyInstance, db: Db): void {
   app.get<{ Params: { token: string } }>('/feeds/:token/kyero.xml', { schema: { hide: true }, compress: false }, async (request, reply) => {
-    const feed = await feedDocument(db, request.params.token);
-    if (!feed) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
-    const tag = `kyero-${feed.version}`;
+    const notFound = () => reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+    const live = await feedVersion(db, request.params.token);
+    if (!live) return notFound();
     const accepted = request.headers['accept-encoding'];
     const coding = typeof accepted === 'string' && negotiate(accepted, ['gzip']) === 'gzip' ? 'gzip' : null;
-    reply
-      .header('cache-control', 'public, no-cache')
-      .header('vary', 'Accept-Encoding')
-      .header('etag', coding ? `"${tag}-gzip"` : `"${tag}"`)
-      .header('x-content-type-options', 'nosniff');
+    const etag = (version: string) => (coding ? `"kyero-${version}-gzip"` : `"kyero-${version}"`);
+    reply.header('cache-control', 'public, no-cache').header('vary', 'Accept-Encoding').header('x-content-type-options', 'nosniff');
     const ifNoneMatch = request.headers['if-none-match'];
-    if (typeof ifNoneMatch === 'string' && noneMatch(ifNoneMatch, tag)) return reply.code(304).send();
-    reply.type('application/xml; charset=utf-8');
+    if (typeof ifNoneMatch === 'string' && noneMatch(ifNoneMatch, `kyero-${live.version}`)) {
+      return reply.code(304).header('etag', etag(live.version)).send();
+    }
+    const feed = await feedDocument(db, live.feed);
+    if (!feed) return notFound();
+    // The version the document was read at (a change may have come in between).
+    reply.header('etag', etag(feed.version)).type('application/xml; charset=utf-8');
     if ('document' in feed) {
       if (!coding) return reply.send(feed.document);
       return reply.header('content-encoding', 'gzip').send(await feed.gzipped);

@@ -53,12 +53,14 @@ export async function listFeeds(db: Db, businessId: number) {
 }
 
 /**
- * Revokes a feed (idempotent): its URL answers 404 from then on, in every process.
+ * Revokes a feed (idempotent): its URL answers 404 from then on, in this process at once and in
+ * every other within a second.
  * @param businessId the business whose feed alone may be revoked (the console), or null for any (the operator's CLI).
  * @throws InmoError FEED_NOT_FOUND.
  */
 export async function revokeFeed(db: Db, id: number, businessId: number | null): Promise<void> {
   if (!(await repo.revokePublishedFeed(db, id, businessId, nowRfc3339()))) throw new InmoError('FEED_NOT_FOUND', { id });
+  liveFeeds.clear();
 }
 
 /** A document built, and its gzip form (made once, off the event loop, as soon as it is built). */
@@ -75,28 +77,50 @@ const BUILD_STEP = 500;
 
 /**
  * A feed's document at the catalogue version it is read at. `version` names its bytes (the same
- * version always gives the same document): the route makes its strong ETag of it and answers
- * 304 without building anything. `document` is the whole document when it is already built;
- * otherwise `chunks` builds it as it is sent (the first bytes leave at once) and keeps it for
- * the next request of that version.
+ * version always gives the same document): the route makes its strong ETag of it. `document` is
+ * the whole document when it is already built; otherwise `chunks` builds it as it is sent (the
+ * first bytes leave at once) and keeps it for the next request of that version.
  */
 export type FeedDocument = ({ version: string } & Built) | { version: string; chunks: () => AsyncIterable<string> };
 
+/** A live feed a token names. */
+export interface LiveFeed {
+  id: number;
+  businessId: number;
+  format: FeedFormat;
+}
+
+/** Live feeds by their token's hash, for a second: a revoked URL is refused by every process within 1 s. */
+const liveFeeds = new LRUCache<string, LiveFeed | false>({ max: 10_000, ttl: 1000 });
+
 /**
- * The document a feed URL's token names.
+ * The live feed a URL's token names, and the catalogue version it would be read at now: enough
+ * to answer `If-None-Match` before anything is read or built.
  * @returns null for a token that names no live feed.
  */
-export async function feedDocument(db: Db, token: string): Promise<FeedDocument | null> {
+export async function feedVersion(db: Db, token: string): Promise<{ feed: LiveFeed; version: string } | null> {
   if (!TOKEN.test(token)) return null;
-  const feed = await repo.findLiveFeed(db, hashOf(token));
+  const hash = hashOf(token);
+  let feed = liveFeeds.get(hash);
+  if (feed === undefined) {
+    const row = await repo.findLiveFeed(db, hash);
+    feed = row ? { id: row.id, businessId: row.business_id, format: row.format as FeedFormat } : false;
+    liveFeeds.set(hash, feed);
+  }
   if (!feed) return null;
+  const business = await findBusiness(db, feed.businessId);
+  return business ? { feed, version: `${feed.businessId}-${business.catalogue_version}` } : null;
+}
+
+/** The document of a live feed (see {@link FeedDocument}); null when its business is gone. */
+export async function feedDocument(db: Db, feed: LiveFeed): Promise<FeedDocument | null> {
   // The version and the listings are read in one transaction, so the bytes are that version's.
   const read = await db.transaction().execute(async (trx) => {
-    const business = await findBusiness(trx, feed.business_id);
+    const business = await findBusiness(trx, feed.businessId);
     if (!business) return null;
-    const version = `${feed.business_id}-${business.catalogue_version}`;
+    const version = `${feed.businessId}-${business.catalogue_version}`;
     const cached = documents.get(`${version}:${feed.format}`);
-    return { version, cached, rows: cached ? [] : await listAllPublishedDocs(trx, feed.business_id) };
+    return { version, cached, rows: cached ? [] : await listAllPublishedDocs(trx, feed.businessId) };
   });
   if (!read) return null;
   const { version, cached, rows } = read;

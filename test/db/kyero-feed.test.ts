@@ -82,6 +82,12 @@ describe('a published Kyero feed', () => {
     ]);
     expect((await cli('revoke', String(feed.id))).code).toBe(0);
     expect((await fetchFeed(feed.url)).statusCode).toBe(404);
+    // Revoked by another process (straight in the database here): refused within a second.
+    const again = await publish();
+    expect((await fetchFeed(again.url)).statusCode).toBe(200);
+    await t.db.updateTable('published_feeds').set({ revoked_at: nowRfc3339() }).where('id', '=', again.id).execute();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await fetchFeed(again.url)).statusCode).toBe(404);
     expect(before).not.toBe(await snapshot(t.db));
   });
 
