@@ -66,6 +66,16 @@ const SPECIAL_PURPOSE = [
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /**
+ * Whether a URL's host (`URL.hostname`, brackets and all) names a place that is not public:
+ * `localhost`, a `.localhost` name, or an IP literal outside public space. A DNS name is judged
+ * when it is connected to (the addresses it resolves to), never here.
+ */
+export function isPrivateHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && !isPublicAddress(host));
+}
+
+/**
  * Whether an IP address is public: in no special-purpose block of IANA's registries, and, for
  * IPv6, in global unicast `2000::/3`. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is
  * judged as its IPv4.

@@ -21,6 +21,9 @@ export const MAX_ELEMENT_TEXT = 200_000;
  * 200 MB text node would otherwise be 200 MB of memory. The markup itself passes unchanged, so
  * the document stays what it was but for the cut runs (a reader sees they were too long).
  */
+/** What ends a tag's markup, or opens an attribute value in it. */
+const TAG_END = /[>"']/g;
+
 export class CharacterRunLimiter {
   private state: 'text' | 'open' | 'tag' | 'quoted' | 'cdata' | 'comment' = 'text';
   /** The markup read after a `<` while telling what it opens (`![CDATA[`, `!--`, a tag…). */
@@ -73,15 +76,16 @@ export class CharacterRunLimiter {
           break;
         }
         case 'tag': {
-          const at = chunk.slice(i).search(/[>"']/);
-          if (at < 0) {
+          TAG_END.lastIndex = i;
+          const found = TAG_END.exec(chunk);
+          if (!found) {
             out += chunk.slice(i);
             i = chunk.length;
             break;
           }
-          const c = chunk[i + at];
-          out += chunk.slice(i, i + at + 1);
-          i += at + 1;
+          const c = found[0];
+          out += chunk.slice(i, found.index + 1);
+          i = found.index + 1;
           if (c === '>') this.enter('text');
           else this.quoted(c);
           break;
@@ -144,11 +148,14 @@ export class KyeroDocumentError extends Error {}
  * The properties of a Kyero v3 document, as they are read.
  * @param input the document's bytes (UTF-8; a BOM is dropped).
  * @throws KyeroDocumentError for a DTD, malformed XML (with its line and column), or a root that
- *   is not `<root>` (nothing of the document after the fault is read).
+ *   is not `<root>` (the properties closed before the fault are given first; nothing after it is read).
  */
 export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroProperty> {
   const parser = new SaxesParser({ position: true });
   const ready: KyeroProperty[] = [];
+  /** Where in the document (characters) each property of `ready` closed, and where it stopped being XML. */
+  const closedAt: number[] = [];
+  let failedAt = Number.POSITIVE_INFINITY;
   const path: string[] = [];
   let property: KyeroProperty | null = null;
   let positions = 0;
@@ -192,6 +199,7 @@ export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroPrope
     if (!property) return;
     if (path.length === 0 && name === 'property') {
       ready.push(property);
+      closedAt.push(parser.position);
       property = null;
       return;
     }
@@ -212,6 +220,7 @@ export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroPrope
     }
   });
   parser.on('error', (error) => {
+    failedAt = parser.position;
     failure = new KyeroDocumentError(`the document is not well-formed XML (${error.message})`);
     throw failure;
   });
@@ -224,12 +233,18 @@ export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroPrope
       const decoded = typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
       if (empty && decoded.trim() !== '') empty = false;
       parser.write(limiter.push(decoded));
-      while (ready.length) yield ready.shift()!;
+      while (ready.length) {
+        closedAt.shift();
+        yield ready.shift()!;
+      }
     }
     if (empty) throw new KyeroDocumentError('the document is empty: no <root> element');
     parser.write(limiter.push(decoder.decode()));
     parser.close();
   } catch (error) {
+    // The properties that closed before the fault are given first, whatever the chunk it fell in
+    // (not one closed by the faulty tag itself).
+    while (ready.length && closedAt.shift()! < failedAt) yield ready.shift()!;
     if (error instanceof KyeroDocumentError) throw error;
     throw failure ?? new KyeroDocumentError(`the document is not well-formed XML (${(error as Error).message})`);
   }

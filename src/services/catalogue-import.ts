@@ -97,6 +97,9 @@ async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[
 /**
  * Imports NDJSON lines into a business's catalogue.
  * @param lines the file's lines, in order (line numbers count from 1, blank lines included).
+ * @param bytesRead how much of the file has been read, for progress (else the lines' bytes are counted).
+ * @param accepted an empty set the external refs of the accepted lines are added to (a feed pull
+ *   withdraws its source's other listings by them).
  * @throws InmoError UNKNOWN_BUSINESS when the business does not exist (nothing is written).
  */
 export async function importCatalogueLines(
@@ -105,10 +108,11 @@ export async function importCatalogueLines(
   lines: AsyncIterable<ImportItem> | Iterable<ImportItem>,
   onProgress?: ImportProgress,
   bytesRead?: () => number,
+  accepted: Set<string> = new Set(),
 ): Promise<ImportSummary> {
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
   const summary: ImportSummary = { created: 0, updated: 0, repeated: 0, rejected: [] };
-  const refsSeen = new Set<string>();
+  const refsSeen = accepted;
   // A feed property's <id> by line, until its chunk is written (for the report).
   const feedIds = new Map<number, string>();
   const now = nowRfc3339();
@@ -163,7 +167,17 @@ export async function importCatalogueLines(
     await onProgress?.(chunk.linesRead, chunk.bytesRead);
   };
   try {
-    for await (const raw of lines) {
+    // A source that fails half way (a feed that stops being XML) ends the reading, not the
+    // writing: the lines read before the fault are written, then its error is thrown.
+    let unreadable: { error: unknown } | null = null;
+    const untilFault = async function* (source: AsyncIterable<ImportItem> | Iterable<ImportItem>) {
+      try {
+        yield* source;
+      } catch (error) {
+        unreadable = { error };
+      }
+    };
+    for await (const raw of untilFault(lines)) {
       lineNumber++;
       if (typeof raw !== 'string' && 'rejected' in raw) {
         summary.rejected.push({ line: lineNumber, reason: raw.rejected, ...(raw.id === undefined ? {} : { id: raw.id }) });
@@ -183,6 +197,7 @@ export async function importCatalogueLines(
     }
     if (texts.length > 0) send();
     while (waiting.length > 0) await writeNext();
+    if (unreadable) throw (unreadable as { error: unknown }).error;
     if (deferred) await onProgress?.(lineNumber, bytes, 'indexing');
   } finally {
     await parser.close();
@@ -328,6 +343,7 @@ export async function importFullCatalogueFile(
  * Imports a file: NDJSON, or a Kyero v3 feed (CONTRACT §15), told apart by content unless
  * `format` names one; see {@link importCatalogueLines}. A feed's property that cannot be mapped
  * is reported with its position, `<id>` and reason, and the rest imported.
+ * @param accepted an empty set the external refs of the accepted lines or properties are added to.
  * @throws InmoError UNKNOWN_BUSINESS; KyeroDocumentError for a feed that cannot be read at all
  *   (a DTD, malformed XML): what came before the fault is imported, nothing after it.
  */
@@ -337,11 +353,12 @@ export async function importCatalogueFile(
   path: string,
   onProgress?: ImportProgress,
   format?: ImportFormat,
+  accepted?: Set<string>,
 ): Promise<ImportSummary> {
   const readAs = format ?? (await sniffFormat(path));
   const { items, bytesRead, close } = itemsOf(path, readAs);
   try {
-    return { format: readAs, ...(await importCatalogueLines(db, businessId, items, onProgress, bytesRead)) };
+    return { format: readAs, ...(await importCatalogueLines(db, businessId, items, onProgress, bytesRead, accepted)) };
   } finally {
     close();
   }

@@ -20,8 +20,7 @@ import {
 } from '../channels/whatsapp-cloud.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { openSecret, sealSecret } from '../secrets.ts';
-import { isIP } from 'node:net';
-import { isPublicAddress } from '../channels/outbound.ts';
+import { isPrivateHost } from '../channels/outbound.ts';
 import { outboundPolicy, type OutboundPolicy } from '../config.ts';
 import { InmoError } from '../errors.ts';
 import { randomBytes } from 'node:crypto';
@@ -71,7 +70,7 @@ function isProviderUrl(baseUrl: string, outbound: OutboundPolicy): boolean {
   if (url.username || url.password) return false;
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === new URL(GRAPH_API_BASE).hostname || outbound.channelHosts.includes(host)) return true;
-  return allowPrivate && (host === 'localhost' || (isIP(host) !== 0 && !isPublicAddress(host)));
+  return allowPrivate && isPrivateHost(host);
 }
 
 export interface ChannelSettings {

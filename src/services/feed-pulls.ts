@@ -8,7 +8,9 @@
  * addresses unless `INMO_ALLOW_PRIVATE_NETWORK=1` (channels/outbound.ts). The document is a full
  * import limited to that source: the listings its earlier documents named and this one does not
  * are withdrawn; listings created in the console or from another source are never touched. A
- * document with any rejected property imports the rest and withdraws nothing.
+ * document with any rejected property imports the rest and withdraws nothing; one that stops
+ * being readable XML half way imports what came before the fault, withdraws nothing, and the
+ * pull fails saying where. The document is read once: imported, and what it names gathered.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,9 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { isIP } from 'node:net';
 import type { OutboundPolicy } from '../config.ts';
-import { isPublicAddress, outboundFetch } from '../channels/outbound.ts';
+import { isPrivateHost, outboundFetch } from '../channels/outbound.ts';
 import type { Db } from '../db/database.ts';
 import { signalChange } from '../db/change-watch.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
@@ -27,7 +28,7 @@ import { enqueueJob } from '../db/repositories/jobs.ts';
 import { findIdsByRef, listWithdrawable } from '../db/repositories/properties.ts';
 import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
-import { importCatalogueFile, scanCatalogueFile, sniffFormat, type ImportFormat, type RejectedLine } from './catalogue-import.ts';
+import { importCatalogueFile, sniffFormat, type ImportFormat, type RejectedLine } from './catalogue-import.ts';
 import { withdrawListings } from './catalogue-writes.ts';
 
 /** Pulls, in minutes between them: 5 minutes to a week. */
@@ -74,13 +75,7 @@ function checkUrl(url: string, outbound: OutboundPolicy): void {
   }
   if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username || parsed.password)
     throw new InmoError('FEED_SOURCE_URL');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (
-    !outbound.allowPrivateNetwork &&
-    (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && !isPublicAddress(host)))
-  ) {
-    throw new InmoError('FEED_SOURCE_URL');
-  }
+  if (!outbound.allowPrivateNetwork && isPrivateHost(parsed.hostname)) throw new InmoError('FEED_SOURCE_URL');
 }
 
 /**
@@ -190,24 +185,25 @@ export async function pullFeedSource(db: Db, id: number, options: { outbound: Ou
       const path = join(dir, 'feed');
       await download(response.body, path, options.maxBytes);
       const format = (source.format as ImportFormat | null) ?? (await sniffFormat(path));
-      const scan = await scanCatalogueFile(path, format);
-      const summary = await importCatalogueFile(db, source.business_id, path, undefined, format);
+      // One pass: the document is imported, and what it named is gathered on the way.
+      const named = new Set<string>();
+      const summary = await importCatalogueFile(db, source.business_id, path, undefined, format, named);
       const previous = await repo.listSourceRefs(db, id);
       let withdrawn = 0;
-      if (scan.rejected.length === 0) {
-        const gone = [...previous].filter((ref) => !scan.refs.has(ref));
+      if (summary.rejected.length === 0) {
+        const gone = [...previous].filter((ref) => !named.has(ref));
         const ids = await findIdsByRef(db, source.business_id, gone);
         const withdrawable = new Set((await listWithdrawable(db, source.business_id)).map((p) => p.id));
         const toWithdraw = [...ids.values()].filter((pid) => withdrawable.has(pid));
         await db.transaction().execute(async (trx) => {
           if (toWithdraw.length) await withdrawListings(trx, source.business_id, toWithdraw, nowRfc3339());
-          await repo.replaceSourceRefs(trx, id, scan.refs);
+          await repo.replaceSourceRefs(trx, id, named);
         });
         if (toWithdraw.length) signalChange(db);
         withdrawn = toWithdraw.length;
       } else {
         // A document with rejected properties withdraws nothing: a later clean one still can.
-        await repo.replaceSourceRefs(db, id, new Set([...previous, ...scan.refs]));
+        await repo.replaceSourceRefs(db, id, new Set([...previous, ...named]));
       }
       result = {
         status: 'imported',

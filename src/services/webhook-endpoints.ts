@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { isPublicAddress, outboundFetch } from '../channels/outbound.ts';
+import { isPrivateHost, outboundFetch } from '../channels/outbound.ts';
 import { outboundPolicy, type OutboundPolicy } from '../config.ts';
 import { isRowId, type Db, type Executor } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
@@ -81,13 +81,7 @@ function checkUrl(url: string, outbound: OutboundPolicy): void {
   const allowPrivate = outbound.allowPrivateNetwork;
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) throw new InmoError('WEBHOOK_URL');
   if (parsed.username || parsed.password) throw new InmoError('WEBHOOK_URL');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || isPrivateLiteral(host))) throw new InmoError('WEBHOOK_URL');
-}
-
-/** Whether `host` is an IP literal that is not public. */
-function isPrivateLiteral(host: string): boolean {
-  return /^[\d.]+$|:/.test(host) && !isPublicAddress(host);
+  if (!allowPrivate && isPrivateHost(parsed.hostname)) throw new InmoError('WEBHOOK_URL');
 }
 
 /** The business's endpoints, without secrets. */

@@ -112,6 +112,17 @@ describe('pulled feeds', () => {
     expect(await pull(id)).toMatchObject({ status: 'imported', withdrawn: 1 });
   });
 
+  it('a document that stops being XML half way imports what came before, withdraws nothing, and fails saying why', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    await pull(id);
+    crm.body = feed(property('A', 80000)).replace('</root>', '<property><id>broken</propert></root>');
+    crm.etag = '"v2"';
+    const result = await pull(id);
+    expect(result.status).toBe('failed');
+    expect(result.error).toContain('not well-formed XML');
+    expect(await listingStates()).toMatchObject({ 'kyero:A': ['disponible', 80000], 'kyero:B': ['disponible', 100000] });
+  });
+
   it('refuses a document over the size limit, and changes nothing', async () => {
     const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
     const before = await snapshot(t.db);

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { FolderMediaStore } from '../../src/media/store.ts';
+import { MAX_PHOTO_BYTES } from '../../src/media/photos.ts';
 import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
 import { get, withApp } from '../helpers/http.ts';
@@ -129,6 +130,11 @@ describe("a listing's photos in the console", () => {
     ]);
     expect(answer.statusCode).toBe(422);
     expect(answer.body).toContain('virus.jpg: no es una foto JPEG, PNG o WebP. No se ha guardado ninguna foto.');
+    // 15 MB each at most (CONTRACT §14): one byte more is refused while it is read.
+    const huge = Buffer.concat([await phonePhoto(800, 600), Buffer.alloc(MAX_PHOTO_BYTES)]);
+    const tooLarge = await upload(browser, ours, [{ name: 'enorme.jpg', content: huge, type: 'image/jpeg' }]);
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.body).toContain('Una de las fotos pasa de 15 MB. No se ha guardado ninguna foto.');
     const none = await upload(browser, ours, []);
     expect(none.statusCode).toBe(422);
     expect(none.body).toContain('Elige al menos una foto.');

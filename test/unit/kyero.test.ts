@@ -313,6 +313,16 @@ describe('hostile documents', () => {
     );
   });
 
+  it('gives the properties that closed before a fault, then says where the document stops being XML', async () => {
+    const read: string[] = [];
+    const reading = (async () => {
+      for await (const p of readKyeroFeed(text('<root><property><id>1</id></property><property><id>2</id></propert></root>')))
+        read.push(p.texts.get('id')!);
+    })();
+    await expect(reading).rejects.toThrow(KyeroDocumentError);
+    expect(read).toEqual(['1']);
+  });
+
   it('says where a document stops being well-formed XML', async () => {
     await expect(readAll(text('<root><property><id>1</id></propert></root>'))).rejects.toThrow(/not well-formed XML \(1:\d+/);
     await expect(readAll(text('<rss><channel/></rss>'))).rejects.toThrow("the document's root is <rss>, not a Kyero v3 <root>");

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/config.ts';
 import ipaddr from 'ipaddr.js';
-import { isPublicAddress } from '../../src/channels/outbound.ts';
+import { isPrivateHost, isPublicAddress } from '../../src/channels/outbound.ts';
 import { sendWhatsAppMessage } from '../../src/channels/whatsapp-cloud.ts';
 import { ChatCompletionsAssistant } from '../../src/services/assistant.ts';
 import { understand } from '../../src/domain/assistant.ts';
@@ -105,6 +105,24 @@ describe('isPublicAddress', () => {
       expect(isPublicAddress(address)).toBe(true);
     },
   );
+});
+
+describe('isPrivateHost', () => {
+  it.each([
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['crm.localhost', true],
+    ['127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['[::1]', true],
+    ['[fd00::1]', true],
+    ['169.254.169.254', true],
+    ['8.8.8.8', false],
+    ['[2606:4700::1111]', false],
+    ['crm.example.com', false],
+  ])('judges %s', (host, expected) => {
+    expect(isPrivateHost(host)).toBe(expected);
+  });
 });
 
 describe('the outbound policy of an environment (config.ts)', () => {
