@@ -8,18 +8,23 @@
  * - **Import**: that document imported into an empty database (`importCatalogueFile`), listings
  *   a second, beside the NDJSON import of the same listings (the API's Property objects written
  *   back as import lines), same run.
- * - **A 200 MB feed**: the document's properties repeated under new ids until it is 200 MB,
- *   imported by `inmo properties import` in a child process whose resident memory is sampled
- *   every 50 ms.
+ * - **A 200 MB feed**: the document's properties repeated under new ids until it is 200 MB, pulled
+ *   by `inmo serve` (its worker's `pull_feed` job) from a local HTTP server into an empty
+ *   catalogue: the server's resident memory sampled every 50 ms, from its level after 2,000
+ *   requests to its peak during the pull.
  */
-import { createWriteStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
+import { outboundPolicy } from '../src/config.ts';
+import { createApiKey } from '../src/services/api-keys.ts';
+import { addFeedSource } from '../src/services/feed-pulls.ts';
 import { publishFeed } from '../src/services/feeds.ts';
-import { spawnOnCpu0, startProcess, stop } from './processes.ts';
+import { onEveryCpu, startProcess, stop } from './processes.ts';
 import { wrk } from './wrk.ts';
 
 const ms = (n: number) => n.toFixed(0);
@@ -48,7 +53,8 @@ async function importRate(work: string, name: string, path: string): Promise<{ r
   await migrate(db);
   const business = await insertBusiness(db, name, nowRfc3339());
   const started = performance.now();
-  const summary = await importCatalogueFile(db, business.id, path);
+  // Both cores, as in a server: the reader thread beside the writing one.
+  const summary = await onEveryCpu(() => importCatalogueFile(db, business.id, path));
   const seconds = (performance.now() - started) / 1000;
   await db.destroy();
   return { rate: (summary.created + summary.updated) / seconds, created: summary.created };
@@ -104,6 +110,13 @@ export async function feedsBench(
   const ndjsonPath = join(work, 'real.roundtrip.ndjson');
   const verify = createDb(`sqlite:${join(work, 'kyero-import.db')}`);
   const rows = await verify.selectFrom('properties').selectAll().execute();
+  // The same listings: their images and postal codes too, as the feed carried them.
+  const images = new Map<number, Array<{ url: string; order: number; is_primary: boolean; title: string | null; public: boolean }>>();
+  for (const i of await verify.selectFrom('property_images').selectAll().orderBy('property_id').orderBy('sort_order').execute()) {
+    const list = images.get(i.property_id) ?? [];
+    list.push({ url: i.url, order: i.sort_order, is_primary: i.is_primary === 1, title: i.title, public: i.public === 1 });
+    images.set(i.property_id, list);
+  }
   await verify.destroy();
   writeFileSync(
     ndjsonPath,
@@ -127,12 +140,14 @@ export async function feedsBench(
           address_approximate: r.address_approximate,
           city: r.city,
           province: r.province,
+          postal_code: r.postal_code,
           country: r.country,
           lat: r.lat,
           lon: r.lon,
           address_privacy: r.address_privacy,
           features: r.features === null ? null : JSON.parse(r.features),
           specs: r.specs === null ? null : JSON.parse(r.specs),
+          images: images.get(r.id) ?? [],
           updated_at: r.updated_at,
         }),
       )
@@ -165,41 +180,69 @@ export async function feedsBench(
   }
   out.end(body.slice(end));
   await new Promise<void>((resolve) => out.on('finish', () => resolve()));
-  const bigDb = join(work, 'big-import.db');
-  for (const suffix of ['', '-wal', '-shm']) rmSync(bigDb + suffix, { force: true });
-  const bin = join(root, 'bin', 'inmo.mjs');
-  const setup = spawnOnCpu0([bin, 'business', 'create', '--name', 'Big'], { ...process.env, DATABASE_URL: `sqlite:${bigDb}` }, root);
-  await new Promise((resolve) => setup.once('exit', resolve));
-  const started = performance.now();
-  const importer = spawnOnCpu0(
-    [bin, 'properties', 'import', '--business', '1', bigPath, '--json'],
-    { ...process.env, DATABASE_URL: `sqlite:${bigDb}` },
-    root,
-  );
-  let peak = 0;
-  let first = 0;
-  const sampler = setInterval(() => {
-    try {
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${importer.pid}/status`, 'utf8'))?.[1] ?? 0);
-      if (first === 0) first = kb;
-      peak = Math.max(peak, kb);
-    } catch {
-      // exited
-    }
-  }, 50);
-  let output = '';
-  importer.stdout!.on('data', (d: Buffer) => (output += d));
-  await new Promise((resolve) => importer.once('exit', resolve));
-  clearInterval(sampler);
-  const seconds = (performance.now() - started) / 1000;
-  const summary = JSON.parse(output.trim().split('\n').pop()!) as { created: number; rejected: unknown[] };
-  lines.push(
-    '',
-    `a ${(written / 1024 / 1024).toFixed(0)} MB Kyero feed (${summary.created.toLocaleString('en')} listings) imported by inmo properties import`,
-    '| seconds | listings/s | RSS first sample MiB | peak MiB |',
-    '| --- | --- | --- | --- |',
-    `| ${seconds.toFixed(1)} | ${Math.round(summary.created / seconds).toLocaleString('en')} | ${(first / 1024).toFixed(0)} | ${(peak / 1024).toFixed(0)} |`,
-  );
+  lines.push('', ...(await pullMemory(root, work, bigPath, written)));
   for (const p of [feedPath, ndjsonPath, bigPath]) rmSync(p, { force: true });
   return lines;
+}
+
+/**
+ * A feed of `bytes` pulled by a running `inmo serve` into an empty catalogue.
+ * @returns the report's lines: the pull's time and the server's resident memory (MiB) before and at its peak.
+ */
+async function pullMemory(root: string, work: string, feedFile: string, bytes: number): Promise<string[]> {
+  const dbPath = join(work, 'pull.db');
+  for (const suffix of ['', '-wal', '-shm']) rmSync(dbPath + suffix, { force: true });
+  const db = createDb(`sqlite:${dbPath}`);
+  await migrate(db);
+  const business = await insertBusiness(db, 'Pull', nowRfc3339());
+  const { key } = await createApiKey(db, { businessId: business.id, scopes: ['properties:read'] });
+  const origin = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/xml', 'content-length': statSync(feedFile).size });
+    createReadStream(feedFile).pipe(response);
+  });
+  await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', () => resolve()));
+  const env = {
+    ...process.env,
+    DATABASE_URL: `sqlite:${dbPath}`,
+    LOG_LEVEL: 'warn',
+    INMO_ALLOW_PRIVATE_NETWORK: '1',
+    INMO_FEED_MAX_BYTES: String(2 * bytes),
+  };
+  const { child, info } = await startProcess(['bin/inmo.mjs', 'serve', '--port', '0', '--json'], env, root);
+  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  try {
+    // A server that has answered requests, not one that just started.
+    const api = new URL(info.url as string).origin;
+    for (let i = 0; i < 2000; i++)
+      await (await fetch(`${api}/v1/ext/properties?limit=20`, { headers: { 'x-api-key': key } })).arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const before = rss();
+    let peak = before;
+    const started = performance.now();
+    const { port } = origin.address() as { port: number };
+    const source = await addFeedSource(
+      db,
+      { businessId: business.id, url: `http://127.0.0.1:${port}/kyero.xml` },
+      outboundPolicy({ INMO_ALLOW_PRIVATE_NETWORK: '1' }),
+    );
+    let result = '';
+    while (!result) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      peak = Math.max(peak, rss());
+      const row = await db.selectFrom('feed_sources').select('last_result').where('id', '=', source.id).executeTakeFirstOrThrow();
+      result = row.last_result ?? '';
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const { created } = JSON.parse(result) as { created: number };
+    return [
+      `a ${(bytes / 1024 / 1024).toFixed(0)} MB Kyero feed (${created.toLocaleString('en')} listings) pulled by inmo serve into an empty catalogue`,
+      '| seconds | listings/s | server RSS before MiB | peak MiB | growth MiB |',
+      '| --- | --- | --- | --- | --- |',
+      `| ${seconds.toFixed(1)} | ${Math.round(created / seconds).toLocaleString('en')} | ${before.toFixed(0)} | ${peak.toFixed(0)} | ${(peak - before).toFixed(0)} |`,
+    ];
+  } finally {
+    await stop(child);
+    origin.close();
+    await db.destroy();
+  }
 }

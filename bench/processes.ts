@@ -14,6 +14,20 @@ export function pinLoadToCpu1(): boolean {
 }
 
 /**
+ * Runs `work` with this process on every CPU, then back on CPU 1 (when pinned): an import
+ * measured here runs its reader thread beside its writing thread, as it does in a server.
+ */
+export async function onEveryCpu<T>(work: () => Promise<T>): Promise<T> {
+  if (!pinned) return work();
+  spawnSync('taskset', ['-acp', '0-1', String(process.pid)], { stdio: 'ignore' });
+  try {
+    return await work();
+  } finally {
+    spawnSync('taskset', ['-acp', '1', String(process.pid)], { stdio: 'ignore' });
+  }
+}
+
+/**
  * Starts `node …command` on CPU 0 (when pinned), its stdout piped and its stderr inherited, with
  * the rate limits off unless `env` sets them: benchmarks measure throughput, not the limiter.
  */

@@ -15,13 +15,13 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { migrationProvider } from './migrations/index.ts';
 import { restoreDeferredIndexes } from './deferred-indexes.ts';
 import SQLite from './sqlite-binding.ts';
-import type { Database, Db } from './types.ts';
+import type { Database, Db, Executor } from './types.ts';
 
 // The handle's types live with the row types, so that modules this one imports (db/deferred-indexes.ts) need not import it back.
 export type { Db, Engine, Executor } from './types.ts';
@@ -122,6 +122,26 @@ function createPostgres(url: string, settings: PoolSettings): Db {
   return onEngine(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), { engine: 'postgres', config, schema });
 }
 
+/** SQLite's page cache per connection, KiB: the hot pages of a million-listing catalogue's reads. */
+export const SQLITE_PAGE_CACHE_KIB = 65_536;
+
+/**
+ * Runs `work` with the SQLite connection's page cache at `kib` KiB, then gives it back its size.
+ * A bulk write touches each page once or twice: a large cache would only fill with pages it
+ * never reads again, and a server's memory would grow by the whole cache (the pages beyond
+ * the smaller size are freed at once). No effect on PostgreSQL, whose cache is the server's.
+ */
+export async function withPageCache<T>(db: Db, kib: number, work: () => Promise<T>): Promise<T> {
+  const connection = connectionOf(db);
+  if (connection.engine !== 'sqlite') return work();
+  connection.sqlite.pragma(`cache_size = -${kib}`);
+  try {
+    return await work();
+  } finally {
+    connection.sqlite.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+  }
+}
+
 /** SQL text → statement name, for the statements worth preparing once per connection. */
 const namedStatements = new Map<string, string>();
 
@@ -161,7 +181,7 @@ export function createDb(url: string, pool: PoolSettings = DEFAULT_POOL_SETTINGS
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('cache_size = -65536');
+    sqlite.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
     return onEngine(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), {
       engine: 'sqlite',
       sqlite,
@@ -173,6 +193,16 @@ export function createDb(url: string, pool: PoolSettings = DEFAULT_POOL_SETTINGS
 /** Whether the engine can lock rows and skip locked ones (`FOR UPDATE SKIP LOCKED`): PostgreSQL. */
 export function locksRows(db: Db): boolean {
   return db.engine === 'postgres';
+}
+
+/**
+ * Whether a read that decides a write, in a transaction of `executor`, must lock the rows it
+ * reads (`FOR UPDATE`): on PostgreSQL transactions write at once, and another one may change
+ * those rows before this one commits; a SQLite write transaction already holds the only
+ * writer's lock. Works on a handle or any of its transactions.
+ */
+export function readsMustLock(executor: Executor): boolean {
+  return executor.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**

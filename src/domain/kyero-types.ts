@@ -108,6 +108,20 @@ function words(text: string): string {
  * Of several phrases, the one with most words wins; of equals, the first in the text.
  */
 export function placePortalType(text: string): { type: PropertyType; subtype: string | null } | null {
+  // A feed names a few dozen types thousands of times over.
+  const known = placed.get(text);
+  if (known !== undefined) return known;
+  const result = placeOnce(text);
+  if (placed.size >= PLACED_KEPT) placed.clear();
+  placed.set(text, result);
+  return result;
+}
+
+/** Type texts placed so far, at most {@link PLACED_KEPT}. */
+const placed = new Map<string, { type: PropertyType; subtype: string | null } | null>();
+const PLACED_KEPT = 10_000;
+
+function placeOnce(text: string): { type: PropertyType; subtype: string | null } | null {
   const padded = ` ${words(text)} `;
   let best: { at: number; length: number; phrase: string } | null = null;
   for (const phrase of BY_LENGTH) {

@@ -44,6 +44,21 @@ export type KyeroMapping = { ok: true; record: ListingRecord } | { ok: false; re
 
 /** The lower-case ASCII slug of a feature text: `Aire acondicionado` → `aire_acondicionado`. */
 export function featureKey(text: string): string {
+  // A feed repeats the same few hundred feature texts on every property.
+  let key = featureKeys.get(text);
+  if (key === undefined) {
+    if (featureKeys.size >= FEATURE_KEYS_KEPT) featureKeys.clear();
+    key = slug(text);
+    featureKeys.set(text, key);
+  }
+  return key;
+}
+
+/** Feature texts' keys so far, at most {@link FEATURE_KEYS_KEPT}. */
+const featureKeys = new Map<string, string>();
+const FEATURE_KEYS_KEPT = 10_000;
+
+function slug(text: string): string {
   return text
     .normalize('NFD')
     .replace(/\p{M}/gu, '')

@@ -142,7 +142,9 @@ export class CharacterRunLimiter {
 }
 
 /** A document that cannot be read as a Kyero feed at all (nothing after the fault is read). */
-export class KyeroDocumentError extends Error {}
+export class KyeroDocumentError extends Error {
+  override name = 'KyeroDocumentError';
+}
 
 /**
  * The properties of a Kyero v3 document, as they are read.
@@ -157,6 +159,8 @@ export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroPrope
   const closedAt: number[] = [];
   let failedAt = Number.POSITIVE_INFINITY;
   const path: string[] = [];
+  /** The path of each open element below the property, joined: `keys[i]` for `path[0..i]` (`keys[1]` = `price`). */
+  const keys: string[] = [''];
   let property: KyeroProperty | null = null;
   let positions = 0;
   let text = '';
@@ -174,6 +178,7 @@ export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroPrope
       return;
     }
     path.push(tag.name);
+    keys[path.length - 1] = path.length === 2 ? tag.name : path.length > 2 ? `${keys[path.length - 2]}/${tag.name}` : '';
     text = '';
     if (path.length === 1 && tag.name === 'property') {
       property = { position: ++positions, texts: new Map(), descLanguages: [], features: [], images: [], overlong: null };
@@ -195,6 +200,7 @@ export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroPrope
   parser.on('text', onText);
   parser.on('cdata', onText);
   parser.on('closetag', () => {
+    const key = keys[path.length - 1];
     const name = path.pop();
     if (!property) return;
     if (path.length === 0 && name === 'property') {
@@ -203,7 +209,6 @@ export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroPrope
       property = null;
       return;
     }
-    const key = [...path.slice(1), name].join('/');
     const value = text.trim();
     text = '';
     if (key === 'features/feature') {
@@ -246,7 +251,8 @@ export async function* readKyeroFeed(input: Readable): AsyncGenerator<KyeroPrope
     // (not one closed by the faulty tag itself).
     while (ready.length && closedAt.shift()! < failedAt) yield ready.shift()!;
     if (error instanceof KyeroDocumentError) throw error;
-    throw failure ?? new KyeroDocumentError(`the document is not well-formed XML (${(error as Error).message})`);
+    // Not the parser's: the input's own error (a file that cannot be read), as it is.
+    throw failure ?? error;
   }
   while (ready.length) yield ready.shift()!;
   if (!rootSeen) throw new KyeroDocumentError('the document is empty: no <root> element');

@@ -5,7 +5,9 @@
  * The strong `ETag` names the catalogue version the document was read at (the same version
  * always gives the same bytes), so `If-None-Match` is answered 304 before anything is built. A
  * document already built for that version is sent from memory (its gzip form made once, when it
- * was built); otherwise it is sent as it is built, compressed on the way, and kept.
+ * was built); otherwise it is sent as it is built, compressed on the way, and kept. A change to
+ * the catalogue while it is sent cuts the response short (services/feeds.ts), so no client
+ * keeps bytes under an ETag they are not.
  */
 import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance } from 'fastify';
@@ -38,6 +40,10 @@ export function feedRoutes(app: FastifyInstance, db: Db): void {
       return reply.header('content-encoding', 'gzip').send(await feed.gzipped);
     }
     const stream = Readable.from(feed.chunks());
-    return coding ? reply.header('content-encoding', 'gzip').send(stream.pipe(createGzip())) : reply.send(stream);
+    if (!coding) return reply.send(stream);
+    // A document cut short (the catalogue changed while it was sent) must cut the response too.
+    const gzipped = createGzip();
+    stream.on('error', (error) => gzipped.destroy(error));
+    return reply.header('content-encoding', 'gzip').send(stream.pipe(gzipped));
   });
 }

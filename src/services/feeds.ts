@@ -12,7 +12,7 @@ import { gzip } from 'node:zlib';
 import type { Db } from '../db/database.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import * as repo from '../db/repositories/feeds.ts';
-import { listAllPublishedDocs } from '../db/repositories/properties.ts';
+import { listPublishedDocsAfter } from '../db/repositories/properties.ts';
 import { randomBase62 } from '../domain/api-key.ts';
 import { SUBTYPES } from '../domain/catalogue-terms.ts';
 import { KYERO_HEAD, KYERO_TAIL, kyeroProperties, type PublishedProperty } from '../domain/kyero-write.ts';
@@ -112,31 +112,47 @@ export async function feedVersion(db: Db, token: string): Promise<{ feed: LiveFe
   return business ? { feed, version: `${feed.businessId}-${business.catalogue_version}` } : null;
 }
 
-/** The document of a live feed (see {@link FeedDocument}); null when its business is gone. */
+/** Thrown while a document is sent when the catalogue changed under it: the response is cut short. */
+export class CatalogueChangedError extends Error {
+  override name = 'CatalogueChangedError';
+}
+
+/**
+ * The document of a live feed (see {@link FeedDocument}); null when its business is gone.
+ *
+ * A document not built yet is read and written {@link BUILD_STEP} listings at a time, each step
+ * a short read of its own, so its first bytes leave at once and no step holds the database or
+ * the event loop for long. Each step also reads the catalogue version: when a change came in
+ * meanwhile, the bytes would no longer be the ETag's version's, so the iteration throws
+ * {@link CatalogueChangedError} (the response is cut short, which a client sees as a failed
+ * transfer and asks again) and nothing is kept.
+ */
 export async function feedDocument(db: Db, feed: LiveFeed): Promise<FeedDocument | null> {
-  // The version and the listings are read in one transaction, so the bytes are that version's.
-  const read = await db.transaction().execute(async (trx) => {
-    const business = await findBusiness(trx, feed.businessId);
-    if (!business) return null;
-    const version = `${feed.businessId}-${business.catalogue_version}`;
-    const cached = documents.get(`${version}:${feed.format}`);
-    return { version, cached, rows: cached ? [] : await listAllPublishedDocs(trx, feed.businessId) };
-  });
-  if (!read) return null;
-  const { version, cached, rows } = read;
+  const business = await findBusiness(db, feed.businessId);
+  if (!business) return null;
+  const version = `${feed.businessId}-${business.catalogue_version}`;
+  const cached = documents.get(`${version}:${feed.format}`);
   if (cached) return { version, ...cached };
   return {
     version,
     chunks: async function* () {
       const parts = [KYERO_HEAD];
       yield KYERO_HEAD;
-      for (let i = 0; i < rows.length; i += BUILD_STEP) {
-        const step = rows
-          .slice(i, i + BUILD_STEP)
+      let after = 0;
+      for (;;) {
+        const step = await db.transaction().execute(async (trx) => {
+          const now = await findBusiness(trx, feed.businessId);
+          if (now?.catalogue_version !== business.catalogue_version) return null;
+          return listPublishedDocsAfter(trx, feed.businessId, after, BUILD_STEP);
+        });
+        if (step === null) throw new CatalogueChangedError(`the catalogue of business ${feed.businessId} changed while its feed was sent`);
+        if (step.length === 0) break;
+        after = step[step.length - 1].id;
+        const text = step
           .map((row) => kyeroProperties(JSON.parse(propertyJson(row.id, row.api_doc)) as PublishedProperty, SUBTYPE_KEYS))
           .join('');
-        parts.push(step);
-        yield step;
+        parts.push(text);
+        yield text;
       }
       parts.push(KYERO_TAIL);
       yield KYERO_TAIL;

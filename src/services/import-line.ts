@@ -1,7 +1,7 @@
 /**
  * One line of a catalogue import (CONTRACT §9, shared/data/README.md), checked completely and
- * normalized, writing nothing. Pure: it runs on the importing thread or on the parser thread
- * of services/import-parser.ts alike.
+ * normalized, writing nothing. Pure: it runs on the importing thread or on the reader thread
+ * of services/import-reader.ts alike.
  */
 import { normalizeImportRecord, ImportRuleError, type NormalizedProperty } from '../domain/property-record.ts';
 import { ImportRecord } from '../schemas/import-record.ts';
@@ -25,6 +25,15 @@ export function parseImportLine(text: string, now: string): Parsed {
   } catch (error) {
     return { ok: false, reason: `invalid JSON: ${(error as Error).message}` };
   }
+  return parseImportRecord(value, now);
+}
+
+/**
+ * Checks one record (a line's JSON value, or a feed property mapped to the import format)
+ * completely, writing nothing.
+ * @param now canonical timestamp for records without dates.
+ */
+export function parseImportRecord(value: unknown, now: string): Parsed {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, reason: 'a line must be a JSON object' };
   }

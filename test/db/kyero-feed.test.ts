@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { importCatalogueFile } from '../../src/services/catalogue-import.ts';
+import { CatalogueChangedError, feedDocument, feedVersion } from '../../src/services/feeds.ts';
 import { inmo } from '../helpers/cli.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
@@ -168,6 +169,33 @@ describe('a published Kyero feed', () => {
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag.replace(/"$/, '-gzip"'));
     expect(gunzipSync(changed.rawPayload).toString()).toContain(`<id>${await propertyId(t.db, 'NEW')}</id>`);
+  });
+
+  it('is read a step at a time, and a change to the catalogue while it is sent cuts it short, keeping nothing', async () => {
+    await importRecords(
+      t.db,
+      t.businessId,
+      Array.from({ length: 520 }, (_, i) => listing(`MANY-${i}`)),
+    );
+    const { url } = await publish();
+    const token = url.split('/')[2];
+    const live = (await feedVersion(t.db, token))!;
+    const building = (await feedDocument(t.db, live.feed))!;
+    expect('chunks' in building).toBe(true);
+    const chunks = (building as { chunks: () => AsyncIterable<string> }).chunks()[Symbol.asyncIterator]();
+    expect((await chunks.next()).value).toContain('<root>');
+    // The first 500 listings leave before the rest is read.
+    expect(((await chunks.next()).value as string).match(/<property>/g)).toHaveLength(500);
+    await importRecords(t.db, t.businessId, [listing('MANY-0', { price: 99_000 })]);
+    await expect(chunks.next()).rejects.toThrow(CatalogueChangedError);
+    // Nothing was kept of it: the next request builds the new version's document, whole.
+    const next = (await feedDocument(t.db, live.feed))!;
+    expect(next.version).not.toBe(building.version);
+    expect('chunks' in next).toBe(true);
+    const first = await fetchFeed(url);
+    expect(first.body.match(/<property>/g)!.length).toBeGreaterThan(520);
+    expect(first.body).toContain('<price>99000</price>');
+    expect(first.body.trimEnd().endsWith('</root>')).toBe(true);
   });
 
   it('imported into another business, gives back the same listings for every field Kyero carries', async () => {

@@ -252,9 +252,17 @@ function publishedDocs(db: Executor, businessId: number) {
     .where(sql<SqlBool>`listed = 1`);
 }
 
-/** Every published listing of the business with its stored doc, by id: what a portal feed holds. */
-export async function listAllPublishedDocs(db: Executor, businessId: number): Promise<Array<{ id: number; api_doc: string }>> {
-  return publishedDocs(db, businessId).orderBy('properties.id').execute();
+/**
+ * Published listings of the business with their stored docs, by id, after `afterId`: a page of
+ * what a portal feed holds.
+ */
+export async function listPublishedDocsAfter(
+  db: Executor,
+  businessId: number,
+  afterId: number,
+  limit: number,
+): Promise<Array<{ id: number; api_doc: string }>> {
+  return publishedDocs(db, businessId).where('properties.id', '>', afterId).orderBy('properties.id').limit(limit).execute();
 }
 
 /** One published property's stored doc, or undefined when it does not exist for the API. */

@@ -1,0 +1,74 @@
+/**
+ * The reader thread of a catalogue import (issue 14 "Scale", issue 28 "Speed"). Reading a file
+ * (readline or the Kyero SAX parse), mapping a feed's properties, JSON parsing, validation and
+ * normalization (descriptions sanitized) are most of an import's CPU time. A file of
+ * {@link READER_THREAD_MIN_BYTES} or more is read on a thread of its own, which stays at most two
+ * batches ahead while the importing thread writes: the two run at once on a 2-core machine, and
+ * the importing thread, the server's own in a pull or an upload, keeps only the writing.
+ */
+import { stat } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { KyeroDocumentError } from '../feeds/kyero-read.ts';
+import { inPackage } from '../package-root.ts';
+import { readCatalogueFile, type ImportFormat, type ReadBatch } from './import-read.ts';
+
+/** Files smaller than this (bytes) are read on the importing thread: a thread costs more than it saves. */
+export const READER_THREAD_MIN_BYTES = 1024 * 1024;
+
+/**
+ * The reader thread's young generation, MiB: V8 would grow it to 32 (×3 with its copies) on an
+ * import's allocation rate, for no gain in speed.
+ */
+const READER_YOUNG_GENERATION_MB = 8;
+
+type Message = { batch: ReadBatch } | { done: true } | { error: { name: string; message: string; code?: string } } | { exit: number };
+
+/**
+ * A file's batches read on the reader thread, in order (see readCatalogueFile). Stopping the
+ * iteration stops the thread.
+ * @throws KyeroDocumentError for a feed that cannot be read at all (after the batches before
+ *   the fault); Error (with the `code` of a file system error) when the file cannot be read.
+ */
+export async function* readInThread(path: string, format: ImportFormat, now: string): AsyncGenerator<ReadBatch> {
+  const worker = new Worker(inPackage('src', 'services', 'import-read-worker.mjs'), {
+    workerData: { path, format, now },
+    resourceLimits: { maxYoungGenerationSizeMb: READER_YOUNG_GENERATION_MB },
+  });
+  const queue: Message[] = [];
+  let wake: (() => void) | null = null;
+  const receive = (message: Message) => {
+    queue.push(message);
+    wake?.();
+  };
+  worker.on('message', receive);
+  worker.on('error', (error) => receive({ error: { name: error.name, message: error.message } }));
+  worker.on('exit', (code) => receive({ exit: code }));
+  try {
+    for (;;) {
+      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      wake = null;
+      const message = queue.shift()!;
+      if ('batch' in message) {
+        worker.postMessage('more');
+        yield message.batch;
+      } else if ('done' in message) return;
+      else if ('error' in message) {
+        const { name, message: text, code } = message.error;
+        if (name === 'KyeroDocumentError') throw new KyeroDocumentError(text);
+        throw Object.assign(new Error(text), code === undefined ? {} : { code });
+      } else throw new Error(`the import's reader thread stopped (exit code ${message.exit})`);
+    }
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/**
+ * A file's batches: on the reader thread for a file of {@link READER_THREAD_MIN_BYTES} or more,
+ * else on this one.
+ * @throws as {@link readInThread}.
+ */
+export async function* readCatalogueBatches(path: string, format: ImportFormat, now: string): AsyncGenerator<ReadBatch> {
+  const { size } = await stat(path);
+  yield* size >= READER_THREAD_MIN_BYTES ? readInThread(path, format, now) : readCatalogueFile(path, format, now);
+}
