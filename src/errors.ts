@@ -226,6 +226,19 @@ export const ERRORS = {
         : `WhatsApp's 24-hour window closed at ${closedAt}: a free-form reply is allowed only within 24 hours of the lead's last message`,
   }),
 
+  // Leads worked in the console (CONTRACT §16).
+  LEAD_STATUS_INVALID: spec({
+    status: 400,
+    detail: 'The status must be one of new, searching_property, active_negotiation, closed, inactive',
+  }),
+  LEAD_NOTE_BLANK: spec({ status: 400, detail: 'The note must not be blank' }),
+  FOLLOW_UP_DAY: spec({ status: 400, detail: 'A follow-up moves to a day (YYYY-MM-DD) after today, within 10 years' }),
+  LEAD_ASSIGNEE_UNKNOWN: spec({ status: 400, detail: 'The lead can be assigned only to an active user of the business' }),
+  LEAD_ASSIGN_FORBIDDEN: spec({
+    status: 403,
+    detail: 'Only an owner assigns leads: an agent may take a lead that nobody handles',
+  }),
+
   // Webhooks (CONTRACT §10).
   WEBHOOK_SIGNATURE: spec({ status: 401, detail: 'Invalid or missing X-Hub-Signature-256' }),
   WEBHOOK_VERIFY: spec({ status: 403, detail: 'Verification failed' }),

@@ -129,6 +129,8 @@ export interface PropertyVideoTable {
 export interface LeadTable {
   id: Generated<number>;
   business_id: number;
+  /** The console user handling the lead, or null (migration 0016). */
+  assigned_user_id: number | null;
   name: string | null;
   type: string;
   status: string;
@@ -158,6 +160,21 @@ export interface LeadNoteTable {
   id: Generated<number>;
   lead_id: number;
   text: string;
+  created_at: string;
+  /** The console user who wrote it; null for a note of the service's (migration 0016). */
+  author_user_id: number | null;
+}
+
+/** A change made to a lead in the console (migration 0016, CONTRACT §16). */
+export interface LeadHistoryTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  /** Who made it (a console user). */
+  user_id: number | null;
+  change: 'status' | 'note' | 'assign' | 'follow_up';
+  /** JSON: `{from, to, reason}` for a status, `{from, to}` (user ids) for an assignment, `{}` for a note, `{id, done}` or `{id, from, to}` for a follow-up. */
+  detail: string;
   created_at: string;
 }
 
@@ -224,6 +241,8 @@ export interface ChannelTable {
   listing_url: string | null;
   /** JSON `{url, model, api_key (sealed)}` of a chat-completions assistant; null: the built-in one. */
   assistant: string | null;
+  /** 1 while the assistant answers leads' messages; 0 hands each one to the agents (migration 0016). */
+  assistant_enabled: Generated<number>;
 }
 
 /**
@@ -272,6 +291,8 @@ export interface ConversationTable {
   unrecognised: Generated<number>;
   last_message_at: string;
   updated_at: string;
+  /** The newest message of the lead an agent has seen (migration 0016); the inbound ones after it are unread. */
+  agent_seen_message_id: number | null;
 }
 
 /** A webhook delivery kept for its `process_webhook` job; a delivery repeated byte for byte is kept once. */
@@ -453,6 +474,8 @@ export interface WebhookDeliveryTable {
   endpoint_id: number;
   event_id: number;
   lead_id: number | null;
+  /** The listing of a `property.changed` delivery (migration 0016): its deliveries go in order. */
+  property_id: number | null;
   state: 'pending' | 'delivered' | 'failed';
   attempts: number;
   last_status: number | null;
@@ -474,6 +497,7 @@ export interface Database {
   property_videos: PropertyVideoTable;
   leads: LeadTable;
   lead_notes: LeadNoteTable;
+  lead_history: LeadHistoryTable;
   jobs: JobTable;
   lead_matches: LeadMatchTable;
   lead_match_runs: LeadMatchRunTable;

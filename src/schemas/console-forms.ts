@@ -109,3 +109,27 @@ export const PhotoForm = Type.Object({ action: text(20), title: text(500) });
 
 /** `POST /console/catalogue/sources`: a feed URL to pull, and minutes between pulls (services/feed-pulls.ts checks both). */
 export const FeedSourceForm = Type.Object({ url: text(LINE_MAX), every_minutes: Type.Integer({ default: 360 }) });
+
+/** `POST /console/leads/:id/status` (CONTRACT §16): a status code, and an optional reason. */
+export const LeadStatusForm = Type.Object({ status: text(40), reason: text(500) });
+
+/** `POST /console/leads/:id/notes`: a note, at most 5,000 characters. */
+export const LeadNoteForm = Type.Object({ text: text(5000) });
+
+/** `POST /console/leads/:id/assign`: a user id, or '' for nobody. */
+export const LeadAssignForm = Type.Object({ user_id: Type.String({ maxLength: 15, pattern: '^[0-9]*$' }) });
+
+/** `POST /console/assistant` (CONTRACT §16): on ('1', a checkbox) or off (''), the listing URL template, and the model endpoint ('' url: the built-in assistant; the key is write-only). */
+export const AssistantForm = Type.Object({
+  enabled: Type.String({ maxLength: 1 }),
+  listing_url: text(LINE_MAX),
+  url: text(LINE_MAX),
+  model: text(200),
+  api_key: text(4096),
+});
+
+/** `POST /console/leads/:id/follow-ups/:id/move`: the day it moves to (`YYYY-MM-DD`). */
+export const FollowUpMoveForm = Type.Object({ day: Type.String({ maxLength: 10, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }) });
+
+/** `POST /console/assistant/test`: the number the answer goes to, as people type it, and a lead's message. */
+export const AssistantTestForm = Type.Object({ test_phone: text(64), test_text: text(1000) });

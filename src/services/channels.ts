@@ -16,6 +16,7 @@ import {
   GRAPH_API_BASE,
   sendWhatsAppMessage,
   templateLanguage,
+  type OutboundMessage,
   type SendOutcome,
 } from '../channels/whatsapp-cloud.ts';
 import { nowRfc3339 } from '../domain/time.ts';
@@ -26,6 +27,8 @@ import { InmoError } from '../errors.ts';
 import { randomBytes } from 'node:crypto';
 import { findChannel, updateChannel, upsertChannel } from '../db/repositories/messaging.ts';
 import { signalChange } from '../db/change-watch.ts';
+import { replyLanguage, understand } from '../domain/assistant.ts';
+import { assistantOf, replyWithFallback } from './assistant.ts';
 
 /** Path of the WhatsApp webhook on the server (CONTRACT §10). */
 export const WEBHOOK_PATH = '/webhooks/whatsapp';
@@ -95,6 +98,11 @@ export interface ChannelSettings {
   publicUrl?: string;
 }
 
+/** Refuses a listing link that is not http(s) or names no listing (`{id}` or `{ref}`). @throws InmoError CHANNEL_LISTING_URL. */
+function checkListingUrl(listingUrl: string | null): void {
+  if (listingUrl !== null && (!isHttpUrl(listingUrl) || !/\{(id|ref)\}/.test(listingUrl))) throw new InmoError('CHANNEL_LISTING_URL');
+}
+
 /**
  * Connects (or reconnects) a business's channel.
  * @param env where the token and app-secret variables that `settings` name are read (the
@@ -136,7 +144,7 @@ export async function connectChannel(
   }
   const appSecret = settings.appSecretEnv === undefined ? null : secretFromEnv('--app-secret-env', settings.appSecretEnv, env);
   const listingUrl = settings.listingUrl?.trim() || null;
-  if (listingUrl !== null && (!isHttpUrl(listingUrl) || !/\{(id|ref)\}/.test(listingUrl))) throw new InmoError('CHANNEL_LISTING_URL');
+  checkListingUrl(listingUrl);
   if (!(await findBusiness(db, settings.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: settings.businessId });
   const holder = await db
     .selectFrom('channels')
@@ -216,6 +224,54 @@ export async function configureAssistant(
 }
 
 /**
+ * The assistant's settings as the console's assistant page shows them (CONTRACT §16): `{enabled,
+ * listing_url, kind: 'built-in'|'chat-completions', url, model, key_stored}`, never the key
+ * itself. Null when no channel is connected.
+ */
+export async function assistantOverview(db: Db, businessId: number) {
+  const stored = await findChannel(db, businessId);
+  if (!stored) return null;
+  const chat = stored.assistant === null ? null : (JSON.parse(stored.assistant) as { url: string; model: string; api_key: string | null });
+  return {
+    enabled: stored.assistant_enabled === 1,
+    listing_url: stored.listing_url,
+    kind: chat === null ? ('built-in' as const) : ('chat-completions' as const),
+    url: chat?.url ?? null,
+    model: chat?.model ?? null,
+    key_stored: chat?.api_key != null,
+  };
+}
+
+/**
+ * Saves the assistant's settings from the console (CONTRACT §10, §16): on or off (off, every
+ * message a lead writes waits for an agent), the listing URL template, and the assistant: the
+ * built-in one (`url` blank) or an OpenAI-compatible API. The key is write-only: blank keeps the
+ * stored one while the URL stays the same, so it never goes to another server.
+ * @throws InmoError CHANNEL_NOT_CONNECTED, CHANNEL_LISTING_URL, ASSISTANT_URL, ASSISTANT_MODEL_BLANK.
+ */
+export async function saveAssistantSettings(
+  db: Db,
+  businessId: number,
+  settings: { enabled: boolean; listingUrl: string; url: string; model: string; apiKey: string },
+): Promise<void> {
+  const stored = await findChannel(db, businessId);
+  if (!stored) throw new InmoError('CHANNEL_NOT_CONNECTED', { id: businessId });
+  const listingUrl = settings.listingUrl.trim() || null;
+  checkListingUrl(listingUrl);
+  let assistant: string | null = null;
+  const url = settings.url.trim();
+  if (url !== '') {
+    if (!isHttpUrl(url)) throw new InmoError('ASSISTANT_URL');
+    if (!settings.model.trim()) throw new InmoError('ASSISTANT_MODEL_BLANK');
+    const before = stored.assistant === null ? null : (JSON.parse(stored.assistant) as { url: string; api_key: string | null });
+    const key = settings.apiKey.trim() ? sealSecret(settings.apiKey.trim()) : before?.url === url ? before.api_key : null;
+    assistant = JSON.stringify({ url, model: settings.model.trim(), api_key: key });
+  }
+  await updateChannel(db, businessId, { assistant_enabled: settings.enabled ? 1 : 0, listing_url: listingUrl, assistant });
+  signalChange(db);
+}
+
+/**
  * A business's channel as its owner may see it (the console's channel page): the settings, the
  * webhook `verify_token` in clear, whether webhooks are signed; never the access token or the
  * app secret. Null when no channel is connected.
@@ -253,14 +309,65 @@ export async function sendTestTemplate(
 ): Promise<SendOutcome> {
   const stored = await findChannel(db, businessId);
   if (!stored) throw new InmoError('REPLY_NO_CHANNEL');
+  return sendFromChannel(
+    stored,
+    to,
+    'console-test',
+    { type: 'template', template: stored.template, language: templateLanguage(JSON.parse(stored.languages), preferred) },
+    outbound,
+  );
+}
+
+/**
+ * The assistant page's test (CONTRACT §16): the business's assistant answers `text` as it would
+ * a lead who wrote it (no listings matched: a test lead has no searches), and the answer is sent
+ * to `to` on WhatsApp as a free-form text. WhatsApp delivers it only within 24 hours of that
+ * number's last message to the business: write to it first.
+ * @param to E.164.
+ * @returns the answer (null for an opt-out, which gets none), whether the built-in assistant had
+ *   to stand in for the configured one, and the provider's outcome (null when nothing was sent).
+ * @throws InmoError REPLY_NO_CHANNEL.
+ */
+export async function sendAssistantTest(db: Db, businessId: number, to: string, text: string, outbound: OutboundPolicy) {
+  const stored = await findChannel(db, businessId);
+  if (!stored) throw new InmoError('REPLY_NO_CHANNEL');
+  const understanding = understand(text);
+  let fellBack = false;
+  const answer = await replyWithFallback(
+    assistantOf(stored, outbound),
+    {
+      understanding,
+      language: replyLanguage(null, understanding.language),
+      matches: [],
+      operations: [],
+      handsOff: false,
+      leadName: null,
+      searches: [],
+      thread: [{ direction: 'in', text }],
+    },
+    () => (fellBack = true),
+  );
+  if (answer === null) return { answer, fellBack, outcome: null };
+  const outcome = await sendFromChannel(stored, to, 'console-assistant-test', { type: 'text', body: answer }, outbound);
+  return { answer, fellBack, outcome };
+}
+
+/** Sends one message from a business's channel now (the console's tests), with the stored token. */
+function sendFromChannel(
+  channel: NonNullable<Awaited<ReturnType<typeof findChannel>>>,
+  to: string,
+  callbackData: string,
+  content: OutboundMessage['content'],
+  outbound: OutboundPolicy,
+): Promise<SendOutcome> {
   return sendWhatsAppMessage(
     {
-      baseUrl: stored.base_url,
-      phoneNumberId: stored.phone_number_id,
-      accessToken: openSecret(stored.access_token),
+      baseUrl: channel.base_url,
+      phoneNumberId: channel.phone_number_id,
+      accessToken: openSecret(channel.access_token),
       to,
-      callbackData: 'console-test',
-      content: { type: 'template', template: stored.template, language: templateLanguage(JSON.parse(stored.languages), preferred) },
+      callbackData,
+      content,
     },
     { outbound },
   );

@@ -13,6 +13,7 @@ import {
   findConversation,
   insertOutbound,
   listConversations as listConversationRows,
+  markConversationSeen as markSeen,
   listThread,
   setConversationState,
   type MessageRow,
@@ -63,10 +64,20 @@ export async function conversationOf(db: Db, leadId: number) {
   };
 }
 
-/** Conversations, those waiting for an agent first, then the most recent first: `{data: [...]}`. */
-export async function listConversations(db: Db, filter: { businessId?: number; waiting?: boolean; limit?: number }) {
+/**
+ * Conversations, those waiting for an agent first, then the most recent first: `{data: [{lead_id,
+ * business_id, state, window_open_until, last_message_at, name, phone_number_1, unread, last_text}]}`,
+ * `unread` counting the lead's messages no agent has seen (CONTRACT §16).
+ */
+export async function listConversations(db: Db, filter: { businessId?: number; waiting?: boolean; limit?: number; offset?: number }) {
   const rows = await listConversationRows(db, { ...filter, limit: filter.limit ?? 100 });
-  return { data: rows };
+  // PostgreSQL counts in bigint, which its driver gives as text.
+  return { data: rows.map((r) => ({ ...r, unread: Number(r.unread) })) };
+}
+
+/** Marks what the lead has written so far as seen by an agent (the business's lead only). */
+export async function markConversationSeen(db: Db, businessId: number, leadId: number): Promise<void> {
+  await markSeen(db, businessId, leadId);
 }
 
 /**

@@ -44,10 +44,11 @@ export function parseEventId(text: string): number | null {
 }
 
 /** A new delivery of event `eventId` to an endpoint, not yet attempted. */
-const pendingDelivery = (endpointId: number, eventId: number, leadId: number | null, at: string) => ({
+const pendingDelivery = (endpointId: number, eventId: number, leadId: number | null, at: string, propertyId: number | null = null) => ({
   endpoint_id: endpointId,
   event_id: eventId,
   lead_id: leadId,
+  property_id: propertyId,
   state: 'pending' as const,
   last_status: null,
   last_latency_ms: null,
@@ -74,7 +75,7 @@ export async function recordEvent(
   for (const endpoint of await repo.listActiveEndpoints(trx, businessId)) {
     if (endpoint.events !== null && !(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
     // Behind an earlier pending delivery of the same lead, this one waits for its turn.
-    const waiting = leadId !== null && (await repo.firstPendingOfLead(trx, endpoint.id, leadId)) !== undefined;
+    const waiting = leadId !== null && (await repo.lockPendingDeliveries(trx, endpoint.id, 'lead_id', [leadId])).size > 0;
     const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, leadId, at));
     if (!waiting) await queueDelivery(trx, businessId, leadId, deliveryId, at);
   }
@@ -83,11 +84,19 @@ export async function recordEvent(
 
 /**
  * Writes events of no lead (`property.changed`) and queues their webhook deliveries, in the
- * caller's transaction: one statement per 500 events, the endpoints read once.
+ * caller's transaction: one statement per 500 events, the endpoints read once. A listing's
+ * deliveries to an endpoint go in order: one waits behind an earlier pending one of the same
+ * listing (`data.id`), as a lead's do.
  * @param data each event's data, in order.
  * @param at the instant of the change, canonical RFC 3339.
  */
-export async function recordEvents(trx: Executor, businessId: number, type: EventType, data: object[], at: string): Promise<void> {
+export async function recordEvents(
+  trx: Executor,
+  businessId: number,
+  type: EventType,
+  data: Array<{ id: number }>,
+  at: string,
+): Promise<void> {
   if (data.length === 0) return;
   const ids = await repo.insertEvents(
     trx,
@@ -95,9 +104,18 @@ export async function recordEvents(trx: Executor, businessId: number, type: Even
   );
   for (const endpoint of await repo.listActiveEndpoints(trx, businessId)) {
     if (endpoint.events !== null && !(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
-    for (const id of ids) {
-      const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, null, at));
-      await queueDelivery(trx, businessId, null, deliveryId, at);
+    // Listings with a delivery pending already, before this call or in it: the next ones wait behind it.
+    const queued = new Set<number>();
+    for (let start = 0; start < data.length; start += 500) {
+      const chunk = [...new Set(data.slice(start, start + 500).map((d) => d.id))];
+      for (const id of await repo.lockPendingDeliveries(trx, endpoint.id, 'property_id', chunk)) queued.add(id);
+    }
+    for (const [i, id] of ids.entries()) {
+      const propertyId = data[i].id;
+      const waiting = queued.has(propertyId);
+      const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, null, at, propertyId));
+      if (!waiting) await queueDelivery(trx, businessId, null, deliveryId, at);
+      queued.add(propertyId);
     }
   }
 }

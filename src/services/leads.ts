@@ -21,6 +21,7 @@ import { recordLeadEvent } from './events.ts';
 import { transact } from '../db/transaction.ts';
 import type { LeadRow } from '../db/types.ts';
 import { normalizePhone } from '../domain/phone.ts';
+import { LEAD_STATUSES } from '../domain/lead-rules.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
@@ -68,6 +69,12 @@ export async function createLeadByHand(db: Db, options: { businessId: number; ph
 export async function listLeadsPage(db: Db, businessId: number, search: repo.LeadSearch, limit: number, offset: number) {
   const { rows, total } = await repo.searchLeads(db, businessId, search, limit, offset);
   return { data: rows.map(presentLead), total, limit, offset };
+}
+
+/** How many of the business's leads `search` finds, by status (its own `status` aside): `{status: count}` for each of the five. */
+export async function countLeadsByStatus(db: Db, businessId: number, search: repo.LeadSearch): Promise<Record<string, number>> {
+  const counts = await repo.countLeadsByStatus(db, businessId, search);
+  return Object.fromEntries(LEAD_STATUSES.map((s) => [s, counts.get(s) ?? 0]));
 }
 
 /**

@@ -170,7 +170,7 @@ export type AttemptOutcome = { delivered: true } | { delivered: false; retryAt: 
 
 /**
  * Makes one attempt of a delivery and records it (the `deliver_webhook` job). The next pending
- * delivery of the same lead is queued once this one ends, in the same transaction as its end.
+ * delivery of the same lead (or listing) is queued once this one ends, in the same transaction as its end.
  * @param finish runs the recording in the job's completing transaction.
  * @param outbound where the request may go (config.ts): checked on the addresses connected to.
  */
@@ -240,7 +240,7 @@ export async function attemptDelivery(
   return { delivered: false, retryAt };
 }
 
-/** Ends a delivery and queues the next pending one of the same lead. */
+/** Ends a delivery and queues the next pending one of the same lead, or of the same listing. */
 async function end(
   trx: Executor,
   endpoint: repo.EndpointRow,
@@ -250,8 +250,12 @@ async function end(
 ): Promise<void> {
   const now = toRfc3339(at);
   await repo.updateDelivery(trx, delivery.id, { ...values, updated_at: now });
-  if (delivery.lead_id === null) return;
-  const next = await repo.firstPendingOfLead(trx, endpoint.id, delivery.lead_id, delivery.id);
+  const next =
+    delivery.lead_id !== null
+      ? await repo.firstPendingOfLead(trx, endpoint.id, delivery.lead_id, delivery.id)
+      : delivery.property_id !== null
+        ? await repo.firstPendingOfProperty(trx, endpoint.id, delivery.property_id, delivery.id)
+        : undefined;
   if (next) await queueDelivery(trx, endpoint.business_id, next.lead_id, next.id, now);
 }
 

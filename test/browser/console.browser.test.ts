@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/jobs/worker.ts';
 import { createUser } from '../../src/services/console-users.ts';
 import { importRecords, listing } from '../helpers/db.ts';
-import { axeCheck, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
+import { axeCheck, checkAtPhoneWidth, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
 import { PASSWORD } from '../helpers/console.ts';
 import { withApp } from '../helpers/http.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
@@ -162,20 +162,21 @@ describe.skipIf(!here)('the console in Chromium', () => {
     await check(page, 'users');
 
     // Every page again at a phone's width.
-    await page.setViewportSize(WIDTHS.phone);
-    for (const [name, path] of [
-      ['overview', '/console'],
-      ['keys', '/console/keys'],
-      ['leads', '/console/leads'],
-      ['catalogue', '/console/catalogue'],
-      ['channel', '/console/channel'],
-      ['jobs', '/console/jobs'],
-      ['users', '/console/users'],
-      ['lead', page.url().slice(origin.length)],
-    ]) {
-      await page.goto(origin + path);
-      await check(page, name, 'phone');
-    }
+    await checkAtPhoneWidth(
+      page,
+      origin,
+      [
+        ['overview', '/console'],
+        ['keys', '/console/keys'],
+        ['leads', '/console/leads'],
+        ['catalogue', '/console/catalogue'],
+        ['channel', '/console/channel'],
+        ['jobs', '/console/jobs'],
+        ['users', '/console/users'],
+        ['lead', page.url().slice(origin.length)],
+      ],
+      violations,
+    );
 
     await page.getByRole('button', { name: 'Cerrar sesión' }).click();
     await expect.poll(() => page.url()).toBe(`${origin}/console/login?out=1`);

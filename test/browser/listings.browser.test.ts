@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeCheck, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
+import { axeCheck, checkAtPhoneWidth, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
 import { PASSWORD, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
@@ -129,15 +129,16 @@ describe.skipIf(!here)('listings in Chromium', () => {
     expect((await changes()).map((c) => [c.id, c.change])).toEqual([[id, 'delete']]);
     await page.getByText('No se publica: está alquilado.').waitFor({ state: 'visible' });
 
-    await page.setViewportSize(WIDTHS.phone);
-    for (const [name, path] of [
-      ['properties', '/console/properties'],
-      ['property-new', '/console/properties/new'],
-      ['property', `/console/properties/${id}`],
-    ]) {
-      await page.goto(origin + path);
-      await check(page, name, 'phone');
-    }
+    await checkAtPhoneWidth(
+      page,
+      origin,
+      [
+        ['properties', '/console/properties'],
+        ['property-new', '/console/properties/new'],
+        ['property', `/console/properties/${id}`],
+      ],
+      violations,
+    );
     await context.close();
     expect(violations).toEqual([]);
   }, 120_000);

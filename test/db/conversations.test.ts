@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.ts';
 import type { Db } from '../../src/db/database.ts';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker, type WorkerLogger } from '../../src/jobs/worker.ts';
-import { configureAssistant, connectChannel } from '../../src/services/channels.ts';
+import { configureAssistant, connectChannel, saveAssistantSettings } from '../../src/services/channels.ts';
 import { listConversations, replyAsAgent, setAnswerer, showConversation } from '../../src/services/conversations.ts';
 import { showLead } from '../../src/services/leads.ts';
 import { InmoError } from '../../src/errors.ts';
@@ -623,5 +623,28 @@ describe('a chat-completions assistant', () => {
     await says(waId, 'baja');
     expect(chat.requests).toHaveLength(0);
     expect((await showConversation(db, leadId)).state).toBe('opted_out');
+  });
+});
+
+describe('the assistant switched off (CONTRACT §16)', () => {
+  it('answers nothing: each conversation waits for an agent, and an opt-out still opts out', async () => {
+    await saveAssistantSettings(db, businessId, { enabled: false, listingUrl: LISTING_URL, url: '', model: '', apiKey: '' });
+    const { leadId, waId } = await renter('612000777');
+    await says(waId, 'Sí, quiero ver pisos');
+    expect(texts()).toEqual([]);
+    expect((await showConversation(db, leadId)).state).toBe('waiting_for_agent');
+    const waiting = await db.selectFrom('events').select('data').where('type', '=', 'conversation.waiting').execute();
+    expect(waiting.map((e) => JSON.parse(e.data))).toEqual([{ lead_id: leadId }]);
+
+    const other = await renter('612000778');
+    await says(other.waId, 'BAJA');
+    expect((await showConversation(db, other.leadId)).state).toBe('opted_out');
+    expect(texts()).toEqual([]);
+
+    // Switched on again, a new conversation is answered.
+    await saveAssistantSettings(db, businessId, { enabled: true, listingUrl: LISTING_URL, url: '', model: '', apiKey: '' });
+    const third = await renter('612000779');
+    await says(third.waId, 'Sí, quiero ver pisos');
+    expect(texts()).toHaveLength(1);
   });
 });

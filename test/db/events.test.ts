@@ -12,6 +12,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { createApiKey } from '../../src/services/api-keys.ts';
+import { recordLeadEvent } from '../../src/services/events.ts';
+import { nowRfc3339 } from '../../src/domain/time.ts';
 import {
   addWebhook,
   disableWebhook,
@@ -159,6 +161,31 @@ describe('webhooks', () => {
     ).toThrow();
   });
 
+  it('queues an event written while the delivery ahead of it ends: on PostgreSQL the two transactions run at once', async () => {
+    const { secret } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url, events: ['lead.created', 'lead.updated'] });
+    const lead = await inquiry('+34611400025', madrid);
+    // lead.updated is written in a transaction held open while lead.created's delivery ends.
+    let written!: () => void;
+    let commit!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    const writing = t.db.transaction().execute(async (trx) => {
+      await recordLeadEvent(trx, t.businessId, lead.body.lead_id, 'lead.updated', nowRfc3339());
+      written();
+      await held;
+    });
+    await wrote;
+    const drained = new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
+    // Commit once lead.created has been received and its delivery is ending (SQLite: the worker waits for the writer instead).
+    await vi.waitFor(() => expect(receiver.received.length > 0 || t.db.engine === 'sqlite').toBe(true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    commit();
+    await writing;
+    await drained;
+    expect(verified(secret).map((e) => e.type)).toEqual(['lead.created', 'lead.updated']);
+    expect(await t.db.selectFrom('webhook_deliveries').select('state').execute()).toEqual([{ state: 'delivered' }, { state: 'delivered' }]);
+  });
+
   it('sends only the event types asked for', async () => {
     const { secret } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url, events: ['match.found'] });
     await importRecords(t.db, t.businessId, [listing('M-1')]);
@@ -167,10 +194,13 @@ describe('webhooks', () => {
     expect(verified(secret).map((e) => e.type)).toEqual(['match.found']);
   });
 
-  it('sends property.changed when an import publishes, changes or withdraws a listing', async () => {
+  it('sends property.changed when an import publishes, changes or withdraws a listing, in order for each listing', async () => {
     const { secret } = await addWebhook(t.db, { businessId: t.businessId, url: receiver.url, events: ['property.changed'] });
     await importRecords(t.db, t.businessId, [listing('P-1'), listing('P-2', { public: false })]);
     await importRecords(t.db, t.businessId, [listing('P-1', { status: 'vendida' })]);
+    // A listing's deliveries go one after another: the second waits until the first has ended.
+    const queued = await t.db.selectFrom('jobs').select('id').where('kind', '=', 'deliver_webhook').execute();
+    expect(queued).toHaveLength(1);
     await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
     const [id] = (await t.db.selectFrom('properties').select('id').where('external_ref', '=', 'P-1').execute()).map((r) => r.id);
     expect(verified(secret).map((e) => [e.type, e.data])).toEqual([

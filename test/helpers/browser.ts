@@ -37,3 +37,15 @@ export async function axeCheck(page: Page, violations: string[], name: string, w
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: width === 'phone' });
   }
 }
+
+/**
+ * Opens each page at a phone's width and checks it with axe-core (see {@link axeCheck}).
+ * @param pages `[name, path]` pairs, paths under `origin`.
+ */
+export async function checkAtPhoneWidth(page: Page, origin: string, pages: Array<[string, string]>, violations: string[]): Promise<void> {
+  await page.setViewportSize(WIDTHS.phone);
+  for (const [name, path] of pages) {
+    await page.goto(origin + path);
+    await axeCheck(page, violations, name, 'phone');
+  }
+}

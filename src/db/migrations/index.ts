@@ -15,6 +15,7 @@ import * as m0012 from './0012_publishable_keys.ts';
 import * as m0013 from './0013_jobs_due_index.ts';
 import * as m0014 from './0014_published_feeds.ts';
 import * as m0015 from './0015_feed_sources.ts';
+import * as m0016 from './0016_lead_work.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -34,6 +35,7 @@ export const migrationProvider: MigrationProvider = {
       '0013_jobs_due_index': m0013,
       '0014_published_feeds': m0014,
       '0015_feed_sources': m0015,
+      '0016_lead_work': m0016,
     };
   },
 };

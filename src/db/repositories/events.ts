@@ -4,7 +4,7 @@
  * compiled once (compiled-once.ts).
  */
 import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
-import type { Executor } from '../database.ts';
+import { readsMustLock, type Executor } from '../database.ts';
 import type { EventTable, WebhookDeliveryTable, WebhookEndpointTable } from '../types.ts';
 
 export type EventRow = EventTable & { id: number };
@@ -110,6 +110,51 @@ export async function firstPendingOfLead(db: Executor, endpointId: number, leadI
         .limit(one as unknown as number),
   );
   return rows[0] as DeliveryRow | undefined;
+}
+
+/** The earliest pending delivery to `endpointId` of `propertyId`'s `property.changed` events, other than `exceptId`. */
+export async function firstPendingOfProperty(
+  db: Executor,
+  endpointId: number,
+  propertyId: number,
+  exceptId = 0,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .where('property_id', '=', propertyId)
+    .where('state', '=', 'pending')
+    .where('id', '!=', exceptId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst() as Promise<DeliveryRow | undefined>;
+}
+
+/**
+ * Which of `ids` (of leads, or of listings for `property.changed`) have a pending delivery to
+ * `endpointId`: a new delivery of one of them waits behind it (one query; at most 500 ids). On
+ * PostgreSQL the pending rows stay locked until the caller's transaction ends, so a delivery
+ * ending meanwhile either waits and then sees the caller's new delivery to queue it, or ended
+ * before this read and is not counted: a waiting delivery is never left without its job.
+ */
+export async function lockPendingDeliveries(
+  trx: Executor,
+  endpointId: number,
+  of: 'lead_id' | 'property_id',
+  ids: readonly number[],
+): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  let query = trx
+    .selectFrom('webhook_deliveries')
+    .select(of)
+    .where('endpoint_id', '=', endpointId)
+    .where(of, 'in', ids)
+    .where('state', '=', 'pending');
+  // No DISTINCT or LIMIT: PostgreSQL refuses the one with FOR UPDATE, and with the other may
+  // drop a row that changed meanwhile and return none while others match.
+  if (readsMustLock(trx)) query = query.forUpdate();
+  return new Set((await query.execute()).map((row) => (row as Record<typeof of, number>)[of]));
 }
 
 export async function updateDelivery(db: Executor, id: number, values: Partial<Omit<WebhookDeliveryTable, 'id'>>): Promise<void> {

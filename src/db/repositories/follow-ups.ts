@@ -76,3 +76,38 @@ export async function listDueFollowUps(db: Executor, options: { businessId?: num
   if (options.businessId !== undefined) query = query.where('f.business_id', '=', options.businessId);
   return query.execute();
 }
+
+/** A follow-up of the business's lead `leadId`, or undefined (another lead's or business's too). */
+export async function findFollowUpOfLead(db: Executor, businessId: number, leadId: number, id: number) {
+  return db
+    .selectFrom('follow_ups')
+    .selectAll()
+    .where('id', '=', id)
+    .where('lead_id', '=', leadId)
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+}
+
+/**
+ * Moves a scheduled follow-up to `dueAt`, and the pending `follow_up` job that fires it.
+ * @returns whether it was still scheduled (and moved).
+ */
+export async function rescheduleFollowUp(db: Executor, id: number, leadId: number, dueAt: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('follow_ups')
+    .set({ due_at: dueAt, updated_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'scheduled')
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  const jobs = await db
+    .selectFrom('jobs')
+    .select(['id', 'payload'])
+    .where('lead_id', '=', leadId)
+    .where('kind', '=', 'follow_up')
+    .where('state', '=', 'pending')
+    .execute();
+  const ids = jobs.filter((j) => (JSON.parse(j.payload ?? '{}') as { follow_up_id?: number }).follow_up_id === id).map((j) => j.id);
+  if (ids.length > 0) await db.updateTable('jobs').set({ run_at: dueAt, updated_at: now }).where('id', 'in', ids).execute();
+  return true;
+}

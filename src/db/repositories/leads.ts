@@ -4,7 +4,8 @@ import type { Executor } from '../database.ts';
 import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/lead-presenter.ts';
 import { sql } from 'kysely';
 import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
-import type { LeadRow, NewLead } from '../types.ts';
+import type { Insertable } from 'kysely';
+import type { LeadHistoryTable, LeadRow, NewLead } from '../types.ts';
 
 export async function insertLead(db: Executor, lead: NewLead): Promise<LeadRow> {
   return db.insertInto('leads').values(lead).returningAll().executeTakeFirstOrThrow();
@@ -37,8 +38,15 @@ export async function findLead(db: Executor, id: number, businessId?: number): P
   return query.executeTakeFirst();
 }
 
-export async function listNotes(db: Executor, leadId: number): Promise<Array<{ created_at: string; text: string }>> {
-  return db.selectFrom('lead_notes').select(['created_at', 'text']).where('lead_id', '=', leadId).orderBy('id').execute();
+/** A lead's notes, oldest first, each with its author's e-mail (null for the service's own notes). */
+export async function listNotes(db: Executor, leadId: number): Promise<Array<{ created_at: string; text: string; author: string | null }>> {
+  return db
+    .selectFrom('lead_notes as n')
+    .leftJoin('users as u', 'u.id', 'n.author_user_id')
+    .select(['n.created_at', 'n.text', 'u.email as author'])
+    .where('n.lead_id', '=', leadId)
+    .orderBy('n.id')
+    .execute();
 }
 
 /**
@@ -93,8 +101,10 @@ export interface LeadSearch {
   createdBefore?: string;
   /** Updated at or after this instant, in the canonical form of domain/time.ts (compared as text). */
   updatedSince?: string;
-  /** Part of the name (any case), or digits of a phone number. */
+  /** Part of the name or an e-mail address (any case), or digits of a phone number. */
   text?: string;
+  /** The console user handling the lead; null for leads nobody handles (CONTRACT §16). */
+  assigned?: number | null;
 }
 
 /**
@@ -110,7 +120,29 @@ export async function searchLeads(
   limit: number,
   offset: number,
 ): Promise<{ rows: PresentedRow[]; total: number }> {
+  const query = narrowed(db, businessId, search);
+  const { n } = await query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const rows =
+    offset < Number(n)
+      ? await query.select(PRESENTED_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
+      : [];
+  return { rows, total: Number(n) };
+}
+
+/** How many of the business's leads `search` finds, by status (its own `status` aside). */
+export async function countLeadsByStatus(db: Executor, businessId: number, search: LeadSearch): Promise<Map<string, number>> {
+  const rows = await narrowed(db, businessId, { ...search, status: undefined })
+    .select(['status', sql<number>`count(*)`.as('n')])
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** The business's leads narrowed by `search`. */
+function narrowed(db: Executor, businessId: number, search: LeadSearch) {
   let query = db.selectFrom('leads').where('business_id', '=', businessId);
+  if (search.assigned === null) query = query.where('assigned_user_id', 'is', null);
+  else if (search.assigned !== undefined) query = query.where('assigned_user_id', '=', search.assigned);
   if (search.status) query = query.where('status', '=', search.status);
   if (search.type) query = query.where('type', '=', search.type);
   if (search.source) query = query.where('source', '=', search.source);
@@ -120,18 +152,14 @@ export async function searchLeads(
   const text = search.text?.trim();
   if (text) {
     const digits = text.replace(/\D/g, '');
-    const name = sql<boolean>`lower(name) like ${`%${likeLiteral(text.toLowerCase())}%`} escape '\\'`;
+    const pattern = `%${likeLiteral(text.toLowerCase())}%`;
+    const words = sql<boolean>`(lower(name) like ${pattern} escape '\\' or lower(personal_email) like ${pattern} escape '\\' or lower(professional_email) like ${pattern} escape '\\')`;
     query =
       digits.length >= 3 && /^[\d\s+().-]+$/.test(text)
-        ? query.where((eb) => eb.or([name, eb('phone_number_1', 'like', `%${digits}%`), eb('phone_number_2', 'like', `%${digits}%`)]))
-        : query.where(name);
+        ? query.where((eb) => eb.or([words, eb('phone_number_1', 'like', `%${digits}%`), eb('phone_number_2', 'like', `%${digits}%`)]))
+        : query.where(words);
   }
-  const { n } = await query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
-  const rows =
-    offset < Number(n)
-      ? await query.select(PRESENTED_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
-      : [];
-  return { rows, total: Number(n) };
+  return query;
 }
 
 /** The business's lead `id` with the columns the API shows, or undefined (another business's lead too). */
@@ -145,4 +173,45 @@ export async function findPresentedLead(db: Executor, businessId: number, id: nu
       .where('business_id', '=', business as unknown as number),
   );
   return rows[0];
+}
+
+/** The business's lead `id`: its status and who handles it (CONTRACT §16), or undefined. */
+export async function findLeadState(db: Executor, businessId: number, id: number) {
+  return db
+    .selectFrom('leads')
+    .select(['id', 'status', 'assigned_user_id'])
+    .where('id', '=', id)
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+}
+
+/** Sets columns of a lead worked in the console: its status, who handles it, and `updated_at`. */
+export async function updateLeadWork(
+  db: Executor,
+  id: number,
+  change: { updated_at: string; status?: string; assigned_user_id?: number | null },
+): Promise<void> {
+  await db.updateTable('leads').set(change).where('id', '=', id).execute();
+}
+
+/** Adds a note written in the console by `authorUserId`. */
+export async function insertAuthoredNote(db: Executor, leadId: number, text: string, authorUserId: number, at: string): Promise<void> {
+  await db.insertInto('lead_notes').values({ lead_id: leadId, text, created_at: at, author_user_id: authorUserId }).execute();
+}
+
+/** Adds a line to a lead's history (`detail` is JSON). */
+export async function insertHistory(db: Executor, line: Insertable<LeadHistoryTable>): Promise<void> {
+  await db.insertInto('lead_history').values(line).execute();
+}
+
+/** A lead's history, newest first, with the e-mail of who made each change (null once that user is gone). */
+export async function listHistory(db: Executor, businessId: number, leadId: number) {
+  return db
+    .selectFrom('lead_history as h')
+    .leftJoin('users as u', 'u.id', 'h.user_id')
+    .select(['h.id', 'h.change', 'h.detail', 'h.created_at', 'u.email'])
+    .where('h.lead_id', '=', leadId)
+    .where('h.business_id', '=', businessId)
+    .orderBy('h.id', 'desc')
+    .execute();
 }

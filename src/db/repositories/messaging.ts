@@ -3,9 +3,9 @@
  * webhook deliveries (CONTRACT §7, §10). SQL only.
  */
 import type { Executor } from '../database.ts';
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
-import type { ChannelTable, ConversationTable, MessageTable, WebhookEventTable } from '../types.ts';
+import type { ChannelTable, ConversationTable, Database, MessageTable, WebhookEventTable } from '../types.ts';
 
 export type ChannelRow = Selectable<ChannelTable>;
 export type MessageRow = Selectable<MessageTable>;
@@ -208,8 +208,11 @@ export async function setConversationState(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Conversations, those waiting for an agent first, then the most recent first. */
-export async function listConversations(db: Executor, filter: { businessId?: number; waiting?: boolean; limit: number }) {
+/**
+ * Conversations, those waiting for an agent first, then the most recent first, each with the
+ * count of inbound messages no agent has seen (`unread`) and its last message's text.
+ */
+export async function listConversations(db: Executor, filter: { businessId?: number; waiting?: boolean; limit: number; offset?: number }) {
   let query = db
     .selectFrom('conversations')
     .innerJoin('leads', 'leads.id', 'conversations.lead_id')
@@ -221,6 +224,22 @@ export async function listConversations(db: Executor, filter: { businessId?: num
       'conversations.last_message_at',
       'leads.name',
       'leads.phone_number_1',
+      (eb) =>
+        eb
+          .selectFrom('messages')
+          .select((m) => m.fn.countAll<number>().as('n'))
+          .whereRef('messages.lead_id', '=', 'conversations.lead_id')
+          .where('messages.direction', '=', 'in')
+          .where((m) => m('messages.id', '>', m.fn.coalesce('conversations.agent_seen_message_id', m.lit(0))))
+          .as('unread'),
+      (eb) =>
+        eb
+          .selectFrom('messages')
+          .select('messages.body')
+          .whereRef('messages.lead_id', '=', 'conversations.lead_id')
+          .orderBy('messages.id', 'desc')
+          .limit(1)
+          .as('last_text'),
     ]);
   if (filter.businessId !== undefined) query = query.where('conversations.business_id', '=', filter.businessId);
   if (filter.waiting) query = query.where('conversations.state', '=', 'waiting_for_agent');
@@ -229,6 +248,26 @@ export async function listConversations(db: Executor, filter: { businessId?: num
     .orderBy('conversations.last_message_at', 'desc')
     .orderBy('conversations.lead_id', 'desc')
     .limit(filter.limit)
+    .offset(filter.offset ?? 0)
+    .execute();
+}
+
+/**
+ * Marks a lead's messages so far as seen by an agent (its conversation's unread count drops to
+ * 0). Writes only when a message came in since: a page view of a read thread writes nothing.
+ */
+export async function markConversationSeen(db: Executor, businessId: number, leadId: number): Promise<void> {
+  const newest = (eb: ExpressionBuilder<Database, 'conversations'>) =>
+    eb
+      .selectFrom('messages')
+      .select((m) => m.fn.max('messages.id').as('id'))
+      .where('messages.lead_id', '=', leadId);
+  await db
+    .updateTable('conversations')
+    .set((eb) => ({ agent_seen_message_id: newest(eb) }))
+    .where('lead_id', '=', leadId)
+    .where('business_id', '=', businessId)
+    .where((eb) => eb(eb.fn.coalesce('agent_seen_message_id', eb.lit(0)), '<', newest(eb)))
     .execute();
 }
 

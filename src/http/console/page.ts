@@ -95,6 +95,17 @@ const TITLES: Record<string, MessageKey> = {
   'catalogue-import': 'catalogue_import_title',
   properties: 'properties_title',
   'property-new': 'properties_new',
+  inbox: 'inbox_title',
+  assistant: 'assistant_title',
+};
+
+/**
+ * An instant as the agency reads it: date and time in Madrid's time zone, in the page's
+ * language. The console's script rewrites each `<time data-local>` in the browser's own zone.
+ */
+const WHEN = {
+  es: new Intl.DateTimeFormat('es-ES', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Madrid' }),
+  en: new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Madrid' }),
 };
 
 /** What binds a CSRF token to a session: a digest of its cookie (of the empty text, without one). */
@@ -113,6 +124,7 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
     .view(`${page}.eta`, {
       t: request.t,
       lang: request.consoleLanguage,
+      when: (instant: string) => WHEN[request.consoleLanguage].format(new Date(instant)),
       session: request.consoleSession,
       // Good only with this request's session (plugin.ts checks it against the session it comes back with).
       csrfToken: reply.generateCsrf({ userInfo: sessionBinding(sessionCookieOf(request)) }),

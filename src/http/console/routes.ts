@@ -6,6 +6,7 @@
  * - sections/overview.ts: the overview;
  * - sections/keys.ts (owners): API keys, secret and publishable;
  * - sections/channel.ts (owners): the WhatsApp channel and its test message;
+ * - sections/assistant.ts (owners): the assistant, on or off, and which one words its answers;
  * - sections/users.ts (owners): users and their one-time links;
  * - sections/jobs.ts (owners): follow-up rules and failed jobs;
  * - sections/catalogue.ts: the catalogue and its uploads;
@@ -18,6 +19,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleDeps } from './forms.ts';
+import { assistantPages } from './sections/assistant.ts';
 import { authPages } from './sections/auth.ts';
 import { cataloguePages } from './sections/catalogue.ts';
 import { channelPages } from './sections/channel.ts';
@@ -30,7 +32,18 @@ import { userPages } from './sections/users.ts';
 
 /** Registers every section of the console on the console's instance (plugin.ts). */
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  for (const section of [authPages, overviewPage, keyPages, channelPages, userPages, jobPages, cataloguePages, leadPages, listingPages]) {
+  for (const section of [
+    authPages,
+    overviewPage,
+    keyPages,
+    channelPages,
+    assistantPages,
+    userPages,
+    jobPages,
+    cataloguePages,
+    leadPages,
+    listingPages,
+  ]) {
     await app.register(section, deps);
   }
 }

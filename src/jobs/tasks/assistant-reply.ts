@@ -3,7 +3,8 @@
  * with the message in the transaction that stores it (services/webhooks.ts).
  *
  * 1. Nothing happens unless the conversation is the assistant's (not handed to an agent, not
- *    opted out) and WhatsApp's 24-hour window is open.
+ *    opted out) and WhatsApp's 24-hour window is open. With the assistant off (its console
+ *    page), nothing is answered: the conversation goes to the agents (an opt-out still counts).
  * 2. The message is understood (domain/assistant.ts) and the answer written (the built-in
  *    assistant, or the business's model with the built-in one as fallback), outside any
  *    transaction.
@@ -192,6 +193,11 @@ async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision |
   const places = snapshot.index.byPlace;
   const kindHasText = inbound.kind === 'text' || inbound.kind === 'button' || inbound.kind === 'interactive';
   const understanding = understand(kindHasText ? inbound.body : null, places);
+  // The assistant is off (the console's assistant page): no answer, the conversation waits for
+  // an agent; a lead who opts out is still opted out.
+  if (channel.assistant_enabled === 0) {
+    return { inbound, lead, understanding, handsOff: understanding.intent !== 'opt_out', unrecognised: 0, refined: null, text: null };
+  }
   const unrecognised = understanding.intent === 'unknown' ? conversation.unrecognised + 1 : 0;
   const handsOff = understanding.intent === 'unknown' && unrecognised >= 2;
 

@@ -1,8 +1,16 @@
 // The console's only script, and an optional one. Without it every page still works: the new
 // key is shown, selectable, in its field; an import's page has a link to refresh its progress.
 // With it: a copy button for the new key, the import's progress follows by itself, and the
-// listing form shows the prices of the operations ticked and the subtypes of the type chosen.
+// listing form shows the prices of the operations ticked and the subtypes of the type chosen;
+// times are shown in the reader's time zone.
 document.addEventListener('DOMContentLoaded', () => {
+  // Times are written in Madrid's zone; shown in the reader's own.
+  const when = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  for (const time of document.querySelectorAll('time[data-local]')) {
+    const instant = new Date(time.getAttribute('datetime'));
+    if (!Number.isNaN(instant.getTime())) time.textContent = when.format(instant);
+  }
+
   for (const button of document.querySelectorAll('button[data-copy]')) {
     const source = document.getElementById(button.dataset.copy);
     if (!source || !navigator.clipboard) continue;

@@ -1,16 +1,34 @@
 /**
- * Leads: `GET /leads` (query `status`, `type`, `source`, `from`, `to` (dates), `q`, `page`), `GET
+ * Leads: `GET /leads` (query `status`, `type`, `assigned` (`me`, `none` or a user id), `source`,
+ * `from`, `to` (dates), `q` (name, phone or e-mail), `page`; counts by status), `GET
  * /leads/:lead_id`; `POST /leads/:lead_id/reply` (field `text`: an agent's WhatsApp message, only
- * inside the 24-hour window), `POST /leads/:lead_id/handoff` and `/resume` (who answers).
+ * inside the 24-hour window), `POST /leads/:lead_id/handoff` and `/resume` (who answers); the
+ * lead worked (CONTRACT §16, services/lead-work.ts): `POST /leads/:lead_id/status` (`status`,
+ * `reason`), `/notes` (`text`), `/assign` (`user_id`, '' for nobody), `/follow-ups/:id/done` and
+ * `/follow-ups/:id/move` (`day`, YYYY-MM-DD); `GET /inbox` (query `page`):
+ * every conversation, those waiting for an agent first, with the inbound messages no agent has
+ * seen (opening the lead's page sees them).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../../domain/lead-rules.ts';
-import { listingSummaries, listLeadsPage, showLead, type LeadSearch } from '../../../services/leads.ts';
-import { replyAsAgent, setAnswerer } from '../../../services/conversations.ts';
+import { countLeadsByStatus, listingSummaries, listLeadsPage, showLead, type LeadSearch } from '../../../services/leads.ts';
+import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/conversations.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
+import { describeSearch } from '../criteria.ts';
 import { csrfCheckedRoute, dayStart, DAY_MS, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
-import { ReplyForm } from '../../../schemas/console-forms.ts';
+import { FollowUpMoveForm, LeadAssignForm, LeadNoteForm, LeadStatusForm, ReplyForm } from '../../../schemas/console-forms.ts';
+import {
+  addLeadNote,
+  assignableUsers,
+  assignLead,
+  changeLeadStatus,
+  completeFollowUp,
+  listLeadHistory,
+  moveFollowUpTo,
+  type Actor,
+} from '../../../services/lead-work.ts';
+import type { MessageKey } from '../i18n.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
@@ -26,18 +44,22 @@ const CONVERSATION_PROBLEMS = {
   CONVERSATION_NOT_FOUND: true,
 };
 
-/**
- * A search-preference value as one line of text: lists joined by commas (places by name),
- * objects as `key: value` pairs, e.g. `price_max: 900000, bedrooms_min: 2`.
- */
-export function describePreference(value: unknown): string {
-  if (Array.isArray(value)) return value.map(describePreference).join(', ');
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null && v !== undefined);
-    if ('name' in value && typeof (value as { name: unknown }).name === 'string') return (value as { name: string }).name;
-    return entries.map(([k, v]) => `${k}: ${describePreference(v)}`).join(', ');
+/** The refusals of the lead's work (services/lead-work.ts) the lead page explains. */
+const WORK_PROBLEMS = {
+  LEAD_STATUS_INVALID: true,
+  LEAD_NOTE_BLANK: true,
+  LEAD_ASSIGNEE_UNKNOWN: true,
+  LEAD_ASSIGN_FORBIDDEN: true,
+  FOLLOW_UP_NOT_FOUND: true,
+  FOLLOW_UP_NOT_DUE: true,
+  FOLLOW_UP_DAY: true,
+};
+
+/** A form's fault, as the lead page says it (the form changed nothing). */
+class FormFault extends Error {
+  constructor(readonly problem: MessageKey) {
+    super(problem);
   }
-  return String(value);
 }
 
 export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: ConsoleDeps): Promise<void> {
@@ -55,6 +77,15 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       // `to` is inclusive: leads created before the next day's start.
       createdBefore: to === null ? undefined : new Date(Date.parse(to) + DAY_MS).toISOString(),
       text: q.q?.trim() || undefined,
+      // `me`, `none` or a user id; anything else is no filter.
+      assigned:
+        q.assigned === 'me'
+          ? request.consoleSession!.userId
+          : q.assigned === 'none'
+            ? null
+            : /^\d{1,9}$/.test(q.assigned ?? '')
+              ? Number(q.assigned)
+              : undefined,
     };
     const page = Math.max(1, Math.min(1_000_000, Number.parseInt(q.page ?? '1', 10) || 1));
     const { data, total } = await listLeadsPage(
@@ -65,6 +96,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       (page - 1) * LEADS_PER_PAGE,
     );
     const filters = {
+      assigned: search.assigned === undefined ? '' : (q.assigned ?? ''),
       status: search.status ?? '',
       type: search.type ?? '',
       source: search.source ?? '',
@@ -84,6 +116,10 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       filters,
       statuses: LEAD_STATUSES,
       types: LEAD_TYPES,
+      users: await assignableUsers(db, request.consoleSession!.businessId),
+      counts: await countLeadsByStatus(db, request.consoleSession!.businessId, search),
+      statusLink: (status: string) =>
+        `/console/leads?${new URLSearchParams(Object.entries({ ...filters, status }).filter(([, v]) => v) as Array<[string, string]>)}`,
     });
   });
 
@@ -101,18 +137,27 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     shown: NonNullable<Awaited<ReturnType<typeof showLead>>>,
     status = 200,
     problem: string | null = null,
+    /** The section the problem is about: the conversation, the lead's work, its notes or its follow-ups. */
+    problemAt: 'thread' | 'work' | 'notes' | 'follow' = 'thread',
   ) => {
     const ids = [...shown.matches.map((m) => m.property_id), ...shown.near_misses.map((m) => m.property_id)];
     const summaries = new Map((await listingSummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, p]));
+    const users = await assignableUsers(db, shown.lead.business_id);
+    const emails = new Map(users.map((u) => [u.id, u.email]));
     const until = shown.conversation.window_open_until;
     return render(
       reply,
       'lead',
       {
-        describe: describePreference,
+        describeSearch,
         title: shown.lead.name ?? reply.request.t('unnamed'),
         shown,
         problem,
+        problemAt,
+        statuses: LEAD_STATUSES,
+        users,
+        emails,
+        history: await listLeadHistory(db, shown.lead.business_id, shown.lead.id),
         windowOpen: shown.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),
         matches: shown.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
         nearMisses: shown.near_misses
@@ -123,7 +168,27 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     );
   };
 
-  app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => leadPage(reply, await ownLead(request)));
+  app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => {
+    const shown = await ownLead(request);
+    // An agent has now seen what the lead wrote: the inbox stops counting it.
+    await markConversationSeen(db, shown.lead.business_id, shown.lead.id);
+    return leadPage(reply, shown);
+  });
+
+  app.get('/inbox', async (request, reply) => {
+    const page = Math.max(1, Math.min(1_000_000, Number.parseInt(query(request).page ?? '1', 10) || 1));
+    const { data } = await listConversations(db, {
+      businessId: request.consoleSession!.businessId,
+      limit: LEADS_PER_PAGE + 1,
+      offset: (page - 1) * LEADS_PER_PAGE,
+    });
+    return render(reply, 'inbox', {
+      conversations: data.slice(0, LEADS_PER_PAGE),
+      now: Date.now(),
+      previous: page > 1 ? `/console/inbox?page=${page - 1}` : null,
+      next: data.length > LEADS_PER_PAGE ? `/console/inbox?page=${page + 1}` : null,
+    });
+  });
 
   /**
    * A conversation action on a lead: done, then 303 back to the thread; refused by the rules
@@ -158,5 +223,75 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     '/leads/:lead_id/resume',
     csrfChecked,
     conversationAction((leadId) => setAnswerer(db, leadId, 'assistant')),
+  );
+
+  /**
+   * A change to the lead (CONTRACT §16): done, then 303 back to the page; refused (a form's fault,
+   * a rule of services/lead-work.ts), the lead's page again with the reason and the status, and
+   * nothing changed.
+   */
+  const workAction = <P extends { lead_id: string }>(
+    act: (actor: Actor, leadId: number, body: unknown, request: FastifyRequest<{ Params: P }>) => Promise<unknown>,
+    anchor: string,
+  ) => {
+    return async (request: FastifyRequest<{ Params: P }>, reply: FastifyReply) => {
+      const shown = await ownLead(request);
+      const session = request.consoleSession!;
+      try {
+        await act({ userId: session.userId, role: session.role, businessId: session.businessId }, shown.lead.id, request.body, request);
+      } catch (error) {
+        const at = anchor === 'h-notes' ? 'notes' : anchor === 'h-follow' ? 'follow' : 'work';
+        if (error instanceof FormFault) return leadPage(reply, shown, 422, error.problem, at);
+        if (!(error instanceof InmoError) || error.status >= 500 || !(error.code in WORK_PROBLEMS)) throw error;
+        request.errorCode = error.code;
+        return leadPage(reply, shown, error.status, error.code, at);
+      }
+      return reply.code(303).header('location', `/console/leads/${shown.lead.id}#${anchor}`).send();
+    };
+  };
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/status',
+    csrfChecked,
+    workAction((actor, leadId, body) => {
+      const { value, faults } = readForm(body, LeadStatusForm);
+      if (faults.some((f) => f.field === 'reason')) throw new FormFault('lead_reason_too_long');
+      if (faults.length > 0) throw new InmoError('LEAD_STATUS_INVALID');
+      return changeLeadStatus(db, actor, leadId, value.status, value.reason);
+    }, 'h-work'),
+  );
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/notes',
+    csrfChecked,
+    workAction((actor, leadId, body) => {
+      const { value, faults } = readForm(body, LeadNoteForm);
+      if (faults.length > 0) throw new FormFault('lead_note_too_long');
+      return addLeadNote(db, actor, leadId, value.text);
+    }, 'h-notes'),
+  );
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/assign',
+    csrfChecked,
+    workAction((actor, leadId, body) => {
+      const { value, faults } = readForm(body, LeadAssignForm);
+      if (faults.length > 0) throw new InmoError('LEAD_ASSIGNEE_UNKNOWN');
+      return assignLead(db, actor, leadId, value.user_id === '' ? null : Number(value.user_id));
+    }, 'h-work'),
+  );
+  app.post<{ Params: { lead_id: string; follow_up_id: string } }>(
+    '/leads/:lead_id/follow-ups/:follow_up_id/done',
+    csrfChecked,
+    workAction(
+      (actor, leadId, _body, request) => completeFollowUp(db, actor, leadId, idParam(request.params.follow_up_id) ?? 0),
+      'h-follow',
+    ),
+  );
+  app.post<{ Params: { lead_id: string; follow_up_id: string } }>(
+    '/leads/:lead_id/follow-ups/:follow_up_id/move',
+    csrfChecked,
+    workAction((actor, leadId, body, request) => {
+      const { value, faults } = readForm(body, FollowUpMoveForm);
+      if (faults.length > 0) throw new InmoError('FOLLOW_UP_DAY');
+      return moveFollowUpTo(db, actor, leadId, idParam(request.params.follow_up_id) ?? 0, value.day);
+    }, 'h-follow'),
   );
 }
