@@ -172,6 +172,23 @@ function preparesNamed(client: pg.PoolClient): void {
  * @throws Error for an unsupported URL.
  */
 export function createDb(url: string, pool: PoolSettings = DEFAULT_POOL_SETTINGS): Db {
+  const db = openUrl(url, pool);
+  if (!/^sqlite:(:memory:)?$/.test(url)) openedFrom.set(db, { url, pool });
+  return db;
+}
+
+/** How each handle made by {@link createDb} was opened, unless in memory. */
+const openedFrom = new WeakMap<Db, { url: string; pool: PoolSettings }>();
+
+/**
+ * What opens the same database as `db` again, in another thread (services/import-thread.ts):
+ * `createDb(url, pool)`. Null for an in-memory SQLite database, which no other connection sees.
+ */
+export function reopenable(db: Db): { url: string; pool: PoolSettings } | null {
+  return openedFrom.get(db) ?? null;
+}
+
+function openUrl(url: string, pool: PoolSettings): Db {
   if (/^postgres(ql)?:\/\//.test(url)) return createPostgres(url, pool);
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length) || ':memory:';

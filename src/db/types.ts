@@ -462,6 +462,12 @@ export interface FeedSourceTable {
   last_error: string | null;
 }
 
+/** An external ref accepted by an import run (migration 0017): the run's refs, kept off the heap. */
+export interface ImportRefTable {
+  run: string;
+  external_ref: string;
+}
+
 /** An external ref a feed source's document named (migration 0015). */
 export interface FeedSourceRefTable {
   source_id: number;
@@ -519,6 +525,7 @@ export interface Database {
   published_feeds: PublishedFeedTable;
   feed_sources: FeedSourceTable;
   feed_source_refs: FeedSourceRefTable;
+  import_refs: ImportRefTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

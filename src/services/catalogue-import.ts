@@ -19,7 +19,7 @@ import * as repo from '../db/repositories/properties.ts';
 import type { NormalizedProperty } from '../domain/property-record.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { withdrawListings, writeListings } from './catalogue-writes.ts';
-import { checkedBatches, type ImportFormat, type ReadBatch } from './import-read.ts';
+import { checkedBatches, readCatalogueFile, type ImportFormat, type ReadBatch } from './import-read.ts';
 import { readCatalogueBatches } from './import-reader.ts';
 import { InmoError } from '../errors.ts';
 
@@ -33,7 +33,7 @@ const ANALYZE_MIN_ROWS = 1000;
  * 200 MB feed into an empty catalogue: as fast as with 64 MiB, and the importing process peaks
  * about 60 MiB lower; 60,000 updates took 5 % longer (8 MiB: 10 %).
  */
-const IMPORT_PAGE_CACHE_KIB = 16_384;
+export const IMPORT_PAGE_CACHE_KIB = 16_384;
 
 /** Rows of each index SQLite's ANALYZE reads (its `analysis_limit`; 0 would read all). */
 const ANALYSIS_LIMIT = 1000;
@@ -72,15 +72,33 @@ function isPowerOf4(n: number): boolean {
   return n === 1;
 }
 
-async function writeBatch(db: Db, businessId: number, batch: NormalizedProperty[], summary: ImportSummary, now: string) {
-  const written = await db.transaction().execute((trx) =>
-    writeListings(
+/**
+ * Writes a batch in one transaction, with its refs when the import keeps them in import_refs.
+ * @param refs the batch's accepted refs, each once.
+ */
+async function writeBatch(
+  db: Db,
+  businessId: number,
+  batch: NormalizedProperty[],
+  refs: Set<string>,
+  summary: ImportSummary,
+  now: string,
+  seen: Set<string> | { run: string },
+) {
+  const written = await db.transaction().execute(async (trx) => {
+    if (!(seen instanceof Set)) summary.repeated += await repo.addImportRefs(trx, seen.run, [...refs]);
+    return writeListings(
       trx,
       businessId,
       batch.map((property) => ({ property })),
       now,
-    ),
-  );
+    );
+  });
+  if (seen instanceof Set)
+    for (const ref of refs) {
+      if (seen.has(ref)) summary.repeated++;
+      else seen.add(ref);
+    }
   summary.created += written.created.size;
   summary.updated += written.updated;
   // Requests of this process see the new catalogue version at once (db/change-watch.ts).
@@ -98,17 +116,17 @@ export async function importCatalogueLines(
   businessId: number,
   lines: AsyncIterable<string> | Iterable<string>,
   onProgress?: ImportProgress,
-  accepted: Set<string> = new Set(),
 ): Promise<ImportSummary> {
-  return importBatches(db, businessId, (now) => checkedBatches(lines, now), onProgress, accepted);
+  return importBatches(db, businessId, (now) => checkedBatches(lines, now), onProgress, null);
 }
 
 /**
  * Writes checked batches into a business's catalogue: the accepted items of each batch in one
  * transaction, while the source reads the next (services/import-reader.ts).
  * @param batches the source, given the import's timestamp.
- * @param accepted an empty set the external refs of the accepted items are added to (a feed pull
- *   withdraws its source's other listings by them).
+ * @param run an import run whose accepted refs are kept in import_refs (the caller drops them:
+ *   a feed pull withdraws its source's other listings by them), so that the memory an import
+ *   holds does not grow with the file; null: they are kept in memory for the import only.
  * @throws InmoError UNKNOWN_BUSINESS when the business does not exist (nothing is written); the
  *   source's error when it fails half way, after what it read before the fault is written.
  */
@@ -117,7 +135,7 @@ async function importBatches(
   businessId: number,
   batches: (now: string) => AsyncIterable<ReadBatch>,
   onProgress: ImportProgress | undefined,
-  accepted: Set<string>,
+  run: string | null,
 ): Promise<ImportSummary> {
   return withPageCache(db, IMPORT_PAGE_CACHE_KIB, async () => {
     if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
@@ -130,6 +148,7 @@ async function importBatches(
     let deferred = false;
     let linesRead = 0;
     let bytesRead = 0;
+    const seen = run === null ? new Set<string>() : { run };
     try {
       // A source that fails half way (a feed that stops being XML) has given what it read before
       // the fault: that is written, then its error is thrown.
@@ -137,19 +156,20 @@ async function importBatches(
         linesRead = read.linesRead;
         bytesRead = read.bytesRead;
         const batch: NormalizedProperty[] = [];
+        const refs = new Set<string>();
         for (const item of read.items) {
           if (!('property' in item)) {
             summary.rejected.push({ line: item.line, reason: item.reason, ...(item.id === undefined ? {} : { id: item.id }) });
             continue;
           }
           const ref = item.property.fields.external_ref;
-          if (accepted.has(ref)) summary.repeated++;
-          else accepted.add(ref);
+          if (refs.has(ref)) summary.repeated++;
+          else refs.add(ref);
           batch.push(item.property);
         }
         if (batch.length > 0) {
           if (bulk && batchesWritten === 1) deferred = (await deferIndexes(db, 'properties')).length > 0;
-          await writeBatch(db, businessId, batch, summary, now);
+          await writeBatch(db, businessId, batch, refs, summary, now, seen);
           batchesWritten++;
           // PostgreSQL plans the lookup of a batch's refs from the table's statistics: left as they
           // were while the table grows from nothing to a million rows, they made it scan the table
@@ -254,7 +274,8 @@ export async function importFullCatalogueFile(
  * Imports a file: NDJSON, or a Kyero v3 feed (CONTRACT §15), told apart by content unless
  * `format` names one; see {@link importCatalogueLines}. A feed's property that cannot be mapped
  * is reported with its position, `<id>` and reason, and the rest imported.
- * @param accepted an empty set the external refs of the accepted lines or properties are added to.
+ * @param run an import run whose accepted refs are kept in import_refs for the caller (who drops
+ *   them with dropImportRefs); without it, they are kept in memory for the import only.
  * @throws InmoError UNKNOWN_BUSINESS; KyeroDocumentError for a feed that cannot be read at all
  *   (a DTD, malformed XML): what came before the fault is imported, nothing after it.
  */
@@ -264,11 +285,38 @@ export async function importCatalogueFile(
   path: string,
   onProgress?: ImportProgress,
   format?: ImportFormat,
-  accepted?: Set<string>,
+  run?: string,
+): Promise<ImportSummary> {
+  return importFile(db, businessId, path, onProgress, format, run, readCatalogueBatches);
+}
+
+/**
+ * {@link importCatalogueFile} reading on this thread whatever the file's size: the import
+ * thread's (services/import-thread.ts), whose memory a reader thread's isolate would double.
+ */
+export async function importCatalogueFileHere(
+  db: Db,
+  businessId: number,
+  path: string,
+  onProgress: ImportProgress | undefined,
+  format: ImportFormat | undefined,
+  run: string,
+): Promise<ImportSummary> {
+  return importFile(db, businessId, path, onProgress, format, run, readCatalogueFile);
+}
+
+async function importFile(
+  db: Db,
+  businessId: number,
+  path: string,
+  onProgress: ImportProgress | undefined,
+  format: ImportFormat | undefined,
+  run: string | undefined,
+  read: typeof readCatalogueFile,
 ): Promise<ImportSummary> {
   const readAs = format ?? (await sniffFormat(path));
   return {
     format: readAs,
-    ...(await importBatches(db, businessId, (now) => readCatalogueBatches(path, readAs, now), onProgress, accepted ?? new Set())),
+    ...(await importBatches(db, businessId, (now) => read(path, readAs, now), onProgress, run ?? null)),
   };
 }

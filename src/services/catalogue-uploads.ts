@@ -13,7 +13,8 @@ import type { Db } from '../db/database.ts';
 import type { CatalogueImportTable } from '../db/types.ts';
 import { sql, type Selectable } from 'kysely';
 import { toRfc3339 } from '../domain/time.ts';
-import { importCatalogueFile, type RejectedLine } from './catalogue-import.ts';
+import type { RejectedLine } from './catalogue-import.ts';
+import { importFileOffThread } from './import-thread.ts';
 
 /** Progress is written at most this often, ms. */
 export const PROGRESS_EVERY_MS = 250;
@@ -65,7 +66,7 @@ export async function startUploadedImport(
   let lastWrite = 0;
   const done = (async () => {
     try {
-      const summary = await importCatalogueFile(db, upload.businessId, upload.path, async (lines, bytes, stage) => {
+      const summary = await importFileOffThread(db, upload.businessId, upload.path, async (lines, bytes, stage) => {
         const now = Date.now();
         if (stage !== 'indexing' && now - lastWrite < PROGRESS_EVERY_MS) return;
         lastWrite = now;

@@ -10,8 +10,10 @@
  * are withdrawn; listings created in the console or from another source are never touched. A
  * document with any rejected property imports the rest and withdraws nothing; one that stops
  * being readable XML half way imports what came before the fault, withdraws nothing, and the
- * pull fails saying where. The document is read once: imported, and what it names gathered.
+ * pull fails saying where. The document is read once: imported, and the refs it names kept in
+ * import_refs on the way (not in memory: a feed's size does not grow the server's heap).
  */
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,15 +22,16 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { OutboundPolicy } from '../config.ts';
 import { isPrivateHost, outboundFetch } from '../channels/outbound.ts';
-import type { Db } from '../db/database.ts';
+import { withPageCache, type Db } from '../db/database.ts';
 import { signalChange } from '../db/change-watch.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import * as repo from '../db/repositories/feeds.ts';
 import { enqueueJob } from '../db/repositories/jobs.ts';
-import { findIdsByRef, listWithdrawable } from '../db/repositories/properties.ts';
+import { dropImportRefs } from '../db/repositories/properties.ts';
 import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
-import { importCatalogueFile, sniffFormat, type ImportFormat, type RejectedLine } from './catalogue-import.ts';
+import { IMPORT_PAGE_CACHE_KIB, sniffFormat, type ImportFormat, type RejectedLine } from './catalogue-import.ts';
+import { importFileOffThread } from './import-thread.ts';
 import { withdrawListings } from './catalogue-writes.ts';
 
 /** Pulls, in minutes between them: 5 minutes to a week. */
@@ -185,34 +188,35 @@ export async function pullFeedSource(db: Db, id: number, options: { outbound: Ou
       const path = join(dir, 'feed');
       await download(response.body, path, options.maxBytes);
       const format = (source.format as ImportFormat | null) ?? (await sniffFormat(path));
-      // One pass: the document is imported, and what it named is gathered on the way.
-      const named = new Set<string>();
-      const summary = await importCatalogueFile(db, source.business_id, path, undefined, format, named);
-      const previous = await repo.listSourceRefs(db, id);
-      let withdrawn = 0;
-      if (summary.rejected.length === 0) {
-        const gone = [...previous].filter((ref) => !named.has(ref));
-        const ids = await findIdsByRef(db, source.business_id, gone);
-        const withdrawable = new Set((await listWithdrawable(db, source.business_id)).map((p) => p.id));
-        const toWithdraw = [...ids.values()].filter((pid) => withdrawable.has(pid));
-        await db.transaction().execute(async (trx) => {
-          if (toWithdraw.length) await withdrawListings(trx, source.business_id, toWithdraw, nowRfc3339());
-          await repo.replaceSourceRefs(trx, id, named);
-        });
-        if (toWithdraw.length) signalChange(db);
-        withdrawn = toWithdraw.length;
-      } else {
+      // One pass: the document is imported, and what it named is kept on the way in import_refs.
+      const run = randomUUID();
+      try {
+        const summary = await importFileOffThread(db, source.business_id, path, undefined, format, run);
+        let withdrawn = 0;
         // A document with rejected properties withdraws nothing: a later clean one still can.
-        await repo.replaceSourceRefs(db, id, new Set([...previous, ...named]));
+        const clean = summary.rejected.length === 0;
+        // The refs' rows go through this connection's page cache: kept to the import's size.
+        const gone = await withPageCache(db, IMPORT_PAGE_CACHE_KIB, async () => {
+          const unnamed = clean ? await repo.listUnnamedSourceListings(db, source.business_id, id, run) : [];
+          await db.transaction().execute(async (trx) => {
+            if (unnamed.length) await withdrawListings(trx, source.business_id, unnamed, nowRfc3339());
+            await repo.replaceSourceRefs(trx, id, run, !clean);
+          });
+          return unnamed;
+        });
+        if (gone.length) signalChange(db);
+        withdrawn = gone.length;
+        result = {
+          status: 'imported',
+          created: summary.created,
+          updated: summary.updated,
+          withdrawn,
+          rejected: summary.rejected.slice(0, REJECTED_KEPT),
+          rejectedCount: summary.rejected.length,
+        };
+      } finally {
+        await withPageCache(db, IMPORT_PAGE_CACHE_KIB, () => dropImportRefs(db, run));
       }
-      result = {
-        status: 'imported',
-        created: summary.created,
-        updated: summary.updated,
-        withdrawn,
-        rejected: summary.rejected.slice(0, REJECTED_KEPT),
-        rejectedCount: summary.rejected.length,
-      };
       validators = { etag: response.headers.get('etag'), last_modified: response.headers.get('last-modified') };
     }
   } catch (error) {

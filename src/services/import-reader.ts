@@ -21,7 +21,48 @@ export const READER_THREAD_MIN_BYTES = 1024 * 1024;
  */
 const READER_YOUNG_GENERATION_MB = 8;
 
-type Message = { batch: ReadBatch } | { done: true } | { error: { name: string; message: string; code?: string } } | { exit: number };
+/** An error a thread posted: what crosses the thread's boundary of it. */
+export interface PostedError {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+/** How a thread ended without saying so itself: an uncaught error, or its exit. */
+type ThreadEnd = { error: PostedError } | { exit: number };
+
+/**
+ * The messages `worker` posts, in order; then its uncaught error or exit, should it end without
+ * the caller having stopped. Stopping the iteration terminates the thread.
+ */
+export async function* messagesOf<M>(worker: Worker): AsyncGenerator<M | ThreadEnd> {
+  const queue: Array<M | ThreadEnd> = [];
+  let wake: (() => void) | null = null;
+  const receive = (message: M | ThreadEnd) => {
+    queue.push(message);
+    wake?.();
+  };
+  worker.on('message', receive);
+  worker.on('error', (error) => receive({ error: { name: error.name, message: error.message } }));
+  worker.on('exit', (code) => receive({ exit: code }));
+  try {
+    for (;;) {
+      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      wake = null;
+      yield queue.shift()!;
+    }
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/** A thread's error on this side: a KyeroDocumentError by its name, else an Error with the `code` of a file system error. */
+export function rebuiltError({ name, message, code }: PostedError): Error {
+  if (name === 'KyeroDocumentError') return new KyeroDocumentError(message);
+  return Object.assign(new Error(message), code === undefined ? {} : { code });
+}
+
+type Message = { batch: ReadBatch } | { done: true } | { error: PostedError };
 
 /**
  * A file's batches read on the reader thread, in order (see readCatalogueFile). Stopping the
@@ -34,32 +75,13 @@ export async function* readInThread(path: string, format: ImportFormat, now: str
     workerData: { path, format, now },
     resourceLimits: { maxYoungGenerationSizeMb: READER_YOUNG_GENERATION_MB },
   });
-  const queue: Message[] = [];
-  let wake: (() => void) | null = null;
-  const receive = (message: Message) => {
-    queue.push(message);
-    wake?.();
-  };
-  worker.on('message', receive);
-  worker.on('error', (error) => receive({ error: { name: error.name, message: error.message } }));
-  worker.on('exit', (code) => receive({ exit: code }));
-  try {
-    for (;;) {
-      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
-      const message = queue.shift()!;
-      if ('batch' in message) {
-        worker.postMessage('more');
-        yield message.batch;
-      } else if ('done' in message) return;
-      else if ('error' in message) {
-        const { name, message: text, code } = message.error;
-        if (name === 'KyeroDocumentError') throw new KyeroDocumentError(text);
-        throw Object.assign(new Error(text), code === undefined ? {} : { code });
-      } else throw new Error(`the import's reader thread stopped (exit code ${message.exit})`);
-    }
-  } finally {
-    await worker.terminate();
+  for await (const message of messagesOf<Message>(worker)) {
+    if ('batch' in message) {
+      worker.postMessage('more');
+      yield message.batch;
+    } else if ('done' in message) return;
+    else if ('error' in message) throw rebuiltError(message.error);
+    else throw new Error(`the import's reader thread stopped (exit code ${message.exit})`);
   }
 }
 

@@ -14,7 +14,9 @@ import { Worker } from '../../src/jobs/worker.ts';
 import { addFeedSource, listFeedSources, pullFeedSource, removeFeedSource } from '../../src/services/feed-pulls.ts';
 import { saveListing } from '../../src/services/listings.ts';
 import { importRecords, listing, snapshot } from '../helpers/db.ts';
-import { withApp } from '../helpers/http.ts';
+import { get, withApp } from '../helpers/http.ts';
+import { connectionOf } from '../../src/db/database.ts';
+import { READER_THREAD_MIN_BYTES } from '../../src/services/import-reader.ts';
 import { inmo } from '../helpers/cli.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
@@ -132,6 +134,29 @@ describe('pulled feeds', () => {
     // Only the source's own record of its last pull changed.
     expect((await t.db.selectFrom('properties').select('id').execute()).length).toBe(0);
     expect(before).not.toBe(after);
+  });
+
+  it("a document of a reader thread's size is imported on the import thread: the API sees it at once, and a fault half way is told the same way", async () => {
+    const many = (price: number) => Array.from({ length: 4500 }, (_, i) => property(`T${i}`, price + i));
+    crm.body = feed(...many(100000));
+    expect(Buffer.byteLength(crm.body)).toBeGreaterThan(READER_THREAD_MIN_BYTES);
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    // On SQLite, the rows this process's own connection changes: the import's are the thread's.
+    const connection = connectionOf(t.db);
+    const changes = () =>
+      connection.engine === 'sqlite' ? (connection.sqlite.prepare('select total_changes()').pluck().get() as number) : 0;
+    const before = changes();
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 4500, rejectedCount: 0 });
+    // The source's refs (4,500 rows in, the run's 4,500 out) and its last pull are this
+    // connection's; the listings, their docs and their changes (13,500 rows more) are not.
+    if (connection.engine === 'sqlite') expect(changes() - before).toBeLessThan(9100);
+    expect((await get(t.app, '/properties?limit=1', t.key)).body.total).toBe(4500);
+
+    crm.body = feed(...many(90000)).replace('</root>', '<property><id>broken</propert></root>');
+    crm.etag = '"v2"';
+    const result = await pull(id);
+    expect(result).toMatchObject({ status: 'failed', error: expect.stringContaining('not well-formed XML') });
+    expect((await listingStates())['kyero:T4499']).toEqual(['disponible', 94499]);
   });
 
   it('refuses a private address without INMO_ALLOW_PRIVATE_NETWORK=1, when added and when pulled', async () => {

@@ -16,6 +16,7 @@ import * as m0013 from './0013_jobs_due_index.ts';
 import * as m0014 from './0014_published_feeds.ts';
 import * as m0015 from './0015_feed_sources.ts';
 import * as m0016 from './0016_lead_work.ts';
+import * as m0017 from './0017_import_refs.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -36,6 +37,7 @@ export const migrationProvider: MigrationProvider = {
       '0014_published_feeds': m0014,
       '0015_feed_sources': m0015,
       '0016_lead_work': m0016,
+      '0017_import_refs': m0017,
     };
   },
 };

@@ -1,4 +1,5 @@
 /** Published portal feeds: SQL only (see services/feeds.ts). */
+import { sql } from 'kysely';
 import type { Executor } from '../database.ts';
 import { insertReturningId } from '../compiled-once.ts';
 
@@ -82,19 +83,49 @@ export async function updateFeedSource(
   await db.updateTable('feed_sources').set(values).where('id', '=', id).execute();
 }
 
-/** The external refs a source's documents named. */
-export async function listSourceRefs(db: Executor, sourceId: number): Promise<Set<string>> {
-  const rows = await db.selectFrom('feed_source_refs').select('external_ref').where('source_id', '=', sourceId).execute();
-  return new Set(rows.map((r) => r.external_ref));
+/**
+ * Ids of the business's listings still to withdraw (not `retirada` or still listed) that source
+ * `sourceId`'s documents named before and import run `run` did not name.
+ */
+export async function listUnnamedSourceListings(db: Executor, businessId: number, sourceId: number, run: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('properties')
+    .innerJoin('feed_source_refs', (join) =>
+      join.onRef('feed_source_refs.external_ref', '=', 'properties.external_ref').on('feed_source_refs.source_id', '=', sourceId),
+    )
+    .select('properties.id')
+    .where('properties.business_id', '=', businessId)
+    .where((eb) => eb.or([eb('properties.status', '!=', 'retirada'), eb('properties.listed', '=', 1)]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('import_refs')
+            .select('import_refs.run')
+            .where('import_refs.run', '=', run)
+            .whereRef('import_refs.external_ref', '=', 'properties.external_ref'),
+        ),
+      ),
+    )
+    .execute();
+  return rows.map((r) => r.id);
 }
 
-/** Replaces the refs a source names. */
-export async function replaceSourceRefs(db: Executor, sourceId: number, refs: Iterable<string>): Promise<void> {
-  await db.deleteFrom('feed_source_refs').where('source_id', '=', sourceId).execute();
-  const rows = [...refs].map((external_ref) => ({ source_id: sourceId, external_ref }));
-  for (let i = 0; i < rows.length; i += 1000)
-    await db
-      .insertInto('feed_source_refs')
-      .values(rows.slice(i, i + 1000))
-      .execute();
+/**
+ * Makes the refs import run `run` accepted the refs source `sourceId` names; with `keepPrevious`,
+ * beside the ones it named before (a document with rejected properties withdraws nothing).
+ */
+export async function replaceSourceRefs(db: Executor, sourceId: number, run: string, keepPrevious: boolean): Promise<void> {
+  if (!keepPrevious) await db.deleteFrom('feed_source_refs').where('source_id', '=', sourceId).execute();
+  await db
+    .insertInto('feed_source_refs')
+    .columns(['source_id', 'external_ref'])
+    .expression((eb) =>
+      eb
+        .selectFrom('import_refs')
+        .select([sql.lit(sourceId).as('source_id'), 'import_refs.external_ref'])
+        .where('import_refs.run', '=', run),
+    )
+    .onConflict((oc) => oc.columns(['source_id', 'external_ref']).doNothing())
+    .execute();
 }

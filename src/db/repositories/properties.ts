@@ -28,6 +28,26 @@ export async function findIdsByRef(db: Executor, businessId: number, refs: strin
   return found;
 }
 
+/**
+ * Records the refs a batch of import run `run` accepted (at most 500, without repeats).
+ * @returns how many of them an earlier batch of the run had accepted already.
+ */
+export async function addImportRefs(db: Executor, run: string, refs: readonly string[]): Promise<number> {
+  if (refs.length === 0) return 0;
+  const added = await db
+    .insertInto('import_refs')
+    .values(refs.map((external_ref) => ({ run, external_ref })))
+    .onConflict((oc) => oc.columns(['run', 'external_ref']).doNothing())
+    .returning('external_ref')
+    .execute();
+  return refs.length - added.length;
+}
+
+/** Forgets import run `run`'s refs. */
+export async function dropImportRefs(db: Executor, run: string): Promise<void> {
+  await db.deleteFrom('import_refs').where('run', '=', run).execute();
+}
+
 /** Rows per multi-row INSERT: ~40 columns each stays far below SQLite's and PostgreSQL's bind limits. */
 const INSERT_CHUNK = 250;
 
