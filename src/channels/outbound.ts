@@ -13,7 +13,7 @@
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
 import type { OutboundPolicy } from '../config.ts';
 
 /** The error code of a refused destination. */
@@ -126,4 +126,28 @@ export async function outboundFetch(url: string, request: RequestInit, policy: O
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host) });
   return (await undiciFetch(url, { ...(init as object), dispatcher: publicOnly })) as unknown as Response;
+}
+
+/**
+ * A GET as {@link outboundFetch} makes it, through undici's `request`: the body is a Node
+ * stream rather than a web stream, for a large download (a feed pull: 200 MB through `fetch`
+ * grew the process by 66 MiB, through this by 38 MiB). The body is not decompressed, and a
+ * redirect is not followed (a 3xx is the answer).
+ * @throws the signal's reason when it aborts (a `TimeoutError`); else `TypeError('fetch failed')`
+ *   with the cause, as `fetch` does (`EPRIVATEADDRESS` for a refused destination).
+ */
+export async function outboundGet(
+  url: string,
+  options: { headers: Record<string, string>; signal: AbortSignal },
+  policy: OutboundPolicy,
+): Promise<Dispatcher.ResponseData> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!policy.allowPrivateNetwork && isIP(host) && !isPublicAddress(host))
+    throw new TypeError('fetch failed', { cause: refusal(host, host) });
+  try {
+    return await undiciRequest(url, { method: 'GET', ...options, ...(policy.allowPrivateNetwork ? {} : { dispatcher: publicOnly }) });
+  } catch (error) {
+    if (options.signal.aborted) throw options.signal.reason;
+    throw new TypeError('fetch failed', { cause: error });
+  }
 }

@@ -18,10 +18,11 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { OutboundPolicy } from '../config.ts';
-import { isPrivateHost, outboundFetch } from '../channels/outbound.ts';
+import { isPrivateHost, outboundGet } from '../channels/outbound.ts';
 import { withPageCache, type Db } from '../db/database.ts';
 import { signalChange } from '../db/change-watch.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
@@ -139,8 +140,32 @@ export async function removeFeedSource(db: Db, id: number, businessId: number | 
 /** A document larger than the limit. */
 class TooLargeError extends Error {}
 
-/** Writes `body` to `path`, refusing it past `maxBytes`. */
-async function download(body: ReadableStream<Uint8Array>, path: string, maxBytes: number): Promise<void> {
+/** A response header's value (the first, when repeated), or null. */
+function header(value: string | string[] | undefined): string | null {
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+/** The decoder of a `Content-Encoding` the pull accepts; none for the identity. */
+function decoder(encoding: string | null): Transform | null {
+  switch (encoding?.trim().toLowerCase()) {
+    case undefined:
+    case '':
+    case 'identity':
+      return null;
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      throw new Error(`the document came in an encoding inmo does not read (Content-Encoding: ${encoding})`);
+  }
+}
+
+/** Writes `body`, decoded, to `path`, refusing it past `maxBytes` once decoded. */
+async function download(body: Readable, encoding: string | null, path: string, maxBytes: number): Promise<void> {
   let bytes = 0;
   const limit = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -150,7 +175,14 @@ async function download(body: ReadableStream<Uint8Array>, path: string, maxBytes
       done(null, chunk);
     },
   });
-  await pipeline(Readable.fromWeb(body as never), limit, createWriteStream(path));
+  let decode: Transform | null;
+  try {
+    decode = decoder(encoding);
+  } catch (error) {
+    body.destroy();
+    throw error;
+  }
+  await (decode ? pipeline(body, decode, limit, createWriteStream(path)) : pipeline(body, limit, createWriteStream(path)));
 }
 
 /** Why a pull failed, in words for the operator (never a stack). */
@@ -177,16 +209,16 @@ export async function pullFeedSource(db: Db, id: number, options: { outbound: Ou
     const headers: Record<string, string> = { accept: 'application/xml, application/x-ndjson, text/plain, */*', 'accept-encoding': 'gzip' };
     if (source.etag) headers['if-none-match'] = source.etag;
     if (source.last_modified) headers['if-modified-since'] = source.last_modified;
-    const response = await outboundFetch(source.url, { headers, signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) }, options.outbound);
-    if (response.status === 304) {
-      await response.body?.cancel();
+    const response = await outboundGet(source.url, { headers, signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) }, options.outbound);
+    if (response.statusCode === 304) {
+      await response.body.dump();
       result = { status: 'unchanged' };
-    } else if (!response.ok || !response.body) {
-      await response.body?.cancel();
-      result = { status: 'failed', error: `the server answered HTTP ${response.status}` };
+    } else if (response.statusCode < 200 || response.statusCode > 299) {
+      await response.body.dump();
+      result = { status: 'failed', error: `the server answered HTTP ${response.statusCode}` };
     } else {
       const path = join(dir, 'feed');
-      await download(response.body, path, options.maxBytes);
+      await download(response.body, header(response.headers['content-encoding']), path, options.maxBytes);
       const format = (source.format as ImportFormat | null) ?? (await sniffFormat(path));
       // One pass: the document is imported, and what it named is kept on the way in import_refs.
       const run = randomUUID();
@@ -217,7 +249,7 @@ export async function pullFeedSource(db: Db, id: number, options: { outbound: Ou
       } finally {
         await withPageCache(db, IMPORT_PAGE_CACHE_KIB, () => dropImportRefs(db, run));
       }
-      validators = { etag: response.headers.get('etag'), last_modified: response.headers.get('last-modified') };
+      validators = { etag: header(response.headers.etag), last_modified: header(response.headers['last-modified']) };
     }
   } catch (error) {
     result = { status: 'failed', error: failure(error) };

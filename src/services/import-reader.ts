@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { KyeroDocumentError } from '../feeds/kyero-read.ts';
 import { inPackage } from '../package-root.ts';
+import { threadBundle } from './thread-bundle.ts';
 import { readCatalogueFile, type ImportFormat, type ReadBatch } from './import-read.ts';
 
 /** Files smaller than this (bytes) are read on the importing thread: a thread costs more than it saves. */
@@ -71,7 +72,7 @@ type Message = { batch: ReadBatch } | { done: true } | { error: PostedError };
  *   the fault); Error (with the `code` of a file system error) when the file cannot be read.
  */
 export async function* readInThread(path: string, format: ImportFormat, now: string): AsyncGenerator<ReadBatch> {
-  const worker = new Worker(inPackage('src', 'services', 'import-read-worker.mjs'), {
+  const worker = new Worker(await threadBundle(inPackage('src', 'services', 'import-read-main.ts')), {
     workerData: { path, format, now },
     resourceLimits: { maxYoungGenerationSizeMb: READER_YOUNG_GENERATION_MB },
   });

@@ -17,6 +17,7 @@ import { dropImportRefs } from '../db/repositories/properties.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import { InmoError } from '../errors.ts';
 import { inPackage } from '../package-root.ts';
+import { threadBundle } from './thread-bundle.ts';
 import { importCatalogueFile, sniffFormat, type ImportFormat, type ImportProgress, type ImportSummary } from './catalogue-import.ts';
 import { messagesOf, READER_THREAD_MIN_BYTES, rebuiltError, type PostedError } from './import-reader.ts';
 
@@ -77,7 +78,7 @@ async function importOnThread(
   format: ImportFormat | undefined,
   run: string,
 ): Promise<ImportSummary> {
-  const worker = new Worker(inPackage('src', 'services', 'import-thread-worker.mjs'), {
+  const worker = new Worker(await threadBundle(inPackage('src', 'services', 'import-thread-main.ts')), {
     workerData: {
       url: opened.url,
       pool: { ...opened.pool, poolSize: IMPORT_POOL_SIZE },

@@ -1,0 +1,58 @@
+/**
+ * The code of the import's worker threads, bundled (issue 28 "Speed"). A thread started on a
+ * TypeScript source has to register tsx in it, and tsx's module hooks then run on a hooks
+ * thread of their own: a thread that had only loaded the catalogue import's sources cost
+ * 74 MiB. Bundled by esbuild into one ES module (the packages of node_modules stay outside it,
+ * as in scripts/build.ts), a thread loads plain JavaScript.
+ *
+ * Each entry is bundled once per process, into dist/ (one folder below the package, as
+ * src/package-root.ts requires) under a name taken from the bundle's content: processes share
+ * it, and a changed source makes a new one. It is written to a temporary name and renamed, so
+ * a process never starts a thread on a half-written file.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { inPackage } from '../package-root.ts';
+
+const bundles = new Map<string, Promise<string>>();
+
+/**
+ * The path of `entry`'s bundle, to start a Worker on.
+ * @param entry a source file of src/, e.g. `inPackage('src', 'services', 'import-read-main.ts')`.
+ * @throws Error with esbuild's messages when the source does not build.
+ */
+export function threadBundle(entry: string): Promise<string> {
+  let bundle = bundles.get(entry);
+  if (!bundle) {
+    bundle = bundleOf(entry);
+    bundles.set(entry, bundle);
+    bundle.catch(() => bundles.delete(entry));
+  }
+  return bundle;
+}
+
+async function bundleOf(entry: string): Promise<string> {
+  const { build } = await import('esbuild');
+  const { outputFiles } = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    write: false,
+    logLevel: 'silent',
+  });
+  const code = outputFiles[0].contents;
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+  const path = inPackage('dist', `${basename(entry, extname(entry))}-${hash}.mjs`);
+  if (!existsSync(path)) {
+    await mkdir(inPackage('dist'), { recursive: true });
+    const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
+    await writeFile(partial, code);
+    await rename(partial, path);
+  }
+  return path;
+}
