@@ -20,6 +20,8 @@ import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
+import { threadBundle } from '../src/services/thread-bundle.ts';
+import { inPackage } from '../src/package-root.ts';
 import { outboundPolicy } from '../src/config.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { addFeedSource } from '../src/services/feed-pulls.ts';
@@ -52,6 +54,8 @@ async function importRate(work: string, name: string, path: string): Promise<{ r
   const db = createDb(`sqlite:${dbPath}`);
   await migrate(db);
   const business = await insertBusiness(db, name, nowRfc3339());
+  // The reader thread's code is bundled once per process: not by the first import measured.
+  await threadBundle(inPackage('src', 'services', 'import-read-main.ts'));
   const started = performance.now();
   // Both cores, as in a server: the reader thread beside the writing one.
   const summary = await onEveryCpu(() => importCatalogueFile(db, business.id, path));
@@ -154,12 +158,17 @@ export async function feedsBench(
       .join('\n') + '\n',
   );
   const ndjson = await importRate(work, 'ndjson-import', ndjsonPath);
+  // A second round, in turn: a few seconds' measurement on two cores varies by a quarter.
+  const kyeroAgain = await importRate(work, 'kyero-import-2', feedPath);
+  const ndjsonAgain = await importRate(work, 'ndjson-import-2', ndjsonPath);
+  const rates = (a: number, b: number) => `${Math.round(a).toLocaleString('en')}, ${Math.round(b).toLocaleString('en')}`;
+  const best = (a: number, b: number) => Math.max(a, b);
   lines.push(
     '',
-    `import into an empty database: ${kyero.created.toLocaleString('en')} listings`,
-    '| Kyero listings/s | NDJSON listings/s (same listings) | NDJSON / Kyero |',
+    `import into an empty database: ${kyero.created.toLocaleString('en')} listings, twice each in turn (Kyero, NDJSON, Kyero, NDJSON)`,
+    '| Kyero listings/s | NDJSON listings/s (same listings) | NDJSON / Kyero, best of each |',
     '| --- | --- | --- |',
-    `| ${Math.round(kyero.rate).toLocaleString('en')} | ${Math.round(ndjson.rate).toLocaleString('en')} | ${(ndjson.rate / kyero.rate).toFixed(2)} |`,
+    `| ${rates(kyero.rate, kyeroAgain.rate)} | ${rates(ndjson.rate, ndjsonAgain.rate)} | ${(best(ndjson.rate, ndjsonAgain.rate) / best(kyero.rate, kyeroAgain.rate)).toFixed(2)} |`,
   );
 
   // A 200 MB feed imported by the CLI: its resident memory.
@@ -182,6 +191,8 @@ export async function feedsBench(
   await new Promise<void>((resolve) => out.on('finish', () => resolve()));
   lines.push('', ...(await pullMemory(root, work, bigPath, written)));
   for (const p of [feedPath, ndjsonPath, bigPath]) rmSync(p, { force: true });
+  for (const name of ['kyero-import', 'ndjson-import', 'kyero-import-2', 'ndjson-import-2'])
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
   return lines;
 }
 

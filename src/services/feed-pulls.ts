@@ -14,15 +14,11 @@
  * import_refs on the way (not in memory: a feed's size does not grow the server's heap).
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { OutboundPolicy } from '../config.ts';
-import { isPrivateHost, outboundGet } from '../channels/outbound.ts';
+import { isPrivateHost } from '../channels/outbound.ts';
 import { withPageCache, type Db } from '../db/database.ts';
 import { signalChange } from '../db/change-watch.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
@@ -31,15 +27,13 @@ import { enqueueJob } from '../db/repositories/jobs.ts';
 import { dropImportRefs } from '../db/repositories/properties.ts';
 import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
-import { IMPORT_PAGE_CACHE_KIB, sniffFormat, type ImportFormat, type RejectedLine } from './catalogue-import.ts';
-import { importFileOffThread } from './import-thread.ts';
+import { IMPORT_PAGE_CACHE_KIB, type ImportFormat, type RejectedLine } from './catalogue-import.ts';
+import { pullOffThread } from './import-thread.ts';
+import { failure, type FeedRequest } from './feed-fetch.ts';
 import { withdrawListings } from './catalogue-writes.ts';
 
 /** Pulls, in minutes between them: 5 minutes to a week. */
 export const PULL_MINUTES = { min: 5, max: 7 * 24 * 60, default: 360 } as const;
-
-/** How long a whole pull's download may take, ms. */
-const DOWNLOAD_TIMEOUT_MS = 5 * 60_000;
 
 /** Rejected properties kept in a pull's result (all are counted). */
 const REJECTED_KEPT = 100;
@@ -137,63 +131,6 @@ export async function removeFeedSource(db: Db, id: number, businessId: number | 
   await repo.updateFeedSource(db, id, { removed_at: nowRfc3339() });
 }
 
-/** A document larger than the limit. */
-class TooLargeError extends Error {}
-
-/** A response header's value (the first, when repeated), or null. */
-function header(value: string | string[] | undefined): string | null {
-  return (Array.isArray(value) ? value[0] : value) ?? null;
-}
-
-/** The decoder of a `Content-Encoding` the pull accepts; none for the identity. */
-function decoder(encoding: string | null): Transform | null {
-  switch (encoding?.trim().toLowerCase()) {
-    case undefined:
-    case '':
-    case 'identity':
-      return null;
-    case 'gzip':
-    case 'x-gzip':
-      return createGunzip();
-    case 'deflate':
-      return createInflate();
-    case 'br':
-      return createBrotliDecompress();
-    default:
-      throw new Error(`the document came in an encoding inmo does not read (Content-Encoding: ${encoding})`);
-  }
-}
-
-/** Writes `body`, decoded, to `path`, refusing it past `maxBytes` once decoded. */
-async function download(body: Readable, encoding: string | null, path: string, maxBytes: number): Promise<void> {
-  let bytes = 0;
-  const limit = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytes += chunk.length;
-      if (bytes > maxBytes)
-        return done(new TooLargeError(`the document is larger than ${maxBytes.toLocaleString('en')} bytes (INMO_FEED_MAX_BYTES)`));
-      done(null, chunk);
-    },
-  });
-  let decode: Transform | null;
-  try {
-    decode = decoder(encoding);
-  } catch (error) {
-    body.destroy();
-    throw error;
-  }
-  await (decode ? pipeline(body, decode, limit, createWriteStream(path)) : pipeline(body, limit, createWriteStream(path)));
-}
-
-/** Why a pull failed, in words for the operator (never a stack). */
-function failure(error: unknown): string {
-  if (error instanceof TooLargeError) return error.message;
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code === 'EPRIVATEADDRESS' && cause.message) return cause.message;
-  if ((error as Error).name === 'TimeoutError') return `no answer within ${DOWNLOAD_TIMEOUT_MS / 60_000} minutes`;
-  return (error as Error).message;
-}
-
 /**
  * Pulls a source now: fetches, imports and withdraws as the module says, and records the outcome.
  * @throws InmoError FEED_SOURCE_NOT_FOUND (a removed source too). A failed pull does not throw: its result says why.
@@ -203,57 +140,42 @@ export async function pullFeedSource(db: Db, id: number, options: { outbound: Ou
   if (!source || source.removed_at !== null) throw new InmoError('FEED_SOURCE_NOT_FOUND', { id });
   const at = nowRfc3339();
   const dir = await mkdtemp(join(tmpdir(), 'inmo-feed-'));
+  const request: FeedRequest = { url: source.url, etag: source.etag, lastModified: source.last_modified, ...options };
+  // What the document names is kept on the way in import_refs, under this run.
+  const run = randomUUID();
   let result: PullResult;
   let validators: { etag: string | null; last_modified: string | null } | null = null;
   try {
-    const headers: Record<string, string> = { accept: 'application/xml, application/x-ndjson, text/plain, */*', 'accept-encoding': 'gzip' };
-    if (source.etag) headers['if-none-match'] = source.etag;
-    if (source.last_modified) headers['if-modified-since'] = source.last_modified;
-    const response = await outboundGet(source.url, { headers, signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) }, options.outbound);
-    if (response.statusCode === 304) {
-      await response.body.dump();
-      result = { status: 'unchanged' };
-    } else if (response.statusCode < 200 || response.statusCode > 299) {
-      await response.body.dump();
-      result = { status: 'failed', error: `the server answered HTTP ${response.statusCode}` };
-    } else {
-      const path = join(dir, 'feed');
-      await download(response.body, header(response.headers['content-encoding']), path, options.maxBytes);
-      const format = (source.format as ImportFormat | null) ?? (await sniffFormat(path));
-      // One pass: the document is imported, and what it named is kept on the way in import_refs.
-      const run = randomUUID();
-      try {
-        const summary = await importFileOffThread(db, source.business_id, path, undefined, format, run);
-        let withdrawn = 0;
-        // A document with rejected properties withdraws nothing: a later clean one still can.
-        const clean = summary.rejected.length === 0;
-        // The refs' rows go through this connection's page cache: kept to the import's size.
-        const gone = await withPageCache(db, IMPORT_PAGE_CACHE_KIB, async () => {
-          const unnamed = clean ? await repo.listUnnamedSourceListings(db, source.business_id, id, run) : [];
-          await db.transaction().execute(async (trx) => {
-            if (unnamed.length) await withdrawListings(trx, source.business_id, unnamed, nowRfc3339());
-            await repo.replaceSourceRefs(trx, id, run, !clean);
-          });
-          return unnamed;
+    const pulled = await pullOffThread(db, source.business_id, request, join(dir, 'feed'), source.format as ImportFormat | null, run);
+    if (!('summary' in pulled)) result = pulled.fetched;
+    else {
+      const { summary } = pulled;
+      // A document with rejected properties withdraws nothing: a later clean one still can.
+      const clean = summary.rejected.length === 0;
+      // The refs' rows go through this connection's page cache: kept to the import's size.
+      const gone = await withPageCache(db, IMPORT_PAGE_CACHE_KIB, async () => {
+        const unnamed = clean ? await repo.listUnnamedSourceListings(db, source.business_id, id, run) : [];
+        await db.transaction().execute(async (trx) => {
+          if (unnamed.length) await withdrawListings(trx, source.business_id, unnamed, nowRfc3339());
+          await repo.replaceSourceRefs(trx, id, run, !clean);
         });
-        if (gone.length) signalChange(db);
-        withdrawn = gone.length;
-        result = {
-          status: 'imported',
-          created: summary.created,
-          updated: summary.updated,
-          withdrawn,
-          rejected: summary.rejected.slice(0, REJECTED_KEPT),
-          rejectedCount: summary.rejected.length,
-        };
-      } finally {
-        await withPageCache(db, IMPORT_PAGE_CACHE_KIB, () => dropImportRefs(db, run));
-      }
-      validators = { etag: header(response.headers.etag), last_modified: header(response.headers['last-modified']) };
+        return unnamed;
+      });
+      if (gone.length) signalChange(db);
+      result = {
+        status: 'imported',
+        created: summary.created,
+        updated: summary.updated,
+        withdrawn: gone.length,
+        rejected: summary.rejected.slice(0, REJECTED_KEPT),
+        rejectedCount: summary.rejected.length,
+      };
+      validators = { etag: pulled.fetched.etag, last_modified: pulled.fetched.lastModified };
     }
   } catch (error) {
     result = { status: 'failed', error: failure(error) };
   } finally {
+    await withPageCache(db, IMPORT_PAGE_CACHE_KIB, () => dropImportRefs(db, run));
     await rm(dir, { recursive: true, force: true });
   }
   await repo.updateFeedSource(db, id, {

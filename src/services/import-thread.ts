@@ -18,7 +18,8 @@ import { findBusiness } from '../db/repositories/businesses.ts';
 import { InmoError } from '../errors.ts';
 import { inPackage } from '../package-root.ts';
 import { threadBundle } from './thread-bundle.ts';
-import { importCatalogueFile, sniffFormat, type ImportFormat, type ImportProgress, type ImportSummary } from './catalogue-import.ts';
+import { importCatalogueFile, type ImportFormat, type ImportProgress, type ImportSummary } from './catalogue-import.ts';
+import { fetchFeedDocument, type FeedRequest, type FetchOutcome } from './feed-fetch.ts';
 import { messagesOf, READER_THREAD_MIN_BYTES, rebuiltError, type PostedError } from './import-reader.ts';
 
 /**
@@ -69,6 +70,52 @@ export async function importFileOffThread(
   }
 }
 
+/** A pull's outcome: what its GET came to, and the import's summary when the document came. */
+export type Pulled =
+  | { fetched: Exclude<FetchOutcome, { status: 'fetched' }> }
+  | { fetched: Extract<FetchOutcome, { status: 'fetched' }>; summary: ImportSummary };
+
+/**
+ * A feed pull's download and import (services/feed-pulls.ts), both on the import thread when
+ * the database can be opened again (a 200 MB download's buffers then stay off the server's
+ * main heap); else on this thread.
+ * @param path where the document is written.
+ * @param format the source's format, or null to tell it by content.
+ * @param run the import run whose accepted refs are kept in import_refs for the caller.
+ * @throws InmoError UNKNOWN_BUSINESS; KyeroDocumentError for a document that cannot be read at
+ *   all (what came before the fault is imported); Error when the thread fails otherwise.
+ */
+export async function pullOffThread(
+  db: Db,
+  businessId: number,
+  request: FeedRequest,
+  path: string,
+  format: ImportFormat | null,
+  run: string,
+): Promise<Pulled> {
+  const opened = reopenable(db);
+  if (opened === null) {
+    const fetched = await fetchFeedDocument(request, path);
+    if (fetched.status !== 'fetched') return { fetched };
+    return { fetched, summary: await importCatalogueFile(db, businessId, path, undefined, format ?? undefined, run) };
+  }
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  return onThread(db, opened, { businessId, path, format, run, request }, undefined);
+}
+
+/** What the import thread is given (services/import-thread-main.ts). */
+export interface ImportThreadData {
+  url: string;
+  pool: PoolSettings;
+  businessId: number;
+  path: string;
+  /** Null: told by content once the file is there. */
+  format: ImportFormat | null;
+  run: string;
+  /** A pull's GET, made first into `path`. */
+  request?: FeedRequest;
+}
+
 async function importOnThread(
   db: Db,
   opened: { url: string; pool: PoolSettings },
@@ -78,23 +125,34 @@ async function importOnThread(
   format: ImportFormat | undefined,
   run: string,
 ): Promise<ImportSummary> {
+  const pulled = await onThread(db, opened, { businessId, path, format: format ?? null, run }, onProgress);
+  return (pulled as Extract<Pulled, { summary: ImportSummary }>).summary;
+}
+
+async function onThread(
+  db: Db,
+  opened: { url: string; pool: PoolSettings },
+  work: Omit<ImportThreadData, 'url' | 'pool'>,
+  onProgress: ImportProgress | undefined,
+): Promise<Pulled> {
+  const data: ImportThreadData = { url: opened.url, pool: { ...opened.pool, poolSize: IMPORT_POOL_SIZE }, ...work };
   const worker = new Worker(await threadBundle(inPackage('src', 'services', 'import-thread-main.ts')), {
-    workerData: {
-      url: opened.url,
-      pool: { ...opened.pool, poolSize: IMPORT_POOL_SIZE },
-      businessId,
-      path,
-      format: format ?? (await sniffFormat(path)),
-      run,
-    },
+    workerData: data,
     resourceLimits: { maxOldGenerationSizeMb: IMPORT_OLD_GENERATION_MB, maxYoungGenerationSizeMb: IMPORT_YOUNG_GENERATION_MB },
   });
+  // A file given is there already: as if fetched.
+  let fetched: FetchOutcome = { status: 'fetched', etag: null, lastModified: null };
   // Ending the loop (a summary, an error) terminates the thread.
   for await (const message of messagesOf<Message>(worker)) {
-    // Each message follows a commit of the thread's: this process's requests see the new catalogue at once.
+    if ('fetched' in message) {
+      fetched = (message as { fetched: FetchOutcome }).fetched;
+      if (fetched.status !== 'fetched') return { fetched };
+      continue;
+    }
+    // Each message after it follows a commit of the thread's: this process's requests see the new catalogue at once.
     signalChange(db);
     if ('progress' in message) await onProgress?.(message.progress.lines, message.progress.bytes, message.progress.stage);
-    else if ('summary' in message) return message.summary;
+    else if ('summary' in message) return { fetched: fetched as Extract<FetchOutcome, { status: 'fetched' }>, summary: message.summary };
     else if ('error' in message) throw rebuiltError(message.error);
     else throw new Error(`the import thread stopped (exit code ${message.exit})`);
   }
