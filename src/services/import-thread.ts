@@ -8,10 +8,10 @@
  * changes reach this process's caches after each batch, as its own writes would. A thread that
  * runs out of its heap ends the import with an error, never the server.
  */
+import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { signalChange } from '../db/change-watch.ts';
-import { randomUUID } from 'node:crypto';
 import { reopenable, type Db, type PoolSettings } from '../db/database.ts';
 import { dropImportRefs } from '../db/repositories/properties.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
@@ -35,16 +35,19 @@ const IMPORT_YOUNG_GENERATION_MB = 4;
 /** Connections the import thread's PostgreSQL pool may open: it writes one batch at a time. */
 const IMPORT_POOL_SIZE = 2;
 
-type Message = { progress: { lines: number; bytes: number; stage?: 'indexing' } } | { summary: ImportSummary } | { error: PostedError };
+type Message =
+  | { fetched: FetchOutcome }
+  | { progress: { lines: number; bytes: number; stage?: 'indexing' } }
+  | { summary: ImportSummary }
+  | { error: PostedError };
 
 /**
  * Imports a file as {@link importCatalogueFile} does, on the import thread when the file is
  * large enough for a reader thread ({@link READER_THREAD_MIN_BYTES}) and the database can be
  * opened again (not an in-memory SQLite one); else on this thread.
  * @param onProgress called after each batch (not awaited by the thread: it goes on writing).
- * @param run as {@link importCatalogueFile}'s: an import run whose accepted refs are kept in
- *   import_refs for the caller; without it, the refs of an import on the thread are kept there
- *   too, and dropped at its end.
+ *   On the thread, the accepted refs are kept in import_refs under a run of its own, dropped at
+ *   its end.
  * @throws InmoError UNKNOWN_BUSINESS; KyeroDocumentError for a feed that cannot be read at all
  *   (what came before the fault is imported); Error when the thread fails otherwise.
  */
@@ -54,19 +57,18 @@ export async function importFileOffThread(
   path: string,
   onProgress?: ImportProgress,
   format?: ImportFormat,
-  run?: string,
 ): Promise<ImportSummary> {
   const opened = reopenable(db);
   if (opened === null || (await stat(path)).size < READER_THREAD_MIN_BYTES) {
-    return importCatalogueFile(db, businessId, path, onProgress, format, run);
+    return importCatalogueFile(db, businessId, path, onProgress, format);
   }
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
-  if (run !== undefined) return importOnThread(db, opened, businessId, path, onProgress, format, run);
-  const own = randomUUID();
+  const run = randomUUID();
   try {
-    return await importOnThread(db, opened, businessId, path, onProgress, format, own);
+    const pulled = await onThread(db, opened, { businessId, path, format: format ?? null, run }, onProgress);
+    return (pulled as Extract<Pulled, { summary: ImportSummary }>).summary;
   } finally {
-    await dropImportRefs(db, own);
+    await dropImportRefs(db, run);
   }
 }
 
@@ -116,19 +118,6 @@ export interface ImportThreadData {
   request?: FeedRequest;
 }
 
-async function importOnThread(
-  db: Db,
-  opened: { url: string; pool: PoolSettings },
-  businessId: number,
-  path: string,
-  onProgress: ImportProgress | undefined,
-  format: ImportFormat | undefined,
-  run: string,
-): Promise<ImportSummary> {
-  const pulled = await onThread(db, opened, { businessId, path, format: format ?? null, run }, onProgress);
-  return (pulled as Extract<Pulled, { summary: ImportSummary }>).summary;
-}
-
 async function onThread(
   db: Db,
   opened: { url: string; pool: PoolSettings },
@@ -145,7 +134,7 @@ async function onThread(
   // Ending the loop (a summary, an error) terminates the thread.
   for await (const message of messagesOf<Message>(worker)) {
     if ('fetched' in message) {
-      fetched = (message as { fetched: FetchOutcome }).fetched;
+      fetched = message.fetched;
       if (fetched.status !== 'fetched') return { fetched };
       continue;
     }

@@ -27,6 +27,7 @@ import { nowRfc3339 } from '../../src/domain/time.ts';
 import { importRecords, listing, snapshot } from '../helpers/db.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { get, post, withApp } from '../helpers/http.ts';
+import { READER_THREAD_MIN_BYTES } from '../../src/services/import-reader.ts';
 
 const PAGES = [
   '/console',
@@ -478,6 +479,27 @@ describe('the console', () => {
     const other = new Browser(t.app);
     await other.login('owner@dos.example');
     expect((await other.get(page)).statusCode).toBe(404);
+  });
+
+  it("imports an upload of a reader thread's size on the import thread, with its rejected line and its progress", async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify(listing(`BIG-${i}`)));
+    lines[1234] = '{"external_ref": "BIG-BAD"';
+    const content = lines.join('\n');
+    expect(Buffer.byteLength(content)).toBeGreaterThan(READER_THREAD_MIN_BYTES);
+    const response = await browser.upload(
+      '/console/catalogue',
+      { _csrf: await browser.token('/console/catalogue') },
+      { field: 'file', name: 'big.ndjson', content },
+    );
+    expect(response.statusCode).toBe(303);
+    const id = Number((response.headers.location as string).split('/').pop());
+    const done = async () => t.db.selectFrom('catalogue_imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    await expect.poll(async () => (await done()).state, { timeout: 30_000 }).toBe('done');
+    expect(await done()).toMatchObject({ created: 2499, lines_done: 2500, bytes_done: Buffer.byteLength(content) });
+    expect(JSON.parse((await done()).rejected!)).toEqual([{ line: 1235, reason: expect.any(String) }]);
+    expect((await get(t.app, '/properties?limit=1', t.key)).body.total).toBeGreaterThanOrEqual(2499);
   });
 
   it('refuses an upload without its CSRF token, or from an agent, and imports nothing', async () => {

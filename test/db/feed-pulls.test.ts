@@ -34,6 +34,8 @@ interface Crm {
   url: string;
   body: string;
   etag: string;
+  /** A Content-Encoding to answer with, the body left as it is. */
+  encoding?: string;
   requests: Array<{ ifNoneMatch?: string; acceptEncoding?: string }>;
 }
 
@@ -48,6 +50,7 @@ beforeEach(async () => {
   state.server = createServer((request, response) => {
     state.requests.push({ ifNoneMatch: request.headers['if-none-match'], acceptEncoding: request.headers['accept-encoding'] });
     if (request.headers['if-none-match'] === state.etag) return response.writeHead(304).end();
+    if (state.encoding) return response.writeHead(200, { 'content-encoding': state.encoding }).end(state.body);
     const gzip = /gzip/.test(request.headers['accept-encoding'] ?? '');
     response.writeHead(200, { 'content-type': 'application/xml', etag: state.etag, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
     response.end(gzip ? gzipSync(state.body) : state.body);
@@ -157,6 +160,16 @@ describe('pulled feeds', () => {
     const result = await pull(id);
     expect(result).toMatchObject({ status: 'failed', error: expect.stringContaining('not well-formed XML') });
     expect((await listingStates())['kyero:T4499']).toEqual(['disponible', 94499]);
+  });
+
+  it('fails on an encoding it does not read (Content-Encoding: compress), saying so, and imports nothing', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    crm.encoding = 'compress';
+    expect(await pull(id)).toEqual({
+      status: 'failed',
+      error: 'the document came in an encoding inmo does not read (Content-Encoding: compress)',
+    });
+    expect(await listingStates()).toEqual({});
   });
 
   it('refuses a private address without INMO_ALLOW_PRIVATE_NETWORK=1, when added and when pulled', async () => {
