@@ -165,6 +165,23 @@ export interface LeadNoteTable {
   author_user_id: number | null;
 }
 
+/** A `consent` object given with a lead at intake (migration 0018, CONTRACT §18): the newest holds. */
+export interface LeadConsentTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  /** 0/1: commercial communications. */
+  marketing: number;
+  /** 0/1: WhatsApp messages; 0 and no message is sent to the lead. */
+  whatsapp: number;
+  /** The wording the person saw (at most 2,000 characters). */
+  text: string | null;
+  version: string | null;
+  /** The form's page (`sourcePage`). */
+  source_page: string | null;
+  created_at: string;
+}
+
 /** A change made to a lead in the console (migration 0016, CONTRACT §16). */
 export interface LeadHistoryTable {
   id: Generated<number>;
@@ -504,6 +521,7 @@ export interface Database {
   leads: LeadTable;
   lead_notes: LeadNoteTable;
   lead_history: LeadHistoryTable;
+  lead_consents: LeadConsentTable;
   jobs: JobTable;
   lead_matches: LeadMatchTable;
   lead_match_runs: LeadMatchRunTable;

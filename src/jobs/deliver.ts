@@ -15,13 +15,15 @@
  * its status webhook, which carries inmo's message id in `biz_opaque_callback_data`, settles
  * it later (services/webhooks.ts). Later statuses (`delivered`, `read`) arrive the same way.
  *
- * Nothing is sent to a lead who opted out, and a free-form text only inside the lead's
+ * Nothing is sent to a lead who opted out or whose newest consent refuses WhatsApp (CONTRACT
+ * §18), and a free-form text only inside the lead's
  * 24-hour customer-service window (WhatsApp's rule): such a message fails visibly instead.
  */
 import type { Transaction } from 'kysely';
 import { sendWhatsAppMessage, type OutboundMessage } from '../channels/whatsapp-cloud.ts';
 import type { Db } from '../db/database.ts';
 import { findChannel, findConversation, findMessage, moveMessage, type ChannelRow, type MessageRow } from '../db/repositories/messaging.ts';
+import { refusesWhatsApp } from '../db/repositories/leads.ts';
 import { transact } from '../db/transaction.ts';
 import type { Database } from '../db/types.ts';
 import { observeSend } from '../metrics.ts';
@@ -40,6 +42,7 @@ type Plan = { send: false } | { send: true; channel: ChannelRow; message: Messag
 async function refusal(trx: Transaction<Database>, message: MessageRow, now: string): Promise<string | null> {
   const conversation = await findConversation(trx, message.lead_id);
   if (conversation?.state === 'opted_out') return 'the lead opted out of messages';
+  if (await refusesWhatsApp(trx, message.lead_id)) return 'the lead did not consent to WhatsApp messages';
   if (message.kind !== 'template') {
     const until = conversation?.window_open_until ?? null;
     if (until === null || until <= now) {

@@ -15,6 +15,26 @@ const Count = Opt(Type.Integer());
 const FreeObject = Type.Object({}, { additionalProperties: true });
 /** Optional text of at most `limits.stringChars` characters. */
 const text = (limits: Limits) => (description?: string) => Opt(Type.String({ maxLength: limits.stringChars, description }));
+/** At most this many characters of a consent's wording (CONTRACT §18). */
+export const CONSENT_TEXT_CHARS = 2000;
+
+/**
+ * The optional `consent` of both POSTs (CONTRACT §18): stored with the lead, its time and the
+ * form's page; `whatsapp: false` and no WhatsApp message is ever sent to the lead. Absent or
+ * null: nothing is recorded, and the lead is handled as before.
+ */
+const Consent = Opt(
+  Type.Object(
+    {
+      marketing: Type.Boolean({ description: 'Whether the person agreed to commercial communications.' }),
+      whatsapp: Type.Boolean({ description: 'Whether the person agreed to WhatsApp messages; `false`: none is ever sent to them.' }),
+      text: Opt(Type.String({ maxLength: CONSENT_TEXT_CHARS, description: 'The wording the person saw.' })),
+      version: Opt(Type.String({ maxLength: 100, description: 'The version of that wording.' })),
+    },
+    { description: 'What the person consented to (CONTRACT §18). Optional: without it, the lead is handled as before.' },
+  ),
+);
+
 /** An optional list of words (features, subtypes, views). */
 const words = (limits: Limits) => Opt(Type.Array(Type.String({ maxLength: limits.stringChars }), { maxItems: 200 }));
 
@@ -143,6 +163,7 @@ export function leadRequestSchemas(limits: Limits) {
     agency_id: Opt(Type.Integer({ minimum: 1, description: 'Accepted and ignored.' })),
     agency_client_ids: Opt(Type.Array(Type.Integer(), { maxItems: 1000, description: 'Accepted and ignored.' })),
     time_to_create: Type.Optional(Type.Integer({ default: 0, description: 'Accepted and ignored.' })),
+    consent: Consent,
   });
 
   const IngestBody = Type.Object({
@@ -175,6 +196,7 @@ export function leadRequestSchemas(limits: Limits) {
       location: Opt(Lenient(Location)),
       freeText: NullableText,
     }),
+    consent: Consent,
   });
   return { InquiryBody, IngestBody };
 }

@@ -171,6 +171,7 @@ async function storeInquiryLead(
         });
       }
       await repo.insertNote(trx, leadId, notes, at);
+      await recordConsent(trx, businessId, leadId, inquiry.consent, inquiry.sourcePage, at);
       if (jobs.includes('send_welcome')) {
         await queueWelcome(
           trx,
@@ -188,6 +189,31 @@ async function storeInquiryLead(
       return { leadId, outcome };
     }),
   );
+}
+
+/**
+ * Records the `consent` a POST carried (CONTRACT §18), with the form's page and the time; none
+ * given, nothing is recorded.
+ */
+async function recordConsent(
+  trx: Transaction<Database>,
+  businessId: number,
+  leadId: number,
+  consent: InquiryBody['consent'],
+  sourcePage: string | null | undefined,
+  at: string,
+): Promise<void> {
+  if (!consent) return;
+  await repo.insertConsent(trx, {
+    business_id: businessId,
+    lead_id: leadId,
+    marketing: consent.marketing ? 1 : 0,
+    whatsapp: consent.whatsapp ? 1 : 0,
+    text: consent.text ?? null,
+    version: consent.version ?? null,
+    source_page: sourcePage ?? null,
+    created_at: at,
+  });
 }
 
 /**
@@ -242,6 +268,7 @@ export async function ingestRentalLead(
       });
       const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
       await repo.insertNote(trx, leadId, ingestNotes(body, habsInNotes, rentMax), at);
+      await recordConsent(trx, businessId, leadId, body.consent, body.sourcePage, at);
       await queueWelcome(trx, businessId, leadId, phone, null, at);
       await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
       await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);

@@ -1575,6 +1575,14 @@ export interface operations {
                      * @default 0
                      */
                     time_to_create?: number;
+                    consent?: {
+                        /** @description Whether the person agreed to commercial communications. */
+                        marketing: boolean;
+                        /** @description Whether the person agreed to WhatsApp messages; `false`: none is ever sent to them. */
+                        whatsapp: boolean;
+                        text?: string | null;
+                        version?: string | null;
+                    } | null;
                 };
             };
         };
@@ -1723,6 +1731,14 @@ export interface operations {
                         location?: (components["schemas"]["PlaceByName"] | components["schemas"]["MapArea"]) | null;
                         freeText?: string | null;
                     };
+                    consent?: {
+                        /** @description Whether the person agreed to commercial communications. */
+                        marketing: boolean;
+                        /** @description Whether the person agreed to WhatsApp messages; `false`: none is ever sent to them. */
+                        whatsapp: boolean;
+                        text?: string | null;
+                        version?: string | null;
+                    } | null;
                 };
             };
         };

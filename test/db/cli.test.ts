@@ -205,6 +205,7 @@ describe('inmo CLI', () => {
       expect(Object.keys(shown.json)).toEqual([
         'lead',
         'notes',
+        'consents',
         'matches',
         'near_misses',
         'matching',

@@ -17,6 +17,7 @@ import * as m0014 from './0014_published_feeds.ts';
 import * as m0015 from './0015_feed_sources.ts';
 import * as m0016 from './0016_lead_work.ts';
 import * as m0017 from './0017_import_refs.ts';
+import * as m0018 from './0018_lead_consents.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -38,6 +39,7 @@ export const migrationProvider: MigrationProvider = {
       '0015_feed_sources': m0015,
       '0016_lead_work': m0016,
       '0017_import_refs': m0017,
+      '0018_lead_consents': m0018,
     };
   },
 };

@@ -5,7 +5,7 @@ import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/lead-presente
 import { sql } from 'kysely';
 import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
 import type { Insertable } from 'kysely';
-import type { LeadHistoryTable, LeadRow, NewLead } from '../types.ts';
+import type { LeadConsentTable, LeadHistoryTable, LeadRow, NewLead } from '../types.ts';
 
 export async function insertLead(db: Executor, lead: NewLead): Promise<LeadRow> {
   return db.insertInto('leads').values(lead).returningAll().executeTakeFirstOrThrow();
@@ -69,6 +69,28 @@ export async function insertNote(db: Executor, leadId: number, text: string, at:
   await runCompiledOnce(db, 'insertNote', [leadId, text, at], ([lead, textParam, atParam]) =>
     db.insertInto('lead_notes').values({ lead_id: lead as unknown as number, text: textParam, created_at: atParam }),
   );
+}
+
+/** Records a `consent` object given with a lead (CONTRACT §18). */
+export async function insertConsent(db: Executor, row: Omit<LeadConsentTable, 'id'>): Promise<void> {
+  await db.insertInto('lead_consents').values(row).execute();
+}
+
+/** A lead's consents, oldest first. */
+export async function listConsents(db: Executor, leadId: number) {
+  return db.selectFrom('lead_consents').selectAll().where('lead_id', '=', leadId).orderBy('id').execute();
+}
+
+/** Whether the newest consent of the lead refuses WhatsApp messages (none recorded: no). */
+export async function refusesWhatsApp(db: Executor, leadId: number): Promise<boolean> {
+  const newest = await db
+    .selectFrom('lead_consents')
+    .select('whatsapp')
+    .where('lead_id', '=', leadId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return newest?.whatsapp === 0;
 }
 
 /**
