@@ -259,6 +259,26 @@ export const LeadMatches = Type.Object(
   responding('What the lead was matched to when matching last ran; properties no longer public are left out.'),
 );
 
+/** A stored record of the export, as it is kept: every column but the business's id. */
+const Stored = (description: string) => Type.Array(Type.Object({}, { additionalProperties: true }), { description });
+
+export const LeadExport = Type.Object(
+  {
+    exported_at: Type.String({ format: 'date-time', description: 'When the export was made (RFC 3339).' }),
+    lead: Type.Ref('Lead'),
+    consents: Stored('The `consent` objects given with the lead, oldest first, with when and the form’s page.'),
+    searches: Stored('The lead’s searches (`search_preferences`).'),
+    notes: Stored('The lead’s notes, oldest first.'),
+    matches: Stored('Properties matched (`failed` null) or nearly matched (`failed`: the criteria missed) when matching last ran.'),
+    messages: Stored('Every WhatsApp message to and from the lead, oldest first.'),
+    conversation: Nullable(Type.Object({}, { additionalProperties: true, description: 'The WhatsApp conversation’s state.' })),
+    follow_ups: Stored('The lead’s follow-ups.'),
+    history: Stored('Changes made to the lead in the console, oldest first.'),
+    events: Stored('The events about the lead still in the event log (30 days), oldest first, as GET /events shows them.'),
+  },
+  responding('Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20).'),
+);
+
 export const Me = Type.Object(
   {
     status: Type.Literal('ok'),

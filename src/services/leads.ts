@@ -15,9 +15,10 @@ export type { LeadSearch } from '../db/repositories/leads.ts';
 import { findLeadMatchRun, listCoverImages, listLeadMatches, listPropertySummaries } from '../db/repositories/matches.ts';
 import { countPublished } from '../db/repositories/properties.ts';
 import { keyState, listApiKeys } from './api-keys.ts';
-import { findWelcome } from '../db/repositories/messaging.ts';
+import { findConversation, findWelcome, listThread } from '../db/repositories/messaging.ts';
+import { listEventsOfLead } from '../db/repositories/events.ts';
 import { conversationOf } from './conversations.ts';
-import { recordLeadEvent } from './events.ts';
+import { presentEvent, recordLeadEvent } from './events.ts';
 import { transact } from '../db/transaction.ts';
 import type { LeadRow } from '../db/types.ts';
 import { normalizePhone } from '../domain/phone.ts';
@@ -113,6 +114,37 @@ export async function getLead(db: Db, businessId: number, id: number) {
   const row = isRowId(id) ? await repo.findPresentedLead(db, businessId, id) : undefined;
   if (!row) throw new InmoError('LEAD_NOT_FOUND', { id });
   return presentLead(row);
+}
+
+/**
+ * Everything held on a lead (CONTRACT §18 access; GDPR Art. 15 and 20): `GET /leads/{id}/export`
+ * and the console's download. The lead as GET /leads/{id} shows it, then each stored record of it
+ * as kept (the business's id left out): consents, searches, notes, matches, messages, the
+ * conversation, follow-ups, the console's history and the events still in the log.
+ * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
+ */
+export async function exportLead(db: Db, businessId: number, id: number) {
+  const row = isRowId(id) ? await repo.findPresentedLead(db, businessId, id) : undefined;
+  if (!row) throw new InmoError('LEAD_NOT_FOUND', { id });
+  const stored = (await repo.findLead(db, id, businessId))!;
+  const without = <T extends { business_id?: number }>(record: T) => {
+    const { business_id: _business, ...kept } = record;
+    return kept;
+  };
+  const conversation = await findConversation(db, id);
+  return {
+    exported_at: nowRfc3339(),
+    lead: presentLead(row),
+    consents: (await repo.listConsents(db, id)).map(without),
+    searches: JSON.parse(stored.search_preferences ?? '[]') as object[],
+    notes: await repo.listNotes(db, id),
+    matches: await listLeadMatches(db, id),
+    messages: (await listThread(db, id)).map(without),
+    conversation: conversation ? without(conversation) : null,
+    follow_ups: await listFollowUpsOfLead(db, id),
+    history: (await repo.listHistory(db, businessId, id)).reverse().map((h) => ({ ...h, detail: JSON.parse(h.detail) as unknown })),
+    events: (await listEventsOfLead(db, businessId, id)).map(presentEvent),
+  };
 }
 
 /**

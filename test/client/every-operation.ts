@@ -32,6 +32,8 @@ export interface Seen {
   inquiryReplayed: boolean;
   /** The inquiry's lead as GET /leads/{lead_id} showed it. */
   readBack: { id: number; name: string | null };
+  /** The lead id of GET /leads/{lead_id}/export's lead. */
+  exportedLeadId: number;
   matchedIds: number[];
   nearMissCriteria: string[];
   ingestStatus: string;
@@ -119,6 +121,8 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
   if (!lead.data) throw new Error(`GET /leads/{lead_id}: ${lead.response.status}`);
   const matches = await client.GET('/leads/{lead_id}/matches', { params: { path: { lead_id: leadId } } });
   if (!matches.data) throw new Error(`GET /leads/{lead_id}/matches: ${matches.response.status}`);
+  const exported = await client.GET('/leads/{lead_id}/export', { params: { path: { lead_id: leadId } } });
+  if (!exported.data) throw new Error(`GET /leads/{lead_id}/export: ${exported.response.status}`);
 
   const refused = await client.POST('/leads/inquiries', { body: { name: 'Ana', type: 'owner', phone_number_1: '12345' } });
   const invalidPhone = refused.error && typeof refused.error.detail === 'string' ? read(refused.error.detail) : null;
@@ -170,6 +174,7 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
     inquiryLeadId: leadId,
     inquiryReplayed: retry.response.headers.get('idempotent-replayed') === 'true' && read(retry.data.lead_id) === leadId,
     readBack: { id: read(lead.data.id), name: read(lead.data.name) ?? null },
+    exportedLeadId: read(exported.data.lead.id),
     matchedIds: matches.data.data.map((p) => read(p.id)),
     nearMissCriteria: matches.data.near_misses.flatMap((n) => read(n.missed)),
     ingestStatus: read(ingest.data.status),

@@ -141,6 +141,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/leads/{lead_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held on a lead
+         * @description One JSON document with everything inmo holds on the lead, to answer a person’s access or portability request (GDPR Art. 15 and 20; CONTRACT §18): the lead, its consents, searches, notes, matches, WhatsApp messages and conversation, follow-ups, the console’s history of it, and the events about it still in the log.
+         */
+        get: operations["exportLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leads/{lead_id}/matches": {
         parameters: {
             query?: never;
@@ -1256,6 +1276,137 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description No lead with this id in the business. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    exportLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a lead, as `lead_id` of POST /leads/inquiries or `id` in GET /leads. */
+                lead_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the export was made (RFC 3339).
+                         */
+                        exported_at: string;
+                        lead: components["schemas"]["Lead"];
+                        /** @description The `consent` objects given with the lead, oldest first, with when and the form’s page. */
+                        consents: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The lead’s searches (`search_preferences`). */
+                        searches: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The lead’s notes, oldest first. */
+                        notes: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Properties matched (`failed` null) or nearly matched (`failed`: the criteria missed) when matching last ran. */
+                        matches: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Every WhatsApp message to and from the lead, oldest first. */
+                        messages: {
+                            [key: string]: unknown;
+                        }[];
+                        conversation: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description The lead’s follow-ups. */
+                        follow_ups: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Changes made to the lead in the console, oldest first. */
+                        history: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The events about the lead still in the event log (30 days), oldest first, as GET /events shows them. */
+                        events: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
             };
             /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
             400: {

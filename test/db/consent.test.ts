@@ -3,6 +3,7 @@
  * with its time and the form's page, shown on the lead's console page, and `whatsapp: false`
  * means no WhatsApp message is ever sent to the lead (the welcome fails saying why; nothing
  * reaches the provider). A request without it is handled as before; a bad one changes nothing.
+ * Access: GET /leads/{id}/export and the console's download hold everything kept on the lead.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectChannel } from '../../src/services/channels.ts';
@@ -10,8 +11,10 @@ import { Worker } from '../../src/jobs/worker.ts';
 import { CONSENT_TEXT_CHARS } from '../../src/schemas/lead-requests.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { Browser, userWithPassword } from '../helpers/console.ts';
-import { snapshot } from '../helpers/db.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db.ts';
+import { addLeadNote } from '../../src/services/lead-work.ts';
+import { createApiKey } from '../../src/services/api-keys.ts';
+import { get, post, withApp } from '../helpers/http.ts';
 
 const t = withApp({ each: true });
 let graph: FakeGraph;
@@ -36,13 +39,15 @@ afterEach(async () => {
 });
 
 const wording = 'Acepto que Inmo me escriba por WhatsApp sobre mi búsqueda.';
-const inquiry = (phone: string, consent?: unknown) =>
+const madrid = { search_preferences: [{ operations: ['venta'], property_types: ['apartamento'], locations: [{ name: 'Madrid' }] }] };
+const inquiry = (phone: string, consent?: unknown, extra: object = {}) =>
   post(t.app, '/leads/inquiries', t.key, {
     name: 'Nora',
     type: 'buyer',
     phone_number_1: phone,
     sourcePage: 'https://agencia.example/contacto',
     ...(consent === undefined ? {} : { consent }),
+    ...extra,
   });
 const ingest = (phone: string, consent?: unknown) =>
   post(t.app, '/leads/ingest', t.key, {
@@ -117,5 +122,52 @@ describe('consent at intake', () => {
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0].loc).toEqual(['body', 'consent', 'whatsapp']);
     expect(await snapshot(t.db)).toBe(before);
+  });
+});
+
+describe('access: everything held on a lead', () => {
+  it('GET /leads/{id}/export holds the lead, its consent, searches, notes, matches, messages, follow-ups, history and events; the console gives owners the same file', async () => {
+    await importRecords(t.db, t.businessId, [listing('EXP-1', { title: 'Piso en Madrid' })]);
+    const asked = await inquiry('+34611500010', { marketing: true, whatsapp: true, text: wording, version: 'v1' }, madrid);
+    const leadId = asked.body.lead_id as number;
+    await drain();
+    const owner = await userWithPassword(t.db, t.businessId, 'duena@uno.example', 'owner');
+    await addLeadNote(t.db, { userId: owner.id, role: 'owner', businessId: t.businessId }, leadId, 'Llamar el lunes');
+    const { status, body } = await get(t.app, `/leads/${leadId}/export`, t.key);
+    expect(status).toBe(200);
+    expect(body.lead).toEqual((await get(t.app, `/leads/${leadId}`, t.key)).body);
+    expect(body.consents).toEqual([expect.objectContaining({ marketing: 1, whatsapp: 1, text: wording, version: 'v1' })]);
+    expect(body.searches).toEqual([expect.objectContaining({ operations: ['venta'] })]);
+    expect(body.notes.map((n: { text: string }) => n.text)).toEqual([expect.stringContaining('contacto'), 'Llamar el lunes']);
+    expect(body.matches).toEqual([expect.objectContaining({ failed: null })]);
+    expect(body.messages).toEqual([expect.objectContaining({ direction: 'out', author: 'welcome', state: 'sent' })]);
+    expect(body.follow_ups.length).toBeGreaterThan(0);
+    expect(body.history).toEqual([expect.objectContaining({ change: 'note' })]);
+    expect(body.events.map((e: { type: string }) => e.type)).toEqual(
+      expect.arrayContaining(['lead.created', 'match.found', 'lead.updated']),
+    );
+    expect(JSON.stringify(body)).not.toContain('"business_id"');
+
+    // Another business's key finds nothing, and the export needs leads:read.
+    const other = await businessWithKey(t.db, 'Otra');
+    expect((await get(t.app, `/leads/${leadId}/export`, other.key)).status).toBe(404);
+    const noScope = await createApiKey(t.db, { businessId: t.businessId, scopes: ['leads:ingest'] });
+    expect((await get(t.app, `/leads/${leadId}/export`, noScope.key)).body.detail).toBe(
+      'API key lacks the scope this operation requires: leads:read',
+    );
+
+    // The console: owners download the same document; agents cannot.
+    const browser = new Browser(t.app);
+    await browser.login('duena@uno.example');
+    expect((await browser.get(`/console/leads/${leadId}`)).body).toContain(`/console/leads/${leadId}/export`);
+    const file = await browser.get(`/console/leads/${leadId}/export`);
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-disposition']).toBe(`attachment; filename="lead-${leadId}.json"`);
+    const downloaded = JSON.parse(file.body);
+    expect({ ...downloaded, exported_at: null }).toEqual({ ...body, exported_at: null });
+    await userWithPassword(t.db, t.businessId, 'agente@uno.example', 'agent');
+    const agent = new Browser(t.app);
+    await agent.login('agente@uno.example');
+    expect((await agent.get(`/console/leads/${leadId}/export`)).statusCode).toBe(403);
   });
 });

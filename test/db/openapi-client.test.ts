@@ -41,6 +41,7 @@ describe('the generated client against a server', () => {
     expect(seen.inquiryLeadId).toBeGreaterThan(0);
     expect(seen.inquiryReplayed).toBe(true);
     expect(seen.readBack).toEqual({ id: seen.inquiryLeadId, name: 'Ana García' });
+    expect(seen.exportedLeadId).toBe(seen.inquiryLeadId);
     // No worker ran: the lead has not been matched yet.
     expect(seen.matchedIds).toEqual([]);
     expect(seen.nearMissCriteria).toEqual([]);

@@ -25,6 +25,7 @@ describe('OpenAPI document', () => {
       '/leads/ingest',
       '/leads/inquiries',
       '/leads/{lead_id}',
+      '/leads/{lead_id}/export',
       '/leads/{lead_id}/matches',
       '/me',
       '/properties',

@@ -30,6 +30,17 @@ export async function insertEvents(db: Executor, events: Array<Omit<EventTable, 
 }
 
 /** The business's events after id `after`, oldest first. */
+/** The events about a lead still in the log, oldest first. */
+export async function listEventsOfLead(db: Executor, businessId: number, leadId: number): Promise<EventRow[]> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('lead_id', '=', leadId)
+    .orderBy('id')
+    .execute() as Promise<EventRow[]>;
+}
+
 export async function listEvents(db: Executor, businessId: number, after: number, limit: number): Promise<EventRow[]> {
   return db
     .selectFrom('events')

@@ -9,13 +9,22 @@ import type { GroupCommit } from '../../db/group-commit.ts';
 import { canonicalLeadType, LEAD_TYPE_ALIASES } from '../../domain/lead-rules.ts';
 import { ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
 import { InmoError } from '../../errors.ts';
-import { conditional200, IfNoneMatchHeaders, LeadMatches, LeadPage, LeadParams, LeadsQuery, NotModified } from '../../schemas/api.ts';
+import {
+  conditional200,
+  IfNoneMatchHeaders,
+  LeadExport,
+  LeadMatches,
+  LeadPage,
+  LeadParams,
+  LeadsQuery,
+  NotModified,
+} from '../../schemas/api.ts';
 import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { Idempotency } from '../../services/idempotency.ts';
 import { checkIdempotencyKey, idempotentRoute, onStoredFor } from '../idempotency.ts';
 import { conditionalRoute } from '../conditional.ts';
-import { getLead, leadMatchesJson, listLeadsPage } from '../../services/leads.ts';
+import { exportLead, getLead, leadMatchesJson, listLeadsPage } from '../../services/leads.ts';
 import { parseRfc3339 } from '../../domain/time.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
 import { queryRefinement } from '../fastapi-compat.ts';
@@ -171,6 +180,24 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
       },
     },
     async (request) => getLead(db, request.apiKey!.businessId, request.params.lead_id),
+  );
+
+  app.get(
+    '/leads/:lead_id/export',
+    {
+      config: { scope: 'leads:read' },
+      schema: {
+        operationId: 'exportLead',
+        tags: ['leads'],
+        summary: 'Everything held on a lead',
+        description:
+          'One JSON document with everything inmo holds on the lead, to answer a person’s access or portability request (GDPR Art. 15 and 20; CONTRACT §18): the lead, its consents, searches, notes, matches, WhatsApp messages and conversation, follow-ups, the console’s history of it, and the events about it still in the log.',
+        querystring: NoQuery,
+        params: LeadParams,
+        response: { 200: LeadExport, 404: plain('No lead with this id in the business.') },
+      },
+    },
+    async (request) => exportLead(db, request.apiKey!.businessId, request.params.lead_id) as Promise<Static<typeof LeadExport>>,
   );
 
   app.get(

@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../../domain/lead-rules.ts';
-import { countLeadsByStatus, listingSummaries, listLeadsPage, showLead, type LeadSearch } from '../../../services/leads.ts';
+import { countLeadsByStatus, exportLead, listingSummaries, listLeadsPage, showLead, type LeadSearch } from '../../../services/leads.ts';
 import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/conversations.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
@@ -173,6 +173,17 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     // An agent has now seen what the lead wrote: the inbox stops counting it.
     await markConversationSeen(db, shown.lead.business_id, shown.lead.id);
     return leadPage(reply, shown);
+  });
+
+  // Everything held on the lead, as GET /v1/ext/leads/{id}/export gives it (CONTRACT §18): owners.
+  app.get<{ Params: { lead_id: string } }>('/leads/:lead_id/export', { config: { consoleAccess: 'owner' } }, async (request, reply) => {
+    const shown = await ownLead(request);
+    const document = await exportLead(db, shown.lead.business_id, shown.lead.id);
+    return reply
+      .header('content-disposition', `attachment; filename="lead-${shown.lead.id}.json"`)
+      .header('cache-control', 'no-store')
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(document, null, 2));
   });
 
   app.get('/inbox', async (request, reply) => {
