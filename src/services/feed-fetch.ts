@@ -48,7 +48,15 @@ export async function fetchFeedDocument(request: FeedRequest, path: string): Pro
       await response.body.dump();
       return { status: 'failed', error: `the server answered HTTP ${response.statusCode}` };
     }
-    await download(response.body, header(response.headers['content-encoding']), path, request.maxBytes);
+    const encoding = header(response.headers['content-encoding']);
+    let decode: Transform | null;
+    try {
+      decode = decoder(encoding);
+    } catch (error) {
+      await response.body.dump();
+      return { status: 'failed', error: (error as Error).message };
+    }
+    await download(response.body, decode, path, request.maxBytes);
     return { status: 'fetched', etag: header(response.headers.etag), lastModified: header(response.headers['last-modified']) };
   } catch (error) {
     return { status: 'failed', error: failure(error) };
@@ -82,8 +90,8 @@ function decoder(encoding: string | null): Transform | null {
   }
 }
 
-/** Writes `body`, decoded, to `path`, refusing it past `maxBytes` once decoded. */
-async function download(body: Readable, encoding: string | null, path: string, maxBytes: number): Promise<void> {
+/** Writes `body`, through `decode` when the document is encoded, to `path`, refusing it past `maxBytes` once decoded. */
+async function download(body: Readable, decode: Transform | null, path: string, maxBytes: number): Promise<void> {
   let bytes = 0;
   const limit = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -93,13 +101,6 @@ async function download(body: Readable, encoding: string | null, path: string, m
       done(null, chunk);
     },
   });
-  let decode: Transform | null;
-  try {
-    decode = decoder(encoding);
-  } catch (error) {
-    body.destroy();
-    throw error;
-  }
   await (decode ? pipeline(body, decode, limit, createWriteStream(path)) : pipeline(body, limit, createWriteStream(path)));
 }
 

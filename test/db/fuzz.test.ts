@@ -287,6 +287,7 @@ it('every operation: no undocumented 5xx, every response as documented, every 4x
       .sort(),
   ).toEqual([
     'createInquiry',
+    'exportLead',
     'getKeyContext',
     'getLead',
     'getLeadMatches',

@@ -43,6 +43,7 @@ const OPERATIONS: Record<string, Operation> = {
   listEvents: { method: 'GET', url: () => '/events', scope: 'events:read' },
   getLead: { method: 'GET', url: () => `/leads/${ourLeadId}`, scope: 'leads:read' },
   getLeadMatches: { method: 'GET', url: () => `/leads/${ourLeadId}/matches`, scope: 'leads:read' },
+  exportLead: { method: 'GET', url: () => `/leads/${ourLeadId}/export`, scope: 'leads:read' },
   createInquiry: {
     method: 'POST',
     url: () => '/leads/inquiries',
