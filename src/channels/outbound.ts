@@ -122,10 +122,22 @@ export async function outboundFetch(url: string, request: RequestInit, policy: O
   // A redirect is never followed: its target would skip these checks (an address in a
   // Location header is never looked up). The caller sees the 3xx as a failure.
   const init: RequestInit = { ...request, redirect: 'manual' };
-  if (policy.allowPrivateNetwork) return fetch(url, init);
+  const dispatcher = dispatcherFor(url, policy);
+  if (!dispatcher) return fetch(url, init);
+  return (await undiciFetch(url, { ...(init as object), dispatcher })) as unknown as Response;
+}
+
+/**
+ * The dispatcher a request to `url` goes through: none (the default) when private destinations
+ * are allowed, else one that connects to public addresses only.
+ * @throws TypeError('fetch failed') whose cause has code {@link PRIVATE_ADDRESS} when the URL
+ *   itself names a private address (no lookup, nothing sent).
+ */
+function dispatcherFor(url: string, policy: OutboundPolicy): Agent | undefined {
+  if (policy.allowPrivateNetwork) return undefined;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host) });
-  return (await undiciFetch(url, { ...(init as object), dispatcher: publicOnly })) as unknown as Response;
+  return publicOnly;
 }
 
 /**
@@ -141,11 +153,9 @@ export async function outboundGet(
   options: { headers: Record<string, string>; signal: AbortSignal },
   policy: OutboundPolicy,
 ): Promise<Dispatcher.ResponseData> {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (!policy.allowPrivateNetwork && isIP(host) && !isPublicAddress(host))
-    throw new TypeError('fetch failed', { cause: refusal(host, host) });
+  const dispatcher = dispatcherFor(url, policy);
   try {
-    return await undiciRequest(url, { method: 'GET', ...options, ...(policy.allowPrivateNetwork ? {} : { dispatcher: publicOnly }) });
+    return await undiciRequest(url, { method: 'GET', ...options, ...(dispatcher ? { dispatcher } : {}) });
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
     throw new TypeError('fetch failed', { cause: error });

@@ -108,7 +108,6 @@ async function writeBatch(
 /**
  * Imports NDJSON lines into a business's catalogue, checked on this thread.
  * @param lines the file's lines, in order (line numbers count from 1, blank lines included).
- * @param accepted an empty set the external refs of the accepted lines are added to.
  * @throws InmoError UNKNOWN_BUSINESS when the business does not exist (nothing is written).
  */
 export async function importCatalogueLines(

@@ -87,7 +87,8 @@ export async function startUploadedImport(
         .set({
           state: 'done',
           bytes_done: upload.bytes,
-          lines_done: summary.created + summary.updated + summary.repeated + summary.rejected.length,
+          // Every line is created, updated or rejected; a repeated one is also an update (counted once).
+          lines_done: summary.created + summary.updated + summary.rejected.length,
           created: summary.created,
           updated: summary.updated,
           repeated: summary.repeated,

@@ -252,9 +252,9 @@ async function end(
   await repo.updateDelivery(trx, delivery.id, { ...values, updated_at: now });
   const next =
     delivery.lead_id !== null
-      ? await repo.firstPendingOfLead(trx, endpoint.id, delivery.lead_id, delivery.id)
+      ? await repo.firstPendingOf(trx, endpoint.id, 'lead_id', delivery.lead_id, delivery.id)
       : delivery.property_id !== null
-        ? await repo.firstPendingOfProperty(trx, endpoint.id, delivery.property_id, delivery.id)
+        ? await repo.firstPendingOf(trx, endpoint.id, 'property_id', delivery.property_id, delivery.id)
         : undefined;
   if (next) await queueDelivery(trx, endpoint.business_id, next.lead_id, next.id, now);
 }

@@ -486,6 +486,8 @@ describe('the console', () => {
     await browser.login('owner@uno.example');
     const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify(listing(`BIG-${i}`)));
     lines[1234] = '{"external_ref": "BIG-BAD"';
+    // A ref an earlier batch had: the last one wins, counted as repeated (kept in import_refs on the thread).
+    lines[2000] = JSON.stringify(listing('BIG-3', { price: 123456 }));
     const content = lines.join('\n');
     expect(Buffer.byteLength(content)).toBeGreaterThan(READER_THREAD_MIN_BYTES);
     const response = await browser.upload(
@@ -497,9 +499,19 @@ describe('the console', () => {
     const id = Number((response.headers.location as string).split('/').pop());
     const done = async () => t.db.selectFrom('catalogue_imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     await expect.poll(async () => (await done()).state, { timeout: 30_000 }).toBe('done');
-    expect(await done()).toMatchObject({ created: 2499, lines_done: 2500, bytes_done: Buffer.byteLength(content) });
+    expect(await done()).toMatchObject({
+      created: 2498,
+      updated: 1,
+      repeated: 1,
+      lines_done: 2500,
+      bytes_done: Buffer.byteLength(content),
+    });
+    expect(await t.db.selectFrom('properties').select('price').where('external_ref', '=', 'BIG-3').executeTakeFirst()).toEqual({
+      price: 123456,
+    });
+    expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
     expect(JSON.parse((await done()).rejected!)).toEqual([{ line: 1235, reason: expect.any(String) }]);
-    expect((await get(t.app, '/properties?limit=1', t.key)).body.total).toBeGreaterThanOrEqual(2499);
+    expect((await get(t.app, '/properties?limit=1', t.key)).body.total).toBeGreaterThanOrEqual(2498);
   });
 
   it('refuses an upload without its CSRF token, or from an agent, and imports nothing', async () => {

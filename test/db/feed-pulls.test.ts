@@ -192,6 +192,16 @@ describe('pulled feeds', () => {
     expect(crm.requests.length).toBe(requests);
   });
 
+  it('refuses, when pulled, a host name that resolves to a private address (localhost), sending nothing', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url.replace('127.0.0.1', 'localhost') }, allowed);
+    const requests = crm.requests.length;
+    const result = await pull(id, 200 * MB, strict);
+    expect(result.status).toBe('failed');
+    expect(result.error).toContain('is not a public address');
+    expect(crm.requests.length).toBe(requests);
+    expect(await listingStates()).toEqual({});
+  });
+
   it('is pulled by the worker at once, then every every_minutes; a removed source is pulled no more', async () => {
     const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url, everyMinutes: 30 }, allowed);
     await new Worker({ db: t.db, settings: { pollMs: 20 }, outbound: allowed }).drain();

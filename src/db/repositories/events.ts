@@ -29,7 +29,6 @@ export async function insertEvents(db: Executor, events: Array<Omit<EventTable, 
   return ids;
 }
 
-/** The business's events after id `after`, oldest first. */
 /** The events about a lead still in the log, oldest first. */
 export async function listEventsOfLead(db: Executor, businessId: number, leadId: number): Promise<EventRow[]> {
   return db
@@ -41,6 +40,7 @@ export async function listEventsOfLead(db: Executor, businessId: number, leadId:
     .execute() as Promise<EventRow[]>;
 }
 
+/** The business's events after id `after`, oldest first. */
 export async function listEvents(db: Executor, businessId: number, after: number, limit: number): Promise<EventRow[]> {
   return db
     .selectFrom('events')
@@ -103,43 +103,33 @@ export async function findDelivery(db: Executor, id: number): Promise<DeliveryRo
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst() as Promise<DeliveryRow | undefined>;
 }
 
-/** The earliest pending delivery to `endpointId` of `leadId`'s events, other than `exceptId`. */
-export async function firstPendingOfLead(db: Executor, endpointId: number, leadId: number, exceptId = 0): Promise<DeliveryRow | undefined> {
+/**
+ * The earliest pending delivery to `endpointId` of a lead's events (`of` `lead_id`) or of a
+ * listing's `property.changed` (`property_id`), other than `exceptId`: the next one in its order.
+ */
+export async function firstPendingOf(
+  db: Executor,
+  endpointId: number,
+  of: 'lead_id' | 'property_id',
+  id: number,
+  exceptId = 0,
+): Promise<DeliveryRow | undefined> {
   const rows = await runCompiledOnce<DeliveryRow>(
     db,
-    'firstPendingOfLead',
-    [endpointId, leadId, 'pending', exceptId, 1],
-    ([endpoint, lead, pending, except, one]) =>
+    `firstPendingOf:${of}`,
+    [endpointId, id, 'pending', exceptId, 1],
+    ([endpoint, owner, pending, except, one]) =>
       db
         .selectFrom('webhook_deliveries')
         .selectAll()
         .where('endpoint_id', '=', endpoint as unknown as number)
-        .where('lead_id', '=', lead as unknown as number)
+        .where(of, '=', owner as unknown as number)
         .where('state', '=', pending as WebhookDeliveryTable['state'])
         .where('id', '!=', except as unknown as number)
         .orderBy('id')
         .limit(one as unknown as number),
   );
   return rows[0] as DeliveryRow | undefined;
-}
-
-/** The earliest pending delivery to `endpointId` of `propertyId`'s `property.changed` events, other than `exceptId`. */
-export async function firstPendingOfProperty(
-  db: Executor,
-  endpointId: number,
-  propertyId: number,
-  exceptId = 0,
-): Promise<DeliveryRow | undefined> {
-  return db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('endpoint_id', '=', endpointId)
-    .where('property_id', '=', propertyId)
-    .where('state', '=', 'pending')
-    .where('id', '!=', exceptId)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst() as Promise<DeliveryRow | undefined>;
 }
 
 /**
