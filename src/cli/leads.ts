@@ -1,7 +1,12 @@
-/** `inmo leads create|show` (CONTRACT §9): leads recorded by hand, and everything known of one. */
+/**
+ * `inmo leads create|show|erase` (CONTRACT §9, §18): leads recorded by hand, everything known of
+ * one, and its erasure.
+ */
 import type { Command } from 'commander';
 import { createLeadByHand, showLead } from '../services/leads.ts';
 import { InmoError } from '../errors.ts';
+import { CLI } from '../services/audit.ts';
+import { eraseLead } from '../services/erasure.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {
@@ -41,6 +46,14 @@ export function register(program: Command): void {
             : '  no conversation',
         ].join('\n');
         print(shown, human);
+      }),
+    );
+  command(leads, 'erase', 'erase a lead and everything held on the person, for good (GDPR Art. 17); again, it says when it was erased')
+    .argument('<lead_id>', 'lead id', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const erased = await withDb((db) => eraseLead(db, id, { actor: CLI }), { mustExist: true });
+        print(erased, `erased lead #${erased.lead_id} at ${erased.erased_at}`);
       }),
     );
 }

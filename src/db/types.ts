@@ -405,6 +405,28 @@ export interface CatalogueImportTable {
 export type LeadOutcome = 'created' | 'completed' | 'unchanged';
 
 /** An Idempotency-Key of one API key and the first response to it (migration 0009). */
+/** An erased lead (migration 0019, CONTRACT §18): nothing of the person, only that it was erased. */
+export interface LeadErasureTable {
+  lead_id: number;
+  business_id: number;
+  /** `request` (API, CLI, console) or `retention` (INMO_LEAD_RETENTION_DAYS). */
+  cause: 'request' | 'retention';
+  erased_at: string;
+}
+
+/** One entry of the audit trail (migration 0019, CONTRACT §18): who, what, when; no personal data. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  business_id: number;
+  actor_type: 'user' | 'key' | 'cli' | 'system';
+  /** A user's id, a key's key_id, or what the system acted for (`retention`, `feed_source:<id>`); null for the CLI. */
+  actor_id: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  created_at: string;
+}
+
 export interface IdempotencyKeyTable {
   key_id: string;
   idempotency_key: string;
@@ -419,6 +441,8 @@ export interface IdempotencyKeyTable {
   outcome: LeadOutcome | null;
   created_at: string;
   expires_at: string;
+  /** The lead the recorded request created, completed or found (migration 0019): its erasure removes the record. */
+  lead_id: number | null;
 }
 
 /** An event of the log (migration 0011, CONTRACT §13). */
@@ -544,6 +568,8 @@ export interface Database {
   feed_sources: FeedSourceTable;
   feed_source_refs: FeedSourceRefTable;
   import_refs: ImportRefTable;
+  lead_erasures: LeadErasureTable;
+  audit_log: AuditLogTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

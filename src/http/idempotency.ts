@@ -11,10 +11,9 @@
  * - `onSend` releases the claim of a request that did not succeed.
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
-import type { Transaction } from 'kysely';
-import type { Database, LeadOutcome } from '../db/types.ts';
 import { InmoError } from '../errors.ts';
 import { requestFingerprint, type ClaimedKey, type Idempotency } from '../services/idempotency.ts';
+import type { OnStored } from '../services/lead-intake.ts';
 import type { ValidationIssue } from '../validation/pydantic.ts';
 
 declare module 'fastify' {
@@ -90,8 +89,9 @@ export function onStoredFor(
   idempotency: Idempotency,
   request: FastifyRequest,
   answer: (leadId: number | null) => unknown,
-): ((trx: Transaction<Database>, leadId: number | null, outcome: LeadOutcome) => Promise<void>) | undefined {
+): OnStored | undefined {
   const claim = request.idempotencyClaim;
   if (claim === null) return undefined;
-  return (trx, leadId, outcome) => idempotency.record(trx, claim, { status: 200, body: JSON.stringify(answer(leadId)), outcome });
+  return (trx, leadId, outcome, about) =>
+    idempotency.record(trx, claim, { status: 200, body: JSON.stringify(answer(leadId)), outcome, leadId: about });
 }

@@ -279,6 +279,18 @@ export const LeadExport = Type.Object(
   responding('Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20).'),
 );
 
+export const LeadErased = Type.Object(
+  {
+    status: Type.Literal('ok'),
+    lead_id: Type.Integer(),
+    erased_at: Type.String({
+      format: 'date-time',
+      description: 'When the lead was erased (RFC 3339); for a lead erased before, the first erasure’s time.',
+    }),
+  },
+  responding('The lead is erased (CONTRACT §18; GDPR Art. 17), or was already.'),
+);
+
 export const Me = Type.Object(
   {
     status: Type.Literal('ok'),

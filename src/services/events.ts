@@ -12,7 +12,10 @@
  * - `match.found` (a matching run found a property the lead was not matched to before):
  *   `{lead_id, matches: [property id], near_misses: n}`;
  * - `message.status`: `{lead_id, message_id, status}`;
- * - `conversation.waiting`: `{lead_id}` (the lead waits for an agent).
+ * - `conversation.waiting`: `{lead_id}` (the lead waits for an agent);
+ * - `property.changed`: `{id, change: "upsert"|"delete"}` (CONTRACT §14);
+ * - `lead.erased`: `{id}` (CONTRACT §18: the lead was erased; subscribers erase their copy).
+ *   It has no lead (`lead_id` null): every earlier event of the lead went with it.
  */
 import type { Db, Executor } from '../db/database.ts';
 import { enqueueJob } from '../db/repositories/jobs.ts';
@@ -28,6 +31,7 @@ export const EVENT_TYPES = [
   'message.status',
   'conversation.waiting',
   'property.changed',
+  'lead.erased',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -84,11 +84,11 @@ export class Idempotency {
     });
   }
 
-  /** Stores the first response, inside the transaction that stores the lead. */
+  /** Stores the first response and the lead it concerns, inside the transaction that stores the lead. */
   async record(
     trx: Transaction<Database>,
     claim: ClaimedKey,
-    response: { status: number; body: string; outcome: LeadOutcome },
+    response: { status: number; body: string; outcome: LeadOutcome; leadId: number | null },
   ): Promise<void> {
     await repo.recordResponse(trx, claim.keyId, claim.idempotencyKey, response);
   }

@@ -34,8 +34,11 @@ const INGEST_JOBS: JobKind[] = ['match_lead', 'send_welcome'];
 /**
  * Called inside the transaction that stores a lead's outcome, last (CONTRACT §13: the
  * Idempotency-Key's response is stored with the lead). Throwing rolls everything back.
+ * `leadId` is the lead the request created or completed (null when it changed nothing);
+ * `about` the lead it concerns, the existing one when it changed nothing (its erasure, CONTRACT
+ * §18, removes the record).
  */
-export type OnStored = (trx: Transaction<Database>, leadId: number | null, outcome: LeadOutcome) => Promise<void>;
+export type OnStored = (trx: Transaction<Database>, leadId: number | null, outcome: LeadOutcome, about: number | null) => Promise<void>;
 
 /** An inquiry after validation: type canonical, phones in E.164. */
 export interface Inquiry extends Omit<InquiryBody, 'type' | 'phone_number_1' | 'phone_number_2' | 'landline_phone'> {
@@ -185,7 +188,7 @@ async function storeInquiryLead(
       await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
       const outcome = existing ? ('completed' as const) : ('created' as const);
       await recordLeadEvent(trx, businessId, leadId, existing ? 'lead.updated' : 'lead.created', at);
-      await onStored?.(trx, leadId, outcome);
+      await onStored?.(trx, leadId, outcome, leadId);
       return { leadId, outcome };
     }),
   );
@@ -235,8 +238,9 @@ export async function ingestRentalLead(
     writes.run(async (trx) => {
       // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
       const rentMax = parseBudget(body.search.budget);
-      if (await repo.findLeadByPhone(trx, businessId, phone)) {
-        await onStored?.(trx, null, 'unchanged');
+      const existing = await repo.findLeadByPhone(trx, businessId, phone);
+      if (existing) {
+        await onStored?.(trx, null, 'unchanged', existing.id);
         return null;
       }
       const bedrooms = parseHabs(body.search.habs);
@@ -272,7 +276,7 @@ export async function ingestRentalLead(
       await queueWelcome(trx, businessId, leadId, phone, null, at);
       await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
       await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
-      await onStored?.(trx, leadId, 'created');
+      await onStored?.(trx, leadId, 'created', leadId);
       return leadId;
     }),
   );

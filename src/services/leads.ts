@@ -26,6 +26,7 @@ import { LEAD_STATUSES } from '../domain/lead-rules.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
+import { recordAudit, type Actor } from './audit.ts';
 
 /**
  * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
@@ -120,12 +121,14 @@ export async function getLead(db: Db, businessId: number, id: number) {
  * Everything held on a lead (CONTRACT §18 access; GDPR Art. 15 and 20): `GET /leads/{id}/export`
  * and the console's download. The lead as GET /leads/{id} shows it, then each stored record of it
  * as kept (the business's id left out): consents, searches, notes, matches, messages, the
- * conversation, follow-ups, the console's history and the events still in the log.
+ * conversation, follow-ups, the console's history and the events still in the log. The
+ * export is recorded in the audit trail (by `actor`).
  * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
  */
-export async function exportLead(db: Db, businessId: number, id: number) {
+export async function exportLead(db: Db, businessId: number, id: number, actor: Actor) {
   const row = isRowId(id) ? await repo.findPresentedLead(db, businessId, id) : undefined;
   if (!row) throw new InmoError('LEAD_NOT_FOUND', { id });
+  await transact(db, (trx) => recordAudit(trx, businessId, actor, 'lead.export', id));
   const stored = (await repo.findLead(db, id, businessId))!;
   const without = <T extends { business_id?: number }>(record: T) => {
     const { business_id: _business, ...kept } = record;

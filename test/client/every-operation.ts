@@ -42,6 +42,9 @@ export interface Seen {
   feedIds: number[];
   feedPages: number;
   eventTypes: string[];
+  /** The lead DELETE /leads/{lead_id} erased, and the status GET /leads/{lead_id} answered after. */
+  erasedLeadId: number;
+  readAfterErasure: number;
 }
 
 /**
@@ -164,6 +167,12 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
   if (!events.data) throw new Error(`GET /events: ${events.response.status}`);
   events.data.data.forEach((event) => [read(event.id), read(event.created_at)]);
 
+  // The person asks to be forgotten (GDPR Art. 17): the lead is erased, then no longer found.
+  const erased = await client.DELETE('/leads/{lead_id}', { params: { path: { lead_id: leadId } } });
+  if (!erased.data) throw new Error(`DELETE /leads/{lead_id}: ${erased.response.status}`);
+  read(erased.data.erased_at);
+  const gone = await client.GET('/leads/{lead_id}', { params: { path: { lead_id: leadId } } });
+
   return {
     companyName: read(me.data.user.company_name),
     propertyIds: ids,
@@ -182,5 +191,7 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
     feedIds: [...kept].sort((a, b) => a - b),
     feedPages,
     eventTypes: events.data.data.map((event) => read(event.type)),
+    erasedLeadId: read(erased.data.lead_id),
+    readAfterErasure: gone.response.status,
   };
 }

@@ -135,7 +135,11 @@ export interface paths {
         get: operations["getLead"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erase a lead
+         * @description Erases everything held on the person (GDPR Art. 17; CONTRACT §18): names, phones, e-mails, `dni`, notes, searches, WhatsApp messages and the conversation, consents, the console’s history, the lead’s events and Idempotency-Key records. Queued messages and follow-ups are cancelled: nothing is sent to the person again. The lead then answers 404 everywhere and leaves GET /leads; subscribers get `lead.erased` (`{id}`). Erasing it again answers 200 with the first erasure’s time.
+         */
+        delete: operations["eraseLead"];
         options?: never;
         head?: never;
         patch?: never;
@@ -623,7 +627,7 @@ export interface operations {
                         status: "ok";
                         user: {
                             company_name: string | null;
-                            scopes: ("properties:read" | "leads:read" | "leads:ingest" | "events:read")[];
+                            scopes: ("properties:read" | "leads:read" | "leads:ingest" | "events:read" | "leads:erase")[];
                             /** @enum {string} */
                             auth_method: "api_key";
                         };
@@ -1052,10 +1056,10 @@ export interface operations {
                             /** @description `evt_…`; also the `webhook-id` of its webhook deliveries. */
                             id: string;
                             /** @enum {string} */
-                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed";
+                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed" | "lead.erased";
                             /** Format: date-time */
                             created_at: string;
-                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it). */
+                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it); `lead.erased`: `{id}` (the lead was erased at a person’s request or by retention: erase your copy; it is the last event of that lead). */
                             data: {
                                 [key: string]: unknown;
                             };
@@ -1308,6 +1312,104 @@ export interface operations {
                 };
             };
             /** @description No lead with this id in the business. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    eraseLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a lead, as `lead_id` of POST /leads/inquiries or `id` in GET /leads. */
+                lead_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead is erased (CONTRACT §18; GDPR Art. 17), or was already. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        lead_id: number;
+                        /**
+                         * Format: date-time
+                         * @description When the lead was erased (RFC 3339); for a lead erased before, the first erasure’s time.
+                         */
+                        erased_at: string;
+                    };
+                };
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description No lead with this id in the business, now or erased before. */
             404: {
                 headers: {
                     [name: string]: unknown;

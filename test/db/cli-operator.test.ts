@@ -55,6 +55,7 @@ describe('help and version', () => {
         'properties import',
         'leads create',
         'leads show',
+        'leads erase',
         'jobs list',
         'jobs retry',
         'channel connect',

@@ -54,5 +54,6 @@ describe('the generated client against a server', () => {
     expect(seen.leadTypes.sort()).toEqual(['demandante', 'demandante']);
     expect(seen.leadStatuses).toEqual(['searching_property', 'searching_property']);
     expect(seen.firstLocation).toBeDefined();
+    expect([seen.erasedLeadId, seen.readAfterErasure]).toEqual([seen.inquiryLeadId, 404]);
   });
 });

@@ -21,10 +21,12 @@ let theirPropertyId: number;
 let ourPropertyId: number;
 let ourLeadId: number;
 let theirLeadId: number;
+/** A lead of ours for DELETE /leads/{id}: erased by the first request, answered the same after. */
+let erasableLeadId: number;
 let phoneSeq = 0;
 
 interface Operation {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Path with ids filled in. */
   url: () => string;
   scope: Scope | null;
@@ -44,6 +46,7 @@ const OPERATIONS: Record<string, Operation> = {
   getLead: { method: 'GET', url: () => `/leads/${ourLeadId}`, scope: 'leads:read' },
   getLeadMatches: { method: 'GET', url: () => `/leads/${ourLeadId}/matches`, scope: 'leads:read' },
   exportLead: { method: 'GET', url: () => `/leads/${ourLeadId}/export`, scope: 'leads:read' },
+  eraseLead: { method: 'DELETE', url: () => `/leads/${erasableLeadId}`, scope: 'leads:erase' },
   createInquiry: {
     method: 'POST',
     url: () => '/leads/inquiries',
@@ -79,6 +82,7 @@ beforeAll(async () => {
   theirPropertyId = await id('theirs-1');
   ourLeadId = (await createLeadByHand(db, { businessId: ours.businessId, phone: '+34600111222' })).id;
   theirLeadId = (await createLeadByHand(db, { businessId: theirs.businessId, phone: '+34600111222' })).id;
+  erasableLeadId = (await createLeadByHand(db, { businessId: ours.businessId, phone: '+34600111333' })).id;
   app = await appOn(db);
 });
 
@@ -171,15 +175,19 @@ describe('another business', () => {
   });
 
   it('its lead ids are indistinguishable from ids that do not exist', async () => {
-    for (const suffix of ['', '/matches']) {
-      const theirs404 = await app.inject({
-        method: 'GET',
-        url: `/v1/ext/leads/${theirLeadId}${suffix}`,
-        headers: { 'x-api-key': ours.key },
-      });
-      const missing404 = await app.inject({ method: 'GET', url: `/v1/ext/leads/999999${suffix}`, headers: { 'x-api-key': ours.key } });
+    const reads: Array<['GET' | 'DELETE', string]> = [
+      ['GET', ''],
+      ['GET', '/matches'],
+      ['GET', '/export'],
+      ['DELETE', ''],
+    ];
+    for (const [method, suffix] of reads) {
+      const before = await snapshot(db);
+      const theirs404 = await app.inject({ method, url: `/v1/ext/leads/${theirLeadId}${suffix}`, headers: { 'x-api-key': ours.key } });
+      const missing404 = await app.inject({ method, url: `/v1/ext/leads/999999${suffix}`, headers: { 'x-api-key': ours.key } });
       expect([theirs404.statusCode, theirs404.body]).toEqual([404, missing404.body]);
       expect(theirs404.headers['content-type']).toBe(missing404.headers['content-type']);
+      expect(await snapshot(db)).toBe(before);
     }
   });
 

@@ -18,6 +18,7 @@ import * as m0015 from './0015_feed_sources.ts';
 import * as m0016 from './0016_lead_work.ts';
 import * as m0017 from './0017_import_refs.ts';
 import * as m0018 from './0018_lead_consents.ts';
+import * as m0019 from './0019_erasure_audit.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -40,6 +41,7 @@ export const migrationProvider: MigrationProvider = {
       '0016_lead_work': m0016,
       '0017_import_refs': m0017,
       '0018_lead_consents': m0018,
+      '0019_erasure_audit': m0019,
     };
   },
 };

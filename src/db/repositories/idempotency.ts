@@ -54,7 +54,7 @@ export async function findKey(db: Executor, keyId: string, idempotencyKey: strin
 export async function takeOver(db: Executor, seen: IdempotencyKeyTable, claim: Claim): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
-    .set({ ...claim, state: 'running', status: null, response: null, outcome: null })
+    .set({ ...claim, state: 'running', status: null, response: null, outcome: null, lead_id: null })
     .where('key_id', '=', claim.key_id)
     .where('idempotency_key', '=', claim.idempotency_key)
     .where('created_at', '=', seen.created_at)
@@ -64,18 +64,18 @@ export async function takeOver(db: Executor, seen: IdempotencyKeyTable, claim: C
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Stores the first response of a claimed key. (Compiled once: it runs for every idempotent request.) */
+/** Stores the first response of a claimed key and the lead it concerns. (Compiled once: it runs for every idempotent request.) */
 export async function recordResponse(
   db: Executor,
   keyId: string,
   idempotencyKey: string,
-  response: { status: number; body: string; outcome: LeadOutcome },
+  response: { status: number; body: string; outcome: LeadOutcome; leadId: number | null },
 ): Promise<void> {
   await runCompiledOnce(
     db,
     'recordIdempotentResponse',
-    ['done', response.status, response.body, response.outcome, keyId, idempotencyKey, 'running'],
-    ([done, status, body, outcome, k, i, running]) =>
+    ['done', response.status, response.body, response.outcome, response.leadId, keyId, idempotencyKey, 'running'],
+    ([done, status, body, outcome, leadId, k, i, running]) =>
       db
         .updateTable('idempotency_keys')
         .set({
@@ -84,6 +84,7 @@ export async function recordResponse(
           status: status as unknown as number,
           response: body,
           outcome: outcome as LeadOutcome,
+          lead_id: leadId as unknown as number | null,
         })
         .where('key_id', '=', k)
         .where('idempotency_key', '=', i)
@@ -100,6 +101,11 @@ export async function releaseClaim(db: Executor, keyId: string, idempotencyKey: 
     .where('created_at', '=', createdAt)
     .where('state', '=', 'running')
     .execute();
+}
+
+/** Deletes the records about lead `leadId` (its erasure, CONTRACT §18). */
+export async function deleteLeadRecords(db: Executor, leadId: number): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('lead_id', '=', leadId).execute();
 }
 
 /** Deletes the records that expired before `now`. @returns how many. */

@@ -12,6 +12,7 @@ import { InmoError } from '../../errors.ts';
 import {
   conditional200,
   IfNoneMatchHeaders,
+  LeadErased,
   LeadExport,
   LeadMatches,
   LeadPage,
@@ -25,6 +26,7 @@ import { Idempotency } from '../../services/idempotency.ts';
 import { checkIdempotencyKey, idempotentRoute, onStoredFor } from '../idempotency.ts';
 import { conditionalRoute } from '../conditional.ts';
 import { exportLead, getLead, leadMatchesJson, listLeadsPage } from '../../services/leads.ts';
+import { eraseLead } from '../../services/erasure.ts';
 import { parseRfc3339 } from '../../domain/time.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
 import { queryRefinement } from '../fastapi-compat.ts';
@@ -197,7 +199,31 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         response: { 200: LeadExport, 404: plain('No lead with this id in the business.') },
       },
     },
-    async (request) => exportLead(db, request.apiKey!.businessId, request.params.lead_id) as Promise<Static<typeof LeadExport>>,
+    async (request) => {
+      const key = request.apiKey!;
+      return exportLead(db, key.businessId, request.params.lead_id, { type: 'key', id: key.keyId }) as Promise<Static<typeof LeadExport>>;
+    },
+  );
+
+  app.delete(
+    '/leads/:lead_id',
+    {
+      config: { scope: 'leads:erase' },
+      schema: {
+        operationId: 'eraseLead',
+        tags: ['leads'],
+        summary: 'Erase a lead',
+        description:
+          'Erases everything held on the person (GDPR Art. 17; CONTRACT §18): names, phones, e-mails, `dni`, notes, searches, WhatsApp messages and the conversation, consents, the console’s history, the lead’s events and Idempotency-Key records. Queued messages and follow-ups are cancelled: nothing is sent to the person again. The lead then answers 404 everywhere and leaves GET /leads; subscribers get `lead.erased` (`{id}`). Erasing it again answers 200 with the first erasure’s time.',
+        querystring: NoQuery,
+        params: LeadParams,
+        response: { 200: LeadErased, 404: plain('No lead with this id in the business, now or erased before.') },
+      },
+    },
+    async (request) => {
+      const key = request.apiKey!;
+      return eraseLead(db, request.params.lead_id, { businessId: key.businessId, actor: { type: 'key', id: key.keyId } });
+    },
   );
 
   app.get(

@@ -14,6 +14,7 @@ import { LEAD_STATUSES, LEAD_TYPES } from '../../../domain/lead-rules.ts';
 import { countLeadsByStatus, exportLead, listingSummaries, listLeadsPage, showLead, type LeadSearch } from '../../../services/leads.ts';
 import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/conversations.ts';
 import { InmoError } from '../../../errors.ts';
+import { eraseLead } from '../../../services/erasure.ts';
 import { render } from '../page.ts';
 import { describeSearch } from '../criteria.ts';
 import { csrfCheckedRoute, dayStart, DAY_MS, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
@@ -107,6 +108,8 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     const link = (p: number) =>
       `/console/leads?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), page: String(p) })}`;
     return render(reply, 'leads', {
+      // After an erasure (POST /leads/:id/erase): its confirmation.
+      erased: /^\d{1,10}$/.test(q.erased ?? '') ? Number(q.erased) : null,
       leads: data,
       total,
       first: total === 0 ? 0 : (page - 1) * LEADS_PER_PAGE + 1,
@@ -178,13 +181,36 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
   // Everything held on the lead, as GET /v1/ext/leads/{id}/export gives it (CONTRACT §18): owners.
   app.get<{ Params: { lead_id: string } }>('/leads/:lead_id/export', { config: { consoleAccess: 'owner' } }, async (request, reply) => {
     const shown = await ownLead(request);
-    const document = await exportLead(db, shown.lead.business_id, shown.lead.id);
+    const document = await exportLead(db, shown.lead.business_id, shown.lead.id, { type: 'user', id: request.consoleSession!.userId });
     return reply
       .header('content-disposition', `attachment; filename="lead-${shown.lead.id}.json"`)
       .header('cache-control', 'no-store')
       .type('application/json; charset=utf-8')
       .send(JSON.stringify(document, null, 2));
   });
+
+  // Erasure (CONTRACT §18, GDPR Art. 17): owners, after a page that says what goes.
+  app.get<{ Params: { lead_id: string } }>('/leads/:lead_id/erase', { config: { consoleAccess: 'owner' } }, async (request, reply) => {
+    const shown = await ownLead(request);
+    return render(reply, 'lead-erase', { lead: shown.lead, title: shown.lead.name ?? reply.request.t('unnamed') });
+  });
+
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/erase',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const id = idParam(request.params.lead_id);
+      const session = request.consoleSession!;
+      try {
+        if (id === null) throw new InmoError('NOT_FOUND');
+        await eraseLead(db, id, { businessId: session.businessId, actor: { type: 'user', id: session.userId } });
+      } catch (error) {
+        if (error instanceof InmoError && error.code === 'LEAD_NOT_FOUND') throw new InmoError('NOT_FOUND');
+        throw error;
+      }
+      return reply.code(303).header('location', `/console/leads?erased=${id}`).send();
+    },
+  );
 
   app.get('/inbox', async (request, reply) => {
     const page = Math.max(1, Math.min(1_000_000, Number.parseInt(query(request).page ?? '1', 10) || 1));

@@ -1,0 +1,65 @@
+/**
+ * Erasure of a lead's personal data (migration 0019, CONTRACT §18). SQL only; the order of the
+ * steps and why is in services/erasure.ts.
+ */
+import { sql } from 'kysely';
+import { readsMustLock, type Executor } from '../database.ts';
+import type { LeadErasureTable, LeadRow } from '../types.ts';
+import { deleteLeadRecords } from './idempotency.ts';
+
+/**
+ * The business's lead `id`, locked against every other writer until the transaction ends
+ * (`FOR UPDATE` on PostgreSQL; SQLite has one writer at a time).
+ */
+export async function lockLead(trx: Executor, businessId: number | undefined, id: number): Promise<LeadRow | undefined> {
+  let query = trx.selectFrom('leads').selectAll().where('id', '=', id);
+  if (businessId !== undefined) query = query.where('business_id', '=', businessId);
+  if (readsMustLock(trx)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** The record of lead `id`'s erasure (of the business when given). */
+export async function findErasure(db: Executor, businessId: number | undefined, id: number): Promise<LeadErasureTable | undefined> {
+  let query = db.selectFrom('lead_erasures').selectAll().where('lead_id', '=', id);
+  if (businessId !== undefined) query = query.where('business_id', '=', businessId);
+  return query.executeTakeFirst();
+}
+
+/** The phones the lead's WhatsApp messages went to or came from, E.164. */
+export async function listMessagePhones(trx: Executor, leadId: number): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('messages')
+    .select('recipient')
+    .distinct()
+    .where('lead_id', '=', leadId)
+    .where('recipient', 'is not', null)
+    .execute();
+  return rows.map((r) => r.recipient!);
+}
+
+/**
+ * Deletes the lead and every row about it: its console history and consents first (they
+ * refer to it without cascade), then the lead, which takes its notes, jobs, matches,
+ * follow-ups, messages and conversation with it (`on delete cascade`), then its events (and
+ * so their webhook deliveries), its Idempotency-Key records, and the stored bodies of WhatsApp
+ * webhooks that name one of its phones (`digits`: E.164 without the `+`, as WhatsApp writes
+ * them, quoted in the body).
+ */
+export async function deleteLeadData(trx: Executor, businessId: number, leadId: number, digits: readonly string[]): Promise<void> {
+  await trx.deleteFrom('lead_history').where('lead_id', '=', leadId).execute();
+  await trx.deleteFrom('lead_consents').where('lead_id', '=', leadId).execute();
+  await trx.deleteFrom('leads').where('id', '=', leadId).execute();
+  await trx.deleteFrom('events').where('business_id', '=', businessId).where('lead_id', '=', leadId).execute();
+  await deleteLeadRecords(trx, leadId);
+  if (digits.length > 0) {
+    await trx
+      .deleteFrom('webhook_events')
+      .where('business_id', '=', businessId)
+      .where((eb) => eb.or(digits.map((d) => eb('body', 'like', sql<string>`${`%"${d}"%`}`))))
+      .execute();
+  }
+}
+
+export async function insertErasure(trx: Executor, row: LeadErasureTable): Promise<void> {
+  await trx.insertInto('lead_erasures').values(row).execute();
+}
