@@ -97,7 +97,7 @@ export async function listingsBench(root: string, work: string, realDb: string, 
     const visible: number[] = [];
     for (let i = 1; i <= 50; i++) {
       const price = 100_000 + i;
-      await saveListing(db, businessId, id, { ...shown.record, price });
+      await saveListing(db, businessId, id, { ...shown.record, price }, null);
       const saved = performance.now();
       while ((await priceOf()) !== price) await new Promise((resolve) => setTimeout(resolve, 2));
       visible.push(performance.now() - saved);

@@ -312,6 +312,13 @@ export const SETTINGS: readonly Setting[] = [
     meaning: 'the largest feed document a scheduled pull reads, bytes once decompressed; a larger one is refused',
     default: `${DEFAULT_WORKER_SETTINGS.feedMaxBytes.toLocaleString('en')} (200 MiB)`,
   },
+  {
+    name: 'INMO_LEAD_RETENTION_DAYS',
+    meaning:
+      'erase leads that are `new`, `closed` or `inactive` and have had no change and no message for this many days (CONTRACT §18); the worker looks once a day and audits each erasure',
+    default: 'unset: leads are kept',
+    see: 'operators.md',
+  },
   { name: 'INMO_METRICS', meaning: '`off` turns `GET /metrics` and its counting off', default: '`on`', see: 'operators.md' },
   {
     name: 'INMO_METRICS_PORT',
@@ -375,6 +382,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     matchLimit: intFromEnv(env, 'INMO_MATCH_LIMIT', DEFAULT_WORKER_SETTINGS.matchLimit, 0),
     sendTimeoutMs: intFromEnv(env, 'INMO_SEND_TIMEOUT_MS', DEFAULT_WORKER_SETTINGS.sendTimeoutMs, 100),
     feedMaxBytes: intFromEnv(env, 'INMO_FEED_MAX_BYTES', DEFAULT_WORKER_SETTINGS.feedMaxBytes, 1),
+    leadRetentionDays: env.INMO_LEAD_RETENTION_DAYS ? intFromEnv(env, 'INMO_LEAD_RETENTION_DAYS', 0, 1) : null,
   };
   // A lease that ran out while the provider was still answering would let another worker
   // take the job back mid-send (it would then find the message `sending`, never send again).

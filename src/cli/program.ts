@@ -1,6 +1,7 @@
 /** The `inmo` program (CONTRACT §9): its global options, help and command groups. */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { register as audit } from './audit.ts';
 import { register as business } from './business.ts';
 import { register as channel } from './channel.ts';
 import { cli } from './common.ts';
@@ -43,7 +44,7 @@ Environment:
       cli.json = Boolean(actionCommand.optsWithGlobals().json);
     });
 
-  for (const group of [serve, business, keys, users, properties, leads, conversations, jobs, channel, followups, webhooks, feeds])
+  for (const group of [serve, business, keys, users, properties, leads, conversations, jobs, channel, followups, webhooks, feeds, audit])
     group(program);
   return program;
 }

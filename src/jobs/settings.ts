@@ -1,4 +1,4 @@
-/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT` and `INMO_SEND_TIMEOUT_MS`. */
+/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES` and `INMO_LEAD_RETENTION_DAYS`. */
 export interface WorkerSettings {
   /** Jobs claimed and run at once. */
   concurrency: number;
@@ -18,6 +18,11 @@ export interface WorkerSettings {
   sendTimeoutMs: number;
   /** The largest feed document a pull reads, bytes once decompressed (CONTRACT §15). */
   feedMaxBytes: number;
+  /**
+   * Days after which a quiet lead (`new`, `closed` or `inactive`, no change and no message for
+   * that long) is erased (CONTRACT §18 retention); null keeps every lead.
+   */
+  leadRetentionDays: number | null;
 }
 
 export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
@@ -30,4 +35,5 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
   matchLimit: 200,
   sendTimeoutMs: 15_000,
   feedMaxBytes: 200 * 1024 * 1024,
+  leadRetentionDays: null,
 };

@@ -32,6 +32,7 @@ import {
   settleFailedRun,
   type ClaimedJob,
 } from '../db/repositories/jobs.ts';
+import { eraseQuietLeads } from '../services/erasure.ts';
 import { purgeEventsBefore } from '../db/repositories/events.ts';
 import { transact } from '../db/transaction.ts';
 import { toRfc3339 } from '../domain/time.ts';
@@ -46,6 +47,8 @@ import { taskFor } from './tasks/index.ts';
 
 /** How often a worker deletes events past their 30 days, ms. */
 const EVENT_PURGE_EVERY_MS = 60 * 60_000;
+/** How often retention (INMO_LEAD_RETENTION_DAYS) looks for quiet leads: daily, and when the worker starts. */
+const RETENTION_EVERY_MS = 24 * 60 * 60_000;
 
 /** Structured logger (pino's shape). */
 export interface WorkerLogger {
@@ -84,6 +87,7 @@ export class Worker {
   /** When expired leases were last looked for, ms since the epoch by the worker's clock. */
   private releasedAt = Number.NEGATIVE_INFINITY;
   private purgedAt = Number.NEGATIVE_INFINITY;
+  private retainedAt = Number.NEGATIVE_INFINITY;
 
   /** Where the jobs' outgoing requests (sends, the assistant's model, webhooks) may go. */
   readonly outbound: OutboundPolicy;
@@ -178,6 +182,7 @@ export class Worker {
   private async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.now();
     await this.purgeOldEvents();
+    await this.applyRetention();
     // While jobs keep coming, claim straight away; after an empty claim, look with a read
     // first, so idle workers polling never take SQLite's write lock.
     if (!this.busy && !(await hasClaimableJobs(this.db, now))) return [];
@@ -203,6 +208,24 @@ export class Worker {
     this.purgedAt = nowMs;
     const purged = await purgeEventsBefore(this.db, toRfc3339(new Date(nowMs - EVENT_TTL_MS)));
     if (purged) this.logger.info({ purged }, 'worker: deleted events older than 30 days');
+  }
+
+  /**
+   * Erases the leads quiet for longer than INMO_LEAD_RETENTION_DAYS (CONTRACT §18), once a day
+   * per worker by its clock; several workers erasing at once is harmless (an erasure is
+   * idempotent). A failure is logged and tried again the next day.
+   */
+  private async applyRetention(): Promise<void> {
+    const days = this.settings.leadRetentionDays;
+    const nowMs = this.clock.now().getTime();
+    if (days === null || nowMs - this.retainedAt < RETENTION_EVERY_MS) return;
+    this.retainedAt = nowMs;
+    try {
+      const erased = await eraseQuietLeads(this.db, days, this.clock.now());
+      if (erased) this.logger.info({ erased, days }, 'worker: erased leads past their retention');
+    } catch (error) {
+      this.logger.error({ err: error }, 'worker: retention failed; it runs again tomorrow');
+    }
   }
 
   /** Lets a parked job's task leave its records in a final state (its `onParked`). */

@@ -11,6 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { signalChange, type ChangeWatch } from '../db/change-watch.ts';
 import type { ApiKeyRow } from '../db/types.ts';
 import { InmoError } from '../errors.ts';
+import { CLI, recordAudit, type AuditActor } from './audit.ts';
 
 /** A key as operators see it: never the secret nor its hash. */
 export interface ApiKeyInfo {
@@ -48,10 +49,12 @@ function info(row: ApiKeyRow): ApiKeyInfo {
  * @returns the full key (its only appearance) with the stored facts.
  * @throws InmoError UNKNOWN_BUSINESS when the business does not exist; KEY_ORIGIN_INVALID for an
  *   origin that is not `scheme://host[:port]`; KEY_PUBLISHABLE_SCOPE for a scope a page may not have.
+ * @param actor who did it, for the audit trail (CONTRACT §18): the command line unless said.
  */
 export async function createApiKey(
   db: Db,
   options: { businessId: number; scopes: Scope[]; label?: string | null; expiresAt?: string | null; origins?: string[] },
+  actor: AuditActor = CLI,
 ): Promise<ApiKeyInfo & { key: string }> {
   if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
   const publishable = options.origins !== undefined;
@@ -74,7 +77,10 @@ export async function createApiKey(
     last_used_at: null,
     origins: origins === null ? null : JSON.stringify(origins),
   };
-  await repo.insertApiKey(db, row);
+  await db.transaction().execute(async (trx) => {
+    await repo.insertApiKey(trx, row);
+    await recordAudit(trx, options.businessId, actor, 'key.create', keyId, row.created_at);
+  });
   // Every process's preflight answers learn the new origins (KeyVerifier.allowedOrigins).
   if (publishable) signalChange(db);
   return { key, ...info(row) };
@@ -104,9 +110,21 @@ export async function findApiKey(db: Db, businessId: number, keyId: string): Pro
  * Revokes a key (idempotent); requests of every process refuse it within 1 s, of this one at once.
  * @param businessId the business whose key alone may be revoked (the console), or null for any (the operator's CLI).
  * @returns the key, or undefined when there is no such key.
+ * @param actor who did it, for the audit trail (CONTRACT §18): the command line unless said.
  */
-export async function revokeApiKey(db: Db, keyId: string, businessId: number | null): Promise<ApiKeyInfo | undefined> {
-  const row = await repo.revokeApiKey(db, keyId, businessId, nowRfc3339());
+export async function revokeApiKey(
+  db: Db,
+  keyId: string,
+  businessId: number | null,
+  actor: AuditActor = CLI,
+): Promise<ApiKeyInfo | undefined> {
+  const at = nowRfc3339();
+  const row = await db.transaction().execute(async (trx) => {
+    const revoked = await repo.revokeApiKey(trx, keyId, businessId, at);
+    // Recorded when this call revoked it, not when it was revoked already.
+    if (revoked?.revoked_at === at) await recordAudit(trx, revoked.business_id, actor, 'key.revoke', keyId, at);
+    return revoked;
+  });
   signalChange(db);
   return row && info(row);
 }

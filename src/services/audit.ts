@@ -11,18 +11,20 @@ import type { Db, Executor } from '../db/database.ts';
 import * as repo from '../db/repositories/audit.ts';
 import type { AuditEntry } from '../db/repositories/audit.ts';
 import { nowRfc3339 } from '../domain/time.ts';
+import { findBusiness } from '../db/repositories/businesses.ts';
+import { InmoError } from '../errors.ts';
 
 export type { AuditEntry };
 
 /** Who acted: a console user, an API key, the command line, or the system on its own (retention, a scheduled pull). */
-export type Actor =
+export type AuditActor =
   | { type: 'user'; id: number }
   | { type: 'key'; id: string }
   | { type: 'cli' }
   | { type: 'system'; id: 'retention' | `feed_source:${number}` };
 
 /** The command line: `inmo …` run by an operator of the machine. */
-export const CLI: Actor = { type: 'cli' };
+export const CLI: AuditActor = { type: 'cli' };
 
 /** The actions recorded, with what their target is. */
 export const AUDIT_ACTIONS = {
@@ -41,7 +43,7 @@ export const AUDIT_ACTIONS = {
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
-const row = (businessId: number, actor: Actor, action: AuditAction, targetId: string | number, at: string) => ({
+const row = (businessId: number, actor: AuditActor, action: AuditAction, targetId: string | number, at: string) => ({
   business_id: businessId,
   actor_type: actor.type,
   actor_id: actor.type === 'cli' ? null : String(actor.id),
@@ -59,7 +61,7 @@ const row = (businessId: number, actor: Actor, action: AuditAction, targetId: st
 export async function recordAudit(
   trx: Executor,
   businessId: number,
-  actor: Actor,
+  actor: AuditActor,
   action: AuditAction,
   targetId: string | number,
   at = nowRfc3339(),
@@ -71,7 +73,7 @@ export async function recordAudit(
 export async function recordAudits(
   trx: Executor,
   businessId: number,
-  actor: Actor,
+  actor: AuditActor,
   action: AuditAction,
   targetIds: readonly number[],
   at = nowRfc3339(),
@@ -85,7 +87,9 @@ export async function recordAudits(
 /**
  * The business's audit trail, newest first: up to `limit` entries (100 by default) older than
  * entry `before` (from the newest when omitted).
+ * @throws InmoError UNKNOWN_BUSINESS when there is no such business.
  */
 export async function listAudit(db: Db, businessId: number, options: { limit?: number; before?: number } = {}): Promise<AuditEntry[]> {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
   return repo.listAuditEntries(db, businessId, options.limit ?? 100, options.before ?? null);
 }

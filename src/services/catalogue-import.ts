@@ -9,6 +9,7 @@
  * batch written in one transaction; each also bumps the business's catalogue version, which
  * drops cached counts in every API process.
  */
+import { CLI } from './audit.ts';
 import { open } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { withPageCache, type Db } from '../db/database.ts';
@@ -263,7 +264,7 @@ export async function importFullCatalogueFile(
   const summary = await importCatalogueFile(db, businessId, path, onProgress, readAs);
   const unnamed = (await repo.listWithdrawable(db, businessId)).filter((p) => !refs.has(p.external_ref)).map((p) => p.id);
   if (unnamed.length > 0) {
-    await db.transaction().execute((trx) => withdrawListings(trx, businessId, unnamed, nowRfc3339()));
+    await db.transaction().execute((trx) => withdrawListings(trx, businessId, unnamed, nowRfc3339(), CLI));
     signalChange(db);
   }
   return { ...summary, withdrawn: unnamed.length, refused: false };

@@ -6,6 +6,7 @@
  * the event `property.changed` (`{"id", "change": "upsert"|"delete"}`) for each listing that
  * enters, changes in, or leaves the public catalogue.
  */
+import { recordAudits, type AuditActor } from './audit.ts';
 import type { Executor } from '../db/database.ts';
 import { bumpCatalogueVersion } from '../db/repositories/businesses.ts';
 import { noteCatalogueChange, REMATCH_DEBOUNCE_MS } from '../db/repositories/jobs.ts';
@@ -130,13 +131,22 @@ export async function writeListings(trx: Executor, businessId: number, batch: Li
  * Withdraws listings (`retirada`, out of the public catalogue) as one new catalogue version, in
  * the caller's transaction, with `property.changed` `delete` for those that were public; the
  * rows and their history stay. Call it first in the transaction, as {@link writeListings}.
+ * Each withdrawal is recorded in the audit trail (CONTRACT §18: inmo's deletion of a listing).
  * @param ids listings of the business.
+ * @param actor who withdrew them: the CLI's full import, or the feed source whose document no longer names them.
  */
-export async function withdrawListings(trx: Executor, businessId: number, ids: readonly number[], now: string): Promise<void> {
+export async function withdrawListings(
+  trx: Executor,
+  businessId: number,
+  ids: readonly number[],
+  now: string,
+  actor: AuditActor,
+): Promise<void> {
   const version = await bumpCatalogueVersion(trx, businessId);
   const before = await repo.listPublication(trx, ids);
   await repo.withdrawProperties(trx, ids, version, now);
   const left = ids.filter((id) => before.get(id)?.listed === 1).map((id) => ({ id, change: 'delete' as const }));
   await recordEvents(trx, businessId, 'property.changed', left, now);
+  await recordAudits(trx, businessId, actor, 'property.withdraw', ids, now);
   await noteCatalogueChange(trx, businessId, now, toRfc3339(new Date(Date.parse(now) + REMATCH_DEBOUNCE_MS)));
 }

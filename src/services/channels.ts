@@ -24,6 +24,8 @@ import { openSecret, sealSecret } from '../secrets.ts';
 import { isPrivateHost } from '../channels/outbound.ts';
 import { outboundPolicy, type OutboundPolicy } from '../config.ts';
 import { InmoError } from '../errors.ts';
+import { CLI, recordAudit, type AuditActor } from './audit.ts';
+import { transact } from '../db/transaction.ts';
 import { randomBytes } from 'node:crypto';
 import { findChannel, updateChannel, upsertChannel } from '../db/repositories/messaging.ts';
 import { signalChange } from '../db/change-watch.ts';
@@ -121,6 +123,7 @@ export async function connectChannel(
   settings: ChannelSettings,
   env: NodeJS.ProcessEnv,
   outbound: OutboundPolicy = outboundPolicy(),
+  actor: AuditActor = CLI,
 ) {
   if (!(PROVIDERS as readonly string[]).includes(settings.provider)) {
     throw new InmoError('CHANNEL_PROVIDER', { providers: PROVIDERS });
@@ -156,19 +159,22 @@ export async function connectChannel(
   const languages = { ...DEFAULT_TEMPLATE_LANGUAGES, ...settings.languages };
   const connectedAt = nowRfc3339();
   const verifyToken = randomBytes(24).toString('base64url');
-  await upsertChannel(db, {
-    business_id: settings.businessId,
-    provider: settings.provider,
-    phone_number_id: settings.phoneNumberId.trim(),
-    access_token: sealSecret(token.trim()),
-    template: settings.template.trim(),
-    languages: JSON.stringify(languages),
-    base_url: baseUrl,
-    connected_at: connectedAt,
-    verify_token: sealSecret(verifyToken),
-    // Reconnecting without them keeps the app secret, the listing URL and the assistant.
-    ...(appSecret === null ? {} : { app_secret: sealSecret(appSecret) }),
-    ...(listingUrl === null ? {} : { listing_url: listingUrl }),
+  await transact(db, async (trx) => {
+    await upsertChannel(trx, {
+      business_id: settings.businessId,
+      provider: settings.provider,
+      phone_number_id: settings.phoneNumberId.trim(),
+      access_token: sealSecret(token.trim()),
+      template: settings.template.trim(),
+      languages: JSON.stringify(languages),
+      base_url: baseUrl,
+      connected_at: connectedAt,
+      verify_token: sealSecret(verifyToken),
+      // Reconnecting without them keeps the app secret, the listing URL and the assistant.
+      ...(appSecret === null ? {} : { app_secret: sealSecret(appSecret) }),
+      ...(listingUrl === null ? {} : { listing_url: listingUrl }),
+    });
+    await recordAudit(trx, settings.businessId, actor, 'channel.connect', settings.businessId, connectedAt);
   });
   // This process's webhook route sees the channel at once (db/change-watch.ts).
   signalChange(db);
@@ -196,12 +202,14 @@ export async function connectChannel(
  * the built-in one (`settings` null).
  * @returns the settings without the key.
  * @throws InmoError CHANNEL_NOT_CONNECTED, ASSISTANT_URL, ASSISTANT_MODEL_BLANK, CHANNEL_SECRET_ENV_*.
+ * @param actor who did it, for the audit trail (CONTRACT §18): the command line unless said.
  */
 export async function configureAssistant(
   db: Db,
   businessId: number,
   settings: { url: string; model: string; keyEnv?: string } | null,
   env: NodeJS.ProcessEnv,
+  actor: AuditActor = CLI,
 ) {
   let stored: string | null = null;
   if (settings !== null) {
@@ -210,7 +218,10 @@ export async function configureAssistant(
     const key = settings.keyEnv === undefined ? null : secretFromEnv('--key-env', settings.keyEnv, env);
     stored = JSON.stringify({ url: settings.url, model: settings.model.trim(), api_key: key === null ? null : sealSecret(key) });
   }
-  if (!(await updateChannel(db, businessId, { assistant: stored }))) throw new InmoError('CHANNEL_NOT_CONNECTED', { id: businessId });
+  await transact(db, async (trx) => {
+    if (!(await updateChannel(trx, businessId, { assistant: stored }))) throw new InmoError('CHANNEL_NOT_CONNECTED', { id: businessId });
+    await recordAudit(trx, businessId, actor, 'channel.change', businessId);
+  });
   signalChange(db);
   return settings === null
     ? { business_id: businessId, assistant: 'built-in' }
@@ -253,6 +264,7 @@ export async function saveAssistantSettings(
   db: Db,
   businessId: number,
   settings: { enabled: boolean; listingUrl: string; url: string; model: string; apiKey: string },
+  actor: AuditActor = CLI,
 ): Promise<void> {
   const stored = await findChannel(db, businessId);
   if (!stored) throw new InmoError('CHANNEL_NOT_CONNECTED', { id: businessId });
@@ -267,7 +279,10 @@ export async function saveAssistantSettings(
     const key = settings.apiKey.trim() ? sealSecret(settings.apiKey.trim()) : before?.url === url ? before.api_key : null;
     assistant = JSON.stringify({ url, model: settings.model.trim(), api_key: key });
   }
-  await updateChannel(db, businessId, { assistant_enabled: settings.enabled ? 1 : 0, listing_url: listingUrl, assistant });
+  await transact(db, async (trx) => {
+    await updateChannel(trx, businessId, { assistant_enabled: settings.enabled ? 1 : 0, listing_url: listingUrl, assistant });
+    await recordAudit(trx, businessId, actor, 'channel.change', businessId);
+  });
   signalChange(db);
 }
 

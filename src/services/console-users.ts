@@ -18,6 +18,7 @@ import * as repo from '../db/repositories/users.ts';
 import { DUMMY_HASH, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from '../domain/passwords.ts';
 import { toRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
+import { CLI, recordAudit, type AuditActor } from './audit.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
 export const ROLES = ['owner', 'agent'] as const;
@@ -65,11 +66,13 @@ export const setPasswordPath = (token: string) => `/console/set-password/${token
  * Creates a user and a one-time link to set their password.
  * @returns `{id, email, role, set_password_url}` (CONTRACT §12), the link shown only here.
  * @throws InmoError UNKNOWN_BUSINESS, USER_EMAIL_INVALID, USER_ROLE_UNKNOWN, USER_EMAIL_TAKEN.
+ * @param actor who did it, for the audit trail (CONTRACT §18): the command line unless said.
  */
 export async function createUser(
   db: Db,
   options: { businessId: number; email: string; role: string },
   now = new Date(),
+  actor: AuditActor = CLI,
 ): Promise<{ id: number; email: string; role: Role; set_password_url: string }> {
   const email = options.email.trim().toLowerCase();
   if (!EMAIL.test(email) || email.length > 254) throw new InmoError('USER_EMAIL_INVALID');
@@ -93,6 +96,7 @@ export async function createUser(
         created_at: toRfc3339(now),
         expires_at: toRfc3339(new Date(now.getTime() + LINK_TTL_MS)),
       });
+      await recordAudit(trx, options.businessId, actor, 'user.invite', row.id, toRfc3339(now));
       return row;
     });
     return { id: user.id, email: user.email, role: user.role, set_password_url: setPasswordPath(token) };
@@ -117,11 +121,20 @@ export async function findUser(db: Db, businessId: number, id: number): Promise<
  * Disables a user and ends their sessions at once (idempotent).
  * @param businessId the business whose user alone may be disabled (the console), or null for any (the operator's CLI).
  * @throws InmoError USER_NOT_FOUND, also for another business's user.
+ * @param actor who did it, for the audit trail (CONTRACT §18): the command line unless said.
  */
-export async function disableUser(db: Db, id: number, businessId: number | null, now = new Date()): Promise<UserInfo> {
+export async function disableUser(
+  db: Db,
+  id: number,
+  businessId: number | null,
+  now = new Date(),
+  actor: AuditActor = CLI,
+): Promise<UserInfo> {
   return db.transaction().execute(async (trx) => {
-    if (!(await repo.findUser(trx, id, businessId))) throw new InmoError('USER_NOT_FOUND', { id });
+    const user = await repo.findUser(trx, id, businessId);
+    if (!user) throw new InmoError('USER_NOT_FOUND', { id });
     await repo.disableUser(trx, id, toRfc3339(now));
+    if (user.disabled_at === null) await recordAudit(trx, user.business_id, actor, 'user.disable', id, toRfc3339(now));
     return info((await repo.findUser(trx, id))!);
   });
 }

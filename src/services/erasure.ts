@@ -20,9 +20,12 @@ import type { Db } from '../db/database.ts';
 import * as repo from '../db/repositories/erasure.ts';
 import { transact } from '../db/transaction.ts';
 import { isRowId } from '../db/database.ts';
-import { nowRfc3339 } from '../domain/time.ts';
+import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
+
+/** A day, ms. */
+const DAY_MS = 24 * 60 * 60 * 1000;
 import { InmoError } from '../errors.ts';
-import { recordAudit, type Actor } from './audit.ts';
+import { recordAudit, type AuditActor } from './audit.ts';
 import { recordEvent } from './events.ts';
 
 /** The answer of an erasure: `{status: "ok", lead_id, erased_at}` (CONTRACT §18). */
@@ -46,8 +49,20 @@ export interface Erased {
 export async function eraseLead(
   db: Db,
   leadId: number,
-  options: { businessId?: number; actor: Actor; cause?: 'request' | 'retention'; now?: string },
+  options: { businessId?: number; actor: AuditActor; cause?: 'request' | 'retention'; now?: string },
 ): Promise<Erased> {
+  return (await erase(db, leadId, options))!;
+}
+
+/**
+ * {@link eraseLead}, and with `quietBefore` (retention's cutoff) only if the lead, once locked,
+ * is still quiet since then: a lead that came back to life meanwhile is kept (null).
+ */
+async function erase(
+  db: Db,
+  leadId: number,
+  options: { businessId?: number; actor: AuditActor; cause?: 'request' | 'retention'; now?: string; quietBefore?: string },
+): Promise<Erased | null> {
   if (!isRowId(leadId)) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
   return transact(db, async (trx) => {
     const lead = await repo.lockLead(trx, options.businessId, leadId);
@@ -56,6 +71,7 @@ export async function eraseLead(
       if (!before) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
       return { status: 'ok' as const, lead_id: leadId, erased_at: before.erased_at };
     }
+    if (options.quietBefore !== undefined && (await repo.listQuietLeads(trx, options.quietBefore, 1, leadId)).length === 0) return null;
     const at = options.now ?? nowRfc3339();
     const phones = [lead.phone_number_1, lead.phone_number_2, lead.landline_phone, ...(await repo.listMessagePhones(trx, leadId))];
     const digits = [...new Set(phones.filter((p): p is string => p !== null && p !== '').map((p) => p.replace(/^\+/, '')))];
@@ -65,4 +81,27 @@ export async function eraseLead(
     await recordAudit(trx, lead.business_id, options.actor, 'lead.erase', leadId, at);
     return { status: 'ok' as const, lead_id: leadId, erased_at: at };
   });
+}
+
+/** Leads erased per transaction by retention: short ones, so intake is never held up long. */
+const RETENTION_BATCH = 200;
+
+/**
+ * Retention (CONTRACT §18, `INMO_LEAD_RETENTION_DAYS`): erases every lead that is `new`,
+ * `closed` or `inactive` and has had no change and no message for `days` days before `now`,
+ * each as {@link eraseLead} does, with cause `retention`, audited as done by the system.
+ * @returns how many leads were erased.
+ */
+export async function eraseQuietLeads(db: Db, days: number, now: Date): Promise<number> {
+  const cutoff = toRfc3339(new Date(now.getTime() - days * DAY_MS));
+  const at = toRfc3339(now);
+  let erased = 0;
+  for (;;) {
+    const ids = await repo.listQuietLeads(db, cutoff, RETENTION_BATCH);
+    for (const id of ids) {
+      const done = await erase(db, id, { actor: { type: 'system', id: 'retention' }, cause: 'retention', now: at, quietBefore: cutoff });
+      if (done) erased++;
+    }
+    if (ids.length < RETENTION_BATCH) return erased;
+  }
 }

@@ -156,7 +156,8 @@ export async function pullFeedSource(db: Db, id: number, options: { outbound: Ou
       const gone = await withPageCache(db, IMPORT_PAGE_CACHE_KIB, async () => {
         const unnamed = clean ? await repo.listUnnamedSourceListings(db, source.business_id, id, run) : [];
         await db.transaction().execute(async (trx) => {
-          if (unnamed.length) await withdrawListings(trx, source.business_id, unnamed, nowRfc3339());
+          if (unnamed.length)
+            await withdrawListings(trx, source.business_id, unnamed, nowRfc3339(), { type: 'system', id: `feed_source:${id}` });
           await repo.replaceSourceRefs(trx, id, run, !clean);
         });
         return unnamed;

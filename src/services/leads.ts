@@ -26,7 +26,7 @@ import { LEAD_STATUSES } from '../domain/lead-rules.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
-import { recordAudit, type Actor } from './audit.ts';
+import { recordAudit, type AuditActor } from './audit.ts';
 
 /**
  * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
@@ -125,7 +125,7 @@ export async function getLead(db: Db, businessId: number, id: number) {
  * export is recorded in the audit trail (by `actor`).
  * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
  */
-export async function exportLead(db: Db, businessId: number, id: number, actor: Actor) {
+export async function exportLead(db: Db, businessId: number, id: number, actor: AuditActor) {
   const row = isRowId(id) ? await repo.findPresentedLead(db, businessId, id) : undefined;
   if (!row) throw new InmoError('LEAD_NOT_FOUND', { id });
   await transact(db, (trx) => recordAudit(trx, businessId, actor, 'lead.export', id));

@@ -4,6 +4,7 @@
  * switched public or featured. A listing saved here is an import line written by the same
  * path as an import (services/catalogue-writes.ts), with the same checks and effects.
  */
+import { recordAudit, type AuditActor } from './audit.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -132,10 +133,18 @@ function checked(record: Record<string, unknown>, now: string) {
  * is an import's (services/catalogue-writes.ts): feed, caches, re-matching, `property.changed`.
  * @param record the line; `created_at` is kept from the stored listing, `updated_at` is now.
  * @returns the listing's id, and whether it was created.
+ * @param actor who saved it: an edit that withdraws the listing (`retirada`) is recorded in the
+ *   audit trail (CONTRACT §18), by this actor; null for an edit that keeps the status (photos).
  * @throws InmoError PROPERTY_NOT_FOUND when `id` is not a listing of the business;
  *   ListingInvalidError when a rule is broken or the reference is another listing's (`taken`).
  */
-export async function saveListing(db: Db, businessId: number, id: number | null, record: Record<string, unknown>) {
+export async function saveListing(
+  db: Db,
+  businessId: number,
+  id: number | null,
+  record: Record<string, unknown>,
+  actor: AuditActor | null,
+) {
   const stored = id === null ? undefined : await repo.findListing(db, businessId, id);
   if (id !== null && !stored) throw new InmoError('PROPERTY_NOT_FOUND');
   const now = nowRfc3339();
@@ -147,6 +156,9 @@ export async function saveListing(db: Db, businessId: number, id: number | null,
   try {
     const saved = await db.transaction().execute(async (trx) => {
       const written = await writeListings(trx, businessId, [{ property, ...(id === null ? {} : { id }) }], now);
+      if (actor !== null && id !== null && stored!.status !== 'retirada' && property.fields.status === 'retirada') {
+        await recordAudit(trx, businessId, actor, 'property.withdraw', id, now);
+      }
       if (id !== null) return { id, created: false };
       const created = written.created.get(ref);
       // A reference another listing already has: a create must not become its edit.
@@ -166,20 +178,27 @@ export async function saveListing(db: Db, businessId: number, id: number | null,
  * Moves a listing to another status in one step (see {@link STATUS_MOVES}), saved as an edit.
  * @throws InmoError PROPERTY_NOT_FOUND, or LISTING_STATUS_MOVE when the move is not one click.
  */
-export async function moveListing(db: Db, businessId: number, id: number, status: string): Promise<void> {
+export async function moveListing(db: Db, businessId: number, id: number, status: string, actor: AuditActor): Promise<void> {
   const shown = await showListing(db, businessId, id);
   if (!shown) throw new InmoError('PROPERTY_NOT_FOUND');
   const from = shown.fields.status;
   if (!(STATUS_MOVES[from] ?? []).includes(status)) throw new InmoError('LISTING_STATUS_MOVE', { from, to: status });
-  await saveListing(db, businessId, id, { ...shown.record, status });
+  await saveListing(db, businessId, id, { ...shown.record, status }, actor);
 }
 
 /**
  * Switches a listing public or featured, saved as an edit.
  * @throws InmoError PROPERTY_NOT_FOUND.
  */
-export async function switchListing(db: Db, businessId: number, id: number, flag: 'public' | 'is_featured', on: boolean): Promise<void> {
+export async function switchListing(
+  db: Db,
+  businessId: number,
+  id: number,
+  flag: 'public' | 'is_featured',
+  on: boolean,
+  actor: AuditActor,
+): Promise<void> {
   const shown = await showListing(db, businessId, id);
   if (!shown) throw new InmoError('PROPERTY_NOT_FOUND');
-  await saveListing(db, businessId, id, { ...shown.record, [flag]: on });
+  await saveListing(db, businessId, id, { ...shown.record, [flag]: on }, actor);
 }

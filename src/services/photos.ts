@@ -63,7 +63,7 @@ export async function addPhotos(
       images.push({ url: urlOf(stored.at(-1)!), order: ++order, is_primary: !primary, title: null, public: true });
       primary = true;
     }
-    await saveListing(db, businessId, id, { ...shown.record, images });
+    await saveListing(db, businessId, id, { ...shown.record, images }, null);
   } catch (error) {
     await store.delete(stored).catch(() => {});
     throw error;
@@ -119,10 +119,16 @@ export async function changePhoto(
       images[target].title = title.trim().slice(0, PHOTO_TITLE_MAX) || null;
       break;
   }
-  await saveListing(db, businessId, id, {
-    ...shown.record,
-    images: images.map(({ id: _id, ...image }, order) => ({ ...image, order })),
-  });
+  await saveListing(
+    db,
+    businessId,
+    id,
+    {
+      ...shown.record,
+      images: images.map(({ id: _id, ...image }, order) => ({ ...image, order })),
+    },
+    null,
+  );
   // Deleted once the listing no longer names it; a failure leaves an object nobody links to.
   if (gone.length) await store.delete(gone).catch(() => {});
 }

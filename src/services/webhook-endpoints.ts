@@ -27,6 +27,7 @@ import { toRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
 import { openSecret, sealSecret } from '../secrets.ts';
 import { EVENT_TYPES, eventId, queueDelivery, type EventType } from './events.ts';
+import { CLI, recordAudit, type AuditActor } from './audit.ts';
 
 /** Waits before each retry, ms: 5 s, 5 min, 30 min, 2 h, 5 h, then 10 h seven times (≈ 77 h in all). */
 export const RETRY_SCHEDULE_MS = [5e3, 3e5, 18e5, 72e5, 18e6, ...Array<number>(7).fill(36e6)];
@@ -49,6 +50,7 @@ export async function addWebhook(
   db: Db,
   options: { businessId: number; url: string; events?: string[] },
   outbound: OutboundPolicy = outboundPolicy(),
+  actor: AuditActor = CLI,
 ): Promise<{ id: number; secret: string }> {
   if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
   checkUrl(options.url, outbound);
@@ -57,15 +59,20 @@ export async function addWebhook(
     throw new InmoError('WEBHOOK_EVENTS', { types: EVENT_TYPES });
   }
   const secret = newSecret();
-  const id = await repo.insertEndpoint(db, {
-    business_id: options.businessId,
-    url: options.url,
-    events: options.events === undefined ? null : JSON.stringify(options.events),
-    secret: sealSecret(secret),
-    previous_secret: null,
-    previous_secret_until: null,
-    created_at: toRfc3339(new Date()),
-    disabled_at: null,
+  const at = toRfc3339(new Date());
+  const id = await transact(db, async (trx) => {
+    const added = await repo.insertEndpoint(trx, {
+      business_id: options.businessId,
+      url: options.url,
+      events: options.events === undefined ? null : JSON.stringify(options.events),
+      secret: sealSecret(secret),
+      previous_secret: null,
+      previous_secret_until: null,
+      created_at: at,
+      disabled_at: null,
+    });
+    await recordAudit(trx, options.businessId, actor, 'webhook.add', added, at);
+    return added;
   });
   return { id, secret };
 }
@@ -101,23 +108,41 @@ async function endpointOrThrow(db: Executor, id: number): Promise<repo.EndpointR
   return endpoint;
 }
 
-/** Stops deliveries to an endpoint (pending ones end `failed` when their job runs). @throws InmoError WEBHOOK_NOT_FOUND. */
-export async function disableWebhook(db: Db, id: number): Promise<void> {
+/**
+ * Stops deliveries to an endpoint (pending ones end `failed` when their job runs).
+ * @param actor who did it, for the audit trail (CONTRACT §18): the command line unless said.
+ * @throws InmoError WEBHOOK_NOT_FOUND.
+ */
+export async function disableWebhook(db: Db, id: number, actor: AuditActor = CLI): Promise<void> {
   const endpoint = await endpointOrThrow(db, id);
-  if (endpoint.disabled_at === null) await repo.updateEndpoint(db, id, { disabled_at: toRfc3339(new Date()) });
+  if (endpoint.disabled_at !== null) return;
+  const at = toRfc3339(new Date());
+  await transact(db, async (trx) => {
+    await repo.updateEndpoint(trx, id, { disabled_at: at });
+    await recordAudit(trx, endpoint.business_id, actor, 'webhook.disable', id, at);
+  });
 }
 
 /**
  * Gives an endpoint a new secret; the previous one also signs for 24 h, so a receiver can
  * switch without losing a delivery. @returns the new secret. @throws InmoError WEBHOOK_NOT_FOUND.
+ * @param actor who did it, for the audit trail (CONTRACT §18): the command line unless said.
  */
-export async function rotateWebhookSecret(db: Db, id: number, now = Date.now()): Promise<{ id: number; secret: string }> {
+export async function rotateWebhookSecret(
+  db: Db,
+  id: number,
+  now = Date.now(),
+  actor: AuditActor = CLI,
+): Promise<{ id: number; secret: string }> {
   const endpoint = await endpointOrThrow(db, id);
   const secret = newSecret();
-  await repo.updateEndpoint(db, id, {
-    secret: sealSecret(secret),
-    previous_secret: endpoint.secret,
-    previous_secret_until: toRfc3339(new Date(now + ROTATION_OVERLAP_MS)),
+  await transact(db, async (trx) => {
+    await repo.updateEndpoint(trx, id, {
+      secret: sealSecret(secret),
+      previous_secret: endpoint.secret,
+      previous_secret_until: toRfc3339(new Date(now + ROTATION_OVERLAP_MS)),
+    });
+    await recordAudit(trx, endpoint.business_id, actor, 'webhook.rotate_secret', id, toRfc3339(new Date(now)));
   });
   return { id, secret };
 }

@@ -125,6 +125,13 @@ describe.skipIf(!here)('the console in Chromium', () => {
     await expect(matches.textContent()).resolves.toContain('Ático con terraza');
     await expect(matches.textContent()).resolves.toContain('Casi encajan');
     await check(page, 'lead');
+    const leadPath = page.url().slice(origin.length);
+    // Erasing a lead asks first, saying what goes (owners).
+    await page.getByRole('link', { name: 'Borrar este lead' }).click();
+    await expect(page.getByRole('button', { name: 'Borrar para siempre' }).isVisible()).resolves.toBe(true);
+    await check(page, 'lead-erase');
+    await page.getByRole('link', { name: 'Cancelar' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Marta Compradora');
 
     // A catalogue file with a bad line: its progress, then the report naming the line.
     await page.getByRole('link', { name: 'Catálogo' }).click();
@@ -160,6 +167,12 @@ describe.skipIf(!here)('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Crear el enlace' }).click();
     await expect(page.locator('#new-link').inputValue()).resolves.toMatch(/\/console\/set-password\//);
     await check(page, 'users');
+    // The audit trail: what the owner did above, in words, by e-mail.
+    await page.getByRole('link', { name: 'Auditoría' }).click();
+    const trail = page.getByRole('region', { name: 'Registro de auditoría' });
+    await expect(trail.textContent()).resolves.toContain('Invitó a un usuario');
+    await expect(trail.textContent()).resolves.toContain('Revocó una clave de API');
+    await check(page, 'audit');
 
     // Every page again at a phone's width.
     await checkAtPhoneWidth(
@@ -173,7 +186,9 @@ describe.skipIf(!here)('the console in Chromium', () => {
         ['channel', '/console/channel'],
         ['jobs', '/console/jobs'],
         ['users', '/console/users'],
-        ['lead', page.url().slice(origin.length)],
+        ['lead', leadPath],
+        ['lead-erase', `${leadPath}/erase`],
+        ['audit', '/console/audit'],
       ],
       violations,
     );

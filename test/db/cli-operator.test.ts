@@ -56,6 +56,7 @@ describe('help and version', () => {
         'leads create',
         'leads show',
         'leads erase',
+        'audit list',
         'jobs list',
         'jobs retry',
         'channel connect',

@@ -5,6 +5,7 @@
  * or another source's), a document with a broken property withdraws nothing, an oversized one is
  * refused, a private address is refused without the switch, and the worker pulls on schedule.
  */
+import { CLI } from '../../src/services/audit.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -85,7 +86,7 @@ describe('pulled feeds', () => {
     expect(await pull(id)).toEqual({ status: 'unchanged' });
     expect(crm.requests.at(-1)!.ifNoneMatch).toBe('"v1"');
     // A listing created in the console is never the feed's.
-    const { id: consoleId } = await saveListing(t.db, t.businessId, null, { ...listing('CONSOLE-1') });
+    const { id: consoleId } = await saveListing(t.db, t.businessId, null, { ...listing('CONSOLE-1') }, CLI);
     expect(consoleId).toBeGreaterThan(0);
     expect(before).not.toBe(await snapshot(t.db));
 

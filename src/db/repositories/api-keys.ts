@@ -5,7 +5,7 @@ import type { ApiKeyRow } from '../types.ts';
 
 export type KeyWithBusiness = ApiKeyRow & { business_name: string; catalogue_version: number };
 
-export async function insertApiKey(db: Db, row: ApiKeyRow): Promise<void> {
+export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
@@ -27,7 +27,7 @@ export async function listApiKeys(db: Db, businessId: number): Promise<ApiKeyRow
 }
 
 /** A key by id, of `businessId` only unless it is null (the operator's CLI). */
-export async function findBusinessApiKey(db: Db, keyId: string, businessId: number | null): Promise<ApiKeyRow | undefined> {
+export async function findBusinessApiKey(db: Executor, keyId: string, businessId: number | null): Promise<ApiKeyRow | undefined> {
   let query = db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId);
   if (businessId !== null) query = query.where('business_id', '=', businessId);
   return query.executeTakeFirst();
@@ -37,7 +37,7 @@ export async function findBusinessApiKey(db: Db, keyId: string, businessId: numb
  * Sets `revoked_at` once, on a key of `businessId` only unless it is null.
  * @returns the key, or undefined when there is no such key.
  */
-export async function revokeApiKey(db: Db, keyId: string, businessId: number | null, at: string): Promise<ApiKeyRow | undefined> {
+export async function revokeApiKey(db: Executor, keyId: string, businessId: number | null, at: string): Promise<ApiKeyRow | undefined> {
   let update = db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null);
   if (businessId !== null) update = update.where('business_id', '=', businessId);
   await update.execute();

@@ -60,6 +60,35 @@ export async function deleteLeadData(trx: Executor, businessId: number, leadId: 
   }
 }
 
+/**
+ * Up to `limit` leads that retention erases (CONTRACT §18): `new`, `closed` or `inactive`, last
+ * changed before `cutoff` and with no message since, oldest change first (`only`: that lead,
+ * if it is one). @returns their ids.
+ */
+export async function listQuietLeads(db: Executor, cutoff: string, limit: number, only?: number): Promise<number[]> {
+  let query = db.selectFrom('leads');
+  if (only !== undefined) query = query.where('id', '=', only);
+  const rows = await query
+    .select('id')
+    .where('status', 'in', ['new', 'closed', 'inactive'])
+    .where('updated_at', '<', cutoff)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('messages')
+            .select('messages.id')
+            .whereRef('messages.lead_id', '=', 'leads.id')
+            .where('messages.created_at', '>=', cutoff),
+        ),
+      ),
+    )
+    .orderBy('updated_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 export async function insertErasure(trx: Executor, row: LeadErasureTable): Promise<void> {
   await trx.insertInto('lead_erasures').values(row).execute();
 }

@@ -92,6 +92,8 @@ const TITLES: Record<string, MessageKey> = {
   channel: 'channel_title',
   jobs: 'jobs_title',
   users: 'users_title',
+  audit: 'audit_title',
+  'lead-erase': 'erase_title',
   'catalogue-import': 'catalogue_import_title',
   properties: 'properties_title',
   'property-new': 'properties_new',

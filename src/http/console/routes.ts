@@ -9,6 +9,7 @@
  * - sections/assistant.ts (owners): the assistant, on or off, and which one words its answers;
  * - sections/users.ts (owners): users and their one-time links;
  * - sections/jobs.ts (owners): follow-up rules and failed jobs;
+ * - sections/audit.ts (owners): the audit trail (CONTRACT §18);
  * - sections/catalogue.ts: the catalogue and its uploads;
  * - sections/leads.ts: leads, a lead's page and its conversation;
  * - sections/listings.ts: the listings, created, edited, moved between statuses (CONTRACT §14).
@@ -20,6 +21,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleDeps } from './forms.ts';
 import { assistantPages } from './sections/assistant.ts';
+import { auditPages } from './sections/audit.ts';
 import { authPages } from './sections/auth.ts';
 import { cataloguePages } from './sections/catalogue.ts';
 import { channelPages } from './sections/channel.ts';
@@ -40,6 +42,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     assistantPages,
     userPages,
     jobPages,
+    auditPages,
     cataloguePages,
     leadPages,
     listingPages,

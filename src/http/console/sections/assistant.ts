@@ -65,13 +65,18 @@ export async function assistantPages(app: FastifyInstance, { db, outbound }: Con
     if (faults.length > 0) return page(request, reply, { status: 422, problem: 'channel_field_too_long', form });
     if (!(await assistantOverview(db, businessId))) return page(request, reply, { status: 409, problem: 'REPLY_NO_CHANNEL', form });
     try {
-      await saveAssistantSettings(db, businessId, {
-        enabled: value.enabled === '1',
-        listingUrl: form.listing_url,
-        url: form.url,
-        model: form.model,
-        apiKey: value.api_key,
-      });
+      await saveAssistantSettings(
+        db,
+        businessId,
+        {
+          enabled: value.enabled === '1',
+          listingUrl: form.listing_url,
+          url: form.url,
+          model: form.model,
+          apiKey: value.api_key,
+        },
+        { type: 'user', id: request.consoleSession!.userId },
+      );
     } catch (error) {
       if (!(error instanceof InmoError) || !(error.code in ASSISTANT_PROBLEMS)) throw error;
       request.errorCode = error.code;

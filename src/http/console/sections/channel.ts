@@ -119,6 +119,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound }: Conso
         },
         env,
         outbound,
+        { type: 'user', id: request.consoleSession!.userId },
       );
     } catch (error) {
       if (!(error instanceof InmoError) || !(error.code in CHANNEL_PROBLEMS)) throw error;

@@ -65,13 +65,17 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
     }
     let key;
     try {
-      key = await createApiKey(db, {
-        businessId: request.consoleSession!.businessId,
-        scopes,
-        label: form.name === '' ? null : form.name,
-        expiresAt,
-        ...(form.kind === 'publishable' ? { origins } : {}),
-      });
+      key = await createApiKey(
+        db,
+        {
+          businessId: request.consoleSession!.businessId,
+          scopes,
+          label: form.name === '' ? null : form.name,
+          expiresAt,
+          ...(form.kind === 'publishable' ? { origins } : {}),
+        },
+        { type: 'user', id: request.consoleSession!.userId },
+      );
     } catch (error) {
       if (!(error instanceof InmoError) || !(error.code in KEY_PROBLEMS)) throw error;
       request.errorCode = error.code;
@@ -96,7 +100,9 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
     '/keys/:key_id/revoke',
     { config: { consoleAccess: 'owner' }, ...csrfChecked },
     async (request, reply) => {
-      if (!(await revokeApiKey(db, request.params.key_id, request.consoleSession!.businessId))) throw new InmoError('NOT_FOUND');
+      const session = request.consoleSession!;
+      if (!(await revokeApiKey(db, request.params.key_id, session.businessId, { type: 'user', id: session.userId })))
+        throw new InmoError('NOT_FOUND');
       return reply.code(303).header('location', '/console/keys').send();
     },
   );

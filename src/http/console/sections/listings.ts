@@ -224,7 +224,10 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
 
   app.post('/properties', csrfChecked, async (request, reply) => {
     try {
-      const { id } = await saveListing(db, request.consoleSession!.businessId, null, recordFromForm(request.body, null));
+      const { id } = await saveListing(db, request.consoleSession!.businessId, null, recordFromForm(request.body, null), {
+        type: 'user',
+        id: request.consoleSession!.userId,
+      });
       return reply.code(303).header('location', `/console/properties/${id}?saved=1`).send();
     } catch (error) {
       if (!(error instanceof ListingInvalidError)) throw error;
@@ -274,7 +277,10 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   app.post<{ Params: { id: string } }>('/properties/:id', csrfChecked, async (request, reply) => {
     const shown = await ownListing(request);
     try {
-      await saveListing(db, request.consoleSession!.businessId, shown.id, recordFromForm(request.body, shown.record));
+      await saveListing(db, request.consoleSession!.businessId, shown.id, recordFromForm(request.body, shown.record), {
+        type: 'user',
+        id: request.consoleSession!.userId,
+      });
     } catch (error) {
       if (!(error instanceof ListingInvalidError)) throw error;
       request.errorCode = 'LISTING_INVALID';
@@ -291,7 +297,7 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     const shown = await ownListing(request);
     const { status, back } = readForm(request.body, ListingStatusForm).value;
     try {
-      await moveListing(db, request.consoleSession!.businessId, shown.id, status);
+      await moveListing(db, request.consoleSession!.businessId, shown.id, status, { type: 'user', id: request.consoleSession!.userId });
     } catch (error) {
       if (!(error instanceof InmoError) || error.code !== 'LISTING_STATUS_MOVE') throw error;
       request.errorCode = error.code;
@@ -307,7 +313,10 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     app.post<{ Params: { id: string } }>(`/properties/:id/${path}`, csrfChecked, async (request, reply) => {
       const shown = await ownListing(request);
       const { value, back } = readForm(request.body, ListingSwitchForm).value;
-      await switchListing(db, request.consoleSession!.businessId, shown.id, flag, value === '1');
+      await switchListing(db, request.consoleSession!.businessId, shown.id, flag, value === '1', {
+        type: 'user',
+        id: request.consoleSession!.userId,
+      });
       return reply.code(303).header('location', backTo(back, shown.id)).send();
     });
   }

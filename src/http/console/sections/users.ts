@@ -37,7 +37,8 @@ export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
       return usersPage(request, reply, { status: 422, problem, email });
     }
     try {
-      const user = await createUser(db, { businessId: request.consoleSession!.businessId, email, role });
+      const session = request.consoleSession!;
+      const user = await createUser(db, { businessId: session.businessId, email, role }, new Date(), { type: 'user', id: session.userId });
       // The link is shown once, here: the page is not cached (no-store) and the link is kept only as a hash.
       return await usersPage(request, reply, { status: 201, link: `${request.protocol}://${request.host}${user.set_password_url}` });
     } catch (error) {
@@ -58,7 +59,7 @@ export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
       if (!user) throw new InmoError('NOT_FOUND');
       // An owner cannot shut themselves out (another owner can).
       if (user.id === session.userId) return usersPage(request, reply, { status: 409, problem: 'user_disable_self' });
-      await disableUser(db, user.id, session.businessId);
+      await disableUser(db, user.id, session.businessId, new Date(), { type: 'user', id: session.userId });
       return reply.code(303).header('location', '/console/users').send();
     },
   );
