@@ -142,6 +142,33 @@ export async function withPageCache<T>(db: Db, kib: number, work: () => Promise<
   }
 }
 
+/**
+ * Runs `work` (an erasure, CONTRACT §18) so that what it deletes does not stay readable in the
+ * SQLite file: with `secure_delete` on, SQLite overwrites deleted content with zeros, and then
+ * the write-ahead log, which still holds the pages as they were before, is checkpointed and
+ * truncated. Best effort for the log: a reader in another connection at that moment leaves it
+ * to a later checkpoint, and SQLite reuses it from the start. On PostgreSQL the deleted rows
+ * are dead tuples until VACUUM reclaims them (autovacuum; docs/operators.md).
+ */
+export async function withSecureDelete<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  const connection = connectionOf(db);
+  if (connection.engine !== 'sqlite') return work();
+  const before = connection.sqlite.pragma('secure_delete', { simple: true }) as number;
+  connection.sqlite.pragma('secure_delete = on');
+  try {
+    const result = await work();
+    try {
+      connection.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Committed already: a checkpoint that cannot run now (another statement of this
+      // connection in progress) is left to SQLite's own, later.
+    }
+    return result;
+  } finally {
+    connection.sqlite.pragma(`secure_delete = ${before}`);
+  }
+}
+
 /** SQL text → statement name, for the statements worth preparing once per connection. */
 const namedStatements = new Map<string, string>();
 

@@ -10,6 +10,9 @@
  * when, why), the audit entry, and the event `lead.erased` (`{"id"}`) that tells subscribers
  * to erase their copy.
  *
+ * On SQLite the deleted content is overwritten in the file, and the write-ahead log that still
+ * held it is truncated (db/database.ts `withSecureDelete`).
+ *
  * Races. The lead's row is locked first (`FOR UPDATE` on PostgreSQL; SQLite has one writer),
  * so a change to the lead either commits before (and its rows are then deleted) or finds no
  * lead after. A WhatsApp send is claimed by moving its message to `sending` in a transaction
@@ -19,7 +22,7 @@
 import type { Db } from '../db/database.ts';
 import * as repo from '../db/repositories/erasure.ts';
 import { transact } from '../db/transaction.ts';
-import { isRowId } from '../db/database.ts';
+import { isRowId, withSecureDelete } from '../db/database.ts';
 import { nowRfc3339, toRfc3339 } from '../domain/time.ts';
 
 /** A day, ms. */
@@ -51,7 +54,7 @@ export async function eraseLead(
   leadId: number,
   options: { businessId?: number; actor: AuditActor; cause?: 'request' | 'retention'; now?: string },
 ): Promise<Erased> {
-  return (await erase(db, leadId, options))!;
+  return withSecureDelete(db, async () => (await erase(db, leadId, options))!);
 }
 
 /**
@@ -95,13 +98,15 @@ const RETENTION_BATCH = 200;
 export async function eraseQuietLeads(db: Db, days: number, now: Date): Promise<number> {
   const cutoff = toRfc3339(new Date(now.getTime() - days * DAY_MS));
   const at = toRfc3339(now);
-  let erased = 0;
-  for (;;) {
-    const ids = await repo.listQuietLeads(db, cutoff, RETENTION_BATCH);
-    for (const id of ids) {
-      const done = await erase(db, id, { actor: { type: 'system', id: 'retention' }, cause: 'retention', now: at, quietBefore: cutoff });
-      if (done) erased++;
+  return withSecureDelete(db, async () => {
+    let erased = 0;
+    for (;;) {
+      const ids = await repo.listQuietLeads(db, cutoff, RETENTION_BATCH);
+      for (const id of ids) {
+        const done = await erase(db, id, { actor: { type: 'system', id: 'retention' }, cause: 'retention', now: at, quietBefore: cutoff });
+        if (done) erased++;
+      }
+      if (ids.length < RETENTION_BATCH) return erased;
     }
-    if (ids.length < RETENTION_BATCH) return erased;
-  }
+  });
 }

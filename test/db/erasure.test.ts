@@ -7,6 +7,7 @@
  * added later cannot escape the check: before the erasure the same scan finds the person in
  * the tables that hold them, which proves it can.
  */
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -28,7 +29,7 @@ import { createApiKey } from '../../src/services/api-keys.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { inmo } from '../helpers/cli.ts';
-import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db.ts';
+import { businessWithKey, ENGINE, importRecords, listing, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 import { APP_SECRET, deliver, inbound, PHONE_NUMBER_ID, status } from '../helpers/whatsapp.ts';
 
@@ -134,6 +135,16 @@ async function traces(db: Db, pieces: string[]): Promise<Record<string, string[]
   return found;
 }
 
+/** The SQLite file under test, or null on PostgreSQL. */
+const sqliteFile = ENGINE === 'sqlite' ? () => t.url.replace(/^sqlite:/, '') : null;
+
+/** Which of `pieces` the SQLite file or its write-ahead log hold, as UTF-8 bytes anywhere. */
+async function inFile(pieces: string[]): Promise<string[]> {
+  const path = sqliteFile!();
+  const bytes = Buffer.concat([await readFile(path), await readFile(`${path}-wal`).catch(() => Buffer.alloc(0))]);
+  return pieces.filter((piece) => bytes.includes(Buffer.from(piece, 'utf8')));
+}
+
 /** A lead with something of the person in every place inmo keeps it. @returns its id. */
 async function everywhere(p: Person, businessId = t.businessId): Promise<number> {
   const created = await post(
@@ -191,6 +202,7 @@ describe('DELETE /leads/{lead_id}', () => {
       expect.arrayContaining(['leads', 'lead_notes', 'lead_consents', 'messages', 'events', 'webhook_events']),
     );
     expect((await t.db.selectFrom('idempotency_keys').select('lead_id').execute()).map((r) => r.lead_id)).toContain(leadId);
+    if (sqliteFile) expect(await inFile(needles(zoraida))).toContain(zoraida.said);
 
     const erased = await t.app.inject({ method: 'DELETE', url: `/v1/ext/leads/${leadId}`, headers: { 'x-api-key': t.key } });
     expect(erased.statusCode).toBe(200);
@@ -198,6 +210,8 @@ describe('DELETE /leads/{lead_id}', () => {
     expect(body).toEqual({ status: 'ok', lead_id: leadId, erased_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
 
     expect(await traces(t.db, needles(zoraida))).toEqual({});
+    // SQLite: nor in the file's bytes, free pages and write-ahead log included.
+    if (sqliteFile) expect(await inFile(needles(zoraida))).toEqual([]);
     expect(await t.db.selectFrom('idempotency_keys').select('lead_id').where('lead_id', '=', leadId).execute()).toEqual([]);
     for (const table of ['jobs', 'follow_ups', 'messages', 'conversations', 'lead_matches', 'lead_notes'] as const) {
       expect(await t.db.selectFrom(table).select('lead_id').where('lead_id', '=', leadId).execute(), table).toEqual([]);
