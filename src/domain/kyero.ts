@@ -84,10 +84,8 @@ export function paragraphs(text: string): string {
 
 /** The first sentence of a description, as a title: plain text, at most {@link TITLE_MAX} characters. */
 export function titleOf(text: string): string | null {
-  const plain = text
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Most feeds' descriptions are plain text: no tags to take out.
+  const plain = (text.includes('<') ? text.replace(/<[^>]*>/g, ' ') : text).replace(/\s+/g, ' ').trim();
   if (!plain) return null;
   const sentence = /^.*?[.!?](?=\s|$)/.exec(plain)?.[0] ?? plain;
   if (sentence.length <= TITLE_MAX) return sentence;
@@ -160,8 +158,9 @@ export function recordOfKyero(p: KyeroProperty): KyeroMapping {
   if (newBuild !== undefined) specs.new_build = newBuild;
   const pool = flag(t('pool'));
   if (pool !== undefined) specs.pool = pool;
-  const urls = Object.fromEntries([...p.texts].filter(([k, v]) => k.startsWith('url/') && v).map(([k, v]) => [k.slice(4), v]));
-  if (Object.keys(urls).length) specs.url = urls;
+  let urls: Record<string, string> | null = null;
+  for (const [k, v] of p.texts) if (v && k.startsWith('url/')) (urls ??= {})[k.slice(4)] = v;
+  if (urls) specs.url = urls;
 
   const date = t('date');
   const updated = date && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(date) ? `${date.replace(' ', 'T')}+00:00` : null;

@@ -26,13 +26,17 @@ const TAG_END = /[>"']/g;
 
 export class CharacterRunLimiter {
   private state: 'text' | 'open' | 'tag' | 'quoted' | 'cdata' | 'comment' = 'text';
-  /** The markup read after a `<` while telling what it opens (`![CDATA[`, `!--`, a tag…). */
+  /** The markup read after `<!` while telling what it opens (`![CDATA[`, `!--`, a declaration). */
   private opening = '';
   private quote = '';
   /** Characters of the current run so far. */
   private run = 0;
   /** Characters held back at a chunk's end that may begin a section's end marker (`]`, `]]`, `-`, `--`). */
   private held = '';
+  /** The output of the chunk being pushed, in pieces, once it differs from the chunk (null: the chunk as it is). */
+  private pieces: string[] | null = null;
+  /** Where the part of the chunk not yet put in {@link pieces} begins. */
+  private from = 0;
 
   constructor(private readonly limit: number) {}
 
@@ -43,19 +47,38 @@ export class CharacterRunLimiter {
     return room <= 0 ? '' : text.length <= room ? text : text.slice(0, room);
   }
 
-  /** The part of `chunk` the parser is given. Runs are found with `indexOf`, not character by character. */
+  /** Leaves `chunk[start..end)` out of the output, `insert` in its place. */
+  private replace(chunk: string, start: number, end: number, insert = ''): void {
+    (this.pieces ??= []).push(chunk.slice(this.from, start));
+    if (insert !== '') this.pieces.push(insert);
+    this.from = end;
+  }
+
+  /** The run goes on over `chunk[start..end)`: what passes the limit is left out. */
+  private extend(chunk: string, start: number, end: number): void {
+    const room = this.limit + 1 - this.run;
+    this.run += end - start;
+    const keptTo = start + Math.max(0, Math.min(room, end - start));
+    if (keptTo < end) this.replace(chunk, keptTo, end);
+  }
+
+  /**
+   * The part of `chunk` the parser is given: the chunk itself unless a run in it is cut. Runs
+   * are found with `indexOf` and a regular expression, not character by character.
+   */
   push(chunk: string): string {
-    let out = '';
+    this.pieces = null;
+    this.from = 0;
+    const n = chunk.length;
     let i = 0;
-    while (i < chunk.length) {
+    while (i < n) {
       switch (this.state) {
         case 'text': {
           const lt = chunk.indexOf('<', i);
-          const end = lt < 0 ? chunk.length : lt;
-          out += this.take(chunk.slice(i, end));
+          const end = lt < 0 ? n : lt;
+          this.extend(chunk, i, end);
           i = end;
           if (lt >= 0) {
-            out += '<';
             i++;
             this.state = 'open';
             this.opening = '';
@@ -64,8 +87,14 @@ export class CharacterRunLimiter {
         }
         case 'open': {
           const c = chunk[i++];
+          // A tag (`<a`, `</a`): straight on to its end. Only `<!` needs telling what it opens.
+          if (this.opening === '' && c !== '!') {
+            if (c === '>') this.enter('text');
+            else if (c === '"' || c === "'") this.quoted(c);
+            else this.state = 'tag';
+            break;
+          }
           this.opening += c;
-          out += c;
           if ('![CDATA['.startsWith(this.opening)) {
             if (this.opening === '![CDATA[') this.enter('cdata');
           } else if ('!--'.startsWith(this.opening)) {
@@ -79,24 +108,20 @@ export class CharacterRunLimiter {
           TAG_END.lastIndex = i;
           const found = TAG_END.exec(chunk);
           if (!found) {
-            out += chunk.slice(i);
-            i = chunk.length;
+            i = n;
             break;
           }
-          const c = found[0];
-          out += chunk.slice(i, found.index + 1);
           i = found.index + 1;
-          if (c === '>') this.enter('text');
-          else this.quoted(c);
+          if (found[0] === '>') this.enter('text');
+          else this.quoted(found[0]);
           break;
         }
         case 'quoted': {
           const q = chunk.indexOf(this.quote, i);
-          const end = q < 0 ? chunk.length : q;
-          out += this.take(chunk.slice(i, end));
+          const end = q < 0 ? n : q;
+          this.extend(chunk, i, end);
           i = end;
           if (q >= 0) {
-            out += this.quote;
             i++;
             this.state = 'tag';
           }
@@ -105,27 +130,56 @@ export class CharacterRunLimiter {
         case 'cdata':
         case 'comment': {
           // A comment's words are never needed: dropped whole. A CDATA section is cut like text.
-          const marker = this.state === 'cdata' ? ']]>' : '-->';
-          const text = this.held + chunk.slice(i);
-          this.held = '';
-          const at = text.indexOf(marker);
+          const cdata = this.state === 'cdata';
+          const marker = cdata ? ']]>' : '-->';
+          if (this.held !== '') {
+            // Held back at the last chunk's end: the end marker's beginning, or the section's words.
+            const held = this.held;
+            this.held = '';
+            const at = (held + chunk.slice(i, i + 2)).indexOf(marker);
+            if (at >= 0 && at < held.length) {
+              const end = i + at + 3 - held.length;
+              this.replace(chunk, i, end, (cdata ? this.take(held.slice(0, at)) : '') + marker);
+              i = end;
+              this.enter('text');
+              break;
+            }
+            if (n - i < 2) {
+              // Too short to tell: all of it may still begin the marker.
+              const text = held + chunk.slice(i);
+              const keep = trailing(text, marker[0]);
+              this.replace(chunk, i, n, cdata ? this.take(text.slice(0, text.length - keep)) : '');
+              this.held = text.slice(text.length - keep);
+              i = n;
+              break;
+            }
+            if (cdata) this.replace(chunk, i, i, this.take(held));
+          }
+          const at = chunk.indexOf(marker, i);
           if (at >= 0) {
-            if (this.state === 'cdata') out += this.take(text.slice(0, at));
-            out += marker;
-            i = chunk.length - (text.length - (at + 3));
+            if (cdata) this.extend(chunk, i, at);
+            else if (at > i) this.replace(chunk, i, at);
+            i = at + 3;
             this.enter('text');
             break;
           }
-          // No end here: keep back what may be its beginning, for the next chunk.
-          const keep = text.endsWith(marker.slice(0, 2)) ? 2 : text.endsWith(marker[0]) ? 1 : 0;
-          if (this.state === 'cdata') out += this.take(text.slice(0, text.length - keep));
-          this.held = text.slice(text.length - keep);
-          i = chunk.length;
+          // No end here: hold back what may be its beginning, for the next chunk.
+          const keep = Math.min(trailing(chunk, marker[0]), n - i);
+          if (cdata) {
+            this.extend(chunk, i, n - keep);
+            if (keep > 0) this.replace(chunk, n - keep, n);
+          } else this.replace(chunk, i, n);
+          this.held = chunk.slice(n - keep);
+          i = n;
           break;
         }
       }
     }
-    return out;
+    // (Set by the methods called above: TypeScript cannot see it.)
+    const pieces = this.pieces as string[] | null;
+    if (pieces === null) return chunk;
+    pieces.push(chunk.slice(this.from));
+    return pieces.join('');
   }
 
   private enter(state: 'text' | 'cdata' | 'comment') {
@@ -139,6 +193,12 @@ export class CharacterRunLimiter {
     this.quote = quote;
     this.run = 0;
   }
+}
+
+/** How many of `text`'s last two characters are `c` at its very end (0, 1 or 2). */
+function trailing(text: string, c: string): number {
+  const n = text.length;
+  return n >= 2 && text[n - 2] === c && text[n - 1] === c ? 2 : n >= 1 && text[n - 1] === c ? 1 : 0;
 }
 
 /** A document that cannot be read as a Kyero feed at all (nothing after the fault is read). */
