@@ -67,14 +67,25 @@ function longerThan(text: string, max: number): boolean {
   return n > max;
 }
 
+/**
+ * Where a value is: a location as reported, or a key below another place. Built as the
+ * validation goes down and written out as a {@link Loc} only for a fault: most values have none.
+ */
+type Where = Loc | { parent: Where; key: string | number };
+
+function locOf(where: Where): Loc {
+  return Array.isArray(where) ? where : [...locOf(where.parent), where.key];
+}
+
 function addIssue(
   issues: ValidationIssue[],
-  loc: Loc,
+  where: Where,
   input: unknown,
   type: string,
   msg: string,
   ctx?: Record<string, unknown>,
 ): undefined {
+  const loc = locOf(where);
   issues.push(ctx ? { type, loc, msg, input, ctx } : { type, loc, msg, input });
   return undefined;
 }
@@ -85,11 +96,41 @@ function isLiteralUnion(schema: TSchema): boolean {
   return schema[Kind] === 'Union' && (schema.anyOf as TSchema[]).every((s) => s[Kind] === 'Literal');
 }
 
+/** What a union or literal schema allows, worked out once per schema. */
+type Choices = { literals: unknown[] } | { nullable: boolean; members: TSchema[] };
+const choices = new WeakMap<TSchema, Choices>();
+
+function choicesOf(schema: TSchema): Choices {
+  let known = choices.get(schema);
+  if (!known) {
+    if (isLiteralUnion(schema) || schema[Kind] === 'Literal' || schema[Kind] === LITERALS_KIND) {
+      known = {
+        literals:
+          schema[Kind] === 'Literal'
+            ? [schema.const]
+            : schema[Kind] === LITERALS_KIND
+              ? (schema.enum as unknown[])
+              : (schema.anyOf as TSchema[]).map((s) => s.const),
+      };
+    } else {
+      const members = schema.anyOf as TSchema[];
+      const nonNull = members.filter((s) => s[Kind] !== 'Null');
+      known = { nullable: nonNull.length < members.length, members: nonNull };
+    }
+    choices.set(schema, known);
+  }
+  return known;
+}
+
 /**
  * Validates and coerces `value` against `schema`, appending faults to `issues`.
  * @returns the coerced value (meaningful only when no fault was added).
  */
 export function validateValue(schema: TSchema, value: unknown, loc: Loc, source: InputSource, issues: ValidationIssue[]): unknown {
+  return check(schema, value, loc, source, issues);
+}
+
+function check(schema: TSchema, value: unknown, loc: Where, source: InputSource, issues: ValidationIssue[]): unknown {
   const fromText = source !== 'json';
 
   switch (schema[Kind]) {
@@ -107,28 +148,24 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
     case LITERALS_KIND:
     case 'Literal':
     case 'Union': {
-      if (isLiteralUnion(schema) || schema[Kind] === 'Literal' || schema[Kind] === LITERALS_KIND) {
-        const options =
-          schema[Kind] === 'Literal'
-            ? [schema.const]
-            : schema[Kind] === LITERALS_KIND
-              ? (schema.enum as unknown[])
-              : (schema.anyOf as TSchema[]).map((s) => s.const);
+      const allowed = choicesOf(schema);
+      if ('literals' in allowed) {
+        const options = allowed.literals;
         let candidate = value;
         if (schema['x-case-insensitive'] && typeof value === 'string') candidate = value.toLowerCase();
         if (options.includes(candidate)) return candidate;
         const expected = expectedLiterals(options);
         return addIssue(issues, loc, value, 'literal_error', `Input should be ${expected}`, { expected });
       }
-      const members = schema.anyOf as TSchema[];
-      const nonNull = members.filter((s) => s[Kind] !== 'Null');
-      if (value === null && nonNull.length < members.length) return null;
+      const nonNull = allowed.members;
+      if (value === null && allowed.nullable) return null;
       // A type-or-null union reports the type's faults at the same place, as Pydantic does
       // for Optional[X]. Other unions report their first member's faults.
+      if (nonNull.length === 1) return check(nonNull[0], value, loc, source, issues);
       const attempts: ValidationIssue[][] = [];
       for (const member of nonNull) {
         const memberIssues: ValidationIssue[] = [];
-        const result = validateValue(member, value, loc, source, memberIssues);
+        const result = check(member, value, loc, source, memberIssues);
         if (memberIssues.length === 0) return result;
         attempts.push(memberIssues);
       }
@@ -223,13 +260,13 @@ export function validateValue(schema: TSchema, value: unknown, loc: Loc, source:
           },
         );
       }
-      return value.map((item, i) => validateValue(schema.items as TSchema, item, [...loc, i], source, issues));
+      return value.map((item, i) => check(schema.items as TSchema, item, { parent: loc, key: i }, source, issues));
     }
     case 'Object': {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         return addIssue(issues, loc, value, 'dict_type', 'Input should be a valid dictionary');
       }
-      return validateObject(schema, value as Record<string, unknown>, loc, source, issues);
+      return checkObject(schema, value as Record<string, unknown>, loc, source, issues);
     }
     default:
       throw new Error(`Schema kind ${String(schema[Kind])} is not supported by the validator`);
@@ -261,6 +298,16 @@ export function validateObject(
   source: InputSource,
   issues: ValidationIssue[],
 ): Record<string, unknown> {
+  return checkObject(schema, value, loc, source, issues);
+}
+
+function checkObject(
+  schema: TSchema,
+  value: Record<string, unknown>,
+  loc: Where,
+  source: InputSource,
+  issues: ValidationIssue[],
+): Record<string, unknown> {
   const { required, properties } = objectShape(schema);
   const out: Record<string, unknown> = {};
   for (const [key, propSchema] of properties) {
@@ -269,13 +316,13 @@ export function validateObject(
     if (source !== 'json' && Array.isArray(raw)) raw = raw[raw.length - 1];
     if (raw === undefined) {
       if (required.has(key)) {
-        issues.push({ type: 'missing', loc: [...loc, key], msg: 'Field required', input: source === 'json' ? value : null });
+        issues.push({ type: 'missing', loc: [...locOf(loc), key], msg: 'Field required', input: source === 'json' ? value : null });
       } else if (propSchema.default !== undefined) {
         out[key] = propSchema.default;
       }
       continue;
     }
-    out[key] = validateValue(propSchema, raw, [...loc, key], source, issues);
+    out[key] = check(propSchema, raw, { parent: loc, key }, source, issues);
   }
   if (schema.additionalProperties === true) {
     for (const [key, extra] of Object.entries(value)) if (!(key in out) && !(key in schema.properties)) out[key] = extra;
