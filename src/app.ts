@@ -15,6 +15,7 @@
 import { outboundPolicy, type OutboundPolicy } from './config.ts';
 import { mediaRoutes, type MediaOptions } from './http/media.ts';
 import { feedRoutes } from './http/feeds.ts';
+import { embedRoutes } from './http/embed.ts';
 import { FolderMediaStore } from './media/store.ts';
 import { DEFAULT_WORKER_SETTINGS } from './jobs/settings.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -196,6 +197,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   mediaRoutes(app, media);
   // Published portal feeds (CONTRACT §15): their URL's token is the credential.
   feedRoutes(app, options.db);
+  // The website kit's script (CONTRACT §17).
+  embedRoutes(app);
   // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).
   await app.register(webhookRoutes, {
     db: options.db,

@@ -64,6 +64,16 @@ export const ERRORS = {
     cli: '--origin must be a web origin such as https://site.example (scheme, host and port only)',
   }),
   KEY_PUBLISHABLE_SCOPE: spec({ status: 400, detail: 'A publishable key may only have the scopes properties:read and leads:ingest' }),
+  EMBED_KEY: spec({
+    status: 400,
+    detail: 'The website kit needs an active publishable key (AC_PUB_…) of this business',
+    cli: '--key must be an active publishable key (AC_PUB_…) of this business: inmo keys create --publishable --origin https://site.example',
+  }),
+  EMBED_URL: spec({
+    status: 400,
+    detail: "The server's public URL must be an http(s) URL",
+    cli: '--url must be an http(s) URL, e.g. https://inmo.agency.example',
+  }),
 
   // The catalogue and leads (spec §4, CONTRACT §6).
   PROPERTY_NOT_FOUND: spec({ status: 404, detail: 'Property not found' }),

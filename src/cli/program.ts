@@ -6,6 +6,7 @@ import { register as business } from './business.ts';
 import { register as channel } from './channel.ts';
 import { cli } from './common.ts';
 import { register as conversations } from './conversations.ts';
+import { register as embed } from './embed.ts';
 import { register as feeds } from './feeds.ts';
 import { register as followups } from './followups.ts';
 import { register as jobs } from './jobs.ts';
@@ -44,7 +45,22 @@ Environment:
       cli.json = Boolean(actionCommand.optsWithGlobals().json);
     });
 
-  for (const group of [serve, business, keys, users, properties, leads, conversations, jobs, channel, followups, webhooks, feeds, audit])
+  for (const group of [
+    serve,
+    business,
+    keys,
+    users,
+    properties,
+    leads,
+    conversations,
+    jobs,
+    channel,
+    followups,
+    webhooks,
+    feeds,
+    audit,
+    embed,
+  ])
     group(program);
   return program;
 }

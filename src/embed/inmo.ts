@@ -1,0 +1,395 @@
+/**
+ * inmo's website kit (issue 30, CONTRACT §17): custom elements any page can use with one script
+ * tag and a publishable key (`AC_PUB_…`, CONTRACT §13). Runs in the visitor's browser: bundled
+ * by esbuild into one ES module (services/embed-bundle.ts) and served at `/embed/v1/inmo.js`.
+ *
+ * - `<inmo-inquiry-form>`: name, phone, e-mail, message and the consent checkbox, sent to
+ *   `POST /leads/inquiries` as a `demandante` with `source` (attribute; the page's host name by
+ *   default), `sourcePage`, the §18 `consent` and, with `property-id`, the listing in `notes`.
+ * - `<inmo-rental-form>`: the compact rental form, sent to `POST /leads/ingest`.
+ *
+ * Each takes `api` (the base URL ending in `/v1/ext`), `key` and `lang` (`es`, `en`), renders in
+ * an open shadow root styled by `--inmo-accent`, `--inmo-font` and `--inmo-radius`, sends one
+ * `Idempotency-Key` per submission (a double click or a retry is one lead), shows the API's
+ * refusals beside their fields (`aria-invalid`, announced), and dispatches `inmo-lead-created`
+ * (`{lead_id?, outcome}`) once the lead is sent. It requests nothing from any host but `api`.
+ */
+
+type Lang = 'es' | 'en';
+
+const TEXTS = {
+  es: {
+    name: 'Nombre',
+    phone: 'Teléfono',
+    email: 'Correo electrónico',
+    message: 'Mensaje',
+    consent: 'Acepto que la agencia me contacte por WhatsApp, teléfono o correo sobre mi consulta.',
+    send: 'Enviar',
+    sending: 'Enviando…',
+    sent: '¡Gracias! Hemos recibido tu consulta y te contactaremos pronto.',
+    known: 'Ya teníamos tus datos: te contactaremos pronto.',
+    required: 'Este campo es obligatorio.',
+    consentRequired: 'Marca la casilla para que podamos contactarte.',
+    badPhone: 'Escribe un teléfono válido, por ejemplo 612 34 56 78 o +44 7700 900123.',
+    badEmail: 'Escribe un correo electrónico válido.',
+    badBudget: 'Escribe una cantidad en euros (900) o un rango (700-900).',
+    failed: 'No se ha podido enviar. Inténtalo de nuevo en unos minutos.',
+    fix: 'Revisa los campos marcados.',
+    budget: 'Presupuesto mensual (€)',
+    entryDate: 'Fecha de entrada',
+    people: 'Personas',
+    habs: 'Habitaciones',
+    pets: 'Mascotas',
+    freeText: 'Algo más que debamos saber',
+    form: 'Formulario de contacto',
+    rentalForm: 'Formulario de alquiler',
+  },
+  en: {
+    name: 'Name',
+    phone: 'Phone',
+    email: 'Email',
+    message: 'Message',
+    consent: 'I agree that the agency contacts me by WhatsApp, phone or email about my inquiry.',
+    send: 'Send',
+    sending: 'Sending…',
+    sent: 'Thank you! We have received your inquiry and will contact you soon.',
+    known: 'We already had your details: we will contact you soon.',
+    required: 'This field is required.',
+    consentRequired: 'Tick the box so that we may contact you.',
+    badPhone: 'Enter a valid phone number, e.g. 612 34 56 78 or +44 7700 900123.',
+    badEmail: 'Enter a valid email address.',
+    badBudget: 'Enter an amount in euros (900) or a range (700-900).',
+    failed: 'It could not be sent. Try again in a few minutes.',
+    fix: 'Check the fields marked.',
+    budget: 'Monthly budget (€)',
+    entryDate: 'Moving-in date',
+    people: 'People',
+    habs: 'Bedrooms',
+    pets: 'Pets',
+    freeText: 'Anything else we should know',
+    form: 'Contact form',
+    rentalForm: 'Rental form',
+  },
+};
+type TextKey = keyof (typeof TEXTS)['es'];
+
+const STYLE = `:host{display:block;font-family:var(--inmo-font,system-ui,sans-serif);line-height:1.4}
+form{display:grid;gap:.8rem;max-width:34rem}
+label{display:grid;gap:.25rem;font-weight:600}
+.check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}
+input,textarea{font:inherit;padding:.55rem;border:1px solid #6b6b6b;border-radius:var(--inmo-radius,6px);background:#fff;color:#111}
+input[type=checkbox]{width:1.2rem;height:1.2rem;margin:.1rem 0 0}
+[aria-invalid=true]{border-color:#b00020;outline:1px solid #b00020}
+:focus-visible{outline:3px solid var(--inmo-accent,#1d4ed8);outline-offset:2px}
+.error{color:#b00020;font-weight:400;margin:0}
+button{font:inherit;font-weight:600;padding:.65rem 1.1rem;border:0;border-radius:var(--inmo-radius,6px);background:var(--inmo-accent,#1d4ed8);color:#fff;cursor:pointer;justify-self:start}
+button[disabled]{opacity:.7;cursor:progress}
+.status{margin:0;min-height:1.4em}
+.done{padding:1rem;border:2px solid var(--inmo-accent,#1d4ed8);border-radius:var(--inmo-radius,6px)}`;
+
+/** A field of a form: its input's name (CONTRACT §17), kind and whether it must be filled. */
+interface Field {
+  name: string;
+  kind: 'text' | 'tel' | 'email' | 'textarea' | 'date' | 'number' | 'checkbox';
+  required?: boolean;
+  autocomplete?: string;
+}
+
+/** An element with its own children, built without parsing HTML (no attribute text can inject markup). */
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, ...children: Array<Node | string>) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) el.setAttribute(k, v);
+  el.append(...children);
+  return el;
+}
+
+/** A random id for a submission (crypto.randomUUID needs a secure context: not every agency's site is https). */
+function submissionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** One submission: its `Idempotency-Key` (also the rental form's `id`) and when it was made. */
+interface Submission {
+  id: string;
+  at: string;
+}
+
+/** A refusal of the API: field name → message, and a message for the whole form. */
+interface Refusal {
+  fields: Map<string, string>;
+  general: string | null;
+}
+
+/**
+ * A form element: renders its fields, checks what it can before sending, sends once per
+ * submission and shows the answer. Subclasses say which fields, where and what to send.
+ */
+abstract class InmoForm extends HTMLElement {
+  protected abstract readonly fields: Field[];
+  protected abstract readonly label: TextKey;
+  /** The request for the values given: the path under `api` and the JSON body. */
+  protected abstract request(values: Map<string, string>, consent: object, submission: Submission): { path: string; body: object };
+  /** API field names (in `loc`) → this form's input names. */
+  protected abstract readonly apiFields: Record<string, string>;
+
+  private form: HTMLFormElement | null = null;
+  private pending: (Submission & { values: string }) | null = null;
+  private sending = false;
+
+  protected get language(): Lang {
+    return this.getAttribute('lang') === 'en' ? 'en' : 'es';
+  }
+
+  protected t(key: TextKey): string {
+    return TEXTS[this.language][key];
+  }
+
+  connectedCallback(): void {
+    if (this.shadowRoot) return;
+    const root = this.attachShadow({ mode: 'open' });
+    const style = h('style');
+    style.textContent = STYLE;
+    const form = h('form', { novalidate: '', 'aria-label': this.getAttribute('form-label') ?? this.t(this.label) });
+    const uid = submissionId().slice(0, 8);
+    for (const field of this.fields) {
+      const id = `inmo-${uid}-${field.name}`;
+      const error = h('p', { class: 'error', id: `${id}-error`, hidden: '' });
+      const attrs: Record<string, string> = { id, name: field.name, 'aria-describedby': `${id}-error` };
+      if (field.required) attrs.required = '';
+      if (field.autocomplete) attrs.autocomplete = field.autocomplete;
+      if (field.kind === 'textarea') {
+        form.append(h('label', { for: id }, this.t(field.name as TextKey)), h('textarea', { ...attrs, rows: '4' }), error);
+      } else if (field.kind === 'checkbox') {
+        const text = this.getAttribute('consent-text') ?? this.t('consent');
+        form.append(h('label', { class: 'check' }, h('input', { ...attrs, type: 'checkbox', value: '1' }), text), error);
+      } else {
+        const type = field.kind === 'number' ? 'text' : field.kind;
+        const extra: Record<string, string> = field.kind === 'number' ? { inputmode: 'numeric' } : {};
+        form.append(h('label', { for: id }, this.t(field.name as TextKey)), h('input', { ...attrs, ...extra, type }), error);
+      }
+    }
+    form.append(h('button', { type: 'submit' }, this.t('send')), h('p', { class: 'status', role: 'status', 'aria-live': 'polite' }));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.submit();
+    });
+    root.append(style, form);
+    this.form = form;
+  }
+
+  private input(name: string): HTMLInputElement | HTMLTextAreaElement {
+    return this.form!.elements.namedItem(name) as HTMLInputElement;
+  }
+
+  /** Marks each field with its fault (or none), announces the first, and focuses it. */
+  private show(refusal: Refusal): void {
+    for (const field of this.fields) {
+      const input = this.input(field.name);
+      const error = this.shadowRoot!.getElementById(`${input.id}-error`)!;
+      const message = refusal.fields.get(field.name);
+      if (message) {
+        input.setAttribute('aria-invalid', 'true');
+        error.textContent = message;
+        error.hidden = false;
+      } else {
+        input.removeAttribute('aria-invalid');
+        error.textContent = '';
+        error.hidden = true;
+      }
+    }
+    const first = this.fields.find((f) => refusal.fields.has(f.name));
+    this.status(refusal.general ?? (first ? this.t('fix') : ''));
+    if (first) this.input(first.name).focus();
+  }
+
+  private status(text: string): void {
+    this.form!.querySelector('.status')!.textContent = text;
+  }
+
+  /** What the browser can tell before sending: required fields, the consent, an e-mail's shape. */
+  protected check(values: Map<string, string>): Map<string, string> {
+    const faults = new Map<string, string>();
+    for (const field of this.fields) {
+      const value = values.get(field.name) ?? '';
+      if (field.kind === 'checkbox' && field.required && value !== '1') faults.set(field.name, this.t('consentRequired'));
+      else if (field.required && value.trim() === '') faults.set(field.name, this.t('required'));
+      else if (field.kind === 'email' && value.trim() !== '' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim()))
+        faults.set(field.name, this.t('badEmail'));
+    }
+    return faults;
+  }
+
+  private async submit(): Promise<void> {
+    if (this.sending) return;
+    const values = new Map<string, string>();
+    for (const field of this.fields) {
+      const input = this.input(field.name);
+      values.set(field.name, field.kind === 'checkbox' ? ((input as HTMLInputElement).checked ? '1' : '') : input.value);
+    }
+    const faults = this.check(values);
+    if (faults.size > 0) return this.show({ fields: faults, general: null });
+    const consent = {
+      marketing: this.hasAttribute('consent-marketing'),
+      whatsapp: true,
+      text: this.getAttribute('consent-text') ?? this.t('consent'),
+      ...(this.getAttribute('consent-version') ? { version: this.getAttribute('consent-version') } : {}),
+    };
+    // The same submission sent again (a retry after a failure) keeps its key and its body: one lead at most.
+    const given = JSON.stringify([...values]);
+    if (this.pending?.values !== given) this.pending = { id: submissionId(), at: new Date().toISOString(), values: given };
+    const { path, body } = this.request(values, consent, this.pending);
+    const text = JSON.stringify(body);
+    const button = this.form!.querySelector('button')!;
+    this.sending = true;
+    button.disabled = true;
+    this.status(this.t('sending'));
+    try {
+      const response = await fetch(`${(this.getAttribute('api') ?? '').replace(/\/+$/, '')}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Api-Key': this.getAttribute('key') ?? '', 'Idempotency-Key': this.pending.id },
+        body: text,
+      });
+      const answer = (await response.json().catch(() => null)) as { lead_id?: number; detail?: unknown } | null;
+      if (response.ok || response.status === 409) {
+        const known = response.status === 409 && typeof answer?.detail === 'string' && !/Retry/i.test(answer.detail);
+        if (response.status === 409 && !known) throw new Error('in flight');
+        const outcome = known ? 'exists' : (response.headers.get('Inmo-Lead-Outcome') ?? 'created');
+        this.done(known ? 'known' : 'sent', { ...(answer?.lead_id ? { lead_id: answer.lead_id } : {}), outcome });
+        return;
+      }
+      this.show(response.status === 422 ? this.refusal(answer?.detail) : { fields: new Map(), general: this.t('failed') });
+    } catch {
+      this.show({ fields: new Map(), general: this.t('failed') });
+    } finally {
+      this.sending = false;
+      button.disabled = false;
+    }
+  }
+
+  /** A 422's detail as fields' faults: FastAPI's list (`loc` names the field), or the phone's sentence. */
+  private refusal(detail: unknown): Refusal {
+    const fields = new Map<string, string>();
+    if (typeof detail === 'string') {
+      if (/phone/i.test(detail)) fields.set('phone', this.t('badPhone'));
+      return { fields, general: fields.size ? null : detail };
+    }
+    for (const issue of Array.isArray(detail) ? (detail as Array<{ loc?: unknown[]; msg?: string }>) : []) {
+      const name = this.apiFields[String(issue.loc?.slice(1).join('.'))];
+      if (name && !fields.has(name)) fields.set(name, issue.msg ?? this.t('fix'));
+    }
+    return { fields, general: fields.size ? null : this.t('failed') };
+  }
+
+  /** The lead is sent: the form gives way to a thank-you, focused and announced, and the page is told. */
+  private done(message: 'sent' | 'known', detail: { lead_id?: number; outcome: string }): void {
+    const note = h('p', { class: 'done', role: 'status', tabindex: '-1' }, this.t(message));
+    this.form!.replaceWith(note);
+    note.focus();
+    this.dispatchEvent(new CustomEvent('inmo-lead-created', { detail, bubbles: true, composed: true }));
+  }
+
+  /** `source`: the attribute, else the page's host name. */
+  protected source(): string {
+    return this.getAttribute('source') ?? location.hostname;
+  }
+}
+
+/** `<inmo-inquiry-form>`: `POST /leads/inquiries` (CONTRACT §17). */
+class InmoInquiryForm extends InmoForm {
+  protected readonly label = 'form' as const;
+  protected readonly fields: Field[] = [
+    { name: 'name', kind: 'text', required: true, autocomplete: 'name' },
+    { name: 'phone', kind: 'tel', required: true, autocomplete: 'tel' },
+    { name: 'email', kind: 'email', autocomplete: 'email' },
+    { name: 'message', kind: 'textarea' },
+    { name: 'consent', kind: 'checkbox', required: true },
+  ];
+  protected readonly apiFields = { name: 'name', phone_number_1: 'phone', personal_email: 'email', notes: 'message', consent: 'consent' };
+
+  protected request(values: Map<string, string>, consent: object) {
+    // Inside <inmo-property>, or with property-id: the listing the person asks about.
+    const listing = this.getAttribute('property-id') ?? this.closest('inmo-property')?.getAttribute('property-id') ?? null;
+    const message = values.get('message')!.trim();
+    const notes = [message, listing ? `Ref. ${listing}` : ''].filter(Boolean).join('\n');
+    const email = values.get('email')!.trim();
+    return {
+      path: '/leads/inquiries',
+      body: {
+        name: values.get('name')!.trim(),
+        phone_number_1: values.get('phone')!.trim(),
+        type: 'demandante',
+        source: this.source(),
+        sourcePage: location.href,
+        consent,
+        ...(email ? { personal_email: email } : {}),
+        ...(notes ? { notes } : {}),
+      },
+    };
+  }
+}
+
+/** `<inmo-rental-form>`: `POST /leads/ingest` (CONTRACT §17). */
+class InmoRentalForm extends InmoForm {
+  protected readonly label = 'rentalForm' as const;
+  protected readonly fields: Field[] = [
+    { name: 'name', kind: 'text', required: true, autocomplete: 'name' },
+    { name: 'phone', kind: 'tel', required: true, autocomplete: 'tel' },
+    { name: 'email', kind: 'email', autocomplete: 'email' },
+    { name: 'budget', kind: 'number' },
+    { name: 'entryDate', kind: 'date' },
+    { name: 'people', kind: 'number' },
+    { name: 'habs', kind: 'number' },
+    { name: 'pets', kind: 'text' },
+    { name: 'freeText', kind: 'textarea' },
+    { name: 'consent', kind: 'checkbox', required: true },
+  ];
+  protected readonly apiFields = { 'contact.name': 'name', 'contact.phone': 'phone', 'search.budget': 'budget', 'search.habs': 'habs' };
+
+  /** A budget the API reads (`900`, `700-900`): anything else it answers with a 500, so it is refused here. */
+  protected override check(values: Map<string, string>): Map<string, string> {
+    const faults = super.check(values);
+    const budget = values
+      .get('budget')!
+      .trim()
+      .replace(/[.\s€]/g, '');
+    if (budget !== '' && !/^\d+(-\d+)?$/.test(budget)) faults.set('budget', this.t('badBudget'));
+    return faults;
+  }
+
+  protected request(values: Map<string, string>, consent: object, submission: Submission) {
+    const text = (name: string) => values.get(name)!.trim() || null;
+    const email = text('email');
+    const free = [text('freeText'), email ? `Email: ${email}` : null].filter(Boolean).join('\n') || null;
+    return {
+      path: '/leads/ingest',
+      body: {
+        id: submission.id,
+        createdAt: submission.at,
+        source: this.source(),
+        sourcePage: location.href,
+        contact: { name: text('name'), phone: text('phone') },
+        search: {
+          budget:
+            values
+              .get('budget')!
+              .trim()
+              .replace(/[.\s€]/g, '') || null,
+          entryDate: text('entryDate'),
+          people: text('people'),
+          habs: text('habs'),
+          pets: text('pets'),
+          freeText: free,
+        },
+        consent,
+      },
+    };
+  }
+}
+
+for (const [name, element] of [
+  ['inmo-inquiry-form', InmoInquiryForm],
+  ['inmo-rental-form', InmoRentalForm],
+] as const) {
+  if (!customElements.get(name)) customElements.define(name, element);
+}
