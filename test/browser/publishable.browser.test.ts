@@ -8,13 +8,11 @@
  * Skipped, saying so, where /usr/bin/chromium is missing, except under `INMO_REQUIRE_BROWSER=1`
  * (`.ci/run`). No browser is ever downloaded.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/services/api-keys.ts';
 import { withApp } from '../helpers/http.ts';
-import { CHROMIUM, chromiumHere } from '../helpers/browser.ts';
+import { CHROMIUM, chromiumHere, startSite, type Site } from '../helpers/browser.ts';
 
 const here = chromiumHere('publishable-key browser test');
 
@@ -50,19 +48,17 @@ const page = (api: string, key: string) => `<!doctype html>
 describe.skipIf(!here)('a browser form with a publishable key', () => {
   const t = withApp({ listen: true });
   let browser: Browser;
-  let site: Server;
+  let site: Site;
   let siteOrigin: string;
-  let html = '';
 
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    site = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
+    site = await startSite();
+    siteOrigin = site.origin;
   });
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => site?.close(resolve));
+    await site?.close();
   });
 
   const leadCount = async () => (await t.db.selectFrom('leads').select('id').execute()).length;
@@ -70,7 +66,7 @@ describe.skipIf(!here)('a browser form with a publishable key', () => {
   it('posts an inquiry cross-origin, retries it safely, and cannot with a secret key or from another origin', async () => {
     expect(new URL(t.base).origin).not.toBe(siteOrigin);
     const { key } = await createApiKey(t.db, { businessId: t.businessId, scopes: ['leads:ingest'], origins: [siteOrigin] });
-    html = page(t.base, key);
+    site.serve(page(t.base, key));
     const context = await browser.newContext();
     const tab = await context.newPage();
     await tab.goto(`${siteOrigin}/contacto`);

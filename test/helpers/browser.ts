@@ -3,6 +3,8 @@
  * page is checked at, and the axe-core check that collects serious and critical violations.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
@@ -48,4 +50,24 @@ export async function checkAtPhoneWidth(page: Page, origin: string, pages: Array
     await page.goto(origin + path);
     await axeCheck(page, violations, name, 'phone');
   }
+}
+
+/** An agency's own site for the browser tests: one page, on another origin than inmo's (`http://localhost:P`). */
+export interface Site {
+  origin: string;
+  /** The page it serves from now on, at any path. */
+  serve(html: string): void;
+  close(): Promise<void>;
+}
+
+/** Starts a {@link Site} on a free port. */
+export async function startSite(): Promise<Site> {
+  let page = '';
+  const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://localhost:${(server.address() as AddressInfo).port}`,
+    serve: (html) => (page = html),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -1,0 +1,140 @@
+/**
+ * The website kit on an agency's own page (issue 30, CONTRACT §17), in Debian's Chromium driven
+ * by playwright-core: the page is served from one local origin (`http://localhost:P`), inmo from
+ * another (`http://127.0.0.1:Q`), and the page holds only the tags `inmo embed snippet` prints.
+ * The forms send leads with a publishable key (a double click is one lead), show the API's
+ * refusals beside their fields, pass axe at desktop and phone widths, and make no request to any
+ * host but the page's and inmo's. With a secret key in the page, nothing is stored.
+ *
+ * Skipped, saying so, where /usr/bin/chromium is missing, except under `INMO_REQUIRE_BROWSER=1`.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/services/api-keys.ts';
+import { embedSnippet } from '../../src/services/embed-bundle.ts';
+import { withApp } from '../helpers/http.ts';
+import { axeCheck, CHROMIUM, chromiumHere, startSite, type Site, WIDTHS } from '../helpers/browser.ts';
+
+const here = chromiumHere('website kit browser test');
+
+describe.skipIf(!here)('the website kit on another site', () => {
+  const t = withApp({ listen: true });
+  let browser: Browser;
+  let site: Site;
+  let siteOrigin: string;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    site = await startSite();
+    siteOrigin = site.origin;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
+  /** The agency's page: the pasted snippet, and a rental form beside it; it records the kit's events. */
+  const pageWith = async (key: string) => {
+    const server = new URL(t.base).origin;
+    const { html: snippet } = await embedSnippet(t.db, { businessId: t.businessId, key, baseUrl: server }).catch(async () => ({
+      // A secret key gets no snippet: the page pastes it by hand.
+      html: (await embedSnippet(t.db, { businessId: t.businessId, key: publishable, baseUrl: server })).html.replaceAll(publishable, key),
+    }));
+    return `<!doctype html>
+<html lang="es"><head><meta charset="utf-8"><title>Inmobiliaria Sol · Contacto</title><meta name="viewport" content="width=device-width"></head>
+<body><main><h1>Contacto</h1>
+${snippet}
+<h2>Busco piso de alquiler</h2>
+${snippet.split('\n')[1].replaceAll('inmo-inquiry-form', 'inmo-rental-form')}
+</main>
+<script>window.leads = []; document.addEventListener('inmo-lead-created', (e) => window.leads.push(e.detail));</script>
+</body></html>`;
+  };
+  let publishable = '';
+  const phones = async () => (await t.db.selectFrom('leads').select('phone_number_1').orderBy('id').execute()).map((l) => l.phone_number_1);
+
+  /** Opens the page, recording every request it makes. */
+  const open = async (width: keyof typeof WIDTHS = 'desktop') => {
+    const context = await browser.newContext({ viewport: WIDTHS[width] });
+    const tab = await context.newPage();
+    const hosts: string[] = [];
+    tab.on('request', (request) => hosts.push(new URL(request.url()).origin));
+    await tab.goto(`${siteOrigin}/contacto`);
+    await tab.waitForFunction(() => customElements.get('inmo-inquiry-form') && customElements.get('inmo-rental-form'));
+    return { tab, hosts, close: () => context.close() };
+  };
+  const inquiry = (tab: Page) => tab.locator('inmo-inquiry-form');
+  const rental = (tab: Page) => tab.locator('inmo-rental-form');
+
+  it('sends an inquiry once however often it is clicked, shows a refused phone beside its field, and passes axe', async () => {
+    publishable = (
+      await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read', 'leads:ingest'], origins: [siteOrigin] })
+    ).key;
+    site.serve(await pageWith(publishable));
+    const violations: string[] = [];
+    for (const width of ['desktop', 'phone'] as const) {
+      const { tab, close } = await open(width);
+      await axeCheck(tab, violations, 'embed-forms', width);
+      await close();
+    }
+
+    const { tab, hosts, close } = await open();
+    const form = inquiry(tab);
+    // Nothing is sent without the consent, and the field says so.
+    await form.getByLabel('Nombre', { exact: true }).fill('Irene Web');
+    await form.getByLabel('Teléfono', { exact: true }).fill('12');
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    await expect(form.getByRole('checkbox').getAttribute('aria-invalid')).resolves.toBe('true');
+    await form.getByRole('checkbox').check();
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    // The API refuses the phone: its field is marked, the message beside it, focus on it.
+    await expect.poll(() => form.getByLabel('Teléfono', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await expect(form.getByText('Escribe un teléfono válido').isVisible()).resolves.toBe(true);
+    expect(await phones()).toEqual([]);
+    await axeCheck(tab, violations, 'embed-refused', 'desktop');
+
+    // As people type it: spaces, no prefix. Clicked twice: one lead.
+    await form.getByLabel('Teléfono', { exact: true }).fill('611 70 00 21');
+    await form.getByLabel('Mensaje', { exact: true }).fill('¿Se admiten mascotas?');
+    await form.getByRole('button', { name: 'Enviar' }).dblclick();
+    await expect.poll(() => form.getByRole('status').textContent()).toContain('Hemos recibido tu consulta');
+    expect(await phones()).toEqual(['+34611700021']);
+    const [lead] = await t.db.selectFrom('leads').selectAll().execute();
+    expect([lead.name, lead.source, lead.type]).toEqual(['Irene Web', 'localhost', 'demandante']);
+    const consent = await t.db.selectFrom('lead_consents').selectAll().where('lead_id', '=', lead.id).executeTakeFirstOrThrow();
+    expect([consent.whatsapp, consent.source_page]).toEqual([1, `${siteOrigin}/contacto`]);
+    expect(await tab.evaluate(() => (window as unknown as { leads: unknown[] }).leads)).toEqual([{ lead_id: lead.id, outcome: 'created' }]);
+
+    // The rental form: a budget the API cannot read is refused here; then sent to /leads/ingest.
+    const rent = rental(tab);
+    await rent.getByLabel('Nombre', { exact: true }).fill('Luis Alquiler');
+    await rent.getByLabel('Teléfono', { exact: true }).fill('611700022');
+    await rent.getByLabel('Presupuesto mensual (€)', { exact: true }).fill('mucho');
+    await rent.getByRole('checkbox').check();
+    await rent.getByRole('button', { name: 'Enviar' }).click();
+    await expect.poll(() => rent.getByLabel('Presupuesto mensual (€)', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await rent.getByLabel('Presupuesto mensual (€)', { exact: true }).fill('700-900');
+    await rent.getByRole('button', { name: 'Enviar' }).click();
+    await expect.poll(() => rent.getByRole('status').textContent()).toContain('Hemos recibido tu consulta');
+    expect(await phones()).toEqual(['+34611700021', '+34611700022']);
+
+    // Only this page's host and inmo's were asked for anything.
+    expect([...new Set(hosts)].sort()).toEqual([siteOrigin, new URL(t.base).origin].sort());
+    await close();
+    expect(violations).toEqual([]);
+  }, 120_000);
+
+  it('stores nothing with a secret key in the page', async () => {
+    site.serve(await pageWith(t.key));
+    const before = await phones();
+    const { tab, close } = await open();
+    const form = inquiry(tab);
+    await form.getByLabel('Nombre', { exact: true }).fill('Intruso');
+    await form.getByLabel('Teléfono', { exact: true }).fill('611 70 00 23');
+    await form.getByRole('checkbox').check();
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toContain('No se ha podido enviar');
+    expect(await phones()).toEqual(before);
+    await close();
+  }, 60_000);
+});
