@@ -15,7 +15,8 @@
  * (`{lead_id?, outcome}`) once the lead is sent. It requests nothing from any host but `api`.
  */
 
-type Lang = 'es' | 'en';
+import { h, type Lang } from './dom.ts';
+import './catalogue.ts';
 
 const TEXTS = {
   es: {
@@ -93,14 +94,6 @@ interface Field {
   kind: 'text' | 'tel' | 'email' | 'textarea' | 'date' | 'number' | 'checkbox';
   required?: boolean;
   autocomplete?: string;
-}
-
-/** An element with its own children, built without parsing HTML (no attribute text can inject markup). */
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, ...children: Array<Node | string>) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) el.setAttribute(k, v);
-  el.append(...children);
-  return el;
 }
 
 /** A random id for a submission (crypto.randomUUID needs a secure context: not every agency's site is https). */

@@ -67,8 +67,10 @@ async function build(): Promise<EmbedBundle> {
 const attribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /**
- * The tags to paste into a page (`inmo embed snippet`, CONTRACT §17): the script under its hash
- * with its `integrity`, and the contact form with the server's API and the key.
+ * The two tags to paste into a page (`inmo embed snippet`, CONTRACT §17): the script under its
+ * hash with its `integrity`, and `<inmo-listings>` with the server's API and the key (its listings
+ * open in place with the form to ask about them), or `<inmo-inquiry-form>` for a key that may only
+ * send leads.
  * @param options.baseUrl the server's public URL (`https://inmo.agency.example`).
  * @param options.key a publishable key of the business (`AC_PUB_…`), active.
  * @returns `{html}`.
@@ -83,10 +85,13 @@ export async function embedSnippet(db: Db, options: { businessId: number; key: s
   if (!/^https?:\/\/[^\s/]+/.test(options.baseUrl)) throw new InmoError('EMBED_URL');
   const base = options.baseUrl.replace(/\/+$/, '');
   const { hash, integrity } = await embedBundle();
-  const api = attribute(`${base}/v1/ext`);
+  const common = `api="${attribute(`${base}/v1/ext`)}" key="${attribute(options.key.trim())}" lang="es"`;
+  // The catalogue (its listings open in place, each with the form to ask about it) when the key
+  // may read it, else the contact form alone.
+  const element = stored.scopes.includes('properties:read') ? 'inmo-listings' : 'inmo-inquiry-form';
   return {
     html:
       `<script type="module" src="${attribute(`${base}/embed/v1/inmo.${hash}.js`)}" integrity="${integrity}" crossorigin="anonymous"></script>\n` +
-      `<inmo-inquiry-form api="${api}" key="${attribute(options.key.trim())}" lang="es"></inmo-inquiry-form>`,
+      `<${element} ${common}></${element}>`,
   };
 }

@@ -12,7 +12,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/services/api-keys.ts';
 import { embedSnippet } from '../../src/services/embed-bundle.ts';
-import { withApp } from '../helpers/http.ts';
+import { get, withApp } from '../helpers/http.ts';
+import { importRecords, listing } from '../helpers/db.ts';
 import { axeCheck, CHROMIUM, chromiumHere, startSite, type Site, WIDTHS } from '../helpers/browser.ts';
 
 const here = chromiumHere('website kit browser test');
@@ -40,12 +41,14 @@ describe.skipIf(!here)('the website kit on another site', () => {
       // A secret key gets no snippet: the page pastes it by hand.
       html: (await embedSnippet(t.db, { businessId: t.businessId, key: publishable, baseUrl: server })).html.replaceAll(publishable, key),
     }));
+    const form = (name: string) => `<${name} api="${server}/v1/ext" key="${key}" lang="es"></${name}>`;
     return `<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><title>Inmobiliaria Sol · Contacto</title><meta name="viewport" content="width=device-width"></head>
 <body><main><h1>Contacto</h1>
-${snippet}
+${snippet.split('\n')[0]}
+${form('inmo-inquiry-form')}
 <h2>Busco piso de alquiler</h2>
-${snippet.split('\n')[1].replaceAll('inmo-inquiry-form', 'inmo-rental-form')}
+${form('inmo-rental-form')}
 </main>
 <script>window.leads = []; document.addEventListener('inmo-lead-created', (e) => window.leads.push(e.detail));</script>
 </body></html>`;
@@ -137,4 +140,85 @@ ${snippet.split('\n')[1].replaceAll('inmo-inquiry-form', 'inmo-rental-form')}
     expect(await phones()).toEqual(before);
     await close();
   }, 60_000);
+
+  it('shows the catalogue as GET /properties gives it, page by page, with filters and the back button, and opens a listing in place', async () => {
+    const server = new URL(t.base).origin;
+    await importRecords(t.db, t.businessId, [
+      ...Array.from({ length: 12 }, (_, i) =>
+        listing(`V-${i}`, {
+          price: 100_000 + i * 10_000,
+          title: `Piso en venta ${i}`,
+          images: i === 0 ? [{ url: `${server}/media/v0.jpg`, order: 0, is_primary: true, title: 'Salón', public: true }] : [],
+          // The newest: the first card of the first page.
+          ...(i === 0 ? { updated_at: '2026-03-01T10:00:00+00:00' } : {}),
+        }),
+      ),
+      ...Array.from({ length: 4 }, (_, i) =>
+        listing(`Z-${i}`, {
+          city: 'Zaragoza',
+          province: 'Zaragoza',
+          price: 90_000 + i,
+          title: `Piso en Zaragoza ${i}`,
+          address_privacy: 'approximate',
+        }),
+      ),
+      listing('R-1', { operation: 'alquiler', price: null, price_rent: 900, title: 'Piso de alquiler' }),
+    ]);
+    const key = (await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read', 'leads:ingest'], origins: [siteOrigin] }))
+      .key;
+    const { html: snippet } = await embedSnippet(t.db, { businessId: t.businessId, key, baseUrl: server });
+    const script = snippet.split('\n')[0];
+    site.serve(`<!doctype html><html lang="es"><head><meta charset="utf-8"><title>Inmuebles</title><meta name="viewport" content="width=device-width"></head>
+<body><main><h1>Nuestros inmuebles</h1>${script}
+<inmo-listings api="${server}/v1/ext" key="${key}" page-size="5" operation="venta"></inmo-listings></main></body></html>`);
+    /** The ids GET /properties gives for these filters and page, as a site's server would read them. */
+    const expected = async (query: string) =>
+      ((await get(t.app, `/properties?${query}`, t.key)).body.data as Array<{ id: number }>).map((p) => p.id);
+    const context = await browser.newContext({ viewport: WIDTHS.desktop });
+    const tab = await context.newPage();
+    const hosts: string[] = [];
+    tab.on('request', (request) => hosts.push(new URL(request.url()).origin));
+    await tab.goto(`${siteOrigin}/inmuebles`);
+    const listings = tab.locator('inmo-listings');
+    const shown = async () => {
+      await expect.poll(() => listings.locator('[aria-busy]').count()).toBe(0);
+      return listings.locator('article').evaluateAll((cards) => cards.map((c) => Number(c.getAttribute('data-property-id'))));
+    };
+    expect(await shown()).toEqual(await expected('operation=venta&limit=5&offset=0'));
+    await expect(listings.getByRole('status').textContent()).resolves.toBe('16 inmuebles');
+    const violations: string[] = [];
+    await axeCheck(tab, violations, 'embed-listings', 'desktop');
+
+    await listings.getByRole('button', { name: 'Siguiente' }).click();
+    expect(await shown()).toEqual(await expected('operation=venta&limit=5&offset=5'));
+    expect(new URL(tab.url()).searchParams.get('inmo_page')).toBe('2');
+
+    await listings.getByLabel('Ciudad').fill('Zaragoza');
+    await listings.getByRole('button', { name: 'Buscar' }).click();
+    expect(await shown()).toEqual(await expected('operation=venta&city=Zaragoza&limit=5&offset=0'));
+    // Back: page 2 of the sales again; a reload keeps it.
+    await tab.goBack();
+    expect(await shown()).toEqual(await expected('operation=venta&limit=5&offset=5'));
+    await tab.reload();
+    expect(await shown()).toEqual(await expected('operation=venta&limit=5&offset=5'));
+
+    // A listing opens in place, with the form to ask about it; back returns to the list.
+    await listings.getByRole('button', { name: 'Anterior' }).click();
+    await listings.getByRole('link', { name: 'Piso en venta 0' }).click();
+    await expect.poll(() => listings.locator('inmo-property h2').textContent()).toBe('Piso en venta 0');
+    const property = listings.locator('inmo-property');
+    await expect(property.getByText('Foto 1 de 1').count()).resolves.toBe(0);
+    await expect(property.locator('img').getAttribute('alt')).resolves.toBe('Salón');
+    await expect(property.locator('inmo-inquiry-form').getAttribute('property-id')).resolves.toMatch(/^\d+$/);
+    await axeCheck(tab, violations, 'embed-property', 'desktop');
+    await tab.setViewportSize(WIDTHS.phone);
+    await axeCheck(tab, violations, 'embed-property', 'phone');
+    await listings.getByRole('button', { name: 'Volver al listado' }).click();
+    expect(await shown()).toEqual(await expected('operation=venta&limit=5&offset=0'));
+    await axeCheck(tab, violations, 'embed-listings', 'phone');
+
+    expect([...new Set(hosts)].sort()).toEqual([siteOrigin, server].sort());
+    expect(violations).toEqual([]);
+    await context.close();
+  }, 120_000);
 });

@@ -12,6 +12,10 @@ import { withApp } from '../helpers/http.ts';
 
 const t = withApp();
 
+/** `inmo embed snippet` for the test's business with `key` and any further arguments. */
+const snippet = (key: string, ...args: string[]) =>
+  inmo({ DATABASE_URL: t.url }, 'embed', 'snippet', '--business', String(t.businessId), '--key', key, ...args);
+
 describe('/embed/v1/inmo.js', () => {
   it('serves the module for five minutes, and the same bytes under their hash for good, to any site', async () => {
     const current = await t.app.inject({ method: 'GET', url: '/embed/v1/inmo.js', headers: { origin: 'https://agencia.example' } });
@@ -43,26 +47,23 @@ describe('inmo embed snippet', () => {
       scopes: ['properties:read', 'leads:ingest'],
       origins: ['https://agencia.example'],
     });
-    const run = await inmo(
-      { DATABASE_URL: t.url },
-      'embed',
-      'snippet',
-      '--business',
-      String(t.businessId),
-      '--key',
-      key.key,
-      '--url',
-      'https://inmo.agencia.example/',
-      '--json',
-    );
+    const run = await snippet(key.key, '--url', 'https://inmo.agencia.example/', '--json');
     expect(run.code).toBe(0);
     const html = run.json.html as string;
     const [, src, integrity] = /<script type="module" src="([^"]+)" integrity="([^"]+)" crossorigin="anonymous"><\/script>/.exec(html)!;
     expect(src).toMatch(/^https:\/\/inmo\.agencia\.example\/embed\/v1\/inmo\.[0-9a-f]{16}\.js$/);
-    expect(html).toContain(`<inmo-inquiry-form api="https://inmo.agencia.example/v1/ext" key="${key.key}" lang="es"></inmo-inquiry-form>`);
+    expect(html.split('\n')[1]).toBe(
+      `<inmo-listings api="https://inmo.agencia.example/v1/ext" key="${key.key}" lang="es"></inmo-listings>`,
+    );
     // The integrity is that of the bytes served under that name.
     const served = await t.app.inject({ method: 'GET', url: new URL(src).pathname });
     expect(integrity).toBe(`sha384-${createHash('sha384').update(served.rawPayload).digest('base64')}`);
+    // A key that may only send leads: the contact form.
+    const formOnly = await createApiKey(t.db, { businessId: t.businessId, scopes: ['leads:ingest'], origins: ['https://agencia.example'] });
+    const form = await snippet(formOnly.key, '--json');
+    expect(form.json.html.split('\n')[1]).toBe(
+      `<inmo-inquiry-form api="http://127.0.0.1:8080/v1/ext" key="${formOnly.key}" lang="es"></inmo-inquiry-form>`,
+    );
   });
 
   it('refuses a secret key, another business’s key, a revoked one and a URL that is not http(s)', async () => {
@@ -72,22 +73,12 @@ describe('inmo embed snippet', () => {
     const revoked = await createApiKey(t.db, { businessId: t.businessId, scopes: ['leads:ingest'], origins: ['https://agencia.example'] });
     await revokeApiKey(t.db, revoked.key_id, null);
     for (const key of [secret.key, theirs.key, revoked.key, 'AC_PUB_nonsense']) {
-      const run = await inmo({ DATABASE_URL: t.url }, 'embed', 'snippet', '--business', String(t.businessId), '--key', key);
+      const run = await snippet(key);
       expect([run.code, run.stderr]).toEqual([expect.any(Number), expect.stringContaining('--key must be an active publishable key')]);
       expect(run.code).not.toBe(0);
     }
     const good = await createApiKey(t.db, { businessId: t.businessId, scopes: ['leads:ingest'], origins: ['https://agencia.example'] });
-    const badUrl = await inmo(
-      { DATABASE_URL: t.url },
-      'embed',
-      'snippet',
-      '--business',
-      String(t.businessId),
-      '--key',
-      good.key,
-      '--url',
-      'ftp://x',
-    );
+    const badUrl = await snippet(good.key, '--url', 'ftp://x');
     expect(badUrl.stderr).toContain('--url must be an http(s) URL');
   });
 });
