@@ -11,7 +11,8 @@ import { derivedKey } from '../secrets.ts';
 import { loadConfig } from '../config.ts';
 import { createDb, migrate, type Db } from '../db/database.ts';
 import { seedDemo } from '../demo/seed.ts';
-import { SCOPES } from '../domain/api-key.ts';
+import { PUBLISHABLE_SCOPES, SCOPES } from '../domain/api-key.ts';
+import { createApiKey } from '../services/api-keys.ts';
 import { serveMetricsOn } from '../http/operability.ts';
 import { Worker } from '../jobs/worker.ts';
 import { action, cli, CliError, command, openDb, plural, port, positiveInt, print } from './common.ts';
@@ -120,7 +121,8 @@ export function register(program: Command): void {
           feedMaxBytes: config.worker.feedMaxBytes,
         });
         // The demo is in place before the first request can arrive.
-        const demo = opts.demo ? await seedDemo(db) : {};
+        const seeded = opts.demo ? await seedDemo(db) : null;
+        const demo = seeded ?? {};
         const { port: metricsPort, host: metricsHost } = config.metrics;
         const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;
         const { address, metrics } = await listenOrClose(app, db, listenOn, metricsAt);
@@ -131,6 +133,16 @@ export function register(program: Command): void {
         const origin = address.replace('0.0.0.0', '127.0.0.1');
         const base = `${origin}/v1/ext`;
         const metricsUrl = !config.metrics.enabled ? undefined : (metricsAddress(metrics) ?? `${origin}/metrics`);
+        // The website kit's demo page needs a publishable key for this server's own origin.
+        const embedKey =
+          seeded && 'key' in seeded && seeded.business_id !== null
+            ? await createApiKey(db, {
+                businessId: seeded.business_id,
+                scopes: [...PUBLISHABLE_SCOPES],
+                label: 'demo website',
+                origins: [origin, origin.replace('127.0.0.1', 'localhost')],
+              })
+            : null;
         const info: Record<string, unknown> = {
           url: base,
           docs: `${base}/docs`,
@@ -138,6 +150,7 @@ export function register(program: Command): void {
           health: `${origin}/healthz`,
           metrics: metricsUrl,
           ...demo,
+          ...(embedKey ? { embed_demo: `${origin}/embed/demo?key=${embedKey.key}` } : {}),
         };
         const lines = [
           `inmo is serving ${base}`,
@@ -151,6 +164,7 @@ export function register(program: Command): void {
             `  demo business #${info.business_id} with ${info.properties} properties`,
             `  demo key (all scopes, shown once): ${info.key}`,
             `  console owner ${info.owner_email}: choose a password at ${origin}${info.set_password_url} (once, within 24 h)`,
+            `  website kit demo: ${info.embed_demo}`,
             '',
             `  try:  curl -H 'X-Api-Key: ${info.key}' '${base}/properties?limit=2'`,
           );

@@ -52,9 +52,19 @@ export function presentedKey(request: FastifyRequest): string | undefined | { sc
 /** Response headers a page's script may read from a cross-origin answer (CONTRACT §13). */
 const EXPOSED_HEADERS = 'ETag, Idempotent-Replayed, Inmo-Lead-Outcome, Retry-After, X-Request-Id';
 
+/** The origin of a URL as browsers write it (no default port), or '' when it is not one. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
 /**
  * Where a key may be used from (CONTRACT §13). A publishable key needs an `Origin` on its list,
- * and its answers carry that origin's CORS headers. A secret key never gets CORS headers, and
+ * and its answers carry that origin's CORS headers; a browser's same-origin GET, which carries no
+ * `Origin`, counts as coming from this server's own origin. A secret key never gets CORS headers, and
  * a request that a browser marks as coming from another site (`Sec-Fetch-Site`, which a page's
  * script cannot set) is refused with it, so a leaked secret key in a page creates nothing.
  * @throws InmoError KEY_ORIGIN_REFUSED, KEY_SECRET_IN_BROWSER (403).
@@ -66,6 +76,13 @@ function checkOrigin(request: FastifyRequest, reply: FastifyReply, key: KeyConte
     return;
   }
   const origin = request.headers.origin;
+  if (origin === undefined && request.headers['sec-fetch-site'] === 'same-origin') {
+    // A browser sends no Origin with a GET of its page's own origin (inmo's /embed/demo): the
+    // origin is then this server's, which the key must list. Neither header can be set by a
+    // page's script, as with Origin itself.
+    if (!key.origins.includes(originOf(`${request.protocol}://${request.host}`))) throw new InmoError('KEY_ORIGIN_REFUSED');
+    return;
+  }
   if (typeof origin !== 'string' || !key.origins.includes(origin)) throw new InmoError('KEY_ORIGIN_REFUSED');
   reply.header('access-control-allow-origin', origin);
   reply.header('access-control-expose-headers', EXPOSED_HEADERS);

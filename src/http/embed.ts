@@ -5,8 +5,11 @@
  *   (`immutable`): the copy `inmo embed snippet` pastes, with its SRI `integrity`.
  * Both are sent with `Access-Control-Allow-Origin: *`, which a `crossorigin="anonymous"` script
  * with `integrity` needs, and answered 304 to a matching `If-None-Match`.
+ * - `GET /embed/demo?key=AC_PUB_…`: a page of this server showing the elements over the key's
+ *   business's catalogue (`npm start` prints its link with a publishable key for this origin).
  */
 import type { FastifyInstance } from 'fastify';
+import { parseApiKey } from '../domain/api-key.ts';
 import { embedBundle } from '../services/embed-bundle.ts';
 import { noneMatch } from './conditional.ts';
 
@@ -28,4 +31,45 @@ export function embedRoutes(app: FastifyInstance): void {
     if (typeof ifNoneMatch === 'string' && noneMatch(ifNoneMatch, bundle.hash)) return reply.code(304).send();
     return reply.type('text/javascript; charset=utf-8').send(bundle.code);
   });
+
+  app.get<{ Querystring: { key?: string } }>('/embed/demo', { schema: { hide: true } }, async (request, reply) => {
+    const key = typeof request.query.key === 'string' ? request.query.key.trim() : '';
+    const { hash, integrity } = await embedBundle();
+    const origin = `${request.protocol}://${request.host}`;
+    const valid = parseApiKey(key)?.publishable === true;
+    reply
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      // Only this server: the elements' styles live in their shadow roots' <style>.
+      .header(
+        'content-security-policy',
+        "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+      );
+    return reply
+      .code(valid ? 200 : 400)
+      .type('text/html; charset=utf-8')
+      .send(demoPage(origin, valid ? key : null, `/embed/v1/inmo.${hash}.js`, integrity));
+  });
+}
+
+/** Text safe in HTML, attributes included. */
+const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The demo page: the catalogue and the rental form with `key`, or how to open it with one. */
+function demoPage(origin: string, key: string | null, script: string, integrity: string): string {
+  const attrs = key === null ? '' : `api="${escape(`${origin}/v1/ext`)}" key="${escape(key)}" lang="es"`;
+  const body =
+    key === null
+      ? `<p>Ábrela con una clave publicable de este origen: <code>/embed/demo?key=AC_PUB_…</code> (<code>npm start</code> imprime el enlace; <code>npx inmo keys create --business 1 --publishable --origin ${escape(origin)}</code> crea una).</p>`
+      : `<section aria-labelledby="h-list"><h2 id="h-list">Nuestros inmuebles</h2><inmo-listings ${attrs}></inmo-listings></section>
+<section aria-labelledby="h-rent"><h2 id="h-rent">¿Buscas piso de alquiler?</h2><inmo-rental-form ${attrs}></inmo-rental-form></section>`;
+  return `<!doctype html>
+<html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Demo del kit web de inmo</title>
+<script type="module" src="${escape(script)}" integrity="${escape(integrity)}" crossorigin="anonymous"></script>
+</head><body style="font-family:system-ui,sans-serif;max-width:72rem;margin:0 auto;padding:1rem">
+<main><h1>Demo del kit web de inmo</h1>
+<p>Lo que ve una agencia que pega en su web las dos líneas de <code>npx inmo embed snippet</code>.</p>
+${body}</main></body></html>`;
 }

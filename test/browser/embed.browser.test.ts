@@ -221,4 +221,28 @@ ${form('inmo-rental-form')}
     expect(violations).toEqual([]);
     await context.close();
   }, 120_000);
+
+  it('serves /embed/demo: the catalogue and the rental form on inmo’s own page, under its CSP, axe clean', async () => {
+    const server = new URL(t.base).origin;
+    const key = (await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read', 'leads:ingest'], origins: [server] }))
+      .key;
+    const context = await browser.newContext({ viewport: WIDTHS.desktop });
+    const tab = await context.newPage();
+    const hosts: string[] = [];
+    const refused: string[] = [];
+    tab.on('request', (request) => hosts.push(new URL(request.url()).origin));
+    tab.on('console', (message) => message.type() === 'error' && refused.push(message.text()));
+    await tab.goto(`${server}/embed/demo?key=${key}`);
+    await expect.poll(() => tab.locator('inmo-listings article').count()).toBeGreaterThan(0);
+    await expect(tab.locator('inmo-rental-form').getByRole('button', { name: 'Enviar' }).isVisible()).resolves.toBe(true);
+    const violations: string[] = [];
+    await axeCheck(tab, violations, 'embed-demo', 'desktop');
+    await tab.setViewportSize(WIDTHS.phone);
+    await axeCheck(tab, violations, 'embed-demo', 'phone');
+    expect(violations).toEqual([]);
+    expect([...new Set(hosts)]).toEqual([server]);
+    // Nothing the page's CSP refused (a refused style or script would say so here).
+    expect(refused.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

@@ -97,6 +97,18 @@ describe('inmo CLI', () => {
     const response = await fetch(`${first.info.url}/properties?limit=1`, { headers: { 'x-api-key': first.info.key } });
     expect(response.status).toBe(200);
     expect((await response.json()).total).toBeGreaterThan(400);
+    // The website kit's demo page, with a publishable key for this origin that reads the catalogue from it.
+    const origin = new URL(first.info.url).origin;
+    expect(first.info.embed_demo).toMatch(new RegExp(`^${origin}/embed/demo\\?key=AC_PUB_[A-Za-z0-9]{16}\\.[A-Za-z0-9]+$`));
+    const demoPage = await fetch(first.info.embed_demo);
+    const html = await demoPage.text();
+    expect(demoPage.status).toBe(200);
+    const publishable = new URL(first.info.embed_demo).searchParams.get('key')!;
+    expect(html).toContain(`<inmo-listings api="${origin}/v1/ext" key="${publishable}" lang="es"></inmo-listings>`);
+    expect(html).toMatch(/<script type="module" src="\/embed\/v1\/inmo\.[0-9a-f]{16}\.js" integrity="sha384-/);
+    const fromPage = await fetch(`${first.info.url}/properties?limit=1`, { headers: { 'x-api-key': publishable, origin } });
+    expect([fromPage.status, fromPage.headers.get('access-control-allow-origin')]).toEqual([200, origin]);
+    expect((await fetch(`${origin}/embed/demo`)).status).toBe(400);
     await first.stop();
 
     const second = await start();

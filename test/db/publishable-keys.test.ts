@@ -69,6 +69,19 @@ describe('publishable keys', () => {
     expect([leads.status, leads.body.detail]).toEqual([401, 'API key lacks the scope this operation requires: leads:read']);
   });
 
+  it('take a browser’s same-origin GET, which has no Origin, as coming from this server’s own origin', async () => {
+    // inject's requests come to host localhost:80: a page of inmo itself (its /embed/demo).
+    const own = await publishable(['http://localhost']);
+    const sameOrigin = { 'sec-fetch-site': 'same-origin' };
+    const page = await get(t.app, '/properties', own.key, sameOrigin);
+    expect([page.status, page.headers['access-control-allow-origin']]).toEqual([200, undefined]);
+    // Another origin's key, or no browser's word for it: refused as before.
+    const theirs = await publishable([SITE]);
+    expect((await get(t.app, '/properties', theirs.key, sameOrigin)).status).toBe(403);
+    expect((await get(t.app, '/properties', own.key)).status).toBe(403);
+    expect((await get(t.app, '/properties', own.key, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+  });
+
   it('answer a listed origin’s preflight with 204 and what a form needs; nothing for another origin', async () => {
     await publishable();
     const ok = await preflight(SITE);
