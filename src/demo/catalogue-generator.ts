@@ -10,6 +10,13 @@ import { Faker, es } from '@faker-js/faker';
 import type { ImportRecord } from '../schemas/import-record.ts';
 import { SUBTYPES, type PropertyType } from '../domain/catalogue-terms.ts';
 
+/** Rooms as a listing's text says them: `1 dormitorio y 1 baño.`, `Estudio diáfano con 1 baño.` */
+function rooms(bedrooms: number, bathrooms: number): string {
+  const baths = `${bathrooms} ${bathrooms === 1 ? 'baño' : 'baños'}`;
+  if (bedrooms === 0) return `Estudio diáfano con ${baths}.`;
+  return `${bedrooms} ${bedrooms === 1 ? 'dormitorio' : 'dormitorios'} y ${baths}.`;
+}
+
 interface City {
   name: string;
   province: string;
@@ -300,7 +307,7 @@ export function* generateCatalogue(count: number, seed = 42, refPrefix = 'demo')
       title: `${label} ${adjective} ${opWord} en ${district}, ${city.name}`,
       description:
         `<p>${label} ${adjective} de ${size} m² en ${district}.` +
-        (bedrooms !== null ? ` ${bedrooms} dormitorios y ${bathrooms} baños.` : '') +
+        (bedrooms !== null ? ` ${rooms(bedrooms, bathrooms ?? 1)}` : '') +
         `</p><p>${f.helpers.arrayElement(['Cerca de transporte público y servicios.', 'Zona tranquila con comercios.', 'Ideal para inversión.', 'Disponible de inmediato.'])}</p>`,
       price: operations.includes('venta') ? sale : null,
       price_rent: operations.includes('alquiler') ? rent : null,

@@ -161,6 +161,16 @@ function factsOf(p: Property, w: Words): string {
     .join(' · ');
 }
 
+/** The widths inmo's photo store keeps of each photo (src/media/photos.ts): `…-<width>.jpg`. */
+const PHOTO_WIDTHS = [480, 960, 1600];
+
+/** An image's `src`, and `srcset` and `sizes` when the photo store offers it in several widths. */
+function picture(url: string, sizes: string): Record<string, string> {
+  if (!/\/p\/\d+\/[0-9a-f-]{36}-\d+\.jpg$/.test(url)) return { src: url };
+  const at = (w: number) => url.replace(/-\d+\.jpg$/, `-${w}.jpg`);
+  return { src: at(960), srcset: PHOTO_WIDTHS.map((w) => `${at(w)} ${w}w`).join(', '), sizes };
+}
+
 /** The tags and no attribute of the API's description HTML that are shown: text can hold nothing else. */
 const ALLOWED = new Set(['P', 'BR', 'UL', 'OL', 'LI', 'B', 'STRONG', 'I', 'EM', 'H3', 'H4', 'H5', 'H6']);
 
@@ -362,7 +372,9 @@ class InmoListings extends HTMLElement {
     return h(
       'article',
       { 'data-property-id': String(p.id) },
-      image ? h('img', { src: image.url, alt: '', loading: 'lazy', decoding: 'async' }) : h('div', { class: 'noimg' }),
+      image
+        ? h('img', { ...picture(image.url, '(max-width: 40rem) 100vw, 20rem'), alt: '', loading: 'lazy', decoding: 'async' })
+        : h('div', { class: 'noimg' }),
       h(
         'div',
         { class: 'body' },
@@ -460,7 +472,8 @@ class InmoProperty extends HTMLElement {
     const counter = h('span', { 'aria-live': 'polite' });
     const show = (i: number) => {
       at = (i + images.length) % images.length;
-      img.setAttribute('src', images[at].url);
+      img.removeAttribute('srcset');
+      for (const [name, value] of Object.entries(picture(images[at].url, '(max-width: 48rem) 100vw, 48rem'))) img.setAttribute(name, value);
       img.setAttribute('alt', images[at].title ?? title);
       counter.textContent = w.photo(at + 1, images.length);
     };

@@ -120,10 +120,10 @@ export async function revokeApiKey(
 ): Promise<ApiKeyInfo | undefined> {
   const at = nowRfc3339();
   const row = await db.transaction().execute(async (trx) => {
-    const revoked = await repo.revokeApiKey(trx, keyId, businessId, at);
+    const found = await repo.revokeApiKey(trx, keyId, businessId, at);
     // Recorded when this call revoked it, not when it was revoked already.
-    if (revoked?.revoked_at === at) await recordAudit(trx, revoked.business_id, actor, 'key.revoke', keyId, at);
-    return revoked;
+    if (found?.revoked) await recordAudit(trx, found.row.business_id, actor, 'key.revoke', keyId, at);
+    return found?.row;
   });
   signalChange(db);
   return row && info(row);

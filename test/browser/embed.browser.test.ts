@@ -148,7 +148,18 @@ ${form('inmo-rental-form')}
         listing(`V-${i}`, {
           price: 100_000 + i * 10_000,
           title: `Piso en venta ${i}`,
-          images: i === 0 ? [{ url: `${server}/media/v0.jpg`, order: 0, is_primary: true, title: 'Salón', public: true }] : [],
+          images:
+            i === 0
+              ? [
+                  {
+                    url: `${server}/media/p/1/0d4f8a52-5c9e-4a31-9d55-1a2b3c4d5e6f-1600.jpg`,
+                    order: 0,
+                    is_primary: true,
+                    title: 'Salón',
+                    public: true,
+                  },
+                ]
+              : [],
           // The newest: the first card of the first page.
           ...(i === 0 ? { updated_at: '2026-03-01T10:00:00+00:00' } : {}),
         }),
@@ -186,6 +197,12 @@ ${form('inmo-rental-form')}
     };
     expect(await shown()).toEqual(await expected('operation=venta&limit=5&offset=0'));
     await expect(listings.getByRole('status').textContent()).resolves.toBe('16 inmuebles');
+    // The photo store's widths as srcset, lazily loaded.
+    const photo = listings.locator('article img').first();
+    await expect(photo.getAttribute('srcset')).resolves.toBe(
+      [480, 960, 1600].map((w) => `${server}/media/p/1/0d4f8a52-5c9e-4a31-9d55-1a2b3c4d5e6f-${w}.jpg ${w}w`).join(', '),
+    );
+    await expect(photo.getAttribute('loading')).resolves.toBe('lazy');
     const violations: string[] = [];
     await axeCheck(tab, violations, 'embed-listings', 'desktop');
 

@@ -37,11 +37,21 @@ export async function findBusinessApiKey(db: Executor, keyId: string, businessId
  * Sets `revoked_at` once, on a key of `businessId` only unless it is null.
  * @returns the key, or undefined when there is no such key.
  */
-export async function revokeApiKey(db: Executor, keyId: string, businessId: number | null, at: string): Promise<ApiKeyRow | undefined> {
+/**
+ * Revokes a key not revoked yet (of the business, unless null).
+ * @returns the key, and whether this call revoked it; undefined when there is no such key.
+ */
+export async function revokeApiKey(
+  db: Executor,
+  keyId: string,
+  businessId: number | null,
+  at: string,
+): Promise<{ row: ApiKeyRow; revoked: boolean } | undefined> {
   let update = db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null);
   if (businessId !== null) update = update.where('business_id', '=', businessId);
-  await update.execute();
-  return findBusinessApiKey(db, keyId, businessId);
+  const result = await update.executeTakeFirst();
+  const row = await findBusinessApiKey(db, keyId, businessId);
+  return row && { row, revoked: Number(result.numUpdatedRows) === 1 };
 }
 
 export async function touchApiKey(db: Db, keyId: string, at: string): Promise<void> {
