@@ -26,7 +26,10 @@ describe('catalogue generator', () => {
   it('words its descriptions as Spanish does: 1 dormitorio, 2 baños, a studio without a bedroom count', () => {
     const texts = [...generateCatalogue(DEMO_LISTINGS)].map((r) => String(r.description));
     for (const wrong of [/\b1 dormitorios\b/, /\b1 baños\b/, /\b0 dormitorios\b/, /\b[2-9] dormitorio\b/]) {
-      expect(texts.filter((t) => wrong.test(t)), String(wrong)).toEqual([]);
+      expect(
+        texts.filter((t) => wrong.test(t)),
+        String(wrong),
+      ).toEqual([]);
     }
     expect(texts.some((t) => /\b1 dormitorio y/.test(t))).toBe(true);
     expect(texts.some((t) => t.includes('Estudio diáfano con 1 baño.'))).toBe(true);
