@@ -23,7 +23,8 @@
  * engines unless `--db` names one); it is not part of the default run (about 20 minutes at 1M).
  * `--only areas` sends the largest map areas the limits allow and times other requests
  * meanwhile (bench/areas.ts). `--only feeds` measures the Kyero feed's export, its import beside
- * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only listings` times a console save until another process
+ * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only embed` times the website kit's
+ * first card in Chromium, cold and warm (bench/embed.ts). `--only listings` times a console save until another process
  * shows it, and photo uploads with the server's memory (bench/listings.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,6 +43,7 @@ import { importCatalogueFile } from '../src/services/catalogue-import.ts';
 import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
 import { feedsBench } from './feeds.ts';
+import { embedBench } from './embed.ts';
 import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, eventCostBench, leadBench } from './leads.ts';
@@ -76,9 +78,9 @@ const FRESH = options.fresh;
 const ONLY = options.only ?? null;
 if (
   ONLY !== null &&
-  !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'feeds', 'scale'].includes(ONLY)
+  !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'feeds', 'embed', 'scale'].includes(ONLY)
 ) {
-  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds or scale');
+  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, embed or scale');
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -296,6 +298,14 @@ async function main() {
   if (ONLY === null || ONLY === 'areas') await areas();
   if (ONLY === null || ONLY === 'listings') await listings();
   if (ONLY === null || ONLY === 'feeds') await feeds();
+  if (ONLY === null || ONLY === 'embed') await embed();
+}
+
+async function embed(): Promise<void> {
+  const real = await prepareReal();
+  process.stderr.write("embed: the website kit's time to the first card\n");
+  const lines = ['', ...(await embedBench(ROOT, real.dbPath))];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 async function areas(): Promise<void> {
