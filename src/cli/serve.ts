@@ -11,6 +11,8 @@ import { derivedKey } from '../secrets.ts';
 import { loadConfig } from '../config.ts';
 import { createDb, migrate, type Db } from '../db/database.ts';
 import { seedDemo } from '../demo/seed.ts';
+import { storeDemoPhotos } from '../demo/photos.ts';
+import type { MediaStore } from '../media/store.ts';
 import { PUBLISHABLE_SCOPES, SCOPES } from '../domain/api-key.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { serveMetricsOn } from '../http/operability.ts';
@@ -101,6 +103,7 @@ export function register(program: Command): void {
             // Nothing written yet (the destination not open): nothing to lose.
           }
         });
+        const store = mediaStoreOf(config.media);
         const app = await buildApp({
           db,
           countCacheSize: config.countCacheSize,
@@ -117,20 +120,23 @@ export function register(program: Command): void {
           consoleCsrfKey: derivedKey('inmo console CSRF binding', cli.env),
           outbound: config.outbound,
           development: config.development,
-          media: { store: mediaStoreOf(config.media), publicUrl: config.media.publicUrl },
+          media: { store, publicUrl: config.media.publicUrl },
           feedMaxBytes: config.worker.feedMaxBytes,
         });
-        // The demo is in place before the first request can arrive.
-        const seeded = opts.demo ? await seedDemo(db) : null;
-        const demo = seeded ?? {};
         const { port: metricsPort, host: metricsHost } = config.metrics;
         const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;
         const { address, metrics } = await listenOrClose(app, db, listenOn, metricsAt);
+        // The demo is seeded once the server's address is known: its photos are linked there
+        // (src/demo/photos.ts). It is in place before the address is printed.
+        const origin = address.replace('0.0.0.0', '127.0.0.1');
+        const seeded = opts.demo
+          ? await seedDemoWithPhotos(db, store, config.media.publicUrl ?? `${config.publicUrl ?? origin}/media`)
+          : null;
+        const demo = seeded ?? {};
         if (opts.worker) {
           worker = new Worker({ db, settings: config.worker, outbound: config.outbound, logger: app.log.child({ component: 'worker' }) });
           worker.start();
         }
-        const origin = address.replace('0.0.0.0', '127.0.0.1');
         const base = `${origin}/v1/ext`;
         const metricsUrl = !config.metrics.enabled ? undefined : (metricsAddress(metrics) ?? `${origin}/metrics`);
         // The website kit's demo page needs a publishable key for this server's own origin.
@@ -235,4 +241,14 @@ export function register(program: Command): void {
       }
     }),
   );
+}
+
+/**
+ * The demo of `--demo` on an empty database, its photos stored and linked under `mediaBase`
+ * (`…/media` on this server, or `INMO_MEDIA_PUBLIC_URL`); a database with data is left alone.
+ */
+async function seedDemoWithPhotos(db: Db, store: MediaStore, mediaBase: string) {
+  if ((await db.selectFrom('businesses').select('id').limit(1).execute()).length > 0) return seedDemo(db);
+  const keys = await storeDemoPhotos(store);
+  return seedDemo(db, { photoUrls: keys.map((key) => `${mediaBase.replace(/\/+$/, '')}/${key}`) });
 }

@@ -23,14 +23,24 @@ export type DemoResult =
 /** The demo's console owner. */
 export const DEMO_OWNER_EMAIL = 'demo@inmo.example';
 
-export async function seedDemo(db: Db): Promise<DemoResult> {
+/**
+ * Seeds the demo (see the module's comment) on an empty database.
+ * @param options.photoUrls the demo photos' public URLs (src/demo/photos.ts): each listing's
+ *   images link to them in turn; without them, to a host that does not exist (tests).
+ */
+export async function seedDemo(db: Db, options: { photoUrls?: string[] } = {}): Promise<DemoResult> {
   if ((await countBusinesses(db)) > 0) {
     const first = await db.selectFrom('businesses').select('id').orderBy('id').executeTakeFirst();
     return { business_id: first?.id ?? null };
   }
   const business = await insertBusiness(db, 'Inmobiliaria Demo', nowRfc3339());
   const lines = (function* () {
-    for (const record of generateCatalogue(DEMO_LISTINGS)) yield JSON.stringify(record);
+    const photos = options.photoUrls ?? [];
+    let n = 0;
+    for (const record of generateCatalogue(DEMO_LISTINGS)) {
+      if (photos.length > 0) record.images = (record.images ?? []).map((image) => ({ ...image, url: photos[n++ % photos.length] }));
+      yield JSON.stringify(record);
+    }
   })();
   const summary = await importCatalogueLines(db, business.id, lines);
   const key = await createApiKey(db, { businessId: business.id, scopes: [...SCOPES], label: 'demo' });

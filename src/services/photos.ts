@@ -11,8 +11,11 @@ import { PHOTO_WIDTHS, renderPhoto } from '../media/photos.ts';
 import type { MediaStore } from '../media/store.ts';
 import { saveListing, showListing } from './listings.ts';
 
-/** Where a photo's key is in its URL: `…/p/<listing>/<uuid>-<width>.jpg`. */
-const UPLOADED = /(p\/\d{1,15}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-\d{1,5}\.jpg$/;
+/**
+ * Where a photo's key is in its URL: `…/p/<listing>/<uuid>-<width>.jpg`. Not `p/0/`: the demo
+ * catalogue's photos, shared by its listings (src/demo/photos.ts), are no listing's to delete.
+ */
+const UPLOADED = /(p\/[1-9]\d{0,14}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-\d{1,5}\.jpg$/;
 
 /** The store's keys of an uploaded photo, every width, from its URL; none for a photo linked from elsewhere (an import's). */
 export function mediaKeysOf(url: string): string[] {

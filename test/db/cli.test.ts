@@ -14,7 +14,7 @@ import { INMO_ENTRY, startServe } from '../helpers/processes.ts';
 /** A scratch folder and the environment of a CLI run on a fresh database of this process's engine. */
 async function workspace() {
   const dir = mkdtempSync(join(tmpdir(), 'inmo-cli-'));
-  return { dir, env: { ...process.env, DATABASE_URL: await freshDatabaseUrl(), LOG_LEVEL: 'warn' } };
+  return { dir, env: { ...process.env, DATABASE_URL: await freshDatabaseUrl(), LOG_LEVEL: 'warn', INMO_MEDIA_DIR: join(dir, 'media') } };
 }
 
 describe('inmo CLI', () => {
@@ -109,6 +109,18 @@ describe('inmo CLI', () => {
     const fromPage = await fetch(`${first.info.url}/properties?limit=1`, { headers: { 'x-api-key': publishable, origin } });
     expect([fromPage.status, fromPage.headers.get('access-control-allow-origin')]).toEqual([200, origin]);
     expect((await fetch(`${origin}/embed/demo`)).status).toBe(400);
+    // The demo's photos are real images served by inmo, linked under this server's /media/.
+    const withPhotos = await fetch(`${first.info.url}/properties?limit=50`, { headers: { 'x-api-key': first.info.key } });
+    const urls = ((await withPhotos.json()).data as Array<{ images: Array<{ url: string }> | null }>).flatMap((p) =>
+      (p.images ?? []).map((i) => i.url),
+    );
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url).toMatch(new RegExp(`^${origin}/media/p/0/[0-9a-f-]{36}-1600\\.jpg$`));
+    const photo = await fetch(urls[0]);
+    expect([photo.status, photo.headers.get('content-type')]).toEqual([200, 'image/jpeg']);
+    const bytes = Buffer.from(await photo.arrayBuffer());
+    expect(bytes.subarray(0, 3).toString('hex')).toBe('ffd8ff');
+    for (const width of [480, 960]) expect((await fetch(urls[0].replace(/-1600\.jpg$/, `-${width}.jpg`))).status).toBe(200);
     await first.stop();
 
     const second = await start();

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import exifReader from 'exif-reader';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { PhotoRefusedError, renderPhoto } from '../../src/media/photos.ts';
+import { PHOTO_WIDTHS, PhotoRefusedError, renderPhoto } from '../../src/media/photos.ts';
+import { FolderMediaStore, MEDIA_KEY } from '../../src/media/store.ts';
+import { storeDemoPhotos } from '../../src/demo/photos.ts';
+import { mediaKeysOf } from '../../src/services/photos.ts';
 import { phonePhoto, transparentPng } from '../helpers/images.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'inmo-photos-'));
@@ -77,5 +80,30 @@ describe('renderPhoto', () => {
     const refused = await renderPhoto(file('huge.png', huge), 'huge.png').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PhotoRefusedError);
     expect(refused).toMatchObject({ reason: 'too_many_pixels' });
+  });
+});
+
+describe('the demo catalogue’s photos', () => {
+  it('are stored once in every width, as JPEG, under p/0/, and are no listing’s to delete', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inmo-demo-photos-'));
+    const store = new FolderMediaStore(dir);
+    const keys = await storeDemoPhotos(store);
+    expect(keys).toHaveLength(6);
+    for (const key of keys) {
+      expect(key).toMatch(MEDIA_KEY);
+      expect(key).toMatch(/^p\/0\/.+-1600\.jpg$/);
+      for (const width of PHOTO_WIDTHS) {
+        const object = await store.get(key.replace(/-1600\.jpg$/, `-${width}.jpg`));
+        const chunks: Buffer[] = [];
+        for await (const chunk of object!.body) chunks.push(chunk as Buffer);
+        const meta = await sharp(Buffer.concat(chunks)).metadata();
+        expect([meta.format, meta.width]).toEqual(['jpeg', width]);
+      }
+      // A listing's photo deletion takes its own keys, never these.
+      expect(mediaKeysOf(`https://inmo.example/media/${key}`)).toEqual([]);
+    }
+    expect(mediaKeysOf('https://inmo.example/media/p/7/0d4f8a52-5c9e-4a31-9d55-1a2b3c4d5e6f-1600.jpg')).toHaveLength(3);
+    // Stored again: nothing rewritten, the same keys.
+    expect(await storeDemoPhotos(store)).toEqual(keys);
   });
 });
