@@ -288,13 +288,18 @@ abstract class InmoForm extends HTMLElement {
   }
 }
 
+/** The person's fields, first in both forms. */
+const CONTACT: Field[] = [
+  { name: 'name', kind: 'text', required: true, autocomplete: 'name' },
+  { name: 'phone', kind: 'tel', required: true, autocomplete: 'tel' },
+  { name: 'email', kind: 'email', autocomplete: 'email' },
+];
+
 /** `<inmo-inquiry-form>`: `POST /leads/inquiries` (CONTRACT §17). */
 class InmoInquiryForm extends InmoForm {
   protected readonly label = 'form' as const;
   protected readonly fields: Field[] = [
-    { name: 'name', kind: 'text', required: true, autocomplete: 'name' },
-    { name: 'phone', kind: 'tel', required: true, autocomplete: 'tel' },
-    { name: 'email', kind: 'email', autocomplete: 'email' },
+    ...CONTACT,
     { name: 'message', kind: 'textarea' },
     { name: 'consent', kind: 'checkbox', required: true },
   ];
@@ -326,9 +331,7 @@ class InmoInquiryForm extends InmoForm {
 class InmoRentalForm extends InmoForm {
   protected readonly label = 'rentalForm' as const;
   protected readonly fields: Field[] = [
-    { name: 'name', kind: 'text', required: true, autocomplete: 'name' },
-    { name: 'phone', kind: 'tel', required: true, autocomplete: 'tel' },
-    { name: 'email', kind: 'email', autocomplete: 'email' },
+    ...CONTACT,
     { name: 'budget', kind: 'number' },
     { name: 'entryDate', kind: 'date' },
     { name: 'people', kind: 'number' },

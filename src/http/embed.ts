@@ -9,6 +9,7 @@
  *   business's catalogue (`npm start` prints its link with a publishable key for this origin).
  */
 import type { FastifyInstance } from 'fastify';
+import { escapeUTF8 } from 'entities';
 import { parseApiKey } from '../domain/api-key.ts';
 import { embedBundle } from '../services/embed-bundle.ts';
 import { noneMatch } from './conditional.ts';
@@ -53,21 +54,18 @@ export function embedRoutes(app: FastifyInstance): void {
   });
 }
 
-/** Text safe in HTML, attributes included. */
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 /** The demo page: the catalogue and the rental form with `key`, or how to open it with one. */
 function demoPage(origin: string, key: string | null, script: string, integrity: string): string {
-  const attrs = key === null ? '' : `api="${escape(`${origin}/v1/ext`)}" key="${escape(key)}" lang="es"`;
+  const attrs = key === null ? '' : `api="${escapeUTF8(`${origin}/v1/ext`)}" key="${escapeUTF8(key)}" lang="es"`;
   const body =
     key === null
-      ? `<p>Ábrela con una clave publicable de este origen: <code>/embed/demo?key=AC_PUB_…</code> (<code>npm start</code> imprime el enlace; <code>npx inmo keys create --business 1 --publishable --origin ${escape(origin)}</code> crea una).</p>`
+      ? `<p>Ábrela con una clave publicable de este origen: <code>/embed/demo?key=AC_PUB_…</code> (<code>npm start</code> imprime el enlace; <code>npx inmo keys create --business 1 --publishable --origin ${escapeUTF8(origin)}</code> crea una).</p>`
       : `<section aria-labelledby="h-list"><h2 id="h-list">Nuestros inmuebles</h2><inmo-listings ${attrs}></inmo-listings></section>
 <section aria-labelledby="h-rent"><h2 id="h-rent">¿Buscas piso de alquiler?</h2><inmo-rental-form ${attrs}></inmo-rental-form></section>`;
   return `<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Demo del kit web de inmo</title>
-<script type="module" src="${escape(script)}" integrity="${escape(integrity)}" crossorigin="anonymous"></script>
+<script type="module" src="${escapeUTF8(script)}" integrity="${escapeUTF8(integrity)}" crossorigin="anonymous"></script>
 </head><body style="font-family:system-ui,sans-serif;max-width:72rem;margin:0 auto;padding:1rem">
 <main><h1>Demo del kit web de inmo</h1>
 <p>Lo que ve una agencia que pega en su web las dos líneas de <code>npx inmo embed snippet</code>.</p>

@@ -4,6 +4,7 @@
  * pasting it need: its hash (the immutable copy's name), its Subresource Integrity and its size.
  */
 import { createHash } from 'node:crypto';
+import { escapeUTF8 } from 'entities';
 import { gzipSync } from 'node:zlib';
 import { inPackage } from '../package-root.ts';
 import type { Db } from '../db/database.ts';
@@ -63,9 +64,6 @@ async function build(): Promise<EmbedBundle> {
   };
 }
 
-/** Text safe inside a double-quoted HTML attribute. */
-const attribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 /**
  * The two tags to paste into a page (`inmo embed snippet`, CONTRACT §17): the script under its
  * hash with its `integrity`, and `<inmo-listings>` with the server's API and the key (its listings
@@ -85,13 +83,13 @@ export async function embedSnippet(db: Db, options: { businessId: number; key: s
   if (!/^https?:\/\/[^\s/]+/.test(options.baseUrl)) throw new InmoError('EMBED_URL');
   const base = options.baseUrl.replace(/\/+$/, '');
   const { hash, integrity } = await embedBundle();
-  const common = `api="${attribute(`${base}/v1/ext`)}" key="${attribute(options.key.trim())}" lang="es"`;
+  const common = `api="${escapeUTF8(`${base}/v1/ext`)}" key="${escapeUTF8(options.key.trim())}" lang="es"`;
   // The catalogue (its listings open in place, each with the form to ask about it) when the key
   // may read it, else the contact form alone.
   const element = stored.scopes.includes('properties:read') ? 'inmo-listings' : 'inmo-inquiry-form';
   return {
     html:
-      `<script type="module" src="${attribute(`${base}/embed/v1/inmo.${hash}.js`)}" integrity="${integrity}" crossorigin="anonymous"></script>\n` +
+      `<script type="module" src="${escapeUTF8(`${base}/embed/v1/inmo.${hash}.js`)}" integrity="${integrity}" crossorigin="anonymous"></script>\n` +
       `<${element} ${common}></${element}>`,
   };
 }

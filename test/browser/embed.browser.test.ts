@@ -82,6 +82,22 @@ ${form('inmo-rental-form')}
     }
 
     const { tab, hosts, close } = await open();
+    // The inputs' names of CONTRACT §17.
+    const names = (element: ReturnType<typeof inquiry>) =>
+      element.locator('input, textarea').evaluateAll((inputs) => inputs.map((i) => i.getAttribute('name')));
+    expect(await names(inquiry(tab))).toEqual(['name', 'phone', 'email', 'message', 'consent']);
+    expect(await names(rental(tab))).toEqual([
+      'name',
+      'phone',
+      'email',
+      'budget',
+      'entryDate',
+      'people',
+      'habs',
+      'pets',
+      'freeText',
+      'consent',
+    ]);
     const form = inquiry(tab);
     // Nothing is sent without the consent, and the field says so.
     await form.getByLabel('Nombre', { exact: true }).fill('Irene Web');
@@ -226,10 +242,25 @@ ${form('inmo-rental-form')}
     const property = listings.locator('inmo-property');
     await expect(property.getByText('Foto 1 de 1').count()).resolves.toBe(0);
     await expect(property.locator('img').getAttribute('alt')).resolves.toBe('Salón');
-    await expect(property.locator('inmo-inquiry-form').getAttribute('property-id')).resolves.toMatch(/^\d+$/);
+    const asked = property.locator('inmo-inquiry-form');
+    const listingId = await asked.getAttribute('property-id');
+    expect(listingId).toMatch(/^\d+$/);
     await axeCheck(tab, violations, 'embed-property', 'desktop');
     await tab.setViewportSize(WIDTHS.phone);
     await axeCheck(tab, violations, 'embed-property', 'phone');
+    // Asked from the listing's page: the lead's notes name the listing.
+    await asked.getByLabel('Nombre', { exact: true }).fill('Olga Ficha');
+    await asked.getByLabel('Teléfono', { exact: true }).fill('611 70 00 31');
+    await asked.getByRole('checkbox').check();
+    await asked.getByRole('button', { name: 'Enviar' }).click();
+    await expect.poll(() => asked.getByRole('status').textContent()).toContain('Hemos recibido tu consulta');
+    const note = await t.db
+      .selectFrom('lead_notes')
+      .innerJoin('leads', 'leads.id', 'lead_notes.lead_id')
+      .select('lead_notes.text')
+      .where('leads.phone_number_1', '=', '+34611700031')
+      .executeTakeFirstOrThrow();
+    expect(note.text).toContain(`Ref. ${listingId}`);
     await listings.getByRole('button', { name: 'Volver al listado' }).click();
     expect(await shown()).toEqual(await expected('operation=venta&limit=5&offset=0'));
     await axeCheck(tab, violations, 'embed-listings', 'phone');
