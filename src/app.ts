@@ -45,6 +45,16 @@ import { WebhookChannels } from './services/webhooks.ts';
 import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/api-keys.ts';
 import { consolePlugin } from './http/console/plugin.ts';
+import { FastPath, SANE_REQUEST_ID } from './http/fast-path.ts';
+import lightMyRequest, { type InjectOptions } from 'light-my-request';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The fast path of cached reads (http/fast-path.ts), once the app is built; null with the page cache off. */
+    readonly fastPath: FastPath | null;
+  }
+}
 
 /** Path prefix of every API route (spec §9). */
 export const API_PREFIX = '/v1/ext';
@@ -56,8 +66,6 @@ const PREFLIGHT = {
   allowedHeaders: ['X-Api-Key', 'Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match'],
   maxAge: 600,
 };
-
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface AppOptions {
   db: Db;
@@ -103,6 +111,10 @@ export interface AppOptions {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = options.limits ?? DEFAULT_LIMITS;
   const schemas = buildSchemas(limits);
+  const pageCacheBytes = (options.pageCacheMb ?? 0) * 1024 * 1024;
+  // Exact repeats of cached reads are answered before Fastify's lifecycle (http/fast-path.ts);
+  // made below, once the key verifier and the rate limit exist. Off with the page cache.
+  let fastPath: FastPath | null = null;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: limits.bodyBytes,
@@ -113,7 +125,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The `locations` query parameter may be up to limits.locationsQueryChars long once decoded,
     // up to three times that percent-encoded: Node's 16 KiB default header limit would refuse
     // it with a bare 431 first.
-    serverFactory: (handler) => createServer({ maxHeaderSize: limits.locationsQueryChars * 3 + 16 * 1024 }, handler),
+    serverFactory: (handler) =>
+      createServer({ maxHeaderSize: limits.locationsQueryChars * 3 + 16 * 1024 }, (req, res) => {
+        if (fastPath === null || !fastPath.serve(req, res)) handler(req, res);
+      }),
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -209,8 +224,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       // In this order: a throttled client is refused before its key is looked up (http/rate-limit.ts).
-      if (options.rateLimits) await registerRateLimits(api, options.rateLimits);
+      const perKeyLimit = options.rateLimits ? await registerRateLimits(api, options.rateLimits) : null;
       const keys = new KeyVerifier(options.db, changes);
+      if (pageCacheBytes > 0) {
+        fastPath = new FastPath({
+          keys,
+          maxBytes: pageCacheBytes,
+          log: options.logger ? app.log : null,
+          metrics: (options.metrics ?? 'served') !== 'off',
+          rateLimit: perKeyLimit,
+        });
+      }
       // CORS preflights of browser forms (CONTRACT §13): a preflight carries no key, so an origin
       // on any publishable key's list is answered; the request itself is checked against its own
       // key (http/auth.ts), and only a publishable key's answers get CORS headers.
@@ -238,8 +262,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(meRoutes);
       await api.register(propertyRoutes, {
         db: options.db,
-        catalogue: new CatalogueReader(options.db, options.countCacheSize ?? 2000, (options.pageCacheMb ?? 0) * 1024 * 1024),
+        catalogue: new CatalogueReader(options.db, options.countCacheSize ?? 2000, pageCacheBytes),
         schemas,
+        fastPath,
       });
       await api.register(eventRoutes, { db: options.db });
       await api.register(leadRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}), schemas });
@@ -263,5 +288,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 
+  app.decorate('fastPath', { getter: () => fastPath });
+  if (fastPath !== null) injectAsServed(app, () => fastPath);
   return app;
+}
+
+/**
+ * Makes `app.inject` dispatch a request as the server does: to the fast path first, then to
+ * Fastify (`app.routing`), so that every test of the API sees both paths (Fastify's own
+ * `inject` goes straight to its router). It waits for the app to be ready, as Fastify's does.
+ */
+function injectAsServed(app: FastifyInstance, fastPath: () => FastPath | null): void {
+  const dispatch = (req: IncomingMessage, res: ServerResponse) => {
+    const fast = fastPath();
+    if (fast === null || !fast.serve(req, res)) app.routing(req, res);
+  };
+  const inject = (options: InjectOptions | string) => app.ready().then(() => lightMyRequest(dispatch, options));
+  (app as { inject: unknown }).inject = inject;
 }

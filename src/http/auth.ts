@@ -32,6 +32,9 @@ const REFUSALS: Record<AuthFailure, ErrorCode> = {
   expired: 'KEY_EXPIRED',
 };
 
+/** `Authorization: ApiKey <key>`, the scheme in any case (CONTRACT §3). */
+export const API_KEY_SCHEME = /^\s*apikey\s+(\S+)\s*$/i;
+
 /**
  * The key from `X-Api-Key`, else from `Authorization: ApiKey <key>` (scheme case-insensitive).
  * @returns the key, undefined when none is sent, or `{ scheme }` when `Authorization` uses
@@ -42,7 +45,7 @@ export function presentedKey(request: FastifyRequest): string | undefined | { sc
   if (typeof header === 'string' && header !== '') return header.trim();
   const authorization = request.headers.authorization;
   if (typeof authorization === 'string') {
-    const match = /^\s*apikey\s+(\S+)\s*$/i.exec(authorization);
+    const match = API_KEY_SCHEME.exec(authorization);
     if (match) return match[1];
     return authorization.trim() === '' ? undefined : { scheme: authorization.trim().split(/\s+/)[0] };
   }
@@ -50,7 +53,7 @@ export function presentedKey(request: FastifyRequest): string | undefined | { sc
 }
 
 /** Response headers a page's script may read from a cross-origin answer (CONTRACT §13). */
-const EXPOSED_HEADERS = 'ETag, Idempotent-Replayed, Inmo-Lead-Outcome, Retry-After, X-Request-Id';
+export const EXPOSED_HEADERS = 'ETag, Idempotent-Replayed, Inmo-Lead-Outcome, Retry-After, X-Request-Id';
 
 /** The origin of a URL as browsers write it (no default port), or '' when it is not one. */
 function originOf(url: string): string {

@@ -16,7 +16,7 @@
  * @fastify/compress (app.ts); these routes opt out of it (`compress: false`).
  */
 import { negotiate } from '@fastify/accept-negotiator';
-import type { onSendHookHandler } from 'fastify';
+import type { FastifyRequest, onSendHookHandler } from 'fastify';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -25,7 +25,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 export const COMPRESS_MIN_BYTES = 1024;
 /** The codings offered, in the server's order of preference. */
 const CODINGS = ['br', 'gzip'] as const;
-type Coding = (typeof CODINGS)[number];
+export type Coding = (typeof CODINGS)[number];
 
 /** Brotli quality 4: a dynamic body's usual choice (11, zlib's default, costs ten times as much). */
 const COMPRESS: Record<Coding, (body: Buffer) => Promise<Buffer>> = {
@@ -45,10 +45,13 @@ export const COMPRESSION_OPTIONS = {
 };
 
 /** What is worked out once per body. */
-interface Representations {
+export interface Representations {
+  /** The body's strong tag (without quotes or coding). */
   hash: string;
   br?: Promise<Buffer>;
   gzip?: Promise<Buffer>;
+  /** The codings made so far, for a reader that cannot wait (http/fast-path.ts). */
+  made: Partial<Record<Coding, Buffer>>;
 }
 
 const memo = new WeakMap<Buffer, Representations>();
@@ -56,10 +59,39 @@ const memo = new WeakMap<Buffer, Representations>();
 function representationsOf(body: Buffer, keep: boolean): Representations {
   let known = memo.get(body);
   if (known === undefined) {
-    known = { hash: createHash('sha256').update(body).digest('base64url').slice(0, 32) };
+    known = { hash: createHash('sha256').update(body).digest('base64url').slice(0, 32), made: {} };
     if (keep) memo.set(body, known);
   }
   return known;
+}
+
+/** The coding a body of `length` bytes is sent in for this `Accept-Encoding`, or null: as it is. */
+export function codingFor(accepted: string | undefined, length: number): Coding | null {
+  return length >= COMPRESS_MIN_BYTES && typeof accepted === 'string' ? (negotiate(accepted, [...CODINGS]) as Coding | null) : null;
+}
+
+/** The `ETag` of a body's representation in `coding` (CONTRACT §13). */
+export function etagOf(known: Representations, coding: Coding | null): string {
+  return coding ? `"${known.hash}-${coding}"` : `"${known.hash}"`;
+}
+
+/** The cache headers of every conditional 200 and 304. */
+export const CACHE_CONTROL = 'private, no-cache';
+
+/**
+ * A body's representation in `coding`, made once (brotli or gzip on libuv's threads) and kept
+ * with the body's other representations.
+ */
+function compressed(known: Representations, body: Buffer, coding: Coding): Promise<Buffer> {
+  return (known[coding] ??= COMPRESS[coding](body).then((bytes) => (known.made[coding] = bytes)));
+}
+
+/**
+ * Where a conditional route's 200 bodies go once sent, to answer the same request again
+ * without the full request path (http/fast-path.ts); called only for bodies the page cache holds.
+ */
+export interface RepresentationSink {
+  remember(request: FastifyRequest, body: Buffer, known: Representations): void;
 }
 
 /**
@@ -82,19 +114,18 @@ export function noneMatch(header: string, hash: string): boolean {
  * The route options that make a GET conditional and compressed: its `onSend` hook, and
  * `compress: false` so that @fastify/compress leaves it to this one.
  */
-export function conditionalRoute() {
+export function conditionalRoute(sink: RepresentationSink | null = null) {
   const onSend: onSendHookHandler = (request, reply, payload, done) => {
     if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload);
     const cached = Buffer.isBuffer(payload);
     const body = cached ? (payload as Buffer) : Buffer.from(payload as string);
     const known = representationsOf(body, cached);
-    const accepted = request.headers['accept-encoding'];
-    const coding =
-      body.length >= COMPRESS_MIN_BYTES && typeof accepted === 'string' ? (negotiate(accepted, [...CODINGS]) as Coding | null) : null;
-    reply.header('cache-control', 'private, no-cache');
+    if (cached && sink) sink.remember(request, body, known);
+    const coding = codingFor(request.headers['accept-encoding'], body.length);
+    reply.header('cache-control', CACHE_CONTROL);
     const vary = reply.getHeader('vary');
     reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
-    reply.header('etag', coding ? `"${known.hash}-${coding}"` : `"${known.hash}"`);
+    reply.header('etag', etagOf(known, coding));
     const ifNoneMatch = request.headers['if-none-match'];
     if (typeof ifNoneMatch === 'string' && noneMatch(ifNoneMatch, known.hash)) {
       reply.code(304);
@@ -102,8 +133,7 @@ export function conditionalRoute() {
       return done(null, '');
     }
     if (!coding) return done(null, body);
-    const compressed = (known[coding] ??= COMPRESS[coding](body));
-    compressed.then(
+    compressed(known, body, coding).then(
       (bytes) => {
         reply.header('content-encoding', coding);
         done(null, bytes);

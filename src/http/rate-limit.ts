@@ -6,7 +6,8 @@
  * 429 with `Retry-After` and a `{detail}` body. Limits are checked on arrival, before the
  * body is read, so a throttled request stores nothing.
  */
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { LRUCache } from 'lru-cache';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseApiKey } from '../domain/api-key.ts';
 import { InmoError } from '../errors.ts';
@@ -39,13 +40,60 @@ const WINDOW_MS = 60_000;
  */
 function keyOf(request: FastifyRequest): string {
   const presented = presentedKey(request);
-  return typeof presented === 'string' && parseApiKey(presented)
-    ? `key:${createHash('sha256').update(presented).digest('base64url')}`
-    : `ip:${request.ip}`;
+  return typeof presented === 'string' && parseApiKey(presented) ? keyOfPresented(presented) : `ip:${request.ip}`;
+}
+
+/** The bucket of a well-formed presented key. */
+function keyOfPresented(presented: string): string {
+  return `key:${createHash('sha256').update(presented).digest('base64url')}`;
 }
 
 /** Buckets kept per process (least recently used out first). */
 const BUCKETS = 100_000;
+
+/** One key's window: requests counted since it started. */
+interface Window {
+  current: number;
+  startedAt: number;
+}
+
+/**
+ * The per-key counts, in @fastify/rate-limit's store shape (fixed one-minute windows, as its
+ * in-memory store counts), answered synchronously: the fast path of cached reads
+ * (http/fast-path.ts) counts its requests in the same windows as the full path.
+ */
+class WindowCounts implements FastifyRateLimitStore {
+  private readonly windows = new LRUCache<string, Window>({ max: BUCKETS });
+
+  /** Counts one request of `key` in a window of `windowMs`. @returns the count and the ms left in the window. */
+  count(key: string, windowMs: number, now = Date.now()): { current: number; ttl: number } {
+    let window = this.windows.get(key);
+    if (window === undefined || window.startedAt + windowMs <= now) {
+      window = { current: 0, startedAt: now };
+      this.windows.set(key, window);
+    }
+    window.current++;
+    return { current: window.current, ttl: window.startedAt + windowMs - now };
+  }
+
+  incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, windowMs = WINDOW_MS): void {
+    callback(null, this.count(key, windowMs));
+  }
+
+  /** Limits made with `createRateLimit` (the per-IP one) count apart. */
+  child(): FastifyRateLimitStore {
+    return new WindowCounts();
+  }
+}
+
+/** The per-key limit as the fast path counts it (http/fast-path.ts). */
+export interface KeyRateLimit {
+  /**
+   * Counts one request made with `presented` (the key as sent) against the per-key limit.
+   * @returns whether it exceeded it, and the `RateLimit-*` header values the full path sends.
+   */
+  count(presented: string): { exceeded: boolean; max: number; remaining: number; resetSeconds: number };
+}
 
 /**
  * Registers the per-key limit on the routes registered after it in `api`'s scope, then the
@@ -53,18 +101,32 @@ const BUCKETS = 100_000;
  * hooks. Call it before the key check (http/auth.ts), which is added the same way after
  * them: a throttled client is refused before its key is looked up, and refused keys count.
  */
-export async function registerRateLimits(api: FastifyInstance, limits: RateLimits): Promise<void> {
+export async function registerRateLimits(api: FastifyInstance, limits: RateLimits): Promise<KeyRateLimit | null> {
+  const counts = new WindowCounts();
+  const max = Math.max(1, limits.perKeyPerMinute);
   // Registered even when the per-key limit is off: it also provides createRateLimit.
   await api.register(rateLimit, {
+    // The plugin makes its store with `new`: a constructor returning an object gives that object.
+    store: function Shared() {
+      return counts;
+    } as unknown as FastifyRateLimitStoreCtor,
     global: limits.perKeyPerMinute > 0,
     max: Math.max(1, limits.perKeyPerMinute),
     timeWindow: WINDOW_MS,
     keyGenerator: keyOf,
-    cache: BUCKETS,
     enableDraftSpec: true,
     errorResponseBuilder: (_request, context) => new InmoError('RATE_LIMITED', { seconds: Math.max(1, Math.ceil(context.ttl / 1000)) }),
   });
-  if (limits.postPerIpPerMinute <= 0) return;
+  const perKey: KeyRateLimit | null =
+    limits.perKeyPerMinute > 0
+      ? {
+          count(presented) {
+            const { current, ttl } = counts.count(keyOfPresented(presented), WINDOW_MS);
+            return { exceeded: current > max, max, remaining: Math.max(0, max - current), resetSeconds: Math.ceil(ttl / 1000) };
+          },
+        }
+      : null;
+  if (limits.postPerIpPerMinute <= 0) return perKey;
   const perIp = api.createRateLimit({
     max: limits.postPerIpPerMinute,
     timeWindow: WINDOW_MS,
@@ -89,4 +151,5 @@ export async function registerRateLimits(api: FastifyInstance, limits: RateLimit
   api.addHook('onRoute', (route) => {
     if (route.config?.perIpLimit) appendOnRequest(route, limitPerIp);
   });
+  return perKey;
 }

@@ -234,6 +234,24 @@ export class KeyVerifier {
   }
 
   /**
+   * The verification of `presented` as this process holds it, without touching the database:
+   * the key's context when its verification is current (same change stamp), it is neither
+   * revoked nor expired, and its use need not be recorded now; otherwise null, and the caller
+   * takes the full path ({@link authenticate}), which decides, refuses, or records the use.
+   * The fast path of cached reads (http/fast-path.ts) depends on it; the object returned is
+   * the same for every hit of one verification (a memo key).
+   * @param now ms since the epoch.
+   */
+  cachedContext(presented: string, now = Date.now()): Omit<KeyContext, 'useDue'> | null {
+    const entry = this.verified.get(presented);
+    if (entry === undefined || entry.revoked || entry.stamp !== this.changes.stamp()) return null;
+    if (entry.expiresAt !== null && entry.expiresAt <= now) return null;
+    const lastUsed = this.lastUsed.get(entry.context.keyId) ?? 0;
+    if (lastUsed === 0 || now - lastUsed >= TOUCH_INTERVAL_MS) return null;
+    return entry.context;
+  }
+
+  /**
    * The origins of every active publishable key: a CORS preflight carries no key, so it is
    * answered for any of them (the request that follows is checked against its own key's list).
    * Read again when the change stamp moves.

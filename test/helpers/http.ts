@@ -2,7 +2,7 @@
  * The app under test: built on a test database as `inmo serve` builds it, called with
  * Fastify's `inject` (or served on a free port), and closed by the helper that opened it.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app.ts';
 import type { Db } from '../../src/db/database.ts';
@@ -11,7 +11,23 @@ import { businessWithKey, freshDb } from './db.ts';
 
 /** The app as `inmo serve` builds it: count and page caches on. */
 export async function appOn(db: Db): Promise<FastifyInstance> {
-  return buildApp({ db, countCacheSize: 2000, pageCacheMb: 8 });
+  return repeatingGets(await buildApp({ db, countCacheSize: 2000, pageCacheMb: 8 }));
+}
+
+/**
+ * With `INMO_TEST_FAST_PATH=repeat` (the `fast-path` tier, vitest.config.ts), every GET a test
+ * injects is sent twice and the test sees the second answer: a cacheable one is then the fast
+ * path's (http/fast-path.ts), so a suite run in that tier checks its rules against both paths.
+ */
+function repeatingGets(app: FastifyInstance): FastifyInstance {
+  if (process.env.INMO_TEST_FAST_PATH !== 'repeat') return app;
+  const inject = app.inject.bind(app) as (options: InjectOptions) => Promise<LightMyRequestResponse>;
+  const repeated = async (options: InjectOptions) => {
+    if ((options.method ?? 'GET').toUpperCase() === 'GET') await inject(options);
+    return inject(options);
+  };
+  (app as { inject: unknown }).inject = repeated;
+  return app;
 }
 
 /** Status, body (JSON when it parses, else text) and headers of an injected response. */
@@ -85,7 +101,7 @@ export function withApp(
     const { db, url } = await freshDb();
     Object.assign(t, { db, url }, await businessWithKey(db, options.business, options.scopes));
     await options.seed?.(t);
-    t.app = await buildApp({ db, countCacheSize: 2000, pageCacheMb: 8, ...options.app });
+    t.app = repeatingGets(await buildApp({ db, countCacheSize: 2000, pageCacheMb: 8, ...options.app }));
     if (options.listen) t.base = `${await t.app.listen({ port: 0, host: '127.0.0.1' })}/v1/ext`;
   });
   (options.each ? afterEach : afterAll)(async () => {

@@ -21,7 +21,7 @@ import { queryRefinement } from '../fastapi-compat.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
 import type { Db } from '../../db/database.ts';
 import { changesPage, currentCatalogueVersion, decodeCursor } from '../../services/catalogue-changes.ts';
-import { conditionalRoute } from '../conditional.ts';
+import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { Type, type Static } from '@sinclair/typebox';
 
 const tooLong = (loc: ValidationIssue['loc'], input: unknown, max: number, actual: number): ValidationIssue => ({
@@ -77,10 +77,13 @@ function toPropertyQuery(q: Static<Schemas['PropertiesQuery']>, areas: MapArea[]
 }
 
 /** GET /properties and GET /properties/{property_id} (spec §4.4, §4.5). */
-export const propertyRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalogue: CatalogueReader; schemas: Schemas }> = async (
-  app,
-  { db, catalogue, schemas },
-) => {
+export const propertyRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  catalogue: CatalogueReader;
+  schemas: Schemas;
+  /** Where cached pages go to be answered again before Fastify (http/fast-path.ts); null: nowhere. */
+  fastPath: RepresentationSink | null;
+}> = async (app, { db, catalogue, schemas, fastPath }) => {
   app.get(
     '/properties/changes',
     {
@@ -112,7 +115,7 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalogue: Cata
     },
   );
 
-  const conditional = conditionalRoute();
+  const conditional = conditionalRoute(fastPath);
   // The map areas of `locations` (CONTRACT §4): JSON a schema cannot check.
   const locations = queryRefinement((query, issues) =>
     parseLocationsParam((query as Static<Schemas['PropertiesQuery']>).locations, schemas.limits, issues),

@@ -1,0 +1,225 @@
+/**
+ * The fast path of cached reads (issue 32): exact repeats of a GET the full request path has
+ * already answered with a 200 from the page cache (GET /properties, GET /properties/{id}) and
+ * GET /me, answered in one synchronous step before Fastify's lifecycle.
+ *
+ * One set of rules, two speeds. The full path (app.ts: rate limits, key check, validation,
+ * route, conditional `onSend`) fills this cache with what it sent: the body, its strong tag and
+ * its compressed codings once made (http/conditional.ts). A request is answered here only when
+ * everything that path would check is known to come out the same:
+ *
+ * - a GET of a URL under `/v1/ext/` with no body;
+ * - a key this process has verified under the current change stamp (services/api-keys.ts
+ *   `cachedContext`: not revoked, not expired, seen by every process within the change watch's
+ *   delay, db/change-watch.ts), whose use needs no recording now;
+ * - the very same raw URL (path and query, byte for byte) already answered 200 for the key's
+ *   business at the business's current catalogue version, and a key with the route's scope:
+ *   the same URL validates and reads the same way again;
+ * - the key's origin rule (CONTRACT §13) passing without a refusal: a secret key not sent from
+ *   another site; a publishable key with a listed `Origin` (its CORS headers are added here);
+ * - the per-key rate limit counted in the same counter as the full path's, and not exceeded;
+ * - for a compressed answer, the coding already made.
+ *
+ * Anything else (a miss, a refusal, a 304 the entry cannot decide, a HEAD) returns false and
+ * the request takes the full path, which answers it (and fills the cache). The answer's headers
+ * are the full path's (test/db/fast-path.test.ts compares them); its log line and its metrics
+ * are written the same way (the log line by pino's asynchronous destination under `inmo serve`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { Scope } from '../domain/api-key.ts';
+import { observeRequest } from '../metrics.ts';
+import type { KeyContext, KeyVerifier } from '../services/api-keys.ts';
+import { CACHE_CONTROL, codingFor, etagOf, noneMatch, type RepresentationSink, type Representations } from './conditional.ts';
+import { API_KEY_SCHEME, EXPOSED_HEADERS } from './auth.ts';
+import type { KeyRateLimit } from './rate-limit.ts';
+
+/** Path prefix of the routes served here (spec §9). */
+const PREFIX = '/v1/ext/';
+const ME = '/v1/ext/me';
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** The request ids echoed as they come (app.ts); others are replaced by a UUID. */
+export const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Bodies up to this size are sent without compression by @fastify/compress (app.ts). */
+const PLAIN_MAX = 1023;
+
+/** One remembered 200. */
+interface Entry {
+  businessId: number;
+  /** The business's catalogue version the body was read at. */
+  version: number;
+  /** The route's pattern, for the log line and metrics. */
+  route: string;
+  scope: Scope;
+  body: Buffer;
+  known: Representations;
+}
+
+/** What the fast path needs of its app. */
+export interface FastPathOptions {
+  keys: KeyVerifier;
+  /** Bytes of bodies kept (the page cache's size): a body is shared with the page cache while both hold it. */
+  maxBytes: number;
+  /** The app's logger when request logs are on; null when the app logs nothing. */
+  log: FastifyBaseLogger | null;
+  /** Whether requests are counted for `/metrics`. */
+  metrics: boolean;
+  /** The per-key limit shared with the full path; null when it is off. */
+  rateLimit: KeyRateLimit | null;
+}
+
+/** The key of `X-Api-Key`, else of `Authorization: ApiKey …`; undefined when none (or another scheme). */
+function presented(headers: IncomingMessage['headers']): string | undefined {
+  const header = headers['x-api-key'];
+  if (typeof header === 'string' && header !== '') return header.trim();
+  const authorization = headers.authorization;
+  if (typeof authorization !== 'string') return undefined;
+  return API_KEY_SCHEME.exec(authorization)?.[1];
+}
+
+/** Answers exact repeats of cached reads before Fastify (see the module's comment). */
+export class FastPath implements RepresentationSink {
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly me = new WeakMap<object, Buffer>();
+  /** Requests answered here, for tests and benchmarks. */
+  hits = 0;
+
+  constructor(private readonly options: FastPathOptions) {
+    this.entries = new LRUCache({ maxSize: Math.max(1, options.maxBytes), sizeCalculation: (entry) => Math.max(1, entry.body.length) });
+  }
+
+  /**
+   * Keeps a 200 the full path sent (http/conditional.ts calls it for page-cache bodies): only a
+   * GET without a body, with a key, on a route that needs a scope.
+   */
+  remember(request: FastifyRequest, body: Buffer, known: Representations): void {
+    const key = request.apiKey;
+    const scope = request.routeOptions.config.scope;
+    const url = request.raw.url;
+    if (request.method !== 'GET' || !key || !scope || !url?.startsWith(PREFIX) || hasBody(request.raw)) return;
+    this.entries.set(`${key.businessId}\u0000${url}`, {
+      businessId: key.businessId,
+      version: key.catalogueVersion,
+      route: request.routeOptions.url ?? url,
+      scope,
+      body,
+      known,
+    });
+  }
+
+  /**
+   * Answers `req` here when it is an exact repeat (see the module's comment).
+   * @returns true when it was answered; false: hand it to the full path, untouched.
+   */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET') return false;
+    const url = req.url;
+    if (url === undefined || !url.startsWith(PREFIX) || hasBody(req)) return false;
+    const headers = req.headers;
+    const apiKey = presented(headers);
+    if (apiKey === undefined) return false;
+    const started = performance.now();
+    const now = Date.now();
+    const key = this.options.keys.cachedContext(apiKey, now);
+    if (key === null) return false;
+
+    let route: string;
+    let body: Buffer;
+    let known: Representations | null = null;
+    if (url === ME) {
+      route = ME;
+      body = this.meBody(key);
+      if (body.length > PLAIN_MAX) return false;
+    } else {
+      const entry = this.entries.get(`${key.businessId}\u0000${url}`);
+      if (entry === undefined || entry.version !== key.catalogueVersion || !key.scopes.includes(entry.scope)) return false;
+      ({ route, body, known } = entry);
+    }
+
+    // @fastify/cors varies every answer of the API on Origin (its origin is decided per request).
+    const out: Record<string, string | number> = { vary: 'Origin' };
+    if (!originAllows(key, headers, out)) return false;
+    let status = 200;
+    let sent: Buffer | null = body;
+    if (known !== null) {
+      const coding = codingFor(headers['accept-encoding'], body.length);
+      const ifNoneMatch = headers['if-none-match'];
+      out['cache-control'] = CACHE_CONTROL;
+      out.vary = 'Origin, Accept-Encoding';
+      out.etag = etagOf(known, coding);
+      if (typeof ifNoneMatch === 'string' && noneMatch(ifNoneMatch, known.hash)) {
+        status = 304;
+        sent = null;
+      } else if (coding !== null) {
+        const made = known.made[coding];
+        if (made === undefined) return false;
+        sent = made;
+        out['content-encoding'] = coding;
+      }
+    }
+    // Counted last, once nothing can send the request to the full path but the limit itself
+    // (an exceeded limit is counted there again, and refused there).
+    const limit = this.options.rateLimit;
+    if (limit !== null) {
+      const count = limit.count(apiKey);
+      if (count.exceeded) return false;
+      out['ratelimit-limit'] = count.max;
+      out['ratelimit-remaining'] = count.remaining;
+      out['ratelimit-reset'] = count.resetSeconds;
+    }
+    const incoming = headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    out['x-request-id'] = requestId;
+    if (sent !== null) {
+      out['content-type'] = JSON_TYPE;
+      out['content-length'] = sent.length;
+    }
+    res.writeHead(status, out);
+    res.end(sent ?? undefined);
+    this.hits++;
+    const ms = performance.now() - started;
+    if (this.options.metrics) observeRequest('GET', route, status, ms / 1000);
+    this.options.log?.info(
+      { reqId: requestId, method: 'GET', route, status, ms: Math.round(ms * 100) / 100, key_id: key.keyId },
+      'request',
+    );
+    return true;
+  }
+
+  /** GET /me's body for a key (spec §4.6), as routes/me.ts sends it; made once per verification. */
+  private meBody(key: Omit<KeyContext, 'useDue'>): Buffer {
+    let body = this.me.get(key);
+    if (body === undefined) {
+      body = Buffer.from(
+        JSON.stringify({ status: 'ok', user: { company_name: key.businessName, scopes: key.scopes, auth_method: 'api_key' } }),
+      );
+      this.me.set(key, body);
+    }
+    return body;
+  }
+}
+
+/** Whether a request comes with a body (any length but 0, or chunked). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * The key's origin rule (http/auth.ts `checkOrigin`, CONTRACT §13) where it passes plainly,
+ * adding a publishable key's CORS headers to `out`; false where the full path must decide
+ * (a refusal, or a same-origin request without `Origin`).
+ */
+function originAllows(key: Omit<KeyContext, 'useDue'>, headers: IncomingMessage['headers'], out: Record<string, string | number>): boolean {
+  if (key.origins === null) {
+    const site = headers['sec-fetch-site'];
+    return site !== 'cross-site' && site !== 'same-site';
+  }
+  const origin = headers.origin;
+  if (typeof origin !== 'string' || !key.origins.includes(origin)) return false;
+  out['access-control-allow-origin'] = origin;
+  out['access-control-expose-headers'] = EXPOSED_HEADERS;
+  return true;
+}
