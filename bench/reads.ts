@@ -21,7 +21,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import SQLite from '../src/db/sqlite-binding.ts';
 import { cityKey } from '../src/domain/property-record.ts';
 import type { PropertyQuery } from '../src/domain/property-query.ts';
 import { recordPageQuery } from './raw-floor.ts';

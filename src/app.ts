@@ -45,6 +45,7 @@ import { WebhookChannels } from './services/webhooks.ts';
 import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/api-keys.ts';
 import { consolePlugin } from './http/console/plugin.ts';
+import { LeadPages } from './services/leads.ts';
 import { FastPath, SANE_REQUEST_ID } from './http/fast-path.ts';
 import lightMyRequest, { type InjectOptions } from 'light-my-request';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -231,6 +232,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           keys,
           maxBytes: pageCacheBytes,
           log: options.logger ? app.log : null,
+          leadVersion: (businessId) => changes.leadVersion(businessId),
           metrics: (options.metrics ?? 'served') !== 'off',
           rateLimit: perKeyLimit,
         });
@@ -247,6 +249,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         },
       });
       apiKeyAuth(api, keys);
+      api.decorateRequest('readVersion', null);
       // Every key-checked route documents its security and the errors every route shares.
       api.addHook('onRoute', (route) => {
         if (route.config?.scope === undefined) return;
@@ -267,7 +270,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         fastPath,
       });
       await api.register(eventRoutes, { db: options.db });
-      await api.register(leadRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}), schemas });
+      await api.register(leadRoutes, {
+        db: options.db,
+        writes,
+        onJobsQueued: options.onJobsQueued ?? (() => {}),
+        schemas,
+        pages: new LeadPages(options.db, changes, pageCacheBytes),
+        fastPath,
+      });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

@@ -60,6 +60,7 @@ export class ChangeWatch {
   // SQLite
   private dataVersion: SQLite.Statement | null = null;
   private sumStatement: SQLite.Statement | null = null;
+  private leadVersionStatement: SQLite.Statement | null = null;
   private lastDataVersion = -1;
   /** When data_version was last read, ms since the epoch. */
   private lastCheck = -Infinity;
@@ -75,6 +76,21 @@ export class ChangeWatch {
     let set = watches.get(db);
     if (!set) watches.set(db, (set = new Set()));
     set.add(this);
+  }
+
+  /**
+   * The business's lead version (migration 0020): it changes whenever one of the business's
+   * leads is written, by any connection, and is read from the database on each call (an indexed
+   * read of one row, synchronous). Null when it cannot be known now, and nothing may be cached
+   * by it: on PostgreSQL (which keeps no such version), and while this process's connection is
+   * inside a transaction (whose writes may still roll back).
+   */
+  leadVersion(businessId: number): number | null {
+    const connection = connectionOf(this.db);
+    if (connection.engine !== 'sqlite' || connection.sqlite.inTransaction) return null;
+    this.leadVersionStatement ??= connection.sqlite.prepare('select lead_version from businesses where id = ?').pluck();
+    const version = this.leadVersionStatement.get(businessId) as number | undefined;
+    return version ?? null;
   }
 
   /** Marks everything cached under the current stamp as stale. */

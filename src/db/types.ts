@@ -22,6 +22,8 @@ export interface BusinessTable {
   catalogue_version: Generated<number>;
   /** Bumped by triggers when a key's rights or the channel change (migration 0005). */
   config_version: Generated<number>;
+  /** Bumped by triggers whenever one of its leads is written, on SQLite (migration 0020); 0 on PostgreSQL. */
+  lead_version: Generated<number>;
   created_at: string;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The fast path of cached reads (issue 32): exact repeats of a GET the full request path has
- * already answered with a 200 from the page cache (GET /properties, GET /properties/{id}) and
- * GET /me, answered in one synchronous step before Fastify's lifecycle.
+ * already answered with a 200 from a page cache (GET /properties, GET /properties/{id}, and
+ * GET /leads where the lead version is known) and GET /me, answered in one synchronous step
+ * before Fastify's lifecycle.
  *
  * One set of rules, two speeds. The full path (app.ts: rate limits, key check, validation,
  * route, conditional `onSend`) fills this cache with what it sent: the body, its strong tag and
@@ -13,8 +14,8 @@
  *   `cachedContext`: not revoked, not expired, seen by every process within the change watch's
  *   delay, db/change-watch.ts), whose use needs no recording now;
  * - the very same raw URL (path and query, byte for byte) already answered 200 for the key's
- *   business at the business's current catalogue version, and a key with the route's scope:
- *   the same URL validates and reads the same way again;
+ *   business at the business's current catalogue version (or lead version, for GET /leads),
+ *   and a key with the route's scope: the same URL validates and reads the same way again;
  * - the key's origin rule (CONTRACT §13) passing without a refusal: a secret key not sent from
  *   another site; a publishable key with a listed `Origin` (its CORS headers are added here);
  * - the per-key rate limit counted in the same counter as the full path's, and not exceeded;
@@ -36,6 +37,23 @@ import { CACHE_CONTROL, codingFor, etagOf, noneMatch, type RepresentationSink, t
 import { API_KEY_SCHEME, EXPOSED_HEADERS } from './auth.ts';
 import type { KeyRateLimit } from './rate-limit.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * What a cacheable read was read at, set by its handler: the business's catalogue version
+     * (GET /properties, /properties/{id}) or lead version (GET /leads, migration 0020). A 200
+     * without it is never answered again by the fast path.
+     */
+    readVersion: ReadVersion | null;
+  }
+}
+
+/** The version a page was read at: it is the page while the business's version is the same. */
+export interface ReadVersion {
+  of: 'catalogue' | 'leads';
+  version: number;
+}
+
 /** Path prefix of the routes served here (spec §9). */
 const PREFIX = '/v1/ext/';
 const ME = '/v1/ext/me';
@@ -48,8 +66,8 @@ const PLAIN_MAX = 1023;
 /** One remembered 200. */
 interface Entry {
   businessId: number;
-  /** The business's catalogue version the body was read at. */
-  version: number;
+  /** What the body was read at. */
+  read: ReadVersion;
   /** The route's pattern, for the log line and metrics. */
   route: string;
   scope: Scope;
@@ -64,6 +82,8 @@ export interface FastPathOptions {
   maxBytes: number;
   /** The app's logger when request logs are on; null when the app logs nothing. */
   log: FastifyBaseLogger | null;
+  /** The business's lead version now (db/change-watch.ts); null when unknown. */
+  leadVersion: (businessId: number) => number | null;
   /** Whether requests are counted for `/metrics`. */
   metrics: boolean;
   /** The per-key limit shared with the full path; null when it is off. */
@@ -98,10 +118,11 @@ export class FastPath implements RepresentationSink {
     const key = request.apiKey;
     const scope = request.routeOptions.config.scope;
     const url = request.raw.url;
-    if (request.method !== 'GET' || !key || !scope || !url?.startsWith(PREFIX) || hasBody(request.raw)) return;
+    const read = request.readVersion;
+    if (request.method !== 'GET' || !key || !scope || !read || !url?.startsWith(PREFIX) || hasBody(request.raw)) return;
     this.entries.set(`${key.businessId}\u0000${url}`, {
       businessId: key.businessId,
-      version: key.catalogueVersion,
+      read,
       route: request.routeOptions.url ?? url,
       scope,
       body,
@@ -134,7 +155,9 @@ export class FastPath implements RepresentationSink {
       if (body.length > PLAIN_MAX) return false;
     } else {
       const entry = this.entries.get(`${key.businessId}\u0000${url}`);
-      if (entry === undefined || entry.version !== key.catalogueVersion || !key.scopes.includes(entry.scope)) return false;
+      if (entry === undefined || !key.scopes.includes(entry.scope)) return false;
+      const current = entry.read.of === 'catalogue' ? key.catalogueVersion : this.options.leadVersion(key.businessId);
+      if (entry.read.version !== current) return false;
       ({ route, body, known } = entry);
     }
 

@@ -26,6 +26,8 @@ import { LEAD_STATUSES } from '../domain/lead-rules.ts';
 import { presentLead } from '../domain/lead-presenter.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
+import { LRUCache } from 'lru-cache';
+import type { ChangeWatch } from '../db/change-watch.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
 
 /**
@@ -71,6 +73,41 @@ export async function createLeadByHand(db: Db, options: { businessId: number; ph
 export async function listLeadsPage(db: Db, businessId: number, search: repo.LeadSearch, limit: number, offset: number) {
   const { rows, total } = await repo.searchLeads(db, businessId, search, limit, offset);
   return { data: rows.map(presentLead), total, limit, offset };
+}
+
+/**
+ * GET /leads's pages as the bytes sent (issue 32), kept under the business's lead version
+ * (migration 0020, db/change-watch.ts `leadVersion`): any write to one of its leads, by any
+ * process, moves the version, so a kept page is the page. Where the version cannot be known
+ * (PostgreSQL), pages are read every time.
+ */
+export class LeadPages {
+  private readonly pages: LRUCache<string, Buffer> | null;
+
+  /** @param cacheBytes bytes of pages kept; 0 keeps none. */
+  constructor(
+    private readonly db: Db,
+    private readonly changes: ChangeWatch,
+    cacheBytes: number,
+  ) {
+    this.pages = cacheBytes > 0 ? new LRUCache({ maxSize: cacheBytes, sizeCalculation: (body: Buffer) => Math.max(1, body.length) }) : null;
+  }
+
+  /**
+   * The page of {@link listLeadsPage} as UTF-8 JSON.
+   * @returns the body, and the lead version it is the page of (null: read without one, not kept).
+   */
+  async page(businessId: number, search: repo.LeadSearch, limit: number, offset: number): Promise<{ body: Buffer; version: number | null }> {
+    // The version is read before the page: a write landing in between makes the page newer than
+    // its version, never older, and the version has moved on past it by then.
+    const version = this.pages === null ? null : this.changes.leadVersion(businessId);
+    const key = version === null ? null : `${businessId}:${version}:${limit}:${offset}:${JSON.stringify(search)}`;
+    const kept = key === null ? undefined : this.pages!.get(key);
+    if (kept !== undefined) return { body: kept, version };
+    const body = Buffer.from(JSON.stringify(await listLeadsPage(this.db, businessId, search, limit, offset)));
+    if (key !== null) this.pages!.set(key, body);
+    return { body, version };
+  }
 }
 
 /** How many of the business's leads `search` finds, by status (its own `status` aside): `{status: count}` for each of the five. */

@@ -11,8 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createApiKey, revokeApiKey } from '../../src/services/api-keys.ts';
 import { saveListing } from '../../src/services/listings.ts';
-import { businessWithKey, importRecords, listing, propertyId } from '../helpers/db.ts';
-import { withApp } from '../helpers/http.ts';
+import { createLeadByHand } from '../../src/services/leads.ts';
+import { eraseLead } from '../../src/services/erasure.ts';
+import { CLI } from '../../src/services/audit.ts';
+import { createDb } from '../../src/db/database.ts';
+import { businessWithKey, ENGINE, importRecords, listing, propertyId } from '../helpers/db.ts';
+import { post, withApp } from '../helpers/http.ts';
 
 const SITE = 'https://www.inmobiliaria-test.es';
 const lines: string[] = [];
@@ -32,6 +36,7 @@ const t = withApp({
       businessId,
       Array.from({ length: 30 }, (_, i) => listing(`F-${i}`, { description: `<p>${'Ático con terraza y vistas. '.repeat(10)}</p>` })),
     );
+    for (let i = 0; i < 12; i++) await createLeadByHand(db, { businessId, phone: `+3461140${String(i).padStart(4, '0')}`, name: `Cliente ${i}` });
   },
 });
 
@@ -49,7 +54,14 @@ const comparable = (headers: Record<string, unknown>) =>
 describe('the fast path', () => {
   it('answers an exact repeat with the full path’s response, header for header', async () => {
     const id = await propertyId(t.db, 'F-3');
-    const urls = ['/properties?limit=20', '/properties?operation=venta&min_bedrooms=2&sort=price_asc&limit=5', `/properties/${id}`, '/me'];
+    const urls = [
+      '/properties?limit=20',
+      '/properties?operation=venta&min_bedrooms=2&sort=price_asc&limit=5',
+      `/properties/${id}`,
+      '/me',
+      // GET /leads is kept by the lead version, which only SQLite keeps (migration 0020).
+      ...(ENGINE === 'sqlite' ? ['/leads?limit=100', '/leads?status=new&limit=5'] : []),
+    ];
     const variants: Array<Record<string, string>> = [{}, { 'accept-encoding': 'br' }, { 'accept-encoding': 'gzip, deflate' }];
     for (const url of urls) {
       for (const extra of variants) {
@@ -154,6 +166,32 @@ describe('the fast path', () => {
     const after = JSON.parse((await fetchRaw(`/properties/${id}`, { 'x-api-key': t.key })).body.toString());
     expect(before.data.price).not.toBe(345_678);
     expect(after.data.price).toBe(345_678);
+  });
+
+  it('shows every write to a lead at once, whoever makes it', async () => {
+    const page = async () => JSON.parse((await fetchRaw('/leads?limit=100', { 'x-api-key': t.key })).body.toString());
+    const ids = async () => (await page()).data.map((lead: { id: number }) => lead.id);
+    await page();
+    const before = await ids();
+    // Through the API.
+    const created = await post(t.app, '/leads/inquiries', t.key, { name: 'Lucía', type: 'demandante', phone_number_1: '+34611499001' });
+    expect(created.status).toBe(200);
+    expect(await ids()).toEqual([created.body.lead_id, ...before]);
+    // Any statement at all.
+    await t.db.updateTable('leads').set({ status: 'contacted' }).where('id', '=', created.body.lead_id).execute();
+    expect((await page()).data[0].status).toBe('contacted');
+    // An erasure.
+    await eraseLead(t.db, created.body.lead_id, { businessId: t.businessId, actor: CLI });
+    expect(await ids()).toEqual(before);
+    // Another connection (another process), after this one has kept the page.
+    await page();
+    const other = createDb(t.url);
+    try {
+      await createLeadByHand(other, { businessId: t.businessId, phone: '+34611499002', name: 'Otro proceso' });
+    } finally {
+      await other.destroy();
+    }
+    expect((await page()).data[0].name).toBe('Otro proceso');
   });
 
   it('takes no HEAD, no request with a body, and no URL it has not seen answered', async () => {

@@ -24,8 +24,8 @@ import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { Idempotency } from '../../services/idempotency.ts';
 import { checkIdempotencyKey, idempotentRoute, onStoredFor } from '../idempotency.ts';
-import { conditionalRoute } from '../conditional.ts';
-import { exportLead, getLead, leadMatchesJson, listLeadsPage } from '../../services/leads.ts';
+import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
+import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads.ts';
 import { eraseLead } from '../../services/erasure.ts';
 import { parseRfc3339 } from '../../domain/time.ts';
 import type { ValidationIssue } from '../../validation/pydantic.ts';
@@ -130,10 +130,16 @@ export function refineLeadsQuery(query: Record<string, unknown>, issues: Validat
  */
 const updatedSince = queryRefinement(refineLeadsQuery);
 
-export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit; onJobsQueued: () => void; schemas: Schemas }> = async (
-  app,
-  { db, writes, onJobsQueued, schemas },
-) => {
+export const leadRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  writes: GroupCommit;
+  onJobsQueued: () => void;
+  schemas: Schemas;
+  /** GET /leads's page cache. */
+  pages: LeadPages;
+  /** Where cached pages go to be answered again before Fastify (http/fast-path.ts); null: nowhere. */
+  fastPath: RepresentationSink | null;
+}> = async (app, { db, writes, onJobsQueued, schemas, pages, fastPath }) => {
   const idempotency = new Idempotency(writes);
   const idempotent = idempotentRoute(idempotency);
   app.decorateRequest('idempotencyClaim', null);
@@ -142,7 +148,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
   app.get(
     '/leads',
     {
-      ...conditional,
+      ...conditionalRoute(fastPath),
       config: { scope: 'leads:read', refineQuery: updatedSince.refineQuery },
       schema: {
         operationId: 'listLeads',
@@ -154,10 +160,13 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCommit
         response: { 200: LeadPage, 304: NotModified },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { limit = 100, offset = 0, status, type, source } = request.query;
       const search = { status, type, source, updatedSince: updatedSince.of(request) };
-      return listLeadsPage(db, request.apiKey!.businessId, search, limit, offset);
+      const { body, version } = await pages.page(request.apiKey!.businessId, search, limit, offset);
+      if (version !== null) request.readVersion = { of: 'leads', version };
+      // The page comes serialised (and cached) already: the bytes of a LeadPage.
+      return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof LeadPage>);
     },
   );
 

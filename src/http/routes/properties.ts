@@ -139,6 +139,7 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const key = request.apiKey!;
       const body = await catalogue.listPage(key.businessId, key.catalogueVersion, toPropertyQuery(request.query, locations.of(request)));
+      request.readVersion = { of: 'catalogue', version: key.catalogueVersion };
       // The page comes serialised (and cached) already: the bytes of a PropertyPage.
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof PropertyPage>);
     },
@@ -167,6 +168,7 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{
       const key = request.apiKey!;
       const body = await catalogue.getJson(key.businessId, key.catalogueVersion, request.params.property_id);
       if (body === undefined) throw new InmoError('PROPERTY_NOT_FOUND');
+      request.readVersion = { of: 'catalogue', version: key.catalogueVersion };
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof PropertyEnvelope>);
     },
   );
