@@ -97,7 +97,12 @@ export class LeadPages {
    * The page of {@link listLeadsPage} as UTF-8 JSON.
    * @returns the body, and the lead version it is the page of (null: read without one, not kept).
    */
-  async page(businessId: number, search: repo.LeadSearch, limit: number, offset: number): Promise<{ body: Buffer; version: number | null }> {
+  async page(
+    businessId: number,
+    search: repo.LeadSearch,
+    limit: number,
+    offset: number,
+  ): Promise<{ body: Buffer; version: number | null }> {
     // The version is read before the page: a write landing in between makes the page newer than
     // its version, never older, and the version has moved on past it by then.
     const version = this.pages === null ? null : this.changes.leadVersion(businessId);

@@ -36,7 +36,8 @@ const t = withApp({
       businessId,
       Array.from({ length: 30 }, (_, i) => listing(`F-${i}`, { description: `<p>${'Ático con terraza y vistas. '.repeat(10)}</p>` })),
     );
-    for (let i = 0; i < 12; i++) await createLeadByHand(db, { businessId, phone: `+3461140${String(i).padStart(4, '0')}`, name: `Cliente ${i}` });
+    for (let i = 0; i < 12; i++)
+      await createLeadByHand(db, { businessId, phone: `+3461140${String(i).padStart(4, '0')}`, name: `Cliente ${i}` });
   },
 });
 
