@@ -102,7 +102,7 @@ export function register(program: Command): void {
         // time (one write per line cost a quarter of a cached read, issue 32), and at least every
         // LOG_FLUSH_MS; and flushed before the process exits (below), so a SIGTERM loses none.
         const logs = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES });
-        setInterval(() => logs.flush(() => undefined), LOG_FLUSH_MS).unref();
+        setInterval(() => logs.flush(), LOG_FLUSH_MS).unref();
         process.once('exit', () => {
           try {
             logs.flushSync();

@@ -61,6 +61,22 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Where transactions commit concurrently (PostgreSQL): runs `work` on the handle itself, for
+   * writes that are one statement (db/repositories/new-lead-pg.ts), tracked like the units so
+   * that {@link settled} waits for it. On SQLite, null: the caller hands in a unit instead.
+   */
+  alone<T>(work: (db: Db) => Promise<T>): Promise<T> | null {
+    if (!this.concurrent) return null;
+    const unit = work(this.db);
+    this.inFlight.add(unit);
+    void unit.then(
+      () => this.inFlight.delete(unit),
+      () => this.inFlight.delete(unit),
+    );
+    return unit;
+  }
+
   /** Resolves once every unit handed in so far has been committed or rejected (before closing the database). */
   async settled(): Promise<void> {
     await this.draining;

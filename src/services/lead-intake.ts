@@ -9,7 +9,9 @@
  * the answer it would get had the requests run one by one.
  */
 import type { Transaction } from 'kysely';
-import { templateLanguage } from '../channels/whatsapp-cloud.ts';
+import { FALLBACK_TEMPLATE_LANGUAGE, templateLanguage } from '../channels/whatsapp-cloud.ts';
+import { insertNewLeadAtOnce, type NewLeadRows } from '../db/repositories/new-lead-pg.ts';
+import { presentLead, type PresentedRow } from '../domain/lead-presenter.ts';
 import type { GroupCommit } from '../db/group-commit.ts';
 import { findChannel, findConversation, insertWelcome } from '../db/repositories/messaging.ts';
 import type { Database, LeadOutcome } from '../db/types.ts';
@@ -143,6 +145,23 @@ async function storeInquiryLead(
   inquiry: Inquiry,
   onStored: OnStored | undefined,
 ): Promise<{ leadId: number; outcome: 'created' | 'completed' }> {
+  if (!onStored) {
+    // A new phone on PostgreSQL: one statement (null: SQLite, or the phone is known: below).
+    const at = nowRfc3339();
+    const lead = { ...inquiryColumns(inquiry, at), business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at };
+    const notes = inquiryNotes({
+      searches: (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>,
+      sourcePage: inquiry.sourcePage,
+      notes: inquiry.notes,
+    });
+    const created = await writes.alone((db) =>
+      insertNewLeadAtOnce(
+        db,
+        newLeadRows(businessId, lead, notes, inquiry.consent, inquiry.sourcePage, inquiry.preferred_language ?? null, INQUIRY_JOBS, at),
+      ),
+    );
+    if (created) return { leadId: created, outcome: 'created' };
+  }
   return withRaceRetry(() =>
     writes.run(async (trx) => {
       const at = nowRfc3339();
@@ -195,6 +214,47 @@ async function storeInquiryLead(
 }
 
 /**
+ * The rows of a new lead for the one-statement write (db/repositories/new-lead-pg.ts), made by
+ * the same rules as the transactional path: its note, the consent given, a welcome for its
+ * phone (if the business has a channel), its jobs, and its `lead.created` event's data, the
+ * lead as GET /leads/{id} shows it (services/events.ts `recordLeadEvent`).
+ */
+function newLeadRows(
+  businessId: number,
+  lead: NewLead,
+  note: string,
+  consent: InquiryBody['consent'],
+  sourcePage: string | null | undefined,
+  preferredLanguage: string | null,
+  jobs: JobKind[],
+  at: string,
+): NewLeadRows {
+  const data = JSON.stringify({ lead: presentLead({ ...(lead as unknown as PresentedRow), id: 0 }) });
+  const head = '{"lead":{"id":0';
+  if (!data.startsWith(head)) throw new Error('the presented lead does not begin with its id');
+  return {
+    businessId,
+    lead: lead as Record<string, unknown>,
+    note,
+    consent: consent
+      ? {
+          marketing: consent.marketing ? 1 : 0,
+          whatsapp: consent.whatsapp ? 1 : 0,
+          text: consent.text ?? null,
+          version: consent.version ?? null,
+          source_page: sourcePage ?? null,
+        }
+      : null,
+    welcome: jobs.includes('send_welcome')
+      ? { recipient: lead.phone_number_1, preferredLanguage, fallbackLanguage: FALLBACK_TEMPLATE_LANGUAGE }
+      : null,
+    jobs,
+    eventDataAfterId: data.slice(head.length),
+    at,
+  };
+}
+
+/**
  * Records the `consent` a POST carried (CONTRACT §18), with the form's page and the time; none
  * given, nothing is recorded.
  */
@@ -234,44 +294,53 @@ export async function ingestRentalLead(
   phone: string,
   onStored?: OnStored,
 ): Promise<number | null> {
+  // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
+  const rentMax = parseBudget(body.search.budget);
+  const bedrooms = parseHabs(body.search.habs);
+  const criteria: Record<string, number> = {};
+  if (rentMax !== null) criteria.price_rent_max = rentMax;
+  if (bedrooms !== null) criteria.bedrooms_min = bedrooms;
+  const entry: Record<string, unknown> = { operations: ['alquiler'], property_types: ['apartamento', 'casa'] };
+  if (Object.keys(criteria).length) {
+    entry.apartamento = { ...criteria };
+    entry.casa = { ...criteria };
+  }
+  if (body.search.location) entry.locations = [body.search.location];
+  const at = nowRfc3339();
+  const lead: NewLead = {
+    business_id: businessId,
+    name: body.contact.name.trim() || null,
+    type: 'demandante',
+    status: 'searching_property',
+    active: 1,
+    rating: 3,
+    captured_by: 'Web',
+    source: body.source.trim() || null,
+    phone_number_1: phone,
+    profile_category: 'potencial',
+    urgency_profile: 'alta-urgencia',
+    search_preferences: JSON.stringify([entry]),
+    created_at: at,
+    updated_at: at,
+  };
+  const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
+  const notes = ingestNotes(body, habsInNotes, rentMax);
+  if (!onStored) {
+    // A new phone on PostgreSQL: one statement (null: SQLite, or the phone is known: below).
+    const created = await writes.alone((db) =>
+      insertNewLeadAtOnce(db, newLeadRows(businessId, lead, notes, body.consent, body.sourcePage, null, INGEST_JOBS, at)),
+    );
+    if (created) return created;
+  }
   return withRaceRetry(() =>
     writes.run(async (trx) => {
-      // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
-      const rentMax = parseBudget(body.search.budget);
       const existing = await repo.findLeadByPhone(trx, businessId, phone);
       if (existing) {
         await onStored?.(trx, null, 'unchanged', existing.id);
         return null;
       }
-      const bedrooms = parseHabs(body.search.habs);
-      const criteria: Record<string, number> = {};
-      if (rentMax !== null) criteria.price_rent_max = rentMax;
-      if (bedrooms !== null) criteria.bedrooms_min = bedrooms;
-      const entry: Record<string, unknown> = { operations: ['alquiler'], property_types: ['apartamento', 'casa'] };
-      if (Object.keys(criteria).length) {
-        entry.apartamento = { ...criteria };
-        entry.casa = { ...criteria };
-      }
-      if (body.search.location) entry.locations = [body.search.location];
-      const at = nowRfc3339();
-      const leadId = await repo.insertLeadId(trx, {
-        business_id: businessId,
-        name: body.contact.name.trim() || null,
-        type: 'demandante',
-        status: 'searching_property',
-        active: 1,
-        rating: 3,
-        captured_by: 'Web',
-        source: body.source.trim() || null,
-        phone_number_1: phone,
-        profile_category: 'potencial',
-        urgency_profile: 'alta-urgencia',
-        search_preferences: JSON.stringify([entry]),
-        created_at: at,
-        updated_at: at,
-      });
-      const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
-      await repo.insertNote(trx, leadId, ingestNotes(body, habsInNotes, rentMax), at);
+      const leadId = await repo.insertLeadId(trx, lead);
+      await repo.insertNote(trx, leadId, notes, at);
       await recordConsent(trx, businessId, leadId, body.consent, body.sourcePage, at);
       await queueWelcome(trx, businessId, leadId, phone, null, at);
       await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);

@@ -1,0 +1,158 @@
+/**
+ * A new lead written in one statement on PostgreSQL (db/repositories/new-lead-pg.ts, issue 32)
+ * stores exactly what the transactional path stores: the same lead, note, consent, welcome,
+ * jobs, event and webhook deliveries. A plain POST takes the one statement there; a POST with
+ * an Idempotency-Key takes the transactional path on both engines. On SQLite both are the
+ * transactional path, and the comparison still holds.
+ */
+import { describe, expect, it } from 'vitest';
+import { insertNewLeadAtOnce } from '../../src/db/repositories/new-lead-pg.ts';
+import { connectChannel } from '../../src/services/channels.ts';
+import { addWebhook } from '../../src/services/webhook-endpoints.ts';
+import { disableWebhook } from '../../src/services/webhook-endpoints.ts';
+import { ENGINE, snapshot } from '../helpers/db.ts';
+import { post, withApp } from '../helpers/http.ts';
+
+const t = withApp({
+  seed: async ({ db, businessId }) => {
+    await connectChannel(
+      db,
+      { businessId, provider: 'whatsapp-cloud', phoneNumberId: '77', tokenEnv: 'T', template: 'bienvenida', languages: { gb: 'en_GB' } },
+      { T: 'token' },
+    );
+    await addWebhook(db, { businessId, url: 'https://crm.example/created', events: ['lead.created'] });
+    await addWebhook(db, { businessId, url: 'https://crm.example/all' });
+    await addWebhook(db, { businessId, url: 'https://crm.example/updates', events: ['lead.updated'] });
+    const off = await addWebhook(db, { businessId, url: 'https://crm.example/off' });
+    await disableWebhook(db, off.id);
+  },
+});
+
+/** Everything stored for a lead, with what differs between two leads by nature (ids, phone, times) named. */
+async function storedFor(leadId: number, phone: string) {
+  const db = t.db;
+  const lead = await db.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
+  const notes = await db.selectFrom('lead_notes').select(['text']).where('lead_id', '=', leadId).orderBy('id').execute();
+  const consents = await db
+    .selectFrom('lead_consents')
+    .select(['business_id', 'marketing', 'whatsapp', 'text', 'version', 'source_page'])
+    .where('lead_id', '=', leadId)
+    .execute();
+  const messages = await db
+    .selectFrom('messages')
+    .select(['business_id', 'direction', 'kind', 'author', 'template', 'language', 'recipient', 'state', 'body'])
+    .where('lead_id', '=', leadId)
+    .execute();
+  const jobs = await db
+    .selectFrom('jobs')
+    .select(['business_id', 'kind', 'payload', 'state'])
+    .where('lead_id', '=', leadId)
+    .orderBy('id')
+    .execute();
+  const events = await db
+    .selectFrom('events')
+    .select(['id', 'business_id', 'type', 'data'])
+    .where('lead_id', '=', leadId)
+    .orderBy('id')
+    .execute();
+  const deliveries = await db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id', 'state', 'attempts', 'event_id'])
+    .where('lead_id', '=', leadId)
+    .orderBy('id')
+    .execute();
+  const named = (text: string) =>
+    text
+      .replaceAll(phone, '<phone>')
+      .replaceAll(`"id":${leadId}`, '"id":<lead>')
+      .replace(/\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)/g, '<time>');
+  return {
+    lead: { ...lead, id: '<lead>', phone_number_1: '<phone>', created_at: '<time>', updated_at: '<time>' },
+    notes,
+    consents,
+    messages: messages.map((m) => ({ ...m, recipient: m.recipient === phone ? '<phone>' : m.recipient })),
+    jobs: jobs.map((j) => ({
+      ...j,
+      payload: j.payload === null ? null : deliveries.some((d) => j.payload === `{"delivery_id":${d.id}}`) ? '<its delivery>' : j.payload,
+    })),
+    events: events.map((e) => ({ ...e, id: '<event>', data: named(e.data) })),
+    deliveries: deliveries.map((d) => ({
+      ...d,
+      id: '<delivery>',
+      event_id: events.some((e) => e.id === d.event_id) ? '<its event>' : d.event_id,
+    })),
+  };
+}
+
+const inquiry = (phone: string) => ({
+  name: '  Marta Ruiz ',
+  type: 'buyer',
+  phone_number_1: phone,
+  preferred_language: 'gb',
+  source: 'web',
+  sourcePage: 'https://www.agencia.example/pisos',
+  notes: 'Llamar por la tarde',
+  search_preferences: [
+    { operations: ['venta'], property_types: ['apartamento'], internal_notes: 'no mostrar', apartamento: { bedrooms_min: 2 } },
+  ],
+  consent: { marketing: true, whatsapp: false, text: 'Acepto la política', version: 'v3' },
+});
+const ingest = (phone: string) => ({
+  id: 'f-1',
+  createdAt: '2026-11-20T10:00:00Z',
+  source: 'landing',
+  sourcePage: 'https://www.agencia.example/alquiler',
+  contact: { name: 'Pablo', phone },
+  search: { budget: '700-900', habs: '2', location: { name: 'Zaragoza' }, freeText: 'con ascensor' },
+});
+
+describe('a new lead in one statement', () => {
+  it.each([
+    ['inquiries', inquiry, '+34611700001', '+34611700002'],
+    ['ingest', ingest, '+34611700003', '+34611700004'],
+  ] as const)('stores for %s what the transactional path stores', async (kind, body, plainPhone, keyedPhone) => {
+    const plain = await post(t.app, `/leads/${kind}`, t.key, body(plainPhone));
+    const keyed = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': `same-rows-${kind}` });
+    expect([plain.status, keyed.status], JSON.stringify(plain.body)).toEqual([200, 200]);
+    const idOf = async (phone: string) =>
+      (await t.db.selectFrom('leads').select('id').where('phone_number_1', '=', phone).executeTakeFirstOrThrow()).id;
+    const a = await storedFor(await idOf(plainPhone), plainPhone);
+    const b = await storedFor(await idOf(keyedPhone), keyedPhone);
+    expect(a).toEqual(b);
+    // What was compared is all there: one welcome, the endpoints that take lead.created, their jobs.
+    expect(a.messages).toEqual([expect.objectContaining({ template: 'bienvenida', state: 'pending' })]);
+    expect(a.deliveries).toHaveLength(2);
+    expect(a.jobs.filter((j) => j.kind === 'deliver_webhook')).toHaveLength(2);
+    expect(a.events[0].data).not.toContain('no mostrar');
+    if (kind === 'inquiries') expect(a.messages[0].language).toBe('en_GB');
+  });
+
+  it.runIf(ENGINE === 'postgres')('writes nothing for a known phone, and says so', async () => {
+    await post(t.app, '/leads/ingest', t.key, ingest('+34611700009'));
+    const before = await snapshot(t.db);
+    const at = new Date().toISOString();
+    const written = await insertNewLeadAtOnce(t.db, {
+      businessId: t.businessId,
+      lead: {
+        business_id: t.businessId,
+        name: 'Otra',
+        type: 'demandante',
+        status: 'new',
+        active: 1,
+        rating: 3,
+        captured_by: 'Web',
+        phone_number_1: '+34611700009',
+        created_at: at,
+        updated_at: at,
+      },
+      note: 'nota',
+      consent: null,
+      welcome: { recipient: '+34611700009', preferredLanguage: null, fallbackLanguage: 'es' },
+      jobs: ['match_lead'],
+      eventDataAfterId: '}}',
+      at,
+    });
+    expect(written).toBeNull();
+    expect(await snapshot(t.db)).toBe(before);
+  });
+});
