@@ -5,6 +5,7 @@
 // an inquiry: `{"status":"ok","authenticated_as":…,"lead_id":…}`.
 // Usage: node baseline-leads.mjs sqlite:FILE | postgres://…?schema=S   BUSINESS_ID
 import { createServer } from 'node:http';
+import { URL } from 'node:url';
 import { createRequire } from 'node:module';
 
 const [url, businessArg] = process.argv.slice(2);
