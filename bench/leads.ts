@@ -16,17 +16,22 @@ import { nowRfc3339 } from '../src/domain/time.ts';
 import { createApiKey } from '../src/services/api-keys.ts';
 import { recordLeadEvent } from '../src/services/events.ts';
 import { addWebhook } from '../src/services/webhook-endpoints.ts';
+import pg from 'pg';
+import { POSTGRES_URL } from './engines.ts';
 import { startProcess, stop } from './processes.ts';
 import type { Load } from './wrk.ts';
 
 export interface LeadBenchRow {
+  engine: 'sqlite' | 'postgres';
   endpoint: string;
   /** inmo with default settings (one request log line each). */
   logsOn: Load;
   /** inmo with LOG_LEVEL=warn. */
   logsOff: Load;
-  /** The same rows inserted directly, one transaction per lead, leads/s. */
-  rawRate: number;
+  /** A bare node:http server inserting the lead, its note and jobs on a raw connection (bench/baseline-leads.mjs). */
+  bare: Load;
+  /** The same rows inserted directly, one transaction per lead, leads/s (SQLite). */
+  rawRate: number | null;
 }
 
 // The request bodies, with a distinct phone each, are built by bench/post-leads.lua.
@@ -78,55 +83,98 @@ async function rawRate(dbPath: string, count: number, events: 'none' | 'event' |
 }
 
 /** Loads one URL with wrk and a Lua script (bench/run.ts's `load`). */
-type LoadFn = (url: string, headers: Record<string, string>, options: { script: string; scriptArgs: string[] }) => Promise<Load>;
+type LoadFn = (
+  url: string,
+  headers: Record<string, string>,
+  options: { script: string; scriptArgs: string[]; duration?: number },
+) => Promise<Load>;
 
-/**
- * Runs the benchmark in `work` (a scratch folder) with the CLI at `bin`: each endpoint on two
- * servers, request logs on (default settings) and off, then the raw rate of the same rows.
- */
-export async function leadBench(work: string, bin: string, script: string, load: LoadFn): Promise<LeadBenchRow[]> {
-  const serve = async (name: string, logLevel: string) => {
+/** A fresh database of `engine` with one business and a key: its URL, business id and key. */
+async function freshLeadsDb(work: string, engine: 'sqlite' | 'postgres', name: string) {
+  let url: string;
+  if (engine === 'sqlite') {
     const dbPath = join(work, `leads-${name}.db`);
     for (const suffix of ['', '-wal', '-shm']) rmSync(dbPath + suffix, { force: true });
-    const db = createDb(`sqlite:${dbPath}`);
-    await migrate(db);
-    const { id: businessId } = await insertBusiness(db, 'Bench leads', nowRfc3339());
-    const { key } = await createApiKey(db, { businessId, scopes: [...SCOPES] });
-    await db.destroy();
-    // The server gets CPU 0 to itself (bench/processes.ts); its worker is off, so that this
-    // measures taking leads in (bench/background.ts measures the rest).
-    const server = await startProcess(
-      [bin, 'serve', '--no-worker', '--port', '0', '--json'],
-      { ...process.env, DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: logLevel },
-      work,
-    );
-    return { ...server, key };
-  };
-  const on = await serve('logs-on', 'info');
-  const off = await serve('logs-off', 'warn');
-  const rows: LeadBenchRow[] = [];
-  let run = 0;
+    url = `sqlite:${dbPath}`;
+  } else {
+    const schema = `inmo_bench_leads_${name.replace(/[^a-z0-9]/g, '_')}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`drop schema if exists "${schema}" cascade; create schema "${schema}"`);
+    await admin.end();
+    url = `${POSTGRES_URL}${POSTGRES_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  }
+  const db = createDb(url);
+  await migrate(db);
+  const { id: businessId } = await insertBusiness(db, 'Bench leads', nowRfc3339());
+  const { key } = await createApiKey(db, { businessId, scopes: [...SCOPES] });
+  await db.destroy();
+  return { url, businessId, key };
+}
+
+/** Whether the benchmark's PostgreSQL answers. */
+async function postgresHere(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
   try {
-    let raw = 0;
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs the benchmark in `work` (a scratch folder) with the CLI at `bin`, on SQLite and (when it
+ * answers) PostgreSQL: each endpoint on inmo with request logs on (default settings) and off,
+ * and on the bare node:http server inserting the same rows (bench/baseline-leads.mjs), each on
+ * a fresh database and after a warm-up run of its own (2 s: the first seconds of a process are
+ * its JIT compiling, p99 above 200 ms); then, on SQLite, the raw rate of the same rows.
+ */
+export async function leadBench(work: string, bin: string, script: string, load: LoadFn): Promise<LeadBenchRow[]> {
+  let run = 0;
+  const measure = async (url: string, key: string | null, endpoint: string, kind: string) => {
+    const headers: Record<string, string> = key === null ? {} : { 'x-api-key': key };
+    await load(`${url}${endpoint}`, headers, { script, scriptArgs: [kind, String(++run)], duration: 2 });
+    return load(`${url}${endpoint}`, headers, { script, scriptArgs: [kind, String(++run)] });
+  };
+  const rows: LeadBenchRow[] = [];
+  const engines: Array<'sqlite' | 'postgres'> = (await postgresHere()) ? ['sqlite', 'postgres'] : ['sqlite'];
+  for (const engine of engines) {
     for (const [endpoint, kind] of [
       ['/leads/inquiries', 'inquiry'],
       ['/leads/inquiries', 'inquiry-idempotent'],
       ['/leads/ingest', 'ingest'],
     ] as const) {
       const results: Load[] = [];
-      for (const server of [on, off]) {
-        results.push(
-          await load(`${String(server.info.url)}${endpoint}`, { 'x-api-key': server.key }, { script, scriptArgs: [kind, String(++run)] }),
+      for (const logLevel of ['info', 'warn']) {
+        const { url, key } = await freshLeadsDb(work, engine, `${kind}-${logLevel}`);
+        // The server gets CPU 0 to itself (bench/processes.ts); its worker is off, so that this
+        // measures taking leads in (bench/background.ts measures the rest).
+        const server = await startProcess(
+          [bin, 'serve', '--no-worker', '--port', '0', '--json'],
+          { ...process.env, DATABASE_URL: url, LOG_LEVEL: logLevel },
+          work,
         );
+        try {
+          results.push(await measure(String(server.info.url), key, endpoint, kind));
+        } finally {
+          await stop(server.child);
+        }
+      }
+      const { url, businessId } = await freshLeadsDb(work, engine, `${kind}-bare`);
+      const bare = await startProcess([join(import.meta.dirname, 'baseline-leads.mjs'), url, String(businessId)], process.env, work);
+      let bareLoad: Load;
+      try {
+        bareLoad = await measure(`http://127.0.0.1:${String(bare.info.port)}`, null, '', kind);
+      } finally {
+        await stop(bare.child);
       }
       // The idempotent inquiry stores the same rows as the plain one: one raw rate serves both.
-      if (kind !== 'inquiry-idempotent') raw = await rawRate(join(work, 'leads-raw.db'), 10_000);
+      const raw = engine === 'sqlite' ? await rawRate(join(work, 'leads-raw.db'), 10_000) : null;
       const label = kind === 'inquiry-idempotent' ? `${endpoint} + Idempotency-Key` : endpoint;
-      rows.push({ endpoint: label, logsOn: results[0], logsOff: results[1], rawRate: raw });
+      rows.push({ engine, endpoint: label, logsOn: results[0], logsOff: results[1], bare: bareLoad, rawRate: raw });
     }
-  } finally {
-    await stop(on.child);
-    await stop(off.child);
   }
   return rows;
 }

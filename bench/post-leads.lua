@@ -13,7 +13,7 @@ end
 
 function request()
   n = n + 1
-  local phone = string.format("+34 6%d%07d", run, n)
+  local phone = string.format("+34 6%02d%06d", run, n)
   local body
   local headers = nil
   if kind == "inquiry-idempotent" then

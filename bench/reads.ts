@@ -10,7 +10,7 @@
  *   running the statement inmo runs (bench/raw-floor.ts): the floor of an uncached read;
  * - `GET /properties/{id}` over 1,000 random published ids (bench/random-id.lua);
  * - `GET /me`;
- * - `GET /leads?limit=100` (the catalogue's database has 150 leads);
+ * - `GET /leads?limit=100` (the catalogue's database has 20,000 leads);
  * - (a) cached revalidated with its ETag (`If-None-Match`: 304, no body), and (a) cached with
  *   `Accept-Encoding: br` (CONTRACT §13). The baselines send the same bytes with a 200: nothing
  *   for the 304, the compressed page for br.

@@ -263,7 +263,12 @@ export const SETTINGS: readonly Setting[] = [
   },
   ...LIMIT_SETTINGS,
   { name: 'INMO_COUNT_CACHE_SIZE', meaning: 'entries of the per-process cache of `total` counts (0 = off)', default: '2000' },
-  { name: 'INMO_PAGE_CACHE_MB', meaning: 'MiB of the per-process cache of catalogue pages (0 = off)', default: '32' },
+  {
+    name: 'INMO_PAGE_CACHE_MB',
+    meaning:
+      'MiB of each per-process cache of read pages: catalogue pages, GET /leads pages (SQLite), and the same again for the fast path of repeated reads (0 = all off)',
+    default: '32',
+  },
   {
     name: 'INMO_PG_POOL_SIZE',
     meaning: 'PostgreSQL connections per process',

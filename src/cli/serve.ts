@@ -102,7 +102,8 @@ export function register(program: Command): void {
         // time (one write per line cost a quarter of a cached read, issue 32), and at least every
         // LOG_FLUSH_MS; and flushed before the process exits (below), so a SIGTERM loses none.
         const logs = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES });
-        setInterval(() => logs.flush(), LOG_FLUSH_MS).unref();
+        // Stopped before the destination ends (below): a flush after that throws.
+        const flushLogs = setInterval(() => logs.flush(), LOG_FLUSH_MS).unref();
         process.once('exit', () => {
           try {
             logs.flushSync();
@@ -197,6 +198,7 @@ export function register(program: Command): void {
             process.exitCode = results.some((r) => r.status === 'rejected') ? 1 : 0;
           } finally {
             await db.destroy();
+            clearInterval(flushLogs);
             await endLogs(logs);
             process.exit();
           }
