@@ -299,6 +299,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 
   app.decorate('fastPath', { getter: () => fastPath });
+  // Closing, every request takes the full path, which tells keep-alive clients to go.
+  app.addHook('preClose', (done) => {
+    fastPath?.close();
+    done();
+  });
   if (fastPath !== null) injectAsServed(app, () => fastPath);
   return app;
 }

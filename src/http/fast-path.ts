@@ -76,6 +76,19 @@ interface Entry {
   known: Representations;
 }
 
+/** A response decided by the fast path, and what its log line tells. */
+interface Answer {
+  status: number;
+  headers: Record<string, string | number>;
+  /** null: none (304). */
+  body: Buffer | null;
+  route: string;
+  requestId: string;
+  keyId: string;
+  /** `performance.now()` when the request was taken. */
+  started: number;
+}
+
 /** What the fast path needs of its app. */
 export interface FastPathOptions {
   keys: KeyVerifier;
@@ -106,6 +119,7 @@ export class FastPath implements RepresentationSink {
   private readonly me = new WeakMap<object, Buffer>();
   /** Requests answered here, for tests and benchmarks. */
   hits = 0;
+  private closing = false;
 
   private readonly log: BatchedLog | null;
 
@@ -139,16 +153,54 @@ export class FastPath implements RepresentationSink {
    * @returns true when it was answered; false: hand it to the full path, untouched.
    */
   serve(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'GET') return false;
+    // Closing, the full path answers: it tells keep-alive clients `Connection: close`.
+    if (this.closing) return false;
+    let answer: Answer | null;
+    try {
+      answer = this.answer(req);
+    } catch {
+      // A failing read (SQLite busy, I/O) is the full path's to meet and answer, as a 500 of
+      // this request: never an exception in the server's handler, which would end the process.
+      return false;
+    }
+    if (answer === null) return false;
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body ?? undefined);
+    this.hits++;
+    const ms = performance.now() - answer.started;
+    if (this.options.metrics) observeRequest('GET', answer.route, answer.status, ms / 1000);
+    this.log?.line(
+      {
+        reqId: answer.requestId,
+        method: 'GET',
+        route: answer.route,
+        status: answer.status,
+        ms: Math.round(ms * 100) / 100,
+        key_id: answer.keyId,
+      },
+      'request',
+    );
+    return true;
+  }
+
+  /** From now on every request takes the full path, and pending log lines are written (the app is closing). */
+  close(): void {
+    this.closing = true;
+    this.log?.flush();
+  }
+
+  /** The answer to `req` when it is an exact repeat this path may answer; null otherwise. */
+  private answer(req: IncomingMessage): Answer | null {
+    if (req.method !== 'GET') return null;
     const url = req.url;
-    if (url === undefined || !url.startsWith(PREFIX) || hasBody(req)) return false;
+    if (url === undefined || !url.startsWith(PREFIX) || hasBody(req)) return null;
     const headers = req.headers;
     const apiKey = presented(headers);
-    if (apiKey === undefined) return false;
+    if (apiKey === undefined) return null;
     const started = performance.now();
     const now = Date.now();
     const key = this.options.keys.cachedContext(apiKey, now);
-    if (key === null) return false;
+    if (key === null) return null;
 
     let route: string;
     let body: Buffer;
@@ -156,18 +208,18 @@ export class FastPath implements RepresentationSink {
     if (url === ME) {
       route = ME;
       body = this.meBody(key);
-      if (body.length > PLAIN_MAX) return false;
+      if (body.length > PLAIN_MAX) return null;
     } else {
       const entry = this.entries.get(`${key.businessId}\u0000${url}`);
-      if (entry === undefined || !key.scopes.includes(entry.scope)) return false;
+      if (entry === undefined || !key.scopes.includes(entry.scope)) return null;
       const current = entry.read.of === 'catalogue' ? key.catalogueVersion : this.options.leadVersion(key.businessId);
-      if (entry.read.version !== current) return false;
+      if (entry.read.version !== current) return null;
       ({ route, body, known } = entry);
     }
 
     // @fastify/cors varies every answer of the API on Origin (its origin is decided per request).
     const out: Record<string, string | number> = { vary: 'Origin' };
-    if (!originAllows(key, headers, out)) return false;
+    if (!originAllows(key, headers, out)) return null;
     let status = 200;
     let sent: Buffer | null = body;
     if (known !== null) {
@@ -181,7 +233,7 @@ export class FastPath implements RepresentationSink {
         sent = null;
       } else if (coding !== null) {
         const made = known.made[coding];
-        if (made === undefined) return false;
+        if (made === undefined) return null;
         sent = made;
         out['content-encoding'] = coding;
       }
@@ -191,7 +243,7 @@ export class FastPath implements RepresentationSink {
     const limit = this.options.rateLimit;
     if (limit !== null) {
       const count = limit.count(apiKey);
-      if (count.exceeded) return false;
+      if (count.exceeded) return null;
       out['ratelimit-limit'] = count.max;
       out['ratelimit-remaining'] = count.remaining;
       out['ratelimit-reset'] = count.resetSeconds;
@@ -203,13 +255,7 @@ export class FastPath implements RepresentationSink {
       out['content-type'] = JSON_TYPE;
       out['content-length'] = sent.length;
     }
-    res.writeHead(status, out);
-    res.end(sent ?? undefined);
-    this.hits++;
-    const ms = performance.now() - started;
-    if (this.options.metrics) observeRequest('GET', route, status, ms / 1000);
-    this.log?.line({ reqId: requestId, method: 'GET', route, status, ms: Math.round(ms * 100) / 100, key_id: key.keyId }, 'request');
-    return true;
+    return { status, headers: out, body: sent, route, requestId, keyId: key.keyId, started };
   }
 
   /** GET /me's body for a key (spec §4.6), as routes/me.ts sends it; made once per verification. */
@@ -257,7 +303,9 @@ function originAllows(key: Omit<KeyContext, 'useDue'>, headers: IncomingMessage[
 class BatchedLog {
   private pending: string[] = [];
   private readonly level: number;
-  private readonly flush = () => {
+  /** Writes the lines gathered so far. */
+  readonly flush = () => {
+    if (this.pending.length === 0) return;
     const lines = this.pending;
     this.pending = [];
     this.stream.write(lines.join(''));

@@ -222,6 +222,20 @@ describe('the per-key rate limit', () => {
   });
 });
 
+describe('closing', () => {
+  it('hands every request to the full path, which tells keep-alive clients to go', async () => {
+    const app = await buildApp({ db: t.db, pageCacheMb: 8 });
+    const me = () => app.inject({ method: 'GET', url: '/v1/ext/me', headers: { 'x-api-key': t.key } });
+    for (let i = 0; i < 3; i++) await me();
+    const hits = app.fastPath!.hits;
+    expect(hits).toBeGreaterThan(0);
+    await app.close();
+    const after = await me();
+    expect(app.fastPath!.hits).toBe(hits);
+    expect([after.statusCode, after.headers.connection]).toEqual([200, 'close']);
+  });
+});
+
 describe('without the page cache', () => {
   it('has no fast path', async () => {
     const app = await buildApp({ db: t.db, pageCacheMb: 0 });
