@@ -21,8 +21,9 @@
  * - the per-key rate limit counted in the same counter as the full path's, and not exceeded;
  * - for a compressed answer, the coding already made.
  *
- * Anything else (a miss, a refusal, a 304 the entry cannot decide, a HEAD) returns false and
- * the request takes the full path, which answers it (and fills the cache). The answer's headers
+ * Anything else (a miss, a refusal, a 304 the entry cannot decide, a HEAD, any request once
+ * the app is closing, a read that throws) returns false and the request takes the full path,
+ * which answers it (and fills the cache, or tells a keep-alive client to go, or answers 500). The answer's headers
  * are the full path's (test/db/fast-path.test.ts compares them); its log line and its metrics
  * are written the same way (the log line by pino's asynchronous destination under `inmo serve`).
  */
