@@ -92,6 +92,8 @@ export function onStoredFor(
 ): OnStored | undefined {
   const claim = request.idempotencyClaim;
   if (claim === null) return undefined;
-  return (trx, leadId, outcome, about) =>
+  const onStored: OnStored = (trx, leadId, outcome, about) =>
     idempotency.record(trx, claim, { status: 200, body: JSON.stringify(answer(leadId)), outcome, leadId: about });
+  onStored.idempotency = { keyId: claim.keyId, idempotencyKey: claim.idempotencyKey, body: (leadId) => JSON.stringify(answer(leadId)) };
+  return onStored;
 }

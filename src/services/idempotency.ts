@@ -70,6 +70,9 @@ export class Idempotency {
     };
     const claimed: ClaimResult = { kind: 'claimed', claim: { keyId, idempotencyKey, createdAt: claim.created_at } };
     this.purgeNowAndThen(now);
+    // Where transactions commit concurrently (PostgreSQL), a new key's claim is one statement;
+    // a key seen before (or SQLite) takes the transaction below.
+    if (await this.writes.alone((db) => repo.insertClaim(db, claim))) return claimed;
     return this.writes.run(async (trx): Promise<ClaimResult> => {
       if (await repo.insertClaim(trx, claim)) return claimed;
       const seen = await repo.findKey(trx, keyId, idempotencyKey);

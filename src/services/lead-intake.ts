@@ -40,7 +40,19 @@ const INGEST_JOBS: JobKind[] = ['match_lead', 'send_welcome'];
  * `about` the lead it concerns, the existing one when it changed nothing (its erasure, CONTRACT
  * §18, removes the record).
  */
-export type OnStored = (trx: Transaction<Database>, leadId: number | null, outcome: LeadOutcome, about: number | null) => Promise<void>;
+export type OnStored = ((
+  trx: Transaction<Database>,
+  leadId: number | null,
+  outcome: LeadOutcome,
+  about: number | null,
+) => Promise<void>) & {
+  /**
+   * The same record said as data, so that a new lead written in one statement on PostgreSQL
+   * (db/repositories/new-lead-pg.ts) records it in that statement: the claimed Idempotency-Key,
+   * and the 200's body for the new lead's id.
+   */
+  idempotency?: { keyId: string; idempotencyKey: string; body: (leadId: number) => string };
+};
 
 /** An inquiry after validation: type canonical, phones in E.164. */
 export interface Inquiry extends Omit<InquiryBody, 'type' | 'phone_number_1' | 'phone_number_2' | 'landline_phone'> {
@@ -145,7 +157,8 @@ async function storeInquiryLead(
   inquiry: Inquiry,
   onStored: OnStored | undefined,
 ): Promise<{ leadId: number; outcome: 'created' | 'completed' }> {
-  if (!onStored) {
+  const record = keyRecord(onStored);
+  if (record !== undefined) {
     // A new phone on PostgreSQL: one statement (null: SQLite, or the phone is known: below).
     const at = nowRfc3339();
     const lead = { ...inquiryColumns(inquiry, at), business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at };
@@ -157,7 +170,17 @@ async function storeInquiryLead(
     const created = await writes.alone((db) =>
       insertNewLeadAtOnce(
         db,
-        newLeadRows(businessId, lead, notes, inquiry.consent, inquiry.sourcePage, inquiry.preferred_language ?? null, INQUIRY_JOBS, at),
+        newLeadRows(
+          businessId,
+          lead,
+          notes,
+          inquiry.consent,
+          inquiry.sourcePage,
+          inquiry.preferred_language ?? null,
+          INQUIRY_JOBS,
+          at,
+          record,
+        ),
       ),
     );
     if (created) return { leadId: created, outcome: 'created' };
@@ -228,6 +251,7 @@ function newLeadRows(
   preferredLanguage: string | null,
   jobs: JobKind[],
   at: string,
+  idempotency: NewLeadRows['idempotency'],
 ): NewLeadRows {
   const data = JSON.stringify({ lead: presentLead({ ...(lead as unknown as PresentedRow), id: 0 }) });
   const head = '{"lead":{"id":0';
@@ -250,8 +274,27 @@ function newLeadRows(
       : null,
     jobs,
     eventDataAfterId: data.slice(head.length),
+    idempotency,
     at,
   };
+}
+
+/** A number no body holds: where it stands in a body, the new lead's id goes. */
+const ID_MARK = 987_654_321_012_345;
+
+/**
+ * What the one-statement write records for `onStored` (db/repositories/new-lead-pg.ts): null
+ * when there is nothing to record, the Idempotency-Key's record with the 200's body split around
+ * the lead's id, or undefined when the write cannot be one statement (a record said only as a
+ * function, or a body where the id's place is ambiguous).
+ */
+function keyRecord(onStored: OnStored | undefined): NewLeadRows['idempotency'] | undefined {
+  if (!onStored) return null;
+  if (!onStored.idempotency) return undefined;
+  const { keyId, idempotencyKey, body } = onStored.idempotency;
+  const [before, ...after] = body(ID_MARK).split(String(ID_MARK));
+  if (after.length > 1) return undefined;
+  return { keyId, idempotencyKey, bodyBeforeId: before, bodyAfterId: after.length ? after[0] : null };
 }
 
 /**
@@ -325,10 +368,11 @@ export async function ingestRentalLead(
   };
   const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
   const notes = ingestNotes(body, habsInNotes, rentMax);
-  if (!onStored) {
+  const record = keyRecord(onStored);
+  if (record !== undefined) {
     // A new phone on PostgreSQL: one statement (null: SQLite, or the phone is known: below).
     const created = await writes.alone((db) =>
-      insertNewLeadAtOnce(db, newLeadRows(businessId, lead, notes, body.consent, body.sourcePage, null, INGEST_JOBS, at)),
+      insertNewLeadAtOnce(db, newLeadRows(businessId, lead, notes, body.consent, body.sourcePage, null, INGEST_JOBS, at, record)),
     );
     if (created) return created;
   }

@@ -1,12 +1,15 @@
 /**
  * A new lead written in one statement on PostgreSQL (db/repositories/new-lead-pg.ts, issue 32)
  * stores exactly what the transactional path stores: the same lead, note, consent, welcome,
- * jobs, event and webhook deliveries. A plain POST takes the one statement there; a POST with
- * an Idempotency-Key takes the transactional path on both engines. On SQLite both are the
- * transactional path, and the comparison still holds.
+ * jobs, event, webhook deliveries and Idempotency-Key record. POSTs, plain and with a key, take
+ * the one statement there; the reference lead is written by the intake with group commit's
+ * one-statement write taken away. On SQLite all three are the transactional path.
  */
 import { describe, expect, it } from 'vitest';
 import { insertNewLeadAtOnce } from '../../src/db/repositories/new-lead-pg.ts';
+import { GroupCommit } from '../../src/db/group-commit.ts';
+import { canonicalLeadType } from '../../src/domain/lead-rules.ts';
+import { createInquiryLead, ingestRentalLead } from '../../src/services/lead-intake.ts';
 import { connectChannel } from '../../src/services/channels.ts';
 import { addWebhook } from '../../src/services/webhook-endpoints.ts';
 import { disableWebhook } from '../../src/services/webhook-endpoints.ts';
@@ -93,7 +96,7 @@ const inquiry = (phone: string) => ({
   sourcePage: 'https://www.agencia.example/pisos',
   notes: 'Llamar por la tarde',
   search_preferences: [
-    { operations: ['venta'], property_types: ['apartamento'], internal_notes: 'no mostrar', apartamento: { bedrooms_min: 2 } },
+    { operations: ['venta'], property_types: ['apartamento'], apartamento: { bedrooms_min: 2 }, internal_notes: 'no mostrar' },
   ],
   consent: { marketing: true, whatsapp: false, text: 'Acepto la política', version: 'v3' },
 });
@@ -107,25 +110,56 @@ const ingest = (phone: string) => ({
 });
 
 describe('a new lead in one statement', () => {
+  /** Group commit without its one-statement write: the transactional path on both engines. */
+  const transactional = () => Object.assign(new GroupCommit(t.db), { alone: () => null });
+  const idOf = async (phone: string) =>
+    (await t.db.selectFrom('leads').select('id').where('phone_number_1', '=', phone).executeTakeFirstOrThrow()).id;
+
   it.each([
-    ['inquiries', inquiry, '+34611700001', '+34611700002'],
-    ['ingest', ingest, '+34611700003', '+34611700004'],
-  ] as const)('stores for %s what the transactional path stores', async (kind, body, plainPhone, keyedPhone) => {
-    const plain = await post(t.app, `/leads/${kind}`, t.key, body(plainPhone));
-    const keyed = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': `same-rows-${kind}` });
-    expect([plain.status, keyed.status], JSON.stringify(plain.body)).toEqual([200, 200]);
-    const idOf = async (phone: string) =>
-      (await t.db.selectFrom('leads').select('id').where('phone_number_1', '=', phone).executeTakeFirstOrThrow()).id;
-    const a = await storedFor(await idOf(plainPhone), plainPhone);
-    const b = await storedFor(await idOf(keyedPhone), keyedPhone);
-    expect(a).toEqual(b);
-    // What was compared is all there: one welcome, the endpoints that take lead.created, their jobs.
-    expect(a.messages).toEqual([expect.objectContaining({ template: 'bienvenida', state: 'pending' })]);
-    expect(a.deliveries).toHaveLength(2);
-    expect(a.jobs.filter((j) => j.kind === 'deliver_webhook')).toHaveLength(2);
-    expect(a.events[0].data).not.toContain('no mostrar');
-    if (kind === 'inquiries') expect(a.messages[0].language).toBe('en_GB');
-  });
+    ['inquiries', '+34611700001', '+34611700002', '+34611700005'],
+    ['ingest', '+34611700003', '+34611700004', '+34611700006'],
+  ] as const)(
+    'stores for %s what the transactional path stores, Idempotency-Key record included',
+    async (kind, plainPhone, keyedPhone, byHandPhone) => {
+      const body = kind === 'inquiries' ? inquiry : ingest;
+      const plain = await post(t.app, `/leads/${kind}`, t.key, body(plainPhone));
+      const keyed = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': `same-rows-${kind}` });
+      expect([plain.status, keyed.status], JSON.stringify(plain.body)).toEqual([200, 200]);
+      if (kind === 'inquiries') {
+        const { phone_number_1: _phone, ...rest } = inquiry(byHandPhone);
+        await createInquiryLead(transactional(), t.businessId, {
+          ...rest,
+          type: canonicalLeadType('buyer')!,
+          phone_number_1: byHandPhone,
+          phone_number_2: null,
+          landline_phone: null,
+        } as never);
+      } else {
+        await ingestRentalLead(transactional(), t.businessId, ingest(byHandPhone) as never, byHandPhone);
+      }
+      const reference = await storedFor(await idOf(byHandPhone), byHandPhone);
+      const a = await storedFor(await idOf(plainPhone), plainPhone);
+      const b = await storedFor(await idOf(keyedPhone), keyedPhone);
+      expect(a).toEqual(reference);
+      expect(b).toEqual(reference);
+      // The key's record holds the 200 the request answered, as the transactional path records it.
+      const record = await t.db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('idempotency_key', '=', `same-rows-${kind}`)
+        .executeTakeFirstOrThrow();
+      expect(record).toMatchObject({ state: 'done', locked_until: null, status: 200, outcome: 'created', lead_id: await idOf(keyedPhone) });
+      expect(JSON.parse(record.response!)).toEqual(keyed.body);
+      const replay = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': `same-rows-${kind}` });
+      expect([replay.status, replay.body, replay.headers['idempotent-replayed']]).toEqual([200, keyed.body, 'true']);
+      // What was compared is all there: one welcome, the endpoints that take lead.created, their jobs.
+      expect(a.messages).toEqual([expect.objectContaining({ template: 'bienvenida', state: 'pending' })]);
+      expect(a.deliveries).toHaveLength(2);
+      expect(a.jobs.filter((j) => j.kind === 'deliver_webhook')).toHaveLength(2);
+      expect(a.events[0].data).not.toContain('no mostrar');
+      if (kind === 'inquiries') expect(a.messages[0].language).toBe('en_GB');
+    },
+  );
 
   it.runIf(ENGINE === 'postgres')('writes nothing for a known phone, and says so', async () => {
     await post(t.app, '/leads/ingest', t.key, ingest('+34611700009'));
@@ -150,6 +184,7 @@ describe('a new lead in one statement', () => {
       welcome: { recipient: '+34611700009', preferredLanguage: null, fallbackLanguage: 'es' },
       jobs: ['match_lead'],
       eventDataAfterId: '}}',
+      idempotency: null,
       at,
     });
     expect(written).toBeNull();

@@ -19,7 +19,8 @@
  * - the event's data is the presented lead's JSON (domain/lead-presenter.ts), made by the
  *   caller with every field but the id, which the database gives;
  * - a delivery to each active endpoint that takes `lead.created`, each with its job (a new
- *   lead has no earlier pending delivery to wait behind).
+ *   lead has no earlier pending delivery to wait behind);
+ * - with a claimed Idempotency-Key, its record gets the 200 that the request answers.
  *
  * SQLite cannot write from a CTE; there the intake's units share one commit instead
  * (db/group-commit.ts).
@@ -39,14 +40,20 @@ export interface NewLeadRows {
   jobs: string[];
   /** The event's `data` after `{"lead":{"id":<id>` (JSON text, starting with `,` or `}`). */
   eventDataAfterId: string;
+  /**
+   * The claimed Idempotency-Key whose record gets the 200 (services/idempotency.ts `record`):
+   * its body is `bodyBeforeId`, then the lead's id and `bodyAfterId` unless that is null (a
+   * body without the id). null: no key.
+   */
+  idempotency: { keyId: string; idempotencyKey: string; bodyBeforeId: string; bodyAfterId: string | null } | null;
   at: string;
 }
 
 const statements = new Map<string, string>();
 
 /** The statement for one shape of rows (columns, consent or not, welcome or not): few shapes, each a named prepared statement. */
-function statementFor(columns: string[], consent: boolean, welcome: boolean): string {
-  const key = `${columns.join(',')}|${consent}|${welcome}`;
+function statementFor(columns: string[], consent: boolean, welcome: boolean, idempotency: 'none' | 'constant' | 'with id'): string {
+  const key = `${columns.join(',')}|${consent}|${welcome}|${idempotency}`;
   let text = statements.get(key);
   if (text !== undefined) return text;
   // $1 business, $2 at, $3 note, $4 jobs, $5 event data after the id; then optional parts; then the lead's columns.
@@ -57,6 +64,8 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean): st
   if (consent) consentValues = [param(), param(), param(), param(), param()].join(', ');
   let welcomeValues = '';
   if (welcome) welcomeValues = [param(), param(), param()].join('|');
+  let keyValues: string[] = [];
+  if (idempotency !== 'none') keyValues = [param(), param(), param(), ...(idempotency === 'with id' ? [param()] : [])];
   const leadValues = columns.map(() => param()).join(', ');
   const quoted = columns.map((c) => `"${c}"`).join(', ');
   parts.push(`l as (insert into leads (${quoted}) values (${leadValues}) on conflict do nothing returning id)`);
@@ -89,6 +98,15 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean): st
       `select l.id as lead_id, u.k as kind, null::text as payload, u.i as o from l, unnest($4::text[]) with ordinality as u(k, i) ` +
       `union all select d.lead_id, 'deliver_webhook', '{"delivery_id":' || d.id || '}', 1000000 + d.id from d) as queued order by o)`,
   );
+  if (idempotency !== 'none') {
+    // As the transactional path records it (db/repositories/idempotency.ts recordResponse).
+    const [keyId, idempotencyKey, before, after] = keyValues;
+    const response = idempotency === 'with id' ? `${before}::text || l.id || ${after}::text` : `${before}::text`;
+    parts.push(
+      `k as (update idempotency_keys set state = 'done', locked_until = null, status = 200, response = ${response}, outcome = 'created', lead_id = l.id ` +
+        `from l where key_id = ${keyId} and idempotency_key = ${idempotencyKey} and state = 'running')`,
+    );
+  }
   text = `with ${parts.join(', ')} select id from l`;
   statements.set(key, text);
   prepareOnce(text);
@@ -102,13 +120,20 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean): st
  */
 export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<number | null> {
   const columns = Object.keys(rows.lead).filter((c) => rows.lead[c] !== undefined);
-  const text = statementFor(columns, rows.consent !== null, rows.welcome !== null);
+  const key = rows.idempotency;
+  const text = statementFor(
+    columns,
+    rows.consent !== null,
+    rows.welcome !== null,
+    key === null ? 'none' : key.bodyAfterId === null ? 'constant' : 'with id',
+  );
   const values: unknown[] = [rows.businessId, rows.at, rows.note, rows.jobs, rows.eventDataAfterId];
   if (rows.consent) {
     const { marketing, whatsapp, text: wording, version, source_page: page } = rows.consent;
     values.push(marketing, whatsapp, wording, version, page);
   }
   if (rows.welcome) values.push(rows.welcome.recipient, rows.welcome.preferredLanguage, rows.welcome.fallbackLanguage);
+  if (key) values.push(key.keyId, key.idempotencyKey, key.bodyBeforeId, ...(key.bodyAfterId === null ? [] : [key.bodyAfterId]));
   for (const c of columns) values.push(rows.lead[c]);
   const result = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, values));
   return result.rows[0]?.id ?? null;
