@@ -304,7 +304,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     fastPath?.close();
     done();
   });
-  if (fastPath !== null) injectAsServed(app, () => fastPath);
+  if (fastPath !== null) injectAsServed(app, fastPath);
   return app;
 }
 
@@ -313,10 +313,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
  * Fastify (`app.routing`), so that every test of the API sees both paths (Fastify's own
  * `inject` goes straight to its router). It waits for the app to be ready, as Fastify's does.
  */
-function injectAsServed(app: FastifyInstance, fastPath: () => FastPath | null): void {
+function injectAsServed(app: FastifyInstance, fastPath: FastPath): void {
   const dispatch = (req: IncomingMessage, res: ServerResponse) => {
-    const fast = fastPath();
-    if (fast === null || !fast.serve(req, res)) app.routing(req, res);
+    if (!fastPath.serve(req, res)) app.routing(req, res);
   };
   const inject = (options: InjectOptions | string) => app.ready().then(() => lightMyRequest(dispatch, options));
   (app as { inject: unknown }).inject = inject;

@@ -7,6 +7,7 @@
  * parsing; the key's context is `request.apiKey`. A request that succeeds records the key's
  * use in `onSend` (before the response leaves); a refused or failed one changes nothing.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify';
 import type { Scope } from '../domain/api-key.ts';
 import { InmoError, type ErrorCode } from '../errors.ts';
@@ -33,17 +34,17 @@ const REFUSALS: Record<AuthFailure, ErrorCode> = {
 };
 
 /** `Authorization: ApiKey <key>`, the scheme in any case (CONTRACT §3). */
-export const API_KEY_SCHEME = /^\s*apikey\s+(\S+)\s*$/i;
+const API_KEY_SCHEME = /^\s*apikey\s+(\S+)\s*$/i;
 
 /**
  * The key from `X-Api-Key`, else from `Authorization: ApiKey <key>` (scheme case-insensitive).
  * @returns the key, undefined when none is sent, or `{ scheme }` when `Authorization` uses
  *   another scheme (`Bearer …`, `Basic …`): the client is told the two forms that work.
  */
-export function presentedKey(request: FastifyRequest): string | undefined | { scheme: string } {
-  const header = request.headers['x-api-key'];
+export function presentedKey(headers: IncomingHttpHeaders): string | undefined | { scheme: string } {
+  const header = headers['x-api-key'];
   if (typeof header === 'string' && header !== '') return header.trim();
-  const authorization = request.headers.authorization;
+  const authorization = headers.authorization;
   if (typeof authorization === 'string') {
     const match = API_KEY_SCHEME.exec(authorization);
     if (match) return match[1];
@@ -111,7 +112,7 @@ export function apiKeyAuth(app: FastifyInstance, keys: KeyVerifier): void {
   app.decorateRequest('apiKey', null);
   const checkKey: onRequestHookHandler = async (request, reply) => {
     const scope = request.routeOptions.config.scope;
-    const presented = presentedKey(request);
+    const presented = presentedKey(request.headers);
     const key = typeof presented === 'object' ? 'scheme' : await keys.authenticate(presented);
     if (typeof key === 'string') throw new InmoError(REFUSALS[key] as 'KEY_MISSING');
     if (scope !== null && scope !== undefined && !key.scopes.includes(scope)) throw new InmoError('KEY_LACKS_SCOPE', { scope });

@@ -36,7 +36,7 @@ import type { Scope } from '../domain/api-key.ts';
 import { observeRequest } from '../metrics.ts';
 import type { KeyContext, KeyVerifier } from '../services/api-keys.ts';
 import { CACHE_CONTROL, codingFor, etagOf, noneMatch, type RepresentationSink, type Representations } from './conditional.ts';
-import { API_KEY_SCHEME, EXPOSED_HEADERS } from './auth.ts';
+import { EXPOSED_HEADERS, presentedKey } from './auth.ts';
 import type { KeyRateLimit } from './rate-limit.ts';
 
 declare module 'fastify' {
@@ -67,7 +67,6 @@ const PLAIN_MAX = 1023;
 
 /** One remembered 200. */
 interface Entry {
-  businessId: number;
   /** What the body was read at. */
   read: ReadVersion;
   /** The route's pattern, for the log line and metrics. */
@@ -105,15 +104,6 @@ export interface FastPathOptions {
   rateLimit: KeyRateLimit | null;
 }
 
-/** The key of `X-Api-Key`, else of `Authorization: ApiKey …`; undefined when none (or another scheme). */
-function presented(headers: IncomingMessage['headers']): string | undefined {
-  const header = headers['x-api-key'];
-  if (typeof header === 'string' && header !== '') return header.trim();
-  const authorization = headers.authorization;
-  if (typeof authorization !== 'string') return undefined;
-  return API_KEY_SCHEME.exec(authorization)?.[1];
-}
-
 /** Answers exact repeats of cached reads before Fastify (see the module's comment). */
 export class FastPath implements RepresentationSink {
   private readonly entries: LRUCache<string, Entry>;
@@ -140,7 +130,6 @@ export class FastPath implements RepresentationSink {
     const read = request.readVersion;
     if (request.method !== 'GET' || !key || !scope || !read || !url?.startsWith(PREFIX) || hasBody(request.raw)) return;
     this.entries.set(`${key.businessId}\u0000${url}`, {
-      businessId: key.businessId,
       read,
       route: request.routeOptions.url ?? url,
       scope,
@@ -196,8 +185,9 @@ export class FastPath implements RepresentationSink {
     const url = req.url;
     if (url === undefined || !url.startsWith(PREFIX) || hasBody(req)) return null;
     const headers = req.headers;
-    const apiKey = presented(headers);
-    if (apiKey === undefined) return null;
+    const apiKey = presentedKey(headers);
+    // None, or another scheme: the full path's refusal.
+    if (typeof apiKey !== 'string') return null;
     const started = performance.now();
     const now = Date.now();
     const key = this.options.keys.cachedContext(apiKey, now);

@@ -6,8 +6,8 @@
  * 429 with `Retry-After` and a `{detail}` body. Limits are checked on arrival, before the
  * body is read, so a throttled request stores nothing.
  */
-import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import { LRUCache } from 'lru-cache';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseApiKey } from '../domain/api-key.ts';
 import { InmoError } from '../errors.ts';
@@ -39,7 +39,7 @@ const WINDOW_MS = 60_000;
  * made-up secrets), else its IP.
  */
 function keyOf(request: FastifyRequest): string {
-  const presented = presentedKey(request);
+  const presented = presentedKey(request.headers);
   return typeof presented === 'string' && parseApiKey(presented) ? keyOfPresented(presented) : `ip:${request.ip}`;
 }
 
@@ -50,41 +50,6 @@ function keyOfPresented(presented: string): string {
 
 /** Buckets kept per process (least recently used out first). */
 const BUCKETS = 100_000;
-
-/** One key's window: requests counted since it started. */
-interface Window {
-  current: number;
-  startedAt: number;
-}
-
-/**
- * The per-key counts, in @fastify/rate-limit's store shape (fixed one-minute windows, as its
- * in-memory store counts), answered synchronously: the fast path of cached reads
- * (http/fast-path.ts) counts its requests in the same windows as the full path.
- */
-class WindowCounts implements FastifyRateLimitStore {
-  private readonly windows = new LRUCache<string, Window>({ max: BUCKETS });
-
-  /** Counts one request of `key` in a window of `windowMs`. @returns the count and the ms left in the window. */
-  count(key: string, windowMs: number, now = Date.now()): { current: number; ttl: number } {
-    let window = this.windows.get(key);
-    if (window === undefined || window.startedAt + windowMs <= now) {
-      window = { current: 0, startedAt: now };
-      this.windows.set(key, window);
-    }
-    window.current++;
-    return { current: window.current, ttl: window.startedAt + windowMs - now };
-  }
-
-  incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, windowMs = WINDOW_MS): void {
-    callback(null, this.count(key, windowMs));
-  }
-
-  /** Limits made with `createRateLimit` (the per-IP one) count apart. */
-  child(): FastifyRateLimitStore {
-    return new WindowCounts();
-  }
-}
 
 /** The per-key limit as the fast path counts it (http/fast-path.ts). */
 export interface KeyRateLimit {
@@ -102,7 +67,9 @@ export interface KeyRateLimit {
  * them: a throttled client is refused before its key is looked up, and refused keys count.
  */
 export async function registerRateLimits(api: FastifyInstance, limits: RateLimits): Promise<KeyRateLimit | null> {
-  const counts = new WindowCounts();
+  // The plugin's own in-memory store, made here so that the fast path of cached reads
+  // (http/fast-path.ts) counts its requests in the same windows; its `incr` calls back at once.
+  const counts = new LocalStore(false, false, BUCKETS);
   const max = Math.max(1, limits.perKeyPerMinute);
   // Registered even when the per-key limit is off: it also provides createRateLimit.
   await api.register(rateLimit, {
@@ -111,7 +78,7 @@ export async function registerRateLimits(api: FastifyInstance, limits: RateLimit
       return counts;
     } as unknown as FastifyRateLimitStoreCtor,
     global: limits.perKeyPerMinute > 0,
-    max: Math.max(1, limits.perKeyPerMinute),
+    max,
     timeWindow: WINDOW_MS,
     keyGenerator: keyOf,
     enableDraftSpec: true,
@@ -121,7 +88,11 @@ export async function registerRateLimits(api: FastifyInstance, limits: RateLimit
     limits.perKeyPerMinute > 0
       ? {
           count(presented) {
-            const { current, ttl } = counts.count(keyOfPresented(presented), WINDOW_MS);
+            let counted: { current: number; ttl: number } | undefined;
+            counts.incr(keyOfPresented(presented), (_error, result) => (counted = result), WINDOW_MS, max);
+            // A store that answered later would leave the decision to the full path.
+            if (counted === undefined) return { exceeded: true, max, remaining: 0, resetSeconds: 0 };
+            const { current, ttl } = counted;
             return { exceeded: current > max, max, remaining: Math.max(0, max - current), resetSeconds: Math.ceil(ttl / 1000) };
           },
         }

@@ -157,43 +157,29 @@ async function storeInquiryLead(
   inquiry: Inquiry,
   onStored: OnStored | undefined,
 ): Promise<{ leadId: number; outcome: 'created' | 'completed' }> {
-  const record = keyRecord(onStored);
-  if (record !== undefined) {
-    // A new phone on PostgreSQL: one statement (null: SQLite, or the phone is known: below).
-    const at = nowRfc3339();
-    const lead = { ...inquiryColumns(inquiry, at), business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at };
-    const notes = inquiryNotes({
-      searches: (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>,
-      sourcePage: inquiry.sourcePage,
-      notes: inquiry.notes,
-    });
-    const created = await writes.alone((db) =>
-      insertNewLeadAtOnce(
-        db,
-        newLeadRows(
-          businessId,
-          lead,
-          notes,
-          inquiry.consent,
-          inquiry.sourcePage,
-          inquiry.preferred_language ?? null,
-          INQUIRY_JOBS,
-          at,
-          record,
-        ),
-      ),
-    );
-    if (created) return { leadId: created, outcome: 'created' };
-  }
+  const at = nowRfc3339();
+  const columns = inquiryColumns(inquiry, at);
+  const notes = inquiryNotes({
+    searches: (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>,
+    sourcePage: inquiry.sourcePage,
+    notes: inquiry.notes,
+  });
+  const created = await newLeadAtOnce(writes, onStored, (record) =>
+    newLeadRows(
+      businessId,
+      { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at },
+      notes,
+      inquiry.consent,
+      inquiry.sourcePage,
+      inquiry.preferred_language ?? null,
+      INQUIRY_JOBS,
+      at,
+      record,
+    ),
+  );
+  if (created !== null) return { leadId: created, outcome: 'created' };
   return withRaceRetry(() =>
     writes.run(async (trx) => {
-      const at = nowRfc3339();
-      const columns = inquiryColumns(inquiry, at);
-      const notes = inquiryNotes({
-        searches: (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>,
-        sourcePage: inquiry.sourcePage,
-        notes: inquiry.notes,
-      });
       const existing = await repo.findLeadByPhone(trx, businessId, inquiry.phone_number_1);
       let leadId: number;
       let jobs = INQUIRY_JOBS;
@@ -283,6 +269,23 @@ function newLeadRows(
 const ID_MARK = 987_654_321_012_345;
 
 /**
+ * A new lead in one statement where the engine runs writes concurrently (PostgreSQL,
+ * db/repositories/new-lead-pg.ts). @returns its id; null where the transactional path must
+ * answer: SQLite, a phone already known (nothing was written), or a record said only as a function.
+ */
+async function newLeadAtOnce(
+  writes: GroupCommit,
+  onStored: OnStored | undefined,
+  rows: (idempotency: NewLeadRows['idempotency']) => NewLeadRows,
+): Promise<number | null> {
+  const created = await writes.alone(async (db) => {
+    const record = keyRecord(onStored);
+    return record === undefined ? null : insertNewLeadAtOnce(db, rows(record));
+  });
+  return created ?? null;
+}
+
+/**
  * What the one-statement write records for `onStored` (db/repositories/new-lead-pg.ts): null
  * when there is nothing to record, the Idempotency-Key's record with the 200's body split around
  * the lead's id, or undefined when the write cannot be one statement (a record said only as a
@@ -368,14 +371,10 @@ export async function ingestRentalLead(
   };
   const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
   const notes = ingestNotes(body, habsInNotes, rentMax);
-  const record = keyRecord(onStored);
-  if (record !== undefined) {
-    // A new phone on PostgreSQL: one statement (null: SQLite, or the phone is known: below).
-    const created = await writes.alone((db) =>
-      insertNewLeadAtOnce(db, newLeadRows(businessId, lead, notes, body.consent, body.sourcePage, null, INGEST_JOBS, at, record)),
-    );
-    if (created) return created;
-  }
+  const created = await newLeadAtOnce(writes, onStored, (record) =>
+    newLeadRows(businessId, lead, notes, body.consent, body.sourcePage, null, INGEST_JOBS, at, record),
+  );
+  if (created !== null) return created;
   return withRaceRetry(() =>
     writes.run(async (trx) => {
       const existing = await repo.findLeadByPhone(trx, businessId, phone);

@@ -125,6 +125,8 @@ describe('a new lead in one statement', () => {
       const plain = await post(t.app, `/leads/${kind}`, t.key, body(plainPhone));
       const keyed = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': `same-rows-${kind}` });
       expect([plain.status, keyed.status], JSON.stringify(plain.body)).toEqual([200, 200]);
+      // CONTRACT §13: both say what they did, as the transactional path does.
+      expect([plain.headers['inmo-lead-outcome'], keyed.headers['inmo-lead-outcome']]).toEqual(['created', 'created']);
       if (kind === 'inquiries') {
         const { phone_number_1: _phone, ...rest } = inquiry(byHandPhone);
         await createInquiryLead(transactional(), t.businessId, {

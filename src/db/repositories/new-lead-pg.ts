@@ -58,15 +58,13 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean, ide
   if (text !== undefined) return text;
   // $1 business, $2 at, $3 note, $4 jobs, $5 event data after the id; then optional parts; then the lead's columns.
   let n = 5;
-  const param = () => `$${++n}`;
+  /** The next `count` placeholders, in the order {@link insertNewLeadAtOnce} pushes their values. */
+  const params = (count: number) => Array.from({ length: count }, () => `$${++n}`);
   const parts: string[] = [];
-  let consentValues = '';
-  if (consent) consentValues = [param(), param(), param(), param(), param()].join(', ');
-  let welcomeValues = '';
-  if (welcome) welcomeValues = [param(), param(), param()].join('|');
-  let keyValues: string[] = [];
-  if (idempotency !== 'none') keyValues = [param(), param(), param(), ...(idempotency === 'with id' ? [param()] : [])];
-  const leadValues = columns.map(() => param()).join(', ');
+  const consentValues = consent ? params(5).join(', ') : '';
+  const [recipient, preferred, fallback] = welcome ? params(3) : [];
+  const [keyId, idempotencyKey, before, after] = idempotency === 'none' ? [] : params(idempotency === 'with id' ? 4 : 3);
+  const leadValues = params(columns.length).join(', ');
   const quoted = columns.map((c) => `"${c}"`).join(', ');
   parts.push(`l as (insert into leads (${quoted}) values (${leadValues}) on conflict do nothing returning id)`);
   parts.push(`n as (insert into lead_notes (lead_id, text, created_at) select id, $3, $2 from l)`);
@@ -76,7 +74,6 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean, ide
     );
   }
   if (welcome) {
-    const [recipient, preferred, fallback] = welcomeValues.split('|');
     parts.push(
       `w as (insert into messages (business_id, lead_id, direction, kind, author, template, language, recipient, state, created_at, updated_at) ` +
         `select $1, l.id, 'out', 'template', 'welcome', ch.template, coalesce(ch.languages::jsonb ->> ${preferred}::text, ${fallback}::text), ${recipient}, 'pending', $2, $2 ` +
@@ -100,7 +97,6 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean, ide
   );
   if (idempotency !== 'none') {
     // As the transactional path records it (db/repositories/idempotency.ts recordResponse).
-    const [keyId, idempotencyKey, before, after] = keyValues;
     const response = idempotency === 'with id' ? `${before}::text || l.id || ${after}::text` : `${before}::text`;
     parts.push(
       `k as (update idempotency_keys set state = 'done', locked_until = null, status = 200, response = ${response}, outcome = 'created', lead_id = l.id ` +
