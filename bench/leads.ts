@@ -90,7 +90,7 @@ type LoadFn = (
 ) => Promise<Load>;
 
 /** A fresh database of `engine` with one business and a key: its URL, business id and key. */
-async function freshLeadsDb(work: string, engine: 'sqlite' | 'postgres', name: string) {
+export async function freshLeadsDb(work: string, engine: 'sqlite' | 'postgres', name: string) {
   let url: string;
   if (engine === 'sqlite') {
     const dbPath = join(work, `leads-${name}.db`);

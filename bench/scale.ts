@@ -251,8 +251,8 @@ export async function scaleBench(options: {
   }
   lines.push(
     '',
-    'matching one lead (ms, median of 15)',
-    `${'catalogue'.padEnd(15)} ${'lead'.padEnd(34)} ${'matches'.padStart(7)} ${'sql'.padStart(7)} ${'near'.padStart(7)} ${'match'.padStart(8)} ${'+store'.padStart(8)} ${'sql ms'.padStart(8)} ${'ratio'.padStart(7)}`,
+    'matching one lead (ms; match: median and p99 of 100 runs after a first; +store and sql: median of 15)',
+    `${'catalogue'.padEnd(15)} ${'lead'.padEnd(34)} ${'matches'.padStart(7)} ${'sql'.padStart(7)} ${'near'.padStart(7)} ${'match'.padStart(8)} ${'p99'.padStart(8)} ${'+store'.padStart(8)} ${'sql ms'.padStart(8)} ${'ratio'.padStart(7)}`,
   );
   for (const { matching } of results) lines.push(...matching);
   return lines;

@@ -8,7 +8,8 @@ import type { Db } from '../../src/db/database.ts';
 import { searchEntryHasContent } from '../../src/domain/lead-rules.ts';
 import { compileSearch, matchLead, missedCriteria, type LeadMatches, type Listing } from '../../src/domain/matching.ts';
 import { generateCatalogue } from '../../src/demo/catalogue-generator.ts';
-import { CatalogueSnapshots } from '../../src/services/matching.ts';
+import { listMatchableProperties } from '../../src/db/repositories/matches.ts';
+import { CatalogueSnapshots, toListing } from '../../src/services/matching.ts';
 import { businessWithKey, freshDb, importRecords } from '../helpers/db.ts';
 
 /** The rule itself, with no skipping: every listing tested in full. */
@@ -63,6 +64,30 @@ const SEARCHES: Array<[string, Array<Record<string, unknown>>]> = [
       },
     ],
   ],
+  [
+    'prices by operation, size and rooms, two types',
+    [
+      {
+        operations: ['venta', 'alquiler'],
+        property_types: ['apartamento', 'casa'],
+        locations: [{ name: 'Madrid' }],
+        apartamento: { price_max: 250000, price_rent_max: 1000, size_min: 50, size_max: 120, bedrooms_min: 2, bathrooms_min: 2 },
+        casa: { price_min: 200000, bedrooms_min: 3 },
+      },
+    ],
+  ],
+  ['a transfer price and a rent floor, no location', [{ operations: ['traspaso'], local: { price_max: 100000, price_rent_min: 500 } }]],
+  [
+    'bounds a type never states (bedrooms of a local), in a circle',
+    [
+      {
+        property_types: ['local', 'oficina'],
+        locations: [{ type: 'circle', center: SOL, radius: 3000 }],
+        local: { bedrooms_min: 1 },
+        oficina: { size_max: 100, price_min: 100000 },
+      },
+    ],
+  ],
   ['a type the catalogue does not know', [{ property_types: ['castillo'], operations: ['venta'] }]],
   ['operation only', [{ operations: ['traspaso'] }]],
   ['type only, with a subtype', [{ property_types: ['casa'], casa: { subtypes: ['chalet'] } }]],
@@ -86,7 +111,9 @@ beforeAll(async () => {
   const { businessId } = await businessWithKey(db);
   await importRecords(db, businessId, [...generateCatalogue(4000, 21)]);
   snapshot = await new CatalogueSnapshots().get(db, businessId);
-  listings = snapshot.listings;
+  // The same listings, in the same order, as objects.
+  listings = (await listMatchableProperties(db, businessId)).map(toListing);
+  expect(snapshot.index.size).toBe(listings.length);
 });
 afterAll(async () => db.destroy());
 

@@ -68,7 +68,7 @@ const positions = new WeakMap<CatalogueSnapshot, ReadonlyMap<number, number>>();
 /** Each listing's place in the snapshot (newest first), computed once per snapshot. */
 function positionsOf(snapshot: CatalogueSnapshot): ReadonlyMap<number, number> {
   let map = positions.get(snapshot);
-  if (!map) positions.set(snapshot, (map = new Map(snapshot.listings.map((l, i) => [l.id, i]))));
+  if (!map) positions.set(snapshot, (map = new Map(Array.from(snapshot.index.ids, (id, i) => [id, i]))));
   return map;
 }
 
