@@ -6,7 +6,8 @@
  * For each: the import (seconds, listings/s, bytes written, database size, their ratio), the
  * three pages (a)(b)(c) served cached and uncached (`INMO_PAGE_CACHE_MB=0`: every request
  * runs the page query; counts stay cached, keyed by catalogue version) with wrk at 32
- * connections, the server's resident memory, and matching one lead (bench/background.ts).
+ * connections, and on SQLite the raw floor of each uncached page (the same statement on a bare
+ * server, bench/raw-floor.ts), the server's resident memory, and matching one lead (bench/background.ts).
  *
  * Bytes written: on SQLite, what the importing process (this one) sent to storage
  * (`write_bytes` of /proc/self/io: the WAL and its checkpoints); on PostgreSQL, the WAL the
@@ -31,6 +32,8 @@ import { matchingBench } from './background.ts';
 import { POSTGRES_URL } from './engines.ts';
 import { startProcess, stop } from './processes.ts';
 import { PAGES, type LoadFn } from './reads.ts';
+import { recordPageQuery } from './raw-floor.ts';
+import type { PropertyQuery } from '../src/domain/property-query.ts';
 import type { Load } from './wrk.ts';
 
 export type ScaleEngine = 'sqlite' | 'postgres';
@@ -152,11 +155,14 @@ interface PageRow {
   page: string;
   cached: Load;
   uncached: Load;
+  /** SQLite: the raw floor of the uncached page (bench/raw-floor.ts), the same statement on a bare server. */
+  floor: Load | null;
 }
 
 /** Serves `built` twice (page cache on and off, request logs off) and loads the three pages on each. */
 async function pages(
   root: string,
+  work: string,
   built: Built,
   load: LoadFn,
 ): Promise<{ rows: PageRow[]; memory: { cached: { rss: number; peak: number }; uncached: { rss: number; peak: number } } }> {
@@ -171,7 +177,7 @@ async function pages(
   try {
     const headers = { 'x-api-key': built.key };
     const rows: PageRow[] = [];
-    for (const [page, path] of PAGES) {
+    for (const [page, path, query] of PAGES) {
       const runs: Load[] = [];
       for (const server of [cached, uncached]) {
         const url = new URL(String(server.info.url)).origin + path;
@@ -180,15 +186,30 @@ async function pages(
         await load(url, headers, { duration: 2 }); // warm-up
         runs.push(await load(url, headers));
       }
-      rows.push({ page, cached: runs[0], uncached: runs[1] });
+      const floor = built.engine === 'sqlite' ? await rawFloor(root, work, built.url.slice('sqlite:'.length), path, query, load) : null;
+      rows.push({ page, cached: runs[0], uncached: runs[1], floor });
       process.stderr.write(
-        `  ${built.engine} ${built.catalogue} ${page}: cached ${runs[0].rps.toFixed(0)} req/s, uncached ${runs[1].rps.toFixed(0)} req/s p99 ${runs[1].p99.toFixed(1)} ms\n`,
+        `  ${built.engine} ${built.catalogue} ${page}: cached ${runs[0].rps.toFixed(0)} req/s, uncached ${runs[1].rps.toFixed(0)} req/s p99 ${runs[1].p99.toFixed(1)} ms${floor ? `, raw floor ${floor.rps.toFixed(0)} req/s p99 ${floor.p99.toFixed(1)} ms` : ''}\n`,
       );
     }
     return { rows, memory: { cached: memoryMb(cached.child.pid!), uncached: memoryMb(uncached.child.pid!) } };
   } finally {
     await stop(cached.child);
     await stop(uncached.child);
+  }
+}
+
+/** The raw SQLite floor of an uncached page (bench/raw-floor.ts) under the same load, after the same warm-up. */
+async function rawFloor(root: string, work: string, dbPath: string, path: string, query: PropertyQuery, load: LoadFn): Promise<Load> {
+  const pageFile = join(work, 'scale-floor-page.json');
+  writeFileSync(pageFile, JSON.stringify(await recordPageQuery(dbPath, query)));
+  const floor = await startProcess([join(root, 'bench', 'baseline-sqlite.mjs'), dbPath, pageFile], process.env, root);
+  try {
+    const url = `http://127.0.0.1:${String(floor.info.port)}${path}`;
+    await load(url, {}, { duration: 2 });
+    return await load(url, {});
+  } finally {
+    await stop(floor.child);
   }
 }
 
@@ -219,14 +240,18 @@ export async function scaleBench(options: {
     ] as Array<[string, string[]]>) {
       process.stderr.write(`scale: ${engine} ${catalogue}…\n`);
       const built = await build(work, engine, catalogue, files, fresh);
-      results.push({ built, pages: await pages(root, built, load), matching: await matchingBench(`${engine} ${catalogue}`, built.url) });
+      results.push({
+        built,
+        pages: await pages(root, work, built, load),
+        matching: await matchingBench(`${engine} ${catalogue}`, built.url),
+      });
     }
   }
 
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
   const lines = [
     '',
-    `scale: one business; pages with wrk, ${options.connections} connections, ${options.duration} s, request logs off; uncached = INMO_PAGE_CACHE_MB=0 (counts stay cached)`,
+    `scale: one business; pages with wrk, ${options.connections} connections, ${options.duration} s, request logs off; uncached = INMO_PAGE_CACHE_MB=0 (counts stay cached); floor = the same statement on a bare node:http + better-sqlite3 server (SQLite)`,
     'written: SQLite = bytes the importing process wrote (WAL and checkpoints); PostgreSQL = WAL generated by the import',
     `${'engine'.padEnd(9)} ${'catalogue'.padEnd(14)} ${'listings'.padStart(9)} ${'import s'.padStart(9)} ${'per s'.padStart(7)} ${'written'.padStart(10)} ${'db size'.padStart(10)} ${'w/size'.padStart(7)} ${'RSS cached'.padStart(11)} ${'RSS uncached'.padStart(13)}`,
   ];
@@ -238,14 +263,14 @@ export async function scaleBench(options: {
   }
   lines.push(
     '',
-    `${'engine'.padEnd(9)} ${'catalogue'.padEnd(14)} ${'page'.padEnd(36)} ${'cached/s'.padStart(9)} ${'p99 ms'.padStart(7)} ${'uncached/s'.padStart(11)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'cached cost vs 20k'.padStart(19)}`,
+    `${'engine'.padEnd(9)} ${'catalogue'.padEnd(14)} ${'page'.padEnd(36)} ${'cached/s'.padStart(9)} ${'p99 ms'.padStart(7)} ${'uncached/s'.padStart(11)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'floor/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'cached cost vs 20k'.padStart(19)}`,
   );
   for (const { built, pages: p } of results) {
     const small = results.find((r) => r.built.engine === built.engine && r.built.catalogue === 'real-20k')!;
     for (const row of p.rows) {
       const at20k = small.pages.rows.find((r) => r.page === row.page)!;
       lines.push(
-        `${built.engine.padEnd(9)} ${built.catalogue.padEnd(14)} ${row.page.padEnd(36)} ${row.cached.rps.toFixed(0).padStart(9)} ${row.cached.p99.toFixed(1).padStart(7)} ${row.uncached.rps.toFixed(0).padStart(11)} ${row.uncached.p50.toFixed(1).padStart(7)} ${row.uncached.p99.toFixed(1).padStart(7)} ${`${(at20k.cached.rps / row.cached.rps).toFixed(2)}×`.padStart(19)}`,
+        `${built.engine.padEnd(9)} ${built.catalogue.padEnd(14)} ${row.page.padEnd(36)} ${row.cached.rps.toFixed(0).padStart(9)} ${row.cached.p99.toFixed(1).padStart(7)} ${row.uncached.rps.toFixed(0).padStart(11)} ${row.uncached.p50.toFixed(1).padStart(7)} ${row.uncached.p99.toFixed(1).padStart(7)} ${(row.floor?.rps.toFixed(0) ?? '-').padStart(8)} ${(row.floor?.p50.toFixed(1) ?? '-').padStart(7)} ${(row.floor?.p99.toFixed(1) ?? '-').padStart(7)} ${`${(at20k.cached.rps / row.cached.rps).toFixed(2)}×`.padStart(19)}`,
       );
     }
   }
