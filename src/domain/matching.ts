@@ -247,77 +247,112 @@ class Vocabulary {
 
 /** Prepares listings for {@link matchLead} (once per catalogue version). */
 export function indexListings(listings: readonly Listing[]): IndexedListings {
-  const n = listings.length;
-  const number = () => new Float64Array(n);
-  const [ids, price, priceRent, priceTransfer, area, bedrooms, bathrooms, terraces, terraceSize, lat, lon] = Array.from(
-    { length: 11 },
-    number,
-  );
-  const ops = new Uint8Array(n);
-  const typeCodes = new Uint16Array(n);
-  const subtypeCodes = new Uint32Array(n);
-  const terracesExact = new Uint8Array(n);
-  const [types, subtypes, places, features] = [new Vocabulary(), new Vocabulary(), new Vocabulary(), new Vocabulary()];
-  const placeStart = new Uint32Array(n + 1);
-  const featureStart = new Uint32Array(n + 1);
-  const placeList: number[] = [];
-  const featureList: number[] = [];
-  const byPlace = new Map<string, number[]>();
-  listings.forEach((listing, i) => {
-    ids[i] = listing.id;
-    ops[i] = listing.ops;
-    typeCodes[i] = types.code(listing.type);
-    subtypeCodes[i] = subtypes.code(listing.subtype);
-    price[i] = listing.price ?? NaN;
-    priceRent[i] = listing.priceRent ?? NaN;
-    priceTransfer[i] = listing.priceTransfer ?? NaN;
-    area[i] = listing.size ?? NaN;
-    bedrooms[i] = listing.bedrooms ?? NaN;
-    bathrooms[i] = listing.bathrooms ?? NaN;
-    terraces[i] = listing.terraces ?? NaN;
-    terracesExact[i] = listing.terracesExact ? 1 : 0;
-    terraceSize[i] = listing.terraceSize ?? NaN;
-    lat[i] = listing.lat ?? NaN;
-    lon[i] = listing.lon ?? NaN;
-    for (const place of new Set(listing.places)) {
-      placeList.push(places.code(place));
-      const list = byPlace.get(place);
-      if (list) list.push(i);
-      else byPlace.set(place, [i]);
-    }
-    placeStart[i + 1] = placeList.length;
-    for (const feature of listing.features) featureList.push(features.code(feature));
-    featureStart[i + 1] = featureList.length;
-  });
-  return {
-    size: n,
-    ids,
-    ops,
-    typeCodes,
-    typeNames: types.names,
-    subtypeCodes,
-    subtypeNames: subtypes.names,
-    price,
-    priceRent,
-    priceTransfer,
-    area,
-    bedrooms,
-    bathrooms,
-    terraces,
-    terracesExact,
-    terraceSize,
-    placeStart,
-    placeCodes: Uint32Array.from(placeList),
-    placeNames: places.names,
-    featureStart,
-    featureCodes: Uint32Array.from(featureList),
-    featureNames: features.names,
-    lat,
-    lon,
-    ...latitudeOrder(lat),
-    byPlace: new Map([...byPlace].map(([place, positions]) => [place, Uint32Array.from(positions)])),
-    scratch: new Uint8Array(n),
+  const builder = new IndexBuilder();
+  for (const listing of listings) builder.add(listing);
+  return builder.build();
+}
+
+/**
+ * Builds an {@link IndexedListings} from listings added one at a time, in catalogue order:
+ * a snapshot is read a page at a time (services/matching.ts), and each page is indexed as it
+ * comes, so that no step of the load holds the event loop for long.
+ */
+export class IndexBuilder {
+  private readonly numbers = {
+    ids: [] as number[],
+    price: [] as number[],
+    priceRent: [] as number[],
+    priceTransfer: [] as number[],
+    area: [] as number[],
+    bedrooms: [] as number[],
+    bathrooms: [] as number[],
+    terraces: [] as number[],
+    terraceSize: [] as number[],
+    lat: [] as number[],
+    lon: [] as number[],
   };
+  private readonly ops: number[] = [];
+  private readonly typeCodes: number[] = [];
+  private readonly subtypeCodes: number[] = [];
+  private readonly terracesExact: number[] = [];
+  private readonly vocabularies = {
+    types: new Vocabulary(),
+    subtypes: new Vocabulary(),
+    places: new Vocabulary(),
+    features: new Vocabulary(),
+  };
+  private readonly placeStart: number[] = [0];
+  private readonly placeCodes: number[] = [];
+  private readonly featureStart: number[] = [0];
+  private readonly featureCodes: number[] = [];
+  private readonly byPlace = new Map<string, number[]>();
+
+  /** Adds the next listing of the catalogue. */
+  add(listing: Listing): void {
+    const i = this.ops.length;
+    const n = this.numbers;
+    const { types, subtypes, places, features } = this.vocabularies;
+    n.ids.push(listing.id);
+    n.price.push(listing.price ?? NaN);
+    n.priceRent.push(listing.priceRent ?? NaN);
+    n.priceTransfer.push(listing.priceTransfer ?? NaN);
+    n.area.push(listing.size ?? NaN);
+    n.bedrooms.push(listing.bedrooms ?? NaN);
+    n.bathrooms.push(listing.bathrooms ?? NaN);
+    n.terraces.push(listing.terraces ?? NaN);
+    n.terraceSize.push(listing.terraceSize ?? NaN);
+    n.lat.push(listing.lat ?? NaN);
+    n.lon.push(listing.lon ?? NaN);
+    this.ops.push(listing.ops);
+    this.typeCodes.push(types.code(listing.type));
+    this.subtypeCodes.push(subtypes.code(listing.subtype));
+    this.terracesExact.push(listing.terracesExact ? 1 : 0);
+    for (const place of new Set(listing.places)) {
+      this.placeCodes.push(places.code(place));
+      const list = this.byPlace.get(place);
+      if (list) list.push(i);
+      else this.byPlace.set(place, [i]);
+    }
+    this.placeStart.push(this.placeCodes.length);
+    for (const feature of listing.features) this.featureCodes.push(features.code(feature));
+    this.featureStart.push(this.featureCodes.length);
+  }
+
+  /** The index of the listings added so far. */
+  build(): IndexedListings {
+    const n = this.numbers;
+    const { types, subtypes, places, features } = this.vocabularies;
+    const lat = Float64Array.from(n.lat);
+    return {
+      size: this.ops.length,
+      ids: Float64Array.from(n.ids),
+      ops: Uint8Array.from(this.ops),
+      typeCodes: Uint16Array.from(this.typeCodes),
+      typeNames: types.names,
+      subtypeCodes: Uint32Array.from(this.subtypeCodes),
+      subtypeNames: subtypes.names,
+      price: Float64Array.from(n.price),
+      priceRent: Float64Array.from(n.priceRent),
+      priceTransfer: Float64Array.from(n.priceTransfer),
+      area: Float64Array.from(n.area),
+      bedrooms: Float64Array.from(n.bedrooms),
+      bathrooms: Float64Array.from(n.bathrooms),
+      terraces: Float64Array.from(n.terraces),
+      terracesExact: Uint8Array.from(this.terracesExact),
+      terraceSize: Float64Array.from(n.terraceSize),
+      placeStart: Uint32Array.from(this.placeStart),
+      placeCodes: Uint32Array.from(this.placeCodes),
+      placeNames: places.names,
+      featureStart: Uint32Array.from(this.featureStart),
+      featureCodes: Uint32Array.from(this.featureCodes),
+      featureNames: features.names,
+      lat,
+      lon: Float64Array.from(n.lon),
+      ...latitudeOrder(lat),
+      byPlace: new Map([...this.byPlace].map(([place, positions]) => [place, Uint32Array.from(positions)])),
+      scratch: new Uint8Array(this.ops.length),
+    };
+  }
 }
 
 /** The positions with a latitude, in ascending order of it, and those latitudes. */

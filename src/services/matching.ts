@@ -10,8 +10,9 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.ts';
-import { listMatchableProperties, type MatchableRow } from '../db/repositories/matches.ts';
+import { listMatchableProperties, type MatchableAfter, type MatchableRow } from '../db/repositories/matches.ts';
 import {
+  IndexBuilder,
   indexListings,
   matchLead,
   OP_ALQUILER,
@@ -47,7 +48,7 @@ function parseJson(text: string | null): unknown {
 }
 
 /** A stored property → the listing matching reads. */
-export function toListing(row: MatchableRow): Listing {
+export function toListing(row: Omit<MatchableRow, 'updated_at'>): Listing {
   const features = new Set<string>();
   const featureList = parseJson(row.features);
   if (Array.isArray(featureList)) {
@@ -97,21 +98,64 @@ export class CatalogueSnapshots {
   }
 
   /**
-   * The business's current snapshot, loaded again when an import has changed the catalogue.
-   * The version and the rows are read in one transaction, so they agree.
+   * The business's current snapshot, loaded again when the catalogue has changed (see
+   * {@link loadSnapshot}); callers asking while it loads share the load.
    */
   async get(db: Db, businessId: number): Promise<CatalogueSnapshot> {
     const version = await currentVersion(db, businessId);
     const cached = this.cache.get(businessId);
     if (cached && cached.version === version) return cached;
-    const snapshot = await db.transaction().execute(async (trx) => {
-      const v = await currentVersion(trx, businessId);
-      const rows = await listMatchableProperties(trx, businessId);
-      return { version: v, index: indexListings(rows.map(toListing)) };
-    });
-    this.cache.set(businessId, snapshot);
+    let loading = this.loading.get(businessId);
+    if (loading === undefined || loading.version !== version) {
+      const promise = loadSnapshot(db, businessId).finally(() => {
+        if (this.loading.get(businessId)?.promise === promise) this.loading.delete(businessId);
+      });
+      loading = { version, promise };
+      this.loading.set(businessId, loading);
+    }
+    const snapshot = await loading.promise;
+    if ((this.cache.get(businessId)?.version ?? -1) < snapshot.version) this.cache.set(businessId, snapshot);
     return snapshot;
   }
+
+  private readonly loading = new Map<number, { version: number; promise: Promise<CatalogueSnapshot> }>();
+}
+
+/** Rows read per statement while a snapshot loads; the event loop is given back between statements. */
+const LOAD_PAGE = 2000;
+/** Paged reads tried before one read in a transaction. */
+const LOAD_TRIES = 3;
+
+/**
+ * Reads a business's matchable listings into a snapshot, a page at a time along the catalogue's
+ * order index, each page indexed as it comes and the event loop given back in between: at a
+ * million listings one read in one transaction held the process (and, under `inmo serve`, the
+ * API) for 25 s. Every catalogue change bumps `catalogue_version` in its own transaction, so
+ * when the version read after the last page is the one read before the first, no change
+ * committed in between and the pages are the catalogue at that version. Otherwise (an import
+ * committing meanwhile) the read is tried again, and after {@link LOAD_TRIES} the rows are read
+ * in one transaction, whose snapshot agrees with the version it reads.
+ */
+async function loadSnapshot(db: Db, businessId: number): Promise<CatalogueSnapshot> {
+  for (let attempt = 1; attempt <= LOAD_TRIES; attempt++) {
+    const version = await currentVersion(db, businessId);
+    const builder = new IndexBuilder();
+    let after: MatchableAfter | null = null;
+    for (;;) {
+      const rows = await listMatchableProperties(db, businessId, { after, limit: LOAD_PAGE });
+      for (const row of rows) builder.add(toListing(row));
+      if (rows.length < LOAD_PAGE) break;
+      const last = rows[rows.length - 1];
+      after = { updatedAt: last.updated_at, id: last.id };
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if ((await currentVersion(db, businessId)) === version) return { version, index: builder.build() };
+  }
+  return db.transaction().execute(async (trx) => {
+    const version = await currentVersion(trx, businessId);
+    const rows = await listMatchableProperties(trx, businessId);
+    return { version, index: indexListings(rows.map(toListing)) };
+  });
 }
 
 async function currentVersion(db: Pick<Db, 'selectFrom'>, businessId: number): Promise<number> {

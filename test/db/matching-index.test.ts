@@ -10,7 +10,8 @@ import { compileSearch, matchLead, missedCriteria, type LeadMatches, type Listin
 import { generateCatalogue } from '../../src/demo/catalogue-generator.ts';
 import { listMatchableProperties } from '../../src/db/repositories/matches.ts';
 import { CatalogueSnapshots, toListing } from '../../src/services/matching.ts';
-import { businessWithKey, freshDb, importRecords } from '../helpers/db.ts';
+import { businessWithKey, ENGINE, freshDb, importRecords, listing } from '../helpers/db.ts';
+import { saveListing } from '../../src/services/listings.ts';
 
 /** The rule itself, with no skipping: every listing tested in full. */
 function fullScan(searches: Array<Record<string, unknown>>, listings: readonly Listing[], limit: number): LeadMatches {
@@ -124,5 +125,42 @@ describe('matching with the catalogue index', () => {
     expect(matchLead(searches, snapshot.index, 50, searchEntryHasContent)).toEqual(expected);
     // Given the plain listings, it indexes them itself: the same answer.
     expect(matchLead(searches, listings, 50, searchEntryHasContent)).toEqual(expected);
+  });
+});
+
+describe('loading a snapshot a page at a time', () => {
+  it('reads the catalogue in its order, and the catalogue as it stands at the version it gives when a change commits during the load', async () => {
+    const { businessId } = await businessWithKey(db);
+    await importRecords(db, businessId, [...generateCatalogue(4500, 5)]);
+    const version = async () =>
+      (await db.selectFrom('businesses').select('catalogue_version').where('id', '=', businessId).executeTakeFirstOrThrow())
+        .catalogue_version;
+    const ids = async () => (await listMatchableProperties(db, businessId)).map((r) => r.id);
+    const [versionBefore, before] = [await version(), await ids()];
+    expect(before.length).toBeGreaterThan(2000); // two pages at least
+    const oldest = before.at(-1)!;
+    const { external_ref: ref } = await db
+      .selectFrom('properties')
+      .select('external_ref')
+      .where('id', '=', oldest)
+      .executeTakeFirstOrThrow();
+
+    const snapshots = new CatalogueSnapshots();
+    const loading = snapshots.get(db, businessId);
+    // Concurrent callers share the load.
+    const alongside = snapshots.get(db, businessId);
+    // The load gives the event loop back between pages: the oldest listing, on its last page, is edited
+    // meanwhile and becomes the newest, on a page already read.
+    await new Promise((resolve) => setImmediate(resolve));
+    await saveListing(db, businessId, oldest, { ...listing(ref), price: 123_456 }, null);
+    const [versionAfter, after] = [await version(), await ids()];
+    expect(after[0]).toBe(oldest);
+
+    const snapshot = await loading;
+    expect(await alongside).toBe(snapshot);
+    expect([versionBefore, versionAfter]).toContain(snapshot.version);
+    expect(Array.from(snapshot.index.ids)).toEqual(snapshot.version === versionAfter ? after : before);
+    // On SQLite the edit lands between two pages of the load: the load is read again.
+    if (ENGINE === 'sqlite') expect(snapshot.version).toBe(versionAfter);
   });
 });

@@ -1,16 +1,25 @@
 /** Lead ↔ property matches and the catalogue as matching reads it. SQL only. */
+import { sql } from 'kysely';
 import { SUMMARY_COLUMNS } from './properties.ts';
 import type { Executor } from '../database.ts';
 
 /** Rows per insert statement (4 parameters each, well under SQLite's limit). */
 const INSERT_CHUNK = 500;
 
+/** Where a page of {@link listMatchableProperties} starts: after the row with this `updated_at` and `id`. */
+export interface MatchableAfter {
+  updatedAt: string;
+  id: number;
+}
+
 /**
  * The public, available properties of a business with what matching reads, newest
- * (`updated_at`) first. Reserved properties are not offered to new leads.
+ * (`updated_at`, then `id`) first. Reserved properties are not offered to new leads.
+ * @param page `limit` rows after `after` (null: from the newest), along the catalogue's order
+ *   index; without it, every row.
  */
-export async function listMatchableProperties(db: Executor, businessId: number) {
-  return db
+export async function listMatchableProperties(db: Executor, businessId: number, page?: { after: MatchableAfter | null; limit: number }) {
+  let query = db
     .selectFrom('properties')
     .select([
       'id',
@@ -31,13 +40,19 @@ export async function listMatchableProperties(db: Executor, businessId: number) 
       'province',
       'features',
       'specs',
+      'updated_at',
     ])
     .where('business_id', '=', businessId)
     .where('listed', '=', 1)
     .where('status', '=', 'disponible')
     .orderBy('updated_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+    .orderBy('id', 'desc');
+  if (page) {
+    const { after, limit } = page;
+    if (after !== null) query = query.where(sql<boolean>`(updated_at, id) < (${after.updatedAt}, ${after.id})`);
+    query = query.limit(limit);
+  }
+  return query.execute();
 }
 
 export type MatchableRow = Awaited<ReturnType<typeof listMatchableProperties>>[number];
