@@ -91,7 +91,7 @@ async function timesMs(runs: number, work: () => Promise<unknown> | unknown): Pr
 const timeMs = async (runs: number, work: () => Promise<unknown> | unknown) => (await timesMs(runs, work))[Math.floor(runs / 2)];
 
 /** Runs of the pure match, after the first: enough for a 99th percentile. */
-export const MATCH_RUNS = 100;
+const MATCH_RUNS = 100;
 
 class Rollback extends Error {}
 

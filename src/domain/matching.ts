@@ -238,11 +238,6 @@ class Vocabulary {
     }
     return code;
   }
-
-  /** The code of a name, or -1 when the catalogue does not know it. */
-  find(name: string): number {
-    return this.codes.get(name) ?? -1;
-  }
 }
 
 /** Prepares listings for {@link matchLead} (once per catalogue version). */
@@ -307,8 +302,12 @@ export class IndexBuilder {
     this.typeCodes.push(types.code(listing.type));
     this.subtypeCodes.push(subtypes.code(listing.subtype));
     this.terracesExact.push(listing.terracesExact ? 1 : 0);
-    for (const place of new Set(listing.places)) {
-      this.placeCodes.push(places.code(place));
+    // A listing's city and province are often the same place: each is kept once.
+    const start = this.placeCodes.length;
+    for (const place of listing.places) {
+      const code = places.code(place);
+      if (this.placeCodes.indexOf(code, start) !== -1) continue;
+      this.placeCodes.push(code);
       const list = this.byPlace.get(place);
       if (list) list.push(i);
       else this.byPlace.set(place, [i]);

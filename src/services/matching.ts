@@ -91,6 +91,8 @@ export function toListing(row: Omit<MatchableRow, 'updated_at'>): Listing {
 /** Per-process cache of catalogue snapshots, a few businesses at a time. */
 export class CatalogueSnapshots {
   private readonly cache: LRUCache<number, CatalogueSnapshot>;
+  /** The load under way per business, and the version it was started for. */
+  private readonly loading = new Map<number, { version: number; promise: Promise<CatalogueSnapshot> }>();
 
   /** @param maxBusinesses snapshots kept (least recently used out first). */
   constructor(maxBusinesses = 8) {
@@ -117,8 +119,6 @@ export class CatalogueSnapshots {
     if ((this.cache.get(businessId)?.version ?? -1) < snapshot.version) this.cache.set(businessId, snapshot);
     return snapshot;
   }
-
-  private readonly loading = new Map<number, { version: number; promise: Promise<CatalogueSnapshot> }>();
 }
 
 /** Rows read per statement while a snapshot loads; the event loop is given back between statements. */

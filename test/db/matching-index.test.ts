@@ -128,6 +128,21 @@ describe('matching with the catalogue index', () => {
   });
 });
 
+describe('the listings a snapshot offers', () => {
+  it('holds public listings that are available: not reserved ones (not offered to new leads), nor hidden ones', async () => {
+    const { businessId } = await businessWithKey(db);
+    await importRecords(db, businessId, [
+      listing('OFFERED'),
+      listing('RESERVED', { status: 'reservada' }),
+      listing('HIDDEN', { public: false }),
+    ]);
+    const refs = await db.selectFrom('properties').select(['id', 'external_ref']).where('business_id', '=', businessId).execute();
+    const idOf = (ref: string) => refs.find((r) => r.external_ref === ref)!.id;
+    const snapshot = await new CatalogueSnapshots().get(db, businessId);
+    expect(Array.from(snapshot.index.ids)).toEqual([idOf('OFFERED')]);
+  });
+});
+
 describe('loading a snapshot a page at a time', () => {
   it('reads the catalogue in its order, and the catalogue as it stands at the version it gives when a change commits during the load', async () => {
     const { businessId } = await businessWithKey(db);
