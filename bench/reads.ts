@@ -91,10 +91,17 @@ export type LoadFn = (
 ) => Promise<Load>;
 
 /**
- * Runs every read scenario on one catalogue.
+ * Runs the read scenarios on one catalogue: every one, or those whose name `only` matches.
  * @param root the repository (bench scripts, bin/inmo.mjs); `work`: scratch folder (.bench).
  */
-export async function readBench(root: string, work: string, catalogue: ReadCatalogue, load: LoadFn, rounds: number): Promise<ReadResult> {
+export async function readBench(
+  root: string,
+  work: string,
+  catalogue: ReadCatalogue,
+  load: LoadFn,
+  rounds: number,
+  only?: RegExp,
+): Promise<ReadResult> {
   const bin = join(root, 'bin', 'inmo.mjs');
   const serve = (logLevel: string, pageCache: boolean) =>
     startProcess(
@@ -118,7 +125,7 @@ export async function readBench(root: string, work: string, catalogue: ReadCatal
   const ids = randomIds(catalogue.dbPath, 1000);
   const rows: ReadRow[] = [];
 
-  const scenarios: Array<{
+  const all: Array<{
     name: string;
     path: string;
     cached: boolean;
@@ -145,6 +152,8 @@ export async function readBench(root: string, work: string, catalogue: ReadCatal
     },
     { name: '(a) cached, Accept-Encoding: br', path: PAGES[0][1], cached: true, headers: { 'accept-encoding': 'br' } },
   ];
+  const scenarios = only === undefined ? all : all.filter((scenario) => only.test(scenario.name));
+  if (scenarios.length === 0) throw new Error(`no read scenario's name matches ${String(only)}`);
   try {
     for (const scenario of scenarios) {
       const [on, off] = scenario.cached ? [servers.cachedOn, servers.cachedOff] : [servers.uncachedOn, servers.uncachedOff];

@@ -23,7 +23,7 @@
  * engines unless `--db` names one); it is not part of the default run (about 20 minutes at 1M).
  * `--only areas` sends the largest map areas the limits allow and times other requests
  * meanwhile (bench/areas.ts). `--only feeds` measures the Kyero feed's export, its import beside
- * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only embed` times the website kit's
+ * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only reads --scenario REGEX` runs only the read scenarios whose name matches. `--only embed` times the website kit's
  * first card in Chromium, cold and warm (bench/embed.ts). `--only listings` times a console save until another process
  * shows it, and photo uploads with the server's memory (bench/listings.ts).
  */
@@ -70,6 +70,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     db: { type: 'string' },
     listings: { type: 'string', default: '1000000' },
+    scenario: { type: 'string' },
   },
 });
 const DURATION = Number(options.duration);
@@ -403,7 +404,10 @@ async function reads() {
   process.stderr.write(`load: ${version}, ${CONNECTIONS} connections, ${DURATION} s per run\n`);
   const ceiling = await generatorCeiling();
   const results: ReadResult[] = [];
-  for (const catalogue of [real, generated]) results.push(await readBench(ROOT, WORK, catalogue, load, ROUNDS));
+  for (const catalogue of [real, generated])
+    results.push(
+      await readBench(ROOT, WORK, catalogue, load, ROUNDS, options.scenario === undefined ? undefined : new RegExp(options.scenario)),
+    );
 
   const fmt = (n: number, d = 0) => n.toFixed(d).padStart(8);
   const pct = (n: number) => `${Number.isNaN(n) ? '?' : (n * 100).toFixed(0)}%`.padStart(6);
