@@ -36,7 +36,8 @@ const MAX_BUSY_ATTEMPTS = 12;
 export class GroupCommit {
   private queue: Pending[] = [];
   private draining: Promise<void> | null = null;
-  private readonly concurrent: boolean;
+  /** Whether transactions commit concurrently (PostgreSQL), each unit in its own; false on SQLite. */
+  readonly concurrent: boolean;
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly db: Db) {

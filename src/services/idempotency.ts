@@ -12,6 +12,14 @@
  * A first request that fails (any 4xx or 5xx) releases its claim, so it leaves nothing behind
  * and may be sent again. A claim whose process died lapses after {@link CLAIM_MS}; the retry
  * then runs again (and, the lead being stored, gets what a second attempt gets).
+ *
+ * Where transactions commit concurrently (PostgreSQL), a request does not claim first: its
+ * record is written `done` with its lead, in the lead's own statement or transaction (issue 32:
+ * the claim was a statement and a commit of its own, and halved the rate of keyed leads). A key
+ * that has a row already makes that write fail whole (a unique violation), and the request then
+ * takes the claim above, which answers the replay, 422 or 409, or claims a lapsed or expired key
+ * and runs the request again (http/idempotency.ts). Two requests with one new key meet in the
+ * key's unique index: the second waits for the first's commit, then replays its answer.
  */
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
@@ -40,6 +48,18 @@ export type ClaimResult =
   | { kind: 'mismatch' }
   | { kind: 'in_flight' };
 
+/**
+ * A key a request will record with its lead without claiming it first (PostgreSQL): the record
+ * is inserted `done` (db/repositories/idempotency.ts `insertDone`), or fails when the key is taken.
+ */
+export interface DeferredKey {
+  keyId: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
 /** SHA-256 (hex) of what makes two requests the same: method, route and body bytes. */
 export function requestFingerprint(method: string, route: string, body: string): string {
   return createHash('sha256').update(`${method} ${route}\n`).update(body).digest('hex');
@@ -53,6 +73,53 @@ export class Idempotency {
     private readonly writes: GroupCommit,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Whether requests record their key with their lead instead of claiming it first (see the module's comment). */
+  get defers(): boolean {
+    return this.writes.concurrent;
+  }
+
+  /** The record a request will write with its lead, made now (its 24 h start now). */
+  deferred(keyId: string, idempotencyKey: string, fingerprint: string): DeferredKey {
+    const now = this.now();
+    this.purgeNowAndThen(now);
+    return {
+      keyId,
+      idempotencyKey,
+      fingerprint,
+      createdAt: toRfc3339(new Date(now)),
+      expiresAt: toRfc3339(new Date(now + KEY_TTL_MS)),
+    };
+  }
+
+  /**
+   * Writes a deferred key's record with the response, inside the transaction that stores the lead.
+   * @throws the unique violation (db/errors.ts `isKeyTaken`) when the key has a row already.
+   */
+  async recordDeferred(
+    trx: Transaction<Database>,
+    key: DeferredKey,
+    response: { status: number; body: string; outcome: LeadOutcome; leadId: number | null },
+  ): Promise<void> {
+    await repo.insertDone(
+      trx,
+      {
+        key_id: key.keyId,
+        idempotency_key: key.idempotencyKey,
+        fingerprint: key.fingerprint,
+        created_at: key.createdAt,
+        expires_at: key.expiresAt,
+      },
+      response,
+    );
+  }
+
+  /** Whether a key has a row that is not expired: asked for a deferred key's request that failed for its own reasons. */
+  async taken(keyId: string, idempotencyKey: string): Promise<boolean> {
+    const seen = await (this.writes.alone((db) => repo.findKey(db, keyId, idempotencyKey)) ??
+      this.writes.run((trx) => repo.findKey(trx, keyId, idempotencyKey)));
+    return seen !== undefined && seen.expires_at > toRfc3339(new Date(this.now()));
+  }
 
   /**
    * Claims `idempotencyKey` for the request with `fingerprint`, or says why it cannot

@@ -15,7 +15,7 @@ import { presentLead, type PresentedRow } from '../domain/lead-presenter.ts';
 import type { GroupCommit } from '../db/group-commit.ts';
 import { findChannel, findConversation, insertWelcome } from '../db/repositories/messaging.ts';
 import type { Database, LeadOutcome } from '../db/types.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { isKeyTaken, isUniqueViolation } from '../db/errors.ts';
 import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/leads.ts';
 import type { NewLead } from '../db/types.ts';
@@ -48,10 +48,16 @@ export type OnStored = ((
 ) => Promise<void>) & {
   /**
    * The same record said as data, so that a new lead written in one statement on PostgreSQL
-   * (db/repositories/new-lead-pg.ts) records it in that statement: the claimed Idempotency-Key,
-   * and the 200's body for the new lead's id.
+   * (db/repositories/new-lead-pg.ts) records it in that statement: the Idempotency-Key, the
+   * 200's body for the new lead's id, and, for a key not claimed first (services/idempotency.ts
+   * `DeferredKey`), the record's fingerprint and times: it is inserted, not updated.
    */
-  idempotency?: { keyId: string; idempotencyKey: string; body: (leadId: number) => string };
+  idempotency?: {
+    keyId: string;
+    idempotencyKey: string;
+    body: (leadId: number) => string;
+    insert: { fingerprint: string; createdAt: string; expiresAt: string } | null;
+  };
 };
 
 /** An inquiry after validation: type canonical, phones in E.164. */
@@ -67,7 +73,8 @@ async function withRaceRetry<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+      // A taken Idempotency-Key is not a race another try wins (http/idempotency.ts answers it).
+      if (!isUniqueViolation(error) || isKeyTaken(error) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
 }
@@ -294,10 +301,10 @@ async function newLeadAtOnce(
 function keyRecord(onStored: OnStored | undefined): NewLeadRows['idempotency'] | undefined {
   if (!onStored) return null;
   if (!onStored.idempotency) return undefined;
-  const { keyId, idempotencyKey, body } = onStored.idempotency;
+  const { keyId, idempotencyKey, body, insert } = onStored.idempotency;
   const [before, ...after] = body(ID_MARK).split(String(ID_MARK));
   if (after.length > 1) return undefined;
-  return { keyId, idempotencyKey, bodyBeforeId: before, bodyAfterId: after.length ? after[0] : null };
+  return { keyId, idempotencyKey, bodyBeforeId: before, bodyAfterId: after.length ? after[0] : null, insert };
 }
 
 /**

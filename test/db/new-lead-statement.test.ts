@@ -6,7 +6,8 @@
  * one-statement write taken away. On SQLite all three are the transactional path.
  */
 import { describe, expect, it } from 'vitest';
-import { insertNewLeadAtOnce } from '../../src/db/repositories/new-lead-pg.ts';
+import { isKeyTaken } from '../../src/db/errors.ts';
+import { insertNewLeadAtOnce, type NewLeadRows } from '../../src/db/repositories/new-lead-pg.ts';
 import { GroupCommit } from '../../src/db/group-commit.ts';
 import { canonicalLeadType } from '../../src/domain/lead-rules.ts';
 import { createInquiryLead, ingestRentalLead } from '../../src/services/lead-intake.ts';
@@ -163,11 +164,10 @@ describe('a new lead in one statement', () => {
     },
   );
 
-  it.runIf(ENGINE === 'postgres')('writes nothing for a known phone, and says so', async () => {
-    await post(t.app, '/leads/ingest', t.key, ingest('+34611700009'));
-    const before = await snapshot(t.db);
+  /** The rows of a new lead with `phone`, written directly. */
+  const rowsFor = (phone: string, idempotency: NewLeadRows['idempotency'] = null): NewLeadRows => {
     const at = new Date().toISOString();
-    const written = await insertNewLeadAtOnce(t.db, {
+    return {
       businessId: t.businessId,
       lead: {
         business_id: t.businessId,
@@ -177,19 +177,54 @@ describe('a new lead in one statement', () => {
         active: 1,
         rating: 3,
         captured_by: 'Web',
-        phone_number_1: '+34611700009',
+        phone_number_1: phone,
         created_at: at,
         updated_at: at,
       },
       note: 'nota',
       consent: null,
-      welcome: { recipient: '+34611700009', preferredLanguage: null, fallbackLanguage: 'es' },
+      welcome: { recipient: phone, preferredLanguage: null, fallbackLanguage: 'es' },
       jobs: ['match_lead'],
       eventDataAfterId: '}}',
-      idempotency: null,
+      idempotency,
       at,
-    });
-    expect(written).toBeNull();
+    };
+  };
+
+  it.runIf(ENGINE === 'postgres')('writes nothing for a known phone, and says so', async () => {
+    await post(t.app, '/leads/ingest', t.key, ingest('+34611700009'));
+    const before = await snapshot(t.db);
+    expect(await insertNewLeadAtOnce(t.db, rowsFor('+34611700009'))).toBeNull();
     expect(await snapshot(t.db)).toBe(before);
   });
+
+  it.runIf(ENGINE === 'postgres')(
+    'records a key not claimed first as done with its lead, and fails whole, writing nothing, when the key is taken',
+    async () => {
+      const at = new Date().toISOString();
+      const key = (name: string) => ({
+        keyId: t.keyId,
+        idempotencyKey: name,
+        bodyBeforeId: '{"lead_id":',
+        bodyAfterId: '}',
+        insert: { fingerprint: 'f'.repeat(64), createdAt: at, expiresAt: '2999-01-01T00:00:00Z' },
+      });
+      const leadId = await insertNewLeadAtOnce(t.db, rowsFor('+34611700010', key('deferred')));
+      const record = await t.db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('idempotency_key', '=', 'deferred')
+        .executeTakeFirstOrThrow();
+      expect(record).toMatchObject({ state: 'done', locked_until: null, status: 200, outcome: 'created', lead_id: leadId });
+      expect(record.response).toBe(`{"lead_id":${leadId}}`);
+      // The same key again, with a new phone: a unique violation, and not one row of the lead.
+      const before = await snapshot(t.db);
+      const failed = await insertNewLeadAtOnce(t.db, rowsFor('+34611700011', key('deferred'))).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(isKeyTaken(failed)).toBe(true);
+      expect(await snapshot(t.db)).toBe(before);
+    },
+  );
 });

@@ -64,6 +64,35 @@ export async function takeOver(db: Executor, seen: IdempotencyKeyTable, claim: C
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * The record of a key's first request as it succeeded, written with its lead where no claim was
+ * made before (PostgreSQL, services/idempotency.ts `deferred`). No `on conflict`: where the key
+ * has a row already (another request's, done, running or expired), the insert fails with a
+ * unique violation of `idempotency_keys_pkey` and its transaction stores nothing.
+ */
+export async function insertDone(
+  db: Executor,
+  claim: Omit<Claim, 'locked_until'>,
+  response: { status: number; body: string; outcome: LeadOutcome; leadId: number | null },
+): Promise<void> {
+  await db
+    .insertInto('idempotency_keys')
+    .values({
+      key_id: claim.key_id,
+      idempotency_key: claim.idempotency_key,
+      fingerprint: claim.fingerprint,
+      state: 'done',
+      locked_until: null,
+      status: response.status,
+      response: response.body,
+      outcome: response.outcome,
+      lead_id: response.leadId,
+      created_at: claim.created_at,
+      expires_at: claim.expires_at,
+    })
+    .execute();
+}
+
 /** Stores the first response of a claimed key and the lead it concerns. (Compiled once: it runs for every idempotent request.) */
 export async function recordResponse(
   db: Executor,

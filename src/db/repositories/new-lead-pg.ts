@@ -20,7 +20,10 @@
  *   caller with every field but the id, which the database gives;
  * - a delivery to each active endpoint that takes `lead.created`, each with its job (a new
  *   lead has no earlier pending delivery to wait behind);
- * - with a claimed Idempotency-Key, its record gets the 200 that the request answers.
+ * - with a claimed Idempotency-Key, its record gets the 200 that the request answers; with a key
+ *   not claimed first (services/idempotency.ts `DeferredKey`), the record is inserted `done` with
+ *   that 200, and a key that has a row already fails the whole statement (a unique violation of
+ *   `idempotency_keys_pkey`): nothing is written.
  *
  * SQLite cannot write from a CTE; there the intake's units share one commit instead
  * (db/group-commit.ts).
@@ -41,19 +44,31 @@ export interface NewLeadRows {
   /** The event's `data` after `{"lead":{"id":<id>` (JSON text, starting with `,` or `}`). */
   eventDataAfterId: string;
   /**
-   * The claimed Idempotency-Key whose record gets the 200 (services/idempotency.ts `record`):
-   * its body is `bodyBeforeId`, then the lead's id and `bodyAfterId` unless that is null (a
-   * body without the id). null: no key.
+   * The Idempotency-Key whose record gets the 200 (services/idempotency.ts `record`): its body
+   * is `bodyBeforeId`, then the lead's id and `bodyAfterId` unless that is null (a body without
+   * the id). `insert`: the key was not claimed first, its record is inserted with these. null: no key.
    */
-  idempotency: { keyId: string; idempotencyKey: string; bodyBeforeId: string; bodyAfterId: string | null } | null;
+  idempotency: {
+    keyId: string;
+    idempotencyKey: string;
+    bodyBeforeId: string;
+    bodyAfterId: string | null;
+    insert: { fingerprint: string; createdAt: string; expiresAt: string } | null;
+  } | null;
   at: string;
 }
 
 const statements = new Map<string, string>();
 
 /** The statement for one shape of rows (columns, consent or not, welcome or not): few shapes, each a named prepared statement. */
-function statementFor(columns: string[], consent: boolean, welcome: boolean, idempotency: 'none' | 'constant' | 'with id'): string {
-  const key = `${columns.join(',')}|${consent}|${welcome}|${idempotency}`;
+function statementFor(
+  columns: string[],
+  consent: boolean,
+  welcome: boolean,
+  idempotency: 'none' | 'constant' | 'with id',
+  insertKey: boolean,
+): string {
+  const key = `${columns.join(',')}|${consent}|${welcome}|${idempotency}|${insertKey}`;
   let text = statements.get(key);
   if (text !== undefined) return text;
   // $1 business, $2 at, $3 note, $4 jobs, $5 event data after the id; then optional parts; then the lead's columns.
@@ -64,6 +79,7 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean, ide
   const consentValues = consent ? params(5).join(', ') : '';
   const [recipient, preferred, fallback] = welcome ? params(3) : [];
   const [keyId, idempotencyKey, before, after] = idempotency === 'none' ? [] : params(idempotency === 'with id' ? 4 : 3);
+  const [fingerprint, createdAt, expiresAt] = insertKey ? params(3) : [];
   const leadValues = params(columns.length).join(', ');
   const quoted = columns.map((c) => `"${c}"`).join(', ');
   parts.push(`l as (insert into leads (${quoted}) values (${leadValues}) on conflict do nothing returning id)`);
@@ -99,8 +115,12 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean, ide
     // As the transactional path records it (db/repositories/idempotency.ts recordResponse).
     const response = idempotency === 'with id' ? `${before}::text || l.id || ${after}::text` : `${before}::text`;
     parts.push(
-      `k as (update idempotency_keys set state = 'done', locked_until = null, status = 200, response = ${response}, outcome = 'created', lead_id = l.id ` +
-        `from l where key_id = ${keyId} and idempotency_key = ${idempotencyKey} and state = 'running')`,
+      insertKey
+        ? // No `on conflict`: a key with a row already fails the statement, and nothing is written.
+          `k as (insert into idempotency_keys (key_id, idempotency_key, fingerprint, state, locked_until, status, response, outcome, lead_id, created_at, expires_at) ` +
+            `select ${keyId}, ${idempotencyKey}, ${fingerprint}, 'done', null, 200, ${response}, 'created', l.id, ${createdAt}, ${expiresAt} from l)`
+        : `k as (update idempotency_keys set state = 'done', locked_until = null, status = 200, response = ${response}, outcome = 'created', lead_id = l.id ` +
+            `from l where key_id = ${keyId} and idempotency_key = ${idempotencyKey} and state = 'running')`,
     );
   }
   text = `with ${parts.join(', ')} select id from l`;
@@ -112,7 +132,8 @@ function statementFor(columns: string[], consent: boolean, welcome: boolean, ide
 /**
  * Writes a new lead with its rows in one statement (see the module's comment).
  * @returns the new lead's id, or null when a lead with its phone exists (nothing written).
- * @throws the database's error (nothing written: one statement commits whole or not at all).
+ * @throws the database's error (nothing written: one statement commits whole or not at all),
+ *   among them the unique violation of a key not claimed first that has a row already.
  */
 export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<number | null> {
   const columns = Object.keys(rows.lead).filter((c) => rows.lead[c] !== undefined);
@@ -122,6 +143,7 @@ export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<nu
     rows.consent !== null,
     rows.welcome !== null,
     key === null ? 'none' : key.bodyAfterId === null ? 'constant' : 'with id',
+    key?.insert != null,
   );
   const values: unknown[] = [rows.businessId, rows.at, rows.note, rows.jobs, rows.eventDataAfterId];
   if (rows.consent) {
@@ -130,6 +152,7 @@ export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<nu
   }
   if (rows.welcome) values.push(rows.welcome.recipient, rows.welcome.preferredLanguage, rows.welcome.fallbackLanguage);
   if (key) values.push(key.keyId, key.idempotencyKey, key.bodyBeforeId, ...(key.bodyAfterId === null ? [] : [key.bodyAfterId]));
+  if (key?.insert) values.push(key.insert.fingerprint, key.insert.createdAt, key.insert.expiresAt);
   for (const c of columns) values.push(rows.lead[c]);
   const result = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, values));
   return result.rows[0]?.id ?? null;

@@ -23,7 +23,7 @@ import {
 import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { Idempotency } from '../../services/idempotency.ts';
-import { checkIdempotencyKey, idempotentRoute, onStoredFor } from '../idempotency.ts';
+import { checkIdempotencyKey, idempotently, idempotentRoute, onStoredFor } from '../idempotency.ts';
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads.ts';
 import { eraseLead } from '../../services/erasure.ts';
@@ -143,6 +143,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
   const idempotency = new Idempotency(writes);
   const idempotent = idempotentRoute(idempotency);
   app.decorateRequest('idempotencyClaim', null);
+  app.decorateRequest('idempotencyDeferred', null);
 
   const conditional = conditionalRoute();
   app.get(
@@ -282,26 +283,27 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         },
       },
     },
-    async (request, reply) => {
-      const { body } = request;
-      const key = request.apiKey!;
-      const [primary, second, landline] = [body.phone_number_1, body.phone_number_2, body.landline_phone].map((p) =>
-        p ? normalizePhone(p) : null,
-      );
-      if (primary === null || (body.phone_number_2 && second === null) || (body.landline_phone && landline === null)) {
-        throw new InmoError('INVALID_PHONE');
-      }
-      const answer = (leadId: number | null) => ({ status: 'ok' as const, authenticated_as: key.businessName, lead_id: leadId! });
-      const { leadId, outcome } = await createInquiryLead(
-        writes,
-        key.businessId,
-        { ...body, type: canonicalLeadType(body.type)!, phone_number_1: primary, phone_number_2: second, landline_phone: landline },
-        onStoredFor(idempotency, request, answer),
-      );
-      onJobsQueued();
-      reply.header('inmo-lead-outcome', outcome);
-      return answer(leadId);
-    },
+    async (request, reply) =>
+      idempotently(idempotency, request, reply, async () => {
+        const { body } = request;
+        const key = request.apiKey!;
+        const [primary, second, landline] = [body.phone_number_1, body.phone_number_2, body.landline_phone].map((p) =>
+          p ? normalizePhone(p) : null,
+        );
+        if (primary === null || (body.phone_number_2 && second === null) || (body.landline_phone && landline === null)) {
+          throw new InmoError('INVALID_PHONE');
+        }
+        const answer = (leadId: number | null) => ({ status: 'ok' as const, authenticated_as: key.businessName, lead_id: leadId! });
+        const { leadId, outcome } = await createInquiryLead(
+          writes,
+          key.businessId,
+          { ...body, type: canonicalLeadType(body.type)!, phone_number_1: primary, phone_number_2: second, landline_phone: landline },
+          onStoredFor(idempotency, request, answer),
+        );
+        onJobsQueued();
+        reply.header('inmo-lead-outcome', outcome);
+        return answer(leadId);
+      }),
   );
 
   app.post(
@@ -327,15 +329,16 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         },
       },
     },
-    async (request, reply) => {
-      const key = request.apiKey!;
-      const phone = ingestPrimaryPhone(request.body.contact);
-      if (phone === null) throw new InmoError('INVALID_PHONE');
-      const answer = () => ({ status: 'ok' as const, authenticated_as: key.businessName });
-      const leadId = await ingestRentalLead(writes, key.businessId, request.body, phone, onStoredFor(idempotency, request, answer));
-      if (leadId !== null) onJobsQueued();
-      reply.header('inmo-lead-outcome', leadId === null ? 'unchanged' : 'created');
-      return answer();
-    },
+    async (request, reply) =>
+      idempotently(idempotency, request, reply, async () => {
+        const key = request.apiKey!;
+        const phone = ingestPrimaryPhone(request.body.contact);
+        if (phone === null) throw new InmoError('INVALID_PHONE');
+        const answer = () => ({ status: 'ok' as const, authenticated_as: key.businessName });
+        const leadId = await ingestRentalLead(writes, key.businessId, request.body, phone, onStoredFor(idempotency, request, answer));
+        if (leadId !== null) onJobsQueued();
+        reply.header('inmo-lead-outcome', leadId === null ? 'unchanged' : 'created');
+        return answer();
+      }),
   );
 };
