@@ -19,8 +19,13 @@ import { serveMetricsOn } from '../http/operability.ts';
 import { Worker } from '../jobs/worker.ts';
 import { action, cli, CliError, command, openDb, plural, port, positiveInt, print } from './common.ts';
 
-/** Bytes of log lines gathered before they are written to stdout. */
-const LOG_WRITE_BYTES = 4096;
+/**
+ * Bytes of log lines gathered before they are written to stdout, and the most written at once.
+ * Each write is a trip through libuv's thread pool: at 4 KiB (20 request lines) it cost about
+ * 0.9 µs a line more than at 32 KiB, a twentieth of a cached read (issue 32).
+ */
+const LOG_WRITE_BYTES = 32 * 1024;
+const LOG_MAX_WRITE = 64 * 1024;
 /** Longest a log line waits in memory before it is written, ms. */
 const LOG_FLUSH_MS = 250;
 
@@ -101,7 +106,7 @@ export function register(program: Command): void {
         // Log lines are written to stdout asynchronously, off the request path, a few KiB at a
         // time (one write per line cost a quarter of a cached read, issue 32), and at least every
         // LOG_FLUSH_MS; and flushed before the process exits (below), so a SIGTERM loses none.
-        const logs = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES });
+        const logs = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, maxWrite: LOG_MAX_WRITE });
         // Stopped before the destination ends (below): a flush after that throws.
         const flushLogs = setInterval(() => logs.flush(), LOG_FLUSH_MS).unref();
         process.once('exit', () => {
