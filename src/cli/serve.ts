@@ -17,6 +17,7 @@ import { PUBLISHABLE_SCOPES, SCOPES } from '../domain/api-key.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { serveMetricsOn } from '../http/operability.ts';
 import { Worker } from '../jobs/worker.ts';
+import { checkpointOffThread } from '../db/checkpoints.ts';
 import { action, cli, CliError, command, openDb, plural, port, positiveInt, print } from './common.ts';
 
 /**
@@ -103,7 +104,7 @@ export function register(program: Command): void {
         const listenOn = { host: opts.host ?? config.listen.host, port: opts.port ?? config.listen.port };
         const db = await openDb(config);
         let worker: Worker | null = null;
-        // Log lines are written to stdout asynchronously, off the request path, a few KiB at a
+        // Log lines are written to stdout asynchronously, off the request path, up to 32 KiB at a
         // time (one write per line cost a quarter of a cached read, issue 32), and at least every
         // LOG_FLUSH_MS; and flushed before the process exits (below), so a SIGTERM loses none.
         const logs = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, maxWrite: LOG_MAX_WRITE });
@@ -146,6 +147,8 @@ export function register(program: Command): void {
           ? await seedDemoWithPhotos(db, store, config.media.publicUrl ?? `${config.publicUrl ?? origin}/media`)
           : null;
         const demo = seeded ?? {};
+        // SQLite's WAL is copied back by a thread, not inside the commits of requests (db/checkpoints.ts).
+        const checkpoints = await checkpointOffThread(db);
         if (opts.worker) {
           worker = new Worker({ db, settings: config.worker, outbound: config.outbound, logger: app.log.child({ component: 'worker' }) });
           worker.start();
@@ -202,6 +205,7 @@ export function register(program: Command): void {
             for (const r of results) if (r.status === 'rejected') app.log.error({ err: r.reason }, 'error while stopping');
             process.exitCode = results.some((r) => r.status === 'rejected') ? 1 : 0;
           } finally {
+            await checkpoints?.stop();
             await db.destroy();
             clearInterval(flushLogs);
             await endLogs(logs);

@@ -1,0 +1,67 @@
+/**
+ * WAL checkpoints off the request path on SQLite (db/checkpoints.ts): the serving connection
+ * no longer checkpoints in its commits, the thread does, and the WAL stays bounded; stopped,
+ * the connection checkpoints again.
+ */
+import { statSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { checkpointOffThread } from '../../src/db/checkpoints.ts';
+import { connectionOf, type Db } from '../../src/db/database.ts';
+import { ENGINE, freshDb } from '../helpers/db.ts';
+
+/** Commits `n` transactions of about 40 KiB each (10 pages of 4 KiB). */
+async function write(db: Db, n: number): Promise<void> {
+  const sqlite = sqliteOf(db);
+  sqlite.exec('create table if not exists filler (id integer primary key, body blob)');
+  const insert = sqlite.prepare('insert into filler (body) values (randomblob(40000))');
+  for (let i = 0; i < n; i++) insert.run();
+}
+
+const walBytes = (path: string) => statSync(`${path}-wal`).size;
+/** The SQLite connection of a handle (these tests run on SQLite only). */
+function sqliteOf(db: Db) {
+  const connection = connectionOf(db);
+  if (connection.engine !== 'sqlite') throw new Error('an SQLite handle was expected');
+  return connection.sqlite;
+}
+const opened: Db[] = [];
+afterEach(async () => {
+  for (const db of opened.splice(0)) await db.destroy();
+});
+
+describe.runIf(ENGINE === 'sqlite')('checkpoints off the request path', () => {
+  it('leaves the WAL to the thread, which keeps it bounded; stopped, the connection checkpoints in its commits again', async () => {
+    const { db, path } = await freshDb();
+    opened.push(db);
+    const sqlite = sqliteOf(db);
+    const checkpoints = await checkpointOffThread(db, 20);
+    expect(checkpoints).not.toBeNull();
+    expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    // 600 commits of 10 pages: 24 MB through the WAL. Without checkpoints it would hold all of
+    // it; with the thread's, each commit finds it copied back now and then and starts it again.
+    for (let round = 0; round < 30; round++) {
+      await write(db, 20);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(walBytes(path!)).toBeLessThan(8 * 1024 * 1024);
+    await checkpoints!.stop();
+    expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    await sql`select 1`.execute(db);
+  });
+
+  it('without the thread, the same writes with checkpoints off grow the WAL past that bound (the test above can fail)', async () => {
+    const { db, path } = await freshDb();
+    opened.push(db);
+    sqliteOf(db).pragma('wal_autocheckpoint = 0');
+    for (let round = 0; round < 30; round++) await write(db, 20);
+    expect(walBytes(path!)).toBeGreaterThan(8 * 1024 * 1024);
+  });
+
+  it('moves nothing for an in-memory database', async () => {
+    const { createDb } = await import('../../src/db/database.ts');
+    const db = createDb('sqlite::memory:');
+    opened.push(db);
+    expect(await checkpointOffThread(db)).toBeNull();
+  });
+});
