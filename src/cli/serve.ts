@@ -147,8 +147,13 @@ export function register(program: Command): void {
           ? await seedDemoWithPhotos(db, store, config.media.publicUrl ?? `${config.publicUrl ?? origin}/media`)
           : null;
         const demo = seeded ?? {};
-        // SQLite's WAL is copied back by a thread, not inside the commits of requests (db/checkpoints.ts).
-        const checkpoints = await checkpointOffThread(db);
+        // SQLite's WAL is copied back by a thread, not inside the commits of requests (db/checkpoints.ts);
+        // without the thread, SQLite checkpoints in the commits as it always does.
+        const onStopped = (reason: string) => app.log.warn({ reason }, 'SQLite checkpoints are back in the commits');
+        const checkpoints = await checkpointOffThread(db, { onStopped }).catch((error: Error) => {
+          onStopped(`the checkpoint thread did not start: ${error.message}`);
+          return null;
+        });
         if (opts.worker) {
           worker = new Worker({ db, settings: config.worker, outbound: config.outbound, logger: app.log.child({ component: 'worker' }) });
           worker.start();

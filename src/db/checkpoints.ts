@@ -4,11 +4,13 @@
  * SQLite's own rule (`wal_autocheckpoint`, 1,000 pages) makes the commit that crosses it copy
  * the WAL back into the database file, inside that commit: under `inmo serve` the event loop
  * waits for it, and so does every request behind it (commits with a checkpoint ran up to
- * 12.7 ms in a profile of lead writes). Here the serving connection does not checkpoint; a
- * thread with a connection of its own does, every {@link CHECKPOINT_INTERVAL_MS}, without
- * blocking writers or readers (PASSIVE). The WAL is written again from its start once a
- * checkpoint has copied all of it, as before; if the thread stops, the serving connection
- * checkpoints in its commits again.
+ * 12.7 ms in a profile of lead writes). Here a thread with a connection of its own checkpoints
+ * every {@link CHECKPOINT_INTERVAL_MS}, without blocking writers or readers (PASSIVE), and the
+ * serving connection only past {@link BACKSTOP_PAGES}: SQLite writes the WAL again from its
+ * start when a write begins on a WAL copied back whole, which the thread's checkpoint may miss
+ * under writes without a pause, and the backstop bounds it then. If the thread stops (it does
+ * after {@link MAX_FAILURES} failed checkpoints in a row), the serving connection checkpoints
+ * at SQLite's 1,000 pages again, and `onStopped` is told.
  *
  * Measured with `npm run bench -- --only leads` (server and thread pinned to one core): SQLite
  * inquiries' p99 41–43 → 31–32 ms, 0.72–0.77× → 0.77–0.81× the bare insert (with no
@@ -23,6 +25,10 @@ import { threadBundle } from '../services/thread-bundle.ts';
 export const CHECKPOINT_INTERVAL_MS = 100;
 /** SQLite's default `wal_autocheckpoint`, pages: restored when the thread stops. */
 const AUTOCHECKPOINT_PAGES = 1000;
+/** The serving connection's `wal_autocheckpoint` while the thread runs, pages (40 MiB of 4 KiB pages). */
+export const BACKSTOP_PAGES = 10_000;
+/** Failed checkpoints in a row after which the thread stops (checkpoint-thread-main.ts). */
+export const MAX_FAILURES = 10;
 
 /** A running checkpoint thread. */
 export interface Checkpoints {
@@ -36,18 +42,25 @@ export interface Checkpoints {
  *   in-memory database).
  * @throws Error when the thread cannot start (its bundle does not build, the file cannot be opened).
  */
-export async function checkpointOffThread(db: Db, intervalMs = CHECKPOINT_INTERVAL_MS): Promise<Checkpoints | null> {
+export async function checkpointOffThread(
+  db: Db,
+  options: { intervalMs?: number; onStopped?: (reason: string) => void } = {},
+): Promise<Checkpoints | null> {
+  const { intervalMs = CHECKPOINT_INTERVAL_MS, onStopped } = options;
   const connection = connectionOf(db);
   if (connection.engine !== 'sqlite' || connection.sqlite.memory) return null;
   const sqlite = connection.sqlite;
   const worker = new Worker(await threadBundle(inPackage('src', 'db', 'checkpoint-thread-main.ts')), {
-    workerData: { path: sqlite.name, intervalMs },
+    workerData: { path: sqlite.name, intervalMs, maxFailures: MAX_FAILURES },
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
   });
+  let stopping = false;
+  let failure = '';
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   // Whatever ends the thread, the serving connection checkpoints in its commits again.
   void exited.then(() => {
     if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    if (!stopping) onStopped?.(failure || 'the checkpoint thread exited');
   });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());
@@ -55,10 +68,14 @@ export async function checkpointOffThread(db: Db, intervalMs = CHECKPOINT_INTERV
     worker.once('exit', (code) => reject(new Error(`the checkpoint thread exited (code ${code}) before it was ready`)));
   });
   // A failure after that ends the thread, and the handler above gives checkpoints back.
-  worker.on('error', () => {});
-  sqlite.pragma('wal_autocheckpoint = 0');
+  worker.on('error', (error) => (failure = error.message));
+  worker.on('message', (message: unknown) => {
+    if (typeof message === 'object' && message !== null && 'failed' in message) failure = String(message.failed);
+  });
+  sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   return {
     async stop() {
+      stopping = true;
       worker.postMessage('stop');
       await exited;
     },

@@ -142,6 +142,9 @@ export async function withPageCache<T>(db: Db, kib: number, work: () => Promise<
   }
 }
 
+/** Tries of an erasure's WAL truncation that finds another checkpoint running. */
+const TRUNCATE_ATTEMPTS = 5;
+
 /**
  * Runs `work` (an erasure, CONTRACT §18) so that what it deletes does not stay readable in the
  * SQLite file: with `secure_delete` on, SQLite overwrites deleted content with zeros, and then
@@ -157,11 +160,18 @@ export async function withSecureDelete<T>(db: Db, work: () => Promise<T>): Promi
   connection.sqlite.pragma('secure_delete = on');
   try {
     const result = await work();
-    try {
-      connection.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    } catch {
-      // Committed already: a checkpoint that cannot run now (another statement of this
-      // connection in progress) is left to SQLite's own, later.
+    // Another connection's checkpoint running (inmo serve's thread, db/checkpoints.ts) makes this
+    // one busy at once: tried again a few times.
+    for (let attempt = 1; attempt <= TRUNCATE_ATTEMPTS; attempt++) {
+      try {
+        const [outcome] = connection.sqlite.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+        if (!outcome?.busy) break;
+      } catch {
+        // Committed already: a checkpoint that cannot run now (another statement of this
+        // connection in progress) is left to SQLite's own, later.
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return result;
   } finally {
