@@ -13,8 +13,11 @@
  * at SQLite's 1,000 pages again, and `onStopped` is told.
  *
  * Measured with `npm run bench -- --only leads` (server and thread pinned to one core): SQLite
- * inquiries' p99 41–43 → 31–32 ms, 0.72–0.77× → 0.77–0.81× the bare insert (with no
- * checkpoints at all: 0.82–0.85×, p99 33–37 ms).
+ * inquiries' p99 41–50 ms before, 31–32 with the thread and no backstop, 25–38 with the backstop
+ * (logs off / on; the runs vary by as much); their rate 0.72–0.81× the bare insert throughout.
+ * Under those 5 s of writes without a pause the WAL reached the backstop (41 MB): the thread
+ * copies the pages, the serving connection's checkpoint there copies what is left and lets the
+ * WAL start again.
  */
 import { Worker } from 'node:worker_threads';
 import { connectionOf, type Db } from './database.ts';
