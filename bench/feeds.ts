@@ -20,7 +20,7 @@ import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { importCatalogueFile } from '../src/services/catalogue-import.ts';
-import { threadBundle } from '../src/services/thread-bundle.ts';
+import { threadBundle } from '../src/thread-bundle.ts';
 import { inPackage } from '../src/package-root.ts';
 import { outboundPolicy } from '../src/config.ts';
 import { createApiKey } from '../src/services/api-keys.ts';

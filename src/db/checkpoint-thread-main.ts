@@ -1,6 +1,6 @@
 /**
  * The checkpoint thread (db/checkpoints.ts), started on this file's bundle
- * (services/thread-bundle.ts): on a connection of its own to the SQLite file it is given, copies
+ * (thread-bundle.ts): on a connection of its own to the SQLite file it is given, copies
  * the WAL's committed pages back into the database (`wal_checkpoint(PASSIVE)`: it waits for
  * no one and no one waits for it) every `intervalMs`, and once more when told `stop`, then
  * closes. Posts `ready` once its connection is open; after `maxFailures` failed checkpoints in

@@ -22,7 +22,7 @@
 import { Worker } from 'node:worker_threads';
 import { connectionOf, type Db } from './database.ts';
 import { inPackage } from '../package-root.ts';
-import { threadBundle } from '../services/thread-bundle.ts';
+import { threadBundle } from '../thread-bundle.ts';
 
 /** How often the thread checkpoints, ms. */
 export const CHECKPOINT_INTERVAL_MS = 100;

@@ -1,6 +1,6 @@
 /**
  * The reader thread of a catalogue import (services/import-reader.ts), started on this file's
- * bundle (services/thread-bundle.ts): reads and checks the file named by workerData with
+ * bundle (thread-bundle.ts): reads and checks the file named by workerData with
  * services/import-read.ts and posts its batches in order, never more than it has been asked for
  * (2 at first, one more for each message received), then `done` or the error that ended the reading.
  */

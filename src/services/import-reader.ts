@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { KyeroDocumentError } from '../feeds/kyero-read.ts';
 import { inPackage } from '../package-root.ts';
-import { threadBundle } from './thread-bundle.ts';
+import { threadBundle } from '../thread-bundle.ts';
 import { readCatalogueFile, type ImportFormat, type ReadBatch } from './import-read.ts';
 
 /** Files smaller than this (bytes) are read on the importing thread: a thread costs more than it saves. */

@@ -1,6 +1,6 @@
 /**
  * The import thread (services/import-thread.ts), started on this file's bundle
- * (services/thread-bundle.ts): for a pull, first GETs the document into the file (posting
+ * (thread-bundle.ts): for a pull, first GETs the document into the file (posting
  * `fetched`, and stopping there unless it came); then imports the file into the database it names,
  * on a connection of its own, reading the file on this thread too
  * (catalogue-import.ts importCatalogueFileHere), and keeps the refs it accepts in import_refs

@@ -17,7 +17,7 @@ import { dropImportRefs } from '../db/repositories/properties.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import { InmoError } from '../errors.ts';
 import { inPackage } from '../package-root.ts';
-import { threadBundle } from './thread-bundle.ts';
+import { threadBundle } from '../thread-bundle.ts';
 import { importCatalogueFile, type ImportFormat, type ImportProgress, type ImportSummary } from './catalogue-import.ts';
 import { fetchFeedDocument, type FeedRequest, type FetchOutcome } from './feed-fetch.ts';
 import { messagesOf, READER_THREAD_MIN_BYTES, rebuiltError, type PostedError } from './import-reader.ts';

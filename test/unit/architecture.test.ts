@@ -47,6 +47,10 @@ describe('layering', () => {
     expect(importsInto('domain', ['db/', 'schemas/', 'services/', 'http/', 'jobs/', 'cli/'])).toEqual([]);
   });
 
+  it('storage imports nothing of services, HTTP, jobs or the CLI', () => {
+    expect(importsInto('db', ['services/', 'http/', 'jobs/', 'cli/'])).toEqual([]);
+  });
+
   it("the console's pages take their data from services, never from repositories (the database handle is only passed on)", () => {
     expect(importsInto('http/console', ['db/repositories/', 'secrets.ts'])).toEqual([]);
   });

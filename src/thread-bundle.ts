@@ -1,5 +1,6 @@
 /**
- * The code of the import's worker threads, bundled (issue 28 "Speed"). A thread started on a
+ * The code of worker threads, bundled (issue 28 "Speed"): the import's (services/) and the SQLite
+ * checkpoints' (db/checkpoints.ts), so it sits below both layers. A thread started on a
  * TypeScript source has to register tsx in it, and tsx's module hooks then run on a hooks
  * thread of their own: a thread that had only loaded the catalogue import's sources cost
  * 74 MiB. Bundled by esbuild into one ES module (the packages of node_modules stay outside it,
@@ -14,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { inPackage } from '../package-root.ts';
+import { inPackage } from './package-root.ts';
 
 const bundles = new Map<string, Promise<string>>();
 
