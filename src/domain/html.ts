@@ -34,6 +34,8 @@ const NO_TAGS: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {},
  */
 export function plainText(text: string | null): string | null {
   if (text === null) return null;
+  // Without `<` or `&` there is neither a tag nor an entity: most text of a catalogue.
+  if (!MARKUP.test(text)) return text;
   let current = text;
   // Each round removes tags or one layer of entities; real titles settle in one or two.
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -45,6 +47,8 @@ export function plainText(text: string | null): string | null {
   // become a tag, and cleaning again changes nothing.
   return current.replace(/[<>&]/g, '');
 }
+
+const MARKUP = /[<&]/;
 
 /** Rounds of {@link plainText} before it gives up on decoding. */
 const MAX_ROUNDS = 50;

@@ -9,9 +9,12 @@
  * - `town`, `province` always (a listing without them cannot be on a portal and is left out);
  *   `desc/es` the description as plain text; at most 50 images, by order (those whose URL a
  *   portal can read as an image: `.jpg`, `.jpeg`, `.png`, `.gif`);
+ * - only characters XML 1.0 can carry, whatever a listing holds (domain/text.ts), so one listing can
+ *   never make the document ill-formed;
  * - every element within the Kyero v3 XSD's limits (spec/kyero-v3.xsd), which a test checks with xmllint.
  */
 import { decodeHTML, escapeUTF8 } from 'entities';
+import { xmlText } from './text.ts';
 /** A Property object as `GET /properties` publishes it (domain/property-doc.ts), with its `id`. */
 export type PublishedProperty = Record<string, unknown> & { id: number };
 
@@ -63,7 +66,8 @@ export function kyeroType(type: string | null, subtypeLabel: string | null, subt
   return (type !== null && ((key !== undefined && KYERO_TYPES[`${type}/${key}`]) || KYERO_TYPES[type])) || 'Property';
 }
 
-const xml = (text: string) => escapeUTF8(text);
+/** Character data of the feed: only characters XML 1.0 can carry (one other makes the whole document ill-formed), escaped. */
+const xml = (text: string) => escapeUTF8(xmlText(text));
 const element = (name: string, value: string | number | null | undefined) =>
   value === null || value === undefined || value === '' ? '' : `<${name}>${xml(String(value))}</${name}>`;
 

@@ -8,6 +8,8 @@
  * that does not say `public` is not shown, a video that does not say `processed` is not shown.
  */
 import { LISTED_STATUSES, OPERATIONS, type AddressPrivacy } from './catalogue-terms.ts';
+import { plainText } from './html.ts';
+import { cleanStrings, publishedUrl } from './text.ts';
 import { parseRfc3339 } from './time.ts';
 
 /**
@@ -182,20 +184,39 @@ const emptyToNull = (s: string | null | undefined): string | null => (s === unde
 const flag = (b: boolean | null | undefined, fallback: boolean) => ((b ?? fallback) ? 1 : 0);
 
 /**
- * A media URL of a listing as published (CONTRACT §8): absolute `http` or `https` only, since
- * partner sites put them in `src` and `iframe` attributes, where `javascript:` or `data:` would
- * run. Null stays null.
+ * A URL of a listing as published (CONTRACT §8): absolute `http` or `https` only, since
+ * partner sites put them in `src`, `href` and `iframe` attributes, where `javascript:` or
+ * `data:` would run; stored in its normalised, percent-encoded form (domain/text.ts
+ * `publishedUrl`), which no quote can break out of. Null stays null.
  * @throws ImportRuleError naming the field for any other URL.
  */
 function webUrl<T extends string | null>(field: string, value: T): T {
   if (value === null) return value;
-  let protocol: string | null = null;
-  try {
-    protocol = new URL(value).protocol;
-  } catch {
-    // not an absolute URL
+  const url = publishedUrl(value);
+  if (url === null) throw new ImportRuleError(`${field}: must be an http or https URL`);
+  return url as T;
+}
+
+/** A plain-text field as stored: no markup (domain/html.ts `plainText`), empty as null. */
+const plain = (text: string | null | undefined): string | null => emptyToNull(plainText(text ?? null));
+
+/** Whether a key of `specs` names a URL (`url`, `tour_url`…): its strings are published as links. */
+const URL_KEY = /(^|_)url$/i;
+
+/**
+ * The stored form of a listing's open `specs`: strings under a key naming a URL must be
+ * {@link webUrl}s, other strings lose their markup ({@link plainText}); numbers, flags and
+ * nulls stay. Nested objects and arrays are walked (Kyero's `url` is one per language).
+ * @throws ImportRuleError naming the path of a URL that is not http or https.
+ */
+function cleanSpecs(value: unknown, path: string, isUrl: boolean): unknown {
+  if (typeof value === 'string') return isUrl ? webUrl(path, value) : plainText(value);
+  if (Array.isArray(value)) return value.map((item, i) => cleanSpecs(item, `${path}[${i}]`, isUrl));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, cleanSpecs(item, `${path}.${key}`, isUrl || URL_KEY.test(key))]),
+    );
   }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new ImportRuleError(`${field}: must be an http or https URL`);
   return value;
 }
 
@@ -204,7 +225,9 @@ function webUrl<T extends string | null>(field: string, value: T): T {
  * @param now canonical timestamp used when the line carries no dates.
  * @throws ImportRuleError when a rule beyond the schema is broken.
  */
-export function normalizeImportRecord(record: ListingRecord, now: string): NormalizedProperty {
+export function normalizeImportRecord(given: ListingRecord, now: string): NormalizedProperty {
+  // C0 controls never reach a feed (CONTRACT §15): removed from every string of the line first.
+  const record = cleanStrings(given);
   const operations = record.operation ? parseOperations(record.operation) : [];
   if ((record.lat == null) !== (record.lon == null)) {
     throw new ImportRuleError('lat and lon must be given together');
@@ -222,7 +245,7 @@ export function normalizeImportRecord(record: ListingRecord, now: string): Norma
   const privacy: AddressPrivacy = record.address_privacy ?? 'hidden';
   const status = record.status ?? 'disponible';
   const isPublic = record.public ?? false;
-  const city = emptyToNull(record.city);
+  const city = plain(record.city);
   const lat = record.lat ?? null;
   const lon = record.lon ?? null;
   const exact = privacy === 'public';
@@ -234,11 +257,11 @@ export function normalizeImportRecord(record: ListingRecord, now: string): Norma
     url: webUrl(`images[${i}].url`, img.url),
     sort_order: img.order ?? i,
     is_primary: flag(img.is_primary, false),
-    title: img.title ?? null,
+    title: plainText(img.title ?? null),
     public: flag(img.public, false),
   }));
   const videos: VideoInput[] = (record.videos ?? []).map((v, i) => ({
-    title: v.title ?? null,
+    title: plainText(v.title ?? null),
     sort_order: v.order ?? i,
     url: webUrl(`videos[${i}].url`, v.url ?? null),
     hls_url: webUrl(`videos[${i}].hls_url`, v.hls_url ?? null),
@@ -248,7 +271,12 @@ export function normalizeImportRecord(record: ListingRecord, now: string): Norma
   }));
   const features = record.features?.length
     ? JSON.stringify(
-        record.features.map((f) => ({ key: f.key, label: f.label ?? f.key, value: f.value ?? null, isextra: f.isextra ?? false })),
+        record.features.map((f, i) => {
+          const key = plainText(f.key)!;
+          if (!key.trim()) throw new ImportRuleError(`features[${i}].key: must hold text, not only markup`);
+          const value = typeof f.value === 'string' ? plainText(f.value) : (f.value ?? null);
+          return { key, label: plain(f.label) ?? key, value, isextra: f.isextra ?? false };
+        }),
       )
     : null;
 
@@ -263,8 +291,8 @@ export function normalizeImportRecord(record: ListingRecord, now: string): Norma
       op_traspaso: operations.includes('traspaso') ? 1 : 0,
       rental_type: record.rental_type ?? null,
       type: record.type ?? null,
-      subtype: emptyToNull(record.subtype)?.trim().toLowerCase() ?? null,
-      title: record.title ?? null,
+      subtype: plain(record.subtype)?.trim().toLowerCase() ?? null,
+      title: plainText(record.title ?? null),
       description: record.description ?? null,
       price,
       price_rent: priceRent,
@@ -273,21 +301,21 @@ export function normalizeImportRecord(record: ListingRecord, now: string): Norma
       size_total: record.size_total ?? null,
       bedrooms: record.bedrooms ?? null,
       bathrooms: record.bathrooms ?? null,
-      address: emptyToNull(record.address),
-      address_approximate: emptyToNull(record.address_approximate),
-      building_name: emptyToNull(record.building_name),
-      postal_code: emptyToNull(record.postal_code),
+      address: plain(record.address),
+      address_approximate: plain(record.address_approximate),
+      building_name: plain(record.building_name),
+      postal_code: plain(record.postal_code),
       city,
       city_key: city === null ? null : cityKey(city),
-      province: emptyToNull(record.province),
-      country: emptyToNull(record.country),
+      province: plain(record.province),
+      country: plain(record.country),
       lat,
       lon,
       address_privacy: privacy,
       pub_lat: lat === null ? null : exact ? lat : roundCoordinate(lat),
       pub_lon: lon === null ? null : exact ? lon : roundCoordinate(lon),
       features,
-      specs: record.specs && Object.keys(record.specs).length ? JSON.stringify(record.specs) : null,
+      specs: record.specs && Object.keys(record.specs).length ? JSON.stringify(cleanSpecs(record.specs, 'specs', false)) : null,
       is_featured: flag(record.is_featured, false),
       created_at: createdAt,
       updated_at: updatedAt,
