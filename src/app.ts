@@ -47,6 +47,7 @@ import { KeyVerifier } from './services/api-keys.ts';
 import { consolePlugin } from './http/console/plugin.ts';
 import { LeadPages } from './services/leads.ts';
 import { FastPath, SANE_REQUEST_ID } from './http/fast-path.ts';
+import { boundConnections, CONNECTIONS_CHECKING_INTERVAL_MS, discardRefusedBodies, watchBody } from './http/connections.ts';
 import lightMyRequest, { type InjectOptions } from 'light-my-request';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -126,10 +127,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The `locations` query parameter may be up to limits.locationsQueryChars long once decoded,
     // up to three times that percent-encoded: Node's 16 KiB default header limit would refuse
     // it with a bare 431 first.
-    serverFactory: (handler) =>
-      createServer({ maxHeaderSize: limits.locationsQueryChars * 3 + 16 * 1024 }, (req, res) => {
-        if (fastPath === null || !fastPath.serve(req, res)) handler(req, res);
-      }),
+    // Headers, bodies and idle connections are bounded in time (http/connections.ts).
+    serverFactory: (handler) => {
+      const server = createServer(
+        { maxHeaderSize: limits.locationsQueryChars * 3 + 16 * 1024, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS },
+        (req, res) => {
+          watchBody(req, res, limits);
+          if (fastPath === null || !fastPath.serve(req, res)) handler(req, res);
+        },
+      );
+      boundConnections(server, limits);
+      return server;
+    },
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -146,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', () => changes.close());
 
   fastapiCompatibility(app, limits);
+  discardRefusedBodies(app, limits);
   // br/gzip for every response over 1 KB whose client accepts it (CONTRACT §13); the conditional
   // GETs do their own, cached with the page (http/conditional.ts).
   await app.register(compress, COMPRESSION_OPTIONS);

@@ -30,6 +30,7 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: spec({ status: 405, detail: 'Method Not Allowed' }),
   BAD_REQUEST: spec({ status: 400, detail: 'Bad Request' }),
   BODY_TOO_LARGE: spec({ status: 413, detail: 'Request body too large' }),
+  REQUEST_TIMEOUT: spec({ status: 408, detail: 'Request body not received in time' }),
   INTERNAL: spec({ status: 500, detail: 'Internal Server Error' }),
   RATE_LIMITED: spec<{ seconds: number }>({ status: 429, detail: ({ seconds }) => `Too many requests: retry in ${seconds} s` }),
 

@@ -16,6 +16,16 @@ export interface Limits {
   polygonVertices: number;
   locationsQueryChars: number;
   jsonDepth: number;
+  /** Time a client has to send a request's headers, ms (408 and the connection closed beyond). */
+  headersTimeoutMs: number;
+  /** Time a client has to send a request's body once its headers are in, ms (connection closed beyond). */
+  bodyTimeoutMs: number;
+  /** The same for a file uploaded in the console (`multipart/form-data` to `/console/…`), ms. */
+  uploadTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept, ms. */
+  keepAliveTimeoutMs: number;
+  /** Bytes of a refused request's body read and discarded before the answer, so a client that writes before it reads gets it. */
+  discardBodyBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -27,6 +37,11 @@ export const DEFAULT_LIMITS: Limits = {
   polygonVertices: 1000,
   locationsQueryChars: 65_536,
   jsonDepth: 64,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+  uploadTimeoutMs: 3_600_000,
+  keepAliveTimeoutMs: 5_000,
+  discardBodyBytes: 32 * 1024 * 1024,
 };
 
 const VARIABLES: Record<keyof Limits, string> = {
@@ -38,25 +53,36 @@ const VARIABLES: Record<keyof Limits, string> = {
   polygonVertices: 'INMO_MAX_POLYGON_VERTICES',
   locationsQueryChars: 'INMO_MAX_LOCATIONS_QUERY_CHARS',
   jsonDepth: 'INMO_MAX_JSON_DEPTH',
+  headersTimeoutMs: 'INMO_HEADERS_TIMEOUT_MS',
+  bodyTimeoutMs: 'INMO_BODY_TIMEOUT_MS',
+  uploadTimeoutMs: 'INMO_UPLOAD_TIMEOUT_MS',
+  keepAliveTimeoutMs: 'INMO_KEEP_ALIVE_TIMEOUT_MS',
+  discardBodyBytes: 'INMO_MAX_DISCARDED_BODY_BYTES',
 };
 
 /** What each variable limits, for docs/configuration.md (config.ts `SETTINGS`). */
 const MEANINGS: Record<keyof Limits, string> = {
-  bodyBytes: 'request body, bytes (413 beyond)',
-  stringChars: 'any string field, characters (422 `string_too_long`)',
-  nameChars: 'a contact `name`, characters',
-  searches: 'entries of `search_preferences` (422 `too_long`)',
-  locations: 'map areas in `locations` (a body entry or the query)',
-  polygonVertices: 'vertices of one polygon',
-  locationsQueryChars: 'the `locations` query parameter, characters',
-  jsonDepth: 'nesting of arrays and objects in a JSON body (422 `json_invalid` beyond)',
+  bodyBytes: 'limit of request body, bytes (413 beyond)',
+  stringChars: 'limit of any string field, characters (422 `string_too_long`)',
+  nameChars: 'limit of a contact `name`, characters',
+  searches: 'limit of entries of `search_preferences` (422 `too_long`)',
+  locations: 'limit of map areas in `locations` (a body entry or the query)',
+  polygonVertices: 'limit of vertices of one polygon',
+  locationsQueryChars: 'limit of the `locations` query parameter, characters',
+  jsonDepth: 'limit of nesting of arrays and objects in a JSON body (422 `json_invalid` beyond)',
+  headersTimeoutMs: "time a client has to send a request's headers (408 and closed beyond)",
+  bodyTimeoutMs: "time a client has to send a request's body after its headers (408 and closed beyond)",
+  uploadTimeoutMs: "time a client has to send a console upload's body: a catalogue file, photos (closed beyond)",
+  keepAliveTimeoutMs: 'time an idle keep-alive connection is kept open',
+  discardBodyBytes:
+    "bytes of a refused request's body read and discarded before its answer (413, 401…), so a client that writes its whole body before reading gets the answer; beyond, the connection is closed",
 };
 
 /** The limits' variables, with their meaning and default (CONTRACT §8). */
 export const LIMIT_SETTINGS = (Object.keys(VARIABLES) as Array<keyof Limits>).map((field) => ({
   name: VARIABLES[field],
-  meaning: `limit of ${MEANINGS[field]}`,
-  default: DEFAULT_LIMITS[field].toLocaleString('en'),
+  meaning: MEANINGS[field],
+  default: `${DEFAULT_LIMITS[field].toLocaleString('en')}${field.endsWith('Ms') ? ' ms' : ''}`,
 }));
 
 /**

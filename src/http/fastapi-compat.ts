@@ -236,6 +236,7 @@ function sendDetail(reply: FastifyReply, status: number, detail: string): Fastif
 /** What Fastify's own client errors become: the catalogue's, never Fastify's wording. */
 function asCatalogued(error: FastifyError): InmoError {
   if (error.statusCode === 413) return new InmoError('BODY_TOO_LARGE');
+  if (error.statusCode === 408) return new InmoError('REQUEST_TIMEOUT');
   return new InmoError('BAD_REQUEST');
 }
 

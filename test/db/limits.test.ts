@@ -3,6 +3,7 @@
  * enforces them, each with its clear error, and documents them in its OpenAPI; `inmo` reads
  * them from the environment into its config.
  */
+import { connect, type Socket } from 'node:net';
 import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_LIMITS, loadLimits, type Limits } from '../../src/limits.ts';
@@ -19,6 +20,11 @@ const SMALL_ENV = {
   INMO_MAX_POLYGON_VERTICES: '4',
   INMO_MAX_LOCATIONS_QUERY_CHARS: '600',
   INMO_MAX_JSON_DEPTH: '6',
+  INMO_HEADERS_TIMEOUT_MS: '1000',
+  INMO_BODY_TIMEOUT_MS: '1000',
+  INMO_UPLOAD_TIMEOUT_MS: '2000',
+  INMO_KEEP_ALIVE_TIMEOUT_MS: '500',
+  INMO_MAX_DISCARDED_BODY_BYTES: '16777216',
 };
 
 const SMALL: Limits = {
@@ -30,6 +36,11 @@ const SMALL: Limits = {
   polygonVertices: 4,
   locationsQueryChars: 600,
   jsonDepth: 6,
+  headersTimeoutMs: 1000,
+  bodyTimeoutMs: 1000,
+  uploadTimeoutMs: 2000,
+  keepAliveTimeoutMs: 500,
+  discardBodyBytes: 16 * 1024 * 1024,
 };
 
 const t = withApp({ app: { limits: SMALL }, listen: true });
@@ -103,6 +114,11 @@ it('reads the limits from the environment into the config, with a clear error fo
     polygonVertices: 1000,
     locationsQueryChars: 65_536,
     jsonDepth: 64,
+    headersTimeoutMs: 10_000,
+    bodyTimeoutMs: 30_000,
+    uploadTimeoutMs: 3_600_000,
+    keepAliveTimeoutMs: 5_000,
+    discardBodyBytes: 33_554_432,
   });
   expect(() => loadLimits({ INMO_MAX_NAME: '0' })).toThrow('INMO_MAX_NAME must be a positive integer, got "0"');
   const refused = await inmo({ ...process.env, DATABASE_URL: t.url, INMO_MAX_STRING: 'lots' }, 'migrate', '--json');
@@ -133,4 +149,79 @@ it('refuses JSON nested deeper than the limit with json_invalid before parsing i
   const text = await post('/leads/inquiries', { name: 'Luz', phone_number_1: '612345673', type: 'buyer', notes: '[[[[[[[[{{{{{{{{' });
   expect(text.status).toBe(200);
   expect((await t.db.selectFrom('leads').select('name').orderBy('id').execute()).map((l) => l.name)).toEqual(['Ana', 'Luz']);
+});
+
+/**
+ * A raw connection to the test server: what it received, and why it ended, `closed` (by the
+ * server) or `gave up` (the client's own bound, far beyond every limit under test).
+ */
+function rawConnection(): { socket: Socket; received: () => string; ended: Promise<'closed' | 'gave up'> } {
+  const { port } = new URL(t.base);
+  const socket = connect(Number(port), '127.0.0.1');
+  let data = '';
+  socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+  socket.on('error', () => {});
+  const ended = new Promise<'closed' | 'gave up'>((resolve) => {
+    const giveUp = setTimeout(() => {
+      resolve('gave up');
+      socket.destroy();
+    }, 30_000);
+    socket.on('close', () => {
+      clearTimeout(giveUp);
+      resolve('closed');
+    });
+  });
+  return { socket, received: () => data, ended };
+}
+
+const headers = (length: number, connection = 'close') =>
+  `POST /v1/ext/leads/inquiries HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-api-key: ${t.key}\r\n` +
+  `content-length: ${length}\r\nconnection: ${connection}\r\n\r\n`;
+
+it('answers a body sent a byte at a time 408 once its time is up, closes the connection, and stores nothing', async () => {
+  const before = await snapshot(t.db);
+  const { socket, received, ended } = rawConnection();
+  socket.write(headers(1000, 'keep-alive'));
+  const drip = setInterval(() => socket.writable && socket.write('{'), 100);
+  try {
+    expect(await ended).toBe('closed');
+  } finally {
+    clearInterval(drip);
+  }
+  expect(received()).toMatch(/^HTTP\/1\.1 408 /);
+  expect(received()).toMatch(/\r\nconnection: close\r\n/i);
+  expect(received().split('\r\n\r\n')[1]).toBe('{"detail":"Request body not received in time"}');
+  expect(await snapshot(t.db)).toBe(before);
+});
+
+it('closes a connection whose headers come too slowly, and an idle keep-alive connection', async () => {
+  const slow = rawConnection();
+  slow.socket.write('GET /v1/ext/me HTTP/1.1\r\n');
+  const drip = setInterval(() => slow.socket.writable && slow.socket.write('x-a: b\r\n'), 100);
+  try {
+    expect(await slow.ended).toBe('closed');
+  } finally {
+    clearInterval(drip);
+  }
+  expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
+
+  const idle = rawConnection();
+  idle.socket.write(`GET /v1/ext/me HTTP/1.1\r\nhost: x\r\nx-api-key: ${t.key}\r\n\r\n`);
+  expect(await idle.ended).toBe('closed');
+  expect(idle.received()).toMatch(/^HTTP\/1\.1 200 /);
+});
+
+it('gives the 413 to a client that writes its whole 8 MiB body before reading, every time of twenty', async () => {
+  const body = Buffer.alloc(8 * 1024 * 1024, 'x');
+  const answers: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const { socket, received, ended } = rawConnection();
+    // Written whole, then read: what Python's urllib and many HTTP libraries do.
+    let writeError: string | null = null;
+    socket.write(headers(body.length));
+    socket.write(body, (error) => (writeError = error ? ((error as NodeJS.ErrnoException).code ?? 'error') : null));
+    await ended;
+    answers.push(writeError ?? received().split('\r\n')[0]);
+  }
+  expect(answers).toEqual(Array.from({ length: 20 }, () => 'HTTP/1.1 413 Payload Too Large'));
 });
