@@ -306,7 +306,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     publicUrl: options.publicUrl ?? null,
     feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
   });
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
+  // The interactive docs share the console's origin: the console's headers (no framing, no
+  // sniffing, no referrer) and a policy that allows only their own files and inline hashes.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', (_request, reply, payload, done) => {
+      reply.headers(DOCS_HEADERS);
+      done(null, payload);
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: `${API_PREFIX}/docs`,
+      uiConfig: { url: `${API_PREFIX}/openapi.json`, validatorUrl: null },
+      staticCSP: true,
+      transformStaticCSP: docsPolicy,
+    });
+  });
 
   app.decorate('fastPath', { getter: () => fastPath });
   // Closing, every request takes the full path, which tells keep-alive clients to go.
@@ -316,6 +329,30 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   if (fastPath !== null) injectAsServed(app, fastPath);
   return app;
+}
+
+/** Headers of the interactive docs' page and files, as the console's (http/console/page.ts). */
+const DOCS_HEADERS = { 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+
+/** The hash of the one inline style attribute swagger-ui writes (checked in Chromium by test/browser/docs.browser.test.ts). */
+const DOCS_STYLE_HASH = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
+
+/**
+ * The docs' Content-Security-Policy: swagger-ui's own (its inline scripts and styles by hash),
+ * without framing, without other sites' fonts, styles or images, and without
+ * `upgrade-insecure-requests`, which would break the docs of a server on plain http.
+ */
+export function docsPolicy(policy: string): string {
+  return (
+    policy
+      .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+      .replace("font-src 'self' https: data:", "font-src 'self' data:")
+      .replace("img-src 'self' data: validator.swagger.io", "img-src 'self' data:")
+      // swagger-ui's one inline style attribute (its icons' hidden SVG sprite), by its hash.
+      .replace("style-src 'self' https: ", `style-src 'self' 'unsafe-hashes' '${DOCS_STYLE_HASH}' `)
+      .replace(/\s*upgrade-insecure-requests;/, '')
+      .concat(" form-action 'self';")
+  );
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IMMUTABLE, type MediaStore } from '../media/store.ts';
+import { serverOrigin } from './origin.ts';
 
 /** Where photos are kept and how their public URLs are made. */
 export interface MediaOptions {
@@ -15,12 +16,12 @@ export interface MediaOptions {
 
 /**
  * The public URL of a media key: under `INMO_MEDIA_PUBLIC_URL` when set, else `/media/` on this
- * server (`INMO_PUBLIC_URL`, else the origin the request came to).
+ * server (http/origin.ts: `INMO_PUBLIC_URL`, else the address the connection reached, never
+ * the request's `Host`).
  */
 export function mediaUrl(media: MediaOptions, serverUrl: string | null, request: FastifyRequest, key: string): string {
   if (media.publicUrl !== null) return `${media.publicUrl}/${key}`;
-  const origin = (serverUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
-  return `${origin}/media/${key}`;
+  return `${serverOrigin(request, serverUrl)}/media/${key}`;
 }
 
 /** Registers `GET /media/*` (and its HEAD) on the root instance. */

@@ -79,6 +79,7 @@ export class Browser {
       method: 'POST',
       url,
       headers: {
+        ...this.headers,
         cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         'content-type': `multipart/form-data; boundary=${boundary}`,
       },

@@ -13,6 +13,7 @@ import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.
 import { listFeeds, publishFeed, revokeFeed } from '../../../services/feeds.ts';
 import { addFeedSource, listFeedSources, PULL_MINUTES, pullFeedSource, removeFeedSource } from '../../../services/feed-pulls.ts';
 import { FeedSourceForm } from '../../../schemas/console-forms.ts';
+import { serverOrigin } from '../../origin.ts';
 
 export async function cataloguePages(app: FastifyInstance, { db, publicUrl, outbound, feedMaxBytes }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
@@ -64,7 +65,7 @@ export async function cataloguePages(app: FastifyInstance, { db, publicUrl, outb
   // Portal feeds (owners, CONTRACT §15): a URL shown once, revoked for good.
   app.post('/catalogue/feeds', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
     const feed = await publishFeed(db, request.consoleSession!.businessId, 'kyero');
-    const origin = (publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+    const origin = serverOrigin(request, publicUrl);
     // Shown here only: the page is not cached (no-store) and the token is kept only as a hash.
     return cataloguePage(request, reply, 201, null, `${origin}${feed.url}`);
   });

@@ -12,6 +12,7 @@ import { GRAPH_API_BASE } from '../../../channels/whatsapp-cloud.ts';
 import { normalizePhone } from '../../../domain/phone.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
+import { serverOrigin } from '../../origin.ts';
 import { csrfCheckedRoute, readForm, type ConsoleDeps } from '../forms.ts';
 import { ChannelForm, ChannelTestForm } from '../../../schemas/console-forms.ts';
 
@@ -43,7 +44,7 @@ export function parseLanguages(text: string): Record<string, string> | null {
   return languages;
 }
 
-export async function channelPages(app: FastifyInstance, { db, outbound }: ConsoleDeps): Promise<void> {
+export async function channelPages(app: FastifyInstance, { db, outbound, publicUrl }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
   const channelPage = async (
@@ -76,7 +77,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound }: Conso
         saved: (request.query as Record<string, string>).saved === '1' && extra.status === undefined,
         problem: extra.problem ?? null,
         test: extra.test ?? null,
-        callbackUrl: `${request.protocol}://${request.host}${WEBHOOK_PATH}`,
+        callbackUrl: `${serverOrigin(request, publicUrl)}${WEBHOOK_PATH}`,
       },
       extra.status ?? 200,
     );

@@ -6,10 +6,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, createUser, disableUser, findUser, listUsers } from '../../../services/console-users.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
+import { serverOrigin } from '../../origin.ts';
 import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
 import { UserForm } from '../../../schemas/console-forms.ts';
 
-export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+export async function userPages(app: FastifyInstance, { db, publicUrl }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
   const usersPage = async (
@@ -40,7 +41,7 @@ export async function userPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
       const session = request.consoleSession!;
       const user = await createUser(db, { businessId: session.businessId, email, role }, new Date(), { type: 'user', id: session.userId });
       // The link is shown once, here: the page is not cached (no-store) and the link is kept only as a hash.
-      return await usersPage(request, reply, { status: 201, link: `${request.protocol}://${request.host}${user.set_password_url}` });
+      return await usersPage(request, reply, { status: 201, link: `${serverOrigin(request, publicUrl)}${user.set_password_url}` });
     } catch (error) {
       if (!(error instanceof InmoError) || !['USER_EMAIL_INVALID', 'USER_EMAIL_TAKEN', 'USER_ROLE_UNKNOWN'].includes(error.code))
         throw error;
