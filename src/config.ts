@@ -23,7 +23,7 @@ export interface Config {
   countCacheSize: number;
   /** Size of the per-process cache of GET /properties page bodies, MiB (0 = off). */
   pageCacheMb: number;
-  /** Requests per minute per API key, and per client IP on the POST endpoints (`INMO_RATE_LIMIT_PER_KEY`, `INMO_RATE_LIMIT_POST_PER_IP`; 0 = off). */
+  /** Requests per minute per API key, and per client IP on the POST endpoints (`INMO_RATE_LIMIT_PER_KEY`, `INMO_RATE_LIMIT_POST_PER_IP`, `INMO_RATE_LIMIT_PUBLISHABLE_POST_PER_IP`; 0 = off). */
   rateLimits: RateLimits;
   /** `INMO_TRUST_PROXY`: `true` (any proxy) or the addresses/CIDRs (comma-separated) whose `X-Forwarded-For` is believed. */
   trustProxy: boolean | string[];
@@ -261,6 +261,12 @@ export const SETTINGS: readonly Setting[] = [
     meaning: '`POST /leads/…` per minute per client address (0 = off)',
     default: String(DEFAULT_RATE_LIMITS.postPerIpPerMinute),
   },
+  {
+    name: 'INMO_RATE_LIMIT_PUBLISHABLE_POST_PER_IP',
+    meaning:
+      '`POST /leads/…` with a publishable key (a web page’s form) per minute per client address, counted apart and tighter (0 = off)',
+    default: String(DEFAULT_RATE_LIMITS.publishablePostPerIpPerMinute),
+  },
   ...LIMIT_SETTINGS,
   { name: 'INMO_COUNT_CACHE_SIZE', meaning: 'entries of the per-process cache of `total` counts (0 = off)', default: '2000' },
   {
@@ -403,6 +409,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       perKeyPerMinute: intFromEnv(env, 'INMO_RATE_LIMIT_PER_KEY', DEFAULT_RATE_LIMITS.perKeyPerMinute, 0),
       postPerIpPerMinute: intFromEnv(env, 'INMO_RATE_LIMIT_POST_PER_IP', DEFAULT_RATE_LIMITS.postPerIpPerMinute, 0),
+      publishablePostPerIpPerMinute: intFromEnv(
+        env,
+        'INMO_RATE_LIMIT_PUBLISHABLE_POST_PER_IP',
+        DEFAULT_RATE_LIMITS.publishablePostPerIpPerMinute,
+        0,
+      ),
     },
     pool: {
       poolSize: intFromEnv(env, 'INMO_PG_POOL_SIZE', DEFAULT_POOL_SETTINGS.poolSize, 1),

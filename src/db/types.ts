@@ -184,6 +184,20 @@ export interface LeadConsentTable {
   created_at: string;
 }
 
+/** A request about a lead that already existed and did not change it (migration 0023, CONTRACT §22). */
+export interface LeadInteractionTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  /** The endpoint it came through: `inquiry` (POST /leads/inquiries) or `ingest` (POST /leads/ingest). */
+  channel: 'inquiry' | 'ingest';
+  /** The request's `source`, when it said one. */
+  source: string | null;
+  /** What a new lead's note would have said: the message, the page, the search. */
+  note: string;
+  created_at: string;
+}
+
 /** A change made to a lead in the console (migration 0016, CONTRACT §16). */
 export interface LeadHistoryTable {
   id: Generated<number>;
@@ -548,6 +562,7 @@ export interface Database {
   lead_notes: LeadNoteTable;
   lead_history: LeadHistoryTable;
   lead_consents: LeadConsentTable;
+  lead_interactions: LeadInteractionTable;
   jobs: JobTable;
   lead_matches: LeadMatchTable;
   lead_match_runs: LeadMatchRunTable;

@@ -12,7 +12,8 @@
  * an open shadow root styled by `--inmo-accent`, `--inmo-font` and `--inmo-radius`, sends one
  * `Idempotency-Key` per submission (a double click or a retry is one lead), shows the API's
  * refusals beside their fields (`aria-invalid`, announced), and dispatches `inmo-lead-created`
- * (`{lead_id?, outcome}`) once the lead is sent. It requests nothing from any host but `api`.
+ * (`{outcome: "received"}` with a publishable key, which is told nothing more; `{lead_id?,
+ * outcome}` otherwise) once the lead is sent. It requests nothing from any host but `api`.
  */
 
 import { h, type Lang } from './dom.ts';
@@ -247,7 +248,8 @@ abstract class InmoForm extends HTMLElement {
       if (response.ok || response.status === 409) {
         const known = response.status === 409 && typeof answer?.detail === 'string' && !/Retry/i.test(answer.detail);
         if (response.status === 409 && !known) throw new Error('in flight');
-        const outcome = known ? 'exists' : (response.headers.get('Inmo-Lead-Outcome') ?? 'created');
+        // A publishable key is not told whether the person was known (CONTRACT §13): `received`.
+        const outcome = known ? 'exists' : (response.headers.get('Inmo-Lead-Outcome') ?? 'received');
         this.done(known ? 'known' : 'sent', { ...(answer?.lead_id ? { lead_id: answer.lead_id } : {}), outcome });
         return;
       }

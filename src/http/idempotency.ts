@@ -18,6 +18,7 @@ import { isKeyTaken } from '../db/errors.ts';
 import { InmoError } from '../errors.ts';
 import { requestFingerprint, type ClaimResult, type ClaimedKey, type DeferredKey, type Idempotency } from '../services/idempotency.ts';
 import type { OnStored } from '../services/lead-intake.ts';
+import type { LeadOutcome } from '../db/types.ts';
 import type { ValidationIssue } from '../validation/pydantic.ts';
 
 declare module 'fastify' {
@@ -30,6 +31,14 @@ declare module 'fastify' {
 }
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** The 409 of a known person's inquiry to a secret key (spec §4.2 rule 4). */
+const DUPLICATE = new InmoError('DUPLICATE_PHONE');
+
+/** Whether the request came with a publishable key: its lead posts tell nothing of who is already a client (CONTRACT §13). */
+export function isPublishable(request: FastifyRequest): boolean {
+  return request.apiKey?.origins !== null && request.apiKey?.origins !== undefined;
+}
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const MAX_LENGTH = 255;
 
@@ -92,11 +101,9 @@ async function settle(request: FastifyRequest, reply: FastifyReply, result: Clai
   }
   if (result.kind === 'mismatch') throw new InmoError('IDEMPOTENCY_KEY_REUSED');
   if (result.kind === 'in_flight') throw new InmoError('IDEMPOTENCY_KEY_IN_FLIGHT');
-  await reply
-    .code(result.status)
-    .headers({ 'idempotent-replayed': 'true', 'inmo-lead-outcome': result.outcome })
-    .type('application/json; charset=utf-8')
-    .send(result.body);
+  // The outcome is told only where the first response told it: a 200 to a secret key (CONTRACT §13).
+  if (result.status === 200 && !isPublishable(request)) reply.header('inmo-lead-outcome', result.outcome);
+  await reply.code(result.status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(result.body);
   return true;
 }
 
@@ -138,18 +145,23 @@ export function onStoredFor(
   answer: (leadId: number | null) => unknown,
 ): OnStored | undefined {
   const body = (leadId: number | null) => JSON.stringify(answer(leadId));
+  // A known person's inquiry is the 409 of a secret key, kept so that a retry records its interaction once (CONTRACT §22).
+  const response = (leadId: number | null, outcome: LeadOutcome, about: number | null, known = false) =>
+    known && !isPublishable(request)
+      ? { status: DUPLICATE.status, body: JSON.stringify({ detail: DUPLICATE.detail }), outcome, leadId: about }
+      : { status: 200, body: body(leadId), outcome, leadId: about };
   const deferred = request.idempotencyDeferred;
   if (deferred !== null) {
-    const onStored: OnStored = (trx, leadId, outcome, about) =>
-      idempotency.recordDeferred(trx, deferred, { status: 200, body: body(leadId), outcome, leadId: about });
+    const onStored: OnStored = (trx, leadId, outcome, about, known) =>
+      idempotency.recordDeferred(trx, deferred, response(leadId, outcome, about, known));
     const { keyId, idempotencyKey, fingerprint, createdAt, expiresAt } = deferred;
     onStored.idempotency = { keyId, idempotencyKey, body, insert: { fingerprint, createdAt, expiresAt } };
     return onStored;
   }
   const claim = request.idempotencyClaim;
   if (claim === null) return undefined;
-  const onStored: OnStored = (trx, leadId, outcome, about) =>
-    idempotency.record(trx, claim, { status: 200, body: body(leadId), outcome, leadId: about });
+  const onStored: OnStored = (trx, leadId, outcome, about, known) =>
+    idempotency.record(trx, claim, response(leadId, outcome, about, known));
   onStored.idempotency = { keyId: claim.keyId, idempotencyKey: claim.idempotencyKey, body, insert: null };
   return onStored;
 }

@@ -1,6 +1,7 @@
 /**
  * Rate limits (issue 6): per API key on every /v1/ext route, and per client IP on the two
- * POST endpoints that website forms call. Counted per process in memory by
+ * POST endpoints that website forms call, tighter and counted apart for a publishable key
+ * (issue 41). Counted per process in memory by
  * @fastify/rate-limit over a one-minute window; headers follow the IETF draft
  * (`RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`), and a refused request gets
  * 429 with `Retry-After` and a `{detail}` body. Limits are checked on arrival, before the
@@ -27,9 +28,14 @@ export interface RateLimits {
   perKeyPerMinute: number;
   /** Per client IP, POST /leads/inquiries and POST /leads/ingest. */
   postPerIpPerMinute: number;
+  /**
+   * Per client IP, the same POSTs with a publishable key, counted apart: the key sits in a public
+   * page, so any program may post with it (CONTRACT §13); a person sends a form a few times at most.
+   */
+  publishablePostPerIpPerMinute: number;
 }
 
-export const DEFAULT_RATE_LIMITS: RateLimits = { perKeyPerMinute: 6000, postPerIpPerMinute: 300 };
+export const DEFAULT_RATE_LIMITS: RateLimits = { perKeyPerMinute: 6000, postPerIpPerMinute: 300, publishablePostPerIpPerMinute: 20 };
 
 const WINDOW_MS = 60_000;
 
@@ -97,14 +103,17 @@ export async function registerRateLimits(api: FastifyInstance, limits: RateLimit
           },
         }
       : null;
-  if (limits.postPerIpPerMinute <= 0) return perKey;
-  const perIp = api.createRateLimit({
-    max: limits.postPerIpPerMinute,
-    timeWindow: WINDOW_MS,
-    keyGenerator: (request) => `post:${request.ip}`,
-  });
+  const perIpOf = (max: number, bucket: string) =>
+    max > 0 ? api.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator: (request) => `${bucket}:${request.ip}` }) : null;
+  const perIp = perIpOf(limits.postPerIpPerMinute, 'post');
+  const perIpPublishable = perIpOf(limits.publishablePostPerIpPerMinute, 'post-pub');
+  if (perIp === null && perIpPublishable === null) return perKey;
   const limitPerIp = async (request: FastifyRequest) => {
-    const verdict = await perIp(request);
+    const presented = presentedKey(request.headers);
+    const publishable = typeof presented === 'string' && parseApiKey(presented)?.publishable === true;
+    const limiter = publishable ? perIpPublishable : perIp;
+    if (limiter === null) return;
+    const verdict = await limiter(request);
     if (verdict.isAllowed || !verdict.isExceeded) return;
     // The refusal reports the limit that refused it.
     const retryAfter = String(verdict.ttlInSeconds);

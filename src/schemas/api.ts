@@ -267,6 +267,9 @@ export const LeadExport = Type.Object(
     exported_at: Type.String({ format: 'date-time', description: 'When the export was made (RFC 3339).' }),
     lead: Type.Ref('Lead'),
     consents: Stored('The `consent` objects given with the lead, oldest first, with when and the form’s page.'),
+    interactions: Stored(
+      'Requests about the lead that came again and did not change it (CONTRACT §22), oldest first: the endpoint, its `source`, what it said, when.',
+    ),
     searches: Stored('The lead’s searches (`search_preferences`).'),
     notes: Stored('The lead’s notes, oldest first.'),
     matches: Stored('Properties matched (`failed` null) or nearly matched (`failed`: the criteria missed) when matching last ran.'),

@@ -15,7 +15,9 @@
  * - `conversation.waiting`: `{lead_id}` (the lead waits for an agent);
  * - `property.changed`: `{id, change: "upsert"|"delete"}` (CONTRACT §14);
  * - `lead.erased`: `{id}` (CONTRACT §18: the lead was erased; subscribers erase their copy).
- *   It has no lead (`lead_id` null): every earlier event of the lead went with it.
+ *   It has no lead (`lead_id` null): every earlier event of the lead went with it;
+ * - `lead.contacted_again`: `{id, source}` (CONTRACT §22: a request about a known lead was kept
+ *   as an interaction without changing the lead).
  */
 import type { Db, Executor } from '../db/database.ts';
 import { enqueueJob } from '../db/repositories/jobs.ts';
@@ -32,6 +34,7 @@ export const EVENT_TYPES = [
   'conversation.waiting',
   'property.changed',
   'lead.erased',
+  'lead.contacted_again',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -24,7 +24,7 @@ import { initialLeadStatus, OWNS_AGENCY_PROPERTY_IDS, OWNS_SERVICES, parseBudget
 import { nowRfc3339 } from '../domain/time.ts';
 import type { IngestBody, InquiryBody } from '../schemas/lead-requests.ts';
 import { InmoError } from '../errors.ts';
-import { recordLeadEvent } from './events.ts';
+import { recordEvent, recordLeadEvent } from './events.ts';
 
 /** Attempts of a creation that keeps losing unique-constraint races (each loss means a winner exists). */
 const MAX_ATTEMPTS = 5;
@@ -35,7 +35,8 @@ const INGEST_JOBS: JobKind[] = ['match_lead', 'send_welcome'];
 
 /**
  * Called inside the transaction that stores a lead's outcome, last (CONTRACT §13: the
- * Idempotency-Key's response is stored with the lead). Throwing rolls everything back.
+ * Idempotency-Key's response is stored with the lead, and so is an interaction's, so that a
+ * retry records it once). Throwing rolls everything back.
  * `leadId` is the lead the request created or completed (null when it changed nothing);
  * `about` the lead it concerns, the existing one when it changed nothing (its erasure, CONTRACT
  * §18, removes the record).
@@ -45,6 +46,8 @@ export type OnStored = ((
   leadId: number | null,
   outcome: LeadOutcome,
   about: number | null,
+  /** The request was about a known lead and kept as an interaction (CONTRACT §22): an inquiry's 409 for a secret key. */
+  known?: boolean,
 ) => Promise<void>) & {
   /**
    * The same record said as data, so that a new lead written in one statement on PostgreSQL
@@ -59,6 +62,9 @@ export type OnStored = ((
     insert: { fingerprint: string; createdAt: string; expiresAt: string } | null;
   };
 };
+
+/** What an inquiry did: a new lead, an unnamed lead completed, or a known lead's interaction (CONTRACT §22). */
+export type InquiryOutcome = 'created' | 'completed' | 'known';
 
 /** An inquiry after validation: type canonical, phones in E.164. */
 export interface Inquiry extends Omit<InquiryBody, 'type' | 'phone_number_1' | 'phone_number_2' | 'landline_phone'> {
@@ -140,18 +146,19 @@ function providedOnly(columns: ReturnType<typeof inquiryColumns>): Partial<NewLe
 }
 
 /**
- * Creates a lead from an inquiry, or completes the unnamed lead with the same primary phone.
- * @param onStored runs last in the same transaction.
- * @returns the id of the created or completed lead, and which of the two (`Inmo-Lead-Outcome`).
- * @throws InmoError DUPLICATE_PHONE when a named lead has that phone (spec §4.2 rule 4: 409);
- *   LEAD_NOT_STORED, with the failure as its `cause`, when it cannot be stored (rule 5: 400).
+ * Creates a lead from an inquiry, or completes the unnamed lead with the same primary phone;
+ * for a named lead with that phone (spec §4.2 rule 4: the 409 of a secret key), keeps the
+ * request as an interaction of that lead instead, changing nothing of the lead (CONTRACT §22).
+ * @param onStored runs last in the same transaction (with `known` for an interaction).
+ * @returns the lead's id, and `created`, `completed` (`Inmo-Lead-Outcome`) or `known`.
+ * @throws InmoError LEAD_NOT_STORED, with the failure as its `cause`, when it cannot be stored (rule 5: 400).
  */
 export async function createInquiryLead(
   writes: GroupCommit,
   businessId: number,
   inquiry: Inquiry,
   onStored?: OnStored,
-): Promise<{ leadId: number; outcome: 'created' | 'completed' }> {
+): Promise<{ leadId: number; outcome: InquiryOutcome }> {
   return storeInquiryLead(writes, businessId, inquiry, onStored).catch((error: unknown) => {
     if (error instanceof InmoError) throw error;
     throw new InmoError('LEAD_NOT_STORED').because(error);
@@ -163,7 +170,7 @@ async function storeInquiryLead(
   businessId: number,
   inquiry: Inquiry,
   onStored: OnStored | undefined,
-): Promise<{ leadId: number; outcome: 'created' | 'completed' }> {
+): Promise<{ leadId: number; outcome: InquiryOutcome }> {
   const at = nowRfc3339();
   const columns = inquiryColumns(inquiry, at);
   const notes = inquiryNotes({
@@ -191,9 +198,15 @@ async function storeInquiryLead(
       let leadId: number;
       let jobs = INQUIRY_JOBS;
       if (existing) {
-        if (existing.name !== null && existing.name.trim() !== '') throw new InmoError('DUPLICATE_PHONE');
-        // Another request may have completed it since it was read: then this one is the duplicate.
-        if (!(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) throw new InmoError('DUPLICATE_PHONE');
+        // A named lead, or one another request completed since it was read: this request came
+        // again about a known person, kept as an interaction (CONTRACT §22).
+        const named = existing.name !== null && existing.name.trim() !== '';
+        if (named || !(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) {
+          const interaction = { channel: 'inquiry' as const, source: inquiry.source, note: notes, consent: inquiry.consent };
+          await keepInteraction(trx, businessId, existing.id, interaction, inquiry.sourcePage, at);
+          await onStored?.(trx, null, 'unchanged', existing.id, true);
+          return { leadId: existing.id, outcome: 'known' as const };
+        }
         leadId = existing.id;
         // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it,
         // and a lead who wrote on WhatsApp first is already in a conversation (CONTRACT §10).
@@ -221,7 +234,7 @@ async function storeInquiryLead(
         );
       }
       await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
-      const outcome = existing ? ('completed' as const) : ('created' as const);
+      const outcome: InquiryOutcome = existing ? 'completed' : 'created';
       await recordLeadEvent(trx, businessId, leadId, existing ? 'lead.updated' : 'lead.created', at);
       await onStored?.(trx, leadId, outcome, leadId);
       return { leadId, outcome };
@@ -333,10 +346,38 @@ async function recordConsent(
 }
 
 /**
+ * Keeps a request about a known lead as its interaction (CONTRACT §22): the endpoint, the
+ * request's `source` and the note a new lead would have got (message, page, search), the
+ * consent it carried (recorded as any consent is), and the event `lead.contacted_again`
+ * (`{id, source}`). The lead's own columns and `updated_at` do not change.
+ */
+async function keepInteraction(
+  trx: Transaction<Database>,
+  businessId: number,
+  leadId: number,
+  request: { channel: 'inquiry' | 'ingest'; source: string | null | undefined; note: string; consent: InquiryBody['consent'] },
+  sourcePage: string | null | undefined,
+  at: string,
+): Promise<void> {
+  const source = request.source?.trim() || null;
+  await repo.insertInteraction(trx, {
+    business_id: businessId,
+    lead_id: leadId,
+    channel: request.channel,
+    source,
+    note: request.note,
+    created_at: at,
+  });
+  await recordConsent(trx, businessId, leadId, request.consent, sourcePage, at);
+  await recordEvent(trx, businessId, 'lead.contacted_again', leadId, { id: leadId, source: source ?? request.channel }, at);
+}
+
+/**
  * Creates a rental-seeking lead from the compact landing-form payload (spec §4.3).
  * @param phone the primary phone, already chosen and normalised.
  * @param onStored runs last in the same transaction (also when nothing else changes).
- * @returns the new lead's id, or null when a lead with that phone exists (nothing changes).
+ * @returns the new lead's id, or null when a lead with that phone exists: the lead does not
+ *   change, and the request is kept as its interaction (CONTRACT §22).
  * @throws MalformedBudgetError (MALFORMED_BUDGET) for a budget that is not a whole number or range (nothing stored),
  *   checked first: the spec makes it a 500 without condition.
  */
@@ -386,6 +427,8 @@ export async function ingestRentalLead(
     writes.run(async (trx) => {
       const existing = await repo.findLeadByPhone(trx, businessId, phone);
       if (existing) {
+        const interaction = { channel: 'ingest' as const, source: body.source, note: notes, consent: body.consent };
+        await keepInteraction(trx, businessId, existing.id, interaction, body.sourcePage, at);
         await onStored?.(trx, null, 'unchanged', existing.id);
         return null;
       }

@@ -188,6 +188,15 @@ export async function listLeadHistory(db: Db, businessId: number, leadId: number
   }));
 }
 
+/**
+ * The requests about a lead that came again without changing it (CONTRACT §22), newest first:
+ * `{id, channel, source, note, created_at}`; the business's lead only (another's has none).
+ */
+export async function listLeadInteractions(db: Db, businessId: number, leadId: number) {
+  const rows = await repo.listInteractions(db, leadId);
+  return rows.filter((r) => r.business_id === businessId).map(({ business_id: _business, lead_id: _lead, ...kept }) => kept);
+}
+
 /** The people a lead can be handed to: the business's active users, `{id, email, role}`, by e-mail. */
 export async function assignableUsers(db: Db, businessId: number): Promise<Array<{ id: number; email: string; role: Role }>> {
   return (await listUsers(db, businessId))

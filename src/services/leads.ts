@@ -162,7 +162,7 @@ export async function getLead(db: Db, businessId: number, id: number) {
 /**
  * Everything held on a lead (CONTRACT §18 access; GDPR Art. 15 and 20): `GET /leads/{id}/export`
  * and the console's download. The lead as GET /leads/{id} shows it, then each stored record of it
- * as kept (the business's id left out): consents, searches, notes, matches, messages, the
+ * as kept (the business's id left out): consents, requests that came again, searches, notes, matches, messages, the
  * conversation, follow-ups, the console's history and the events still in the log. The
  * export is recorded in the audit trail (by `actor`).
  * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
@@ -181,6 +181,7 @@ export async function exportLead(db: Db, businessId: number, id: number, actor: 
     exported_at: nowRfc3339(),
     lead: presentLead(row),
     consents: (await repo.listConsents(db, id)).map(without),
+    interactions: (await repo.listInteractions(db, id)).reverse().map(without),
     searches: JSON.parse(stored.search_preferences ?? '[]') as object[],
     notes: await repo.listNotes(db, id),
     matches: await listLeadMatches(db, id),

@@ -122,7 +122,7 @@ ${form('inmo-rental-form')}
     expect([lead.name, lead.source, lead.type]).toEqual(['Irene Web', 'localhost', 'demandante']);
     const consent = await t.db.selectFrom('lead_consents').selectAll().where('lead_id', '=', lead.id).executeTakeFirstOrThrow();
     expect([consent.whatsapp, consent.source_page]).toEqual([1, `${siteOrigin}/contacto`]);
-    expect(await tab.evaluate(() => (window as unknown as { leads: unknown[] }).leads)).toEqual([{ lead_id: lead.id, outcome: 'created' }]);
+    expect(await tab.evaluate(() => (window as unknown as { leads: unknown[] }).leads)).toEqual([{ outcome: 'received' }]);
 
     // The rental form: a budget the API cannot read is refused here; then sent to /leads/ingest.
     const rent = rental(tab);

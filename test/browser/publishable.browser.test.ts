@@ -73,7 +73,8 @@ describe.skipIf(!here)('a browser form with a publishable key', () => {
     await tab.click('button');
     await tab.waitForFunction(() => document.getElementById('result')!.textContent !== '');
     const result = JSON.parse((await tab.textContent('#result'))!);
-    expect(result).toEqual({ status: 200, lead_id: expect.any(Number), outcome: 'created', replayed: 'true' });
+    // A publishable key is told neither the lead's id nor whether it was new (CONTRACT §13).
+    expect(result).toEqual({ status: 200, outcome: null, replayed: 'true' });
     expect(await leadCount()).toBe(1);
 
     // The same page's script with the secret key, or with a key of another origin: blocked, nothing stored.

@@ -118,7 +118,9 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
   if (!inquiry.data) throw new Error(`POST /leads/inquiries: ${inquiry.response.status}`);
   const retry = await client.POST('/leads/inquiries', submission);
   if (!retry.data) throw new Error(`POST /leads/inquiries (retry): ${retry.response.status}`);
+  // A secret key is always told the lead's id; a publishable key never is (CONTRACT §13).
   const leadId = read(inquiry.data.lead_id);
+  if (leadId === undefined) throw new Error('POST /leads/inquiries: no lead_id for a secret key');
 
   const lead = await client.GET('/leads/{lead_id}', { params: { path: { lead_id: leadId } } });
   if (!lead.data) throw new Error(`GET /leads/{lead_id}: ${lead.response.status}`);

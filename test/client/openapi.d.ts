@@ -216,7 +216,7 @@ export interface paths {
         put?: never;
         /**
          * Create a rental lead from a compact form payload
-         * @description Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing. A malformed `search.budget` gives 500 and stores nothing.
+         * @description Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing of that lead: the request is kept as its interaction (CONTRACT §22). A malformed `search.budget` gives 500 and stores nothing.
          */
         post: operations["ingestRentalLead"];
         delete?: never;
@@ -1056,10 +1056,10 @@ export interface operations {
                             /** @description `evt_…`; also the `webhook-id` of its webhook deliveries. */
                             id: string;
                             /** @enum {string} */
-                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed" | "lead.erased";
+                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed" | "lead.erased" | "lead.contacted_again";
                             /** Format: date-time */
                             created_at: string;
-                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it); `lead.erased`: `{id}` (the lead was erased at a person’s request or by retention: erase your copy; it is the last event of that lead). */
+                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it); `lead.erased`: `{id}` (the lead was erased at a person’s request or by retention: erase your copy; it is the last event of that lead); `lead.contacted_again`: `{id, source}` (a known person asked again; the request is kept with the lead, which does not change). */
                             data: {
                                 [key: string]: unknown;
                             };
@@ -1476,6 +1476,10 @@ export interface operations {
                         consents: {
                             [key: string]: unknown;
                         }[];
+                        /** @description Requests about the lead that came again and did not change it (CONTRACT §22), oldest first: the endpoint, its `source`, what it said, when. */
+                        interactions: {
+                            [key: string]: unknown;
+                        }[];
                         /** @description The lead’s searches (`search_preferences`). */
                         searches: {
                             [key: string]: unknown;
@@ -1840,10 +1844,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The lead was stored: created, or an unnamed lead with this phone completed. */
+            /** @description The lead was stored: created, or an unnamed lead with this phone completed. With a publishable key, also the answer for a known person, whose request is kept as an interaction of their lead. */
             200: {
                 headers: {
-                    /** @description `created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed. */
+                    /** @description `created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed (the request is kept as its interaction). Never sent to a publishable key (CONTRACT §13). */
                     "Inmo-Lead-Outcome"?: "created" | "completed" | "unchanged";
                     /** @description Present when this is the stored first response to the request’s Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
@@ -1855,8 +1859,8 @@ export interface operations {
                         status: "ok";
                         /** @description Name of the business that owns the key. */
                         authenticated_as: string;
-                        /** @description The created lead, or the completed unnamed one. */
-                        lead_id: number;
+                        /** @description The created lead, or the completed unnamed one. Always present for a secret key; never for a publishable key (CONTRACT §13), whose answer is the same for a new and a known person. */
+                        lead_id?: number;
                     };
                 };
             };
@@ -1890,7 +1894,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlainError"];
                 };
             };
-            /** @description A lead with this primary phone and a name exists; treat it as already present and do not retry. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
+            /** @description A lead with this primary phone and a name exists; treat it as already present and do not retry (the request is kept as an interaction of that lead, CONTRACT §22; a publishable key gets the 200 instead). Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1999,7 +2003,7 @@ export interface operations {
             /** @description Accepted: the lead was created, or one with this phone already existed and is unchanged. */
             200: {
                 headers: {
-                    /** @description `created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed. */
+                    /** @description `created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed (the request is kept as its interaction). Never sent to a publishable key (CONTRACT §13). */
                     "Inmo-Lead-Outcome"?: "created" | "completed" | "unchanged";
                     /** @description Present when this is the stored first response to the request’s Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";

@@ -89,6 +89,7 @@ function person(n: number) {
     page: `https://agencia.example/contacto-zoraida${n}`,
     said: `Hola, soy Zoraida${n}, ¿sigue disponible el piso?`,
     agentNote: `Llamada con Zoraida${n}: visita el jueves`,
+    again: `Vuelvo a escribir, soy Zoraida${n}: ¿y el ático?`,
     waId: phone.slice(1),
   };
 }
@@ -109,6 +110,7 @@ const needles = (p: Person) => [
   p.page,
   p.said,
   p.agentNote,
+  p.again,
 ];
 
 /**
@@ -169,6 +171,9 @@ async function everywhere(p: Person, businessId = t.businessId): Promise<number>
   );
   expect(created.status).toBe(200);
   const leadId = created.body.lead_id as number;
+  // The person writes again: a 409 that keeps the request as an interaction (CONTRACT §22).
+  const again = await post(t.app, '/leads/inquiries', t.key, { name: p.name, type: 'buyer', phone_number_1: p.phone, notes: p.again });
+  expect(again.status).toBe(409);
   await drain();
   const welcome = graph.requests.find((r) => r.body?.to === p.waId || r.body?.to === p.phone);
   expect(welcome).toBeDefined();
@@ -199,7 +204,7 @@ describe('DELETE /leads/{lead_id}', () => {
     // The scan sees the person where inmo keeps them: the check below can fail.
     const before = await traces(t.db, needles(zoraida));
     expect(Object.keys(before)).toEqual(
-      expect.arrayContaining(['leads', 'lead_notes', 'lead_consents', 'messages', 'events', 'webhook_events']),
+      expect.arrayContaining(['leads', 'lead_notes', 'lead_consents', 'lead_interactions', 'messages', 'events', 'webhook_events']),
     );
     expect((await t.db.selectFrom('idempotency_keys').select('lead_id').execute()).map((r) => r.lead_id)).toContain(leadId);
     if (sqliteFile) expect(await inFile(needles(zoraida))).toContain(zoraida.said);

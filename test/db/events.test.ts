@@ -23,7 +23,7 @@ import {
   RETRY_SCHEDULE_MS,
 } from '../../src/services/webhook-endpoints.ts';
 import { inmo } from '../helpers/cli.ts';
-import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db.ts';
+import { businessWithKey, importRecords, listing, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 
 const t = withApp({ each: true });
@@ -120,7 +120,7 @@ describe('GET /events', () => {
     expect([bad.status, bad.body.detail[0].type, bad.body.detail[0].loc]).toEqual([422, 'value_error', ['query', 'after']]);
   });
 
-  it('logs lead.updated when an inquiry completes an unnamed lead, in the same transaction (a refused POST logs nothing)', async () => {
+  it('logs lead.updated when an inquiry completes an unnamed lead, in the same transaction; a 409 logs lead.contacted_again only', async () => {
     await post(t.app, '/leads/ingest', t.key, {
       id: 'x',
       createdAt: 'x',
@@ -130,12 +130,13 @@ describe('GET /events', () => {
       search: {},
     });
     await inquiry('+34611400010');
-    const before = await snapshot(t.db);
+    const before = await snapshot(t.db, INTERACTION_TABLES);
     expect((await inquiry('+34611400010')).status).toBe(409);
-    expect(await snapshot(t.db)).toBe(before);
+    expect(await snapshot(t.db, INTERACTION_TABLES)).toBe(before);
     const { body } = await get(t.app, '/events', t.key);
-    expect(body.data.map((e: { type: string }) => e.type)).toEqual(['lead.created', 'lead.updated']);
+    expect(body.data.map((e: { type: string }) => e.type)).toEqual(['lead.created', 'lead.updated', 'lead.contacted_again']);
     expect(body.data[1].data.lead.name).toBe('Nora');
+    expect(body.data[2].data).toEqual({ id: body.data[1].data.lead.id, source: 'inquiry' });
   });
 });
 

@@ -29,7 +29,10 @@ const logs = new Writable({
 
 const t = withApp({
   listen: true,
-  app: { logger: { level: 'info', stream: logs }, rateLimits: { perKeyPerMinute: 1000, postPerIpPerMinute: 0 } },
+  app: {
+    logger: { level: 'info', stream: logs },
+    rateLimits: { perKeyPerMinute: 1000, postPerIpPerMinute: 0, publishablePostPerIpPerMinute: 0 },
+  },
   seed: async ({ db, businessId }) => {
     await importRecords(
       db,
@@ -209,7 +212,7 @@ describe('the fast path', () => {
 });
 
 describe('the per-key rate limit', () => {
-  const r = withApp({ app: { rateLimits: { perKeyPerMinute: 4, postPerIpPerMinute: 0 } } });
+  const r = withApp({ app: { rateLimits: { perKeyPerMinute: 4, postPerIpPerMinute: 0, publishablePostPerIpPerMinute: 0 } } });
 
   it('counts fast answers and full ones in one window', async () => {
     const statuses: number[] = [];

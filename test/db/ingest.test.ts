@@ -1,7 +1,7 @@
 /** POST /leads/ingest (spec §4.3; CONTRACT §6). */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { showLead } from '../../src/services/leads.ts';
-import { clearLeads, snapshot } from '../helpers/db.ts';
+import { clearLeads, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 
 const t = withApp({ business: 'Alquileres Ebro' });
@@ -113,13 +113,15 @@ describe('POST /leads/ingest', () => {
     expect(await snapshot(t.db)).toBe(before);
   });
 
-  it('answers 200 without creating or updating anything when the phone exists', async () => {
+  it('answers 200 without creating or updating anything when the phone exists, keeping the request as an interaction', async () => {
     await post(t.app, '/leads/ingest', t.key, payload());
-    const before = await snapshot(t.db);
+    const before = await snapshot(t.db, INTERACTION_TABLES);
     const r = await post(t.app, '/leads/ingest', t.key, payload({ name: 'Otro', phone: '0034612345678' }, { budget: '1200' }));
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'ok', authenticated_as: 'Alquileres Ebro' });
-    expect(await snapshot(t.db)).toBe(before);
+    expect(await snapshot(t.db, INTERACTION_TABLES)).toBe(before);
+    const kept = await t.db.selectFrom('lead_interactions').select(['channel', 'note']).execute();
+    expect(kept).toEqual([{ channel: 'ingest', note: expect.stringContaining('1200') }]);
   });
 
   it.each(['900€', '1.000', 'mil', '900,50', '900-', '-900', '900-700', '9 00'])(

@@ -1,7 +1,7 @@
 /** POST /leads/inquiries (spec §4.2, §3.1; CONTRACT §6). */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLeadByHand, showLead } from '../../src/services/leads.ts';
-import { businessWithKey, clearLeads, snapshot } from '../helpers/db.ts';
+import { businessWithKey, clearLeads, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 
 let readOnlyKey: string;
@@ -251,13 +251,24 @@ describe('POST /leads/inquiries', () => {
     expect(await t.db.selectFrom('leads').select('id').execute()).toHaveLength(1);
   });
 
-  it('answers 409 for a named lead with the same phone and changes nothing', async () => {
+  it('answers 409 for a named lead with the same phone, changing nothing but keeping the request as an interaction', async () => {
     await post(t.app, '/leads/inquiries', t.key, { name: 'Ana', type: 'buyer', phone_number_1: '+34612000060' });
-    const before = await snapshot(t.db);
-    const r = await post(t.app, '/leads/inquiries', t.key, { name: 'Otra', type: 'owner', phone_number_1: '0034 612 000 060' });
+    const before = await snapshot(t.db, INTERACTION_TABLES);
+    const r = await post(t.app, '/leads/inquiries', t.key, {
+      name: 'Otra',
+      type: 'owner',
+      phone_number_1: '0034 612 000 060',
+      source: 'fotocasa',
+      sourcePage: 'https://agencia.example/piso/7',
+      notes: 'También me interesa este.',
+    });
     expect(r.status).toBe(409);
     expect(r.body).toEqual({ detail: 'A lead with this phone number already exists' });
-    expect(await snapshot(t.db)).toBe(before);
+    expect(await snapshot(t.db, INTERACTION_TABLES)).toBe(before);
+    const [kept] = await t.db.selectFrom('lead_interactions').selectAll().execute();
+    expect(kept).toMatchObject({ channel: 'inquiry', source: 'fotocasa' });
+    expect(kept.note).toContain('También me interesa este.');
+    expect(kept.note).toContain('https://agencia.example/piso/7');
   });
 
   it('records the background jobs in the same transaction as the lead', async () => {

@@ -137,6 +137,30 @@ describe('leads worked in the console', () => {
     expect(await updates(id)).toEqual([]);
   });
 
+  it('shows a request that came again about the lead, with its message and page, and marks the lead as contacted again', async () => {
+    const id = await newLead();
+    const before = await apiLead(id);
+    const again = await post(t.app, '/leads/inquiries', t.key, {
+      name: 'Lucía',
+      type: 'buyer',
+      phone_number_1: '612 345 678',
+      source: 'idealista',
+      sourcePage: 'https://agencia.example/atico-9',
+      notes: 'También me interesa este.',
+    });
+    expect(again.status).toBe(409);
+    const agent = await loggedIn(t.app, 'agent@uno.example');
+    const page = (await agent.get(`/console/leads/${id}`)).body;
+    expect(page).toContain('Volvió a contactar:');
+    expect(page).toMatch(/<h2 id="h-again">Volvió a contactar<\/h2>/);
+    expect(page).toContain('Consulta desde una web o un portal');
+    expect(page).toContain('origen: idealista');
+    expect(page).toContain('También me interesa este.');
+    expect(page).toContain('https://agencia.example/atico-9');
+    // The lead itself did not change.
+    expect(await apiLead(id)).toEqual(before);
+  });
+
   it("another business's lead is not found, and a form without its CSRF token changes nothing", async () => {
     const id = await newLead();
     const owner = await loggedIn(t.app, 'owner@uno.example');

@@ -25,6 +25,91 @@ const preflight = (origin: string, path = '/v1/ext/leads/inquiries') =>
     },
   });
 
+/** What a caller sees of an answer: status, body bytes, and the headers that are not per request. */
+async function seen(path: string, key: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: `/v1/ext${path}`,
+    headers: { 'content-type': 'application/json', 'x-api-key': key, origin: SITE, ...headers },
+    payload: JSON.stringify(body),
+  });
+  const varying = new Set(['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset', 'content-length']);
+  const kept = Object.entries(response.headers).filter(([name]) => !varying.has(name));
+  return { status: response.statusCode, body: response.body, headers: Object.fromEntries(kept) };
+}
+
+const ingestBody = (phone: string, budget = '900') => ({
+  id: 'x',
+  createdAt: '2026-11-26T10:00:00Z',
+  source: 'web',
+  sourcePage: 'https://agencia.example/alquiler/12',
+  contact: { name: 'Eva', phone },
+  search: { budget, freeText: 'También me interesa este.' },
+});
+
+describe('a publishable key tells nothing of who is already a client (CONTRACT §13, §22)', () => {
+  it('answers an inquiry for a known phone byte for byte as for a new one, and keeps it as an interaction', async () => {
+    const { key } = await publishable();
+    const first = await seen('/leads/inquiries', key, lead('+34611500101'));
+    const known = await seen('/leads/inquiries', key, { ...lead('+34611500101'), notes: 'También me interesa este.' });
+    const fresh = await seen('/leads/inquiries', key, lead('+34611500102'));
+    expect(first).toEqual({
+      status: 200,
+      body: JSON.stringify({ status: 'ok', authenticated_as: 'Inmobiliaria Test' }),
+      headers: expect.any(Object),
+    });
+    expect(known).toEqual(first);
+    expect(fresh).toEqual(first);
+    expect(first.headers['inmo-lead-outcome']).toBeUndefined();
+
+    const [lead1] = await t.db.selectFrom('leads').selectAll().where('phone_number_1', '=', '+34611500101').execute();
+    const interactions = await t.db.selectFrom('lead_interactions').selectAll().execute();
+    expect(interactions).toEqual([expect.objectContaining({ lead_id: lead1.id, channel: 'inquiry', source: null })]);
+    expect(interactions[0].note).toContain('También me interesa este.');
+    // The lead itself did not change.
+    expect(lead1.updated_at).toBe(lead1.created_at);
+    const events = await t.db.selectFrom('events').select(['type', 'data']).orderBy('id').execute();
+    expect(events.map((e) => e.type)).toEqual(['lead.created', 'lead.contacted_again', 'lead.created']);
+    expect(JSON.parse(events[1].data)).toEqual({ id: lead1.id, source: 'inquiry' });
+  });
+
+  it('answers an ingest for a known phone as for a new one, replays without the outcome, and keeps it once', async () => {
+    const { key } = await publishable();
+    const first = await seen('/leads/ingest', key, ingestBody('+34611500201'));
+    const known = await seen('/leads/ingest', key, ingestBody('+34611500201', '700-800'), { 'idempotency-key': 'form-7' });
+    const replay = await seen('/leads/ingest', key, ingestBody('+34611500201', '700-800'), { 'idempotency-key': 'form-7' });
+    expect(known).toEqual(first);
+    expect(replay).toEqual({ ...first, headers: { ...first.headers, 'idempotent-replayed': 'true' } });
+    const interactions = await t.db.selectFrom('lead_interactions').select(['channel', 'source', 'note']).execute();
+    expect(interactions).toEqual([{ channel: 'ingest', source: 'web', note: expect.stringContaining('700') }]);
+  });
+
+  it('leaves a secret key the spec’s answers: 409 for a known named phone, kept as an interaction once per Idempotency-Key', async () => {
+    await post(t.app, '/leads/inquiries', t.key, lead('+34611500301'));
+    const leadsBefore = JSON.stringify(await t.db.selectFrom('leads').selectAll().execute());
+    for (let i = 0; i < 2; i++) {
+      const again = await post(
+        t.app,
+        '/leads/inquiries',
+        t.key,
+        { ...lead('+34611500301'), source: 'idealista' },
+        { 'idempotency-key': 'retry-1' },
+      );
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual({ detail: 'A lead with this phone number already exists' });
+      expect(again.headers['inmo-lead-outcome']).toBeUndefined();
+      expect(again.headers['idempotent-replayed']).toBe(i === 0 ? undefined : 'true');
+    }
+    expect(JSON.stringify(await t.db.selectFrom('leads').selectAll().execute())).toBe(leadsBefore);
+    expect(await t.db.selectFrom('lead_interactions').select(['channel', 'source']).execute()).toEqual([
+      { channel: 'inquiry', source: 'idealista' },
+    ]);
+    const ingest = await post(t.app, '/leads/ingest', t.key, ingestBody('+34611500301'));
+    expect([ingest.status, ingest.headers['inmo-lead-outcome']]).toEqual([200, 'unchanged']);
+    expect(await t.db.selectFrom('lead_interactions').select('id').execute()).toHaveLength(2);
+  });
+});
+
 describe('publishable keys', () => {
   it('are AC_PUB_ keys, limited to properties:read and leads:ingest, bound to well-formed origins', async () => {
     const key = await publishable([SITE, 'http://localhost:8080', SITE]);

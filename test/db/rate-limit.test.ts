@@ -2,13 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { createApiKey } from '../../src/services/api-keys.ts';
 import { businessWithKey, snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 
 let keyB: string;
 const t = withApp({
   business: 'A',
-  app: { rateLimits: { perKeyPerMinute: 5, postPerIpPerMinute: 3 } },
+  app: { rateLimits: { perKeyPerMinute: 5, postPerIpPerMinute: 3, publishablePostPerIpPerMinute: 2 } },
   seed: async ({ db }) => {
     keyB = (await businessWithKey(db, 'B')).key;
   },
@@ -79,9 +80,37 @@ describe('per client IP on the POST endpoints', () => {
   });
 });
 
+describe('per client IP on the POST endpoints with a publishable key', () => {
+  it('counts them apart and tighter: the third from one IP is refused while secret keys from it still pass', async () => {
+    const { key: secret, businessId } = await businessWithKey(t.db, 'P');
+    const { key: publishable } = await createApiKey(t.db, { businessId, scopes: ['leads:ingest'], origins: ['https://web.example'] });
+    const form = (phone: string, ip: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/ext/leads/ingest',
+        headers: { 'x-api-key': publishable, 'content-type': 'application/json', origin: 'https://web.example' },
+        remoteAddress: ip,
+        payload: JSON.stringify({ id: 'x', createdAt: 'x', source: 's', sourcePage: 'p', contact: { name: 'Ana', phone }, search: {} }),
+      });
+    for (let i = 0; i < 2; i++) expect((await form(`61400000${i}`, '198.51.100.30')).statusCode).toBe(200);
+    const before = await snapshot(t.db);
+    const refused = await form('614000009', '198.51.100.30');
+    expect(refused.statusCode).toBe(429);
+    expect([refused.headers['ratelimit-limit'], refused.headers['ratelimit-remaining']]).toEqual(['2', '0']);
+    expect(await snapshot(t.db)).toBe(before);
+    // The secret key's posts from the same address have their own, larger allowance.
+    expect((await ingest(secret, '614000008', '198.51.100.30')).statusCode).toBe(200);
+    expect((await form('614000007', '198.51.100.31')).statusCode).toBe(200);
+  });
+});
+
 it('behind a trusted proxy, counts the client address the proxy forwards', async () => {
   const { key } = await businessWithKey(t.db, 'D');
-  const proxied = await buildApp({ db: t.db, trustProxy: ['127.0.0.1'], rateLimits: { perKeyPerMinute: 0, postPerIpPerMinute: 1 } });
+  const proxied = await buildApp({
+    db: t.db,
+    trustProxy: ['127.0.0.1'],
+    rateLimits: { perKeyPerMinute: 0, postPerIpPerMinute: 1, publishablePostPerIpPerMinute: 1 },
+  });
   const send = (client: string, phone: string) =>
     proxied.inject({
       method: 'POST',
@@ -100,10 +129,14 @@ it('behind a trusted proxy, counts the client address the proxy forwards', async
 });
 
 it('is on by default in the configuration, with generous limits, and each limit can be turned off', () => {
-  expect(loadConfig({}).rateLimits).toEqual({ perKeyPerMinute: 6000, postPerIpPerMinute: 300 });
-  expect(loadConfig({ INMO_RATE_LIMIT_PER_KEY: '0', INMO_RATE_LIMIT_POST_PER_IP: '20' }).rateLimits).toEqual({
+  expect(loadConfig({}).rateLimits).toEqual({ perKeyPerMinute: 6000, postPerIpPerMinute: 300, publishablePostPerIpPerMinute: 20 });
+  expect(
+    loadConfig({ INMO_RATE_LIMIT_PER_KEY: '0', INMO_RATE_LIMIT_POST_PER_IP: '20', INMO_RATE_LIMIT_PUBLISHABLE_POST_PER_IP: '0' })
+      .rateLimits,
+  ).toEqual({
     perKeyPerMinute: 0,
     postPerIpPerMinute: 20,
+    publishablePostPerIpPerMinute: 0,
   });
   expect(() => loadConfig({ INMO_RATE_LIMIT_PER_KEY: '-1' })).toThrow(/INMO_RATE_LIMIT_PER_KEY/);
 });

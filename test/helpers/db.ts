@@ -136,11 +136,12 @@ export function listing(ref: string, overrides: Record<string, unknown> = {}): R
 /**
  * Snapshot of every table's rows (every table the migrations made), to prove a request changed
  * nothing. On PostgreSQL only the tables of the connection's own schema (a database may hold
- * other schemas: `DATABASE_URL=…?schema=`).
+ * other schemas: `DATABASE_URL=…?schema=`). `except`: tables left out, for a request that may
+ * write only to them (a known person's request kept as an interaction, CONTRACT §22).
  */
-export async function snapshot(db: Db): Promise<string> {
+export async function snapshot(db: Db, except: readonly string[] = []): Promise<string> {
   const out: Record<string, unknown> = {};
-  for (const t of await tablesOf(db))
+  for (const t of (await tablesOf(db)).filter((name) => !except.includes(name)))
     out[t] = await db
       .selectFrom(t as 'leads')
       .selectAll()
@@ -172,6 +173,9 @@ async function readTables(db: Db): Promise<string[]> {
     throw new Error(`snapshot: the database's tables were not found (${tables.join(', ')})`);
   return tables;
 }
+
+/** What a request about a known person may write (CONTRACT §22): its interaction and the event saying so. */
+export const INTERACTION_TABLES = ['lead_interactions', 'events'] as const;
 
 /** The shared real catalogues (../shared/data). */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));

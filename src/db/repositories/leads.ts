@@ -5,7 +5,7 @@ import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/lead-presente
 import { sql } from 'kysely';
 import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
 import type { Insertable } from 'kysely';
-import type { LeadConsentTable, LeadHistoryTable, LeadRow, NewLead } from '../types.ts';
+import type { LeadConsentTable, LeadHistoryTable, LeadInteractionTable, LeadRow, NewLead } from '../types.ts';
 
 export async function insertLead(db: Executor, lead: NewLead): Promise<LeadRow> {
   return db.insertInto('leads').values(lead).returningAll().executeTakeFirstOrThrow();
@@ -74,6 +74,16 @@ export async function insertNote(db: Executor, leadId: number, text: string, at:
 /** Records a `consent` object given with a lead (CONTRACT §18). */
 export async function insertConsent(db: Executor, row: Omit<LeadConsentTable, 'id'>): Promise<void> {
   await db.insertInto('lead_consents').values(row).execute();
+}
+
+/** Records a request about a known lead that did not change it (CONTRACT §22). */
+export async function insertInteraction(db: Executor, row: Omit<LeadInteractionTable, 'id'>): Promise<void> {
+  await db.insertInto('lead_interactions').values(row).execute();
+}
+
+/** A lead's interactions (requests that came again), newest first. */
+export async function listInteractions(db: Executor, leadId: number) {
+  return db.selectFrom('lead_interactions').selectAll().where('lead_id', '=', leadId).orderBy('id', 'desc').execute();
 }
 
 /** A lead's consents, oldest first. */

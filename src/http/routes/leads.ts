@@ -3,6 +3,7 @@
  * GET /leads/{lead_id} and its matches (CONTRACT §13).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
@@ -23,7 +24,7 @@ import {
 import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { Idempotency } from '../../services/idempotency.ts';
-import { checkIdempotencyKey, idempotently, idempotentRoute, onStoredFor } from '../idempotency.ts';
+import { checkIdempotencyKey, idempotently, idempotentRoute, isPublishable, onStoredFor } from '../idempotency.ts';
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads.ts';
 import { eraseLead } from '../../services/erasure.ts';
@@ -52,7 +53,7 @@ const LEAD_POST_HEADERS = {
     type: 'string',
     enum: ['created', 'completed', 'unchanged'],
     description:
-      '`created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed.',
+      '`created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed (the request is kept as its interaction). Never sent to a publishable key (CONTRACT §13).',
   },
   'Idempotent-Replayed': {
     type: 'string',
@@ -65,9 +66,18 @@ const InquiryCreated = Type.Object(
   {
     status: Type.Literal('ok'),
     authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }),
-    lead_id: Type.Integer({ description: 'The created lead, or the completed unnamed one.' }),
+    lead_id: Type.Optional(
+      Type.Integer({
+        description:
+          'The created lead, or the completed unnamed one. Always present for a secret key; never for a publishable key (CONTRACT §13), whose answer is the same for a new and a known person.',
+      }),
+    ),
   },
-  { 'x-response-description': 'The lead was stored: created, or an unnamed lead with this phone completed.', headers: LEAD_POST_HEADERS },
+  {
+    'x-response-description':
+      'The lead was stored: created, or an unnamed lead with this phone completed. With a publishable key, also the answer for a known person, whose request is kept as an interaction of their lead.',
+    headers: LEAD_POST_HEADERS,
+  },
 );
 const IngestAccepted = Type.Object(
   { status: Type.Literal('ok'), authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }) },
@@ -80,6 +90,15 @@ const plain = (description: string) => Type.Ref('PlainError', { description });
 const phoneOr422 = Type.Ref('ValidationError', {
   description: 'A field is invalid (Pydantic-shaped), or no phone is a valid number (`detail` is then a single message string).',
 });
+
+/** Answers with a catalogued error without throwing it (the request's log line still names it). */
+function refuse(request: FastifyRequest, reply: FastifyReply, error: InmoError): FastifyReply {
+  request.errorCode = error.code;
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send({ detail: error.detail } as never);
+}
 
 /** The inquiry `type` values spec §4.2 accepts, in words: `buyer, tenant, … or proveedor-servicios`. */
 const ACCEPTED_TYPES = ((types) => `${types.slice(0, -1).join(', ')} or ${types.at(-1)}`)(Object.keys(LEAD_TYPE_ALIASES));
@@ -276,7 +295,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
           200: InquiryCreated,
           400: plain('The lead could not be stored.'),
           409: plain(
-            'A lead with this primary phone and a name exists; treat it as already present and do not retry. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds.',
+            'A lead with this primary phone and a name exists; treat it as already present and do not retry (the request is kept as an interaction of that lead, CONTRACT §22; a publishable key gets the 200 instead). Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds.',
           ),
           413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
           422: phoneOr422,
@@ -293,15 +312,27 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         if (primary === null || (body.phone_number_2 && second === null) || (body.landline_phone && landline === null)) {
           throw new InmoError('INVALID_PHONE');
         }
-        const answer = (leadId: number | null) => ({ status: 'ok' as const, authenticated_as: key.businessName, lead_id: leadId! });
+        // A publishable key's answer is the same for a new and a known person (CONTRACT §13).
+        const publishable = isPublishable(request);
+        const answer = (leadId: number | null) =>
+          publishable
+            ? { status: 'ok' as const, authenticated_as: key.businessName }
+            : { status: 'ok' as const, authenticated_as: key.businessName, lead_id: leadId! };
         const { leadId, outcome } = await createInquiryLead(
           writes,
           key.businessId,
           { ...body, type: canonicalLeadType(body.type)!, phone_number_1: primary, phone_number_2: second, landline_phone: landline },
           onStoredFor(idempotency, request, answer),
         );
+        if (outcome === 'known') {
+          // Kept as the known lead's interaction (CONTRACT §22); a secret key is told the spec's 409.
+          // Sent, not thrown: the interaction and its Idempotency-Key record are committed, and a
+          // thrown error would read as a failed first try (http/idempotency.ts `idempotently`).
+          if (!publishable) return refuse(request, reply, new InmoError('DUPLICATE_PHONE'));
+          return answer(null);
+        }
         onJobsQueued();
-        reply.header('inmo-lead-outcome', outcome);
+        if (!publishable) reply.header('inmo-lead-outcome', outcome);
         return answer(leadId);
       }),
   );
@@ -316,7 +347,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         tags: ['leads'],
         summary: 'Create a rental lead from a compact form payload',
         description:
-          'Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing. A malformed `search.budget` gives 500 and stores nothing.',
+          'Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing of that lead: the request is kept as its interaction (CONTRACT §22). A malformed `search.budget` gives 500 and stores nothing.',
         querystring: NoQuery,
         headers: IdempotencyHeaders,
         body: schemas.IngestBody,
@@ -337,7 +368,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         const answer = () => ({ status: 'ok' as const, authenticated_as: key.businessName });
         const leadId = await ingestRentalLead(writes, key.businessId, request.body, phone, onStoredFor(idempotency, request, answer));
         if (leadId !== null) onJobsQueued();
-        reply.header('inmo-lead-outcome', leadId === null ? 'unchanged' : 'created');
+        // A publishable key's answer is the same for a new and a known person (CONTRACT §13).
+        if (!isPublishable(request)) reply.header('inmo-lead-outcome', leadId === null ? 'unchanged' : 'created');
         return answer();
       }),
   );

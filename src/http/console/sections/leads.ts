@@ -26,6 +26,7 @@ import {
   changeLeadStatus,
   completeFollowUp,
   listLeadHistory,
+  listLeadInteractions,
   moveFollowUpTo,
   type Actor,
 } from '../../../services/lead-work.ts';
@@ -161,6 +162,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
         users,
         emails,
         history: await listLeadHistory(db, shown.lead.business_id, shown.lead.id),
+        interactions: await listLeadInteractions(db, shown.lead.business_id, shown.lead.id),
         windowOpen: shown.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),
         matches: shown.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
         nearMisses: shown.near_misses
