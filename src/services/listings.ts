@@ -6,11 +6,15 @@
  */
 import { recordAudit, type AuditActor } from './audit.ts';
 import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { signalChange } from '../db/change-watch.ts';
+import { lockCatalogue } from '../db/repositories/businesses.ts';
 import * as repo from '../db/repositories/properties.ts';
-import { propertyJson } from '../domain/property-doc.ts';
+import { transact } from '../db/transaction.ts';
+import type { Database } from '../db/types.ts';
+import { propertyJson, type StoredImage } from '../domain/property-doc.ts';
 import {
   ImportRuleError,
   listingRecordOf,
@@ -172,6 +176,47 @@ export async function saveListing(
     if (isUniqueViolation(error)) throw taken();
     throw error;
   }
+}
+
+/** A listing as {@link editListing} reads it inside its transaction: its import line, and its stored images with their ids (by id). */
+export interface ListingNow {
+  record: ListingRecord;
+  images: StoredImage[];
+}
+
+/**
+ * Changes listing `id` of the business from what is stored now: reads it, lets `edit` decide
+ * the new import line, and saves it as {@link saveListing} does, all in one transaction under
+ * the lock of the business's catalogue, so that two edits at once (two photo uploads) both
+ * count. The transaction may run again from the start (SQLite, another process writing), so
+ * `edit` must touch the database only through `trx`. An image whose URL the new line still
+ * names keeps its id.
+ * @param edit returns the new line and what editListing returns; it may write more through
+ *   `trx` (in the same transaction) and throw to write nothing.
+ * @throws InmoError PROPERTY_NOT_FOUND when `id` is not a listing of the business;
+ *   ListingInvalidError when the new line breaks a rule; whatever `edit` throws.
+ */
+export async function editListing<T>(
+  db: Db,
+  businessId: number,
+  id: number,
+  edit: (now: ListingNow, trx: Transaction<Database>) => Promise<{ record: Record<string, unknown>; value: T }>,
+): Promise<T> {
+  const value = await transact(db, async (trx) => {
+    await lockCatalogue(trx, businessId);
+    const row = await repo.findListing(trx, businessId, id);
+    if (!row) throw new InmoError('PROPERTY_NOT_FOUND');
+    const images = await repo.loadImages(trx, id);
+    const videos = await repo.loadVideos(trx, id);
+    const { api_doc: _doc, business_id: _business, change_seq: _seq, imported_at: _at, id: _id, ...fields } = row;
+    const next = await edit({ record: listingRecordOf(fields as PropertyFields, images, videos), images }, trx);
+    const now = nowRfc3339();
+    const property = checked({ ...next.record, external_ref: row.external_ref, created_at: row.created_at, updated_at: now }, now);
+    await writeListings(trx, businessId, [{ property, id }], now);
+    return next.value;
+  });
+  signalChange(db);
+  return value;
 }
 
 /**

@@ -174,3 +174,105 @@ describe("a listing's photos in the console", () => {
     expect(before).not.toBe(mark);
   });
 });
+
+/**
+ * Issue 41: stored photos are owned. A listing of another business (or any listing) whose image
+ * URL merely ends in a media key names no stored photo of its own, and deleting that image in
+ * the console removes no object; two uploads to one listing at once both stay; a photo action
+ * keeps the ids of the images it did not remove.
+ */
+describe('stored photos belong to their business and listing (issue 41)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'inmo-media-'));
+  let a = 0;
+  let b = 0;
+  const t = withApp({
+    app: { media: { store: new FolderMediaStore(dir), publicUrl: null } },
+    seed: async ({ db, businessId }) => {
+      await userWithPassword(db, businessId, 'agente@a.example', 'agent');
+      await importRecords(db, businessId, [listing('A-1')]);
+      a = await propertyId(db, 'A-1');
+      const other = await insertBusiness(db, 'Agencia B', nowRfc3339());
+      await userWithPassword(db, other.id, 'agente@b.example', 'agent');
+      await importRecords(db, other.id, [listing('B-1')]);
+      b = await propertyId(db, 'B-1');
+    },
+  });
+  const upload = async (browser: Browser, id: number, names: string[]) =>
+    browser.upload(
+      `/console/properties/${id}/images`,
+      { _csrf: await browser.token(`/console/properties/${id}`) },
+      await Promise.all(names.map(async (name) => ({ name, field: 'image', content: await phonePhoto(1200, 900), type: 'image/jpeg' }))),
+    );
+  const rows = (id: number) =>
+    t.db.selectFrom('property_images').select(['id', 'url', 'title']).where('property_id', '=', id).orderBy('sort_order').execute();
+  const served = async (url: string) => (await t.app.inject({ method: 'GET', url: new URL(url).pathname })).statusCode;
+
+  it("a business deleting an imported image whose URL ends in another's key removes none of the other's objects", async () => {
+    const agentA = await loggedIn(t.app, 'agente@a.example');
+    expect((await upload(agentA, a, ['a.jpg'])).statusCode).toBe(303);
+    const [photo] = await rows(a);
+    const key = new URL(photo.url).pathname.replace('/media/', '');
+    const widths = [480, 960, 1600].map((w) => photo.url.replace(/-1600\.jpg$/, `-${w}.jpg`));
+    for (const url of widths) expect(await served(url)).toBe(200);
+    // Business B imports its listing again, its image's URL ending in A's key (on any host).
+    const other = (await t.db.selectFrom('properties').select('business_id').where('id', '=', b).executeTakeFirstOrThrow()).business_id;
+    for (const url of [`https://elsewhere.example/${key}`, photo.url]) {
+      await importRecords(t.db, other, [listing('B-1', { images: [{ url, order: 0, is_primary: true }] })]);
+      const [theirs] = await rows(b);
+      const agentB = await loggedIn(t.app, 'agente@b.example');
+      const deleted = await agentB.submit(`/console/properties/${b}`, `/console/properties/${b}/images/${theirs.id}`, { action: 'delete' });
+      expect(deleted.statusCode).toBe(303);
+      expect(await rows(b)).toEqual([]);
+      for (const url of widths) expect(await served(url), url).toBe(200);
+    }
+    // A's own listing, naming the same URL twice (an import can), keeps the objects while one image names them.
+    const aBusiness = t.businessId;
+    await importRecords(t.db, aBusiness, [
+      listing('A-1', {
+        images: [
+          { url: photo.url, order: 0, is_primary: true },
+          { url: photo.url, order: 1 },
+        ],
+      }),
+    ]);
+    const [, copy] = await rows(a);
+    await agentA.submit(`/console/properties/${a}`, `/console/properties/${a}/images/${copy.id}`, { action: 'delete' });
+    for (const url of widths) expect(await served(url), url).toBe(200);
+    // Deleting the last image that names it removes A's own stored widths.
+    const [last] = await rows(a);
+    await agentA.submit(`/console/properties/${a}`, `/console/properties/${a}/images/${last.id}`, { action: 'delete' });
+    for (const url of widths) expect(await served(url), url).toBe(404);
+  });
+
+  it('keeps both of two uploads sent to one listing at the same time', async () => {
+    const [one, two] = await Promise.all([loggedIn(t.app, 'agente@a.example'), loggedIn(t.app, 'agente@a.example')]);
+    const before = (await rows(a)).length;
+    const answers = await Promise.all([upload(one, a, ['uno.jpg']), upload(two, a, ['dos.jpg', 'tres.jpg'])]);
+    expect(answers.map((r) => r.statusCode)).toEqual([303, 303]);
+    expect(await rows(a)).toHaveLength(before + 3);
+  });
+
+  it('keeps the ids of the images a photo action does not remove', async () => {
+    const agentA = await loggedIn(t.app, 'agente@a.example');
+    await upload(agentA, a, ['cuatro.jpg']);
+    const act = async (imageId: number, form: Record<string, string>) =>
+      agentA.submit(`/console/properties/${a}`, `/console/properties/${a}/images/${imageId}`, form);
+    const ids = async () => (await rows(a)).map((r) => r.id).sort((x, y) => x - y);
+    const start = await ids();
+    expect(start.length).toBeGreaterThanOrEqual(3);
+    const forms: Array<Record<string, string>> = [
+      { action: 'down' },
+      { action: 'up' },
+      { action: 'title', title: 'Salón' },
+      { action: 'primary' },
+      { action: 'hide' },
+    ];
+    for (const form of forms) {
+      expect((await act(start[1], form)).statusCode).toBe(303);
+      expect(await ids(), form.action).toEqual(start);
+    }
+    expect((await rows(a)).find((r) => r.id === start[1])?.title).toBe('Salón');
+    await act(start[0], { action: 'delete' });
+    expect(await ids()).toEqual(start.slice(1));
+  });
+});
