@@ -162,6 +162,8 @@ const PHOTO_REFUSALS: Record<PhotoRefusal, MessageKey> = {
   format: 'photo_refused_format',
   too_large: 'photo_refused_too_large',
   too_many_pixels: 'photo_refused_too_many_pixels',
+  too_large_dimensions: 'photo_refused_too_large_dimensions',
+  truncated: 'photo_refused_truncated',
 };
 
 export async function listingPages(app: FastifyInstance, { db, media, publicUrl }: ConsoleDeps): Promise<void> {
