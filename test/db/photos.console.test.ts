@@ -12,6 +12,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
+import { saveListing, showListing } from '../../src/services/listings.ts';
 import { FolderMediaStore } from '../../src/media/store.ts';
 import { MAX_PHOTO_BYTES } from '../../src/media/photos.ts';
 import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
@@ -135,6 +136,12 @@ describe("a listing's photos in the console", () => {
     const tooLarge = await upload(browser, ours, [{ name: 'enorme.jpg', content: huge, type: 'image/jpeg' }]);
     expect(tooLarge.statusCode).toBe(413);
     expect(tooLarge.body).toContain('Una de las fotos pasa de 15 MB. No se ha guardado ninguna foto.');
+    // A JPEG cut short (an upload that broke off), closed with an end marker: refused, with the reason.
+    const photo = await phonePhoto(800, 600);
+    const cut = Buffer.concat([photo.subarray(0, photo.length >> 1), Buffer.from([0xff, 0xd9])]);
+    const truncated = await upload(browser, ours, [{ name: 'cortada.jpg', content: cut, type: 'image/jpeg' }]);
+    expect(truncated.statusCode).toBe(422);
+    expect(truncated.body).toContain('cortada.jpg: el archivo está incompleto o dañado');
     const none = await upload(browser, ours, []);
     expect(none.statusCode).toBe(422);
     expect(none.body).toContain('Elige al menos una foto.');
@@ -250,6 +257,17 @@ describe('stored photos belong to their business and listing (issue 41)', () => 
     const answers = await Promise.all([upload(one, a, ['uno.jpg']), upload(two, a, ['dos.jpg', 'tres.jpg'])]);
     expect(answers.map((r) => r.statusCode)).toEqual([303, 303]);
     expect(await rows(a)).toHaveLength(before + 3);
+  });
+
+  it('an edit of the listing read before an upload keeps the uploaded photo (its images are read when it is written)', async () => {
+    const agentA = await loggedIn(t.app, 'agente@a.example');
+    // The edit form's line, read before the upload (the console's form posts no photos).
+    const { images: _images, videos: _videos, ...form } = (await showListing(t.db, t.businessId, a))!.record;
+    expect((await upload(agentA, a, ['nueva.jpg'])).statusCode).toBe(303);
+    const withUpload = await rows(a);
+    await saveListing(t.db, t.businessId, a, { ...form, title: 'Piso reformado' }, null);
+    expect(await rows(a)).toEqual(withUpload);
+    expect((await showListing(t.db, t.businessId, a))!.record.title).toBe('Piso reformado');
   });
 
   it('keeps the ids of the images a photo action does not remove', async () => {
