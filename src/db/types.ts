@@ -443,6 +443,21 @@ export interface AuditLogTable {
   created_at: string;
 }
 
+/**
+ * An object of the media store that the console stored (migration 0021, CONTRACT §14): one
+ * width of an uploaded photo, the business and listing it was stored for, and the URL the
+ * listing was given for the photo. Only these are ever deleted, and only by their own listing.
+ */
+export interface MediaObjectTable {
+  /** The store's key, `p/<listing id>/<uuid>-<width>.jpg`. */
+  key: string;
+  business_id: number;
+  property_id: number;
+  /** The photo's URL as the listing's image holds it (its widest width). */
+  url: string;
+  created_at: string;
+}
+
 export interface IdempotencyKeyTable {
   key_id: string;
   idempotency_key: string;
@@ -587,6 +602,7 @@ export interface Database {
   import_refs: ImportRefTable;
   lead_erasures: LeadErasureTable;
   audit_log: AuditLogTable;
+  media_objects: MediaObjectTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

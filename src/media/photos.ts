@@ -6,7 +6,7 @@
  * privacy levels of its address. Images are processed by sharp (libvips) from the file, so
  * memory holds only what libvips needs and the encoded results.
  */
-import sharp, { type Metadata } from 'sharp';
+import sharp, { type Metadata, type OutputInfo } from 'sharp';
 
 /** Widths every photo is stored in, px (none wider than the original). */
 export const PHOTO_WIDTHS = [480, 960, 1600] as const;
@@ -17,14 +17,53 @@ export const MAX_PHOTO_BYTES = 15 * 1024 * 1024;
 /** Largest image taken, pixels: a 50-megapixel photo; anything larger is a decompression bomb or a panorama. */
 export const MAX_PHOTO_PIXELS = 50_000_000;
 
+/** Longest side taken, pixels: more is no photo of a flat (and the decoder's rows grow with it). */
+export const MAX_PHOTO_SIDE = 12_000;
+
+/** Most times longer than wide (or wide than long) an image may be: a 20:1 panorama, no strip of pixels. */
+export const MAX_PHOTO_ASPECT = 20;
+
+/**
+ * Most bytes the decoded pixels of an image may take (width × height × channels × bytes per
+ * sample, 2 for 16-bit): 200 MB, a 50-megapixel RGBA photo at 8 bits, or 33 megapixels of
+ * 16-bit RGB. A 16-bit PNG of 50 megapixels takes 300 MB and more again while it is read.
+ */
+export const MAX_DECODED_BYTES = 200_000_000;
+
+/**
+ * Photos rendered at a time in the process; more wait their turn (in arrival order). Each
+ * render holds one decode of its photo, so memory stays bounded by this, not by how many
+ * uploads arrive together (CONTRACT §14; ten at once of the largest photo taken stay under 1 GB).
+ */
+export const PHOTO_RENDERS = 2;
+
 /** Formats taken, as sharp names what it reads in the file. */
 const FORMATS = new Set(['jpeg', 'png', 'webp']);
+
+/** Bytes of one sample of each pixel format sharp reports (`Metadata.depth`). */
+const SAMPLE_BYTES: Record<string, number> = {
+  uchar: 1,
+  char: 1,
+  ushort: 2,
+  short: 2,
+  uint: 4,
+  int: 4,
+  float: 4,
+  complex: 8,
+  double: 8,
+  dpcomplex: 16,
+};
 
 /** JPEG quality of the stored widths (mozjpeg). */
 const QUALITY = 80;
 
-/** Why a file was refused. */
-export type PhotoRefusal = 'format' | 'too_large' | 'too_many_pixels';
+/**
+ * Why a file was refused: not a JPEG, PNG or WebP (`format`); over 15 MB (`too_large`); over
+ * 50 megapixels (`too_many_pixels`); a side over {@link MAX_PHOTO_SIDE}, a shape longer than
+ * {@link MAX_PHOTO_ASPECT}:1 or pixels over {@link MAX_DECODED_BYTES} (`too_large_dimensions`);
+ * cut short (`truncated`: an upload that broke off, or a damaged file).
+ */
+export type PhotoRefusal = 'format' | 'too_large' | 'too_many_pixels' | 'too_large_dimensions' | 'truncated';
 
 /** A file that is not a photo inmo takes. Nothing of it is stored. */
 export class PhotoRefusedError extends Error {
@@ -45,41 +84,96 @@ export interface RenderedPhoto {
   variants: Array<{ slot: number; width: number; height: number; body: Buffer }>;
 }
 
-// One photo at a time per libvips operation keeps the memory of many uploads bounded.
+// One thread per libvips operation, and no cache of decoded images between operations.
 sharp.concurrency(1);
 sharp.cache(false);
 
+/** Renders running, and those waiting for one of the {@link PHOTO_RENDERS} turns. */
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Runs `work` in one of the {@link PHOTO_RENDERS} turns, waiting for one in arrival order. */
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= PHOTO_RENDERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  try {
+    return await work();
+  } finally {
+    // The turn passes straight to the next in line (running stays the same), or is given back.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 /**
- * Reads the file at `path` by its content and renders the stored widths.
+ * Reads the file at `path` by its content and renders the stored widths. Its header alone is
+ * read first: the format, sides, shape and decoded size are checked before any pixel is
+ * decoded. The pixels are then decoded once, in one of {@link PHOTO_RENDERS} turns, reduced
+ * while read where the format allows (JPEG shrink-on-load, read sequentially), and every width
+ * made from that.
  * @param fileName the name the browser gave, for the refusal's message only.
- * @throws PhotoRefusedError when the file is not a JPEG, PNG or WebP image, or is too large.
+ * @throws PhotoRefusedError when the file is not a JPEG, PNG or WebP image, is too large (see
+ *   {@link PhotoRefusal}) or is cut short.
  */
 export async function renderPhoto(path: string, fileName: string): Promise<RenderedPhoto> {
   let metadata: Metadata;
   try {
+    // The header only: no pixel is decoded here.
     metadata = await sharp(path, { limitInputPixels: false }).metadata();
   } catch {
     throw new PhotoRefusedError('format', fileName);
   }
   if (!metadata.format || !FORMATS.has(metadata.format)) throw new PhotoRefusedError('format', fileName);
-  if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_PHOTO_PIXELS) throw new PhotoRefusedError('too_many_pixels', fileName);
+  const { width = 0, height = 0 } = metadata;
+  if (width < 1 || height < 1) throw new PhotoRefusedError('format', fileName);
+  if (width > MAX_PHOTO_SIDE || height > MAX_PHOTO_SIDE || Math.max(width, height) > MAX_PHOTO_ASPECT * Math.min(width, height))
+    throw new PhotoRefusedError('too_large_dimensions', fileName);
+  if (width * height > MAX_PHOTO_PIXELS) throw new PhotoRefusedError('too_many_pixels', fileName);
+  const decoded = width * height * (metadata.channels ?? 4) * (SAMPLE_BYTES[metadata.depth ?? ''] ?? 8);
+  if (decoded > MAX_DECODED_BYTES) throw new PhotoRefusedError('too_large_dimensions', fileName);
+  return inTurn(() => render(path, fileName, metadata));
+}
+
+/** Decodes the photo once, at the widest slot, and encodes every slot from that. */
+async function render(path: string, fileName: string, metadata: Metadata): Promise<RenderedPhoto> {
   // EXIF orientation 5–8 swap width and height once the photo is turned upright.
   const width = (metadata.orientation ?? 1) >= 5 ? metadata.height! : metadata.width!;
   const slots: number[] = PHOTO_WIDTHS.filter((w) => w < width);
   if (slots.length < PHOTO_WIDTHS.length) slots.push(PHOTO_WIDTHS[slots.length]);
+  let widest: { data: Buffer; info: OutputInfo };
+  try {
+    widest = await sharp(path, {
+      limitInputPixels: MAX_PHOTO_PIXELS,
+      sequentialRead: true,
+      // A JPEG cut short and closed with an end marker is only a libjpeg warning ("premature
+      // end of data segment"), rendered padded with grey: JPEGs are read at sharp's strictest.
+      // libpng calls benign much that is (an sRGB profile it knows to be wrong), so PNG and
+      // WebP stop at errors, which a file cut short is for them.
+      failOn: metadata.format === 'jpeg' ? 'warning' : 'error',
+    })
+      .rotate()
+      .resize({ width: slots.at(-1)!, withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+  } catch (error) {
+    throw new PhotoRefusedError(truncation(error) ? 'truncated' : 'format', fileName);
+  }
+  const { data, info } = widest;
   const variants = [];
-  for (const w of slots) {
-    try {
-      const { data, info } = await sharp(path, { limitInputPixels: MAX_PHOTO_PIXELS, failOn: 'error' })
-        .rotate()
-        .resize({ width: w, withoutEnlargement: true })
-        .flatten({ background: '#ffffff' })
-        .jpeg({ quality: QUALITY, mozjpeg: true })
-        .toBuffer({ resolveWithObject: true });
-      variants.push({ slot: w, width: info.width, height: info.height, body: data });
-    } catch {
-      throw new PhotoRefusedError('format', fileName);
-    }
+  for (const slot of slots) {
+    const { data: body, info: out } = await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+      .resize({ width: Math.min(slot, info.width), withoutEnlargement: true })
+      .jpeg({ quality: QUALITY, mozjpeg: true })
+      .toBuffer({ resolveWithObject: true });
+    variants.push({ slot, width: out.width, height: out.height, body });
   }
   return { variants };
+}
+
+/** Whether libvips's error says the file ends before its pixels do. */
+function truncation(error: unknown): boolean {
+  return /premature end|corrupt jpeg data|not enough data|truncated|unexpected end/i.test(String((error as Error)?.message ?? error));
 }

@@ -11,8 +11,8 @@ import type { Executor } from '../db/database.ts';
 import { bumpCatalogueVersion } from '../db/repositories/businesses.ts';
 import { noteCatalogueChange, REMATCH_DEBOUNCE_MS } from '../db/repositories/jobs.ts';
 import * as repo from '../db/repositories/properties.ts';
-import { buildPropertyDoc } from '../domain/property-doc.ts';
-import type { NormalizedProperty } from '../domain/property-record.ts';
+import { buildPropertyDoc, type StoredImage } from '../domain/property-doc.ts';
+import type { ImageInput, NormalizedProperty } from '../domain/property-record.ts';
 import { toRfc3339 } from '../domain/time.ts';
 import { recordEvents } from './events.ts';
 
@@ -40,6 +40,37 @@ async function keptOrReplaced<T extends { id: number }>(stored: T[], wanted: obj
   return same ? stored : replace();
 }
 
+/**
+ * A console write's images (CONTRACT §14): each stored image whose URL the write still names
+ * keeps its row and id (its columns updated when they changed); the others are deleted, and
+ * the new ones inserted. A URL named twice matches its stored rows in order.
+ * @returns the stored images, in the write's order.
+ */
+async function syncedImages(trx: Executor, propertyId: number, stored: StoredImage[], wanted: ImageInput[]): Promise<StoredImage[]> {
+  const byUrl = new Map<string, StoredImage[]>();
+  for (const image of stored) byUrl.set(image.url, [...(byUrl.get(image.url) ?? []), image]);
+  const result: Array<StoredImage | null> = [];
+  const fresh: ImageInput[] = [];
+  for (const image of wanted) {
+    const kept = byUrl.get(image.url)?.shift();
+    if (kept === undefined) {
+      result.push(null);
+      fresh.push(image);
+      continue;
+    }
+    const { url: _url, ...columns } = image;
+    if (JSON.stringify({ ...kept, ...image }) !== JSON.stringify(kept)) await repo.updateImage(trx, kept.id, columns);
+    result.push({ ...image, id: kept.id });
+  }
+  await repo.deleteImagesById(
+    trx,
+    propertyId,
+    [...byUrl.values()].flat().map((i) => i.id),
+  );
+  const inserted = await repo.insertImages(trx, propertyId, fresh);
+  return result.map((image) => image ?? inserted.shift()!);
+}
+
 const hasMedia = (p: NormalizedProperty) => p.images.length > 0 || p.videos.length > 0;
 
 /** The `property.changed` change of a listing, or null when the public catalogue does not see a difference. */
@@ -56,7 +87,8 @@ function publicChange(
 /**
  * Writes listings of one business in the caller's transaction, as one new catalogue version:
  * a ref not stored yet (nor earlier in the batch) is inserted, in batch order; any other is
- * updated in batch order, its media kept (ids and all) unless they changed, then replaced.
+ * updated in batch order, its media kept (ids and all) unless they changed, then replaced; a
+ * write onto a row `id` (the console's) keeps each image whose URL it still names, id and all.
  * Call it first in the transaction: the version is taken under the business's row lock, so
  * writes commit in version order. The caller signals the change (db/change-watch.ts) once
  * the transaction has committed.
@@ -104,11 +136,16 @@ export async function writeListings(trx: Executor, businessId: number, batch: Li
     const { fields, images, videos } = property;
     const existing = targets[i];
     await repo.updateProperty(trx, existing, { ...fields, change_seq: version }, now);
-    // Unchanged media keep their ids; changed media are replaced as a whole.
-    const storedImages = await keptOrReplaced(await repo.loadImages(trx, existing), images, async () => {
-      await repo.deleteImages(trx, existing);
-      return repo.insertImages(trx, existing, images);
-    });
+    // Unchanged media keep their ids; changed media are replaced as a whole, but a console
+    // write's images keep theirs one by one (an import's bulk replacement stays cheaper).
+    const loaded = await repo.loadImages(trx, existing);
+    const storedImages =
+      updates[i].id !== undefined
+        ? await keptOrReplaced(loaded, images, () => syncedImages(trx, existing, loaded, images))
+        : await keptOrReplaced(loaded, images, async () => {
+            await repo.deleteImages(trx, existing);
+            return repo.insertImages(trx, existing, images);
+          });
     const storedVideos = await keptOrReplaced(await repo.loadVideos(trx, existing), videos, async () => {
       await repo.deleteVideos(trx, existing);
       return repo.insertVideos(trx, existing, videos);

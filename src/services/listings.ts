@@ -6,11 +6,15 @@
  */
 import { recordAudit, type AuditActor } from './audit.ts';
 import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { signalChange } from '../db/change-watch.ts';
+import { lockCatalogue } from '../db/repositories/businesses.ts';
 import * as repo from '../db/repositories/properties.ts';
-import { propertyJson } from '../domain/property-doc.ts';
+import { transact } from '../db/transaction.ts';
+import type { Database } from '../db/types.ts';
+import { propertyJson, type StoredImage } from '../domain/property-doc.ts';
 import {
   ImportRuleError,
   listingRecordOf,
@@ -131,6 +135,9 @@ function checked(record: Record<string, unknown>, now: string) {
  * line): a new one when `id` is null, else onto listing `id`, which may change its reference.
  * An empty `external_ref` gives a new listing `inmo-<id>` and keeps an edited one's. The write
  * is an import's (services/catalogue-writes.ts): feed, caches, re-matching, `property.changed`.
+ * An edit whose line has no `images` (or `videos`) keeps the listing's as stored when it is
+ * written (read in the write's transaction, see {@link editListing}): an edit form saved while
+ * a photo is uploaded loses neither.
  * @param record the line; `created_at` is kept from the stored listing, `updated_at` is now.
  * @returns the listing's id, and whether it was created.
  * @param actor who saved it: an edit that withdraws the listing (`retirada`) is recorded in the
@@ -145,21 +152,27 @@ export async function saveListing(
   record: Record<string, unknown>,
   actor: AuditActor | null,
 ) {
-  const stored = id === null ? undefined : await repo.findListing(db, businessId, id);
-  if (id !== null && !stored) throw new InmoError('PROPERTY_NOT_FOUND');
+  if (id !== null) {
+    await editListing(
+      db,
+      businessId,
+      id,
+      async (stored) => ({
+        record: { ...record, images: record.images ?? stored.record.images, videos: record.videos ?? stored.record.videos },
+        value: undefined,
+      }),
+      actor,
+    );
+    return { id, created: false };
+  }
   const now = nowRfc3339();
   const given = typeof record.external_ref === 'string' ? record.external_ref.trim() : '';
   // A new listing without a reference is written under a provisional one, renamed in the same transaction.
-  const ref = given || stored?.external_ref || `inmo-new-${randomUUID()}`;
-  const property = checked({ ...record, external_ref: ref, created_at: stored?.created_at ?? now, updated_at: now }, now);
-  const taken = () => new ListingInvalidError([{ field: 'external_ref', type: 'taken' }]);
+  const ref = given || `inmo-new-${randomUUID()}`;
+  const property = checked({ ...record, external_ref: ref, created_at: now, updated_at: now }, now);
   try {
     const saved = await db.transaction().execute(async (trx) => {
-      const written = await writeListings(trx, businessId, [{ property, ...(id === null ? {} : { id }) }], now);
-      if (actor !== null && id !== null && stored!.status !== 'retirada' && property.fields.status === 'retirada') {
-        await recordAudit(trx, businessId, actor, 'property.withdraw', id, now);
-      }
-      if (id !== null) return { id, created: false };
+      const written = await writeListings(trx, businessId, [{ property }], now);
       const created = written.created.get(ref);
       // A reference another listing already has: a create must not become its edit.
       if (created === undefined) throw taken();
@@ -174,20 +187,86 @@ export async function saveListing(
   }
 }
 
-/**
- * Moves a listing to another status in one step (see {@link STATUS_MOVES}), saved as an edit.
- * @throws InmoError PROPERTY_NOT_FOUND, or LISTING_STATUS_MOVE when the move is not one click.
- */
-export async function moveListing(db: Db, businessId: number, id: number, status: string, actor: AuditActor): Promise<void> {
-  const shown = await showListing(db, businessId, id);
-  if (!shown) throw new InmoError('PROPERTY_NOT_FOUND');
-  const from = shown.fields.status;
-  if (!(STATUS_MOVES[from] ?? []).includes(status)) throw new InmoError('LISTING_STATUS_MOVE', { from, to: status });
-  await saveListing(db, businessId, id, { ...shown.record, status }, actor);
+/** The fault of a reference that another listing of the business already has. */
+const taken = () => new ListingInvalidError([{ field: 'external_ref', type: 'taken' }]);
+
+/** A listing as {@link editListing} reads it inside its transaction: its import line, and its stored images with their ids (by id). */
+export interface ListingNow {
+  record: ListingRecord;
+  images: StoredImage[];
 }
 
 /**
- * Switches a listing public or featured, saved as an edit.
+ * Changes listing `id` of the business from what is stored now: reads it, lets `edit` decide
+ * the new import line, and saves it as {@link saveListing} does, all in one transaction under
+ * the lock of the business's catalogue, so that two edits at once (two photo uploads, a form
+ * and an upload) both count. The transaction may run again from the start (SQLite, another
+ * process writing), so `edit` must touch the database only through `trx`. An image whose URL
+ * the new line still names keeps its id. An empty `external_ref` keeps the listing's.
+ * @param edit returns the new line and what editListing returns; it may write more through
+ *   `trx` (in the same transaction) and throw to write nothing.
+ * @param actor who edits: a withdrawal (`retirada`) is recorded in the audit trail (CONTRACT §18).
+ * @throws InmoError PROPERTY_NOT_FOUND when `id` is not a listing of the business;
+ *   ListingInvalidError when the new line breaks a rule or its reference is another listing's
+ *   (`taken`); whatever `edit` throws.
+ */
+export async function editListing<T>(
+  db: Db,
+  businessId: number,
+  id: number,
+  edit: (now: ListingNow, trx: Transaction<Database>) => Promise<{ record: Record<string, unknown>; value: T }>,
+  actor: AuditActor | null = null,
+): Promise<T> {
+  try {
+    const value = await transact(db, async (trx) => {
+      await lockCatalogue(trx, businessId);
+      const row = await repo.findListing(trx, businessId, id);
+      if (!row) throw new InmoError('PROPERTY_NOT_FOUND');
+      const images = await repo.loadImages(trx, id);
+      const videos = await repo.loadVideos(trx, id);
+      const { api_doc: _doc, business_id: _business, change_seq: _seq, imported_at: _at, id: _id, ...fields } = row;
+      const next = await edit({ record: listingRecordOf(fields as PropertyFields, images, videos), images }, trx);
+      const now = nowRfc3339();
+      const given = typeof next.record.external_ref === 'string' ? next.record.external_ref.trim() : '';
+      const property = checked(
+        { ...next.record, external_ref: given || row.external_ref, created_at: row.created_at, updated_at: now },
+        now,
+      );
+      await writeListings(trx, businessId, [{ property, id }], now);
+      if (actor !== null && row.status !== 'retirada' && property.fields.status === 'retirada') {
+        await recordAudit(trx, businessId, actor, 'property.withdraw', id, now);
+      }
+      return next.value;
+    });
+    signalChange(db);
+    return value;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw taken();
+    throw error;
+  }
+}
+
+/**
+ * Moves a listing to another status in one step (see {@link STATUS_MOVES}), saved as an edit
+ * of the listing as it is when written.
+ * @throws InmoError PROPERTY_NOT_FOUND, or LISTING_STATUS_MOVE when the move is not one click.
+ */
+export async function moveListing(db: Db, businessId: number, id: number, status: string, actor: AuditActor): Promise<void> {
+  await editListing(
+    db,
+    businessId,
+    id,
+    async ({ record }) => {
+      const from = record.status ?? '';
+      if (!(STATUS_MOVES[from] ?? []).includes(status)) throw new InmoError('LISTING_STATUS_MOVE', { from, to: status });
+      return { record: { ...record, status }, value: undefined };
+    },
+    actor,
+  );
+}
+
+/**
+ * Switches a listing public or featured, saved as an edit of the listing as it is when written.
  * @throws InmoError PROPERTY_NOT_FOUND.
  */
 export async function switchListing(
@@ -198,7 +277,5 @@ export async function switchListing(
   on: boolean,
   actor: AuditActor,
 ): Promise<void> {
-  const shown = await showListing(db, businessId, id);
-  if (!shown) throw new InmoError('PROPERTY_NOT_FOUND');
-  await saveListing(db, businessId, id, { ...shown.record, [flag]: on }, actor);
+  await editListing(db, businessId, id, async ({ record }) => ({ record: { ...record, [flag]: on }, value: undefined }), actor);
 }

@@ -6,22 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
+import { forgetMediaObjects, ownedMediaKeys, recordMediaObjects } from '../db/repositories/media.ts';
+import type { MediaObjectTable } from '../db/types.ts';
+import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
-import { PHOTO_WIDTHS, renderPhoto } from '../media/photos.ts';
+import { renderPhoto } from '../media/photos.ts';
 import type { MediaStore } from '../media/store.ts';
-import { saveListing, showListing } from './listings.ts';
-
-/**
- * Where a photo's key is in its URL: `…/p/<listing>/<uuid>-<width>.jpg`. Not `p/0/`: the demo
- * catalogue's photos, shared by its listings (src/demo/photos.ts), are no listing's to delete.
- */
-const UPLOADED = /(p\/[1-9]\d{0,14}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-\d{1,5}\.jpg$/;
-
-/** The store's keys of an uploaded photo, every width, from its URL; none for a photo linked from elsewhere (an import's). */
-export function mediaKeysOf(url: string): string[] {
-  const base = UPLOADED.exec(url)?.[1];
-  return base === undefined ? [] : PHOTO_WIDTHS.map((w) => `${base}-${w}.jpg`);
-}
+import { editListing, showListing } from './listings.ts';
 
 /** Longest photo title, characters (as the import format's). */
 export const PHOTO_TITLE_MAX = 500;
@@ -32,8 +23,10 @@ export type PhotoAction = (typeof PHOTO_ACTIONS)[number];
 
 /**
  * Adds uploaded files to a listing's photos, after those it has: every file is rendered first,
- * and one refused refuses them all, with nothing stored; then the widths are stored and the
- * listing saved. The first photo of a listing without a primary one becomes its primary.
+ * and one refused refuses them all, with nothing stored; then the widths are stored, recorded
+ * as the business's and the listing's (migration 0021), and the listing saved, reading its
+ * photos in the same transaction (two uploads at once both count). The first photo of a
+ * listing without a primary one becomes its primary.
  * @param files the uploaded files, in the order chosen.
  * @param urlOf the public URL of a media key (`/media/…` on this server, or the bucket's base).
  * @returns how many photos were added.
@@ -47,26 +40,38 @@ export async function addPhotos(
   files: ReadonlyArray<{ path: string; fileName: string }>,
   urlOf: (key: string) => string,
 ): Promise<number> {
-  const shown = await showListing(db, businessId, id);
-  if (!shown) throw new InmoError('PROPERTY_NOT_FOUND');
+  if (!(await showListing(db, businessId, id))) throw new InmoError('PROPERTY_NOT_FOUND');
   const rendered = [];
   for (const file of files) rendered.push(await renderPhoto(file.path, file.fileName));
   const stored: string[] = [];
   try {
-    const images = [...(shown.record.images ?? [])];
-    let order = Math.max(-1, ...images.map((i) => i.order ?? 0));
-    let primary = images.some((i) => i.is_primary);
+    const objects: MediaObjectTable[] = [];
+    const urls: string[] = [];
+    const now = nowRfc3339();
     for (const photo of rendered) {
       const base = `p/${id}/${randomUUID()}`;
+      const keys = [];
       for (const variant of photo.variants) {
         const key = `${base}-${variant.slot}.jpg`;
         await store.put(key, variant.body, 'image/jpeg');
         stored.push(key);
+        keys.push(key);
       }
-      images.push({ url: urlOf(stored.at(-1)!), order: ++order, is_primary: !primary, title: null, public: true });
-      primary = true;
+      const url = urlOf(keys.at(-1)!);
+      urls.push(url);
+      for (const key of keys) objects.push({ key, business_id: businessId, property_id: id, url, created_at: now });
     }
-    await saveListing(db, businessId, id, { ...shown.record, images }, null);
+    await editListing(db, businessId, id, async ({ record }, trx) => {
+      await recordMediaObjects(trx, objects);
+      const images = [...(record.images ?? [])];
+      let order = Math.max(-1, ...images.map((i) => i.order ?? 0));
+      let primary = images.some((i) => i.is_primary);
+      for (const url of urls) {
+        images.push({ url, order: ++order, is_primary: !primary, title: null, public: true });
+        primary = true;
+      }
+      return { record: { ...record, images }, value: undefined };
+    });
   } catch (error) {
     await store.delete(stored).catch(() => {});
     throw error;
@@ -76,7 +81,11 @@ export async function addPhotos(
 
 /**
  * Changes one photo of a listing: `primary` (the only one), `up`/`down` (one place in the
- * order), `hide`/`show` (published or not), `delete` (its stored widths go too), `title`.
+ * order), `hide`/`show` (published or not), `delete`, `title`; read and written in one
+ * transaction, every other image keeping its id (`Property.images[].id`). A deleted photo's
+ * stored widths go too, and only they: the objects recorded for this business and listing
+ * under exactly the image's URL (migration 0021), once no other image of the listing names
+ * it. An image whose URL merely ends in a media key (an import's, any host) removes no object.
  * @param imageId the photo's id (`Property.images[].id`).
  * @param title the new title for `title` ('' removes it), at most {@link PHOTO_TITLE_MAX} characters.
  * @throws InmoError PROPERTY_NOT_FOUND for a listing or photo that is not the business's.
@@ -90,48 +99,42 @@ export async function changePhoto(
   action: PhotoAction,
   title = '',
 ): Promise<void> {
-  const shown = await showListing(db, businessId, id);
-  const at = shown?.images.findIndex((i) => i.id === imageId) ?? -1;
-  if (!shown || at < 0) throw new InmoError('PROPERTY_NOT_FOUND');
-  // The record's images are the stored ones, in the same order; sorted as the listing shows them.
-  const images = (shown.record.images ?? []).map((image, i) => ({ ...image, id: shown.images[i].id }));
-  images.sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || a.id - b.id);
-  const target = images.findIndex((i) => i.id === imageId);
-  let gone: string[] = [];
-  switch (action) {
-    case 'primary':
-      for (const image of images) image.is_primary = image.id === imageId;
-      break;
-    case 'up':
-    case 'down': {
-      const other = action === 'up' ? target - 1 : target + 1;
-      if (other >= 0 && other < images.length) [images[target], images[other]] = [images[other], images[target]];
-      break;
+  const gone = await editListing(db, businessId, id, async ({ record, images: stored }, trx) => {
+    // The record's images are the stored ones, in the same order; sorted as the listing shows them.
+    const images = (record.images ?? []).map((image, i) => ({ ...image, id: stored[i].id }));
+    images.sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || a.id - b.id);
+    const target = images.findIndex((i) => i.id === imageId);
+    if (target < 0) throw new InmoError('PROPERTY_NOT_FOUND');
+    let keys: string[] = [];
+    switch (action) {
+      case 'primary':
+        for (const image of images) image.is_primary = image.id === imageId;
+        break;
+      case 'up':
+      case 'down': {
+        const other = action === 'up' ? target - 1 : target + 1;
+        if (other >= 0 && other < images.length) [images[target], images[other]] = [images[other], images[target]];
+        break;
+      }
+      case 'hide':
+      case 'show':
+        images[target].public = action === 'show';
+        break;
+      case 'delete': {
+        const [removed] = images.splice(target, 1);
+        if (!images.some((i) => i.url === removed.url)) {
+          keys = await ownedMediaKeys(trx, businessId, id, removed.url);
+          await forgetMediaObjects(trx, keys);
+        }
+        if (removed.is_primary && images.length > 0) images[0].is_primary = true;
+        break;
+      }
+      case 'title':
+        images[target].title = title.trim().slice(0, PHOTO_TITLE_MAX) || null;
+        break;
     }
-    case 'hide':
-    case 'show':
-      images[target].public = action === 'show';
-      break;
-    case 'delete': {
-      const [removed] = images.splice(target, 1);
-      gone = mediaKeysOf(removed.url);
-      if (removed.is_primary && images.length > 0) images[0].is_primary = true;
-      break;
-    }
-    case 'title':
-      images[target].title = title.trim().slice(0, PHOTO_TITLE_MAX) || null;
-      break;
-  }
-  await saveListing(
-    db,
-    businessId,
-    id,
-    {
-      ...shown.record,
-      images: images.map(({ id: _id, ...image }, order) => ({ ...image, order })),
-    },
-    null,
-  );
+    return { record: { ...record, images: images.map(({ id: _id, ...image }, order) => ({ ...image, order })) }, value: keys };
+  });
   // Deleted once the listing no longer names it; a failure leaves an object nobody links to.
   if (gone.length) await store.delete(gone).catch(() => {});
 }

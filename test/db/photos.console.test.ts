@@ -12,6 +12,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
+import { saveListing, showListing } from '../../src/services/listings.ts';
 import { FolderMediaStore } from '../../src/media/store.ts';
 import { MAX_PHOTO_BYTES } from '../../src/media/photos.ts';
 import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
@@ -135,6 +136,12 @@ describe("a listing's photos in the console", () => {
     const tooLarge = await upload(browser, ours, [{ name: 'enorme.jpg', content: huge, type: 'image/jpeg' }]);
     expect(tooLarge.statusCode).toBe(413);
     expect(tooLarge.body).toContain('Una de las fotos pasa de 15 MB. No se ha guardado ninguna foto.');
+    // A JPEG cut short (an upload that broke off), closed with an end marker: refused, with the reason.
+    const photo = await phonePhoto(800, 600);
+    const cut = Buffer.concat([photo.subarray(0, photo.length >> 1), Buffer.from([0xff, 0xd9])]);
+    const truncated = await upload(browser, ours, [{ name: 'cortada.jpg', content: cut, type: 'image/jpeg' }]);
+    expect(truncated.statusCode).toBe(422);
+    expect(truncated.body).toContain('cortada.jpg: el archivo está incompleto o dañado');
     const none = await upload(browser, ours, []);
     expect(none.statusCode).toBe(422);
     expect(none.body).toContain('Elige al menos una foto.');
@@ -172,5 +179,118 @@ describe("a listing's photos in the console", () => {
     expect(noToken.statusCode).toBe(403);
     expect(storedFiles()).toEqual(files);
     expect(before).not.toBe(mark);
+  });
+});
+
+/**
+ * Issue 41: stored photos are owned. A listing of another business (or any listing) whose image
+ * URL merely ends in a media key names no stored photo of its own, and deleting that image in
+ * the console removes no object; two uploads to one listing at once both stay; a photo action
+ * keeps the ids of the images it did not remove.
+ */
+describe('stored photos belong to their business and listing (issue 41)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'inmo-media-'));
+  let a = 0;
+  let b = 0;
+  const t = withApp({
+    app: { media: { store: new FolderMediaStore(dir), publicUrl: null } },
+    seed: async ({ db, businessId }) => {
+      await userWithPassword(db, businessId, 'agente@a.example', 'agent');
+      await importRecords(db, businessId, [listing('A-1')]);
+      a = await propertyId(db, 'A-1');
+      const other = await insertBusiness(db, 'Agencia B', nowRfc3339());
+      await userWithPassword(db, other.id, 'agente@b.example', 'agent');
+      await importRecords(db, other.id, [listing('B-1')]);
+      b = await propertyId(db, 'B-1');
+    },
+  });
+  const upload = async (browser: Browser, id: number, names: string[]) =>
+    browser.upload(
+      `/console/properties/${id}/images`,
+      { _csrf: await browser.token(`/console/properties/${id}`) },
+      await Promise.all(names.map(async (name) => ({ name, field: 'image', content: await phonePhoto(1200, 900), type: 'image/jpeg' }))),
+    );
+  const rows = (id: number) =>
+    t.db.selectFrom('property_images').select(['id', 'url', 'title']).where('property_id', '=', id).orderBy('sort_order').execute();
+  const served = async (url: string) => (await t.app.inject({ method: 'GET', url: new URL(url).pathname })).statusCode;
+
+  it("a business deleting an imported image whose URL ends in another's key removes none of the other's objects", async () => {
+    const agentA = await loggedIn(t.app, 'agente@a.example');
+    expect((await upload(agentA, a, ['a.jpg'])).statusCode).toBe(303);
+    const [photo] = await rows(a);
+    const key = new URL(photo.url).pathname.replace('/media/', '');
+    const widths = [480, 960, 1600].map((w) => photo.url.replace(/-1600\.jpg$/, `-${w}.jpg`));
+    for (const url of widths) expect(await served(url)).toBe(200);
+    // Business B imports its listing again, its image's URL ending in A's key (on any host).
+    const other = (await t.db.selectFrom('properties').select('business_id').where('id', '=', b).executeTakeFirstOrThrow()).business_id;
+    for (const url of [`https://elsewhere.example/${key}`, photo.url]) {
+      await importRecords(t.db, other, [listing('B-1', { images: [{ url, order: 0, is_primary: true }] })]);
+      const [theirs] = await rows(b);
+      const agentB = await loggedIn(t.app, 'agente@b.example');
+      const deleted = await agentB.submit(`/console/properties/${b}`, `/console/properties/${b}/images/${theirs.id}`, { action: 'delete' });
+      expect(deleted.statusCode).toBe(303);
+      expect(await rows(b)).toEqual([]);
+      for (const url of widths) expect(await served(url), url).toBe(200);
+    }
+    // A's own listing, naming the same URL twice (an import can), keeps the objects while one image names them.
+    const aBusiness = t.businessId;
+    await importRecords(t.db, aBusiness, [
+      listing('A-1', {
+        images: [
+          { url: photo.url, order: 0, is_primary: true },
+          { url: photo.url, order: 1 },
+        ],
+      }),
+    ]);
+    const [, copy] = await rows(a);
+    await agentA.submit(`/console/properties/${a}`, `/console/properties/${a}/images/${copy.id}`, { action: 'delete' });
+    for (const url of widths) expect(await served(url), url).toBe(200);
+    // Deleting the last image that names it removes A's own stored widths.
+    const [last] = await rows(a);
+    await agentA.submit(`/console/properties/${a}`, `/console/properties/${a}/images/${last.id}`, { action: 'delete' });
+    for (const url of widths) expect(await served(url), url).toBe(404);
+  });
+
+  it('keeps both of two uploads sent to one listing at the same time', async () => {
+    const [one, two] = await Promise.all([loggedIn(t.app, 'agente@a.example'), loggedIn(t.app, 'agente@a.example')]);
+    const before = (await rows(a)).length;
+    const answers = await Promise.all([upload(one, a, ['uno.jpg']), upload(two, a, ['dos.jpg', 'tres.jpg'])]);
+    expect(answers.map((r) => r.statusCode)).toEqual([303, 303]);
+    expect(await rows(a)).toHaveLength(before + 3);
+  });
+
+  it('an edit of the listing read before an upload keeps the uploaded photo (its images are read when it is written)', async () => {
+    const agentA = await loggedIn(t.app, 'agente@a.example');
+    // The edit form's line, read before the upload (the console's form posts no photos).
+    const { images: _images, videos: _videos, ...form } = (await showListing(t.db, t.businessId, a))!.record;
+    expect((await upload(agentA, a, ['nueva.jpg'])).statusCode).toBe(303);
+    const withUpload = await rows(a);
+    await saveListing(t.db, t.businessId, a, { ...form, title: 'Piso reformado' }, null);
+    expect(await rows(a)).toEqual(withUpload);
+    expect((await showListing(t.db, t.businessId, a))!.record.title).toBe('Piso reformado');
+  });
+
+  it('keeps the ids of the images a photo action does not remove', async () => {
+    const agentA = await loggedIn(t.app, 'agente@a.example');
+    await upload(agentA, a, ['cuatro.jpg']);
+    const act = async (imageId: number, form: Record<string, string>) =>
+      agentA.submit(`/console/properties/${a}`, `/console/properties/${a}/images/${imageId}`, form);
+    const ids = async () => (await rows(a)).map((r) => r.id).sort((x, y) => x - y);
+    const start = await ids();
+    expect(start.length).toBeGreaterThanOrEqual(3);
+    const forms: Array<Record<string, string>> = [
+      { action: 'down' },
+      { action: 'up' },
+      { action: 'title', title: 'Salón' },
+      { action: 'primary' },
+      { action: 'hide' },
+    ];
+    for (const form of forms) {
+      expect((await act(start[1], form)).statusCode).toBe(303);
+      expect(await ids(), form.action).toEqual(start);
+    }
+    expect((await rows(a)).find((r) => r.id === start[1])?.title).toBe('Salón');
+    await act(start[0], { action: 'delete' });
+    expect(await ids()).toEqual(start.slice(1));
   });
 });

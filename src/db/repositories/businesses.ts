@@ -1,6 +1,6 @@
 /** Businesses (workspaces): SQL only, no rules. */
 import { sql } from 'kysely';
-import type { Db, Executor } from '../database.ts';
+import { readsMustLock, type Db, type Executor } from '../database.ts';
 
 export async function insertBusiness(db: Executor, name: string, createdAt: string): Promise<{ id: number; name: string }> {
   return db.insertInto('businesses').values({ name, created_at: createdAt }).returning(['id', 'name']).executeTakeFirstOrThrow();
@@ -16,6 +16,18 @@ export async function countBusinesses(db: Db): Promise<number> {
     .select(sql<number>`count(*)`.as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * Locks the business's catalogue against every other write of it until the transaction ends,
+ * before a write that first reads the listing it changes: the row {@link bumpCatalogueVersion}
+ * locks, taken first so that locks are always taken in the same order (`FOR UPDATE` on
+ * PostgreSQL; SQLite has one writer at a time, and a transaction that read before another
+ * committed is run again, db/transaction.ts).
+ */
+export async function lockCatalogue(trx: Executor, businessId: number): Promise<void> {
+  if (!readsMustLock(trx)) return;
+  await trx.selectFrom('businesses').select('id').where('id', '=', businessId).forUpdate().execute();
 }
 
 /**

@@ -169,6 +169,17 @@ export async function insertVideos(db: Executor, propertyId: number, videos: Vid
     .execute();
 }
 
+/** Sets the columns of stored image `id` (its URL stays). */
+export async function updateImage(db: Executor, id: number, image: Omit<ImageInput, 'url'>): Promise<void> {
+  await db.updateTable('property_images').set(image).where('id', '=', id).execute();
+}
+
+/** Deletes these images of a property. */
+export async function deleteImagesById(db: Executor, propertyId: number, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('property_images').where('property_id', '=', propertyId).where('id', 'in', ids).execute();
+}
+
 export async function deleteImages(db: Executor, propertyId: number): Promise<void> {
   await db.deleteFrom('property_images').where('property_id', '=', propertyId).execute();
 }

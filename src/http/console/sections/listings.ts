@@ -162,6 +162,8 @@ const PHOTO_REFUSALS: Record<PhotoRefusal, MessageKey> = {
   format: 'photo_refused_format',
   too_large: 'photo_refused_too_large',
   too_many_pixels: 'photo_refused_too_many_pixels',
+  too_large_dimensions: 'photo_refused_too_large_dimensions',
+  truncated: 'photo_refused_truncated',
 };
 
 export async function listingPages(app: FastifyInstance, { db, media, publicUrl }: ConsoleDeps): Promise<void> {
@@ -276,8 +278,10 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
 
   app.post<{ Params: { id: string } }>('/properties/:id', csrfChecked, async (request, reply) => {
     const shown = await ownListing(request);
+    // Photos and videos are not the form's: kept as they are when the edit is written (an upload may have come since).
+    const { images: _images, videos: _videos, ...edited } = recordFromForm(request.body, shown.record);
     try {
-      await saveListing(db, request.consoleSession!.businessId, shown.id, recordFromForm(request.body, shown.record), {
+      await saveListing(db, request.consoleSession!.businessId, shown.id, edited, {
         type: 'user',
         id: request.consoleSession!.userId,
       });
