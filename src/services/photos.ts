@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import { forgetMediaObjects, ownedMediaKeys, recordMediaObjects } from '../db/repositories/media.ts';
 import type { MediaObjectTable } from '../db/types.ts';
+import { publishedUrl } from '../domain/text.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
 import { renderPhoto } from '../media/photos.ts';
@@ -57,7 +58,8 @@ export async function addPhotos(
         stored.push(key);
         keys.push(key);
       }
-      const url = urlOf(keys.at(-1)!);
+      // As the listing will store it (domain/text.ts), so that its delete finds these objects.
+      const url = publishedUrl(urlOf(keys.at(-1)!)) ?? urlOf(keys.at(-1)!);
       urls.push(url);
       for (const key of keys) objects.push({ key, business_id: businessId, property_id: id, url, created_at: now });
     }
