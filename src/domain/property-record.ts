@@ -211,13 +211,23 @@ const URL_KEY = /(^|_)url$/i;
  */
 function cleanSpecs(value: unknown, path: string, isUrl: boolean): unknown {
   if (typeof value === 'string') return isUrl ? webUrl(path, value) : plainText(value);
-  if (Array.isArray(value)) return value.map((item, i) => cleanSpecs(item, `${path}[${i}]`, isUrl));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, cleanSpecs(item, `${path}.${key}`, isUrl || URL_KEY.test(key))]),
-    );
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    value.forEach((item: unknown, i) => {
+      const cleaned = cleanSpecs(item, `${path}[${i}]`, isUrl);
+      if (cleaned !== item) (copy ??= [...value])[i] = cleaned;
+    });
+    return copy ?? value;
   }
-  return value;
+  // Copied only where something changed: most listings' specs have nothing to clean.
+  let copy: Record<string, unknown> | null = null;
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const cleaned = cleanSpecs(record[key], `${path}.${key}`, isUrl || URL_KEY.test(key));
+    if (cleaned !== record[key]) (copy ??= { ...record })[key] = cleaned;
+  }
+  return copy ?? value;
 }
 
 /**

@@ -39,30 +39,42 @@ export function xmlText(text: string): string {
 
 /**
  * Every string in a JSON value (object keys too) with {@link withoutControls} applied; other
- * values as they are. A value with nothing to clean is returned unchanged (the same object).
+ * values as they are. A value with nothing to clean is returned unchanged (the same object,
+ * nothing copied: most listings have nothing to clean).
  */
 export function cleanStrings<T>(value: T): T {
-  if (typeof value === 'string') return withoutControls(value) as T;
+  return mapStrings(value, withoutControls);
+}
+
+/**
+ * `value` with `change` applied to every string in it (object keys too), copying only the
+ * arrays and objects in which something changed. `change` must return its argument when it
+ * changes nothing.
+ */
+function mapStrings<T>(value: T, change: (text: string) => string): T {
+  if (typeof value === 'string') return change(value) as T;
+  if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
-    let changed = false;
-    const items = value.map((item: unknown) => {
-      const cleaned = cleanStrings(item);
-      if (cleaned !== item) changed = true;
-      return cleaned;
-    });
-    return (changed ? items : value) as T;
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const changed = mapStrings(item, change);
+      if (changed !== item) (copy ??= [...value])[i] = changed;
+    }
+    return (copy ?? value) as T;
   }
-  if (typeof value === 'object' && value !== null) {
-    let changed = false;
-    const entries = Object.entries(value).map(([key, item]) => {
-      const cleanKey = withoutControls(key);
-      const cleaned = cleanStrings(item as unknown);
-      if (cleanKey !== key || cleaned !== item) changed = true;
-      return [cleanKey, cleaned] as const;
-    });
-    return (changed ? Object.fromEntries(entries) : value) as T;
+  let copy: Record<string, unknown> | null = null;
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    const changed = mapStrings(item, change);
+    const cleanKey = change(key);
+    if (changed === item && cleanKey === key) continue;
+    if (copy === null) copy = { ...record };
+    if (cleanKey !== key) delete copy[key];
+    copy[cleanKey] = changed;
   }
-  return value;
+  return (copy ?? value) as T;
 }
 
 /**
