@@ -129,6 +129,33 @@ describe('pulled feeds', () => {
     expect(await listingStates()).toMatchObject({ 'kyero:A': ['disponible', 80000], 'kyero:B': ['disponible', 100000] });
   });
 
+  it('refuses an empty document (nothing, a newline, a lone BOM) or one that is neither NDJSON nor Kyero, and withdraws nothing (issue 41)', async () => {
+    // A source added in the console has no format: the document is told by its content.
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    crm.body = ['A', 'B', 'C'].map((ref) => JSON.stringify(listing(ref))).join('\n') + '\n';
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 3, withdrawn: 0 });
+    const before = await listingStates();
+    for (const [n, body] of ['', '\n', '\uFEFF', '\uFEFF \r\n'].entries()) {
+      crm.body = body;
+      crm.etag = `"empty-${n}"`;
+      expect(await pull(id)).toEqual({
+        status: 'failed',
+        error: 'The document is empty (nothing but white space or a byte order mark): refused, nothing imported or withdrawn',
+      });
+      expect(await listingStates()).toEqual(before);
+    }
+    crm.body = 'OK\n';
+    crm.etag = '"text"';
+    expect(await pull(id)).toMatchObject({ status: 'failed', error: expect.stringContaining('neither NDJSON') });
+    // Read as NDJSON when the source says so: still empty, still refused.
+    const forced = await addFeedSource(t.db, { businessId: t.businessId, url: `${crm.url}?ndjson`, format: 'ndjson' }, allowed);
+    crm.body = '\n';
+    crm.etag = '"forced"';
+    expect(await pull(forced.id)).toMatchObject({ status: 'failed', error: expect.stringContaining('The document is empty') });
+    expect(await listingStates()).toEqual(before);
+    expect(Object.values(before).every(([status]) => status === 'disponible')).toBe(true);
+  });
+
   it('refuses a document over the size limit, and changes nothing', async () => {
     const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
     const before = await snapshot(t.db);
