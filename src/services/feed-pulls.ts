@@ -38,11 +38,16 @@ export const PULL_MINUTES = { min: 5, max: 7 * 24 * 60, default: 360 } as const;
 /** Rejected properties kept in a pull's result (all are counted). */
 const REJECTED_KEPT = 100;
 
-/** What a pull came to. */
+/**
+ * What a pull came to. `created`: listings new to the catalogue; `updated`: listings that were
+ * there before the pull, each counted once; `repeated`: properties whose ref an earlier one of the
+ * same document had (the last one wins: written again, but neither new nor another listing).
+ */
 export interface PullResult {
   status: 'imported' | 'unchanged' | 'failed';
   created?: number;
   updated?: number;
+  repeated?: number;
   withdrawn?: number;
   rejected?: RejectedLine[];
   rejectedCount?: number;
@@ -166,7 +171,10 @@ export async function pullFeedSource(db: Db, id: number, options: { outbound: Ou
       result = {
         status: 'imported',
         created: summary.created,
-        updated: summary.updated,
+        // The import counts each write of a ref seen before as an update, a repeat of a new
+        // listing included: the listings that were there before are the others.
+        updated: summary.updated - summary.repeated,
+        repeated: summary.repeated,
         withdrawn: gone.length,
         rejected: summary.rejected.slice(0, REJECTED_KEPT),
         rejectedCount: summary.rejected.length,

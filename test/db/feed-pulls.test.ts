@@ -156,6 +156,16 @@ describe('pulled feeds', () => {
     expect(Object.values(before).every(([status]) => status === 'disponible')).toBe(true);
   });
 
+  it('counts a new listing named twice by the document as new, not also as updated (issue 41)', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 2, updated: 0 });
+    // CRMs give a listing offered for sale and for rent as two properties with one <id>.
+    crm.body = feed(property('A', 90000), property('N'), property('B'), property('N', 120000));
+    crm.etag = '"v2"';
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 1, updated: 2, repeated: 1, withdrawn: 0 });
+    expect(await listingStates()).toMatchObject({ 'kyero:N': ['disponible', 120000], 'kyero:A': ['disponible', 90000] });
+  });
+
   it('refuses a document over the size limit, and changes nothing', async () => {
     const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
     const before = await snapshot(t.db);
