@@ -166,6 +166,18 @@ describe('pulled feeds', () => {
     expect(await listingStates()).toMatchObject({ 'kyero:N': ['disponible', 120000], 'kyero:A': ['disponible', 90000] });
   });
 
+  it('rejects an NDJSON line nested 200,000 deep as a bad line and imports the rest (issue 41)', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    const deep = `{"external_ref": "DEEP", "specs": ${'{"a": '.repeat(200_000)}1${'}'.repeat(200_000)}}`;
+    crm.body = [JSON.stringify(listing('A')), deep, JSON.stringify(listing('B'))].join('\n');
+    expect(await pull(id)).toMatchObject({
+      status: 'imported',
+      created: 2,
+      rejected: [{ line: 2, reason: 'invalid JSON: nesting deeper than 64 levels' }],
+    });
+    expect(Object.keys(await listingStates())).toEqual(['A', 'B']);
+  });
+
   it('refuses a document over the size limit, and changes nothing', async () => {
     const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
     const before = await snapshot(t.db);
