@@ -72,7 +72,10 @@ export function register(program: Command): void {
   const pull = feeds.command('pull').description("feeds pulled from the agency's current CRM, kept in step by the worker");
   command(pull, 'add', 'add a feed URL (Kyero v3 or NDJSON) to pull; the first pull is queued at once')
     .requiredOption('--business <id>', 'business id (required)', positiveInt)
-    .requiredOption('--url <url>', 'the feed URL: http or https, a public address unless INMO_ALLOW_PRIVATE_NETWORK=1 (required)')
+    .requiredOption(
+      '--url <url>',
+      'the feed URL: https on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http and private addresses) (required)',
+    )
     .addOption(new Option('--format <format>', 'read it as this format instead of telling by its content').choices(IMPORT_FORMATS))
     .option('--every-minutes <n>', `minutes between pulls (${PULL_MINUTES.min} to ${PULL_MINUTES.max})`, positiveInt, PULL_MINUTES.default)
     .action(

@@ -4,7 +4,7 @@
  * `every_minutes`, or at once with `inmo feeds pull run`.
  *
  * A pull is a conditional GET (`If-None-Match`, `If-Modified-Since`; a 304 changes nothing),
- * accepts gzip, reads at most `feedMaxBytes` once decompressed, and goes only to public
+ * accepts gzip, reads at most `feedMaxBytes` once decompressed, and goes only over https to public
  * addresses unless `INMO_ALLOW_PRIVATE_NETWORK=1` (channels/outbound.ts). The document is a full
  * import limited to that source: the listings its earlier documents named and this one does not
  * are withdrawn; listings created in the console or from another source are never touched. A
@@ -68,7 +68,13 @@ export function presentSource(row: NonNullable<Awaited<ReturnType<typeof repo.fi
   };
 }
 
-/** @throws InmoError FEED_SOURCE_URL unless `url` is http(s) without credentials and, unless allowed, not a private address literal. */
+/**
+ * The webhooks' rule for a feed URL (services/webhook-endpoints.ts): https on a public address,
+ * no user or password; `INMO_ALLOW_PRIVATE_NETWORK=1` also allows http and private addresses
+ * (closed networks, tests). Checked when a source is added, and again by each pull
+ * (services/feed-fetch.ts), since the switch may have been turned off meanwhile.
+ * @throws InmoError FEED_SOURCE_URL when the URL breaks it.
+ */
 function checkUrl(url: string, outbound: OutboundPolicy): void {
   let parsed: URL;
   try {
@@ -76,9 +82,10 @@ function checkUrl(url: string, outbound: OutboundPolicy): void {
   } catch {
     throw new InmoError('FEED_SOURCE_URL');
   }
-  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username || parsed.password)
-    throw new InmoError('FEED_SOURCE_URL');
-  if (!outbound.allowPrivateNetwork && isPrivateHost(parsed.hostname)) throw new InmoError('FEED_SOURCE_URL');
+  const allowPrivate = outbound.allowPrivateNetwork;
+  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) throw new InmoError('FEED_SOURCE_URL');
+  if (parsed.username || parsed.password) throw new InmoError('FEED_SOURCE_URL');
+  if (!allowPrivate && isPrivateHost(parsed.hostname)) throw new InmoError('FEED_SOURCE_URL');
 }
 
 /**

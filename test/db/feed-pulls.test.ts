@@ -234,7 +234,8 @@ describe('pulled feeds', () => {
     ).rejects.toMatchObject({
       code: 'FEED_SOURCE_PERIOD',
     });
-    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    // https, so that the address is what refuses it.
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url.replace('http:', 'https:') }, allowed);
     const requests = crm.requests.length;
     const result = await pull(id, 200 * MB, strict);
     expect(result.status).toBe('failed');
@@ -242,8 +243,43 @@ describe('pulled feeds', () => {
     expect(crm.requests.length).toBe(requests);
   });
 
+  it('refuses plain http to a public host without INMO_ALLOW_PRIVATE_NETWORK=1, as webhooks do: when added (CLI too) and when pulled (issue 41)', async () => {
+    await expect(addFeedSource(t.db, { businessId: t.businessId, url: 'http://crm.example/feed.xml' }, strict)).rejects.toMatchObject({
+      code: 'FEED_SOURCE_URL',
+      message: expect.stringContaining('https'),
+    });
+    expect(await listFeedSources(t.db, t.businessId)).toEqual([]);
+    const cli = await inmo(
+      { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', INMO_ALLOW_PRIVATE_NETWORK: '0' },
+      'feeds',
+      'pull',
+      'add',
+      '--business',
+      String(t.businessId),
+      '--url',
+      'http://crm.example/feed.xml',
+    );
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain('must be an https URL');
+    expect(await listFeedSources(t.db, t.businessId)).toEqual([]);
+    // https to a public host is fine; http is for closed networks and tests, with the switch.
+    expect(await addFeedSource(t.db, { businessId: t.businessId, url: 'https://crm.example/feed.xml' }, strict)).toMatchObject({
+      id: expect.any(Number),
+    });
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: 'http://crm.example/feed.xml' }, allowed);
+    // A source added while http was allowed is not pulled over http once it is not.
+    expect(await pull(id, 200 * MB, strict)).toEqual({
+      status: 'failed',
+      error: 'the feed URL is not https: a pull goes over https only (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http)',
+    });
+  });
+
   it('refuses, when pulled, a host name that resolves to a private address (localhost), sending nothing', async () => {
-    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url.replace('127.0.0.1', 'localhost') }, allowed);
+    const { id } = await addFeedSource(
+      t.db,
+      { businessId: t.businessId, url: crm.url.replace('127.0.0.1', 'localhost').replace('http:', 'https:') },
+      allowed,
+    );
     const requests = crm.requests.length;
     const result = await pull(id, 200 * MB, strict);
     expect(result.status).toBe('failed');
@@ -285,7 +321,7 @@ describe('pulled feeds', () => {
       every_minutes: '60',
     });
     expect(bad.statusCode).toBe(422);
-    expect(bad.body).toContain('El enlace debe ser http o https');
+    expect(bad.body).toContain('El enlace debe ser https');
     expect((await owner.submit('/console/catalogue', '/console/catalogue/sources', { url: crm.url, every_minutes: '60' })).statusCode).toBe(
       303,
     );
