@@ -104,6 +104,8 @@ export interface AppOptions {
   development?: boolean;
   /** `INMO_FEED_MAX_BYTES`: the largest feed document the console's "pull now" reads. */
   feedMaxBytes?: number;
+  /** `INMO_PULL_WITHDRAW_MAX_SHARE`: the share of a source's listings the console's "pull now" may withdraw before the pull is held. */
+  pullWithdrawMaxShare?: number;
   /** Where listings' photos are kept and linked (`INMO_MEDIA_*`); by default the folder `./data/media`, served at `/media/`. */
   media?: MediaOptions;
 }
@@ -295,6 +297,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     media,
     publicUrl: options.publicUrl ?? null,
     feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
+    pullWithdrawMaxShare: options.pullWithdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare,
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } });
 

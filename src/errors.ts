@@ -135,6 +135,10 @@ export const ERRORS = {
     status: 422,
     detail: 'The document is neither NDJSON (one JSON object per line) nor a Kyero v3 XML feed: refused, nothing imported or withdrawn',
   }),
+  FEED_PULL_NOT_HELD: spec<{ id: number }>({
+    status: 409,
+    detail: ({ id }) => `Feed source ${id} has no pull waiting for confirmation, or a newer pull replaced it: look again`,
+  }),
   FEED_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No published feed with id ${id}` }),
   WEBHOOK_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook endpoint with id ${id}` }),
   WEBHOOK_DELIVERY_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook delivery with id ${id}` }),

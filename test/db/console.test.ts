@@ -64,6 +64,8 @@ const FORMS = [
   '/console/catalogue/sources',
   '/console/catalogue/sources/1/run',
   '/console/catalogue/sources/1/remove',
+  '/console/catalogue/sources/1/confirm',
+  '/console/catalogue/sources/1/discard',
 ];
 
 describe('the console', () => {

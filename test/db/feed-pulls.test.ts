@@ -178,6 +178,96 @@ describe('pulled feeds', () => {
     expect(Object.keys(await listingStates())).toEqual(['A', 'B']);
   });
 
+  it('holds a pull that would withdraw more than half of its source, withdrawing nothing, until an owner confirms it on the catalogue page (issue 41)', async () => {
+    await userWithPassword(t.db, t.businessId, 'owner@uno.example', 'owner');
+    await userWithPassword(t.db, t.businessId, 'agent@uno.example', 'agent');
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    crm.body = feed(property('A'), property('B'), property('C'), property('D'));
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 4 });
+    // The CRM answers with a cut document: 3 of the 4 listings would go.
+    crm.body = feed(property('A', 90000), property('E'));
+    crm.etag = '"v2"';
+    expect(await pull(id)).toMatchObject({ status: 'held', created: 1, updated: 1, withdrawn: 0, held: 3, of: 4 });
+    const live = { 'kyero:A': ['disponible', 90000], 'kyero:B': ['disponible', 100000], 'kyero:D': ['disponible', 100000] };
+    expect(await listingStates()).toMatchObject(live);
+    // Pulled again (the worker's next pull): the whole document is read again and held again.
+    expect(await pull(id)).toMatchObject({ status: 'held', held: 3, of: 4 });
+    expect(crm.requests.at(-1)!.ifNoneMatch).toBe('"v1"');
+    expect(await t.db.selectFrom('import_refs').select('run').distinct().execute()).toHaveLength(1);
+
+    const owner = await loggedIn(t.app, 'owner@uno.example');
+    const page = (await owner.get('/console/catalogue')).body;
+    expect(page).toContain('esta lectura retiraría 3 de los 4 inmuebles que vienen de este feed');
+    expect(page).toContain('Retirar los 3 inmuebles');
+    const [{ held }] = await listFeedSources(t.db, t.businessId);
+    const confirm = `/console/catalogue/sources/${id}/confirm`;
+    // Only the session's owners, with the hold they were shown.
+    const agent = await loggedIn(t.app, 'agent@uno.example');
+    expect((await agent.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(403);
+    const other = await insertBusiness(t.db, 'Agencia Dos', nowRfc3339());
+    await userWithPassword(t.db, other.id, 'owner@dos.example', 'owner');
+    const stranger = await loggedIn(t.app, 'owner@dos.example');
+    const before = await snapshot(t.db);
+    expect((await stranger.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(404);
+    const stale = await owner.submit('/console/catalogue', confirm, { hold: 'an-older-hold' });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.body).toContain('Esa lectura ya no espera confirmación');
+    expect((await owner.request('POST', confirm, { hold: held!.run })).statusCode).toBe(403);
+    expect(await snapshot(t.db)).toBe(before);
+
+    expect((await owner.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(303);
+    expect(await listingStates()).toMatchObject({
+      'kyero:A': ['disponible', 90000],
+      'kyero:B': ['retirada', 100000],
+      'kyero:C': ['retirada', 100000],
+      'kyero:D': ['retirada', 100000],
+      'kyero:E': ['disponible', 100000],
+    });
+    const [after] = await listFeedSources(t.db, t.businessId);
+    expect(after).toMatchObject({ held: null, last_status: 'imported', last_result: { withdrawn: 3 } });
+    expect((await owner.get('/console/catalogue')).body).not.toContain('Retirar los');
+    expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
+    // The withdrawals are the owner's in the audit trail.
+    const withdrawals = await t.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'action'])
+      .where('action', '=', 'property.withdraw')
+      .execute();
+    expect(withdrawals).toEqual(Array(3).fill({ actor_type: 'user', action: 'property.withdraw' }));
+    // Confirmed once: again is a 409 that changes nothing.
+    expect((await owner.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(409);
+    // The next pull of the same document has nothing left to withdraw.
+    expect(await pull(id)).toMatchObject({ status: 'imported', withdrawn: 0 });
+  });
+
+  it('a held pull discarded keeps its listings; the share is configurable; half is not more than half (issue 41)', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    crm.body = feed(property('A'), property('B'), property('C'), property('D'));
+    await pull(id);
+    crm.body = feed(property('A'), property('B'));
+    crm.etag = '"v2"';
+    // Half of the source is withdrawn without asking at the default share (0.5)…
+    const withShare = (share: number) => pullFeedSource(t.db, id, { outbound: allowed, maxBytes: 200 * MB, withdrawMaxShare: share });
+    expect(await withShare(0.25)).toMatchObject({ status: 'held', held: 2, of: 4 });
+    const env = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', INMO_ALLOW_PRIVATE_NETWORK: '1' };
+    const discarded = await inmo(env, 'feeds', 'pull', 'discard', String(id), '--json');
+    expect(discarded.json).toEqual({ id, kept: 2 });
+    expect(await listingStates()).toMatchObject({ 'kyero:C': ['disponible', 100000], 'kyero:D': ['disponible', 100000] });
+    expect((await listFeedSources(t.db, t.businessId))[0]).toMatchObject({ held: null, last_result: { kept: 2 } });
+    expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
+    expect((await inmo(env, 'feeds', 'pull', 'confirm', String(id))).stderr).toContain('no pull waiting for confirmation');
+    // …and through the CLI, which reads INMO_PULL_WITHDRAW_MAX_SHARE.
+    const held = await inmo({ ...env, INMO_PULL_WITHDRAW_MAX_SHARE: '0.4' }, 'feeds', 'pull', 'run', String(id));
+    expect(held.stdout).toContain("held: it would withdraw 2 of the source's 4 listings");
+    const confirmed = await inmo(env, 'feeds', 'pull', 'confirm', String(id), '--json');
+    expect(confirmed.json).toEqual({ id, withdrawn: 2 });
+    expect(await listingStates()).toMatchObject({ 'kyero:C': ['retirada', 100000], 'kyero:A': ['disponible', 100000] });
+    // Exactly half (1 of 2) at the default share is applied at once.
+    crm.body = feed(property('A'));
+    crm.etag = '"v3"';
+    expect(await pull(id)).toMatchObject({ status: 'imported', withdrawn: 1 });
+  });
+
   it('refuses a document over the size limit, and changes nothing', async () => {
     const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
     const before = await snapshot(t.db);

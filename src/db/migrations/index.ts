@@ -20,6 +20,7 @@ import * as m0017 from './0017_import_refs.ts';
 import * as m0018 from './0018_lead_consents.ts';
 import * as m0019 from './0019_erasure_audit.ts';
 import * as m0020 from './0020_lead_version.ts';
+import * as m0022 from './0022_pull_holds.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -44,6 +45,7 @@ export const migrationProvider: MigrationProvider = {
       '0018_lead_consents': m0018,
       '0019_erasure_audit': m0019,
       '0020_lead_version': m0020,
+      '0022_pull_holds': m0022,
     };
   },
 };
