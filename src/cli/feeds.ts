@@ -118,7 +118,10 @@ export function register(program: Command): void {
         const human = list
           .map(
             (s) =>
-              `#${s.id}  every ${s.every_minutes} min  ${s.url}\n     ${s.last_result ? `${s.last_pull_at}: ${describePull(s.last_result).split('\n')[0]}` : 'not pulled yet'}`,
+              `#${s.id}  every ${s.every_minutes} min  ${s.url}\n     ${s.last_result ? `${s.last_pull_at}: ${describePull(s.last_result).split('\n')[0]}` : 'not pulled yet'}` +
+              (s.held
+                ? `\n     held since ${s.held.at}: would withdraw ${s.held.withdrawals} of ${s.held.of} listings (inmo feeds pull confirm|discard ${s.id})`
+                : ''),
           )
           .join('\n');
         print(list, human || 'no feed sources');

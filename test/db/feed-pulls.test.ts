@@ -259,6 +259,19 @@ describe('pulled feeds', () => {
     // …and through the CLI, which reads INMO_PULL_WITHDRAW_MAX_SHARE.
     const held = await inmo({ ...env, INMO_PULL_WITHDRAW_MAX_SHARE: '0.4' }, 'feeds', 'pull', 'run', String(id));
     expect(held.stdout).toContain("held: it would withdraw 2 of the source's 4 listings");
+    expect((await inmo(env, 'feeds', 'pull', 'list', '--business', String(t.businessId))).stdout).toContain(
+      `would withdraw 2 of 4 listings (inmo feeds pull confirm|discard ${id})`,
+    );
+    // The console's "keep them" discards it as the CLI does; a second time there is nothing held.
+    await userWithPassword(t.db, t.businessId, 'owner@uno.example', 'owner');
+    const owner = await loggedIn(t.app, 'owner@uno.example');
+    const [{ held: hold }] = await listFeedSources(t.db, t.businessId);
+    const discard = `/console/catalogue/sources/${id}/discard`;
+    expect((await owner.submit('/console/catalogue', discard, { hold: hold!.run })).statusCode).toBe(303);
+    expect((await owner.get('/console/catalogue')).body).toContain('Se han conservado 2 inmuebles que el feed ya no incluye');
+    expect((await owner.submit('/console/catalogue', discard, { hold: hold!.run })).statusCode).toBe(409);
+    expect(await listingStates()).toMatchObject({ 'kyero:C': ['disponible', 100000] });
+    await inmo({ ...env, INMO_PULL_WITHDRAW_MAX_SHARE: '0.4' }, 'feeds', 'pull', 'run', String(id));
     const confirmed = await inmo(env, 'feeds', 'pull', 'confirm', String(id), '--json');
     expect(confirmed.json).toEqual({ id, withdrawn: 2 });
     expect(await listingStates()).toMatchObject({ 'kyero:C': ['retirada', 100000], 'kyero:A': ['disponible', 100000] });
