@@ -12,6 +12,10 @@
  * being readable XML half way imports what came before the fault, withdraws nothing, and the
  * pull fails saying where. The document is read once: imported, and the refs it names kept in
  * import_refs on the way (not in memory: a feed's size does not grow the server's heap).
+ *
+ * Issue 41: an empty document, or one that is neither NDJSON nor Kyero XML, fails the pull and
+ * changes nothing (catalogue-import.ts sniffFormat); a pull that would withdraw more than
+ * `INMO_PULL_WITHDRAW_MAX_SHARE` of its source's listings is held until an owner confirms it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
