@@ -105,6 +105,8 @@ export interface AppOptions {
   development?: boolean;
   /** `INMO_FEED_MAX_BYTES`: the largest feed document the console's "pull now" reads. */
   feedMaxBytes?: number;
+  /** `INMO_PULL_WITHDRAW_MAX_SHARE`: the share of a source's listings the console's "pull now" may withdraw before the pull is held. */
+  pullWithdrawMaxShare?: number;
   /** Where listings' photos are kept and linked (`INMO_MEDIA_*`); by default the folder `./data/media`, served at `/media/`. */
   media?: MediaOptions;
 }
@@ -305,6 +307,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     media,
     publicUrl: options.publicUrl ?? null,
     feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
+    pullWithdrawMaxShare: options.pullWithdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare,
   });
   // The interactive docs share the console's origin: the console's headers (no framing, no
   // sniffing, no referrer) and a policy that allows only their own files and inline hashes.

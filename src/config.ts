@@ -324,6 +324,13 @@ export const SETTINGS: readonly Setting[] = [
     default: `${DEFAULT_WORKER_SETTINGS.feedMaxBytes.toLocaleString('en')} (200 MiB)`,
   },
   {
+    name: 'INMO_PULL_WITHDRAW_MAX_SHARE',
+    meaning:
+      "the share of a pulled source's listings (0 to 1) a pull may withdraw by itself; a pull that would withdraw more is held on the console's catalogue page until an owner confirms it (`inmo feeds pull confirm`)",
+    default: String(DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare),
+    see: 'operators.md',
+  },
+  {
     name: 'INMO_LEAD_RETENTION_DAYS',
     meaning:
       'erase leads that are `new`, `closed` or `inactive` and have had no change and no message for this many days (CONTRACT §18); the worker looks once a day and audits each erasure',
@@ -365,6 +372,17 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   return value;
 }
 
+/** A share from 0 to 1 (`0.5`), or `fallback` when unset. @throws Error naming the variable otherwise. */
+function shareFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\s*[\d.]+\s*$/.test(raw) || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new Error(`${name} must be a number from 0 to 1 (0.5 is half), got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
 function trustProxyFromEnv(raw: string | undefined): boolean | string[] {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
@@ -393,6 +411,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     matchLimit: intFromEnv(env, 'INMO_MATCH_LIMIT', DEFAULT_WORKER_SETTINGS.matchLimit, 0),
     sendTimeoutMs: intFromEnv(env, 'INMO_SEND_TIMEOUT_MS', DEFAULT_WORKER_SETTINGS.sendTimeoutMs, 100),
     feedMaxBytes: intFromEnv(env, 'INMO_FEED_MAX_BYTES', DEFAULT_WORKER_SETTINGS.feedMaxBytes, 1),
+    pullWithdrawMaxShare: shareFromEnv(env, 'INMO_PULL_WITHDRAW_MAX_SHARE', DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare),
     leadRetentionDays: env.INMO_LEAD_RETENTION_DAYS ? intFromEnv(env, 'INMO_LEAD_RETENTION_DAYS', 0, 1) : null,
   };
   // A lease that ran out while the provider was still answering would let another worker

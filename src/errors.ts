@@ -120,8 +120,26 @@ export const ERRORS = {
     cli: ({ types }) => `--events must list event types among: ${types.join(', ')}`,
   }),
   FEED_SOURCE_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No feed source with id ${id}` }),
-  FEED_SOURCE_URL: spec({ status: 400, detail: 'A feed URL must be http or https, without a user or password, on a public address' }),
+  FEED_SOURCE_URL: spec({
+    status: 400,
+    detail:
+      'A feed URL must be an https URL, without a user or password, on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http and private, loopback or link-local addresses)',
+    cli: '--url must be an https URL, without a user or password, on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http and private, loopback or link-local addresses)',
+  }),
   FEED_SOURCE_PERIOD: spec({ status: 400, detail: 'A feed is pulled every 5 to 10,080 minutes (a week)' }),
+  // Catalogue imports and pulls (CONTRACT §15): a document that cannot be a catalogue is refused whole.
+  IMPORT_DOCUMENT_EMPTY: spec({
+    status: 422,
+    detail: 'The document is empty (nothing but white space or a byte order mark): refused, nothing imported or withdrawn',
+  }),
+  IMPORT_DOCUMENT_UNKNOWN: spec({
+    status: 422,
+    detail: 'The document is neither NDJSON (one JSON object per line) nor a Kyero v3 XML feed: refused, nothing imported or withdrawn',
+  }),
+  FEED_PULL_NOT_HELD: spec<{ id: number }>({
+    status: 409,
+    detail: ({ id }) => `Feed source ${id} has no pull waiting for confirmation, or a newer pull replaced it: look again`,
+  }),
   FEED_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No published feed with id ${id}` }),
   WEBHOOK_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook endpoint with id ${id}` }),
   WEBHOOK_DELIVERY_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook delivery with id ${id}` }),

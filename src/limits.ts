@@ -100,3 +100,27 @@ export function loadLimits(env: NodeJS.ProcessEnv): Limits {
   }
   return limits;
 }
+
+/**
+ * Where JSON text nests arrays and objects deeper than `max` levels: the offset of the bracket
+ * that goes one level too deep, or null. Read in one pass without recursion (strings skipped),
+ * so that no depth of nesting can overflow a stack, here or in a parser after it. Request bodies
+ * (http/fastapi-compat.ts) and each line of an NDJSON import (services/import-line.ts) are checked
+ * with it before they are parsed.
+ */
+export function tooDeepAt(text: string, max: number): number | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return null;
+}

@@ -8,14 +8,26 @@
  * The URL is shown once (only its token's hash is kept); prefix it with the server's public URL.
  *
  *     inmo feeds pull add --business ID --url URL [--format kyero|ndjson] [--every-minutes 360] --json → {"id", "url", "every_minutes"}
- *     inmo feeds pull list --business ID | run ID | remove ID
+ *     inmo feeds pull list --business ID | run ID | remove ID | confirm ID | discard ID
  *
  * A source is pulled by the worker every `--every-minutes` (the first pull at once); `run` pulls
- * now and prints the result (services/feed-pulls.ts).
+ * now and prints the result (services/feed-pulls.ts). A pull that would withdraw more than
+ * `INMO_PULL_WITHDRAW_MAX_SHARE` of the source's listings is held: `confirm` withdraws them,
+ * `discard` keeps them.
  */
 import { Option, type Command } from 'commander';
 import { FEED_FORMATS, listFeeds, publishFeed, revokeFeed, type FeedFormat } from '../services/feeds.ts';
-import { addFeedSource, listFeedSources, PULL_MINUTES, pullFeedSource, removeFeedSource, type PullResult } from '../services/feed-pulls.ts';
+import {
+  addFeedSource,
+  confirmHeldPull,
+  discardHeldPull,
+  listFeedSources,
+  PULL_MINUTES,
+  pullFeedSource,
+  removeFeedSource,
+  type PullResult,
+} from '../services/feed-pulls.ts';
+import { CLI } from '../services/audit.ts';
 import { IMPORT_FORMATS, type ImportFormat } from '../services/catalogue-import.ts';
 import { loadConfig } from '../config.ts';
 import { action, cli, command, positiveInt, print, withDb } from './common.ts';
@@ -24,12 +36,17 @@ import { action, cli, command, positiveInt, print, withDb } from './common.ts';
 function describePull(result: PullResult): string {
   if (result.status === 'unchanged') return 'unchanged since the last pull (304)';
   if (result.status === 'failed') return `failed: ${result.error}`;
+  const held =
+    result.status === 'held'
+      ? `\nheld: it would withdraw ${result.held} of the source's ${result.of} listings, more than INMO_PULL_WITHDRAW_MAX_SHARE allows; nothing withdrawn until \`inmo feeds pull confirm\` (or \`discard\`)`
+      : '';
   const rejected = (result.rejected ?? [])
     .map((r) => `  property ${r.line}${r.id === undefined ? '' : ` (<id> ${r.id})`}: ${r.reason}`)
     .join('\n');
   return (
     `imported: created ${result.created}, updated ${result.updated}, withdrawn ${result.withdrawn}, rejected ${result.rejectedCount}` +
     (result.rejectedCount ? ' (nothing withdrawn while any is rejected)' : '') +
+    held +
     (rejected ? `\n${rejected}` : '')
   );
 }
@@ -72,7 +89,10 @@ export function register(program: Command): void {
   const pull = feeds.command('pull').description("feeds pulled from the agency's current CRM, kept in step by the worker");
   command(pull, 'add', 'add a feed URL (Kyero v3 or NDJSON) to pull; the first pull is queued at once')
     .requiredOption('--business <id>', 'business id (required)', positiveInt)
-    .requiredOption('--url <url>', 'the feed URL: http or https, a public address unless INMO_ALLOW_PRIVATE_NETWORK=1 (required)')
+    .requiredOption(
+      '--url <url>',
+      'the feed URL: https on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http and private addresses) (required)',
+    )
     .addOption(new Option('--format <format>', 'read it as this format instead of telling by its content').choices(IMPORT_FORMATS))
     .option('--every-minutes <n>', `minutes between pulls (${PULL_MINUTES.min} to ${PULL_MINUTES.max})`, positiveInt, PULL_MINUTES.default)
     .action(
@@ -98,7 +118,10 @@ export function register(program: Command): void {
         const human = list
           .map(
             (s) =>
-              `#${s.id}  every ${s.every_minutes} min  ${s.url}\n     ${s.last_result ? `${s.last_pull_at}: ${describePull(s.last_result).split('\n')[0]}` : 'not pulled yet'}`,
+              `#${s.id}  every ${s.every_minutes} min  ${s.url}\n     ${s.last_result ? `${s.last_pull_at}: ${describePull(s.last_result).split('\n')[0]}` : 'not pulled yet'}` +
+              (s.held
+                ? `\n     held since ${s.held.at}: would withdraw ${s.held.withdrawals} of ${s.held.of} listings (inmo feeds pull confirm|discard ${s.id})`
+                : ''),
           )
           .join('\n');
         print(list, human || 'no feed sources');
@@ -109,9 +132,28 @@ export function register(program: Command): void {
     .action(
       action(async (id: number) => {
         const { outbound, worker } = loadConfig(cli.env);
-        const result = await withDb((db) => pullFeedSource(db, id, { outbound, maxBytes: worker.feedMaxBytes }), { mustExist: true });
+        const result = await withDb(
+          (db) => pullFeedSource(db, id, { outbound, maxBytes: worker.feedMaxBytes, withdrawMaxShare: worker.pullWithdrawMaxShare }),
+          { mustExist: true },
+        );
         print(result, describePull(result));
         if (result.status === 'failed') cli.exitCode = 1;
+      }),
+    );
+  command(pull, 'confirm', "apply a held pull: withdraw the source's listings its document no longer names")
+    .argument('<id>', 'the source id (from feeds pull list)', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const done = await withDb((db) => confirmHeldPull(db, id, { businessId: null, actor: CLI }), { mustExist: true });
+        print({ id, ...done }, `feed source #${id}: the held pull withdrew ${done.withdrawn} listings`);
+      }),
+    );
+  command(pull, 'discard', 'forget a held pull: the listings it would withdraw stay (the next pull may hold again)')
+    .argument('<id>', 'the source id (from feeds pull list)', positiveInt)
+    .action(
+      action(async (id: number) => {
+        const done = await withDb((db) => discardHeldPull(db, id, { businessId: null }), { mustExist: true });
+        print({ id, ...done }, `feed source #${id}: the held pull was discarded; ${done.kept} listings kept`);
       }),
     );
   command(pull, 'remove', 'stop pulling a source (its listings stay)')

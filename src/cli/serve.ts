@@ -136,6 +136,7 @@ export function register(program: Command): void {
           development: config.development,
           media: { store, publicUrl: config.media.publicUrl },
           feedMaxBytes: config.worker.feedMaxBytes,
+          pullWithdrawMaxShare: config.worker.pullWithdrawMaxShare,
         });
         const { port: metricsPort, host: metricsHost } = config.metrics;
         const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;

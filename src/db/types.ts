@@ -527,11 +527,17 @@ export interface FeedSourceTable {
   created_at: string;
   removed_at: string | null;
   last_pull_at: string | null;
-  /** `imported`, `unchanged` or `failed`. */
+  /** `imported`, `held`, `unchanged` or `failed`. */
   last_status: string | null;
-  /** JSON: `{created, updated, withdrawn, rejected: [{line, id?, reason}]}`. */
+  /** JSON: `{created, updated, repeated, withdrawn, rejected: [{line, id?, reason}], held?, of?, kept?}`. */
   last_result: string | null;
   last_error: string | null;
+  /** A pull held until an owner confirms its withdrawals (migration 0022): the import run whose refs (import_refs) they are made from; null: none held. */
+  held_run: string | null;
+  held_at: string | null;
+  /** Listings the held pull would withdraw, of `held_of` listings of the source still listed. */
+  held_withdrawals: number | null;
+  held_of: number | null;
 }
 
 /** An external ref accepted by an import run (migration 0017): the run's refs, kept off the heap. */

@@ -24,7 +24,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { InmoError, RequestValidationError } from '../errors.ts';
-import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
+import { DEFAULT_LIMITS, tooDeepAt, type Limits } from '../limits.ts';
 import { validateObject, type ValidationIssue } from '../validation/pydantic.ts';
 
 declare module 'fastify' {
@@ -96,28 +96,6 @@ function jsonErrorOffset(text: string): number {
   const errors: ParseError[] = [];
   parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   return errors.length ? errors[0].offset : 0;
-}
-
-/**
- * Where JSON text nests arrays and objects deeper than `max` levels: the offset of the bracket
- * that goes one level too deep, or null. Read in one pass without recursion (strings skipped),
- * so that no depth of nesting can overflow a stack, here or in a parser after it.
- */
-export function tooDeepAt(text: string, max: number): number | null {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // a backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return i;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return null;
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES` and `INMO_LEAD_RETENTION_DAYS`. */
+/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES`, `INMO_PULL_WITHDRAW_MAX_SHARE` and `INMO_LEAD_RETENTION_DAYS`. */
 export interface WorkerSettings {
   /** Jobs claimed and run at once. */
   concurrency: number;
@@ -19,6 +19,11 @@ export interface WorkerSettings {
   /** The largest feed document a pull reads, bytes once decompressed (CONTRACT §15). */
   feedMaxBytes: number;
   /**
+   * The share of a pulled source's listings (0 to 1) one pull may withdraw; a pull that would
+   * withdraw more is held until an owner confirms it (services/feed-pulls.ts, issue 41).
+   */
+  pullWithdrawMaxShare: number;
+  /**
    * Days after which a quiet lead (`new`, `closed` or `inactive`, no change and no message for
    * that long) is erased (CONTRACT §18 retention); null keeps every lead.
    */
@@ -35,5 +40,6 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
   matchLimit: 200,
   sendTimeoutMs: 15_000,
   feedMaxBytes: 200 * 1024 * 1024,
+  pullWithdrawMaxShare: 0.5,
   leadRetentionDays: null,
 };

@@ -207,23 +207,46 @@ export interface FullImportSummary extends ImportSummary {
   withdrawn: number;
 }
 
+/** Bytes read at a time while looking for a document's first character. */
+const SNIFF_CHUNK_BYTES = 64 * 1024;
+
 /**
- * What a file holds, by its content (CONTRACT §15): a Kyero feed starts with `<` (after a BOM
- * and white space), anything else is read as NDJSON.
+ * The first character of a file that is neither white space nor a byte order mark, or null when
+ * there is none (an empty document). Reads only as far as that character.
  */
-export async function sniffFormat(path: string): Promise<ImportFormat> {
+async function firstCharacter(path: string): Promise<string | null> {
   const handle = await open(path, 'r');
   try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
-    const start = buffer
-      .subarray(0, bytesRead)
-      .toString('utf8')
-      .replace(/^\uFEFF/, '')
-      .trimStart();
-    return start.startsWith('<') ? 'kyero' : 'ndjson';
+    const buffer = Buffer.alloc(SNIFF_CHUNK_BYTES);
+    for (let position = 0; ;) {
+      const { bytesRead } = await handle.read(buffer, 0, SNIFF_CHUNK_BYTES, position);
+      if (bytesRead === 0) return null;
+      position += bytesRead;
+      // String.prototype.trimStart drops the BOM (U+FEFF) with the white space.
+      const start = buffer.subarray(0, bytesRead).toString('utf8').trimStart();
+      if (start !== '') return start[0];
+    }
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * What a file holds, by its content (CONTRACT §15): a Kyero feed starts with `<`, NDJSON with
+ * `{` (after a BOM and white space). A document that is empty, or starts otherwise, is refused
+ * before anything is read into the catalogue: a full import or a pull of it would withdraw
+ * every listing (an empty 200 from a CRM or a proxy), and nothing else could be in it.
+ * @param format the format the caller names (`--format`), which only the emptiness check then concerns.
+ * @throws InmoError IMPORT_DOCUMENT_EMPTY (nothing but white space or a BOM, or no byte at all),
+ *   IMPORT_DOCUMENT_UNKNOWN (told by content, neither `<` nor `{` first).
+ */
+export async function sniffFormat(path: string, format?: ImportFormat | null): Promise<ImportFormat> {
+  const first = await firstCharacter(path);
+  if (first === null) throw new InmoError('IMPORT_DOCUMENT_EMPTY');
+  if (format) return format;
+  if (first === '<') return 'kyero';
+  if (first === '{') return 'ndjson';
+  throw new InmoError('IMPORT_DOCUMENT_UNKNOWN');
 }
 
 /**
@@ -248,7 +271,9 @@ export async function scanCatalogueFile(path: string, format: ImportFormat): Pro
  * checked first, in full: a file with any rejected line is refused, and nothing is written
  * (the rejections are reported in `rejected`). Otherwise it is imported, then the business's
  * listings it does not name are withdrawn in one transaction, which the changes feed reports
- * as deletions. NDJSON or a Kyero feed, as {@link importCatalogueFile}.
+ * as deletions. NDJSON or a Kyero feed, as {@link importCatalogueFile}; an empty document is
+ * refused (InmoError IMPORT_DOCUMENT_EMPTY), never read as a catalogue of nothing.
+ * @throws InmoError UNKNOWN_BUSINESS, IMPORT_DOCUMENT_EMPTY, IMPORT_DOCUMENT_UNKNOWN (nothing written).
  */
 export async function importFullCatalogueFile(
   db: Db,
@@ -258,7 +283,7 @@ export async function importFullCatalogueFile(
   format?: ImportFormat,
 ): Promise<FullImportSummary & { refused: boolean }> {
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
-  const readAs = format ?? (await sniffFormat(path));
+  const readAs = await sniffFormat(path, format);
   const { refs, rejected } = await scanCatalogueFile(path, readAs);
   if (rejected.length > 0) return { format: readAs, created: 0, updated: 0, repeated: 0, rejected, withdrawn: 0, refused: true };
   const summary = await importCatalogueFile(db, businessId, path, onProgress, readAs);
@@ -276,8 +301,9 @@ export async function importFullCatalogueFile(
  * is reported with its position, `<id>` and reason, and the rest imported.
  * @param run an import run whose accepted refs are kept in import_refs for the caller (who drops
  *   them with dropImportRefs); without it, they are kept in memory for the import only.
- * @throws InmoError UNKNOWN_BUSINESS; KyeroDocumentError for a feed that cannot be read at all
- *   (a DTD, malformed XML): what came before the fault is imported, nothing after it.
+ * @throws InmoError UNKNOWN_BUSINESS, IMPORT_DOCUMENT_EMPTY, IMPORT_DOCUMENT_UNKNOWN (see
+ *   {@link sniffFormat}: nothing is written); KyeroDocumentError for a feed that cannot be read at
+ *   all (a DTD, malformed XML): what came before the fault is imported, nothing after it.
  */
 export async function importCatalogueFile(
   db: Db,
@@ -314,7 +340,7 @@ async function importFile(
   run: string | undefined,
   read: typeof readCatalogueFile,
 ): Promise<ImportSummary> {
-  const readAs = format ?? (await sniffFormat(path));
+  const readAs = await sniffFormat(path, format);
   return {
     format: readAs,
     ...(await importBatches(db, businessId, (now) => read(path, readAs, now), onProgress, run ?? null)),

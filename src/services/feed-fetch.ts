@@ -29,12 +29,18 @@ export interface FeedRequest {
   maxBytes: number;
 }
 
+/** Why a pull over plain http is refused without `INMO_ALLOW_PRIVATE_NETWORK=1`. */
+export const NOT_HTTPS = 'the feed URL is not https: a pull goes over https only (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http)';
+
 /**
  * GETs a source's document into `path`: `If-None-Match` and `If-Modified-Since` from the last
- * pull, gzip accepted, no redirect followed (a 3xx is a failure), five minutes at most.
- * @returns the outcome; never throws (a failure is told in words).
+ * pull, gzip accepted, no redirect followed (a 3xx is a failure), five minutes at most; over
+ * https only unless the policy allows private networks (then http too), as webhooks.
+ * @returns the outcome; never throws (a failure is told in words: {@link NOT_HTTPS} for http).
  */
 export async function fetchFeedDocument(request: FeedRequest, path: string): Promise<FetchOutcome> {
+  if (!request.outbound.allowPrivateNetwork && !request.url.toLowerCase().startsWith('https:'))
+    return { status: 'failed', error: NOT_HTTPS };
   const headers: Record<string, string> = { accept: 'application/xml, application/x-ndjson, text/plain, */*', 'accept-encoding': 'gzip' };
   if (request.etag) headers['if-none-match'] = request.etag;
   if (request.lastModified) headers['if-modified-since'] = request.lastModified;

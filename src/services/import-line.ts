@@ -6,6 +6,15 @@
 import { normalizeImportRecord, ImportRuleError, type NormalizedProperty } from '../domain/property-record.ts';
 import { ImportRecord } from '../schemas/import-record.ts';
 import { validateObject, type ValidationIssue } from '../validation/pydantic.ts';
+import { DEFAULT_LIMITS, tooDeepAt } from '../limits.ts';
+
+/**
+ * The deepest nesting of arrays and objects a line may have: a request body's (CONTRACT §8), 64.
+ * The import format nests 3 deep at most; a line nested deeper is rejected before it is parsed,
+ * since checking it would recurse as deep (200,000 levels overflowed the stack and ended the whole
+ * import). Fixed, not `INMO_MAX_JSON_DEPTH`: a reader thread has no configuration.
+ */
+const LINE_MAX_DEPTH = DEFAULT_LIMITS.jsonDepth;
 
 /** A line accepted, normalized; or rejected, with an English reason. */
 export type Parsed = { ok: true; property: NormalizedProperty } | { ok: false; reason: string };
@@ -15,10 +24,12 @@ function describeIssues(issues: ValidationIssue[]): string {
 }
 
 /**
- * Checks one line completely, writing nothing.
+ * Checks one line completely, writing nothing; a line nested deeper than {@link LINE_MAX_DEPTH}
+ * levels is rejected unread (`invalid JSON: nesting deeper than 64 levels`).
  * @param now canonical timestamp for lines without dates.
  */
 export function parseImportLine(text: string, now: string): Parsed {
+  if (tooDeepAt(text, LINE_MAX_DEPTH) !== null) return { ok: false, reason: `invalid JSON: nesting deeper than ${LINE_MAX_DEPTH} levels` };
   let value: unknown;
   try {
     value = JSON.parse(text);

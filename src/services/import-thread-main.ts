@@ -25,7 +25,7 @@ try {
       businessId,
       path,
       (lines, bytes, stage) => port.postMessage({ progress: { lines, bytes, stage } }),
-      format ?? (await sniffFormat(path)),
+      await sniffFormat(path, format),
       run,
     );
     port.postMessage({ summary });

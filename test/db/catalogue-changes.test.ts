@@ -273,3 +273,35 @@ describe('property.changed (CONTRACT §13, §14)', () => {
     ]);
   });
 });
+
+describe('an empty document (issue 41)', () => {
+  const file = (text: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inmo-full-')), 'catalogue.ndjson');
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('is refused by a full import, from a file or through the CLI, with --format ndjson too: nothing is withdrawn', async () => {
+    await importRecords(t.db, t.businessId, [listing('KEEP'), listing('OTHER')]);
+    const before = await snapshot(t.db);
+    for (const text of ['', '\n', '\uFEFF', '\uFEFF \r\n\t\n']) {
+      const path = file(text);
+      await expect(importFullCatalogueFile(t.db, t.businessId, path)).rejects.toMatchObject({ code: 'IMPORT_DOCUMENT_EMPTY' });
+      await expect(importFullCatalogueFile(t.db, t.businessId, path, undefined, 'ndjson')).rejects.toMatchObject({
+        code: 'IMPORT_DOCUMENT_EMPTY',
+      });
+      const cli = await inmo(
+        { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn' },
+        'properties',
+        'import',
+        '--business',
+        String(t.businessId),
+        '--full',
+        path,
+      );
+      expect(cli.code).not.toBe(0);
+      expect(cli.stderr).toContain('The document is empty');
+    }
+    expect(await snapshot(t.db)).toBe(before);
+  });
+});

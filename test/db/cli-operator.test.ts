@@ -83,6 +83,8 @@ describe('help and version', () => {
         'feeds pull list',
         'feeds pull run',
         'feeds pull remove',
+        'feeds pull confirm',
+        'feeds pull discard',
       ].sort(),
     );
     for (const [name, command] of leaves) {

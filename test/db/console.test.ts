@@ -64,6 +64,8 @@ const FORMS = [
   '/console/catalogue/sources',
   '/console/catalogue/sources/1/run',
   '/console/catalogue/sources/1/remove',
+  '/console/catalogue/sources/1/confirm',
+  '/console/catalogue/sources/1/discard',
 ];
 
 describe('the console', () => {
@@ -515,6 +517,24 @@ describe('the console', () => {
     expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
     expect(JSON.parse((await done()).rejected!)).toEqual([{ line: 1235, reason: expect.any(String) }]);
     expect((await get(t.app, '/properties?limit=1', t.key)).body.total).toBeGreaterThanOrEqual(2498);
+  });
+
+  it('an upload of a document with nothing but a BOM and white space fails saying it is empty, and imports nothing (issue 41)', async () => {
+    const browser = new Browser(t.app);
+    await browser.login('owner@uno.example');
+    const properties = await t.db.selectFrom('properties').selectAll().orderBy('id').execute();
+    const response = await browser.upload(
+      '/console/catalogue',
+      { _csrf: await browser.token('/console/catalogue') },
+      { field: 'file', name: 'empty.ndjson', content: '\uFEFF\n \r\n' },
+    );
+    expect(response.statusCode).toBe(303);
+    const id = Number((response.headers.location as string).split('/').pop());
+    const run = async () => t.db.selectFrom('catalogue_imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    await expect.poll(async () => ['done', 'failed'].includes((await run()).state), { timeout: 20_000 }).toBe(true);
+    expect(await run()).toMatchObject({ state: 'failed', error: expect.stringContaining('The document is empty') });
+    expect((await browser.get(response.headers.location as string)).body).toContain('The document is empty');
+    expect(await t.db.selectFrom('properties').selectAll().orderBy('id').execute()).toEqual(properties);
   });
 
   it('refuses an upload without its CSRF token, or from an agent, and imports nothing', async () => {

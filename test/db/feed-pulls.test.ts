@@ -129,6 +129,158 @@ describe('pulled feeds', () => {
     expect(await listingStates()).toMatchObject({ 'kyero:A': ['disponible', 80000], 'kyero:B': ['disponible', 100000] });
   });
 
+  it('refuses an empty document (nothing, a newline, a lone BOM) or one that is neither NDJSON nor Kyero, and withdraws nothing (issue 41)', async () => {
+    // A source added in the console has no format: the document is told by its content.
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    crm.body = ['A', 'B', 'C'].map((ref) => JSON.stringify(listing(ref))).join('\n') + '\n';
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 3, withdrawn: 0 });
+    const before = await listingStates();
+    for (const [n, body] of ['', '\n', '\uFEFF', '\uFEFF \r\n'].entries()) {
+      crm.body = body;
+      crm.etag = `"empty-${n}"`;
+      expect(await pull(id)).toEqual({
+        status: 'failed',
+        error: 'The document is empty (nothing but white space or a byte order mark): refused, nothing imported or withdrawn',
+      });
+      expect(await listingStates()).toEqual(before);
+    }
+    crm.body = 'OK\n';
+    crm.etag = '"text"';
+    expect(await pull(id)).toMatchObject({ status: 'failed', error: expect.stringContaining('neither NDJSON') });
+    // Read as NDJSON when the source says so: still empty, still refused.
+    const forced = await addFeedSource(t.db, { businessId: t.businessId, url: `${crm.url}?ndjson`, format: 'ndjson' }, allowed);
+    crm.body = '\n';
+    crm.etag = '"forced"';
+    expect(await pull(forced.id)).toMatchObject({ status: 'failed', error: expect.stringContaining('The document is empty') });
+    expect(await listingStates()).toEqual(before);
+    expect(Object.values(before).every(([status]) => status === 'disponible')).toBe(true);
+  });
+
+  it('counts a new listing named twice by the document as new, not also as updated (issue 41)', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 2, updated: 0 });
+    // CRMs give a listing offered for sale and for rent as two properties with one <id>.
+    crm.body = feed(property('A', 90000), property('N'), property('B'), property('N', 120000));
+    crm.etag = '"v2"';
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 1, updated: 2, repeated: 1, withdrawn: 0 });
+    expect(await listingStates()).toMatchObject({ 'kyero:N': ['disponible', 120000], 'kyero:A': ['disponible', 90000] });
+  });
+
+  it('rejects an NDJSON line nested 200,000 deep as a bad line and imports the rest (issue 41)', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    const deep = `{"external_ref": "DEEP", "specs": ${'{"a": '.repeat(200_000)}1${'}'.repeat(200_000)}}`;
+    crm.body = [JSON.stringify(listing('A')), deep, JSON.stringify(listing('B'))].join('\n');
+    expect(await pull(id)).toMatchObject({
+      status: 'imported',
+      created: 2,
+      rejected: [{ line: 2, reason: 'invalid JSON: nesting deeper than 64 levels' }],
+    });
+    expect(Object.keys(await listingStates())).toEqual(['A', 'B']);
+  });
+
+  it('holds a pull that would withdraw more than half of its source, withdrawing nothing, until an owner confirms it on the catalogue page (issue 41)', async () => {
+    await userWithPassword(t.db, t.businessId, 'owner@uno.example', 'owner');
+    await userWithPassword(t.db, t.businessId, 'agent@uno.example', 'agent');
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    crm.body = feed(property('A'), property('B'), property('C'), property('D'));
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 4 });
+    // The CRM answers with a cut document: 3 of the 4 listings would go.
+    crm.body = feed(property('A', 90000), property('E'));
+    crm.etag = '"v2"';
+    expect(await pull(id)).toMatchObject({ status: 'held', created: 1, updated: 1, withdrawn: 0, held: 3, of: 4 });
+    const live = { 'kyero:A': ['disponible', 90000], 'kyero:B': ['disponible', 100000], 'kyero:D': ['disponible', 100000] };
+    expect(await listingStates()).toMatchObject(live);
+    // Pulled again (the worker's next pull): the whole document is read again and held again.
+    expect(await pull(id)).toMatchObject({ status: 'held', held: 3, of: 4 });
+    expect(crm.requests.at(-1)!.ifNoneMatch).toBe('"v1"');
+    expect(await t.db.selectFrom('import_refs').select('run').distinct().execute()).toHaveLength(1);
+
+    const owner = await loggedIn(t.app, 'owner@uno.example');
+    const page = (await owner.get('/console/catalogue')).body;
+    expect(page).toContain('esta lectura retiraría 3 de los 4 inmuebles que vienen de este feed');
+    expect(page).toContain('Retirar los 3 inmuebles');
+    const [{ held }] = await listFeedSources(t.db, t.businessId);
+    const confirm = `/console/catalogue/sources/${id}/confirm`;
+    // Only the session's owners, with the hold they were shown.
+    const agent = await loggedIn(t.app, 'agent@uno.example');
+    expect((await agent.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(403);
+    const other = await insertBusiness(t.db, 'Agencia Dos', nowRfc3339());
+    await userWithPassword(t.db, other.id, 'owner@dos.example', 'owner');
+    const stranger = await loggedIn(t.app, 'owner@dos.example');
+    const before = await snapshot(t.db);
+    expect((await stranger.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(404);
+    const stale = await owner.submit('/console/catalogue', confirm, { hold: 'an-older-hold' });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.body).toContain('Esa lectura ya no espera confirmación');
+    expect((await owner.request('POST', confirm, { hold: held!.run })).statusCode).toBe(403);
+    expect(await snapshot(t.db)).toBe(before);
+
+    expect((await owner.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(303);
+    expect(await listingStates()).toMatchObject({
+      'kyero:A': ['disponible', 90000],
+      'kyero:B': ['retirada', 100000],
+      'kyero:C': ['retirada', 100000],
+      'kyero:D': ['retirada', 100000],
+      'kyero:E': ['disponible', 100000],
+    });
+    const [after] = await listFeedSources(t.db, t.businessId);
+    expect(after).toMatchObject({ held: null, last_status: 'imported', last_result: { withdrawn: 3 } });
+    expect((await owner.get('/console/catalogue')).body).not.toContain('Retirar los');
+    expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
+    // The withdrawals are the owner's in the audit trail.
+    const withdrawals = await t.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'action'])
+      .where('action', '=', 'property.withdraw')
+      .execute();
+    expect(withdrawals).toEqual(Array(3).fill({ actor_type: 'user', action: 'property.withdraw' }));
+    // Confirmed once: again is a 409 that changes nothing.
+    expect((await owner.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(409);
+    // The next pull of the same document has nothing left to withdraw.
+    expect(await pull(id)).toMatchObject({ status: 'imported', withdrawn: 0 });
+  });
+
+  it('a held pull discarded keeps its listings; the share is configurable; half is not more than half (issue 41)', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    crm.body = feed(property('A'), property('B'), property('C'), property('D'));
+    await pull(id);
+    crm.body = feed(property('A'), property('B'));
+    crm.etag = '"v2"';
+    // Half of the source is withdrawn without asking at the default share (0.5)…
+    const withShare = (share: number) => pullFeedSource(t.db, id, { outbound: allowed, maxBytes: 200 * MB, withdrawMaxShare: share });
+    expect(await withShare(0.25)).toMatchObject({ status: 'held', held: 2, of: 4 });
+    const env = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', INMO_ALLOW_PRIVATE_NETWORK: '1' };
+    const discarded = await inmo(env, 'feeds', 'pull', 'discard', String(id), '--json');
+    expect(discarded.json).toEqual({ id, kept: 2 });
+    expect(await listingStates()).toMatchObject({ 'kyero:C': ['disponible', 100000], 'kyero:D': ['disponible', 100000] });
+    expect((await listFeedSources(t.db, t.businessId))[0]).toMatchObject({ held: null, last_result: { kept: 2 } });
+    expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
+    expect((await inmo(env, 'feeds', 'pull', 'confirm', String(id))).stderr).toContain('no pull waiting for confirmation');
+    // …and through the CLI, which reads INMO_PULL_WITHDRAW_MAX_SHARE.
+    const held = await inmo({ ...env, INMO_PULL_WITHDRAW_MAX_SHARE: '0.4' }, 'feeds', 'pull', 'run', String(id));
+    expect(held.stdout).toContain("held: it would withdraw 2 of the source's 4 listings");
+    expect((await inmo(env, 'feeds', 'pull', 'list', '--business', String(t.businessId))).stdout).toContain(
+      `would withdraw 2 of 4 listings (inmo feeds pull confirm|discard ${id})`,
+    );
+    // The console's "keep them" discards it as the CLI does; a second time there is nothing held.
+    await userWithPassword(t.db, t.businessId, 'owner@uno.example', 'owner');
+    const owner = await loggedIn(t.app, 'owner@uno.example');
+    const [{ held: hold }] = await listFeedSources(t.db, t.businessId);
+    const discard = `/console/catalogue/sources/${id}/discard`;
+    expect((await owner.submit('/console/catalogue', discard, { hold: hold!.run })).statusCode).toBe(303);
+    expect((await owner.get('/console/catalogue')).body).toContain('Se han conservado 2 inmuebles que el feed ya no incluye');
+    expect((await owner.submit('/console/catalogue', discard, { hold: hold!.run })).statusCode).toBe(409);
+    expect(await listingStates()).toMatchObject({ 'kyero:C': ['disponible', 100000] });
+    await inmo({ ...env, INMO_PULL_WITHDRAW_MAX_SHARE: '0.4' }, 'feeds', 'pull', 'run', String(id));
+    const confirmed = await inmo(env, 'feeds', 'pull', 'confirm', String(id), '--json');
+    expect(confirmed.json).toEqual({ id, withdrawn: 2 });
+    expect(await listingStates()).toMatchObject({ 'kyero:C': ['retirada', 100000], 'kyero:A': ['disponible', 100000] });
+    // Exactly half (1 of 2) at the default share is applied at once.
+    crm.body = feed(property('A'));
+    crm.etag = '"v3"';
+    expect(await pull(id)).toMatchObject({ status: 'imported', withdrawn: 1 });
+  });
+
   it('refuses a document over the size limit, and changes nothing', async () => {
     const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
     const before = await snapshot(t.db);
@@ -185,7 +337,8 @@ describe('pulled feeds', () => {
     ).rejects.toMatchObject({
       code: 'FEED_SOURCE_PERIOD',
     });
-    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    // https, so that the address is what refuses it.
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url.replace('http:', 'https:') }, allowed);
     const requests = crm.requests.length;
     const result = await pull(id, 200 * MB, strict);
     expect(result.status).toBe('failed');
@@ -193,8 +346,43 @@ describe('pulled feeds', () => {
     expect(crm.requests.length).toBe(requests);
   });
 
+  it('refuses plain http to a public host without INMO_ALLOW_PRIVATE_NETWORK=1, as webhooks do: when added (CLI too) and when pulled (issue 41)', async () => {
+    await expect(addFeedSource(t.db, { businessId: t.businessId, url: 'http://crm.example/feed.xml' }, strict)).rejects.toMatchObject({
+      code: 'FEED_SOURCE_URL',
+      message: expect.stringContaining('https'),
+    });
+    expect(await listFeedSources(t.db, t.businessId)).toEqual([]);
+    const cli = await inmo(
+      { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', INMO_ALLOW_PRIVATE_NETWORK: '0' },
+      'feeds',
+      'pull',
+      'add',
+      '--business',
+      String(t.businessId),
+      '--url',
+      'http://crm.example/feed.xml',
+    );
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain('must be an https URL');
+    expect(await listFeedSources(t.db, t.businessId)).toEqual([]);
+    // https to a public host is fine; http is for closed networks and tests, with the switch.
+    expect(await addFeedSource(t.db, { businessId: t.businessId, url: 'https://crm.example/feed.xml' }, strict)).toMatchObject({
+      id: expect.any(Number),
+    });
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: 'http://crm.example/feed.xml' }, allowed);
+    // A source added while http was allowed is not pulled over http once it is not.
+    expect(await pull(id, 200 * MB, strict)).toEqual({
+      status: 'failed',
+      error: 'the feed URL is not https: a pull goes over https only (INMO_ALLOW_PRIVATE_NETWORK=1 also allows http)',
+    });
+  });
+
   it('refuses, when pulled, a host name that resolves to a private address (localhost), sending nothing', async () => {
-    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url.replace('127.0.0.1', 'localhost') }, allowed);
+    const { id } = await addFeedSource(
+      t.db,
+      { businessId: t.businessId, url: crm.url.replace('127.0.0.1', 'localhost').replace('http:', 'https:') },
+      allowed,
+    );
     const requests = crm.requests.length;
     const result = await pull(id, 200 * MB, strict);
     expect(result.status).toBe('failed');
@@ -236,7 +424,7 @@ describe('pulled feeds', () => {
       every_minutes: '60',
     });
     expect(bad.statusCode).toBe(422);
-    expect(bad.body).toContain('El enlace debe ser http o https');
+    expect(bad.body).toContain('El enlace debe ser https');
     expect((await owner.submit('/console/catalogue', '/console/catalogue/sources', { url: crm.url, every_minutes: '60' })).statusCode).toBe(
       303,
     );

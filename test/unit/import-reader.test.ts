@@ -79,6 +79,21 @@ describe('the import reader thread', () => {
     expect(thread.batches.at(-1)).toMatchObject({ linesRead: 2600, bytesRead: statSync(path).size });
   });
 
+  it('rejects a line nested 200,000 deep as it rejects any bad line, and reads the rest, on either thread (issue 41)', async () => {
+    const path = join(dir, 'deep.ndjson');
+    const lines = Array.from({ length: 2600 }, (_, i) => listing(i + 1));
+    lines[4] = `{"external_ref": "DEEP", "specs": ${'{"a": '.repeat(200_000)}1${'}'.repeat(200_000)}}`;
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const { here, thread } = await bothWays(path, 'ndjson');
+    for (const reading of [here, thread]) {
+      expect(reading.error).toBeNull();
+      const all = reading.batches.flatMap((b) => b.items);
+      expect(all).toHaveLength(2600);
+      expect(all[4]).toEqual({ line: 5, reason: 'invalid JSON: nesting deeper than 64 levels' });
+      expect(all.filter((i) => 'reason' in i)).toHaveLength(1);
+    }
+  });
+
   it('reads a Kyero feed that stops being XML half way: every property closed before the fault, then the fault', async () => {
     const path = join(dir, 'broken.xml');
     const properties = Array.from({ length: 1800 }, (_, i) => feedProperty(i + 1));

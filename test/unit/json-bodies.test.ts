@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestValidationError } from '../../src/errors.ts';
-import { parseBody, tooDeepAt } from '../../src/http/fastapi-compat.ts';
+import { parseBody } from '../../src/http/fastapi-compat.ts';
+import { tooDeepAt } from '../../src/limits.ts';
 
 const JSON_TYPE = 'application/json';
 const arrays = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;

@@ -21,6 +21,7 @@ import * as m0018 from './0018_lead_consents.ts';
 import * as m0019 from './0019_erasure_audit.ts';
 import * as m0020 from './0020_lead_version.ts';
 import * as m0021 from './0021_media_objects.ts';
+import * as m0022 from './0022_pull_holds.ts';
 import * as m0023 from './0023_lead_interactions.ts';
 
 export const migrationProvider: MigrationProvider = {
@@ -47,6 +48,7 @@ export const migrationProvider: MigrationProvider = {
       '0019_erasure_audit': m0019,
       '0020_lead_version': m0020,
       '0021_media_objects': m0021,
+      '0022_pull_holds': m0022,
       '0023_lead_interactions': m0023,
     };
   },

@@ -78,6 +78,10 @@ export async function updateFeedSource(
     last_status: string;
     last_result: string | null;
     last_error: string | null;
+    held_run: string | null;
+    held_at: string | null;
+    held_withdrawals: number | null;
+    held_of: number | null;
   }>,
 ): Promise<void> {
   await db.updateTable('feed_sources').set(values).where('id', '=', id).execute();
@@ -128,4 +132,29 @@ export async function replaceSourceRefs(db: Executor, sourceId: number, run: str
     )
     .onConflict((oc) => oc.columns(['source_id', 'external_ref']).doNothing())
     .execute();
+}
+
+/** How many of the business's listings source `sourceId`'s documents named are still to withdraw (not `retirada` or still listed). */
+export async function countSourceListings(db: Executor, businessId: number, sourceId: number): Promise<number> {
+  const row = await db
+    .selectFrom('properties')
+    .innerJoin('feed_source_refs', (join) =>
+      join.onRef('feed_source_refs.external_ref', '=', 'properties.external_ref').on('feed_source_refs.source_id', '=', sourceId),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('properties.business_id', '=', businessId)
+    .where((eb) => eb.or([eb('properties.status', '!=', 'retirada'), eb('properties.listed', '=', 1)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Clears source `sourceId`'s hold if it is still run `run`'s. @returns whether it was. */
+export async function takeHold(db: Executor, sourceId: number, run: string): Promise<boolean> {
+  const { numUpdatedRows } = await db
+    .updateTable('feed_sources')
+    .set({ held_run: null, held_at: null, held_withdrawals: null, held_of: null })
+    .where('id', '=', sourceId)
+    .where('held_run', '=', run)
+    .executeTakeFirst();
+  return numUpdatedRows > 0n;
 }

@@ -23,6 +23,8 @@ export interface ConsoleDeps {
   publicUrl: string | null;
   /** The largest feed document a pull reads, bytes (`INMO_FEED_MAX_BYTES`). */
   feedMaxBytes: number;
+  /** The share of a source's listings a pull may withdraw before it is held (`INMO_PULL_WITHDRAW_MAX_SHARE`). */
+  pullWithdrawMaxShare: number;
 }
 
 /** A day, ms. */

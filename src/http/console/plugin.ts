@@ -162,5 +162,6 @@ export async function consolePlugin(
     media: options.media,
     publicUrl: options.publicUrl,
     feedMaxBytes: options.feedMaxBytes,
+    pullWithdrawMaxShare: options.pullWithdrawMaxShare,
   });
 }

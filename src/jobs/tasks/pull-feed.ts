@@ -13,7 +13,11 @@ async function run(ctx: TaskContext): Promise<void> {
   if (sourceId === undefined) return;
   const source = await findFeedSource(ctx.db, sourceId);
   if (!source || source.removed_at !== null) return;
-  const result = await pullFeedSource(ctx.db, sourceId, { outbound: ctx.outbound, maxBytes: ctx.settings.feedMaxBytes });
+  const result = await pullFeedSource(ctx.db, sourceId, {
+    outbound: ctx.outbound,
+    maxBytes: ctx.settings.feedMaxBytes,
+    withdrawMaxShare: ctx.settings.pullWithdrawMaxShare,
+  });
   ctx.log(
     { source_id: sourceId, status: result.status, created: result.created, updated: result.updated, withdrawn: result.withdrawn },
     'feed pulled',

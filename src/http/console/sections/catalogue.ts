@@ -3,19 +3,35 @@
  * /catalogue?_csrf=…` (multipart, one file): the import starts in the background and the answer is
  * 303 to `GET /catalogue/imports/:import_id`, which shows its progress (refreshing itself every
  * second, no script needed) and then its report with every rejected line.
+ *
+ * Owners also keep feeds pulled from their CRM (`/catalogue/sources…`): add, read now, remove,
+ * and confirm or discard a pull held because it would withdraw more than
+ * `INMO_PULL_WITHDRAW_MAX_SHARE` of the feed's listings (issue 41): the form names the hold it
+ * was shown (`hold`), so a newer hold is never confirmed unseen (409, nothing changed).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { catalogueFigures, findUploadedImport, listUploadedImports, startUploadedImport } from '../../../services/catalogue-uploads.ts';
 import { InmoError } from '../../../errors.ts';
 import { MAX_UPLOAD_BYTES, render } from '../page.ts';
 import { receiveUploads } from '../uploads.ts';
-import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, field, idParam, readForm, type ConsoleDeps } from '../forms.ts';
 import { listFeeds, publishFeed, revokeFeed } from '../../../services/feeds.ts';
-import { addFeedSource, listFeedSources, PULL_MINUTES, pullFeedSource, removeFeedSource } from '../../../services/feed-pulls.ts';
+import {
+  addFeedSource,
+  confirmHeldPull,
+  discardHeldPull,
+  listFeedSources,
+  PULL_MINUTES,
+  pullFeedSource,
+  removeFeedSource,
+} from '../../../services/feed-pulls.ts';
 import { FeedSourceForm } from '../../../schemas/console-forms.ts';
 import { serverOrigin } from '../../origin.ts';
 
-export async function cataloguePages(app: FastifyInstance, { db, publicUrl, outbound, feedMaxBytes }: ConsoleDeps): Promise<void> {
+export async function cataloguePages(
+  app: FastifyInstance,
+  { db, publicUrl, outbound, feedMaxBytes, pullWithdrawMaxShare }: ConsoleDeps,
+): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
   const cataloguePage = async (
@@ -119,10 +135,32 @@ export async function cataloguePages(app: FastifyInstance, { db, publicUrl, outb
       const id = ownSource(request);
       const businessId = request.consoleSession!.businessId;
       if (!(await listFeedSources(db, businessId)).some((s) => s.id === id)) throw new InmoError('NOT_FOUND');
-      await pullFeedSource(db, id, { outbound, maxBytes: feedMaxBytes });
+      await pullFeedSource(db, id, { outbound, maxBytes: feedMaxBytes, withdrawMaxShare: pullWithdrawMaxShare });
       return reply.code(303).header('location', '/console/catalogue#h-sources').send();
     },
   );
+
+  // A held pull (issue 41): confirmed, its withdrawals are made; discarded, the listings stay.
+  for (const action of ['confirm', 'discard'] as const) {
+    app.post<{ Params: { source_id: string } }>(
+      `/catalogue/sources/:source_id/${action}`,
+      { config: { consoleAccess: 'owner' }, ...csrfChecked },
+      async (request, reply) => {
+        const { businessId, userId } = request.consoleSession!;
+        const by = { businessId, run: field(request.body, 'hold') };
+        try {
+          if (action === 'confirm') await confirmHeldPull(db, ownSource(request), { ...by, actor: { type: 'user', id: userId } });
+          else await discardHeldPull(db, ownSource(request), by);
+        } catch (error) {
+          if (error instanceof InmoError && error.code === 'FEED_SOURCE_NOT_FOUND') throw new InmoError('NOT_FOUND');
+          if (!(error instanceof InmoError) || error.code !== 'FEED_PULL_NOT_HELD') throw error;
+          request.errorCode = error.code;
+          return cataloguePage(request, reply, 409, error.code);
+        }
+        return reply.code(303).header('location', '/console/catalogue#h-sources').send();
+      },
+    );
+  }
 
   app.post<{ Params: { source_id: string } }>(
     '/catalogue/sources/:source_id/remove',
