@@ -56,7 +56,8 @@ export function watchBody(req: IncomingMessage, _res: ServerResponse, limits: Co
   if (!hasBody(req)) return;
   const timer = setTimeout(
     () => {
-      if (req.complete) return;
+      // A body being discarded has its own bound (discardBody), and its answer is on its way.
+      if (req.complete || DISCARDING.has(req)) return;
       // Fastify's body parser listens for errors on the request, and answers with the error's status.
       if (!isUpload(req) && req.listenerCount('error') > 0) req.emit('error', new BodyTimeoutError('request body timeout'));
       else req.socket.destroy();
@@ -69,38 +70,50 @@ export function watchBody(req: IncomingMessage, _res: ServerResponse, limits: Co
   req.once('close', clear);
 }
 
+/** Requests whose body is being read and thrown away before their answer. */
+const DISCARDING = new WeakSet<IncomingMessage>();
+
 /**
  * Reads and discards what is left of a request's body, up to `maxBytes`, before its answer.
- * @returns when the body has ended, `maxBytes` were passed, the request closed or `ms` elapsed.
+ * @returns `ended` when the body ended (the connection may be kept), or `cut` when `maxBytes`
+ *   were passed, `ms` elapsed, or the request failed or closed (the answer then closes it).
  */
-export function discardBody(req: IncomingMessage, maxBytes: number, ms: number): Promise<void> {
-  if (req.complete || req.readableEnded || req.destroyed) return Promise.resolve();
+export function discardBody(req: IncomingMessage, maxBytes: number, ms: number): Promise<'ended' | 'cut'> {
+  if (req.complete || req.readableEnded) return Promise.resolve('ended');
+  if (req.destroyed) return Promise.resolve('cut');
+  DISCARDING.add(req);
   return new Promise((resolve) => {
     let bytes = 0;
-    const done = () => {
+    const done = (how: 'ended' | 'cut') => {
       clearTimeout(timer);
-      req.off('data', onData).off('end', done).off('close', done).off('error', done);
-      resolve();
+      DISCARDING.delete(req);
+      req.off('data', onData).off('end', onEnd).off('close', onCut).off('error', onCut);
+      resolve(how);
     };
+    const onEnd = () => done('ended');
+    const onCut = () => done('cut');
     const onData = (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes > maxBytes) done();
+      if (bytes > maxBytes) done('cut');
     };
-    const timer = setTimeout(done, ms);
-    req.on('data', onData).once('end', done).once('close', done).once('error', done);
+    const timer = setTimeout(onCut, ms);
+    req.on('data', onData).once('end', onEnd).once('close', onCut).once('error', onCut);
     req.resume();
   });
 }
 
-/** Installs {@link discardBody} before every answer of the app whose request body is still arriving. */
+/**
+ * Installs {@link discardBody} before every answer of the app whose request body is still
+ * arriving; an answer whose body was cut short closes its connection (`Connection: close`).
+ */
 export function discardRefusedBodies(app: FastifyInstance, limits: ConnectionLimits): void {
-  app.addHook('onSend', (request, _reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const req = request.raw;
     if (req.complete || !hasBody(req)) return done(null, payload);
     const ms = isUpload(req) ? limits.uploadTimeoutMs : limits.bodyTimeoutMs;
-    discardBody(req, limits.discardBodyBytes, ms).then(
-      () => done(null, payload),
-      () => done(null, payload),
-    );
+    discardBody(req, limits.discardBodyBytes, ms).then((how) => {
+      if (how === 'cut') reply.header('connection', 'close');
+      done(null, payload);
+    }, done);
   });
 }

@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_LIMITS, loadLimits, type Limits } from '../../src/limits.ts';
+import { buildApp } from '../../src/app.ts';
 import { inmo } from '../helpers/cli.ts';
 import { snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
@@ -155,8 +156,8 @@ it('refuses JSON nested deeper than the limit with json_invalid before parsing i
  * A raw connection to the test server: what it received, and why it ended, `closed` (by the
  * server) or `gave up` (the client's own bound, far beyond every limit under test).
  */
-function rawConnection(): { socket: Socket; received: () => string; ended: Promise<'closed' | 'gave up'> } {
-  const { port } = new URL(t.base);
+function rawConnection(base = t.base): { socket: Socket; received: () => string; ended: Promise<'closed' | 'gave up'> } {
+  const { port } = new URL(base);
   const socket = connect(Number(port), '127.0.0.1');
   let data = '';
   socket.on('data', (chunk) => (data += chunk.toString('latin1')));
@@ -224,4 +225,20 @@ it('gives the 413 to a client that writes its whole 8 MiB body before reading, e
     answers.push(writeError ?? received().split('\r\n')[0]);
   }
   expect(answers).toEqual(Array.from({ length: 20 }, () => 'HTTP/1.1 413 Payload Too Large'));
+});
+
+it('answers a refused request whose body stops arriving, and closes the connection rather than keep it for Node’s backstop', async () => {
+  // Node's own bound on a whole request is an hour here: the connection must not wait for it.
+  const app = await buildApp({ db: t.db, limits: { ...SMALL, uploadTimeoutMs: 3_600_000 } });
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const { socket, received, ended } = rawConnection(base);
+    // No key: refused before its body is read.
+    socket.write(`POST /v1/ext/leads/inquiries HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":`);
+    expect(await ended).toBe('closed');
+    expect(received()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(received()).toMatch(/\r\nconnection: close\r\n/i);
+  } finally {
+    await app.close();
+  }
 });
