@@ -174,8 +174,8 @@ async function readTables(db: Db): Promise<string[]> {
   return tables;
 }
 
-/** What a request about a known person may write (CONTRACT §22): its interaction and the event saying so. */
-export const INTERACTION_TABLES = ['lead_interactions', 'events'] as const;
+/** What a request about a known person may write (CONTRACT §22): its interaction, the consent it carried, the event saying so. */
+export const INTERACTION_TABLES = ['lead_interactions', 'lead_consents', 'events'] as const;
 
 /** The shared real catalogues (../shared/data). */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
