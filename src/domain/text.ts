@@ -77,13 +77,16 @@ function mapStrings<T>(value: T, change: (text: string) => string): T {
   return (copy ?? value) as T;
 }
 
+/** A host as published: letters, digits, dots, hyphens and underscores (a DNS name or IPv4), or a bracketed IPv6 address. */
+const HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$/;
+
 /**
  * The published form of a URL: absolute `http` or `https`, serialised as the WHATWG URL
  * standard does (host lower case, IDN as punycode, spaces, quotes and angle brackets
  * percent-encoded), with `'` percent-encoded as well (the standard leaves it in paths), so the
  * result cannot end an attribute quoted with `"` or `'`. Serialising it again changes nothing.
- * @returns null for anything else: a relative URL, another scheme (`javascript:`, `data:`…),
- *   or text that is no URL.
+ * @returns null for anything else: a relative URL, another scheme (`javascript:`, `data:`…), a
+ *   host that is no DNS name or IP address (`x"onerror="…`), credentials, or text that is no URL.
  */
 export function publishedUrl(text: string): string | null {
   let url: URL;
@@ -93,5 +96,10 @@ export function publishedUrl(text: string): string | null {
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  // The standard lets a host hold `"`, `&`, `{`… (it percent-decodes `%22` into one): only a DNS
+  // name (IDN already as punycode), an IPv4 address or a bracketed IPv6 one is a host here.
+  if (!HOST.test(url.hostname)) return null;
+  // Credentials in a published link would be shown to every visitor, and are no photo's.
+  if (url.username !== '' || url.password !== '') return null;
   return url.href.replaceAll("'", '%27');
 }

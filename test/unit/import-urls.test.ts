@@ -70,6 +70,23 @@ describe('published URLs and plain text (issue 41)', () => {
     }
   });
 
+  it.each([
+    'http://x"onerror="alert(1)"/a.jpg',
+    'http://a%22b.example/a.jpg',
+    'http://a&b.example/',
+    'http://a{b}.example/',
+    'https://user:pw@cdn.example/a.jpg',
+  ])('refuses %j: a host that is no DNS name or address, or credentials, could break out of an attribute or leak', (url) => {
+    expect(parseImportLine(line({ images: [{ url }] }), NOW)).toEqual({ ok: false, reason: 'images[0].url: must be an http or https URL' });
+  });
+
+  it('keeps hosts that are names or addresses: IDN as punycode, IPv4, bracketed IPv6', () => {
+    const urls = ['http://Bücher.example/a.jpg', 'http://192.0.2.7:8080/a.jpg', 'http://[2001:db8::1]/a.jpg'].map(
+      (url) => parsed({ images: [{ url }] }).images[0].url,
+    );
+    expect(urls).toEqual(['http://xn--bcher-kva.example/a.jpg', 'http://192.0.2.7:8080/a.jpg', 'http://[2001:db8::1]/a.jpg']);
+  });
+
   it('refuses a URL under a specs key naming one (Kyero url, tour_url) unless http or https, and normalises it', () => {
     expect(parseImportLine(line({ specs: { url: 'javascript:alert(13)' } }), NOW)).toEqual({
       ok: false,
