@@ -20,7 +20,7 @@ export interface Limits {
   headersTimeoutMs: number;
   /** Time a client has to send a request's body once its headers are in, ms (connection closed beyond). */
   bodyTimeoutMs: number;
-  /** The same for a file uploaded in the console (`multipart/form-data` to `/console/…`), ms. */
+  /** The same for a file uploaded in the console, once its route has checked the session (http/connections.ts `allowUpload`), ms. */
   uploadTimeoutMs: number;
   /** How long an idle keep-alive connection is kept, ms. */
   keepAliveTimeoutMs: number;
@@ -72,7 +72,8 @@ const MEANINGS: Record<keyof Limits, string> = {
   jsonDepth: 'limit of nesting of arrays and objects in a JSON body (422 `json_invalid` beyond)',
   headersTimeoutMs: "time a client has to send a request's headers (408 and closed beyond)",
   bodyTimeoutMs: "time a client has to send a request's body after its headers (408 and closed beyond)",
-  uploadTimeoutMs: "time a client has to send a console upload's body: a catalogue file, photos (closed beyond)",
+  uploadTimeoutMs:
+    "time a client has to send a console upload's body (a catalogue file, photos), once its session and CSRF token are checked (closed beyond)",
   keepAliveTimeoutMs: 'time an idle keep-alive connection is kept open',
   discardBodyBytes:
     "bytes of a refused request's body read and discarded before its answer (413, 401…), so a client that writes its whole body before reading gets the answer; beyond, the connection is closed",

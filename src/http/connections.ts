@@ -4,8 +4,10 @@
  *
  * - headers must arrive within `headersTimeoutMs` (Node's own check, run every second rather
  *   than Node's default 30 s, so a slow client is cut close to the limit);
- * - a body within `bodyTimeoutMs` of the request's arrival (`uploadTimeoutMs` for a file
- *   uploaded in the console): beyond, the API answers 408 and closes; a console upload is cut;
+ * - a body within `bodyTimeoutMs` of the request's arrival: beyond, the answer is 408 and the
+ *   connection closed. A file uploaded in the console gets `uploadTimeoutMs` instead, but only
+ *   once its route has checked the session and the CSRF token ({@link allowUpload}): a stranger
+ *   never holds a connection longer than `bodyTimeoutMs`;
  * - an idle keep-alive connection is closed after `keepAliveTimeoutMs`;
  * - a request answered before its body was read (413, 401, 404…) has the rest of its body read
  *   and discarded, up to `discardBodyBytes` and the body's deadline, before the answer is sent:
@@ -41,33 +43,55 @@ function hasBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** Whether a request is a file uploaded in the console (a catalogue file, photos). */
-function isUpload(req: IncomingMessage): boolean {
-  return (req.url ?? '').startsWith('/console/') && /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
-}
+/** The body deadline of each request being watched, and the upload deadline it may be given. */
+const WATCHED = new WeakMap<IncomingMessage, { timer: NodeJS.Timeout; uploadTimeoutMs: number }>();
+
+/** Requests whose body deadline passed: their answer goes at once, and closes the connection. */
+const TIMED_OUT = new WeakSet<IncomingMessage>();
 
 /**
- * Gives a request's body its deadline, counted from now (its headers are in): when it passes
- * with the body still arriving, a body Fastify is reading fails with 408 (answered with
- * `Connection: close`), and any other (a console upload) has its connection closed.
+ * Gives a request's body its deadline, `bodyTimeoutMs` from now (its headers are in): when it
+ * passes with the body still arriving, a body Fastify is reading fails with 408 (answered with
+ * `Connection: close`), and any other (a console upload being read) has its connection closed.
  * Called for every request before it is dispatched.
  */
 export function watchBody(req: IncomingMessage, _res: ServerResponse, limits: ConnectionLimits): void {
   if (!hasBody(req)) return;
-  const timer = setTimeout(
-    () => {
-      // A body being discarded has its own bound (discardBody), and its answer is on its way.
-      if (req.complete || DISCARDING.has(req)) return;
-      // Fastify's body parser listens for errors on the request, and answers with the error's status.
-      if (!isUpload(req) && req.listenerCount('error') > 0) req.emit('error', new BodyTimeoutError('request body timeout'));
-      else req.socket.destroy();
-    },
-    isUpload(req) ? limits.uploadTimeoutMs : limits.bodyTimeoutMs,
-  );
-  timer.unref();
-  const clear = () => clearTimeout(timer);
+  arm(req, limits.bodyTimeoutMs, limits.uploadTimeoutMs);
+  const clear = () => {
+    clearTimeout(WATCHED.get(req)?.timer);
+    WATCHED.delete(req);
+  };
   req.once('end', clear);
   req.once('close', clear);
+}
+
+function arm(req: IncomingMessage, ms: number, uploadTimeoutMs: number): void {
+  const timer = setTimeout(() => {
+    // A body being discarded has its own bound (discardBody), and its answer is on its way.
+    if (req.complete || DISCARDING.has(req)) return;
+    TIMED_OUT.add(req);
+    // Fastify's body parser listens for errors on the request, and answers with the error's status.
+    if (req.listenerCount('error') > 0 && !UPLOADING.has(req)) req.emit('error', new BodyTimeoutError('request body timeout'));
+    else req.socket.destroy();
+  }, ms);
+  timer.unref();
+  WATCHED.set(req, { timer, uploadTimeoutMs });
+}
+
+/** Requests whose body a console route reads as files (multipart), once allowed. */
+const UPLOADING = new WeakSet<IncomingMessage>();
+
+/**
+ * Gives a console upload `uploadTimeoutMs` from now for its body, instead of `bodyTimeoutMs`.
+ * Called by the route that reads files, after the session and the CSRF token are checked.
+ */
+export function allowUpload(req: IncomingMessage): void {
+  const watched = WATCHED.get(req);
+  if (watched === undefined) return;
+  clearTimeout(watched.timer);
+  UPLOADING.add(req);
+  arm(req, watched.uploadTimeoutMs, watched.uploadTimeoutMs);
 }
 
 /** Requests whose body is being read and thrown away before their answer. */
@@ -110,8 +134,12 @@ export function discardRefusedBodies(app: FastifyInstance, limits: ConnectionLim
   app.addHook('onSend', (request, reply, payload, done) => {
     const req = request.raw;
     if (req.complete || !hasBody(req)) return done(null, payload);
-    const ms = isUpload(req) ? limits.uploadTimeoutMs : limits.bodyTimeoutMs;
-    discardBody(req, limits.discardBodyBytes, ms).then((how) => {
+    // Its time is up already: no more of it is read.
+    if (TIMED_OUT.has(req)) {
+      reply.header('connection', 'close');
+      return done(null, payload);
+    }
+    discardBody(req, limits.discardBodyBytes, limits.bodyTimeoutMs).then((how) => {
       if (how === 'cut') reply.header('connection', 'close');
       done(null, payload);
     }, done);

@@ -4,11 +4,12 @@
  * them from the environment into its config.
  */
 import { connect, type Socket } from 'node:net';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_LIMITS, loadLimits, type Limits } from '../../src/limits.ts';
 import { buildApp } from '../../src/app.ts';
 import { inmo } from '../helpers/cli.ts';
+import { Browser, userWithPassword } from '../helpers/console.ts';
 import { snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 
@@ -241,4 +242,63 @@ it('answers a refused request whose body stops arriving, and closes the connecti
   } finally {
     await app.close();
   }
+});
+
+describe('a console upload', () => {
+  /** An app whose bodies have 1 s, and whose console uploads 2 minutes once allowed (beyond the client's 30 s patience). */
+  const withUploads = async () => {
+    const app = await buildApp({ db: t.db, limits: { ...SMALL, bodyTimeoutMs: 1000, uploadTimeoutMs: 120_000 } });
+    return { app, base: await app.listen({ port: 0, host: '127.0.0.1' }) };
+  };
+  const multipart = (path: string, cookie: string, length: number) =>
+    `POST ${path} HTTP/1.1\r\nhost: x\r\ncookie: ${cookie}\r\ncontent-type: multipart/form-data; boundary=b\r\n` +
+    `content-length: ${length}\r\nconnection: close\r\n\r\n`;
+
+  it('gets the body’s time only, not the upload’s, before its session is checked', async () => {
+    const { app, base } = await withUploads();
+    try {
+      const { socket, received, ended } = rawConnection(base);
+      socket.write(multipart('/console/catalogue?_csrf=x', 'inmo_session=forged', 100_000));
+      const drip = setInterval(() => socket.writable && socket.write('-'), 200);
+      try {
+        expect(await ended).toBe('closed');
+      } finally {
+        clearInterval(drip);
+      }
+      // Refused (no session: to the login page), its body given the body's second, not the upload's minutes.
+      expect(received()).toMatch(/^HTTP\/1\.1 303 /);
+      expect(received()).toMatch(/\r\nconnection: close\r\n/i);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('gets the upload’s time once its session and CSRF token are checked', async () => {
+    const { app, base } = await withUploads();
+    try {
+      await userWithPassword(t.db, t.businessId, 'owner-upload@uno.example', 'owner');
+      const browser = new Browser(app);
+      expect((await browser.login('owner-upload@uno.example')).statusCode).toBe(303);
+      const token = await browser.token('/console/catalogue');
+      const cookie = `inmo_session=${browser.cookie('inmo_session')}; inmo_csrf=${browser.cookie('inmo_csrf')}`;
+      const line = JSON.stringify({ external_ref: 'SLOW-1', title: 'Piso' });
+      const body = Buffer.from(
+        `--b\r\ncontent-disposition: form-data; name="file"; filename="c.ndjson"\r\ncontent-type: application/x-ndjson\r\n\r\n${line}\n\r\n--b--\r\n`,
+      );
+      const { socket, received, ended } = rawConnection(base);
+      socket.write(multipart(`/console/catalogue?_csrf=${encodeURIComponent(token)}`, cookie, body.length));
+      // Sent over about 3 s: past the body's 1 s, within the upload's 2 minutes.
+      const chunks = Array.from({ length: 15 }, (_, i) =>
+        body.subarray(Math.floor((i * body.length) / 15), Math.floor(((i + 1) * body.length) / 15)),
+      );
+      for (const chunk of chunks) {
+        socket.write(chunk);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(await ended).toBe('closed');
+      expect(received()).toMatch(/^HTTP\/1\.1 (202|303) /);
+    } finally {
+      await app.close();
+    }
+  });
 });

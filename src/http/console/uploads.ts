@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
+import { allowUpload } from '../connections.ts';
 
 /** A file received, in its upload's temp folder. */
 export interface UploadedFile {
@@ -44,6 +45,8 @@ export async function receiveUploads(
   limits: { maxBytes: number; maxFiles: number },
 ): Promise<ConsoleUpload | null> {
   if (!request.isMultipart()) return null;
+  // The session and the CSRF token are checked: the body may take the upload's time (http/connections.ts).
+  allowUpload(request.raw);
   const dir = await mkdtemp(join(tmpdir(), PREFIX));
   const files: UploadedFile[] = [];
   try {
