@@ -176,8 +176,9 @@ export interface PullOptions {
  * still listed (a CRM or a proxy answering with a cut document) is held instead (issue 41): its
  * new and changed listings are imported, nothing is withdrawn, and the source keeps the run's
  * refs until an owner confirms ({@link confirmHeldPull}) or discards ({@link discardHeldPull})
- * it; its validators are not kept, so the next pull reads the whole document again. A pull that
- * comes to a document replaces an earlier hold (its refs dropped).
+ * it; while it is held no validators are sent, so the next pull reads the whole document again,
+ * even one the feed's ETag says is unchanged. A pull that comes to a document replaces an
+ * earlier hold (its refs dropped).
  * @throws InmoError FEED_SOURCE_NOT_FOUND (a removed source too). A failed pull does not throw: its result says why.
  */
 export async function pullFeedSource(db: Db, id: number, options: PullOptions): Promise<PullResult> {
@@ -186,10 +187,13 @@ export async function pullFeedSource(db: Db, id: number, options: PullOptions): 
   const share = options.withdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare;
   const at = nowRfc3339();
   const dir = await mkdtemp(join(tmpdir(), 'inmo-feed-'));
+  // While a pull is held the validators are not sent: the feed may have come back to the very
+  // document they name, which must be read again to replace the hold (a 304 would keep it).
+  const holding = source.held_run !== null;
   const request: FeedRequest = {
     url: source.url,
-    etag: source.etag,
-    lastModified: source.last_modified,
+    etag: holding ? null : source.etag,
+    lastModified: holding ? null : source.last_modified,
     outbound: options.outbound,
     maxBytes: options.maxBytes,
   };

@@ -190,9 +190,10 @@ describe('pulled feeds', () => {
     expect(await pull(id)).toMatchObject({ status: 'held', created: 1, updated: 1, withdrawn: 0, held: 3, of: 4 });
     const live = { 'kyero:A': ['disponible', 90000], 'kyero:B': ['disponible', 100000], 'kyero:D': ['disponible', 100000] };
     expect(await listingStates()).toMatchObject(live);
-    // Pulled again (the worker's next pull): the whole document is read again and held again.
+    // Pulled again (the worker's next pull): the whole document is read again (no validators sent
+    // while a pull is held) and held again.
     expect(await pull(id)).toMatchObject({ status: 'held', held: 3, of: 4 });
-    expect(crm.requests.at(-1)!.ifNoneMatch).toBe('"v1"');
+    expect(crm.requests.at(-1)!.ifNoneMatch).toBeUndefined();
     expect(await t.db.selectFrom('import_refs').select('run').distinct().execute()).toHaveLength(1);
 
     const owner = await loggedIn(t.app, 'owner@uno.example');
@@ -238,6 +239,29 @@ describe('pulled feeds', () => {
     expect((await owner.submit('/console/catalogue', confirm, { hold: held!.run })).statusCode).toBe(409);
     // The next pull of the same document has nothing left to withdraw.
     expect(await pull(id)).toMatchObject({ status: 'imported', withdrawn: 0 });
+  });
+
+  it('a feed that comes back to the document it had before the hold replaces the hold, even under its old ETag (issue 41)', async () => {
+    const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);
+    crm.body = feed(property('A'), property('B'), property('C'), property('D'));
+    expect(await pull(id)).toMatchObject({ status: 'imported', created: 4 });
+    crm.body = feed(property('A'));
+    crm.etag = '"v2"';
+    expect(await pull(id)).toMatchObject({ status: 'held', held: 3, of: 4 });
+    // The CRM recovers: the same document as before, under the same ETag.
+    crm.body = feed(property('A'), property('B'), property('C'), property('D'));
+    crm.etag = '"v1"';
+    expect(await pull(id)).toMatchObject({ status: 'imported', withdrawn: 0 });
+    const [source] = await listFeedSources(t.db, t.businessId);
+    expect(source.held).toBeNull();
+    expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
+    // Nothing is left to confirm, and every listing is still there.
+    const env = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', INMO_ALLOW_PRIVATE_NETWORK: '1' };
+    expect((await inmo(env, 'feeds', 'pull', 'confirm', String(id))).stderr).toContain('no pull waiting for confirmation');
+    const states = await listingStates();
+    for (const ref of ['kyero:A', 'kyero:B', 'kyero:C', 'kyero:D']) expect(states[ref]?.[0], ref).toBe('disponible');
+    // And the next pull is conditional again.
+    expect(await pull(id)).toMatchObject({ status: 'unchanged' });
   });
 
   it('a held pull discarded keeps its listings; the share is configurable; half is not more than half (issue 41)', async () => {
