@@ -34,6 +34,8 @@ export const MAX_DECODED_BYTES = 200_000_000;
  * Photos rendered at a time in the process; more wait their turn (in arrival order). Each
  * render holds one decode of its photo, so memory stays bounded by this, not by how many
  * uploads arrive together (CONTRACT §14; ten at once of the largest photo taken stay under 1 GB).
+ * A photo whose decode takes more than a turn's share of {@link MAX_DECODED_BYTES} (a large
+ * progressive JPEG) takes more turns, and may render alone.
  */
 export const PHOTO_RENDERS = 2;
 
@@ -88,22 +90,39 @@ export interface RenderedPhoto {
 sharp.concurrency(1);
 sharp.cache(false);
 
-/** Renders running, and those waiting for one of the {@link PHOTO_RENDERS} turns. */
-let running = 0;
-const waiting: Array<() => void> = [];
+/** Turns free, and the renders waiting for theirs in arrival order (each with the turns it needs). */
+let free = PHOTO_RENDERS;
+const waiting: Array<{ turns: number; start: () => void }> = [];
 
-/** Runs `work` in one of the {@link PHOTO_RENDERS} turns, waiting for one in arrival order. */
-async function inTurn<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= PHOTO_RENDERS) await new Promise<void>((resolve) => waiting.push(resolve));
-  else running++;
+/**
+ * Runs `work` holding `turns` of the {@link PHOTO_RENDERS} turns, waiting in arrival order (a
+ * render needing more turns is not overtaken by later ones needing fewer).
+ */
+async function inTurn<T>(turns: number, work: () => Promise<T>): Promise<T> {
+  if (waiting.length > 0 || free < turns) await new Promise<void>((start) => waiting.push({ turns, start }));
+  else free -= turns;
   try {
     return await work();
   } finally {
-    // The turn passes straight to the next in line (running stays the same), or is given back.
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
+    free += turns;
+    while (waiting.length > 0 && waiting[0].turns <= free) {
+      const next = waiting.shift()!;
+      free -= next.turns;
+      next.start();
+    }
   }
+}
+
+/**
+ * Bytes a decode of the photo holds at once, estimated from its header: its pixels (width ×
+ * height × channels × bytes per sample), and for a progressive JPEG also libjpeg's coefficients
+ * of the whole image (2 bytes per sample, every component: a CMYK one has four), which it keeps
+ * until the last scan.
+ */
+function decodeBytes(metadata: Metadata): number {
+  const samples = (metadata.width ?? 0) * (metadata.height ?? 0) * (metadata.channels ?? 4);
+  const pixels = samples * (SAMPLE_BYTES[metadata.depth ?? ''] ?? 8);
+  return metadata.format === 'jpeg' && metadata.isProgressive ? pixels + samples * 2 : pixels;
 }
 
 /**
@@ -130,9 +149,12 @@ export async function renderPhoto(path: string, fileName: string): Promise<Rende
   if (width > MAX_PHOTO_SIDE || height > MAX_PHOTO_SIDE || Math.max(width, height) > MAX_PHOTO_ASPECT * Math.min(width, height))
     throw new PhotoRefusedError('too_large_dimensions', fileName);
   if (width * height > MAX_PHOTO_PIXELS) throw new PhotoRefusedError('too_many_pixels', fileName);
-  const decoded = width * height * (metadata.channels ?? 4) * (SAMPLE_BYTES[metadata.depth ?? ''] ?? 8);
-  if (decoded > MAX_DECODED_BYTES) throw new PhotoRefusedError('too_large_dimensions', fileName);
-  return inTurn(() => render(path, fileName, metadata));
+  const pixels = width * height * (metadata.channels ?? 4) * (SAMPLE_BYTES[metadata.depth ?? ''] ?? 8);
+  if (pixels > MAX_DECODED_BYTES) throw new PhotoRefusedError('too_large_dimensions', fileName);
+  // A decode larger than a turn's share (a progressive JPEG's coefficients, say) renders with
+  // more turns, alone at most: ten at once still keep the process under 1 GB.
+  const turns = Math.min(PHOTO_RENDERS, Math.max(1, Math.ceil(decodeBytes(metadata) / (MAX_DECODED_BYTES / PHOTO_RENDERS))));
+  return inTurn(turns, () => render(path, fileName, metadata));
 }
 
 /** Decodes the photo once, at the widest slot, and encodes every slot from that. */
