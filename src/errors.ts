@@ -132,6 +132,10 @@ export const ERRORS = {
     status: 422,
     detail: 'The document is empty (nothing but white space or a byte order mark): refused, nothing imported or withdrawn',
   }),
+  IMPORT_FULL_NO_LISTINGS: spec({
+    status: 422,
+    detail: 'The document names no listing: as the whole catalogue it would withdraw every listing; refused, nothing imported or withdrawn',
+  }),
   IMPORT_DOCUMENT_UNKNOWN: spec({
     status: 422,
     detail: 'The document is neither NDJSON (one JSON object per line) nor a Kyero v3 XML feed: refused, nothing imported or withdrawn',

@@ -271,9 +271,10 @@ export async function scanCatalogueFile(path: string, format: ImportFormat): Pro
  * checked first, in full: a file with any rejected line is refused, and nothing is written
  * (the rejections are reported in `rejected`). Otherwise it is imported, then the business's
  * listings it does not name are withdrawn in one transaction, which the changes feed reports
- * as deletions. NDJSON or a Kyero feed, as {@link importCatalogueFile}; an empty document is
- * refused (InmoError IMPORT_DOCUMENT_EMPTY), never read as a catalogue of nothing.
- * @throws InmoError UNKNOWN_BUSINESS, IMPORT_DOCUMENT_EMPTY, IMPORT_DOCUMENT_UNKNOWN (nothing written).
+ * as deletions. NDJSON or a Kyero feed, as {@link importCatalogueFile}; an empty document
+ * (IMPORT_DOCUMENT_EMPTY), or a well-formed one that names no listing (IMPORT_FULL_NO_LISTINGS),
+ * is refused, never read as a catalogue of nothing.
+ * @throws InmoError UNKNOWN_BUSINESS, IMPORT_DOCUMENT_EMPTY, IMPORT_DOCUMENT_UNKNOWN, IMPORT_FULL_NO_LISTINGS (nothing written).
  */
 export async function importFullCatalogueFile(
   db: Db,
@@ -286,6 +287,8 @@ export async function importFullCatalogueFile(
   const readAs = await sniffFormat(path, format);
   const { refs, rejected } = await scanCatalogueFile(path, readAs);
   if (rejected.length > 0) return { format: readAs, created: 0, updated: 0, repeated: 0, rejected, withdrawn: 0, refused: true };
+  // A well-formed document of nothing (`<root></root>`) is no catalogue either (issue 41).
+  if (refs.size === 0) throw new InmoError('IMPORT_FULL_NO_LISTINGS');
   const summary = await importCatalogueFile(db, businessId, path, onProgress, readAs);
   const unnamed = (await repo.listWithdrawable(db, businessId)).filter((p) => !refs.has(p.external_ref)).map((p) => p.id);
   if (unnamed.length > 0) {

@@ -304,4 +304,16 @@ describe('an empty document (issue 41)', () => {
     }
     expect(await snapshot(t.db)).toBe(before);
   });
+
+  it('is refused by a full import when well-formed but naming no listing (a Kyero root and nothing in it): nothing is withdrawn', async () => {
+    await importRecords(t.db, t.businessId, [listing('KEEP'), listing('OTHER')]);
+    const before = await snapshot(t.db);
+    for (const text of [
+      '<?xml version="1.0" encoding="UTF-8"?><root></root>',
+      '<root><kyero><feed_version>3</feed_version></kyero></root>',
+    ]) {
+      await expect(importFullCatalogueFile(t.db, t.businessId, file(text))).rejects.toMatchObject({ code: 'IMPORT_FULL_NO_LISTINGS' });
+    }
+    expect(await snapshot(t.db)).toBe(before);
+  });
 });
