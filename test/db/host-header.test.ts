@@ -9,6 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freshDatabaseUrl } from '../helpers/db.ts';
+import { startServe } from '../helpers/processes.ts';
 import { FolderMediaStore } from '../../src/media/store.ts';
 import { Browser, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
@@ -61,4 +63,15 @@ describe.each([
       for (const link of links) expect(link).toMatch(expected);
     }
   });
+});
+
+it('inmo serve warns when it listens beyond this machine without INMO_PUBLIC_URL, and not on loopback', async () => {
+  const env = { ...process.env, DATABASE_URL: await freshDatabaseUrl(), LOG_LEVEL: 'warn', INMO_PUBLIC_URL: '' };
+  const outputOf = async (...args: string[]) => {
+    const served = await startServe(env, '--no-worker', ...args);
+    await served.stop();
+    return served.output();
+  };
+  expect(await outputOf('--host', '0.0.0.0')).toContain('INMO_PUBLIC_URL is not set');
+  expect(await outputOf('--host', '127.0.0.1')).not.toContain('INMO_PUBLIC_URL is not set');
 });
