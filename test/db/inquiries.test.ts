@@ -254,6 +254,9 @@ describe('POST /leads/inquiries', () => {
   it('answers 409 for a named lead with the same phone, changing nothing but keeping the request as an interaction', async () => {
     await post(t.app, '/leads/inquiries', t.key, { name: 'Ana', type: 'buyer', phone_number_1: '+34612000060' });
     const before = await snapshot(t.db, INTERACTION_TABLES);
+    const eventsBefore = (await t.db.selectFrom('events').select('id').execute()).length;
+    const consentsBefore = (await t.db.selectFrom('lead_consents').select('id').execute()).length;
+    const interactionsBefore = (await t.db.selectFrom('lead_interactions').select('id').execute()).length;
     const r = await post(t.app, '/leads/inquiries', t.key, {
       name: 'Otra',
       type: 'owner',
@@ -265,7 +268,12 @@ describe('POST /leads/inquiries', () => {
     expect(r.status).toBe(409);
     expect(r.body).toEqual({ detail: 'A lead with this phone number already exists' });
     expect(await snapshot(t.db, INTERACTION_TABLES)).toBe(before);
-    const [kept] = await t.db.selectFrom('lead_interactions').selectAll().execute();
+    // What it wrote: one interaction and one event saying so, no consent (it carried none).
+    const events = await t.db.selectFrom('events').select('type').orderBy('id').execute();
+    expect(events.map((e) => e.type).slice(eventsBefore)).toEqual(['lead.contacted_again']);
+    expect((await t.db.selectFrom('lead_consents').select('id').execute()).length).toBe(consentsBefore);
+    const [kept, ...others] = await t.db.selectFrom('lead_interactions').selectAll().orderBy('id', 'desc').execute();
+    expect(others.length).toBe(interactionsBefore);
     expect(kept).toMatchObject({ channel: 'inquiry', source: 'fotocasa' });
     expect(kept.note).toContain('También me interesa este.');
     expect(kept.note).toContain('https://agencia.example/piso/7');

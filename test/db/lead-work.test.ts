@@ -159,6 +159,20 @@ describe('leads worked in the console', () => {
     expect(page).toContain('https://agencia.example/atico-9');
     // The lead itself did not change.
     expect(await apiLead(id)).toEqual(before);
+    // A person (or a script with the public key) writing again and again: the page lists the newest 20.
+    for (let i = 0; i < 21; i++) {
+      const more = await post(t.app, '/leads/inquiries', t.key, {
+        name: 'Lucía',
+        type: 'buyer',
+        phone_number_1: '612 345 678',
+        notes: `Otra vez ${i}`,
+      });
+      expect(more.status).toBe(409);
+    }
+    const long = (await agent.get(`/console/leads/${id}`)).body;
+    expect(long).toContain('Otra vez 20');
+    expect(long).not.toContain('Otra vez 0<');
+    expect(long).toContain('y 2 más, en la exportación de sus datos');
   });
 
   it("another business's lead is not found, and a form without its CSRF token changes nothing", async () => {

@@ -81,9 +81,20 @@ export async function insertInteraction(db: Executor, row: Omit<LeadInteractionT
   await db.insertInto('lead_interactions').values(row).execute();
 }
 
-/** A lead's interactions (requests that came again), newest first. */
-export async function listInteractions(db: Executor, leadId: number) {
-  return db.selectFrom('lead_interactions').selectAll().where('lead_id', '=', leadId).orderBy('id', 'desc').execute();
+/** A lead's interactions (requests that came again), newest first; the newest `limit` only when given. */
+export async function listInteractions(db: Executor, leadId: number, limit?: number) {
+  const query = db.selectFrom('lead_interactions').selectAll().where('lead_id', '=', leadId).orderBy('id', 'desc');
+  return (limit === undefined ? query : query.limit(limit)).execute();
+}
+
+/** How many interactions a lead has. */
+export async function countInteractions(db: Executor, leadId: number): Promise<number> {
+  const { count } = await db
+    .selectFrom('lead_interactions')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('lead_id', '=', leadId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
 }
 
 /** A lead's consents, oldest first. */
