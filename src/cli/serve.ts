@@ -142,11 +142,11 @@ export function register(program: Command): void {
         const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;
         const { address, metrics } = await listenOrClose(app, db, listenOn, metricsAt);
         // Links are written with the address a connection reached when no public URL is set
-        // (http/origin.ts): right on this machine, an internal address for anyone else.
+        // (http/origin.ts): right on this machine, an internal address for anyone else. Said on
+        // stderr at once, for the operator starting it (a log line could still be buffered).
         if (config.publicUrl === null && !/^(127\.|localhost$|::1$|\[::1\]$)/.test(listenOn.host)) {
-          app.log.warn(
-            { host: listenOn.host },
-            'INMO_PUBLIC_URL is not set: photo URLs, set-password links and feed URLs are written with the address each connection reached; set it to the public origin',
+          cli.stderr.write(
+            'warning: INMO_PUBLIC_URL is not set: photo URLs, set-password links and feed URLs are written with the address each connection reached; set it to the public origin\n',
           );
         }
         // The demo is seeded once the server's address is known: its photos are linked there

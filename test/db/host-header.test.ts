@@ -69,7 +69,10 @@ it('inmo serve warns when it listens beyond this machine without INMO_PUBLIC_URL
   const env = { ...process.env, DATABASE_URL: await freshDatabaseUrl(), LOG_LEVEL: 'warn', INMO_PUBLIC_URL: '' };
   const outputOf = async (...args: string[]) => {
     const served = await startServe(env, '--no-worker', ...args);
+    // Its streams are read to their end: 'exit' may come before the last lines are read.
+    const closed = new Promise((resolve) => served.child.once('close', resolve));
     await served.stop();
+    await closed;
     return served.output();
   };
   expect(await outputOf('--host', '0.0.0.0')).toContain('INMO_PUBLIC_URL is not set');
