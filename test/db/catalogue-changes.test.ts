@@ -40,6 +40,18 @@ async function published(key: string) {
   return new Map<number, Record<string, unknown>>(body.data.map((p: { id: number }) => [p.id, p]));
 }
 
+/** `inmo properties import --business <the test's> --full ARGS…`, run in-process. */
+const importFull = (...args: string[]) =>
+  inmo(
+    { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn' },
+    'properties',
+    'import',
+    '--business',
+    String(t.businessId),
+    '--full',
+    ...args,
+  );
+
 describe('GET /properties/changes', () => {
   it('starts with every public listing once as an upsert, then gives only what changed', async () => {
     await importRecords(t.db, t.businessId, [
@@ -196,16 +208,6 @@ describe('inmo properties import --full', () => {
     expect(summary.rejected).toHaveLength(1);
     expect(summary.rejected[0].line).toBe(2);
     expect(await snapshot(t.db)).toBe(before);
-    const importFull = (...args: string[]) =>
-      inmo(
-        { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn' },
-        'properties',
-        'import',
-        '--business',
-        String(t.businessId),
-        '--full',
-        ...args,
-      );
     const cli = await importFull(path);
     expect(cli.code).toBe(3);
     expect(cli.stdout).toContain('nothing imported: --full refuses a file with rejected lines');
@@ -290,15 +292,7 @@ describe('an empty document (issue 41)', () => {
       await expect(importFullCatalogueFile(t.db, t.businessId, path, undefined, 'ndjson')).rejects.toMatchObject({
         code: 'IMPORT_DOCUMENT_EMPTY',
       });
-      const cli = await inmo(
-        { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn' },
-        'properties',
-        'import',
-        '--business',
-        String(t.businessId),
-        '--full',
-        path,
-      );
+      const cli = await importFull(path);
       expect(cli.code).not.toBe(0);
       expect(cli.stderr).toContain('The document is empty');
     }
