@@ -65,6 +65,11 @@ function originOf(url: string): string {
   }
 }
 
+/** Whether the request came with a publishable key (one bound to origins): its lead posts tell nothing of who is already a client (CONTRACT §13). */
+export function isPublishable(request: FastifyRequest): boolean {
+  return (request.apiKey?.origins ?? null) !== null;
+}
+
 /**
  * Where a key may be used from (CONTRACT §13). A publishable key needs an `Origin` on its list,
  * and its answers carry that origin's CORS headers; a browser's same-origin GET, which carries no

@@ -16,6 +16,7 @@
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { isKeyTaken } from '../db/errors.ts';
 import { InmoError } from '../errors.ts';
+import { isPublishable } from './auth.ts';
 import { requestFingerprint, type ClaimResult, type ClaimedKey, type DeferredKey, type Idempotency } from '../services/idempotency.ts';
 import type { OnStored } from '../services/lead-intake.ts';
 import type { LeadOutcome } from '../db/types.ts';
@@ -35,10 +36,6 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** The 409 of a known person's inquiry to a secret key (spec §4.2 rule 4). */
 const DUPLICATE = new InmoError('DUPLICATE_PHONE');
 
-/** Whether the request came with a publishable key: its lead posts tell nothing of who is already a client (CONTRACT §13). */
-export function isPublishable(request: FastifyRequest): boolean {
-  return request.apiKey?.origins !== null && request.apiKey?.origins !== undefined;
-}
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const MAX_LENGTH = 255;
 

@@ -82,6 +82,13 @@ describe('a publishable key tells nothing of who is already a client (CONTRACT �
     expect(replay).toEqual({ ...first, headers: { ...first.headers, 'idempotent-replayed': 'true' } });
     const interactions = await t.db.selectFrom('lead_interactions').select(['channel', 'source', 'note']).execute();
     expect(interactions).toEqual([{ channel: 'ingest', source: 'web', note: expect.stringContaining('700') }]);
+    // The consent a request that comes again carries is recorded with the known lead (CONTRACT §22).
+    const consent = { marketing: false, whatsapp: true, text: 'Acepto WhatsApp', version: 'v2' };
+    await seen('/leads/ingest', key, { ...ingestBody('+34611500201', '800'), consent });
+    const [lead] = await t.db.selectFrom('leads').select('id').where('phone_number_1', '=', '+34611500201').execute();
+    expect(await t.db.selectFrom('lead_consents').select(['lead_id', 'marketing', 'whatsapp', 'version', 'source_page']).execute()).toEqual(
+      [{ lead_id: lead.id, marketing: 0, whatsapp: 1, version: 'v2', source_page: 'https://agencia.example/alquiler/12' }],
+    );
   });
 
   it('leaves a secret key the spec’s answers: 409 for a known named phone, kept as an interaction once per Idempotency-Key', async () => {

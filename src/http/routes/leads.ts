@@ -24,7 +24,8 @@ import {
 import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
 import { Idempotency } from '../../services/idempotency.ts';
-import { checkIdempotencyKey, idempotently, idempotentRoute, isPublishable, onStoredFor } from '../idempotency.ts';
+import { isPublishable } from '../auth.ts';
+import { checkIdempotencyKey, idempotently, idempotentRoute, onStoredFor } from '../idempotency.ts';
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads.ts';
 import { eraseLead } from '../../services/erasure.ts';
