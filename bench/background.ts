@@ -18,11 +18,11 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createDb, type Db } from '../src/db/database.ts';
 import { replaceLeadMatches } from '../src/db/repositories/matches.ts';
-import { SCOPES } from '../src/domain/api-key.ts';
+import { SCOPES } from '../src/domain/access/api-key.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
-import { connectChannel } from '../src/services/channels.ts';
-import { createApiKey } from '../src/services/api-keys.ts';
-import { CatalogueSnapshots, matchSearchPreferences } from '../src/services/matching.ts';
+import { connectChannel } from '../src/services/messaging/channels.ts';
+import { createApiKey } from '../src/services/access/api-keys.ts';
+import { CatalogueSnapshots, matchSearchPreferences } from '../src/services/leads/matching.ts';
 import { startFakeGraph } from '../test/helpers/fake-graph.ts';
 import { startProcess, stop } from './processes.ts';
 

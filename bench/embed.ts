@@ -9,8 +9,8 @@
  */
 import { chromium } from 'playwright-core';
 import { createDb } from '../src/db/database.ts';
-import { PUBLISHABLE_SCOPES } from '../src/domain/api-key.ts';
-import { createApiKey } from '../src/services/api-keys.ts';
+import { PUBLISHABLE_SCOPES } from '../src/domain/access/api-key.ts';
+import { createApiKey } from '../src/services/access/api-keys.ts';
 import { startProcess, stop } from './processes.ts';
 
 const CHROMIUM = process.env.INMO_CHROMIUM ?? '/usr/bin/chromium';

@@ -1,5 +1,5 @@
 /**
- * Outgoing webhook benchmark (CONTRACT §13; services/webhook-endpoints.ts), part of
+ * Outgoing webhook benchmark (CONTRACT §13; services/integrations/outgoing-webhooks.ts), part of
  * `npm run bench -- --only events`:
  *
  * 1. **Events.** `inmo serve --no-worker` on an empty catalogue takes 10,000 ingests (32
@@ -27,11 +27,11 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
-import { SCOPES } from '../src/domain/api-key.ts';
+import { SCOPES } from '../src/domain/access/api-key.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
-import { createApiKey } from '../src/services/api-keys.ts';
-import { eventId } from '../src/services/events.ts';
-import { addWebhook } from '../src/services/webhook-endpoints.ts';
+import { createApiKey } from '../src/services/access/api-keys.ts';
+import { eventId } from '../src/services/integrations/events.ts';
+import { addWebhook } from '../src/services/integrations/outgoing-webhooks.ts';
 import { spawnOnCpu0, startProcess, stop } from './processes.ts';
 
 const EVENTS = 10_000;

@@ -1,5 +1,5 @@
 /**
- * The changes-feed benchmark (CONTRACT §13, services/catalogue-changes.ts), part of
+ * The changes-feed benchmark (CONTRACT §13, services/catalogue/changes.ts), part of
  * `npm run bench -- --only feed`: a client that syncs a whole catalogue from the start with
  * `GET /properties/changes?limit=500`, one page after another as a website's sync job does,
  * until `has_more` is false. Target: the real 20k catalogue in under 2 s over HTTP on SQLite.

@@ -19,13 +19,13 @@ import { join } from 'node:path';
 import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
-import { importCatalogueFile } from '../src/services/catalogue-import.ts';
+import { importCatalogueFile } from '../src/services/catalogue/import/import.ts';
 import { threadBundle } from '../src/thread-bundle.ts';
 import { inPackage } from '../src/package-root.ts';
 import { outboundPolicy } from '../src/config.ts';
-import { createApiKey } from '../src/services/api-keys.ts';
-import { addFeedSource } from '../src/services/feed-pulls.ts';
-import { publishFeed } from '../src/services/feeds.ts';
+import { createApiKey } from '../src/services/access/api-keys.ts';
+import { addFeedSource } from '../src/services/catalogue/feeds/pulls.ts';
+import { publishFeed } from '../src/services/catalogue/feeds/published-feeds.ts';
 import { onEveryCpu, startProcess, stop } from './processes.ts';
 import { wrk } from './wrk.ts';
 
@@ -55,7 +55,7 @@ async function importRate(work: string, name: string, path: string): Promise<{ r
   await migrate(db);
   const business = await insertBusiness(db, name, nowRfc3339());
   // The reader thread's code is bundled once per process: not by the first import measured.
-  await threadBundle(inPackage('src', 'services', 'import-read-main.ts'));
+  await threadBundle(inPackage('src', 'services', 'catalogue', 'import', 'reader-thread-main.ts'));
   const started = performance.now();
   // Both cores, as in a server: the reader thread beside the writing one.
   const summary = await onEveryCpu(() => importCatalogueFile(db, business.id, path));

@@ -11,11 +11,11 @@ import { createDb, migrate } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { enqueueLeadJobs } from '../src/db/repositories/jobs.ts';
 import { insertLeadId, insertNote } from '../src/db/repositories/leads.ts';
-import { SCOPES } from '../src/domain/api-key.ts';
+import { SCOPES } from '../src/domain/access/api-key.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
-import { createApiKey } from '../src/services/api-keys.ts';
-import { recordLeadEvent } from '../src/services/events.ts';
-import { addWebhook } from '../src/services/webhook-endpoints.ts';
+import { createApiKey } from '../src/services/access/api-keys.ts';
+import { recordLeadEvent } from '../src/services/integrations/events.ts';
+import { addWebhook } from '../src/services/integrations/outgoing-webhooks.ts';
 import pg from 'pg';
 import { POSTGRES_URL } from './engines.ts';
 import { startProcess, stop } from './processes.ts';
@@ -58,7 +58,7 @@ export function benchLead(businessId: number, i: number, at: string) {
 
 /**
  * Inserts `count` leads like the service's, one transaction each; with `events`, each also
- * records its `lead.created` event (services/events.ts), and with `'webhook'` the business has
+ * records its `lead.created` event (services/integrations/events.ts), and with `'webhook'` the business has
  * one webhook endpoint, so the event also queues its delivery and job. @returns leads per second.
  */
 async function rawRate(dbPath: string, count: number, events: 'none' | 'event' | 'webhook' = 'none'): Promise<number> {

@@ -3,7 +3,7 @@
  * of the real 20k catalogue:
  *
  * - **Save to visibility**: this process saves a listing (a new price) through the same service
- *   the console uses (services/listings.ts), 50 times; `inmo serve --no-worker` (another
+ *   the console uses (services/catalogue/listings.ts), 50 times; `inmo serve --no-worker` (another
  *   process, CPU 0) is asked `GET /v1/ext/properties/{id}` every 2 ms until it shows the new price.
  *   Baseline, same run: one such GET's round trip.
  * - **Photo uploads**: a 12-megapixel JPEG (4000×3000, noisy like a photo) uploaded through the
@@ -15,8 +15,8 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { createDb } from '../src/db/database.ts';
-import { createUser, setPasswordWithLink } from '../src/services/console-users.ts';
-import { saveListing, showListing } from '../src/services/listings.ts';
+import { createUser, setPasswordWithLink } from '../src/services/access/console-users.ts';
+import { saveListing, showListing } from '../src/services/catalogue/listings.ts';
 import { startProcess, stop } from './processes.ts';
 
 const PASSWORD = 'tejado-azul-sobre-Zaragoza';

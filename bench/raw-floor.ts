@@ -8,8 +8,8 @@ import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from
 import type { Db } from '../src/db/database.ts';
 import SQLite from '../src/db/sqlite-binding.ts';
 import type { Database } from '../src/db/types.ts';
-import type { PropertyQuery } from '../src/domain/property-query.ts';
-import { CatalogueReader } from '../src/services/properties.ts';
+import type { PropertyQuery } from '../src/domain/catalogue/property-query.ts';
+import { CatalogueReader } from '../src/services/catalogue/published.ts';
 
 /** The statement that returns a page's rows, its parameters, and the page's `total`. */
 export interface RecordedPage {

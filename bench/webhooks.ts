@@ -19,7 +19,7 @@ import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb } from '../src/db/database.ts';
-import { connectChannel } from '../src/services/channels.ts';
+import { connectChannel } from '../src/services/messaging/channels.ts';
 import { startFakeGraph } from '../test/helpers/fake-graph.ts';
 import { startProcess, stop } from './processes.ts';
 

@@ -2,13 +2,13 @@
  * The closed catalogue of errors a client or an operator can meet (spec §7, CONTRACT §2, §3):
  * one code per fault, with its HTTP status and its `detail`, the English sentence of the
  * `{"detail": …}` body, and, where the CLI names an option instead, its `cli` message. Services and domain functions throw {@link InmoError}s by code; the
- * one error handler of the HTTP server (http/fastapi-compat.ts) renders them, and the CLI
+ * one error handler of the HTTP server (http/request-pipeline.ts) renders them, and the CLI
  * prints their detail. No detail is written anywhere else: a new error is a new line here.
  *
  * The Pydantic-shaped 422 (a list of faults, not a sentence) is {@link RequestValidationError}.
  */
-import type { Scope } from './domain/api-key.ts';
-import type { ValidationIssue } from './validation/pydantic.ts';
+import type { Scope } from './domain/access/api-key.ts';
+import type { ValidationIssue } from './validation/validator.ts';
 
 interface ErrorSpec<P> {
   status: number;

@@ -106,7 +106,7 @@ export function loadLimits(env: NodeJS.ProcessEnv): Limits {
  * Where JSON text nests arrays and objects deeper than `max` levels: the offset of the bracket
  * that goes one level too deep, or null. Read in one pass without recursion (strings skipped),
  * so that no depth of nesting can overflow a stack, here or in a parser after it. Request bodies
- * (http/fastapi-compat.ts) and each line of an NDJSON import (services/import-line.ts) are checked
+ * (http/request-pipeline.ts) and each line of an NDJSON import (services/catalogue/import/line.ts) are checked
  * with it before they are parsed.
  */
 export function tooDeepAt(text: string, max: number): number | null {

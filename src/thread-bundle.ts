@@ -21,7 +21,7 @@ const bundles = new Map<string, Promise<string>>();
 
 /**
  * The path of `entry`'s bundle, to start a Worker on.
- * @param entry a source file of src/, e.g. `inPackage('src', 'services', 'import-read-main.ts')`.
+ * @param entry a source file of src/, e.g. `inPackage('src', 'services', 'catalogue', 'import', 'reader-thread-main.ts')`.
  * @throws Error with esbuild's messages when the source does not build.
  */
 export function threadBundle(entry: string): Promise<string> {

@@ -1,6 +1,6 @@
 /**
  * WhatsApp Cloud API webhooks (CONTRACT §10): the signature check and the reading of Meta's
- * payload. Pure functions; storing and acting on what arrived is services/webhooks.ts.
+ * payload. Pure functions; storing and acting on what arrived is services/messaging/whatsapp-inbound.ts.
  *
  * Meta posts `{"object": "whatsapp_business_account", "entry": [{"id": WABA_ID, "changes":
  * [{"field": "messages", "value": {...}}]}]}`, where `value` holds `metadata.phone_number_id`

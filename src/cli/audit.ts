@@ -1,6 +1,6 @@
 /** `inmo audit list` (issue 31, CONTRACT §18): who did what to a business's keys, users, channel, webhooks, leads and listings. */
 import type { Command } from 'commander';
-import { listAudit } from '../services/audit.ts';
+import { listAudit } from '../services/access/audit.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {

@@ -1,7 +1,7 @@
 /** `inmo channel connect|assistant` (CONTRACT §7, §9, §10): the WhatsApp Cloud API channel of a business. */
 import { outboundPolicy } from '../config.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { configureAssistant, connectChannel, PROVIDERS } from '../services/channels.ts';
+import { configureAssistant, connectChannel, PROVIDERS } from '../services/messaging/channels.ts';
 import { action, cli, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 function languageOverride(value: string, previous: Record<string, string>): Record<string, string> {

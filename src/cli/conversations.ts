@@ -4,7 +4,7 @@
  * assistant or give it back.
  */
 import type { Command } from 'commander';
-import { listConversations, replyAsAgent, setAnswerer, showConversation } from '../services/conversations.ts';
+import { listConversations, replyAsAgent, setAnswerer, showConversation } from '../services/messaging/conversations.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 type Shown = Awaited<ReturnType<typeof showConversation>>;

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import { embedSnippet } from '../services/embed-bundle.ts';
+import { embedSnippet } from '../services/integrations/website-kit-bundle.ts';
 import { action, cli, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {

@@ -11,12 +11,12 @@
  *     inmo feeds pull list --business ID | run ID | remove ID | confirm ID | discard ID
  *
  * A source is pulled by the worker every `--every-minutes` (the first pull at once); `run` pulls
- * now and prints the result (services/feed-pulls.ts). A pull that would withdraw more than
+ * now and prints the result (services/catalogue/feeds/pulls.ts). A pull that would withdraw more than
  * `INMO_PULL_WITHDRAW_MAX_SHARE` of the source's listings is held: `confirm` withdraws them,
  * `discard` keeps them.
  */
 import { Option, type Command } from 'commander';
-import { FEED_FORMATS, listFeeds, publishFeed, revokeFeed, type FeedFormat } from '../services/feeds.ts';
+import { FEED_FORMATS, listFeeds, publishFeed, revokeFeed, type FeedFormat } from '../services/catalogue/feeds/published-feeds.ts';
 import {
   addFeedSource,
   confirmHeldPull,
@@ -26,9 +26,9 @@ import {
   pullFeedSource,
   removeFeedSource,
   type PullResult,
-} from '../services/feed-pulls.ts';
-import { CLI } from '../services/audit.ts';
-import { IMPORT_FORMATS, type ImportFormat } from '../services/catalogue-import.ts';
+} from '../services/catalogue/feeds/pulls.ts';
+import { CLI } from '../services/access/audit.ts';
+import { IMPORT_FORMATS, type ImportFormat } from '../services/catalogue/import/import.ts';
 import { loadConfig } from '../config.ts';
 import { action, cli, command, positiveInt, print, withDb } from './common.ts';
 

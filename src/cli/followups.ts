@@ -1,6 +1,6 @@
 /** `inmo followups rules|due|done` (spec §6 step 3, CONTRACT §7, §9): follow-ups of inquiry leads. */
 import type { Command } from 'commander';
-import { dueFollowUps, LEAD_TYPES, markFollowUpDone, setFollowUpRule } from '../services/follow-ups.ts';
+import { dueFollowUps, LEAD_TYPES, markFollowUpDone, setFollowUpRule } from '../services/leads/follow-ups.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {

@@ -1,7 +1,7 @@
 /** `inmo jobs list|retry` (CONTRACT §7, §9): the background jobs, their state, and running a failed one again. */
 import type { Command } from 'commander';
 import { listJobs } from '../db/repositories/jobs.ts';
-import { retryJob } from '../services/jobs.ts';
+import { retryJob } from '../services/failed-jobs.ts';
 import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 const STATES = ['pending', 'running', 'done', 'failed'];

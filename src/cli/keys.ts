@@ -1,8 +1,16 @@
 /** `inmo keys create|list|revoke` (spec §5, CONTRACT §3, §9): API keys of a business. */
 import type { Command } from 'commander';
-import { KEY_PREFIX, parseApiKey, parseScopes, PUBLISHABLE_PREFIX, PUBLISHABLE_SCOPES, SCOPES, type Scope } from '../domain/api-key.ts';
+import {
+  KEY_PREFIX,
+  parseApiKey,
+  parseScopes,
+  PUBLISHABLE_PREFIX,
+  PUBLISHABLE_SCOPES,
+  SCOPES,
+  type Scope,
+} from '../domain/access/api-key.ts';
 import { parseRfc3339 } from '../domain/time.ts';
-import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
+import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../services/access/api-keys.ts';
 import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 const KEY_ID_HINT = `the key id is the part between ${KEY_PREFIX} and the dot`;

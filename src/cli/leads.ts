@@ -3,10 +3,10 @@
  * one, and its erasure.
  */
 import type { Command } from 'commander';
-import { createLeadByHand, showLead } from '../services/leads.ts';
+import { createLeadByHand, showLead } from '../services/leads/leads.ts';
 import { InmoError } from '../errors.ts';
-import { CLI } from '../services/audit.ts';
-import { eraseLead } from '../services/erasure.ts';
+import { CLI } from '../services/access/audit.ts';
+import { eraseLead } from '../services/leads/erasure.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {

@@ -9,7 +9,7 @@ import {
   importFullCatalogueFile,
   type ImportFormat,
   type RejectedLine,
-} from '../services/catalogue-import.ts';
+} from '../services/catalogue/import/import.ts';
 import { action, cli, CliError, command, plural, positiveInt, print, withDb } from './common.ts';
 
 /**

@@ -1,6 +1,6 @@
 /** `inmo users create|list|disable` (issue 15, CONTRACT §12): the people who sign in to the console. */
 import type { Command } from 'commander';
-import { createUser, disableUser, listUsers, ROLES } from '../services/console-users.ts';
+import { createUser, disableUser, listUsers, ROLES } from '../services/access/console-users.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {

@@ -4,7 +4,7 @@
  */
 import { outboundPolicy } from '../config.ts';
 import type { Command } from 'commander';
-import { EVENT_TYPES } from '../services/events.ts';
+import { EVENT_TYPES } from '../services/integrations/events.ts';
 import {
   addWebhook,
   disableWebhook,
@@ -12,7 +12,7 @@ import {
   listWebhooks,
   replayDelivery,
   rotateWebhookSecret,
-} from '../services/webhook-endpoints.ts';
+} from '../services/integrations/outgoing-webhooks.ts';
 import { action, cli, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {

@@ -218,7 +218,7 @@ export function createDb(url: string, pool: PoolSettings = DEFAULT_POOL_SETTINGS
 const openedFrom = new WeakMap<Db, { url: string; pool: PoolSettings }>();
 
 /**
- * What opens the same database as `db` again, in another thread (services/import-thread.ts):
+ * What opens the same database as `db` again, in another thread (services/catalogue/import/import-thread.ts):
  * `createDb(url, pool)`. Null for an in-memory SQLite database, which no other connection sees.
  */
 export function reopenable(db: Db): { url: string; pool: PoolSettings } | null {

@@ -64,7 +64,7 @@ export class GroupCommit {
 
   /**
    * Where transactions commit concurrently (PostgreSQL): runs `work` on the handle itself, for
-   * writes that are one statement (db/repositories/new-lead-pg.ts), tracked like the units so
+   * writes that are one statement (db/repositories/new-lead-statement.ts), tracked like the units so
    * that {@link settled} waits for it. On SQLite, null: the caller hands in a unit instead.
    */
   alone<T>(work: (db: Db) => Promise<T>): Promise<T> | null {

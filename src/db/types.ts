@@ -3,8 +3,8 @@
  * Booleans are 0/1 integers and timestamps canonical RFC 3339 text on every engine.
  */
 import type { Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { PresentedRow } from '../domain/lead-presenter.ts';
-import type { ImageInput, PropertyFields, VideoInput } from '../domain/property-record.ts';
+import type { PresentedRow } from '../domain/leads/presenter.ts';
+import type { ImageInput, PropertyFields, VideoInput } from '../domain/catalogue/property-record.ts';
 
 /** The engines inmo runs on. */
 export type Engine = 'sqlite' | 'postgres';
@@ -370,7 +370,7 @@ export interface UserTable {
   /** Lower-cased. */
   email: string;
   role: 'owner' | 'agent';
-  /** `scrypt$N$r$p$salt$hash` (domain/passwords.ts); null until set through a one-time link. */
+  /** `scrypt$N$r$p$salt$hash` (domain/access/passwords.ts); null until set through a one-time link. */
   password_hash: string | null;
   created_at: string;
   password_set_at: string | null;
@@ -619,7 +619,7 @@ type Holds<T extends true> = T;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 /**
- * The properties tables hold exactly what an import line decides (domain/property-record.ts):
+ * The properties tables hold exactly what an import line decides (domain/catalogue/property-record.ts):
  * these compile only while they do, so a column added to one side must be added to the other.
  */
 export type PropertiesHoldListings = Holds<
@@ -631,7 +631,7 @@ export type PropertiesHoldListings = Holds<
 export type ImagesHoldListingImages = Holds<Same<Omit<Selectable<PropertyImageTable>, 'id' | 'property_id'>, ImageInput>>;
 export type VideosHoldListingVideos = Holds<Same<Omit<Selectable<PropertyVideoTable>, 'id' | 'property_id'>, VideoInput>>;
 
-/** The leads table holds the domain's view of a stored lead (domain/lead-presenter.ts): this compiles only while it does. */
+/** The leads table holds the domain's view of a stored lead (domain/leads/presenter.ts): this compiles only while it does. */
 export type LeadsHoldPresentedRow = Holds<Pick<LeadRow, keyof PresentedRow> extends PresentedRow ? true : false>;
 export type NewLead = Insertable<LeadTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;

@@ -8,7 +8,7 @@
  */
 import { Faker, es } from '@faker-js/faker';
 import type { ImportRecord } from '../schemas/import-record.ts';
-import { SUBTYPES, type PropertyType } from '../domain/catalogue-terms.ts';
+import { SUBTYPES, type PropertyType } from '../domain/catalogue/terms.ts';
 
 /** Rooms as a listing's text says them: `1 dormitorio y 1 baño.`, `Estudio diáfano con 1 baño.` */
 function rooms(bedrooms: number, bathrooms: number): string {

@@ -3,7 +3,7 @@
  * the media store once, in the widths of uploaded photos (src/media/photos.ts), so that the demo's
  * cards, listing pages and console show real images served by inmo instead of links to a host
  * that does not exist. They are kept under `p/0/` (no listing has id 0): every demo listing links
- * to the same few, and deleting one listing's photo never deletes them (services/photos.ts).
+ * to the same few, and deleting one listing's photo never deletes them (services/catalogue/photos.ts).
  */
 import sharp from 'sharp';
 import { PHOTO_WIDTHS } from '../media/photos.ts';

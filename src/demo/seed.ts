@@ -5,11 +5,11 @@
  */
 import type { Db } from '../db/database.ts';
 import { countBusinesses, insertBusiness } from '../db/repositories/businesses.ts';
-import { SCOPES } from '../domain/api-key.ts';
+import { SCOPES } from '../domain/access/api-key.ts';
 import { nowRfc3339 } from '../domain/time.ts';
-import { createApiKey } from '../services/api-keys.ts';
-import { importCatalogueLines } from '../services/catalogue-import.ts';
-import { createUser } from '../services/console-users.ts';
+import { createApiKey } from '../services/access/api-keys.ts';
+import { importCatalogueLines } from '../services/catalogue/import/import.ts';
+import { createUser } from '../services/access/console-users.ts';
 import { generateCatalogue } from './catalogue-generator.ts';
 
 /** Listings in the demo catalogue. */

@@ -1,7 +1,7 @@
 /**
  * inmo's website kit (issue 30, CONTRACT §17): custom elements any page can use with one script
  * tag and a publishable key (`AC_PUB_…`, CONTRACT §13). Runs in the visitor's browser: bundled
- * by esbuild into one ES module (services/embed-bundle.ts) and served at `/embed/v1/inmo.js`.
+ * by esbuild into one ES module (services/integrations/website-kit-bundle.ts) and served at `/embed/v1/inmo.js`.
  *
  * - `<inmo-inquiry-form>`: name, phone, e-mail, message and the consent checkbox, sent to
  *   `POST /leads/inquiries` as a `demandante` with `source` (attribute; the page's host name by

@@ -8,7 +8,7 @@
  */
 import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
-import type { KyeroProperty } from '../domain/kyero.ts';
+import type { KyeroProperty } from '../domain/catalogue/kyero-import-line.ts';
 
 export type { KyeroProperty };
 

@@ -9,9 +9,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify';
-import type { Scope } from '../domain/api-key.ts';
+import type { Scope } from '../domain/access/api-key.ts';
 import { InmoError, type ErrorCode } from '../errors.ts';
-import type { AuthFailure, KeyContext, KeyVerifier } from '../services/api-keys.ts';
+import type { AuthFailure, KeyContext, KeyVerifier } from '../services/access/api-keys.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

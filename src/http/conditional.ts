@@ -9,7 +9,7 @@
  * is its own representation with its own strong ETag (`"<hash>-br"`, `"<hash>-gzip"`), and
  * `If-None-Match` names the content, so any coding's tag of the current body matches.
  *
- * The catalogue's page cache hands out the same Buffer for every hit (services/properties.ts),
+ * The catalogue's page cache hands out the same Buffer for every hit (services/catalogue/published.ts),
  * so what is worked out for a body (its hash, its compressed codings) is kept beside it in a
  * WeakMap: a cached page costs one hash and one compression, then nothing per request, and the
  * memo goes when the cache drops the page. Every other response of the API goes through

@@ -10,8 +10,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { escapeUTF8 } from 'entities';
-import { parseApiKey } from '../domain/api-key.ts';
-import { embedBundle } from '../services/embed-bundle.ts';
+import { parseApiKey } from '../domain/access/api-key.ts';
+import { embedBundle } from '../services/integrations/website-kit-bundle.ts';
 import { noneMatch } from './conditional.ts';
 
 /** Registers the script's routes on the root instance. */

@@ -10,7 +10,7 @@
  * everything that path would check is known to come out the same:
  *
  * - a GET of a URL under `/v1/ext/` with no body;
- * - a key this process has verified under the current change stamp (services/api-keys.ts
+ * - a key this process has verified under the current change stamp (services/access/api-keys.ts
  *   `cachedContext`: not revoked, not expired, seen by every process within the change watch's
  *   delay, db/change-watch.ts), whose use needs no recording now;
  * - the very same raw URL (path and query, byte for byte) already answered 200 for the key's
@@ -32,9 +32,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import pino from 'pino';
-import type { Scope } from '../domain/api-key.ts';
+import type { Scope } from '../domain/access/api-key.ts';
 import { observeRequest } from '../metrics.ts';
-import type { KeyContext, KeyVerifier } from '../services/api-keys.ts';
+import type { KeyContext, KeyVerifier } from '../services/access/api-keys.ts';
 import { CACHE_CONTROL, codingFor, etagOf, noneMatch, type RepresentationSink, type Representations } from './conditional.ts';
 import { EXPOSED_HEADERS, presentedKey } from './auth.ts';
 import type { KeyRateLimit } from './rate-limit.ts';

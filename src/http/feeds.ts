@@ -6,7 +6,7 @@
  * always gives the same bytes), so `If-None-Match` is answered 304 before anything is built. A
  * document already built for that version is sent from memory (its gzip form made once, when it
  * was built); otherwise it is sent as it is built, compressed on the way, and kept. A change to
- * the catalogue while it is sent cuts the response short (services/feeds.ts), so no client
+ * the catalogue while it is sent cuts the response short (services/catalogue/feeds/published-feeds.ts), so no client
  * keeps bytes under an ETag they are not.
  */
 import { negotiate } from '@fastify/accept-negotiator';
@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type { Db } from '../db/database.ts';
-import { feedDocument, feedVersion } from '../services/feeds.ts';
+import { feedDocument, feedVersion } from '../services/catalogue/feeds/published-feeds.ts';
 import { noneMatch } from './conditional.ts';
 
 /** Registers the feed route on the root instance. */

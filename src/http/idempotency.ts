@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on a route (CONTRACT §13; services/idempotency.ts has the rules).
+ * `Idempotency-Key` on a route (CONTRACT §13; services/integrations/idempotency.ts has the rules).
  *
  * A route opts in by spreading {@link idempotentRoute} into its options, running its handler's
  * work through {@link idempotently} and passing {@link onStoredFor}'s hook to the service that
@@ -17,10 +17,16 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHo
 import { isKeyTaken } from '../db/errors.ts';
 import { InmoError } from '../errors.ts';
 import { isPublishable } from './auth.ts';
-import { requestFingerprint, type ClaimResult, type ClaimedKey, type DeferredKey, type Idempotency } from '../services/idempotency.ts';
-import type { OnStored } from '../services/lead-intake.ts';
+import {
+  requestFingerprint,
+  type ClaimResult,
+  type ClaimedKey,
+  type DeferredKey,
+  type Idempotency,
+} from '../services/integrations/idempotency.ts';
+import type { OnStored } from '../services/leads/intake.ts';
 import type { LeadOutcome } from '../db/types.ts';
-import type { ValidationIssue } from '../validation/pydantic.ts';
+import type { ValidationIssue } from '../validation/validator.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -133,7 +139,7 @@ export async function idempotently<T>(
 
 /**
  * The hook that stores a claimed (or deferred) request's response with its lead
- * (services/lead-intake.ts `OnStored`): `answer` builds the 200 body from the lead's id,
+ * (services/leads/intake.ts `OnStored`): `answer` builds the 200 body from the lead's id,
  * exactly as the route sends it. @returns undefined when the request has no key.
  */
 export function onStoredFor(

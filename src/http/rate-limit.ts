@@ -10,7 +10,7 @@
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseApiKey } from '../domain/api-key.ts';
+import { parseApiKey } from '../domain/access/api-key.ts';
 import { InmoError } from '../errors.ts';
 import { appendOnRequest, presentedKey } from './auth.ts';
 import { createHash } from 'node:crypto';

@@ -13,7 +13,7 @@
  * already `sending` therefore knows an earlier run died between the call and its record: the
  * message may have gone out, so it is marked `needs_reconciliation` and never sent again;
  * its status webhook, which carries inmo's message id in `biz_opaque_callback_data`, settles
- * it later (services/webhooks.ts). Later statuses (`delivered`, `read`) arrive the same way.
+ * it later (services/messaging/whatsapp-inbound.ts). Later statuses (`delivered`, `read`) arrive the same way.
  *
  * Nothing is sent to a lead who opted out or whose newest consent refuses WhatsApp (CONTRACT
  * §18), and a free-form text only inside the lead's

@@ -20,7 +20,7 @@ export interface WorkerSettings {
   feedMaxBytes: number;
   /**
    * The share of a pulled source's listings (0 to 1) one pull may withdraw; a pull that would
-   * withdraw more is held until an owner confirms it (services/feed-pulls.ts, issue 41).
+   * withdraw more is held until an owner confirms it (services/catalogue/feeds/pulls.ts, issue 41).
    */
   pullWithdrawMaxShare: number;
   /**

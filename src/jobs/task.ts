@@ -13,7 +13,7 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ClaimedJob, JobKind } from '../db/repositories/jobs.ts';
 import type { Database } from '../db/types.ts';
-import type { CatalogueSnapshots } from '../services/matching.ts';
+import type { CatalogueSnapshots } from '../services/leads/matching.ts';
 import type { WorkerSettings } from './settings.ts';
 
 /** A failure that retrying cannot fix: the job is parked as failed at once. */

@@ -32,12 +32,12 @@ import {
   settleFailedRun,
   type ClaimedJob,
 } from '../db/repositories/jobs.ts';
-import { eraseQuietLeads } from '../services/erasure.ts';
+import { eraseQuietLeads } from '../services/leads/erasure.ts';
 import { purgeEventsBefore } from '../db/repositories/events.ts';
 import { transact } from '../db/transaction.ts';
 import { toRfc3339 } from '../domain/time.ts';
-import { EVENT_TTL_MS } from '../services/events.ts';
-import { CatalogueSnapshots } from '../services/matching.ts';
+import { EVENT_TTL_MS } from '../services/integrations/events.ts';
+import { CatalogueSnapshots } from '../services/leads/matching.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { failpoint } from './failpoints.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './settings.ts';

@@ -1,13 +1,13 @@
 /**
  * TypeBox schemas of the /v1/ext API: the requests the server validates (through
- * validation/pydantic.ts) and the responses it documents. The OpenAPI document is generated
+ * validation/validator.ts) and the responses it documents. The OpenAPI document is generated
  * from these same objects. Those that depend on the configured limits (CONTRACT §8) are
  * functions of them, built once per app by schemas/index.ts `buildSchemas`.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { SCOPES } from '../domain/api-key.ts';
-import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
-import { LEAD_STATUSES, LEAD_TYPES } from '../domain/lead-rules.ts';
+import { SCOPES } from '../domain/access/api-key.ts';
+import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue/terms.ts';
+import { LEAD_STATUSES, LEAD_TYPES } from '../domain/leads/rules.ts';
 import { ERRORS, InmoError, type ErrorCode } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';

@@ -4,7 +4,7 @@ import { Kind, type SchemaOptions, type TSchema, type TUnsafe, Type } from '@sin
 /** `X | null`. */
 export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
 
-/** The TypeBox kind of {@link Literals} schemas, which validation/pydantic.ts checks as Pydantic's `Literal[…]`. */
+/** The TypeBox kind of {@link Literals} schemas, which validation/validator.ts checks as Pydantic's `Literal[…]`. */
 export const LITERALS_KIND = 'Literals';
 
 /**

@@ -7,7 +7,7 @@
  * Lengths are characters. A field a page leaves empty posts `''`.
  */
 import { Type } from '@sinclair/typebox';
-import { SCOPES } from '../domain/api-key.ts';
+import { SCOPES } from '../domain/access/api-key.ts';
 import { Literals } from './common.ts';
 
 /** Longest API key name. */
@@ -65,7 +65,7 @@ export const ReplyForm = Type.Object({ text: text(100_000) });
 /**
  * `POST /console/properties` (create) and `POST /console/properties/:id` (edit): a listing, its
  * fields named as in the import format (CONTRACT §14). Everything is text here; the import
- * format's own schema and rules check the listing these become (services/listings.ts).
+ * format's own schema and rules check the listing these become (services/catalogue/listings.ts).
  * Checkboxes: `operation` and `features` (one value per checked box), `public` and `is_featured` (`1`).
  */
 export const ListingForm = Type.Object({
@@ -104,10 +104,10 @@ export const ListingStatusForm = Type.Object({ status: text(20), back: text(LINE
 /** `POST /console/properties/:id/public` and `/featured`: `1` switches on, anything else off; and the page to return to. */
 export const ListingSwitchForm = Type.Object({ value: text(1), back: text(LINE_MAX) });
 
-/** `POST /console/properties/:id/images/:image_id`: what to do to a photo (services/photos.ts `PHOTO_ACTIONS`), and its title. */
+/** `POST /console/properties/:id/images/:image_id`: what to do to a photo (services/catalogue/photos.ts `PHOTO_ACTIONS`), and its title. */
 export const PhotoForm = Type.Object({ action: text(20), title: text(500) });
 
-/** `POST /console/catalogue/sources`: a feed URL to pull, and minutes between pulls (services/feed-pulls.ts checks both). */
+/** `POST /console/catalogue/sources`: a feed URL to pull, and minutes between pulls (services/catalogue/feeds/pulls.ts checks both). */
 export const FeedSourceForm = Type.Object({ url: text(LINE_MAX), every_minutes: Type.Integer({ default: 360 }) });
 
 /** `POST /console/leads/:id/status` (CONTRACT §16): a status code, and an optional reason. */

@@ -3,7 +3,7 @@
  * but `external_ref` is optional; extra keys are ignored.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { ADDRESS_PRIVACY, PROPERTY_STATUSES, PROPERTY_TYPES, RENTAL_TYPES } from '../domain/catalogue-terms.ts';
+import { ADDRESS_PRIVACY, PROPERTY_STATUSES, PROPERTY_TYPES, RENTAL_TYPES } from '../domain/catalogue/terms.ts';
 import { Literals, Nullable } from './common.ts';
 
 const Text = (maxLength = 10_000) => Type.Optional(Nullable(Type.String({ maxLength })));

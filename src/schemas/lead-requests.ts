@@ -4,8 +4,8 @@
  * schemas/index.ts `buildSchemas`). Unknown fields are ignored.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue-terms.ts';
-import { LEAD_TYPE_ALIASES } from '../domain/lead-rules.ts';
+import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue/terms.ts';
+import { LEAD_TYPE_ALIASES } from '../domain/leads/rules.ts';
 import type { Limits } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 import { Lenient, Location } from './locations.ts';
@@ -124,7 +124,7 @@ export const searchEntry = <L extends TSchema>(location: L, withInternalNotes: b
 
 /**
  * The request bodies of the two POST endpoints for `limits`.
- * @returns `{ InquiryBody, IngestBody }`, TypeBox schemas (validated by validation/pydantic.ts).
+ * @returns `{ InquiryBody, IngestBody }`, TypeBox schemas (validated by validation/validator.ts).
  */
 export function leadRequestSchemas(limits: Limits) {
   const Text = text(limits);

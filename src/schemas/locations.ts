@@ -6,14 +6,14 @@
  * alternative of its own, so a generated client gets a union it can build, not `unknown`.
  *
  * Validation stays lenient, as the contract says: an entry of `locations` that is not a
- * recognised area is accepted and ignored (domain/geo.ts `parseMapArea`), so these schemas
+ * recognised area is accepted and ignored (domain/catalogue/geo.ts `parseMapArea`), so these schemas
  * document and type what is understood, and {@link Lenient} keeps the validator checking
  * only that an entry is an object.
  */
 import { Kind, Type, type Static, type TLiteral, type TObject, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { DEFAULT_POINT_RADIUS_M, EARTH_RADIUS_M } from '../domain/geo.ts';
+import { DEFAULT_POINT_RADIUS_M, EARTH_RADIUS_M } from '../domain/catalogue/geo.ts';
 
-/** The kind validation/pydantic.ts checks as "any JSON object" (`dict_type` otherwise). */
+/** The kind validation/validator.ts checks as "any JSON object" (`dict_type` otherwise). */
 export const LENIENT_OBJECT_KIND = 'LenientObject';
 
 /**
@@ -37,7 +37,7 @@ const taggedUnion = <T extends Record<string, TSchema>>(byType: T, options: { $i
     },
   });
 
-// Bounds as domain/geo.ts reads them: an area outside them is not recognised (and so ignored).
+// Bounds as domain/catalogue/geo.ts reads them: an area outside them is not recognised (and so ignored).
 const Latitude = Type.Number({ minimum: -90, maximum: 90, description: 'Decimal degrees.' });
 const Longitude = Type.Number({ minimum: -180, maximum: 180, description: 'Decimal degrees.' });
 const Radius = Type.Number({
@@ -79,7 +79,7 @@ type AreaForm<K extends string, P extends TProperties> = Static<TObject<{ type: 
 
 /**
  * A map area of `type`: one alternative per spelling of its own fields, and one where a
- * GeoJSON `geometry` stands instead of them (domain/geo.ts reads it first, whatever else is set).
+ * GeoJSON `geometry` stands instead of them (domain/catalogue/geo.ts reads it first, whatever else is set).
  */
 function area<K extends string, F extends TProperties[]>(type: K, forms: readonly [...F], options: { $id: string; description: string }) {
   const Tag = Type.Literal(type);

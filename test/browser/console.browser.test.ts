@@ -15,7 +15,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/jobs/worker.ts';
-import { createUser } from '../../src/services/console-users.ts';
+import { createUser } from '../../src/services/access/console-users.ts';
 import { importRecords, listing } from '../helpers/db.ts';
 import { axeCheck, checkAtPhoneWidth, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
 import { PASSWORD } from '../helpers/console.ts';
@@ -204,7 +204,7 @@ describe.skipIf(!here)('the console in Chromium', () => {
 
   it('works without JavaScript: the key is shown in its field, the copy button stays hidden', async () => {
     await createUser(t.db, { businessId: t.businessId, email: 'sinjs@agencia.example', role: 'owner' }).then(async (u) => {
-      const { setPasswordWithLink } = await import('../../src/services/console-users.ts');
+      const { setPasswordWithLink } = await import('../../src/services/access/console-users.ts');
       await setPasswordWithLink(t.db, u.set_password_url.split('/').pop()!, PASSWORD);
     });
     const context = await browser.newContext({ javaScriptEnabled: false, locale: 'en-GB' });

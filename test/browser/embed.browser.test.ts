@@ -10,8 +10,8 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/services/api-keys.ts';
-import { embedSnippet } from '../../src/services/embed-bundle.ts';
+import { createApiKey } from '../../src/services/access/api-keys.ts';
+import { embedSnippet } from '../../src/services/integrations/website-kit-bundle.ts';
 import { get, withApp } from '../helpers/http.ts';
 import { importRecords, listing } from '../helpers/db.ts';
 import { axeCheck, CHROMIUM, chromiumHere, startSite, type Site, WIDTHS } from '../helpers/browser.ts';

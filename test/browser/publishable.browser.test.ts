@@ -10,7 +10,7 @@
  */
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/services/api-keys.ts';
+import { createApiKey } from '../../src/services/access/api-keys.ts';
 import { withApp } from '../helpers/http.ts';
 import { CHROMIUM, chromiumHere, startSite, type Site } from '../helpers/browser.ts';
 

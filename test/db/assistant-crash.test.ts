@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { Db } from '../../src/db/database.ts';
-import { connectChannel } from '../../src/services/channels.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { businessWithKey, freshDb, importRecords, listing } from '../helpers/db.ts';
 import { crashRuns, runCrashableWorker } from '../helpers/processes.ts';

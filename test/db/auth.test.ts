@@ -1,6 +1,6 @@
 /** Authentication of every route (spec §5, CONTRACT §3). */
 import { describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../../src/services/api-keys.ts';
+import { createApiKey, revokeApiKey } from '../../src/services/access/api-keys.ts';
 import { snapshot } from '../helpers/db.ts';
 import { get, withApp } from '../helpers/http.ts';
 

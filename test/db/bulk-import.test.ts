@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { migrate, type Db } from '../../src/db/database.ts';
 import { deferIndexes, restoreDeferredIndexes } from '../../src/db/deferred-indexes.ts';
 import { generateCatalogue } from '../../src/demo/catalogue-generator.ts';
-import { BATCH_SIZE, importCatalogueLines } from '../../src/services/catalogue-import.ts';
+import { BATCH_SIZE, importCatalogueLines } from '../../src/services/catalogue/import/import.ts';
 import { businessWithKey, ENGINE, freshDb, importRecords, listing } from '../helpers/db.ts';
 import { appOn, get } from '../helpers/http.ts';
 

@@ -1,11 +1,11 @@
-/** The catalogue changes feed, GET /properties/changes (CONTRACT §13; services/catalogue-changes.ts). */
+/** The catalogue changes feed, GET /properties/changes (CONTRACT §13; services/catalogue/changes.ts). */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeCursor } from '../../src/services/catalogue-changes.ts';
-import { importFullCatalogueFile } from '../../src/services/catalogue-import.ts';
+import { encodeCursor } from '../../src/services/catalogue/changes.ts';
+import { importFullCatalogueFile } from '../../src/services/catalogue/import/import.ts';
 import { inmo } from '../helpers/cli.ts';
 import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db.ts';
 import { get, withApp } from '../helpers/http.ts';

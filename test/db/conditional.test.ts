@@ -5,7 +5,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { noneMatch } from '../../src/http/conditional.ts';
-import { createLeadByHand } from '../../src/services/leads.ts';
+import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { businessWithKey, importRecords, listing } from '../helpers/db.ts';
 import { post, withApp } from '../helpers/http.ts';
 

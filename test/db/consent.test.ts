@@ -6,14 +6,14 @@
  * Access: GET /leads/{id}/export and the console's download hold everything kept on the lead.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectChannel } from '../../src/services/channels.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { CONSENT_TEXT_CHARS } from '../../src/schemas/lead-requests.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { Browser, userWithPassword } from '../helpers/console.ts';
 import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db.ts';
-import { addLeadNote } from '../../src/services/lead-work.ts';
-import { createApiKey } from '../../src/services/api-keys.ts';
+import { addLeadNote } from '../../src/services/leads/pipeline.ts';
+import { createApiKey } from '../../src/services/access/api-keys.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 
 const t = withApp({ each: true });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { hashPassword, passwordProblem, verifyPassword, DUMMY_HASH } from '../../src/domain/passwords.ts';
+import { hashPassword, passwordProblem, verifyPassword, DUMMY_HASH } from '../../src/domain/access/passwords.ts';
 import {
   createUser,
   disableUser,
@@ -19,7 +19,7 @@ import {
   LINK_TTL_MS,
   SESSION_IDLE_MS,
   SESSION_MAX_MS,
-} from '../../src/services/console-users.ts';
+} from '../../src/services/access/console-users.ts';
 import { businessWithKey, freshDb } from '../helpers/db.ts';
 
 const GOOD = 'tejado-azul-sobre-Zaragoza';

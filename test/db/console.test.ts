@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Browser, PASSWORD, userWithPassword } from '../helpers/console.ts';
-import { createUser } from '../../src/services/console-users.ts';
+import { createUser } from '../../src/services/access/console-users.ts';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,16 +18,16 @@ import { derivedKey } from '../../src/secrets.ts';
 import { DICTIONARIES } from '../../src/http/console/i18n.ts';
 import { LOGIN_PER_ACCOUNT, LOGIN_PER_IP } from '../../src/http/console/page.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
-import { createLeadByHand } from '../../src/services/leads.ts';
-import { createApiKey } from '../../src/services/api-keys.ts';
-import { SCOPES } from '../../src/domain/api-key.ts';
-import { connectChannel } from '../../src/services/channels.ts';
+import { createLeadByHand } from '../../src/services/leads/leads.ts';
+import { createApiKey } from '../../src/services/access/api-keys.ts';
+import { SCOPES } from '../../src/domain/access/api-key.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { startFakeGraph } from '../helpers/fake-graph.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { importRecords, listing, snapshot } from '../helpers/db.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { get, post, withApp } from '../helpers/http.ts';
-import { READER_THREAD_MIN_BYTES } from '../../src/services/import-reader.ts';
+import { READER_THREAD_MIN_BYTES } from '../../src/services/catalogue/import/reader-thread.ts';
 
 const PAGES = [
   '/console',

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { generateCatalogue } from '../../src/demo/catalogue-generator.ts';
 import { seedDemo, DEMO_LISTINGS } from '../../src/demo/seed.ts';
-import { PROPERTY_TYPES } from '../../src/domain/catalogue-terms.ts';
-import { parseImportLine } from '../../src/services/import-line.ts';
+import { PROPERTY_TYPES } from '../../src/domain/catalogue/terms.ts';
+import { parseImportLine } from '../../src/services/catalogue/import/line.ts';
 import { freshDb } from '../helpers/db.ts';
 
 describe('catalogue generator', () => {

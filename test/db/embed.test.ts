@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../../src/services/api-keys.ts';
+import { createApiKey, revokeApiKey } from '../../src/services/access/api-keys.ts';
 import { inmo } from '../helpers/cli.ts';
 import { businessWithKey } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';

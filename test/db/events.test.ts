@@ -1,6 +1,6 @@
 /**
- * The event log and outgoing webhooks (CONTRACT §13; services/events.ts,
- * services/webhook-endpoints.ts): GET /events, Standard Webhooks deliveries verified with the
+ * The event log and outgoing webhooks (CONTRACT §13; services/integrations/events.ts,
+ * services/integrations/outgoing-webhooks.ts): GET /events, Standard Webhooks deliveries verified with the
  * `standardwebhooks` reference implementation, order per lead, retries, replay, rotation, and
  * the refusal of private destinations.
  */
@@ -11,8 +11,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import { createApiKey } from '../../src/services/api-keys.ts';
-import { recordLeadEvent } from '../../src/services/events.ts';
+import { createApiKey } from '../../src/services/access/api-keys.ts';
+import { recordLeadEvent } from '../../src/services/integrations/events.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import {
   addWebhook,
@@ -21,7 +21,7 @@ import {
   replayDelivery,
   rotateWebhookSecret,
   RETRY_SCHEDULE_MS,
-} from '../../src/services/webhook-endpoints.ts';
+} from '../../src/services/integrations/outgoing-webhooks.ts';
 import { inmo } from '../helpers/cli.ts';
 import { businessWithKey, importRecords, listing, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';

@@ -5,19 +5,19 @@
  * or another source's), a document with a broken property withdraws nothing, an oversized one is
  * refused, a private address is refused without the switch, and the worker pulls on schedule.
  */
-import { CLI } from '../../src/services/audit.ts';
+import { CLI } from '../../src/services/access/audit.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/config.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import { addFeedSource, listFeedSources, pullFeedSource, removeFeedSource } from '../../src/services/feed-pulls.ts';
-import { saveListing } from '../../src/services/listings.ts';
+import { addFeedSource, listFeedSources, pullFeedSource, removeFeedSource } from '../../src/services/catalogue/feeds/pulls.ts';
+import { saveListing } from '../../src/services/catalogue/listings.ts';
 import { importRecords, listing, snapshot } from '../helpers/db.ts';
 import { get, withApp } from '../helpers/http.ts';
 import { connectionOf } from '../../src/db/database.ts';
-import { READER_THREAD_MIN_BYTES } from '../../src/services/import-reader.ts';
+import { READER_THREAD_MIN_BYTES } from '../../src/services/catalogue/import/reader-thread.ts';
 import { inmo } from '../helpers/cli.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';

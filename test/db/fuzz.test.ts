@@ -17,7 +17,7 @@ import formats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { MalformedBudgetError, parseBudget } from '../../src/domain/lead-rules.ts';
+import { MalformedBudgetError, parseBudget } from '../../src/domain/leads/rules.ts';
 import { importRecords, INTERACTION_TABLES, listing, snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 

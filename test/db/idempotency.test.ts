@@ -1,12 +1,12 @@
 /**
  * Idempotency-Key on POST /leads/inquiries and POST /leads/ingest, and Inmo-Lead-Outcome
- * (CONTRACT §13; services/idempotency.ts).
+ * (CONTRACT §13; services/integrations/idempotency.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/db/group-commit.ts';
 import { toRfc3339 } from '../../src/domain/time.ts';
-import { CLAIM_MS, Idempotency, KEY_TTL_MS, requestFingerprint } from '../../src/services/idempotency.ts';
-import { createLeadByHand } from '../../src/services/leads.ts';
+import { CLAIM_MS, Idempotency, KEY_TTL_MS, requestFingerprint } from '../../src/services/integrations/idempotency.ts';
+import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { businessWithKey, snapshot } from '../helpers/db.ts';
 import { post, withApp } from '../helpers/http.ts';
 

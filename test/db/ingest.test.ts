@@ -1,6 +1,6 @@
 /** POST /leads/ingest (spec §4.3; CONTRACT §6). */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { showLead } from '../../src/services/leads.ts';
+import { showLead } from '../../src/services/leads/leads.ts';
 import { clearLeads, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 

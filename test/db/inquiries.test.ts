@@ -1,6 +1,6 @@
 /** POST /leads/inquiries (spec §4.2, §3.1; CONTRACT §6). */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createLeadByHand, showLead } from '../../src/services/leads.ts';
+import { createLeadByHand, showLead } from '../../src/services/leads/leads.ts';
 import { businessWithKey, clearLeads, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 

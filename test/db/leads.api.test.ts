@@ -1,7 +1,7 @@
 /** GET /leads (spec §4.1, §2.1; CONTRACT §1, §6). */
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { createLeadByHand } from '../../src/services/leads.ts';
+import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { businessWithKey } from '../helpers/db.ts';
 import { get, withApp } from '../helpers/http.ts';
 

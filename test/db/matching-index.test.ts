@@ -1,17 +1,17 @@
 /**
  * matchLead skips listings that fail two of operation, type and location before testing them
- * in full (domain/matching.ts IndexedListings). The skip must change nothing: for every kind
+ * in full (domain/leads/matching.ts IndexedListings). The skip must change nothing: for every kind
  * of search, the result equals a full test of every listing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { searchEntryHasContent } from '../../src/domain/lead-rules.ts';
-import { compileSearch, matchLead, missedCriteria, type LeadMatches, type Listing } from '../../src/domain/matching.ts';
+import { searchEntryHasContent } from '../../src/domain/leads/rules.ts';
+import { compileSearch, matchLead, missedCriteria, type LeadMatches, type Listing } from '../../src/domain/leads/matching.ts';
 import { generateCatalogue } from '../../src/demo/catalogue-generator.ts';
 import { listMatchableProperties } from '../../src/db/repositories/matches.ts';
-import { CatalogueSnapshots, toListing } from '../../src/services/matching.ts';
+import { CatalogueSnapshots, toListing } from '../../src/services/leads/matching.ts';
 import { businessWithKey, ENGINE, freshDb, importRecords, listing } from '../helpers/db.ts';
-import { saveListing } from '../../src/services/listings.ts';
+import { saveListing } from '../../src/services/catalogue/listings.ts';
 
 /** The rule itself, with no skipping: every listing tested in full. */
 function fullScan(searches: Array<Record<string, unknown>>, listings: readonly Listing[], limit: number): LeadMatches {

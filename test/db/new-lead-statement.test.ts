@@ -1,5 +1,5 @@
 /**
- * A new lead written in one statement on PostgreSQL (db/repositories/new-lead-pg.ts, issue 32)
+ * A new lead written in one statement on PostgreSQL (db/repositories/new-lead-statement.ts, issue 32)
  * stores exactly what the transactional path stores: the same lead, note, consent, welcome,
  * jobs, event, webhook deliveries and Idempotency-Key record. POSTs, plain and with a key, take
  * the one statement there; the reference lead is written by the intake with group commit's
@@ -7,13 +7,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isKeyTaken } from '../../src/db/errors.ts';
-import { insertNewLeadAtOnce, type NewLeadRows } from '../../src/db/repositories/new-lead-pg.ts';
+import { insertNewLeadAtOnce, type NewLeadRows } from '../../src/db/repositories/new-lead-statement.ts';
 import { GroupCommit } from '../../src/db/group-commit.ts';
-import { canonicalLeadType } from '../../src/domain/lead-rules.ts';
-import { createInquiryLead, ingestRentalLead } from '../../src/services/lead-intake.ts';
-import { connectChannel } from '../../src/services/channels.ts';
-import { addWebhook } from '../../src/services/webhook-endpoints.ts';
-import { disableWebhook } from '../../src/services/webhook-endpoints.ts';
+import { canonicalLeadType } from '../../src/domain/leads/rules.ts';
+import { createInquiryLead, ingestRentalLead } from '../../src/services/leads/intake.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
+import { addWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
+import { disableWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
 import { ENGINE, snapshot } from '../helpers/db.ts';
 import { post, withApp } from '../helpers/http.ts';
 

@@ -14,7 +14,7 @@ import { toRfc3339 } from '../../src/domain/time.ts';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { serveMetricsOn } from '../../src/http/operability.ts';
-import { connectChannel } from '../../src/services/channels.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { ENGINE, freshDatabaseUrl } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';

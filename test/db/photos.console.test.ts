@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
-import { saveListing, showListing } from '../../src/services/listings.ts';
+import { saveListing, showListing } from '../../src/services/catalogue/listings.ts';
 import { FolderMediaStore } from '../../src/media/store.ts';
 import { MAX_PHOTO_BYTES } from '../../src/media/photos.ts';
 import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';

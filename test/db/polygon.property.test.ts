@@ -4,13 +4,13 @@
  * `areaContains` and matching agree on every position, on both engines. Positions and
  * vertices sit on the 0.01° grid, where approximate and hidden positions land (rounded to 2
  * decimals) and where users draw round coordinates: the case that used to split them. The
- * expected answer is computed in whole grid steps, exactly, independently of domain/geo.ts.
+ * expected answer is computed in whole grid steps, exactly, independently of domain/catalogue/geo.ts.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { areasCondition } from '../../src/db/repositories/property-filters.ts';
-import { areaContains, parseMapArea, pointInPolygon } from '../../src/domain/geo.ts';
-import { CatalogueSnapshots, matchSearchPreferences, type CatalogueSnapshot } from '../../src/services/matching.ts';
+import { areaContains, parseMapArea, pointInPolygon } from '../../src/domain/catalogue/geo.ts';
+import { CatalogueSnapshots, matchSearchPreferences, type CatalogueSnapshot } from '../../src/services/leads/matching.ts';
 import { importRecords, listing } from '../helpers/db.ts';
 import { get, withApp, type TestApp } from '../helpers/http.ts';
 
@@ -260,7 +260,7 @@ it('takes a polygon of 1,000 vertices, the most CONTRACT §8 allows (SQLite refu
 });
 
 it('pages a polygon as SQL pages the same rectangle: order, total, limit and offset, with or without sort', async () => {
-  // A polygon is tested in code after SQL's box (services/properties.ts), a rectangle in SQL alone.
+  // A polygon is tested in code after SQL's box (services/catalogue/published.ts), a rectangle in SQL alone.
   const [south, north, west, east] = [gridLat(2), gridLat(9), gridLon(1), gridLon(10)];
   const square = [
     {

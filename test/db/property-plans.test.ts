@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import { listPublished } from '../../src/db/repositories/properties.ts';
 import { generateCatalogue } from '../../src/demo/catalogue-generator.ts';
-import type { PropertyQuery } from '../../src/domain/property-query.ts';
+import type { PropertyQuery } from '../../src/domain/catalogue/property-query.ts';
 import { businessWithKey, ENGINE, freshDb, importRecords } from '../helpers/db.ts';
 
 let db: Db;

@@ -4,7 +4,7 @@
  * tests/publishable.browser.test.ts does the same in Chromium across two local origins.
  */
 import { describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/services/api-keys.ts';
+import { createApiKey } from '../../src/services/access/api-keys.ts';
 import { snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createApiKey } from '../../src/services/api-keys.ts';
+import { createApiKey } from '../../src/services/access/api-keys.ts';
 import { businessWithKey, snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 

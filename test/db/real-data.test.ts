@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
-import { importCatalogueFile, type ImportSummary } from '../../src/services/catalogue-import.ts';
-import { CatalogueSnapshots, matchSearchPreferences } from '../../src/services/matching.ts';
+import { importCatalogueFile, type ImportSummary } from '../../src/services/catalogue/import/import.ts';
+import { CatalogueSnapshots, matchSearchPreferences } from '../../src/services/leads/matching.ts';
 import { businessWithKey, CATALOGUES, ENGINE, freshDb, readCatalogue } from '../helpers/db.ts';
 import { appOn, get } from '../helpers/http.ts';
 import { validateXml, xmllintHere } from '../helpers/xmllint.ts';
-import { publishFeed } from '../../src/services/feeds.ts';
+import { publishFeed } from '../../src/services/catalogue/feeds/published-feeds.ts';
 
 type Rec = Record<string, any>;
 type Published = Record<string, any> & { id: number };

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { toRfc3339 } from '../../src/domain/time.ts';
-import { connectChannel } from '../../src/services/channels.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { startFakeGraph } from '../helpers/fake-graph.ts';
 import { post, withApp } from '../helpers/http.ts';
 

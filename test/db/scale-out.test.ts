@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { connectChannel } from '../../src/services/channels.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { businessWithKey, freshDb, importRecords, listing, REPO_ROOT } from '../helpers/db.ts';
 import { INMO_ENTRY, startServe, type Served } from '../helpers/processes.ts';

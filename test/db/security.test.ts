@@ -7,9 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { SCOPES, type Scope } from '../../src/domain/api-key.ts';
-import { createApiKey, revokeApiKey } from '../../src/services/api-keys.ts';
-import { createLeadByHand } from '../../src/services/leads.ts';
+import { SCOPES, type Scope } from '../../src/domain/access/api-key.ts';
+import { createApiKey, revokeApiKey } from '../../src/services/access/api-keys.ts';
+import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { businessWithKey, freshDb, importRecords, listing, snapshot } from '../helpers/db.ts';
 import { appOn } from '../helpers/http.ts';
 

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { Db } from '../../src/db/database.ts';
-import { connectChannel } from '../../src/services/channels.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { businessWithKey, freshDb, importRecords, listing } from '../helpers/db.ts';
 import { crashRuns, runCrashableWorker } from '../helpers/processes.ts';
@@ -110,21 +110,20 @@ it(`killed with SIGKILL at every step, ${RUNS} times, the worker still does ever
   const runs = await db.selectFrom('lead_match_runs').select('lead_id').execute();
   expect(runs.map((r) => r.lead_id).sort((a, b) => a - b)).toEqual(leads.map((l) => l.id).sort((a, b) => a - b));
 
-  // One message per lead, never two sends to one phone; a sent message was received once.
+  // One message per lead, never two sends to one phone; a sent message was received once. How
+  // many end up for reconciliation depends on the machine's speed (a send slower than its
+  // timeout, a lease that runs out under load), so no count is asserted; but a kill between the
+  // provider's call and its record (asserted above to have happened) leaves one that the
+  // provider did receive, and that one must be for reconciliation, never sent again.
   const messages = await db.selectFrom('messages').select(['lead_id', 'state', 'recipient']).execute();
   expect(messages).toHaveLength(leads.length);
-  let reconcile = 0;
   for (const message of messages) {
     const received = graph.sendsTo(message.recipient!);
     expect(received).toBeLessThanOrEqual(1);
     if (message.state === 'sent') expect(received).toBe(1);
-    else {
-      expect(message.state).toBe('needs_reconciliation');
-      reconcile++;
-    }
+    else expect(message.state).toBe('needs_reconciliation');
   }
-  expect(reconcile).toBeGreaterThan(0);
-  expect(reconcile).toBeLessThan(leads.length / 2);
+  expect(messages.some((m) => m.state === 'needs_reconciliation' && graph.sendsTo(m.recipient!) === 1)).toBe(true);
 
   // Inquiries each have one follow-up and one job to fire it; ingests have none.
   const followUps = await db.selectFrom('follow_ups').select('lead_id').execute();

@@ -6,7 +6,7 @@
 import { Parser } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { plainText, sanitizeDescription } from '../../src/domain/html.ts';
+import { plainText, sanitizeDescription } from '../../src/domain/catalogue/html.ts';
 import { importRecords, listing } from '../helpers/db.ts';
 import { get, withApp } from '../helpers/http.ts';
 
@@ -50,7 +50,7 @@ const VECTORS = [
   `&${'amp;'.repeat(52)}lt;img src=x onerror=alert(1)&${'amp;'.repeat(52)}gt;`,
 ];
 
-/** What the description allowlist lets through (domain/html.ts); everything else is a finding. */
+/** What the description allowlist lets through (domain/catalogue/html.ts); everything else is a finding. */
 const ALLOWED_TAGS = new Set(['p', 'br', 'b', 'strong', 'i', 'em', 'u', 'ul', 'ol', 'li', 'h2', 'h3', 'h4', 'blockquote', 'a', 'span']);
 const ALLOWED_ATTRIBUTES = new Set(['href', 'title', 'rel', 'target']);
 

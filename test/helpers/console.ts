@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { createUser, setPasswordWithLink } from '../../src/services/console-users.ts';
+import { createUser, setPasswordWithLink } from '../../src/services/access/console-users.ts';
 
 /** The password of every console user the tests make. */
 export const PASSWORD = 'tejado-azul-sobre-Zaragoza';

@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createDb, migrate, type Db } from '../../src/db/database.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
-import { SCOPES, type Scope } from '../../src/domain/api-key.ts';
+import { SCOPES, type Scope } from '../../src/domain/access/api-key.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
-import { createApiKey } from '../../src/services/api-keys.ts';
-import { importCatalogueLines, type ImportSummary } from '../../src/services/catalogue-import.ts';
+import { createApiKey } from '../../src/services/access/api-keys.ts';
+import { importCatalogueLines, type ImportSummary } from '../../src/services/catalogue/import/import.ts';
 
 /** The engine this test process runs on (vitest.config.ts runs every file once per engine). */
 export const ENGINE: 'sqlite' | 'postgres' = process.env.INMO_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';

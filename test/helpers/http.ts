@@ -6,7 +6,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app.ts';
 import type { Db } from '../../src/db/database.ts';
-import type { Scope } from '../../src/domain/api-key.ts';
+import type { Scope } from '../../src/domain/access/api-key.ts';
 import { businessWithKey, freshDb } from './db.ts';
 
 /** The app as `inmo serve` builds it: count and page caches on. */

@@ -55,7 +55,18 @@ describe('layering', () => {
     expect(importsInto('http/console', ['db/repositories/', 'secrets.ts'])).toEqual([]);
   });
 
+  it('every folder of src/ is on the map of docs/architecture.md, and the map names no folder that is gone', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${relative(REPO_ROOT, join(entry.parentPath, entry.name))}/`);
+    const map = readFileSync(join(REPO_ROOT, 'docs', 'architecture.md'), 'utf8');
+    const mapped = [...map.matchAll(/^(src\/\S*)\s/gm)].map(([, folder]) => folder);
+    expect(folders.length).toBeGreaterThan(20);
+    expect(folders.filter((folder) => !mapped.includes(folder)).sort()).toEqual([]);
+    expect(mapped.filter((folder) => folder !== 'src/' && !folders.includes(folder)).sort()).toEqual([]);
+  });
+
   it('finds the imports it checks (the check itself works)', () => {
-    expect(importsOf(join(SRC, 'http', 'console', 'sections', 'leads.ts'))).toContain('services/leads.ts');
+    expect(importsOf(join(SRC, 'http', 'console', 'sections', 'leads.ts'))).toContain('services/leads/leads.ts');
   });
 });

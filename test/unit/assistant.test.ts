@@ -1,10 +1,10 @@
 /**
- * The built-in assistant's understanding (domain/assistant.ts), message by message: what each
+ * The built-in assistant's understanding (domain/messaging/assistant.ts), message by message: what each
  * intent is, and the look-alikes that must not trigger it. An opt-out is for good and a
  * hand-off silences the assistant, so their false positives matter most.
  */
 import { describe, expect, it } from 'vitest';
-import { refineSearches, understand } from '../../src/domain/assistant.ts';
+import { refineSearches, understand } from '../../src/domain/messaging/assistant.ts';
 
 const PLACES = new Set(['delicias', 'zaragoza', 'madrid', 'centro']);
 const read = (text: string) => understand(text, PLACES);

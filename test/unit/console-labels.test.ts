@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CRITERIA, describeSearch } from '../../src/http/console/criteria.ts';
 import { DICTIONARIES, translator } from '../../src/http/console/i18n.ts';
-import { LEAD_STATUSES, LEAD_TYPES } from '../../src/domain/lead-rules.ts';
+import { LEAD_STATUSES, LEAD_TYPES } from '../../src/domain/leads/rules.ts';
 
 describe('console labels', () => {
   it.each(['es', 'en'] as const)('%s has a label for every lead status and lead type', (language) => {

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
-import { embedBundle } from '../../src/services/embed-bundle.ts';
+import { embedBundle } from '../../src/services/integrations/website-kit-bundle.ts';
 
 it('is one ES module of at most 25 KB gzipped, importing nothing, with its hash and SRI', async () => {
   const bundle = await embedBundle();

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { request } from 'undici';
 import { afterEach, expect, it } from 'vitest';
 import { FastPath } from '../../src/http/fast-path.ts';
-import type { KeyVerifier } from '../../src/services/api-keys.ts';
+import type { KeyVerifier } from '../../src/services/access/api-keys.ts';
 
 let server: Server | null = null;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));

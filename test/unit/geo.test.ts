@@ -1,7 +1,15 @@
 /** Map areas (CONTRACT §4): parsing of every shape, distances, bounding boxes. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { areaContains, boundingBox, distanceM, onPolygonEdge, parseMapArea, polygonEdges, type MapArea } from '../../src/domain/geo.ts';
+import {
+  areaContains,
+  boundingBox,
+  distanceM,
+  onPolygonEdge,
+  parseMapArea,
+  polygonEdges,
+  type MapArea,
+} from '../../src/domain/catalogue/geo.ts';
 
 describe('parseMapArea', () => {
   it.each([

@@ -1,5 +1,5 @@
 /**
- * The import's reader thread (services/import-reader.ts): a large file read and checked on a
+ * The import's reader thread (services/catalogue/import/reader-thread.ts): a large file read and checked on a
  * thread of its own gives exactly the batches the importing thread would read itself, rejected
  * lines and a feed's fault half way included, and stops when its reader stops.
  */
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KyeroDocumentError } from '../../src/feeds/kyero-read.ts';
-import { BATCH_SIZE, readCatalogueFile, type ImportFormat, type ReadBatch } from '../../src/services/import-read.ts';
-import { READER_THREAD_MIN_BYTES, readInThread } from '../../src/services/import-reader.ts';
+import { BATCH_SIZE, readCatalogueFile, type ImportFormat, type ReadBatch } from '../../src/services/catalogue/import/read.ts';
+import { READER_THREAD_MIN_BYTES, readInThread } from '../../src/services/catalogue/import/reader-thread.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'inmo-reader-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

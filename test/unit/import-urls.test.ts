@@ -2,10 +2,10 @@
  * Media URLs of a listing are `http` or `https` only (CONTRACT §8): a partner site puts
  * `images[].url` in an `<img>` and `videos[].embed_url` in an `<iframe>`, where a
  * `javascript:` URL would run. A line with any other URL is rejected with the field named,
- * and the rest of the file is imported (src/domain/property-record.ts).
+ * and the rest of the file is imported (src/domain/catalogue/property-record.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { parseImportLine } from '../../src/services/import-line.ts';
+import { parseImportLine } from '../../src/services/catalogue/import/line.ts';
 
 const NOW = '2026-11-24T10:00:00+00:00';
 const line = (extra: Record<string, unknown>) => JSON.stringify({ external_ref: 'M-1', title: 'Piso', ...extra });

@@ -1,13 +1,13 @@
 /**
  * JSON bodies: nested deeper than CONTRACT §8 allows (64 levels) is a 422 `json_invalid`,
  * found before parsing by a scan that cannot overflow the stack however deep the text goes
- * (src/http/fastapi-compat.ts). Through the API on both engines: test/db/limits.test.ts. And
+ * (src/http/request-pipeline.ts). Through the API on both engines: test/db/limits.test.ts. And
  * text is made storable alike on both engines: no U+0000, no lone surrogate.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestValidationError } from '../../src/errors.ts';
-import { parseBody } from '../../src/http/fastapi-compat.ts';
+import { parseBody } from '../../src/http/request-pipeline.ts';
 import { tooDeepAt } from '../../src/limits.ts';
 
 const JSON_TYPE = 'application/json';

@@ -1,6 +1,6 @@
 /**
- * Reading Kyero v3 feeds (CONTRACT §15): every rule of the mapping (domain/kyero.ts,
- * domain/kyero-types.ts) on a feed written by hand with what real feeds contain (a BOM,
+ * Reading Kyero v3 feeds (CONTRACT §15): every rule of the mapping (domain/catalogue/kyero-import-line.ts,
+ * domain/catalogue/kyero-types.ts) on a feed written by hand with what real feeds contain (a BOM,
  * whitespace around CDATA, repeated and empty elements, seven description languages, accents
  * the XSD does not allow), and hostile documents refused quickly in bounded memory
  * (feeds/kyero-read.ts).
@@ -10,10 +10,10 @@ import fc from 'fast-check';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { placePortalType } from '../../src/domain/kyero-types.ts';
-import { kyeroType } from '../../src/domain/kyero-write.ts';
-import { PROPERTY_TYPES, SUBTYPES } from '../../src/domain/catalogue-terms.ts';
-import { featureKey, paragraphs, recordOfKyero, titleOf } from '../../src/domain/kyero.ts';
+import { placePortalType } from '../../src/domain/catalogue/kyero-types.ts';
+import { kyeroType } from '../../src/domain/catalogue/kyero-feed.ts';
+import { PROPERTY_TYPES, SUBTYPES } from '../../src/domain/catalogue/terms.ts';
+import { featureKey, paragraphs, recordOfKyero, titleOf } from '../../src/domain/catalogue/kyero-import-line.ts';
 import { CharacterRunLimiter, KyeroDocumentError, readKyeroFeed, type KyeroProperty } from '../../src/feeds/kyero-read.ts';
 import { REPO_ROOT } from '../helpers/db.ts';
 

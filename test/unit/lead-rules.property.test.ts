@@ -1,8 +1,8 @@
 /** Property-based tests (fast-check) of phone normalisation and budget parsing (spec §4.2, §4.3). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MalformedBudgetError, parseBudget, parseHabs } from '../../src/domain/lead-rules.ts';
-import { normalizePhone } from '../../src/domain/phone.ts';
+import { MalformedBudgetError, parseBudget, parseHabs } from '../../src/domain/leads/rules.ts';
+import { normalizePhone } from '../../src/domain/leads/phone.ts';
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 const spanishMobile = fc.integer({ min: 600_000_000, max: 699_999_999 }).map(String);

@@ -1,10 +1,10 @@
 /**
  * The console's listing form (CONTRACT §14): numbers as people type them, the form's fields as
  * an import line over the stored one, and every stored listing read back as the line it came
- * from (domain/property-record.ts `listingRecordOf`), so an edit changes only what the form says.
+ * from (domain/catalogue/property-record.ts `listingRecordOf`), so an edit changes only what the form says.
  */
 import { describe, expect, it } from 'vitest';
-import { listingRecordOf, normalizeImportRecord, type ListingRecord } from '../../src/domain/property-record.ts';
+import { listingRecordOf, normalizeImportRecord, type ListingRecord } from '../../src/domain/catalogue/property-record.ts';
 import { recordFromForm, typedNumber } from '../../src/http/console/sections/listings.ts';
 import { CATALOGUES, readCatalogue } from '../helpers/db.ts';
 

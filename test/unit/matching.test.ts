@@ -1,6 +1,6 @@
 /** Matching rules (CONTRACT §7, spec §2.4): each criterion, near misses, the storage cap. */
 import { describe, expect, it } from 'vitest';
-import { searchEntryHasContent } from '../../src/domain/lead-rules.ts';
+import { searchEntryHasContent } from '../../src/domain/leads/rules.ts';
 import {
   compileSearch,
   matchLead,
@@ -10,8 +10,8 @@ import {
   OP_VENTA,
   placeKey,
   type Listing,
-} from '../../src/domain/matching.ts';
-import { toListing } from '../../src/services/matching.ts';
+} from '../../src/domain/leads/matching.ts';
+import { toListing } from '../../src/services/leads/matching.ts';
 
 /** A 2-bedroom flat for sale in central Madrid at 250,000 €; override any field. */
 function flat(overrides: Partial<Listing> = {}): Listing {

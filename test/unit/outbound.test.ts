@@ -9,8 +9,8 @@ import { outboundPolicy } from '../../src/config.ts';
 import ipaddr from 'ipaddr.js';
 import { isPrivateHost, isPublicAddress } from '../../src/channels/outbound.ts';
 import { sendWhatsAppMessage } from '../../src/channels/whatsapp-cloud.ts';
-import { ChatCompletionsAssistant } from '../../src/services/assistant.ts';
-import { understand } from '../../src/domain/assistant.ts';
+import { ChatCompletionsAssistant } from '../../src/services/messaging/assistant.ts';
+import { understand } from '../../src/domain/messaging/assistant.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { startFakeChat, type FakeChat } from '../helpers/fake-chat.ts';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/limits.ts';
 import { Literals, Nullable } from '../../src/schemas/common.ts';
 import { leadRequestSchemas } from '../../src/schemas/lead-requests.ts';
-import { validateObject, type ValidationIssue } from '../../src/validation/pydantic.ts';
+import { validateObject, type ValidationIssue } from '../../src/validation/validator.ts';
 
 const Schema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 5, 'x-not-blank': true }),

@@ -4,7 +4,7 @@
  * - lead_interactions: a request about a lead that already existed and did not change it (an
  *   inquiry answered 409, an ingest answered 200 without a new lead, a publishable key's post for
  *   a known phone): which endpoint (`channel`), the request's `source`, the note it would have
- *   given a new lead (its message, page and search, as services/lead-intake.ts writes notes),
+ *   given a new lead (its message, page and search, as services/leads/intake.ts writes notes),
  *   and when. Gone with the lead (`on delete cascade`: its erasure, CONTRACT §18).
  *
  * Frozen; imports nothing from the app.

@@ -1,4 +1,4 @@
-/** API keys: SQL only, no rules (see services/api-keys.ts). */
+/** API keys: SQL only, no rules (see services/access/api-keys.ts). */
 import { runCompiledOnce } from '../compiled-once.ts';
 import type { Db, Executor } from '../database.ts';
 import type { ApiKeyRow } from '../types.ts';

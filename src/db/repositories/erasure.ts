@@ -1,6 +1,6 @@
 /**
  * Erasure of a lead's personal data (migration 0019, CONTRACT §18). SQL only; the order of the
- * steps and why is in services/erasure.ts.
+ * steps and why is in services/leads/erasure.ts.
  */
 import { sql } from 'kysely';
 import { readsMustLock, type Executor } from '../database.ts';

@@ -1,4 +1,4 @@
-/** Published portal feeds: SQL only (see services/feeds.ts). */
+/** Published portal feeds: SQL only (see services/catalogue/feeds/published-feeds.ts). */
 import { sql } from 'kysely';
 import type { Executor } from '../database.ts';
 import { insertReturningId } from '../compiled-once.ts';

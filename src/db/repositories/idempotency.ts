@@ -66,7 +66,7 @@ export async function takeOver(db: Executor, seen: IdempotencyKeyTable, claim: C
 
 /**
  * The record of a key's first request as it succeeded, written with its lead where no claim was
- * made before (PostgreSQL, services/idempotency.ts `deferred`). No `on conflict`: where the key
+ * made before (PostgreSQL, services/integrations/idempotency.ts `deferred`). No `on conflict`: where the key
  * has a row already (another request's, done, running or expired), the insert fails with a
  * unique violation of `idempotency_keys_pkey` and its transaction stores nothing.
  */

@@ -1,7 +1,7 @@
 /** Leads: SQL only. */
 import { likeLiteral } from '../like.ts';
 import type { Executor } from '../database.ts';
-import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/lead-presenter.ts';
+import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/leads/presenter.ts';
 import { sql } from 'kysely';
 import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
 import type { Insertable } from 'kysely';

@@ -1,4 +1,4 @@
-/** Stored media and who owns them (migration 0021, CONTRACT §14). SQL only; the rules are in services/photos.ts. */
+/** Stored media and who owns them (migration 0021, CONTRACT §14). SQL only; the rules are in services/catalogue/photos.ts. */
 import type { Executor } from '../database.ts';
 import type { MediaObjectTable } from '../types.ts';
 

@@ -1,9 +1,9 @@
 /** The property catalogue: SQL only (rules live in domain/ and services/). */
 import { likeLiteral } from '../like.ts';
 import { type SqlBool, sql } from 'kysely';
-import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.ts';
-import type { ImageInput, PropertyFields, VideoInput } from '../../domain/property-record.ts';
-import type { StoredImage, StoredVideo } from '../../domain/property-doc.ts';
+import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/property-query.ts';
+import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalogue/property-record.ts';
+import type { StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
 import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
@@ -243,7 +243,7 @@ export async function listPublished(
 /**
  * The published properties that match every filter but the map areas, and lie in the bounding
  * box of one of them: ids and published positions, in the query's order. The caller keeps
- * those inside an area (services/properties.ts), rather than SQL testing each row against
+ * those inside an area (services/catalogue/published.ts), rather than SQL testing each row against
  * every edge of every polygon.
  */
 export async function listAreaCandidates(

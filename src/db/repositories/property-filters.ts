@@ -5,11 +5,11 @@
  * Map areas are tested against the published position (`pub_lat`, `pub_lon`): exact for
  * public addresses, rounded to 2 decimals otherwise, so that no run of small circles can
  * locate a listing more precisely than the listing itself shows. Each area is a bounding
- * box (served by the `properties_bbox` index) and the exact test, the twin of domain/geo.ts.
+ * box (served by the `properties_bbox` index) and the exact test, the twin of domain/catalogue/geo.ts.
  */
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
-import { boundingBox, haversineLimit, type MapArea, polygonEdges } from '../../domain/geo.ts';
-import { priceColumnFor, type PropertyQuery } from '../../domain/property-query.ts';
+import { boundingBox, haversineLimit, type MapArea, polygonEdges } from '../../domain/catalogue/geo.ts';
+import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/property-query.ts';
 
 const lit = (n: number) => sql.lit(n);
 
@@ -46,7 +46,7 @@ function exactCondition(area: MapArea): RawBuilder<SqlBool> | null {
       return sql<SqlBool>`(power(sin(radians(pub_lat - ${lit(area.lat)}) / 2), 2) + ${lit(cosLat)} * cos(radians(pub_lat)) * power(sin(radians(pub_lon - ${lit(area.lon)}) / 2), 2)) <= ${lit(haversineLimit(area.radiusM))}`;
     }
     case 'polygon': {
-      // The twin of domain/geo.ts pointInPolygon, operation for operation on the same doubles:
+      // The twin of domain/catalogue/geo.ts pointInPolygon, operation for operation on the same doubles:
       // every literal is a JS double printed exactly (shortest round trip) from polygonEdges,
       // and each meets a double precision column or term, so PostgreSQL converts it to double
       // precision alone (numeric to float8, correctly rounded) before any arithmetic; SQLite

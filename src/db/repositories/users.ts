@@ -1,4 +1,4 @@
-/** Console users, their one-time links and sessions (migration 0007): SQL only, no rules (see services/console-users.ts). */
+/** Console users, their one-time links and sessions (migration 0007): SQL only, no rules (see services/access/console-users.ts). */
 import type { Executor } from '../database.ts';
 import type { Insertable, Selectable } from 'kysely';
 import type { ConsoleSessionTable, UserTable } from '../types.ts';

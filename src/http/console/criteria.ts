@@ -4,8 +4,8 @@
  * "2+ habitaciones", "Zona: Delicias" — never a field's code. Prices are `es-ES` euros (the
  * agency's market), sizes m².
  */
-import { describeLocation } from '../../domain/lead-notes.ts';
-import { SUBTYPES } from '../../domain/catalogue-terms.ts';
+import { describeLocation } from '../../domain/leads/notes.ts';
+import { SUBTYPES } from '../../domain/catalogue/terms.ts';
 import type { MessageKey, Translate } from './i18n.ts';
 
 /** Euros as Spain writes them: `900 €`, `185.000 €`. */

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { validateValue, type ValidationIssue } from '../../validation/pydantic.ts';
+import { validateValue, type ValidationIssue } from '../../validation/validator.ts';
 import type { Db } from '../../db/database.ts';
 import type { OutboundPolicy } from '../../config.ts';
 import type { MediaOptions } from '../media.ts';
@@ -54,7 +54,7 @@ export interface FormFault {
  * A form body (`application/x-www-form-urlencoded`, as @fastify/formbody parses it) read by its
  * schema: each field of the schema as a string ('' when absent, the first value when repeated),
  * an array for an array field (every value of a repeated field, a checkbox group), parsed and
- * checked as query parameters are (validation/pydantic.ts: integers from text, literals,
+ * checked as query parameters are (validation/validator.ts: integers from text, literals,
  * lengths, patterns). A field left empty takes the schema's default when it has one. Fields the
  * schema does not name (`_csrf`) are ignored.
  * @returns the typed values, and the faults (none when the form is valid); a refused field

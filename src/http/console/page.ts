@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_MAX_MS } from '../../services/console-users.ts';
+import { SESSION_MAX_MS } from '../../services/access/console-users.ts';
 import type { MessageKey } from './i18n.ts';
 
 /**

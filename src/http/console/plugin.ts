@@ -4,7 +4,7 @@
  *
  * - **Sessions**: the `inmo_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS or behind
  *   a trusted proxy that says so, Path=/console) names a server-side session
- *   (services/console-users.ts). A page without one answers 303 to `/console/login`.
+ *   (services/access/console-users.ts). A page without one answers 303 to `/console/login`.
  * - **Roles**: a route's `config.consoleRole` (`owner`) refuses other users with 403.
  * - **Tenancy**: every query is narrowed to the session's business; another business's id is a
  *   404, exactly like a missing one.
@@ -30,7 +30,7 @@ import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleDeps } from './forms.ts';
 import { InmoError } from '../../errors.ts';
-import { sessionOf, type ConsoleSession, type Role } from '../../services/console-users.ts';
+import { sessionOf, type ConsoleSession, type Role } from '../../services/access/console-users.ts';
 import { clearSessionCookie, consoleCookies, errorPage, sessionBinding, sessionCookieOf } from './page.ts';
 import { pickLanguage, translator, type Language, type Translate } from './i18n.ts';
 import { consoleRoutes } from './routes.ts';

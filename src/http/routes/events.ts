@@ -3,9 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import { Literals } from '../../schemas/common.ts';
-import { EVENT_TYPES, eventsPage, parseEventId } from '../../services/events.ts';
-import { queryRefinement } from '../fastapi-compat.ts';
-import type { ValidationIssue } from '../../validation/pydantic.ts';
+import { EVENT_TYPES, eventsPage, parseEventId } from '../../services/integrations/events.ts';
+import { queryRefinement } from '../request-pipeline.ts';
+import type { ValidationIssue } from '../../validation/validator.ts';
 
 const EventsQuery = Type.Object({
   after: Type.Optional(Type.String({ description: 'An event id (`evt_…`, or the `next_cursor` of the last page): only later events.' })),

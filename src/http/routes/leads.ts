@@ -7,8 +7,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
-import { canonicalLeadType, LEAD_TYPE_ALIASES } from '../../domain/lead-rules.ts';
-import { ingestPrimaryPhone, normalizePhone } from '../../domain/phone.ts';
+import { canonicalLeadType, LEAD_TYPE_ALIASES } from '../../domain/leads/rules.ts';
+import { ingestPrimaryPhone, normalizePhone } from '../../domain/leads/phone.ts';
 import { InmoError } from '../../errors.ts';
 import {
   conditional200,
@@ -22,16 +22,16 @@ import {
   NotModified,
 } from '../../schemas/api.ts';
 import type { Schemas } from '../../schemas/index.ts';
-import { createInquiryLead, ingestRentalLead } from '../../services/lead-intake.ts';
-import { Idempotency } from '../../services/idempotency.ts';
+import { createInquiryLead, ingestRentalLead } from '../../services/leads/intake.ts';
+import { Idempotency } from '../../services/integrations/idempotency.ts';
 import { isPublishable } from '../auth.ts';
 import { checkIdempotencyKey, idempotently, idempotentRoute, onStoredFor } from '../idempotency.ts';
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
-import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads.ts';
-import { eraseLead } from '../../services/erasure.ts';
+import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads/leads.ts';
+import { eraseLead } from '../../services/leads/erasure.ts';
 import { parseRfc3339 } from '../../domain/time.ts';
-import type { ValidationIssue } from '../../validation/pydantic.ts';
-import { queryRefinement } from '../fastapi-compat.ts';
+import type { ValidationIssue } from '../../validation/validator.ts';
+import { queryRefinement } from '../request-pipeline.ts';
 
 const NoQuery = Type.Object({});
 

@@ -1,8 +1,8 @@
 /** GET /properties and GET /properties/{property_id} (spec §4.4, §4.5; CONTRACT §4, §5). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { parseLocationsJson, parseMapArea, type MapArea } from '../../domain/geo.ts';
-import { cityKey } from '../../domain/property-record.ts';
-import type { PropertyQuery } from '../../domain/property-query.ts';
+import { parseLocationsJson, parseMapArea, type MapArea } from '../../domain/catalogue/geo.ts';
+import { cityKey } from '../../domain/catalogue/property-record.ts';
+import type { PropertyQuery } from '../../domain/catalogue/property-query.ts';
 import {
   ChangesPage,
   ChangesQuery,
@@ -15,12 +15,12 @@ import {
 } from '../../schemas/api.ts';
 import type { Schemas } from '../../schemas/index.ts';
 import type { Limits } from '../../limits.ts';
-import type { CatalogueReader } from '../../services/properties.ts';
-import type { ValidationIssue } from '../../validation/pydantic.ts';
-import { queryRefinement } from '../fastapi-compat.ts';
+import type { CatalogueReader } from '../../services/catalogue/published.ts';
+import type { ValidationIssue } from '../../validation/validator.ts';
+import { queryRefinement } from '../request-pipeline.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
 import type { Db } from '../../db/database.ts';
-import { changesPage, currentCatalogueVersion, decodeCursor } from '../../services/catalogue-changes.ts';
+import { changesPage, currentCatalogueVersion, decodeCursor } from '../../services/catalogue/changes.ts';
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { Type, type Static } from '@sinclair/typebox';
 

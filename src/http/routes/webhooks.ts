@@ -7,13 +7,13 @@
  * - `POST /webhooks/whatsapp` → the body is read raw (this plugin's own content-type parser,
  *   any type), its `X-Hub-Signature-256` checked before anything is parsed (401, nothing
  *   stored, when missing or wrong), then stored with a job and acknowledged 200 at once
- *   (services/webhooks.ts). A delivery for a number no channel has is acknowledged, logged
+ *   (services/messaging/whatsapp-inbound.ts). A delivery for a number no channel has is acknowledged, logged
  *   and dropped: Meta would otherwise retry it for days.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Db } from '../../db/database.ts';
-import { WEBHOOK_PATH } from '../../services/channels.ts';
-import { acceptDelivery, verifySubscription, type WebhookChannels } from '../../services/webhooks.ts';
+import { WEBHOOK_PATH } from '../../services/messaging/channels.ts';
+import { acceptDelivery, verifySubscription, type WebhookChannels } from '../../services/messaging/whatsapp-inbound.ts';
 
 export const webhookRoutes: FastifyPluginAsync<{ db: Db; channels: WebhookChannels; onJobsQueued: () => void }> = async (
   app,

@@ -1,11 +1,11 @@
 /**
  * `assistant_reply`: answers one inbound WhatsApp message (spec §6.2, CONTRACT §10), queued
- * with the message in the transaction that stores it (services/webhooks.ts).
+ * with the message in the transaction that stores it (services/messaging/whatsapp-inbound.ts).
  *
  * 1. Nothing happens unless the conversation is the assistant's (not handed to an agent, not
  *    opted out) and WhatsApp's 24-hour window is open. With the assistant off (its console
  *    page), nothing is answered: the conversation goes to the agents (an opt-out still counts).
- * 2. The message is understood (domain/assistant.ts) and the answer written (the built-in
+ * 2. The message is understood (domain/messaging/assistant.ts) and the answer written (the built-in
  *    assistant, or the business's model with the built-in one as fallback), outside any
  *    transaction.
  * 3. One transaction applies what the message does (opt-out, hand-off, refined searches and
@@ -30,12 +30,12 @@ import {
 } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Database, LeadRow } from '../../db/types.ts';
-import { refineSearches, replyLanguage, understand, type ListingSummary, type Understanding } from '../../domain/assistant.ts';
-import { initialLeadStatus } from '../../domain/lead-rules.ts';
-import type { LeadMatches } from '../../domain/matching.ts';
-import { assistantOf, replyWithFallback } from '../../services/assistant.ts';
-import { recordEvent, recordLeadEvent } from '../../services/events.ts';
-import { matchSearchPreferences, type CatalogueSnapshot } from '../../services/matching.ts';
+import { refineSearches, replyLanguage, understand, type ListingSummary, type Understanding } from '../../domain/messaging/assistant.ts';
+import { initialLeadStatus } from '../../domain/leads/rules.ts';
+import type { LeadMatches } from '../../domain/leads/matching.ts';
+import { assistantOf, replyWithFallback } from '../../services/messaging/assistant.ts';
+import { recordEvent, recordLeadEvent } from '../../services/integrations/events.ts';
+import { matchSearchPreferences, type CatalogueSnapshot } from '../../services/leads/matching.ts';
 import { deliverMessage, settleParkedDelivery } from '../deliver.ts';
 import { failpoint } from '../failpoints.ts';
 import { defineTask, type TaskContext } from '../task.ts';

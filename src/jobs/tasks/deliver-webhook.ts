@@ -1,9 +1,9 @@
 /**
  * `deliver_webhook`: one attempt of one event's delivery to a webhook endpoint (CONTRACT §13;
- * services/webhook-endpoints.ts). A failed attempt is not a failed job: the delivery's own
+ * services/integrations/outgoing-webhooks.ts). A failed attempt is not a failed job: the delivery's own
  * schedule (about 77 h) queues the next attempt in the transaction that records this one.
  */
-import { attemptDelivery } from '../../services/webhook-endpoints.ts';
+import { attemptDelivery } from '../../services/integrations/outgoing-webhooks.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
 async function run(ctx: TaskContext): Promise<void> {

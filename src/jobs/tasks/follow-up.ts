@@ -5,8 +5,8 @@
  */
 import { findFollowUp, moveFollowUp } from '../../db/repositories/follow-ups.ts';
 import { findLead } from '../../db/repositories/leads.ts';
-import { addDays } from '../../domain/follow-ups.ts';
-import { scheduleFollowUpJob } from '../../services/follow-ups.ts';
+import { addDays } from '../../domain/leads/follow-ups.ts';
+import { scheduleFollowUpJob } from '../../services/leads/follow-ups.ts';
 import { defineTask, PermanentJobError, type TaskContext } from '../task.ts';
 
 /** Lead statuses that end the follow-up cycle. */

@@ -6,8 +6,8 @@
  */
 import { findLead } from '../../db/repositories/leads.ts';
 import { findLeadMatchRun, listLeadMatches, replaceLeadMatches } from '../../db/repositories/matches.ts';
-import { recordEvent } from '../../services/events.ts';
-import { matchSearchPreferences } from '../../services/matching.ts';
+import { recordEvent } from '../../services/integrations/events.ts';
+import { matchSearchPreferences } from '../../services/leads/matching.ts';
 import { failpoint } from '../failpoints.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 

@@ -1,9 +1,9 @@
 /**
  * `process_webhook`: turns a stored WhatsApp webhook delivery into messages, leads,
- * conversations and statuses (CONTRACT §10, services/webhooks.ts), all committed with the
+ * conversations and statuses (CONTRACT §10, services/messaging/whatsapp-inbound.ts), all committed with the
  * job's completion. Running it again stores nothing twice.
  */
-import { processWebhookEvent } from '../../services/webhooks.ts';
+import { processWebhookEvent } from '../../services/messaging/whatsapp-inbound.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
 async function run(ctx: TaskContext): Promise<void> {

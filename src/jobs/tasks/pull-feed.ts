@@ -1,11 +1,11 @@
 /**
- * `pull_feed`: one scheduled pull of a feed source (services/feed-pulls.ts), then the next one
+ * `pull_feed`: one scheduled pull of a feed source (services/catalogue/feeds/pulls.ts), then the next one
  * queued `every_minutes` later, in the transaction that completes this job, unless the source
  * was removed meanwhile. A failed pull is a result, not a failed job: the next pull comes as usual.
  */
 import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findFeedSource } from '../../db/repositories/feeds.ts';
-import { nextPullAt, pullFeedSource } from '../../services/feed-pulls.ts';
+import { nextPullAt, pullFeedSource } from '../../services/catalogue/feeds/pulls.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
 async function run(ctx: TaskContext): Promise<void> {

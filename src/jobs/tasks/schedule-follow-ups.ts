@@ -6,8 +6,8 @@
  */
 import { followUpRules, listFollowUpsOfLead } from '../../db/repositories/follow-ups.ts';
 import { findLead } from '../../db/repositories/leads.ts';
-import { addDays, followUpPeriodDays } from '../../domain/follow-ups.ts';
-import { scheduleFollowUpJob } from '../../services/follow-ups.ts';
+import { addDays, followUpPeriodDays } from '../../domain/leads/follow-ups.ts';
+import { scheduleFollowUpJob } from '../../services/leads/follow-ups.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
 async function run(ctx: TaskContext): Promise<void> {

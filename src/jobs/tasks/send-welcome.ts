@@ -5,7 +5,7 @@
  *
  * The message row (the lead's one `author = 'welcome'` message: a partial unique index) is
  * written with the lead when the business has a channel at that moment
- * (services/lead-intake.ts); no row means no channel then, hence no message, and the lead is
+ * (services/leads/intake.ts); no row means no channel then, hence no message, and the lead is
  * unaffected.
  */
 import type { Db } from '../../db/database.ts';

@@ -8,8 +8,8 @@
  * sends the answer to that number and shows both.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { assistantOverview, saveAssistantSettings, sendAssistantTest } from '../../../services/channels.ts';
-import { normalizePhone } from '../../../domain/phone.ts';
+import { assistantOverview, saveAssistantSettings, sendAssistantTest } from '../../../services/messaging/channels.ts';
+import { normalizePhone } from '../../../domain/leads/phone.ts';
 import { InmoError } from '../../../errors.ts';
 import { AssistantForm, AssistantTestForm } from '../../../schemas/console-forms.ts';
 import { render } from '../page.ts';

@@ -4,9 +4,9 @@
  * user by e-mail, a key by its name and id; the entry itself holds ids only.
  */
 import type { FastifyInstance } from 'fastify';
-import { listAudit } from '../../../services/audit.ts';
-import { listApiKeys } from '../../../services/api-keys.ts';
-import { listUsers } from '../../../services/console-users.ts';
+import { listAudit } from '../../../services/access/audit.ts';
+import { listApiKeys } from '../../../services/access/api-keys.ts';
+import { listUsers } from '../../../services/access/console-users.ts';
 import { render } from '../page.ts';
 import { query, type ConsoleDeps } from '../forms.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { findPasswordLink, login, logout, setPasswordWithLink } from '../../../services/console-users.ts';
+import { findPasswordLink, login, logout, setPasswordWithLink } from '../../../services/access/console-users.ts';
 import {
   LOGIN_PER_ACCOUNT,
   LOGIN_PER_IP,

@@ -10,12 +10,17 @@
  * was shown (`hold`), so a newer hold is never confirmed unseen (409, nothing changed).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { catalogueFigures, findUploadedImport, listUploadedImports, startUploadedImport } from '../../../services/catalogue-uploads.ts';
+import {
+  catalogueFigures,
+  findUploadedImport,
+  listUploadedImports,
+  startUploadedImport,
+} from '../../../services/catalogue/import/uploads.ts';
 import { InmoError } from '../../../errors.ts';
 import { MAX_UPLOAD_BYTES, render } from '../page.ts';
 import { receiveUploads } from '../uploads.ts';
 import { csrfCheckedRoute, field, idParam, readForm, type ConsoleDeps } from '../forms.ts';
-import { listFeeds, publishFeed, revokeFeed } from '../../../services/feeds.ts';
+import { listFeeds, publishFeed, revokeFeed } from '../../../services/catalogue/feeds/published-feeds.ts';
 import {
   addFeedSource,
   confirmHeldPull,
@@ -24,7 +29,7 @@ import {
   PULL_MINUTES,
   pullFeedSource,
   removeFeedSource,
-} from '../../../services/feed-pulls.ts';
+} from '../../../services/catalogue/feeds/pulls.ts';
 import { FeedSourceForm } from '../../../schemas/console-forms.ts';
 import { serverOrigin } from '../../origin.ts';
 

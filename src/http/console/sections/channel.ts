@@ -7,9 +7,9 @@
  * template to a number now and shows the provider's answer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { channelOverview, connectChannel, sendTestTemplate, WEBHOOK_PATH } from '../../../services/channels.ts';
+import { channelOverview, connectChannel, sendTestTemplate, WEBHOOK_PATH } from '../../../services/messaging/channels.ts';
 import { GRAPH_API_BASE } from '../../../channels/whatsapp-cloud.ts';
-import { normalizePhone } from '../../../domain/phone.ts';
+import { normalizePhone } from '../../../domain/leads/phone.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
 import { serverOrigin } from '../../origin.ts';

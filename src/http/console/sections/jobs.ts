@@ -3,8 +3,8 @@
  * their last error), `POST /jobs/:job_id/retry`, `POST /follow-ups` (fields `type`, `every_days`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { listFailedJobs, retryJob } from '../../../services/jobs.ts';
-import { listFollowUpRules, setFollowUpRule } from '../../../services/follow-ups.ts';
+import { listFailedJobs, retryJob } from '../../../services/failed-jobs.ts';
+import { listFollowUpRules, setFollowUpRule } from '../../../services/leads/follow-ups.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';

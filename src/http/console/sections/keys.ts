@@ -5,9 +5,9 @@
  * /keys/:key_id/revoke`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SCOPES } from '../../../domain/api-key.ts';
+import { SCOPES } from '../../../domain/access/api-key.ts';
 import { KeyForm } from '../../../schemas/console-forms.ts';
-import { createApiKey, findApiKey, keyState, listApiKeys, revokeApiKey } from '../../../services/api-keys.ts';
+import { createApiKey, findApiKey, keyState, listApiKeys, revokeApiKey } from '../../../services/access/api-keys.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, dayStart, readForm, type ConsoleDeps } from '../forms.ts';

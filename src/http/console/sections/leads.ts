@@ -3,18 +3,25 @@
  * `from`, `to` (dates), `q` (name, phone or e-mail), `page`; counts by status), `GET
  * /leads/:lead_id`; `POST /leads/:lead_id/reply` (field `text`: an agent's WhatsApp message, only
  * inside the 24-hour window), `POST /leads/:lead_id/handoff` and `/resume` (who answers); the
- * lead worked (CONTRACT §16, services/lead-work.ts): `POST /leads/:lead_id/status` (`status`,
+ * lead worked (CONTRACT §16, services/leads/pipeline.ts): `POST /leads/:lead_id/status` (`status`,
  * `reason`), `/notes` (`text`), `/assign` (`user_id`, '' for nobody), `/follow-ups/:id/done` and
  * `/follow-ups/:id/move` (`day`, YYYY-MM-DD); `GET /inbox` (query `page`):
  * every conversation, those waiting for an agent first, with the inbound messages no agent has
  * seen (opening the lead's page sees them).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LEAD_STATUSES, LEAD_TYPES } from '../../../domain/lead-rules.ts';
-import { countLeadsByStatus, exportLead, listingSummaries, listLeadsPage, showLead, type LeadSearch } from '../../../services/leads.ts';
-import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/conversations.ts';
+import { LEAD_STATUSES, LEAD_TYPES } from '../../../domain/leads/rules.ts';
+import {
+  countLeadsByStatus,
+  exportLead,
+  listingSummaries,
+  listLeadsPage,
+  showLead,
+  type LeadSearch,
+} from '../../../services/leads/leads.ts';
+import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/messaging/conversations.ts';
 import { InmoError } from '../../../errors.ts';
-import { eraseLead } from '../../../services/erasure.ts';
+import { eraseLead } from '../../../services/leads/erasure.ts';
 import { render } from '../page.ts';
 import { describeSearch } from '../criteria.ts';
 import { csrfCheckedRoute, dayStart, DAY_MS, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
@@ -29,7 +36,7 @@ import {
   listLeadInteractions,
   moveFollowUpTo,
   type Actor,
-} from '../../../services/lead-work.ts';
+} from '../../../services/leads/pipeline.ts';
 import type { MessageKey } from '../i18n.ts';
 
 /** Leads per page of the list. */
@@ -46,7 +53,7 @@ const CONVERSATION_PROBLEMS = {
   CONVERSATION_NOT_FOUND: true,
 };
 
-/** The refusals of the lead's work (services/lead-work.ts) the lead page explains. */
+/** The refusals of the lead's work (services/leads/pipeline.ts) the lead page explains. */
 const WORK_PROBLEMS = {
   LEAD_STATUS_INVALID: true,
   LEAD_NOTE_BLANK: true,
@@ -266,7 +273,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
 
   /**
    * A change to the lead (CONTRACT §16): done, then 303 back to the page; refused (a form's fault,
-   * a rule of services/lead-work.ts), the lead's page again with the reason and the status, and
+   * a rule of services/leads/pipeline.ts), the lead's page again with the reason and the status, and
    * nothing changed.
    */
   const workAction = <P extends { lead_id: string }>(

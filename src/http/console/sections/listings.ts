@@ -15,12 +15,12 @@ import {
   PROPERTY_TYPES,
   RENTAL_TYPES,
   SUBTYPES,
-} from '../../../domain/catalogue-terms.ts';
-import type { ListingRecord } from '../../../domain/property-record.ts';
+} from '../../../domain/catalogue/terms.ts';
+import type { ListingRecord } from '../../../domain/catalogue/property-record.ts';
 import { InmoError } from '../../../errors.ts';
 import { ListingForm, ListingStatusForm, ListingSwitchForm, PhotoForm } from '../../../schemas/console-forms.ts';
 import { MAX_PHOTO_BYTES, PhotoRefusedError, type PhotoRefusal } from '../../../media/photos.ts';
-import { addPhotos, changePhoto, PHOTO_ACTIONS, type PhotoAction } from '../../../services/photos.ts';
+import { addPhotos, changePhoto, PHOTO_ACTIONS, type PhotoAction } from '../../../services/catalogue/photos.ts';
 import { mediaUrl } from '../../media.ts';
 import { receiveUploads } from '../uploads.ts';
 import {
@@ -34,7 +34,7 @@ import {
   switchListing,
   type ListingFault,
   type ListingSearch,
-} from '../../../services/listings.ts';
+} from '../../../services/catalogue/listings.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';

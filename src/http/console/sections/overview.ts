@@ -2,7 +2,7 @@
  * The overview, `GET /`: counts of leads, recent leads, public listings and active keys.
  */
 import type { FastifyInstance } from 'fastify';
-import { workspaceFigures } from '../../../services/leads.ts';
+import { workspaceFigures } from '../../../services/leads/leads.ts';
 import { render } from '../page.ts';
 import type { ConsoleDeps } from '../forms.ts';
 

@@ -3,7 +3,7 @@
  * time link once), `POST /users/:user_id/disable` (not oneself).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ROLES, createUser, disableUser, findUser, listUsers } from '../../../services/console-users.ts';
+import { ROLES, createUser, disableUser, findUser, listUsers } from '../../../services/access/console-users.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
 import { serverOrigin } from '../../origin.ts';

@@ -1,0 +1,175 @@
+/**
+ * The event log (CONTRACT §13): what happened to a business's leads, for `GET /events` and for
+ * outgoing webhooks.
+ *
+ * {@link recordEvent} is called inside the transaction of the change it describes, so an event
+ * exists exactly when its change does. It also queues the event's delivery to each enabled
+ * endpoint of the business that subscribes to its type; per endpoint and lead only the earliest
+ * pending delivery has a job (services/integrations/outgoing-webhooks.ts), so a lead's events arrive in order.
+ *
+ * Event types and their `data`:
+ * - `lead.created`, `lead.updated`: `{lead: Lead}` (the object of GET /leads/{id});
+ * - `match.found` (a matching run found a property the lead was not matched to before):
+ *   `{lead_id, matches: [property id], near_misses: n}`;
+ * - `message.status`: `{lead_id, message_id, status}`;
+ * - `conversation.waiting`: `{lead_id}` (the lead waits for an agent);
+ * - `property.changed`: `{id, change: "upsert"|"delete"}` (CONTRACT §14);
+ * - `lead.erased`: `{id}` (CONTRACT §18: the lead was erased; subscribers erase their copy).
+ *   It has no lead (`lead_id` null): every earlier event of the lead went with it;
+ * - `lead.contacted_again`: `{id, source}` (CONTRACT §22: a request about a known lead was kept
+ *   as an interaction without changing the lead).
+ */
+import type { Db, Executor } from '../../db/database.ts';
+import { enqueueJob } from '../../db/repositories/jobs.ts';
+import * as repo from '../../db/repositories/events.ts';
+import { findPresentedLead } from '../../db/repositories/leads.ts';
+import { presentLead } from '../../domain/leads/presenter.ts';
+import { toRfc3339 } from '../../domain/time.ts';
+
+export const EVENT_TYPES = [
+  'lead.created',
+  'lead.updated',
+  'match.found',
+  'message.status',
+  'conversation.waiting',
+  'property.changed',
+  'lead.erased',
+  'lead.contacted_again',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** How long events are kept, ms (30 days). */
+export const EVENT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** The API's id of an event: `evt_<n>`. */
+export const eventId = (id: number) => `evt_${id}`;
+
+/** The number of an `evt_<n>` id, or null when it is not one. */
+export function parseEventId(text: string): number | null {
+  const match = /^evt_(\d{1,10})$/.exec(text);
+  return match && Number(match[1]) <= 2_147_483_647 ? Number(match[1]) : null;
+}
+
+/** A new delivery of event `eventId` to an endpoint, not yet attempted. */
+const pendingDelivery = (endpointId: number, eventId: number, leadId: number | null, at: string, propertyId: number | null = null) => ({
+  endpoint_id: endpointId,
+  event_id: eventId,
+  lead_id: leadId,
+  property_id: propertyId,
+  state: 'pending' as const,
+  last_status: null,
+  last_latency_ms: null,
+  last_response: null,
+  last_error: null,
+  created_at: at,
+  updated_at: at,
+  delivered_at: null,
+});
+
+/**
+ * Writes an event and queues its webhook deliveries, in the caller's transaction.
+ * @param at the instant of the change, canonical RFC 3339.
+ */
+export async function recordEvent(
+  trx: Executor,
+  businessId: number,
+  type: EventType,
+  leadId: number | null,
+  data: object,
+  at: string,
+): Promise<number> {
+  const id = await repo.insertEvent(trx, { business_id: businessId, type, lead_id: leadId, data: JSON.stringify(data), created_at: at });
+  for (const endpoint of await repo.listActiveEndpoints(trx, businessId)) {
+    if (endpoint.events !== null && !(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
+    // Behind an earlier pending delivery of the same lead, this one waits for its turn.
+    const waiting = leadId !== null && (await repo.lockPendingDeliveries(trx, endpoint.id, 'lead_id', [leadId])).size > 0;
+    const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, leadId, at));
+    if (!waiting) await queueDelivery(trx, businessId, leadId, deliveryId, at);
+  }
+  return id;
+}
+
+/**
+ * Writes events of no lead (`property.changed`) and queues their webhook deliveries, in the
+ * caller's transaction: one statement per 500 events, the endpoints read once. A listing's
+ * deliveries to an endpoint go in order: one waits behind an earlier pending one of the same
+ * listing (`data.id`), as a lead's do.
+ * @param data each event's data, in order.
+ * @param at the instant of the change, canonical RFC 3339.
+ */
+export async function recordEvents(
+  trx: Executor,
+  businessId: number,
+  type: EventType,
+  data: Array<{ id: number }>,
+  at: string,
+): Promise<void> {
+  if (data.length === 0) return;
+  const ids = await repo.insertEvents(
+    trx,
+    data.map((d) => ({ business_id: businessId, type, lead_id: null, data: JSON.stringify(d), created_at: at })),
+  );
+  for (const endpoint of await repo.listActiveEndpoints(trx, businessId)) {
+    if (endpoint.events !== null && !(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
+    // Listings with a delivery pending already, before this call or in it: the next ones wait behind it.
+    const queued = new Set<number>();
+    for (let start = 0; start < data.length; start += 500) {
+      const chunk = [...new Set(data.slice(start, start + 500).map((d) => d.id))];
+      for (const id of await repo.lockPendingDeliveries(trx, endpoint.id, 'property_id', chunk)) queued.add(id);
+    }
+    for (const [i, id] of ids.entries()) {
+      const propertyId = data[i].id;
+      const waiting = queued.has(propertyId);
+      const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, null, at, propertyId));
+      if (!waiting) await queueDelivery(trx, businessId, null, deliveryId, at);
+      queued.add(propertyId);
+    }
+  }
+}
+
+/** Queues the job that delivers `deliveryId` at `runAt`. */
+export async function queueDelivery(
+  trx: Executor,
+  businessId: number,
+  leadId: number | null,
+  deliveryId: number,
+  runAt: string,
+  now = runAt,
+) {
+  await enqueueJob(trx, { businessId, leadId, kind: 'deliver_webhook', payload: { delivery_id: deliveryId }, runAt, now });
+}
+
+/** Records `lead.created` or `lead.updated` with the lead as GET /leads/{id} shows it. */
+export async function recordLeadEvent(
+  trx: Executor,
+  businessId: number,
+  leadId: number,
+  type: 'lead.created' | 'lead.updated',
+  at: string,
+) {
+  const lead = await findPresentedLead(trx, businessId, leadId);
+  if (lead) await recordEvent(trx, businessId, type, leadId, { lead: presentLead(lead) }, at);
+}
+
+/** An event as `GET /events` and webhooks show it: `{id, type, created_at, data}`. */
+export function presentEvent(row: repo.EventRow): { id: string; type: EventType; created_at: string; data: Record<string, unknown> } {
+  return {
+    id: eventId(row.id),
+    type: row.type as EventType,
+    created_at: row.created_at,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+/**
+ * A page of the business's events after `after` (an event number; 0 from the start), oldest first:
+ * `{data, next_cursor, has_more}` (CONTRACT §13). Events older than 30 days are not shown.
+ */
+export async function eventsPage(db: Db, businessId: number, after: number, limit: number, now = Date.now()) {
+  const rows = await repo.listEvents(db, businessId, after, limit + 1);
+  const oldest = toRfc3339(new Date(now - EVENT_TTL_MS));
+  const hasMore = rows.length > limit;
+  const page = (hasMore ? rows.slice(0, limit) : rows).filter((r) => r.created_at >= oldest);
+  const last = hasMore ? rows[limit - 1] : rows.at(-1);
+  return { data: page.map(presentEvent), next_cursor: eventId(last?.id ?? after), has_more: hasMore };
+}

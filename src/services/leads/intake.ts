@@ -1,0 +1,445 @@
+/**
+ * Lead creation from websites (spec §4.2 inquiries, §4.3 ingest; CONTRACT §6, §7).
+ *
+ * Each creation is one unit of work: the lead, its generated notes, its welcome message
+ * (pending, when the business has a channel), its event (`lead.created` or `lead.updated`,
+ * services/integrations/events.ts) and the jobs of what must happen next (matching,
+ * the welcome message, follow-ups) are committed together or not at all (db/group-commit.ts shares one commit among the units that arrive together). The database's unique constraint on (business, primary phone) settles races: a
+ * transaction that loses one is run again and then sees the winner, so every request gets
+ * the answer it would get had the requests run one by one.
+ */
+import type { Transaction } from 'kysely';
+import { FALLBACK_TEMPLATE_LANGUAGE, templateLanguage } from '../../channels/whatsapp-cloud.ts';
+import { insertNewLeadAtOnce, type NewLeadRows } from '../../db/repositories/new-lead-statement.ts';
+import { presentLead, type PresentedRow } from '../../domain/leads/presenter.ts';
+import type { GroupCommit } from '../../db/group-commit.ts';
+import { findChannel, findConversation, insertWelcome } from '../../db/repositories/messaging.ts';
+import type { Database, LeadOutcome } from '../../db/types.ts';
+import { isKeyTaken, isUniqueViolation } from '../../db/errors.ts';
+import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../../db/repositories/jobs.ts';
+import * as repo from '../../db/repositories/leads.ts';
+import type { NewLead } from '../../db/types.ts';
+import { ingestNotes, inquiryNotes } from '../../domain/leads/notes.ts';
+import { initialLeadStatus, OWNS_AGENCY_PROPERTY_IDS, OWNS_SERVICES, parseBudget, parseHabs } from '../../domain/leads/rules.ts';
+import { nowRfc3339 } from '../../domain/time.ts';
+import type { IngestBody, InquiryBody } from '../../schemas/lead-requests.ts';
+import { InmoError } from '../../errors.ts';
+import { recordEvent, recordLeadEvent } from '../integrations/events.ts';
+
+/** Attempts of a creation that keeps losing unique-constraint races (each loss means a winner exists). */
+const MAX_ATTEMPTS = 5;
+
+/** Jobs of a new inquiry lead and of an ingest lead (spec §6: follow-ups for inquiries only). */
+const INQUIRY_JOBS: JobKind[] = ['match_lead', 'send_welcome', 'schedule_follow_ups'];
+const INGEST_JOBS: JobKind[] = ['match_lead', 'send_welcome'];
+
+/**
+ * Called inside the transaction that stores a lead's outcome, last (CONTRACT §13: the
+ * Idempotency-Key's response is stored with the lead, and so is an interaction's, so that a
+ * retry records it once). Throwing rolls everything back.
+ * `leadId` is the lead the request created or completed (null when it changed nothing);
+ * `about` the lead it concerns, the existing one when it changed nothing (its erasure, CONTRACT
+ * §18, removes the record).
+ */
+export type OnStored = ((
+  trx: Transaction<Database>,
+  leadId: number | null,
+  outcome: LeadOutcome,
+  about: number | null,
+  /** The request was about a known lead and kept as an interaction (CONTRACT §22): an inquiry's 409 for a secret key. */
+  known?: boolean,
+) => Promise<void>) & {
+  /**
+   * The same record said as data, so that a new lead written in one statement on PostgreSQL
+   * (db/repositories/new-lead-statement.ts) records it in that statement: the Idempotency-Key, the
+   * 200's body for the new lead's id, and, for a key not claimed first (services/integrations/idempotency.ts
+   * `DeferredKey`), the record's fingerprint and times: it is inserted, not updated.
+   */
+  idempotency?: {
+    keyId: string;
+    idempotencyKey: string;
+    body: (leadId: number) => string;
+    insert: { fingerprint: string; createdAt: string; expiresAt: string } | null;
+  };
+};
+
+/** What an inquiry did: a new lead, an unnamed lead completed, or a known lead's interaction (CONTRACT §22). */
+export type InquiryOutcome = 'created' | 'completed' | 'known';
+
+/** An inquiry after validation: type canonical, phones in E.164. */
+export interface Inquiry extends Omit<InquiryBody, 'type' | 'phone_number_1' | 'phone_number_2' | 'landline_phone'> {
+  type: string;
+  phone_number_1: string;
+  phone_number_2: string | null;
+  landline_phone: string | null;
+}
+
+async function withRaceRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      // A taken Idempotency-Key is not a race another try wins (http/idempotency.ts answers it).
+      if (!isUniqueViolation(error) || isKeyTaken(error) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
+ * Writes the lead's welcome message as `pending` when the business has a channel now, as the
+ * lead arrives (CONTRACT §9: no channel when the lead arrived, no message). The template and
+ * its language (from `preferred_language`) are fixed here; the `send_welcome` job sends it.
+ */
+async function queueWelcome(
+  trx: Transaction<Database>,
+  businessId: number,
+  leadId: number,
+  phone: string,
+  language: string | null,
+  at: string,
+) {
+  const channel = await findChannel(trx, businessId);
+  if (!channel) return;
+  await insertWelcome(trx, {
+    lead_id: leadId,
+    business_id: businessId,
+    template: channel.template,
+    language: templateLanguage(JSON.parse(channel.languages) as Record<string, string>, language),
+    recipient: phone,
+    state: 'pending',
+    created_at: at,
+    updated_at: at,
+  });
+}
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** The lead columns an inquiry sets (spec §4.2 rules 1, 6; the accepted-but-ignored fields are not read). */
+function inquiryColumns(inquiry: Inquiry, at: string): Omit<NewLead, 'business_id' | 'phone_number_1' | 'created_at'> {
+  const searches = (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>;
+  return {
+    name: inquiry.name.trim(),
+    type: inquiry.type,
+    status: initialLeadStatus(searches),
+    active: 1,
+    rating: 3,
+    captured_by: 'Web',
+    source: inquiry.source?.trim() || 'manual',
+    phone_number_2: inquiry.phone_number_2,
+    landline_phone: inquiry.landline_phone,
+    personal_email: inquiry.personal_email ?? null,
+    professional_email: inquiry.professional_email ?? null,
+    preferred_language: inquiry.preferred_language ?? null,
+    dni: inquiry.dni ?? null,
+    profile_category: inquiry.profile_category ?? 'potencial',
+    urgency_profile: inquiry.urgency_profile ?? 'poca-urgencia',
+    search_preferences: searches.length ? JSON.stringify(searches) : null,
+    agency_property_ids: OWNS_AGENCY_PROPERTY_IDS.has(inquiry.type) ? json(inquiry.agency_property_ids) : null,
+    services: OWNS_SERVICES.has(inquiry.type) ? json(inquiry.services) : null,
+    updated_at: at,
+  };
+}
+
+/** Keeps what a completed lead already had where the inquiry provides nothing (CONTRACT §6). */
+function providedOnly(columns: ReturnType<typeof inquiryColumns>): Partial<NewLead> {
+  return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== null && v !== undefined));
+}
+
+/**
+ * Creates a lead from an inquiry, or completes the unnamed lead with the same primary phone;
+ * for a named lead with that phone (spec §4.2 rule 4: the 409 of a secret key), keeps the
+ * request as an interaction of that lead instead, changing nothing of the lead (CONTRACT §22).
+ * @param onStored runs last in the same transaction (with `known` for an interaction).
+ * @returns the lead's id, and `created`, `completed` (`Inmo-Lead-Outcome`) or `known`.
+ * @throws InmoError LEAD_NOT_STORED, with the failure as its `cause`, when it cannot be stored (rule 5: 400).
+ */
+export async function createInquiryLead(
+  writes: GroupCommit,
+  businessId: number,
+  inquiry: Inquiry,
+  onStored?: OnStored,
+): Promise<{ leadId: number; outcome: InquiryOutcome }> {
+  return storeInquiryLead(writes, businessId, inquiry, onStored).catch((error: unknown) => {
+    if (error instanceof InmoError) throw error;
+    throw new InmoError('LEAD_NOT_STORED').because(error);
+  });
+}
+
+async function storeInquiryLead(
+  writes: GroupCommit,
+  businessId: number,
+  inquiry: Inquiry,
+  onStored: OnStored | undefined,
+): Promise<{ leadId: number; outcome: InquiryOutcome }> {
+  const at = nowRfc3339();
+  const columns = inquiryColumns(inquiry, at);
+  const notes = inquiryNotes({
+    searches: (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>,
+    sourcePage: inquiry.sourcePage,
+    notes: inquiry.notes,
+  });
+  const created = await newLeadAtOnce(writes, onStored, (record) =>
+    newLeadRows(
+      businessId,
+      { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at },
+      notes,
+      inquiry.consent,
+      inquiry.sourcePage,
+      inquiry.preferred_language ?? null,
+      INQUIRY_JOBS,
+      at,
+      record,
+    ),
+  );
+  if (created !== null) return { leadId: created, outcome: 'created' };
+  return withRaceRetry(() =>
+    writes.run(async (trx) => {
+      const existing = await repo.findLeadByPhone(trx, businessId, inquiry.phone_number_1);
+      let leadId: number;
+      let jobs = INQUIRY_JOBS;
+      if (existing) {
+        // A named lead, or one another request completed since it was read: this request came
+        // again about a known person, kept as an interaction (CONTRACT §22).
+        const named = existing.name !== null && existing.name.trim() !== '';
+        if (named || !(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) {
+          const interaction = { channel: 'inquiry' as const, source: inquiry.source, note: notes, consent: inquiry.consent };
+          await keepInteraction(trx, businessId, existing.id, interaction, inquiry.sourcePage, at);
+          await onStored?.(trx, null, 'unchanged', existing.id, true);
+          return { leadId: existing.id, outcome: 'known' as const };
+        }
+        leadId = existing.id;
+        // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it,
+        // and a lead who wrote on WhatsApp first is already in a conversation (CONTRACT §10).
+        const queued = new Set((await listJobsOfLead(trx, leadId)).map((j) => j.kind));
+        const talking = (await findConversation(trx, leadId)) !== undefined;
+        jobs = INQUIRY_JOBS.filter((kind) => kind !== 'send_welcome' || (!queued.has(kind) && !talking));
+      } else {
+        leadId = await repo.insertLeadId(trx, {
+          ...columns,
+          business_id: businessId,
+          phone_number_1: inquiry.phone_number_1,
+          created_at: at,
+        });
+      }
+      await repo.insertNote(trx, leadId, notes, at);
+      await recordConsent(trx, businessId, leadId, inquiry.consent, inquiry.sourcePage, at);
+      if (jobs.includes('send_welcome')) {
+        await queueWelcome(
+          trx,
+          businessId,
+          leadId,
+          inquiry.phone_number_1,
+          inquiry.preferred_language ?? existing?.preferred_language ?? null,
+          at,
+        );
+      }
+      await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
+      const outcome: InquiryOutcome = existing ? 'completed' : 'created';
+      await recordLeadEvent(trx, businessId, leadId, existing ? 'lead.updated' : 'lead.created', at);
+      await onStored?.(trx, leadId, outcome, leadId);
+      return { leadId, outcome };
+    }),
+  );
+}
+
+/**
+ * The rows of a new lead for the one-statement write (db/repositories/new-lead-statement.ts), made by
+ * the same rules as the transactional path: its note, the consent given, a welcome for its
+ * phone (if the business has a channel), its jobs, and its `lead.created` event's data, the
+ * lead as GET /leads/{id} shows it (services/integrations/events.ts `recordLeadEvent`).
+ */
+function newLeadRows(
+  businessId: number,
+  lead: NewLead,
+  note: string,
+  consent: InquiryBody['consent'],
+  sourcePage: string | null | undefined,
+  preferredLanguage: string | null,
+  jobs: JobKind[],
+  at: string,
+  idempotency: NewLeadRows['idempotency'],
+): NewLeadRows {
+  const data = JSON.stringify({ lead: presentLead({ ...(lead as unknown as PresentedRow), id: 0 }) });
+  const head = '{"lead":{"id":0';
+  if (!data.startsWith(head)) throw new Error('the presented lead does not begin with its id');
+  return {
+    businessId,
+    lead: lead as Record<string, unknown>,
+    note,
+    consent: consent
+      ? {
+          marketing: consent.marketing ? 1 : 0,
+          whatsapp: consent.whatsapp ? 1 : 0,
+          text: consent.text ?? null,
+          version: consent.version ?? null,
+          source_page: sourcePage ?? null,
+        }
+      : null,
+    welcome: jobs.includes('send_welcome')
+      ? { recipient: lead.phone_number_1, preferredLanguage, fallbackLanguage: FALLBACK_TEMPLATE_LANGUAGE }
+      : null,
+    jobs,
+    eventDataAfterId: data.slice(head.length),
+    idempotency,
+    at,
+  };
+}
+
+/** A number no body holds: where it stands in a body, the new lead's id goes. */
+const ID_MARK = 987_654_321_012_345;
+
+/**
+ * A new lead in one statement where the engine runs writes concurrently (PostgreSQL,
+ * db/repositories/new-lead-statement.ts). @returns its id; null where the transactional path must
+ * answer: SQLite, a phone already known (nothing was written), or a record said only as a function.
+ */
+async function newLeadAtOnce(
+  writes: GroupCommit,
+  onStored: OnStored | undefined,
+  rows: (idempotency: NewLeadRows['idempotency']) => NewLeadRows,
+): Promise<number | null> {
+  const created = await writes.alone(async (db) => {
+    const record = keyRecord(onStored);
+    return record === undefined ? null : insertNewLeadAtOnce(db, rows(record));
+  });
+  return created ?? null;
+}
+
+/**
+ * What the one-statement write records for `onStored` (db/repositories/new-lead-statement.ts): null
+ * when there is nothing to record, the Idempotency-Key's record with the 200's body split around
+ * the lead's id, or undefined when the write cannot be one statement (a record said only as a
+ * function, or a body where the id's place is ambiguous).
+ */
+function keyRecord(onStored: OnStored | undefined): NewLeadRows['idempotency'] | undefined {
+  if (!onStored) return null;
+  if (!onStored.idempotency) return undefined;
+  const { keyId, idempotencyKey, body, insert } = onStored.idempotency;
+  const [before, ...after] = body(ID_MARK).split(String(ID_MARK));
+  if (after.length > 1) return undefined;
+  return { keyId, idempotencyKey, bodyBeforeId: before, bodyAfterId: after.length ? after[0] : null, insert };
+}
+
+/**
+ * Records the `consent` a POST carried (CONTRACT §18), with the form's page and the time; none
+ * given, nothing is recorded.
+ */
+async function recordConsent(
+  trx: Transaction<Database>,
+  businessId: number,
+  leadId: number,
+  consent: InquiryBody['consent'],
+  sourcePage: string | null | undefined,
+  at: string,
+): Promise<void> {
+  if (!consent) return;
+  await repo.insertConsent(trx, {
+    business_id: businessId,
+    lead_id: leadId,
+    marketing: consent.marketing ? 1 : 0,
+    whatsapp: consent.whatsapp ? 1 : 0,
+    text: consent.text ?? null,
+    version: consent.version ?? null,
+    source_page: sourcePage ?? null,
+    created_at: at,
+  });
+}
+
+/**
+ * Keeps a request about a known lead as its interaction (CONTRACT §22): the endpoint, the
+ * request's `source` and the note a new lead would have got (message, page, search), the
+ * consent it carried (recorded as any consent is), and the event `lead.contacted_again`
+ * (`{id, source}`). The lead's own columns and `updated_at` do not change.
+ */
+async function keepInteraction(
+  trx: Transaction<Database>,
+  businessId: number,
+  leadId: number,
+  request: { channel: 'inquiry' | 'ingest'; source: string | null | undefined; note: string; consent: InquiryBody['consent'] },
+  sourcePage: string | null | undefined,
+  at: string,
+): Promise<void> {
+  const source = request.source?.trim() || null;
+  await repo.insertInteraction(trx, {
+    business_id: businessId,
+    lead_id: leadId,
+    channel: request.channel,
+    source,
+    note: request.note,
+    created_at: at,
+  });
+  await recordConsent(trx, businessId, leadId, request.consent, sourcePage, at);
+  await recordEvent(trx, businessId, 'lead.contacted_again', leadId, { id: leadId, source: source ?? request.channel }, at);
+}
+
+/**
+ * Creates a rental-seeking lead from the compact landing-form payload (spec §4.3).
+ * @param phone the primary phone, already chosen and normalised.
+ * @param onStored runs last in the same transaction (also when nothing else changes).
+ * @returns the new lead's id, or null when a lead with that phone exists: the lead does not
+ *   change, and the request is kept as its interaction (CONTRACT §22).
+ * @throws MalformedBudgetError (MALFORMED_BUDGET) for a budget that is not a whole number or range (nothing stored),
+ *   checked first: the spec makes it a 500 without condition.
+ */
+export async function ingestRentalLead(
+  writes: GroupCommit,
+  businessId: number,
+  body: IngestBody,
+  phone: string,
+  onStored?: OnStored,
+): Promise<number | null> {
+  // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
+  const rentMax = parseBudget(body.search.budget);
+  const bedrooms = parseHabs(body.search.habs);
+  const criteria: Record<string, number> = {};
+  if (rentMax !== null) criteria.price_rent_max = rentMax;
+  if (bedrooms !== null) criteria.bedrooms_min = bedrooms;
+  const entry: Record<string, unknown> = { operations: ['alquiler'], property_types: ['apartamento', 'casa'] };
+  if (Object.keys(criteria).length) {
+    entry.apartamento = { ...criteria };
+    entry.casa = { ...criteria };
+  }
+  if (body.search.location) entry.locations = [body.search.location];
+  const at = nowRfc3339();
+  const lead: NewLead = {
+    business_id: businessId,
+    name: body.contact.name.trim() || null,
+    type: 'demandante',
+    status: 'searching_property',
+    active: 1,
+    rating: 3,
+    captured_by: 'Web',
+    source: body.source.trim() || null,
+    phone_number_1: phone,
+    profile_category: 'potencial',
+    urgency_profile: 'alta-urgencia',
+    search_preferences: JSON.stringify([entry]),
+    created_at: at,
+    updated_at: at,
+  };
+  const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
+  const notes = ingestNotes(body, habsInNotes, rentMax);
+  const created = await newLeadAtOnce(writes, onStored, (record) =>
+    newLeadRows(businessId, lead, notes, body.consent, body.sourcePage, null, INGEST_JOBS, at, record),
+  );
+  if (created !== null) return created;
+  return withRaceRetry(() =>
+    writes.run(async (trx) => {
+      const existing = await repo.findLeadByPhone(trx, businessId, phone);
+      if (existing) {
+        const interaction = { channel: 'ingest' as const, source: body.source, note: notes, consent: body.consent };
+        await keepInteraction(trx, businessId, existing.id, interaction, body.sourcePage, at);
+        await onStored?.(trx, null, 'unchanged', existing.id);
+        return null;
+      }
+      const leadId = await repo.insertLeadId(trx, lead);
+      await repo.insertNote(trx, leadId, notes, at);
+      await recordConsent(trx, businessId, leadId, body.consent, body.sourcePage, at);
+      await queueWelcome(trx, businessId, leadId, phone, null, at);
+      await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
+      await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
+      await onStored?.(trx, leadId, 'created', leadId);
+      return leadId;
+    }),
+  );
+}

@@ -1,0 +1,142 @@
+/**
+ * People in the loop (CONTRACT §10): agents see every conversation, answer a lead inside
+ * WhatsApp's 24-hour window, take a conversation from the assistant and give it back.
+ *
+ * A lead "has a conversation" once it has written on WhatsApp; before that, its thread holds
+ * at most the welcome template.
+ */
+import type { Db } from '../../db/database.ts';
+import { enqueueJob } from '../../db/repositories/jobs.ts';
+import { findLead } from '../../db/repositories/leads.ts';
+import {
+  findChannel,
+  findConversation,
+  insertOutbound,
+  listConversations as listConversationRows,
+  markConversationSeen as markSeen,
+  listThread,
+  setConversationState,
+  type MessageRow,
+} from '../../db/repositories/messaging.ts';
+import { transact } from '../../db/transaction.ts';
+import { nowRfc3339 } from '../../domain/time.ts';
+import { InmoError } from '../../errors.ts';
+import { recordEvent } from '../integrations/events.ts';
+
+/** WhatsApp's limit on a text message, characters. */
+export const MAX_REPLY_CHARS = 4096;
+
+/** One message of a thread, as `inmo conversations show --json` prints it (CONTRACT §10). */
+export function presentMessage(m: MessageRow) {
+  return {
+    id: m.id,
+    direction: m.direction,
+    kind: m.kind,
+    author: m.author,
+    text: m.body ?? (m.kind === 'template' ? m.template : null),
+    state: m.state,
+    provider_message_id: m.provider_message_id,
+    reply_to: m.reply_to,
+    error: m.last_error,
+    sent_at: m.sent_at,
+    created_at: m.created_at,
+  };
+}
+
+/**
+ * A lead's conversation: `{lead_id, state: assistant|waiting_for_agent|opted_out,
+ * window_open_until, messages: [...]}`, messages oldest first.
+ * @throws InmoError LEAD_NOT_FOUND.
+ */
+export async function showConversation(db: Db, leadId: number) {
+  if (!(await findLead(db, leadId))) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
+  return conversationOf(db, leadId);
+}
+
+/** The conversation of a lead known to exist (also part of `inmo leads show`). */
+export async function conversationOf(db: Db, leadId: number) {
+  const conversation = await findConversation(db, leadId);
+  return {
+    lead_id: leadId,
+    state: conversation?.state ?? 'assistant',
+    window_open_until: conversation?.window_open_until ?? null,
+    messages: (await listThread(db, leadId)).map(presentMessage),
+  };
+}
+
+/**
+ * Conversations, those waiting for an agent first, then the most recent first: `{data: [{lead_id,
+ * business_id, state, window_open_until, last_message_at, name, phone_number_1, unread, last_text}]}`,
+ * `unread` counting the lead's messages no agent has seen (CONTRACT §16).
+ */
+export async function listConversations(db: Db, filter: { businessId?: number; waiting?: boolean; limit?: number; offset?: number }) {
+  const rows = await listConversationRows(db, { ...filter, limit: filter.limit ?? 100 });
+  // PostgreSQL counts in bigint, which its driver gives as text.
+  return { data: rows.map((r) => ({ ...r, unread: Number(r.unread) })) };
+}
+
+/** Marks what the lead has written so far as seen by an agent (the business's lead only). */
+export async function markConversationSeen(db: Db, businessId: number, leadId: number): Promise<void> {
+  await markSeen(db, businessId, leadId);
+}
+
+/**
+ * An agent's message to the lead, sent by the worker (`send_message`). The conversation
+ * stays with the agents until resumed: the assistant does not answer the lead meanwhile.
+ * @returns the message id.
+ * @throws InmoError LEAD_NOT_FOUND, REPLY_BLANK, REPLY_TOO_LONG, REPLY_NO_CHANNEL,
+ *   REPLY_OPTED_OUT, REPLY_WINDOW_CLOSED (with the time the window closed).
+ */
+export async function replyAsAgent(db: Db, leadId: number, text: string, now: string = nowRfc3339()): Promise<number> {
+  const body = text.trim();
+  if (body === '') throw new InmoError('REPLY_BLANK');
+  if (body.length > MAX_REPLY_CHARS) throw new InmoError('REPLY_TOO_LONG', { max: MAX_REPLY_CHARS });
+  return transact(db, async (trx) => {
+    const lead = await findLead(trx, leadId);
+    if (!lead) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
+    if (!(await findChannel(trx, lead.business_id))) throw new InmoError('REPLY_NO_CHANNEL');
+    const conversation = await findConversation(trx, leadId);
+    if (conversation?.state === 'opted_out') throw new InmoError('REPLY_OPTED_OUT');
+    const until = conversation?.window_open_until ?? null;
+    if (until === null || until <= now) throw new InmoError('REPLY_WINDOW_CLOSED', { closedAt: until });
+    const id = (await insertOutbound(trx, {
+      business_id: lead.business_id,
+      lead_id: leadId,
+      kind: 'text',
+      author: 'agent',
+      body,
+      recipient: lead.phone_number_1,
+      created_at: now,
+      updated_at: now,
+    }))!;
+    await trx
+      .updateTable('conversations')
+      .set({ state: 'waiting_for_agent', last_message_at: now, updated_at: now })
+      .where('lead_id', '=', leadId)
+      .execute();
+    await enqueueJob(trx, { businessId: lead.business_id, leadId, kind: 'send_message', payload: { message_id: id }, runAt: now, now });
+    return id;
+  });
+}
+
+/**
+ * Sets who answers the lead: `assistant` (resume) or `waiting_for_agent` (hand-off). A lead
+ * who opted out stays so unless `optedIn` says they asked to be contacted again.
+ * @throws InmoError LEAD_NOT_FOUND, CONVERSATION_NOT_FOUND, RESUME_OPTED_OUT.
+ */
+export async function setAnswerer(db: Db, leadId: number, state: 'assistant' | 'waiting_for_agent', options: { optedIn?: boolean } = {}) {
+  if (!(await findLead(db, leadId))) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
+  const current = await findConversation(db, leadId);
+  if (current?.state === 'opted_out' && !options.optedIn) throw new InmoError('RESUME_OPTED_OUT', { id: leadId });
+  const lead = (await findLead(db, leadId))!;
+  await transact(db, async (trx) => {
+    const now = nowRfc3339();
+    if (!(await setConversationState(trx, leadId, { state, unrecognised: 0, updated_at: now }))) {
+      throw new InmoError('CONVERSATION_NOT_FOUND', { id: leadId });
+    }
+    if (state === 'waiting_for_agent' && current?.state !== 'waiting_for_agent') {
+      await recordEvent(trx, lead.business_id, 'conversation.waiting', leadId, { lead_id: leadId }, now);
+    }
+  });
+  return conversationOf(db, leadId);
+}
