@@ -14,6 +14,7 @@ export default tseslint.config(
         performance: 'readonly',
         fetch: 'readonly',
         AbortSignal: 'readonly',
+        URL: 'readonly',
       },
     },
     rules: {

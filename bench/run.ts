@@ -24,7 +24,8 @@
  * `--only areas` sends the largest map areas the limits allow and times other requests
  * meanwhile (bench/areas.ts). `--only feeds` measures the Kyero feed's export, its import beside
  * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only reads --scenario REGEX` runs only the read scenarios whose name matches. `--only embed` times the website kit's
- * first card in Chromium, cold and warm (bench/embed.ts). `--only listings` times a console save until another process
+ * first card in Chromium, cold and warm (bench/embed.ts). `--only startup` times the CLI's start
+ * beside Node's and npx's own (bench/startup.ts). `--only listings` times a console save until another process
  * shows it, and photo uploads with the server's memory (bench/listings.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,7 @@ import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
 import { feedsBench } from './feeds.ts';
 import { embedBench } from './embed.ts';
+import { startupBench } from './startup.ts';
 import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, eventCostBench, leadBench } from './leads.ts';
@@ -79,9 +81,9 @@ const FRESH = options.fresh;
 const ONLY = options.only ?? null;
 if (
   ONLY !== null &&
-  !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'feeds', 'embed', 'scale'].includes(ONLY)
+  !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'feeds', 'embed', 'startup', 'scale'].includes(ONLY)
 ) {
-  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, embed or scale');
+  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, embed, startup or scale');
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -302,6 +304,7 @@ async function main() {
   if (ONLY === null || ONLY === 'listings') await listings();
   if (ONLY === null || ONLY === 'feeds') await feeds();
   if (ONLY === null || ONLY === 'embed') await embed();
+  if (ONLY === null || ONLY === 'startup') process.stdout.write(`\n${startupBench(ROOT).join('\n')}\n`);
 }
 
 async function embed(): Promise<void> {

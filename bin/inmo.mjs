@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The `inmo` operator CLI (CONTRACT §9). The sources are TypeScript run through tsx, so
-// `npx inmo …` works right after `npm install` with no build step.
-import { register } from 'tsx/esm/api';
+// The `inmo` operator CLI (CONTRACT §9). It runs the compiled JavaScript of dist/, which
+// `npm install` writes (scripts/build.mjs); when the sources were edited since, it compiles them
+// again first (esbuild, about a second), so a developer never runs stale code.
+import { build, isStale, MAIN_PATH } from '../scripts/build.mjs';
+import { pathToFileURL } from 'node:url';
 
-register();
-await import('../src/main.ts');
+if (isStale()) await build();
+await import(pathToFileURL(MAIN_PATH).href);

@@ -23,7 +23,8 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
-import { registerRateLimits, type RateLimits } from './http/rate-limit.ts';
+import { registerRateLimits } from './http/rate-limit.ts';
+import type { RateLimits } from './http/rate-limit-settings.ts';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import { COMPRESSION_OPTIONS } from './http/conditional.ts';

@@ -1,8 +1,8 @@
 /**
  * The folder inmo is installed in (the one holding package.json), from which the files that
  * ship beside the code are found: the console's views and assets, the import's parser thread,
- * package.json itself. The code runs from src/ (through tsx) or from the bundle in dist/
- * (`npm run build`, scripts/build.ts); both sit one level below this folder, which is why
+ * package.json itself. The code runs compiled from dist/ (scripts/build.mjs, at `npm install`),
+ * or as TypeScript from src/ under the tests and tsx; both sit one level below this folder, which is why
  * this module is in src/ itself and why those files are never found from a module's own URL.
  */
 import { join } from 'node:path';

@@ -4,7 +4,8 @@
  * TypeScript source has to register tsx in it, and tsx's module hooks then run on a hooks
  * thread of their own: a thread that had only loaded the catalogue import's sources cost
  * 74 MiB. Bundled by esbuild into one ES module (the packages of node_modules stay outside it,
- * as in scripts/build.ts), a thread loads plain JavaScript.
+ * as in scripts/build.mjs), a thread loads plain JavaScript. Compiled, the threads' entries are
+ * already in dist/ (scripts/build.mjs `THREAD_ENTRIES`) and nothing is bundled at run time.
  *
  * Each entry is bundled once per process, into dist/ (one folder below the package, as
  * src/package-root.ts requires) under a name taken from the bundle's content: processes share
@@ -17,6 +18,9 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { inPackage } from './package-root.ts';
 
+/** Defined as `true` by the build (scripts/build.mjs); not defined when the sources run as they are. */
+declare const INMO_COMPILED: true | undefined;
+
 const bundles = new Map<string, Promise<string>>();
 
 /**
@@ -25,6 +29,8 @@ const bundles = new Map<string, Promise<string>>();
  * @throws Error with esbuild's messages when the source does not build.
  */
 export function threadBundle(entry: string): Promise<string> {
+  // Compiled (scripts/build.mjs), every thread's entry is already in dist/ under its own name.
+  if (typeof INMO_COMPILED !== 'undefined') return Promise.resolve(inPackage('dist', `${basename(entry, extname(entry))}.mjs`));
   let bundle = bundles.get(entry);
   if (!bundle) {
     bundle = bundleOf(entry);

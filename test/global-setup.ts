@@ -7,8 +7,8 @@
  *   test pays for a file copy or a `create database … template`, not for 13 migrations
  *   (test/helpers/db.ts). On PostgreSQL each test database is `inmo_test_<run>_…`, dropped at
  *   the end.
- * - **Bundle.** The CLI's child processes start from dist/inmo.mjs, built here from the
- *   sources under test (scripts/build.ts).
+ * - **Compiled.** The CLI's child processes start from dist/main.mjs, compiled here from the
+ *   sources under test (scripts/build.mjs).
  * - **No trace.** `HOME` and `XDG_CONFIG_HOME` of every test process, and of every process they
  *   spawn, point at a temporary folder of this run (removed at the end), so nothing the code
  *   under test writes by default (the secret key file, `~/.config/inmo/secret.key`) lands in
@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { buildBundle } from '../scripts/build.ts';
+import { build } from '../scripts/build.mjs';
 import { createDb, migrate } from '../src/db/database.ts';
 import { postgresUrlOf } from './helpers/db.ts';
 
@@ -33,8 +33,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   // (src/channels/outbound.ts; test/unit/outbound.test.ts turns it off again).
   process.env.INMO_ALLOW_PRIVATE_NETWORK = '1';
 
-  // Child processes of the CLI start from a bundle of this very source tree (test/helpers/processes.ts).
-  process.env.INMO_TEST_BUNDLE = await buildBundle();
+  // Child processes of the CLI start from this very source tree, compiled (test/helpers/processes.ts).
+  process.env.INMO_TEST_BUNDLE = await build();
 
   const sqliteTemplate = join(home, 'template.db');
   await migrated(`sqlite:${sqliteTemplate}`);

@@ -1,6 +1,5 @@
 /** `inmo audit list` (issue 31, CONTRACT §18): who did what to a business's keys, users, channel, webhooks, leads and listings. */
 import type { Command } from 'commander';
-import { listAudit } from '../services/access/audit.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {
@@ -11,6 +10,7 @@ export function register(program: Command): void {
     .option('--before <id>', 'entries older than this one (the next page)', positiveInt)
     .action(
       action(async (opts: { business: number; limit?: number; before?: number }) => {
+        const { listAudit } = await import('../services/access/audit.ts');
         const entries = await withDb((db) => listAudit(db, opts.business, { limit: opts.limit, before: opts.before }), { mustExist: true });
         const human = entries
           .map((e) => {

@@ -1,6 +1,5 @@
 /** `inmo business create` (CONTRACT §9): businesses, the workspaces keys and data belong to. */
 import type { Command } from 'commander';
-import { insertBusiness } from '../db/repositories/businesses.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { action, CliError, command, print, withDb } from './common.ts';
 
@@ -10,6 +9,7 @@ export function register(program: Command): void {
     .requiredOption('--name <name>', 'business name (required)')
     .action(
       action(async (opts: { name: string }) => {
+        const { insertBusiness } = await import('../db/repositories/businesses.ts');
         if (!opts.name.trim()) throw new CliError('--name must not be blank');
         const row = await withDb((db) => insertBusiness(db, opts.name.trim(), nowRfc3339()));
         print(row, `created business #${row.id} ${row.name}`);

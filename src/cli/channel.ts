@@ -1,8 +1,8 @@
 /** `inmo channel connect|assistant` (CONTRACT §7, §9, §10): the WhatsApp Cloud API channel of a business. */
 import { outboundPolicy } from '../config.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { configureAssistant, connectChannel, PROVIDERS } from '../services/messaging/channels.ts';
 import { action, cli, CliError, command, positiveInt, print, withDb } from './common.ts';
+import { PROVIDERS } from '../domain/messaging/providers.ts';
 
 function languageOverride(value: string, previous: Record<string, string>): Record<string, string> {
   const match = /^([a-z]{2})=([A-Za-z_]{2,10})$/.exec(value);
@@ -47,6 +47,7 @@ export function register(program: Command): void {
           listingUrl?: string;
           publicUrl?: string;
         }) => {
+          const { connectChannel } = await import('../services/messaging/channels.ts');
           const connected = await withDb((db) =>
             connectChannel(
               db,
@@ -87,6 +88,7 @@ export function register(program: Command): void {
     .option('--built-in', 'use the built-in assistant (the default)')
     .action(
       action(async (opts: { business: number; url?: string; model?: string; keyEnv?: string; builtIn?: boolean }) => {
+        const { configureAssistant } = await import('../services/messaging/channels.ts');
         if (Boolean(opts.builtIn) === (opts.url !== undefined)) throw new CliError('give either --url and --model, or --built-in');
         if (opts.url !== undefined && opts.model === undefined) throw new CliError('--model is required with --url');
         const configured = await withDb(

@@ -3,7 +3,8 @@
  * documented error output and exit codes, argument parsers, and one way to open the database.
  *
  * A command group is a file of this folder with `register(program)`; src/main.ts registers
- * them all. An action prints with {@link print} and fails by throwing: {@link action} turns any
+ * them all. An action imports the services it uses when it runs (`await import(…)`), so that a
+ * command loads only its own code and `inmo --version` none (issue 42; test/unit/architecture.test.ts). An action prints with {@link print} and fails by throwing: {@link action} turns any
  * error into `error: …` on stderr, or `{"error": "…"}` on stdout with `--json`, and a non-zero
  * exit code (1 unless a {@link CliError} says otherwise).
  */
@@ -11,7 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.ts';
-import { createDb, migrate, type Db } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 import { InmoError } from '../errors.ts';
 
 /** An error to show the operator as it is (no stack trace), with the exit code it ends with. */
@@ -97,6 +98,7 @@ export async function openDb(config: Config, options: { mustExist?: boolean } = 
       throw new CliError(`No database at ${path} (DATABASE_URL=${url}): check DATABASE_URL, or create it with inmo migrate`);
     }
   }
+  const { createDb, migrate } = await import('../db/database.ts');
   const db = createDb(url, config.pool);
   try {
     await migrate(db);

@@ -4,7 +4,7 @@
  * assistant or give it back.
  */
 import type { Command } from 'commander';
-import { listConversations, replyAsAgent, setAnswerer, showConversation } from '../services/messaging/conversations.ts';
+import type { showConversation } from '../services/messaging/conversations.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 type Shown = Awaited<ReturnType<typeof showConversation>>;
@@ -33,6 +33,7 @@ export function register(program: Command): void {
     .option('--waiting', 'only those waiting for an agent')
     .action(
       action(async (opts: { business?: number; waiting?: boolean }) => {
+        const { listConversations } = await import('../services/messaging/conversations.ts');
         const listed = await withDb((db) => listConversations(db, { businessId: opts.business, waiting: opts.waiting }), {
           mustExist: true,
         });
@@ -51,6 +52,7 @@ export function register(program: Command): void {
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
+        const { showConversation } = await import('../services/messaging/conversations.ts');
         const shown = await withDb((db) => showConversation(db, id), { mustExist: true });
         print(shown, humanThread(shown));
       }),
@@ -64,6 +66,7 @@ export function register(program: Command): void {
     .argument('<text>', 'the message')
     .action(
       action(async (id: number, text: string) => {
+        const { replyAsAgent } = await import('../services/messaging/conversations.ts');
         const messageId = await withDb((db) => replyAsAgent(db, id, text), { mustExist: true });
         print({ lead_id: id, message_id: messageId, state: 'pending' }, `queued message #${messageId} to lead #${id}; the worker sends it`);
       }),
@@ -73,6 +76,7 @@ export function register(program: Command): void {
     .option('--opted-in', 'the lead, who had opted out, asked to be contacted again')
     .action(
       action(async (id: number, opts: { optedIn?: boolean }) => {
+        const { setAnswerer } = await import('../services/messaging/conversations.ts');
         const shown = await withDb((db) => setAnswerer(db, id, 'assistant', { optedIn: opts.optedIn }), { mustExist: true });
         print(shown, `lead #${id}: the assistant answers again`);
       }),
@@ -81,6 +85,7 @@ export function register(program: Command): void {
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
+        const { setAnswerer } = await import('../services/messaging/conversations.ts');
         const shown = await withDb((db) => setAnswerer(db, id, 'waiting_for_agent'), { mustExist: true });
         print(shown, `lead #${id}: waiting for an agent; the assistant is silent`);
       }),

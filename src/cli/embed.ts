@@ -6,7 +6,6 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import { embedSnippet } from '../services/integrations/website-kit-bundle.ts';
 import { action, cli, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {
@@ -17,6 +16,7 @@ export function register(program: Command): void {
     .option('--url <url>', "this server's public URL (default INMO_PUBLIC_URL, else http://127.0.0.1:8080)")
     .action(
       action(async (opts: { business: number; key: string; url?: string }) => {
+        const { embedSnippet } = await import('../services/integrations/website-kit-bundle.ts');
         const baseUrl = opts.url ?? loadConfig(cli.env).publicUrl ?? 'http://127.0.0.1:8080';
         const snippet = await withDb((db) => embedSnippet(db, { businessId: opts.business, key: opts.key, baseUrl }), { mustExist: true });
         print(snippet, snippet.html);

@@ -16,19 +16,9 @@
  * `discard` keeps them.
  */
 import { Option, type Command } from 'commander';
-import { FEED_FORMATS, listFeeds, publishFeed, revokeFeed, type FeedFormat } from '../services/catalogue/feeds/published-feeds.ts';
-import {
-  addFeedSource,
-  confirmHeldPull,
-  discardHeldPull,
-  listFeedSources,
-  PULL_MINUTES,
-  pullFeedSource,
-  removeFeedSource,
-  type PullResult,
-} from '../services/catalogue/feeds/pulls.ts';
-import { CLI } from '../services/access/audit.ts';
-import { IMPORT_FORMATS, type ImportFormat } from '../services/catalogue/import/import.ts';
+import { FEED_FORMATS, IMPORT_FORMATS, PULL_MINUTES, type FeedFormat } from '../domain/catalogue/feed-formats.ts';
+import type { PullResult } from '../services/catalogue/feeds/pulls.ts';
+import type { ImportFormat } from '../services/catalogue/import/import.ts';
 import { loadConfig } from '../config.ts';
 import { action, cli, command, positiveInt, print, withDb } from './common.ts';
 
@@ -58,6 +48,7 @@ export function register(program: Command): void {
     .addOption(new Option('--format <format>', 'the feed format').choices(FEED_FORMATS).default('kyero'))
     .action(
       action(async (opts: { business?: number; format: FeedFormat }) => {
+        const { publishFeed } = await import('../services/catalogue/feeds/published-feeds.ts');
         if (opts.business === undefined) throw new Error("required option '--business <id>' not specified");
         const feed = await withDb((db) => publishFeed(db, opts.business!, opts.format), { mustExist: true });
         print(feed, `feed #${feed.id} (${feed.format}), shown once; give portals this path under the server's public URL:\n  ${feed.url}`);
@@ -67,6 +58,7 @@ export function register(program: Command): void {
     .option('--business <id>', 'business id (required)', positiveInt)
     .action(
       action(async (_opts: unknown, list_: Command) => {
+        const { listFeeds } = await import('../services/catalogue/feeds/published-feeds.ts');
         // `--business` belongs to `publish` too: wherever it is written, commander gives it to one of them.
         const business = (list_.optsWithGlobals() as { business?: number }).business;
         if (business === undefined) throw new Error("required option '--business <id>' not specified");
@@ -81,6 +73,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the feed id (from feeds publish list)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { revokeFeed } = await import('../services/catalogue/feeds/published-feeds.ts');
         await withDb((db) => revokeFeed(db, id, null), { mustExist: true });
         print({ id, revoked: true }, `revoked feed #${id}`);
       }),
@@ -97,6 +90,7 @@ export function register(program: Command): void {
     .option('--every-minutes <n>', `minutes between pulls (${PULL_MINUTES.min} to ${PULL_MINUTES.max})`, positiveInt, PULL_MINUTES.default)
     .action(
       action(async (opts: { business: number; url: string; format?: ImportFormat; everyMinutes: number }) => {
+        const { addFeedSource } = await import('../services/catalogue/feeds/pulls.ts');
         const { outbound } = loadConfig(cli.env);
         const added = await withDb(
           (db) =>
@@ -114,6 +108,7 @@ export function register(program: Command): void {
     .requiredOption('--business <id>', 'business id (required)', positiveInt)
     .action(
       action(async (opts: { business: number }) => {
+        const { listFeedSources } = await import('../services/catalogue/feeds/pulls.ts');
         const list = await withDb((db) => listFeedSources(db, opts.business), { mustExist: true });
         const human = list
           .map(
@@ -131,6 +126,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the source id (from feeds pull list)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { pullFeedSource } = await import('../services/catalogue/feeds/pulls.ts');
         const { outbound, worker } = loadConfig(cli.env);
         const result = await withDb(
           (db) => pullFeedSource(db, id, { outbound, maxBytes: worker.feedMaxBytes, withdrawMaxShare: worker.pullWithdrawMaxShare }),
@@ -144,6 +140,8 @@ export function register(program: Command): void {
     .argument('<id>', 'the source id (from feeds pull list)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { confirmHeldPull } = await import('../services/catalogue/feeds/pulls.ts');
+        const { CLI } = await import('../services/access/audit.ts');
         const done = await withDb((db) => confirmHeldPull(db, id, { businessId: null, actor: CLI }), { mustExist: true });
         print({ id, ...done }, `feed source #${id}: the held pull withdrew ${done.withdrawn} listings`);
       }),
@@ -152,6 +150,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the source id (from feeds pull list)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { discardHeldPull } = await import('../services/catalogue/feeds/pulls.ts');
         const done = await withDb((db) => discardHeldPull(db, id, { businessId: null }), { mustExist: true });
         print({ id, ...done }, `feed source #${id}: the held pull was discarded; ${done.kept} listings kept`);
       }),
@@ -160,6 +159,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the source id (from feeds pull list)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { removeFeedSource } = await import('../services/catalogue/feeds/pulls.ts');
         await withDb((db) => removeFeedSource(db, id, null), { mustExist: true });
         print({ id, removed: true }, `removed feed source #${id}`);
       }),

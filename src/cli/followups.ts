@@ -1,7 +1,7 @@
 /** `inmo followups rules|due|done` (spec §6 step 3, CONTRACT §7, §9): follow-ups of inquiry leads. */
 import type { Command } from 'commander';
-import { dueFollowUps, LEAD_TYPES, markFollowUpDone, setFollowUpRule } from '../services/leads/follow-ups.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
+import { LEAD_TYPES } from '../domain/leads/rules.ts';
 
 export function register(program: Command): void {
   const followups = program.command('followups').description('follow-ups of inquiry leads');
@@ -11,6 +11,7 @@ export function register(program: Command): void {
     .requiredOption('--every-days <n>', 'days between follow-ups, 1 to 3650 (required)', positiveInt)
     .action(
       action(async (opts: { business: number; type: string; everyDays: number }) => {
+        const { setFollowUpRule } = await import('../services/leads/follow-ups.ts');
         const rule = await withDb((db) => setFollowUpRule(db, opts.business, opts.type, opts.everyDays));
         print(rule, `business #${rule.business_id}: ${rule.type} leads are followed up every ${rule.every_days} days`);
       }),
@@ -19,6 +20,7 @@ export function register(program: Command): void {
     .option('--business <id>', 'only this business', positiveInt)
     .action(
       action(async (opts: { business?: number }) => {
+        const { dueFollowUps } = await import('../services/leads/follow-ups.ts');
         const due = await withDb((db) => dueFollowUps(db, { businessId: opts.business }), { mustExist: true });
         const human = due
           .map(
@@ -32,6 +34,7 @@ export function register(program: Command): void {
     .argument('<follow_up_id>', 'follow-up id (from inmo followups due)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { markFollowUpDone } = await import('../services/leads/follow-ups.ts');
         await withDb((db) => markFollowUpDone(db, id));
         print({ id, state: 'done' }, `follow-up #${id} done`);
       }),

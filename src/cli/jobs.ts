@@ -1,7 +1,5 @@
 /** `inmo jobs list|retry` (CONTRACT §7, §9): the background jobs, their state, and running a failed one again. */
 import type { Command } from 'commander';
-import { listJobs } from '../db/repositories/jobs.ts';
-import { retryJob } from '../services/failed-jobs.ts';
 import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 const STATES = ['pending', 'running', 'done', 'failed'];
@@ -14,6 +12,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'most jobs listed', positiveInt, 100)
     .action(
       action(async (opts: { state?: string; business?: number; limit: number }) => {
+        const { listJobs } = await import('../db/repositories/jobs.ts');
         if (opts.state !== undefined && !STATES.includes(opts.state)) throw new CliError(`--state must be one of: ${STATES.join(', ')}`);
         const list = await withDb((db) => listJobs(db, { state: opts.state, businessId: opts.business, limit: opts.limit }), {
           mustExist: true,
@@ -32,6 +31,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the job id (from jobs list --state failed)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { retryJob } = await import('../services/failed-jobs.ts');
         const job = await withDb((db) => retryJob(db, id), { mustExist: true });
         print(job, `job #${job.id} (${job.kind}) is pending again and runs at the next poll`);
       }),

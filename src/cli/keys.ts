@@ -10,7 +10,6 @@ import {
   type Scope,
 } from '../domain/access/api-key.ts';
 import { parseRfc3339 } from '../domain/time.ts';
-import { createApiKey, keyState, listApiKeys, revokeApiKey } from '../services/access/api-keys.ts';
 import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 const KEY_ID_HINT = `the key id is the part between ${KEY_PREFIX} and the dot`;
@@ -64,6 +63,7 @@ export function register(program: Command): void {
           publishable?: boolean;
           origin?: string[];
         }) => {
+          const { createApiKey } = await import('../services/access/api-keys.ts');
           if (opts.publishable && !opts.origin?.length)
             throw new CliError('--publishable needs at least one --origin, e.g. --origin https://site.example');
           if (!opts.publishable && opts.origin) throw new CliError('--origin is for publishable keys: add --publishable');
@@ -92,6 +92,7 @@ export function register(program: Command): void {
     .requiredOption('--business <id>', 'business id (required)', positiveInt)
     .action(
       action(async (opts: { business: number }) => {
+        const { keyState, listApiKeys } = await import('../services/access/api-keys.ts');
         const list = await withDb((db) => listApiKeys(db, opts.business), { mustExist: true });
         const human = list
           .map((k) => {
@@ -107,6 +108,7 @@ export function register(program: Command): void {
     .argument('<key>', `the key id (${KEY_ID_HINT}), or the whole key`)
     .action(
       action(async (text: string) => {
+        const { revokeApiKey } = await import('../services/access/api-keys.ts');
         const keyId = keyIdOf(text);
         const key = await withDb((db) => revokeApiKey(db, keyId, null));
         if (!key) throw new CliError(`No key with id ${keyId} (${KEY_ID_HINT})`);

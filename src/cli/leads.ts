@@ -3,10 +3,7 @@
  * one, and its erasure.
  */
 import type { Command } from 'commander';
-import { createLeadByHand, showLead } from '../services/leads/leads.ts';
 import { InmoError } from '../errors.ts';
-import { CLI } from '../services/access/audit.ts';
-import { eraseLead } from '../services/leads/erasure.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
 export function register(program: Command): void {
@@ -17,6 +14,7 @@ export function register(program: Command): void {
     .option('--name <name>', 'contact name')
     .action(
       action(async (opts: { business: number; phone: string; name?: string }) => {
+        const { createLeadByHand } = await import('../services/leads/leads.ts');
         const lead = await withDb((db) => createLeadByHand(db, { businessId: opts.business, phone: opts.phone, name: opts.name }));
         const shown = { ...lead, active: lead.active === 1 };
         print(shown, `created lead #${lead.id} ${lead.phone_number_1}${lead.name ? ` ${lead.name}` : ''}`);
@@ -26,6 +24,7 @@ export function register(program: Command): void {
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
+        const { showLead } = await import('../services/leads/leads.ts');
         const shown = await withDb((db) => showLead(db, id), { mustExist: true });
         if (!shown) throw new InmoError('LEAD_NOT_FOUND', { id });
         const l = shown.lead;
@@ -52,6 +51,8 @@ export function register(program: Command): void {
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
+        const { CLI } = await import('../services/access/audit.ts');
+        const { eraseLead } = await import('../services/leads/erasure.ts');
         const erased = await withDb((db) => eraseLead(db, id, { actor: CLI }), { mustExist: true });
         print(erased, `erased lead #${erased.lead_id} at ${erased.erased_at}`);
       }),

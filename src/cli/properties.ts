@@ -3,13 +3,8 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
 import { Option, type Command } from 'commander';
-import {
-  IMPORT_FORMATS,
-  importCatalogueFile,
-  importFullCatalogueFile,
-  type ImportFormat,
-  type RejectedLine,
-} from '../services/catalogue/import/import.ts';
+import type { RejectedLine } from '../services/catalogue/import/import.ts';
+import { IMPORT_FORMATS, type ImportFormat } from '../domain/catalogue/feed-formats.ts';
 import { action, cli, CliError, command, plural, positiveInt, print, withDb } from './common.ts';
 
 /**
@@ -61,6 +56,7 @@ export function register(program: Command): void {
     .argument('<file>', 'NDJSON file in the import format, or a Kyero v3 XML feed')
     .action(
       action(async (file: string, opts: { business: number; full?: boolean; format?: ImportFormat }) => {
+        const { importCatalogueFile, importFullCatalogueFile } = await import('../services/catalogue/import/import.ts');
         const size = await readableSize(file);
         const bar =
           cli.stderr.isTTY && !cli.json

@@ -1,7 +1,7 @@
 /** `inmo users create|list|disable` (issue 15, CONTRACT §12): the people who sign in to the console. */
 import type { Command } from 'commander';
-import { createUser, disableUser, listUsers, ROLES } from '../services/access/console-users.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
+import { ROLES } from '../domain/access/roles.ts';
 
 export function register(program: Command): void {
   const users = program.command('users').description('people of the workspace console');
@@ -11,6 +11,7 @@ export function register(program: Command): void {
     .option('--role <role>', `${ROLES.join(' or ')}: owners also manage keys, users and the channel`, 'agent')
     .action(
       action(async (opts: { business: number; email: string; role: string }) => {
+        const { createUser } = await import('../services/access/console-users.ts');
         const user = await withDb((db) => createUser(db, { businessId: opts.business, email: opts.email, role: opts.role }));
         print(
           user,
@@ -23,6 +24,7 @@ export function register(program: Command): void {
     .requiredOption('--business <id>', 'business id (required)', positiveInt)
     .action(
       action(async (opts: { business: number }) => {
+        const { listUsers } = await import('../services/access/console-users.ts');
         const list = await withDb((db) => listUsers(db, opts.business), { mustExist: true });
         const human = list.map((u) => `#${u.id}  ${u.state.padEnd(8)}  ${u.role.padEnd(5)}  ${u.email}`).join('\n');
         print(list, human || 'no users');
@@ -32,6 +34,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the user id (from users list)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { disableUser } = await import('../services/access/console-users.ts');
         const user = await withDb((db) => disableUser(db, id, null), { mustExist: true });
         print(user, `disabled #${user.id} ${user.email}`);
       }),

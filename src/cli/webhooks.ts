@@ -4,16 +4,8 @@
  */
 import { outboundPolicy } from '../config.ts';
 import type { Command } from 'commander';
-import { EVENT_TYPES } from '../services/integrations/events.ts';
-import {
-  addWebhook,
-  disableWebhook,
-  listWebhookDeliveries,
-  listWebhooks,
-  replayDelivery,
-  rotateWebhookSecret,
-} from '../services/integrations/outgoing-webhooks.ts';
 import { action, cli, command, positiveInt, print, withDb } from './common.ts';
+import { EVENT_TYPES } from '../domain/integrations/event-types.ts';
 
 export function register(program: Command): void {
   const webhooks = program.command('webhooks').description("outgoing webhooks: the business's events POSTed to a URL");
@@ -23,6 +15,7 @@ export function register(program: Command): void {
     .option('--events <types>', `comma-separated event types (default: all of ${EVENT_TYPES.join(', ')})`)
     .action(
       action(async (opts: { business: number; url: string; events?: string }) => {
+        const { addWebhook } = await import('../services/integrations/outgoing-webhooks.ts');
         const events =
           opts.events === undefined
             ? undefined
@@ -38,6 +31,7 @@ export function register(program: Command): void {
     .requiredOption('--business <id>', 'business id (required)', positiveInt)
     .action(
       action(async (opts: { business: number }) => {
+        const { listWebhooks } = await import('../services/integrations/outgoing-webhooks.ts');
         const list = await withDb((db) => listWebhooks(db, opts.business), { mustExist: true });
         const human = list
           .map((w) => `#${w.id}  ${w.disabled_at ? 'disabled' : 'active  '}  ${w.url}  ${w.events ? w.events.join(',') : 'all events'}`)
@@ -49,6 +43,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the endpoint id (from webhooks list)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { disableWebhook } = await import('../services/integrations/outgoing-webhooks.ts');
         await withDb((db) => disableWebhook(db, id), { mustExist: true });
         print({ id, disabled: true }, `disabled webhook #${id}`);
       }),
@@ -57,6 +52,7 @@ export function register(program: Command): void {
     .argument('<id>', 'the endpoint id (from webhooks list)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { rotateWebhookSecret } = await import('../services/integrations/outgoing-webhooks.ts');
         const rotated = await withDb((db) => rotateWebhookSecret(db, id), { mustExist: true });
         print(rotated, `new signing secret of webhook #${id} (the previous one also signs for 24 h):\n  ${rotated.secret}`);
       }),
@@ -66,6 +62,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'how many, newest first', positiveInt, 50)
     .action(
       action(async (id: number, opts: { limit: number }) => {
+        const { listWebhookDeliveries } = await import('../services/integrations/outgoing-webhooks.ts');
         const list = await withDb((db) => listWebhookDeliveries(db, id, opts.limit), { mustExist: true });
         const human = list
           .map(
@@ -81,6 +78,7 @@ export function register(program: Command): void {
     .argument('<delivery-id>', 'the delivery id (from webhooks deliveries)', positiveInt)
     .action(
       action(async (id: number) => {
+        const { replayDelivery } = await import('../services/integrations/outgoing-webhooks.ts');
         await withDb((db) => replayDelivery(db, id), { mustExist: true });
         print({ id, replayed: true }, `delivery #${id} queued again`);
       }),

@@ -11,6 +11,7 @@
  * integers, ids `integer`, and PostgreSQL's 64-bit integers (`count(*)`) are read as
  * JavaScript numbers, so results look the same on either.
  */
+import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './pool-settings.ts';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -77,16 +78,6 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
     },
   };
 }
-
-/** Settings of the PostgreSQL pool (config.ts reads them from the environment). */
-export interface PoolSettings {
-  /** Most connections this process opens. */
-  poolSize: number;
-  /** Longest a statement may run before PostgreSQL cancels it, ms (0 = no limit). */
-  statementTimeoutMs: number;
-}
-
-export const DEFAULT_POOL_SETTINGS: PoolSettings = { poolSize: 10, statementTimeoutMs: 30_000 };
 
 const INT8_OID = 20;
 

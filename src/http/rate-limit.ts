@@ -12,6 +12,7 @@ import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseApiKey } from '../domain/access/api-key.ts';
 import { InmoError } from '../errors.ts';
+import type { RateLimits } from './rate-limit-settings.ts';
 import { appendOnRequest, presentedKey } from './auth.ts';
 import { createHash } from 'node:crypto';
 
@@ -21,21 +22,6 @@ declare module 'fastify' {
     perIpLimit?: boolean;
   }
 }
-
-/** Requests per minute; 0 turns a limit off. */
-export interface RateLimits {
-  /** Per API key, every route (requests without a well-formed key count per client IP). */
-  perKeyPerMinute: number;
-  /** Per client IP, POST /leads/inquiries and POST /leads/ingest. */
-  postPerIpPerMinute: number;
-  /**
-   * Per client IP, the same POSTs with a publishable key, counted apart: the key sits in a public
-   * page, so any program may post with it (CONTRACT §13); a person sends a form a few times at most.
-   */
-  publishablePostPerIpPerMinute: number;
-}
-
-export const DEFAULT_RATE_LIMITS: RateLimits = { perKeyPerMinute: 6000, postPerIpPerMinute: 300, publishablePostPerIpPerMinute: 20 };
 
 const WINDOW_MS = 60_000;
 

@@ -45,7 +45,7 @@ export function inmoProcess(env: NodeJS.ProcessEnv, ...args: string[]): Promise<
   return spawnInmo(INMO_ENTRY, env, args);
 }
 
-/** Runs `inmo ARGS…` as operators do, from bin/inmo.mjs (the sources through tsx). */
+/** Runs `inmo ARGS…` as operators do, from bin/inmo.mjs (the compiled code of dist/). */
 export function inmoBin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRun> {
   return spawnInmo(BIN, env, args);
 }

@@ -3,12 +3,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from './db.ts';
 
-/** `bin/inmo.mjs`, the entry point operators run (the sources through tsx). */
+/** `bin/inmo.mjs`, the entry point operators run (the compiled code of dist/). */
 export const BIN = join(REPO_ROOT, 'bin', 'inmo.mjs');
 
 /**
  * The entry point the suite's child processes start from: the bundle of the same sources that
- * test/global-setup.ts builds (`INMO_TEST_BUNDLE`, dist/inmo.mjs), which starts in a fraction
+ * test/global-setup.ts compiles (`INMO_TEST_BUNDLE`, dist/main.mjs), which starts in a fraction
  * of the time; bin/inmo.mjs when a file runs without that setup.
  */
 export const INMO_ENTRY = process.env.INMO_TEST_BUNDLE || BIN;

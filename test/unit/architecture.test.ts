@@ -34,6 +34,44 @@ function importsInto(dir: string, forbidden: string[]): string[] {
   );
 }
 
+describe('a CLI that starts at once (issue 42)', () => {
+  it('what src/main.ts loads before a command runs is the program alone: commander, no server, database or image code', async () => {
+    const { build } = await import('esbuild');
+    const { metafile } = await build({
+      absWorkingDir: REPO_ROOT,
+      entryPoints: ['src/main.ts'],
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      packages: 'external',
+      outdir: 'dist/architecture-test',
+      metafile: true,
+      write: false,
+      logLevel: 'silent',
+    });
+    // The outputs main.mjs imports statically, and theirs: what runs before any `await import(…)`.
+    const packages = new Set<string>();
+    const sources = new Set<string>();
+    const visit = (output: string, seen = new Set<string>()): void => {
+      if (seen.has(output)) return;
+      seen.add(output);
+      for (const input of Object.keys(metafile.outputs[output].inputs)) sources.add(input);
+      for (const imported of metafile.outputs[output].imports) {
+        if (imported.kind !== 'import-statement') continue;
+        if (imported.external) packages.add(imported.path);
+        else visit(imported.path, seen);
+      }
+    };
+    visit(Object.keys(metafile.outputs).find((output) => metafile.outputs[output].entryPoint === 'src/main.ts')!);
+    expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual(['cli-progress', 'commander']);
+    expect(sources.has('src/cli/program.ts')).toBe(true);
+    // Settings' defaults (config.ts reads them) are plain values, apart from the code they set.
+    const code = [...sources].filter((source) => !/settings\.ts$/.test(source));
+    expect(code.filter((source) => /^src\/(services|db\/|http|app\.ts|jobs|media)/.test(source))).toEqual([]);
+  });
+});
+
 describe('layering', () => {
   it('process.env is read only by config.ts, and handed to commands by the CLI (everything else is given its settings)', () => {
     const readers = sourcesUnder('.')

@@ -20,9 +20,9 @@ import { toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { CLI, recordAudit, type AuditActor } from './audit.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { ROLES, type Role } from '../../domain/access/roles.ts';
 
-export const ROLES = ['owner', 'agent'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 /** A one-time link to set a password is valid this long (CONTRACT §12: 24 h), ms. */
 export const LINK_TTL_MS = 24 * 3600 * 1000;

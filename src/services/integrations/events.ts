@@ -25,18 +25,9 @@ import * as repo from '../../db/repositories/events.ts';
 import { findPresentedLead } from '../../db/repositories/leads.ts';
 import { presentLead } from '../../domain/leads/presenter.ts';
 import { toRfc3339 } from '../../domain/time.ts';
+import { EVENT_TYPES, type EventType } from '../../domain/integrations/event-types.ts';
 
-export const EVENT_TYPES = [
-  'lead.created',
-  'lead.updated',
-  'match.found',
-  'message.status',
-  'conversation.waiting',
-  'property.changed',
-  'lead.erased',
-  'lead.contacted_again',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType };
 
 /** How long events are kept, ms (30 days). */
 export const EVENT_TTL_MS = 30 * 24 * 60 * 60 * 1000;

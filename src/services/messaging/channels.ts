@@ -31,6 +31,7 @@ import { findChannel, updateChannel, upsertChannel } from '../../db/repositories
 import { signalChange } from '../../db/change-watch.ts';
 import { replyLanguage, understand } from '../../domain/messaging/assistant.ts';
 import { assistantOf, replyWithFallback } from './assistant.ts';
+import { PROVIDERS } from '../../domain/messaging/providers.ts';
 
 /** Path of the WhatsApp webhook on the server (CONTRACT §10). */
 export const WEBHOOK_PATH = '/webhooks/whatsapp';
@@ -54,7 +55,7 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-export const PROVIDERS = ['whatsapp-cloud'] as const;
+export { PROVIDERS };
 
 /**
  * Whether the access token may be sent to `baseUrl` (CONTRACT §8): `https` on the Graph API's

@@ -19,10 +19,9 @@ import { KYERO_HEAD, KYERO_TAIL, kyeroProperties, type PublishedProperty } from 
 import { propertyJson } from '../../../domain/catalogue/property-doc.ts';
 import { nowRfc3339 } from '../../../domain/time.ts';
 import { InmoError } from '../../../errors.ts';
+import { FEED_FORMATS, type FeedFormat } from '../../../domain/catalogue/feed-formats.ts';
 
-/** Formats a feed can be published in. */
-export const FEED_FORMATS = ['kyero'] as const;
-export type FeedFormat = (typeof FEED_FORMATS)[number];
+export { FEED_FORMATS, type FeedFormat };
 
 /** A feed URL's token: 43 base62 characters. */
 const TOKEN = /^[A-Za-z0-9]{43}$/;

@@ -37,9 +37,9 @@ import { pullOffThread } from '../import/import-thread.ts';
 import { failure, type FeedRequest } from './pull-download.ts';
 import { withdrawListings } from '../listing-writes.ts';
 import type { AuditActor } from '../../access/audit.ts';
+import { PULL_MINUTES } from '../../../domain/catalogue/feed-formats.ts';
 
-/** Pulls, in minutes between them: 5 minutes to a week. */
-export const PULL_MINUTES = { min: 5, max: 7 * 24 * 60, default: 360 } as const;
+export { PULL_MINUTES };
 
 /** Rejected properties kept in a pull's result (all are counted). */
 const REJECTED_KEPT = 100;

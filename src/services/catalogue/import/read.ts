@@ -12,10 +12,9 @@ import { recordOfKyero } from '../../../domain/catalogue/kyero-import-line.ts';
 import type { NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
 import { readKyeroFeed } from '../../../feeds/kyero-read.ts';
 import { parseImportLine, parseImportRecord } from './line.ts';
+import { IMPORT_FORMATS, type ImportFormat } from '../../../domain/catalogue/feed-formats.ts';
 
-/** The formats an import reads (CONTRACT §15): told apart by content unless the caller names one. */
-export const IMPORT_FORMATS = ['ndjson', 'kyero'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export { IMPORT_FORMATS, type ImportFormat };
 
 /** Items per batch: the accepted ones of a batch are written in one transaction. */
 export const BATCH_SIZE = 500;

@@ -1,0 +1,12 @@
+/** The types of the events a business's integrators receive (CONTRACT §13, §18, §22). */
+export const EVENT_TYPES = [
+  'lead.created',
+  'lead.updated',
+  'match.found',
+  'message.status',
+  'conversation.waiting',
+  'property.changed',
+  'lead.erased',
+  'lead.contacted_again',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
