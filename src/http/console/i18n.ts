@@ -2,8 +2,9 @@
  * The console's words (issue 15): Spanish by default, English when the browser's
  * `Accept-Language` prefers it. Each language is one file, messages/es.json and
  * messages/en.json, of `key: text` with `{name}` placeholders, for translators to edit without
- * touching code. Templates call `t('key')`; both files have every key (the type below and
- * test/db/console.test.ts check it).
+ * touching code. Templates call `t('key')` with the key written out, and label stored values
+ * through the typed mappings of labels.ts (`label.leadStatus(s)`), never a key built from a value;
+ * both files have every key (the type below and test/db/console.test.ts check it).
  */
 import en from './messages/en.json' with { type: 'json' };
 import es from './messages/es.json' with { type: 'json' };
