@@ -20,7 +20,7 @@ import {
   type LeadSearch,
 } from '../../../services/leads/leads.ts';
 import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/messaging/conversations.ts';
-import { InmoError } from '../../../errors.ts';
+import { InmoError, type ErrorCode } from '../../../errors.ts';
 import { eraseLead } from '../../../services/leads/erasure.ts';
 import { render } from '../page.ts';
 import { describeSearch } from '../criteria.ts';
@@ -38,31 +38,32 @@ import {
   type Actor,
 } from '../../../services/leads/pipeline.ts';
 import type { MessageKey } from '../i18n.ts';
+import { messageKeyOf } from '../labels.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
 
-/** The refusals of the conversation rules the lead page explains (message keys of i18n.ts). */
+/** The refusals of the conversation rules the lead page explains, and their words. */
 const CONVERSATION_PROBLEMS = {
-  REPLY_BLANK: true,
-  REPLY_TOO_LONG: true,
-  REPLY_NO_CHANNEL: true,
-  REPLY_OPTED_OUT: true,
-  REPLY_WINDOW_CLOSED: true,
-  RESUME_OPTED_OUT: true,
-  CONVERSATION_NOT_FOUND: true,
-};
+  REPLY_BLANK: 'REPLY_BLANK',
+  REPLY_TOO_LONG: 'REPLY_TOO_LONG',
+  REPLY_NO_CHANNEL: 'REPLY_NO_CHANNEL',
+  REPLY_OPTED_OUT: 'REPLY_OPTED_OUT',
+  REPLY_WINDOW_CLOSED: 'REPLY_WINDOW_CLOSED',
+  RESUME_OPTED_OUT: 'RESUME_OPTED_OUT',
+  CONVERSATION_NOT_FOUND: 'CONVERSATION_NOT_FOUND',
+} as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
-/** The refusals of the lead's work (services/leads/pipeline.ts) the lead page explains. */
+/** The refusals of the lead's work (services/leads/pipeline.ts) the lead page explains, and their words. */
 const WORK_PROBLEMS = {
-  LEAD_STATUS_INVALID: true,
-  LEAD_NOTE_BLANK: true,
-  LEAD_ASSIGNEE_UNKNOWN: true,
-  LEAD_ASSIGN_FORBIDDEN: true,
-  FOLLOW_UP_NOT_FOUND: true,
-  FOLLOW_UP_NOT_DUE: true,
-  FOLLOW_UP_DAY: true,
-};
+  LEAD_STATUS_INVALID: 'LEAD_STATUS_INVALID',
+  LEAD_NOTE_BLANK: 'LEAD_NOTE_BLANK',
+  LEAD_ASSIGNEE_UNKNOWN: 'LEAD_ASSIGNEE_UNKNOWN',
+  LEAD_ASSIGN_FORBIDDEN: 'LEAD_ASSIGN_FORBIDDEN',
+  FOLLOW_UP_NOT_FOUND: 'FOLLOW_UP_NOT_FOUND',
+  FOLLOW_UP_NOT_DUE: 'FOLLOW_UP_NOT_DUE',
+  FOLLOW_UP_DAY: 'FOLLOW_UP_DAY',
+} as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
 /** A form's fault, as the lead page says it (the form changed nothing). */
 class FormFault extends Error {
@@ -147,7 +148,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     reply: FastifyReply,
     shown: NonNullable<Awaited<ReturnType<typeof showLead>>>,
     status = 200,
-    problem: string | null = null,
+    problem: MessageKey | null = null,
     /** The section the problem is about: the conversation, the lead's work, its notes or its follow-ups. */
     problemAt: 'thread' | 'work' | 'notes' | 'follow' = 'thread',
   ) => {
@@ -246,10 +247,12 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       try {
         await act(shown.lead.id, request.body);
       } catch (error) {
-        if (!(error instanceof InmoError) || error.status >= 500 || !(error.code in CONVERSATION_PROBLEMS)) throw error;
+        if (!(error instanceof InmoError) || error.status >= 500) throw error;
+        const problem = messageKeyOf(CONVERSATION_PROBLEMS, error.code);
+        if (problem === undefined) throw error;
         request.errorCode = error.code;
         // The refusal changed nothing: the lead read above is still the page.
-        return leadPage(reply, shown, error.status, error.code);
+        return leadPage(reply, shown, error.status, problem);
       }
       onJobsQueued();
       return reply.code(303).header('location', `/console/leads/${shown.lead.id}#h-thread`).send();
@@ -288,9 +291,11 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       } catch (error) {
         const at = anchor === 'h-notes' ? 'notes' : anchor === 'h-follow' ? 'follow' : 'work';
         if (error instanceof FormFault) return leadPage(reply, shown, 422, error.problem, at);
-        if (!(error instanceof InmoError) || error.status >= 500 || !(error.code in WORK_PROBLEMS)) throw error;
+        if (!(error instanceof InmoError) || error.status >= 500) throw error;
+        const problem = messageKeyOf(WORK_PROBLEMS, error.code);
+        if (problem === undefined) throw error;
         request.errorCode = error.code;
-        return leadPage(reply, shown, error.status, error.code, at);
+        return leadPage(reply, shown, error.status, problem, at);
       }
       return reply.code(303).header('location', `/console/leads/${shown.lead.id}#${anchor}`).send();
     };
