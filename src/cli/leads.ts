@@ -3,7 +3,7 @@
  * one, and its erasure.
  */
 import type { Command } from 'commander';
-import { createLeadByHand, showLead } from '../services/leads/leads.ts';
+import { createLeadByHand, leadInFull } from '../services/leads/leads.ts';
 import { InmoError } from '../errors.ts';
 import { CLI } from '../services/access/audit.ts';
 import { eraseLead } from '../services/leads/erasure.ts';
@@ -26,7 +26,7 @@ export function register(program: Command): void {
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
-        const shown = await withDb((db) => showLead(db, id), { mustExist: true });
+        const shown = await withDb((db) => leadInFull(db, id), { mustExist: true });
         if (!shown) throw new InmoError('LEAD_NOT_FOUND', { id });
         const l = shown.lead;
         const human = [

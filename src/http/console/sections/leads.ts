@@ -16,7 +16,7 @@ import {
   exportLead,
   listingSummaries,
   listLeadsPage,
-  showLead,
+  leadInFull,
   type LeadSearch,
 } from '../../../services/leads/leads.ts';
 import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/messaging/conversations.ts';
@@ -139,14 +139,14 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
   const ownLead = async (request: FastifyRequest<{ Params: { lead_id: string } }>) => {
     const id = idParam(request.params.lead_id);
     // Read within the session's business: another business's lead is not found, like a missing one.
-    const shown = id !== null ? await showLead(db, id, request.consoleSession!.businessId) : undefined;
+    const shown = id !== null ? await leadInFull(db, id, request.consoleSession!.businessId) : undefined;
     if (!shown) throw new InmoError('NOT_FOUND');
     return shown;
   };
 
   const leadPage = async (
     reply: FastifyReply,
-    shown: NonNullable<Awaited<ReturnType<typeof showLead>>>,
+    shown: NonNullable<Awaited<ReturnType<typeof leadInFull>>>,
     status = 200,
     problem: MessageKey | null = null,
     /** The section the problem is about: the conversation, the lead's work, its notes or its follow-ups. */

@@ -29,7 +29,7 @@ import {
   listingsPage,
   moveListing,
   saveListing,
-  showListing,
+  listingInFull,
   STATUS_MOVES,
   switchListing,
   type ListingFault,
@@ -241,7 +241,7 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   /** The listing of the URL, if it is the session's business's; else 404, as for a missing one. */
   const ownListing = async (request: FastifyRequest<{ Params: { id: string } }>) => {
     const id = idParam(request.params.id);
-    const shown = id === null ? undefined : await showListing(db, request.consoleSession!.businessId, id);
+    const shown = id === null ? undefined : await listingInFull(db, request.consoleSession!.businessId, id);
     if (!shown) throw new InmoError('NOT_FOUND');
     return shown;
   };
@@ -249,7 +249,7 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   const listingPage = (
     request: FastifyRequest,
     reply: FastifyReply,
-    shown: NonNullable<Awaited<ReturnType<typeof showListing>>>,
+    shown: NonNullable<Awaited<ReturnType<typeof listingInFull>>>,
     values = valuesOf(shown.record),
     faults: ListingFault[] = [],
     status = 200,
