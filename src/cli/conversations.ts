@@ -51,8 +51,8 @@ export function register(program: Command): void {
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
-        const shown = await withDb((db) => showConversation(db, id), { mustExist: true });
-        print(shown, humanThread(shown));
+        const conversation = await withDb((db) => showConversation(db, id), { mustExist: true });
+        print(conversation, humanThread(conversation));
       }),
     );
   command(
@@ -73,16 +73,16 @@ export function register(program: Command): void {
     .option('--opted-in', 'the lead, who had opted out, asked to be contacted again')
     .action(
       action(async (id: number, opts: { optedIn?: boolean }) => {
-        const shown = await withDb((db) => setAnswerer(db, id, 'assistant', { optedIn: opts.optedIn }), { mustExist: true });
-        print(shown, `lead #${id}: the assistant answers again`);
+        const conversation = await withDb((db) => setAnswerer(db, id, 'assistant', { optedIn: opts.optedIn }), { mustExist: true });
+        print(conversation, `lead #${id}: the assistant answers again`);
       }),
     );
   command(conversations, 'handoff', 'take the conversation from the assistant: it waits for an agent')
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
-        const shown = await withDb((db) => setAnswerer(db, id, 'waiting_for_agent'), { mustExist: true });
-        print(shown, `lead #${id}: waiting for an agent; the assistant is silent`);
+        const conversation = await withDb((db) => setAnswerer(db, id, 'waiting_for_agent'), { mustExist: true });
+        print(conversation, `lead #${id}: waiting for an agent; the assistant is silent`);
       }),
     );
 }
