@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { createDb } from '../src/db/database.ts';
 import { createUser, setPasswordWithLink } from '../src/services/access/console-users.ts';
-import { saveListing, showListing } from '../src/services/catalogue/listings.ts';
+import { saveListing, listingInFull } from '../src/services/catalogue/listings.ts';
 import { startProcess, stop } from './processes.ts';
 
 const PASSWORD = 'tejado-azul-sobre-Zaragoza';
@@ -83,7 +83,7 @@ export async function listingsBench(root: string, work: string, realDb: string, 
   const lines: string[] = [];
   try {
     // Save to visibility in another process.
-    const shown = (await showListing(db, businessId, id))!;
+    const listing = (await listingInFull(db, businessId, id))!;
     const priceOf = async () => {
       const response = await fetch(`${base}/properties/${id}`, { headers: { 'x-api-key': key } });
       return ((await response.json()) as { data: { price: number } }).data.price;
@@ -97,7 +97,7 @@ export async function listingsBench(root: string, work: string, realDb: string, 
     const visible: number[] = [];
     for (let i = 1; i <= 50; i++) {
       const price = 100_000 + i;
-      await saveListing(db, businessId, id, { ...shown.record, price }, null);
+      await saveListing(db, businessId, id, { ...listing.record, price }, null);
       const saved = performance.now();
       while ((await priceOf()) !== price) await new Promise((resolve) => setTimeout(resolve, 2));
       visible.push(performance.now() - saved);

@@ -7,10 +7,10 @@ import type { Command } from 'commander';
 import type { showConversation } from '../services/messaging/conversations.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
-type Shown = Awaited<ReturnType<typeof showConversation>>;
+type Thread = Awaited<ReturnType<typeof showConversation>>;
 
 /** The thread for a person: one line a message, what it is and where it stands. */
-function humanThread(c: Shown): string {
+function humanThread(c: Thread): string {
   const head = `lead #${c.lead_id}: ${c.state.replaceAll('_', ' ')}${c.window_open_until ? `, window open until ${c.window_open_until}` : ', no window open'}`;
   const lines = c.messages.map((m) => {
     const who = m.direction === 'in' ? 'lead' : (m.author ?? 'out');
@@ -53,8 +53,8 @@ export function register(program: Command): void {
     .action(
       action(async (id: number) => {
         const { showConversation } = await import('../services/messaging/conversations.ts');
-        const shown = await withDb((db) => showConversation(db, id), { mustExist: true });
-        print(shown, humanThread(shown));
+        const conversation = await withDb((db) => showConversation(db, id), { mustExist: true });
+        print(conversation, humanThread(conversation));
       }),
     );
   command(
@@ -77,8 +77,8 @@ export function register(program: Command): void {
     .action(
       action(async (id: number, opts: { optedIn?: boolean }) => {
         const { setAnswerer } = await import('../services/messaging/conversations.ts');
-        const shown = await withDb((db) => setAnswerer(db, id, 'assistant', { optedIn: opts.optedIn }), { mustExist: true });
-        print(shown, `lead #${id}: the assistant answers again`);
+        const conversation = await withDb((db) => setAnswerer(db, id, 'assistant', { optedIn: opts.optedIn }), { mustExist: true });
+        print(conversation, `lead #${id}: the assistant answers again`);
       }),
     );
   command(conversations, 'handoff', 'take the conversation from the assistant: it waits for an agent')
@@ -86,8 +86,8 @@ export function register(program: Command): void {
     .action(
       action(async (id: number) => {
         const { setAnswerer } = await import('../services/messaging/conversations.ts');
-        const shown = await withDb((db) => setAnswerer(db, id, 'waiting_for_agent'), { mustExist: true });
-        print(shown, `lead #${id}: waiting for an agent; the assistant is silent`);
+        const conversation = await withDb((db) => setAnswerer(db, id, 'waiting_for_agent'), { mustExist: true });
+        print(conversation, `lead #${id}: waiting for an agent; the assistant is silent`);
       }),
     );
 }

@@ -16,35 +16,35 @@ export function register(program: Command): void {
       action(async (opts: { business: number; phone: string; name?: string }) => {
         const { createLeadByHand } = await import('../services/leads/leads.ts');
         const lead = await withDb((db) => createLeadByHand(db, { businessId: opts.business, phone: opts.phone, name: opts.name }));
-        const shown = { ...lead, active: lead.active === 1 };
-        print(shown, `created lead #${lead.id} ${lead.phone_number_1}${lead.name ? ` ${lead.name}` : ''}`);
+        const created = { ...lead, active: lead.active === 1 };
+        print(created, `created lead #${lead.id} ${lead.phone_number_1}${lead.name ? ` ${lead.name}` : ''}`);
       }),
     );
   command(leads, 'show', 'show a lead with its notes, matches, near misses, message and follow-ups')
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
-        const { showLead } = await import('../services/leads/leads.ts');
-        const shown = await withDb((db) => showLead(db, id), { mustExist: true });
-        if (!shown) throw new InmoError('LEAD_NOT_FOUND', { id });
-        const l = shown.lead;
+        const { leadInFull } = await import('../services/leads/leads.ts');
+        const full = await withDb((db) => leadInFull(db, id), { mustExist: true });
+        if (!full) throw new InmoError('LEAD_NOT_FOUND', { id });
+        const l = full.lead;
         const human = [
           `lead #${l.id} ${l.name ?? '(no name)'} ${l.phone_number_1}`,
           `  type ${l.type}, status ${l.status}, rating ${l.rating}, source ${l.source ?? '-'}, created ${l.created_at}`,
-          ...shown.notes.map((n) => `  note ${n.created_at}:\n    ${n.text.replace(/\n/g, '\n    ')}`),
-          shown.matching
-            ? `  matched ${shown.matching.matched_at} (catalogue v${shown.matching.catalogue_version}): ${shown.matching.matches_total} matches, ${shown.matching.near_misses_total} near misses` +
-              (shown.matches.length ? `\n    properties ${shown.matches.map((m) => m.property_id).join(', ')}` : '')
+          ...full.notes.map((n) => `  note ${n.created_at}:\n    ${n.text.replace(/\n/g, '\n    ')}`),
+          full.matching
+            ? `  matched ${full.matching.matched_at} (catalogue v${full.matching.catalogue_version}): ${full.matching.matches_total} matches, ${full.matching.near_misses_total} near misses` +
+              (full.matches.length ? `\n    properties ${full.matches.map((m) => m.property_id).join(', ')}` : '')
             : '  not matched yet',
-          shown.message
-            ? `  message ${shown.message.state} (template ${shown.message.template}, ${shown.message.language})${shown.message.last_error ? `: ${shown.message.last_error}` : ''}`
+          full.message
+            ? `  message ${full.message.state} (template ${full.message.template}, ${full.message.language})${full.message.last_error ? `: ${full.message.last_error}` : ''}`
             : '  no message (no channel was connected)',
-          ...shown.follow_ups.map((f) => `  follow-up due ${f.due_at} (every ${f.every_days} days): ${f.state}`),
-          shown.conversation.messages.length
-            ? `  conversation: ${shown.conversation.state.replaceAll('_', ' ')}, ${shown.conversation.messages.length} messages (inmo conversations show ${l.id})`
+          ...full.follow_ups.map((f) => `  follow-up due ${f.due_at} (every ${f.every_days} days): ${f.state}`),
+          full.conversation.messages.length
+            ? `  conversation: ${full.conversation.state.replaceAll('_', ' ')}, ${full.conversation.messages.length} messages (inmo conversations show ${l.id})`
             : '  no conversation',
         ].join('\n');
-        print(shown, human);
+        print(full, human);
       }),
     );
   command(leads, 'erase', 'erase a lead and everything held on the person, for good (GDPR Art. 17); again, it says when it was erased')

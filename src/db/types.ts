@@ -313,11 +313,13 @@ export interface MessageTable {
 }
 
 /** Who answers a lead that wrote on WhatsApp, and until when a free-form reply may be sent. */
+/** Who answers a lead's conversation: the assistant, an agent (`waiting_for_agent`), or nobody (`opted_out`). */
+export type ConversationState = 'assistant' | 'waiting_for_agent' | 'opted_out';
+
 export interface ConversationTable {
   lead_id: number;
   business_id: number;
-  /** `assistant`, `waiting_for_agent` or `opted_out`. */
-  state: string;
+  state: ConversationState;
   /** End of WhatsApp's 24-hour customer-service window, RFC 3339. */
   window_open_until: string | null;
   /** Unrecognised messages since the assistant last understood one (the second hands off). */
@@ -351,14 +353,16 @@ export interface DeferredIndexTable {
   definition: string;
 }
 
+/** A follow-up's state: `scheduled`, `due` once its day has come, `done` once the contact is made. */
+export type FollowUpState = 'scheduled' | 'due' | 'done';
+
 export interface FollowUpTable {
   id: Generated<number>;
   business_id: number;
   lead_id: number;
   due_at: string;
   every_days: number;
-  /** `scheduled`, `due`, `done`. */
-  state: string;
+  state: FollowUpState;
   created_at: string;
   updated_at: string;
 }

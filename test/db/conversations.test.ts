@@ -12,7 +12,7 @@ import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker, type WorkerLogger } from '../../src/jobs/worker.ts';
 import { configureAssistant, connectChannel, saveAssistantSettings } from '../../src/services/messaging/channels.ts';
 import { listConversations, replyAsAgent, setAnswerer, showConversation } from '../../src/services/messaging/conversations.ts';
-import { showLead } from '../../src/services/leads/leads.ts';
+import { leadInFull } from '../../src/services/leads/leads.ts';
 import { InmoError } from '../../src/errors.ts';
 import { toRfc3339 } from '../../src/domain/time.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
@@ -230,8 +230,8 @@ describe('inbound messages', () => {
       await deliver(app, inbound({ from: waId, type, part }));
       await drain();
     }
-    const shown = await showConversation(db, leadId);
-    const received = shown.messages.filter((m) => m.direction === 'in');
+    const conversation = await showConversation(db, leadId);
+    const received = conversation.messages.filter((m) => m.direction === 'in');
     expect(received.map((m) => [m.kind, m.text, m.state])).toEqual([
       ['text', 'Hola', 'received'],
       ['button', 'Ver pisos', 'received'],
@@ -241,25 +241,25 @@ describe('inbound messages', () => {
     ]);
     expect(received.every((m) => m.provider_message_id?.startsWith('wamid.in'))).toBe(true);
     expect(received.every((m) => m.sent_at !== null && /^\d{4}-.*\+00:00$/.test(m.sent_at))).toBe(true);
-    expect(shown.window_open_until).not.toBeNull();
+    expect(conversation.window_open_until).not.toBeNull();
     // The welcome template opens the thread.
-    expect(shown.messages[0]).toMatchObject({ direction: 'out', kind: 'template', author: 'welcome', state: 'sent' });
+    expect(conversation.messages[0]).toMatchObject({ direction: 'out', kind: 'template', author: 'welcome', state: 'sent' });
   });
 
   it('a number with no lead becomes an unnamed lead from WhatsApp, which a later inquiry completes without a welcome template', async () => {
     await says('34699887766', 'Hola, buenas', { name: 'Javier' });
     const lead = await db.selectFrom('leads').selectAll().where('phone_number_1', '=', '+34699887766').executeTakeFirstOrThrow();
     expect(lead).toMatchObject({ name: null, source: 'whatsapp', status: 'new', business_id: businessId });
-    const shown = (await showLead(db, lead.id))!;
-    expect(shown.notes.map((n) => n.text).join('\n')).toContain('Javier');
-    expect(shown.message).toBeNull();
-    expect(shown.conversation.messages.map((m) => m.direction)).toEqual(['in', 'out']);
+    const full = (await leadInFull(db, lead.id))!;
+    expect(full.notes.map((n) => n.text).join('\n')).toContain('Javier');
+    expect(full.message).toBeNull();
+    expect(full.conversation.messages.map((m) => m.direction)).toEqual(['in', 'out']);
 
     const completed = await post(app, '/leads/inquiries', key, { name: 'Javier Gil', phone_number_1: '+34699887766', type: 'demandante' });
     expect(completed.status).toBe(200);
     expect(completed.body.lead_id).toBe(lead.id);
     await drain();
-    const after = (await showLead(db, lead.id))!;
+    const after = (await leadInFull(db, lead.id))!;
     expect(after.lead.name).toBe('Javier Gil');
     // Already in a conversation: no template on top of it.
     expect(after.message).toBeNull();
@@ -284,11 +284,11 @@ describe('the built-in assistant', () => {
     expect(answer).toContain(`https://agency.example/inmueble/${ids['z-1']}`);
     const reply = graph.requests.find((r) => r.body?.type === 'text')!;
     expect(reply.body.to).toBe(e164);
-    const shown = await showConversation(db, leadId);
-    const out = shown.messages.at(-1)!;
+    const conversation = await showConversation(db, leadId);
+    const out = conversation.messages.at(-1)!;
     expect(out).toMatchObject({ direction: 'out', author: 'assistant', kind: 'text', state: 'sent' });
     expect(reply.body.biz_opaque_callback_data).toBe(String(out.id));
-    expect(out.reply_to).toBe(shown.messages.at(-2)!.id);
+    expect(out.reply_to).toBe(conversation.messages.at(-2)!.id);
   });
 
   it('wants to see properties (English), answered in English for a lead whose preferred language is gb', async () => {
@@ -310,7 +310,7 @@ describe('the built-in assistant', () => {
   it('refines the search ("hasta 900", "3 habitaciones", "en Delicias", "para comprar"), matches again and answers with the new matches', async () => {
     const { leadId, waId } = await renter();
     await says(waId, 'Mejor hasta 900');
-    let lead = (await showLead(db, leadId))!;
+    let lead = (await leadInFull(db, leadId))!;
     expect(lead.lead.search_preferences).toEqual([
       { operations: ['alquiler'], property_types: ['apartamento'], apartamento: { price_rent_max: 900 } },
     ]);
@@ -319,7 +319,7 @@ describe('the built-in assistant', () => {
     expect(texts()[0]).not.toContain('Piso en Madrid centro'); // 950 €
 
     await says(waId, 'Que tenga 3 habitaciones, en Delicias, para comprar');
-    lead = (await showLead(db, leadId))!;
+    lead = (await leadInFull(db, leadId))!;
     expect(lead.lead.search_preferences).toEqual([
       {
         operations: ['venta'],
@@ -338,7 +338,7 @@ describe('the built-in assistant', () => {
   it('refines in English too ("up to 1,000", "2 bedrooms")', async () => {
     const { leadId, waId } = await renter('612000333', { preferred_language: 'gb' });
     await says(waId, 'Something up to 1,000 with 2 bedrooms');
-    const lead = (await showLead(db, leadId))!;
+    const lead = (await leadInFull(db, leadId))!;
     expect(lead.lead.search_preferences).toEqual([
       { operations: ['alquiler'], property_types: ['apartamento'], apartamento: { price_rent_max: 1000, bedrooms_min: 2 } },
     ]);
@@ -394,8 +394,8 @@ describe('the built-in assistant', () => {
     await drain();
     clock.advanceDays(1);
     await drain();
-    const shown = (await showLead(db, leadId))!;
-    expect(shown.message).toMatchObject({ state: 'failed', last_error: 'the lead opted out of messages' });
+    const full = (await leadInFull(db, leadId))!;
+    expect(full.message).toMatchObject({ state: 'failed', last_error: 'the lead opted out of messages' });
     expect(graph.requests).toHaveLength(0);
   });
 
@@ -422,12 +422,12 @@ describe('the built-in assistant', () => {
     const dayAndAHourAgo = String(Math.floor(clock.now().getTime() / 1000) - 25 * 3600);
     await says(waId, 'Sí, me interesa', { timestamp: dayAndAHourAgo });
     expect(texts()).toEqual([]);
-    const shown = await showConversation(db, leadId);
-    expect(shown.messages.filter((m) => m.direction === 'in')).toHaveLength(1);
-    expect(shown.window_open_until! < toRfc3339(clock.now())).toBe(true);
+    const conversation = await showConversation(db, leadId);
+    expect(conversation.messages.filter((m) => m.direction === 'in')).toHaveLength(1);
+    expect(conversation.window_open_until! < toRfc3339(clock.now())).toBe(true);
     await expect(replyAsAgent(db, leadId, 'Hola Lucía', toRfc3339(clock.now()))).rejects.toMatchObject({
       code: 'REPLY_WINDOW_CLOSED',
-      message: expect.stringContaining(shown.window_open_until!),
+      message: expect.stringContaining(conversation.window_open_until!),
     });
   });
 });
@@ -435,10 +435,10 @@ describe('the built-in assistant', () => {
 describe('statuses', () => {
   it('sent, delivered and read move the message forward only; failed records the error code and title', async () => {
     const { leadId, waId } = await renter();
-    const welcome = (await showLead(db, leadId))!.message!;
+    const welcome = (await leadInFull(db, leadId))!.message!;
     expect(welcome.state).toBe('sent');
     const wamid = welcome.provider_message_id!;
-    const at = async () => (await showLead(db, leadId))!.message!.state;
+    const at = async () => (await leadInFull(db, leadId))!.message!.state;
     await deliver(app, status({ id: wamid, status: 'read', recipient: waId }));
     await drain();
     expect(await at()).toBe('read');
@@ -475,7 +475,7 @@ describe('statuses', () => {
       // As a worker that died between calling the provider and recording its answer leaves it.
       await db.updateTable('messages').set({ state: 'sending' }).where('lead_id', '=', leadId).execute();
       await drain();
-      const welcome = (await showLead(db, leadId))!.message!;
+      const welcome = (await leadInFull(db, leadId))!.message!;
       expect(welcome.state).toBe('needs_reconciliation');
       expect(welcome.provider_message_id).toBeNull();
       await deliver(
@@ -489,7 +489,7 @@ describe('statuses', () => {
         }),
       );
       await drain();
-      const after = (await showLead(db, leadId))!.message!;
+      const after = (await leadInFull(db, leadId))!.message!;
       expect(after).toMatchObject({ state: settled, provider_message_id: `wamid.lost${phone}` });
     }
     expect(graph.requests.filter((r) => r.body?.type === 'template')).toHaveLength(0);
@@ -544,9 +544,9 @@ describe('agents', () => {
     const sent = graph.requests.filter((r) => r.body?.type === 'text' && r.body.text.body.includes('soy Marta'));
     expect(sent).toHaveLength(1);
     expect(sent[0].body).toMatchObject({ to: e164, biz_opaque_callback_data: String(id) });
-    const shown = await showConversation(db, leadId);
-    expect(shown.state).toBe('waiting_for_agent');
-    expect(shown.messages.at(-1)).toMatchObject({ id, author: 'agent', state: 'sent' });
+    const conversation = await showConversation(db, leadId);
+    expect(conversation.state).toBe('waiting_for_agent');
+    expect(conversation.messages.at(-1)).toMatchObject({ id, author: 'agent', state: 'sent' });
     await says(waId, 'Sí, el jueves');
     expect(texts()).toHaveLength(2);
   });

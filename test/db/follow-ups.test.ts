@@ -7,7 +7,7 @@ import { addDays, followUpPeriodDays } from '../../src/domain/leads/follow-ups.t
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { dueFollowUps, markFollowUpDone, setFollowUpRule } from '../../src/services/leads/follow-ups.ts';
-import { showLead } from '../../src/services/leads/leads.ts';
+import { leadInFull } from '../../src/services/leads/leads.ts';
 import { inmo } from '../helpers/cli.ts';
 import { businessWithKey, freshDb } from '../helpers/db.ts';
 import { post } from '../helpers/http.ts';
@@ -47,7 +47,7 @@ async function inquiry(phone: string, type: string, operations?: string[]) {
 }
 
 const followUps = async (leadId: number) =>
-  (await showLead(db, leadId))!.follow_ups.map(({ due_at, every_days, state }) => ({ due_at, every_days, state }));
+  (await leadInFull(db, leadId))!.follow_ups.map(({ due_at, every_days, state }) => ({ due_at, every_days, state }));
 
 describe('periods', () => {
   it('rent every 30 days; buying or taking over every 90; rent wins when both are searched', () => {

@@ -1,6 +1,6 @@
 /** POST /leads/ingest (spec §4.3; CONTRACT §6). */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { showLead } from '../../src/services/leads/leads.ts';
+import { leadInFull } from '../../src/services/leads/leads.ts';
 import { clearLeads, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 
@@ -59,7 +59,7 @@ describe('POST /leads/ingest', () => {
         locations: [{ name: 'Zaragoza' }],
       },
     ]);
-    const notes = (await showLead(t.db, lead.id))!.notes[0].text;
+    const notes = (await leadInFull(t.db, lead.id))!.notes[0].text;
     for (const part of [
       '2026-12-01',
       'Personas: 2',
@@ -86,7 +86,7 @@ describe('POST /leads/ingest', () => {
       casa: { price_rent_max: 800 },
       locations: [area],
     });
-    expect((await showLead(t.db, lead.id))!.notes[0].text).toContain('Habitaciones: dos o tres');
+    expect((await leadInFull(t.db, lead.id))!.notes[0].text).toContain('Habitaciones: dos o tres');
   });
 
   it.each([

@@ -1,6 +1,6 @@
 /** POST /leads/inquiries (spec §4.2, §3.1; CONTRACT §6). */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createLeadByHand, showLead } from '../../src/services/leads/leads.ts';
+import { createLeadByHand, leadInFull } from '../../src/services/leads/leads.ts';
 import { businessWithKey, clearLeads, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 
@@ -197,9 +197,9 @@ describe('POST /leads/inquiries', () => {
         },
       ],
     });
-    const shown = await showLead(t.db, r.body.lead_id);
-    expect(shown!.notes).toHaveLength(1);
-    const text = shown!.notes[0].text;
+    const full = await leadInFull(t.db, r.body.lead_id);
+    expect(full!.notes).toHaveLength(1);
+    const text = full!.notes[0].text;
     expect(text).toContain('Operaciones: venta, alquiler');
     expect(text).toContain('Tipos de inmueble: apartamento');
     expect(text).toContain('Ubicaciones: Madrid; zona en el mapa (circle de 1500 m)');
@@ -212,7 +212,7 @@ describe('POST /leads/inquiries', () => {
       phone_number_1: '+34612000031',
       notes: 'quiero visitar',
     });
-    expect((await showLead(t.db, plain.body.lead_id))!.notes[0].text).toContain('Mensaje: quiero visitar');
+    expect((await leadInFull(t.db, plain.body.lead_id))!.notes[0].text).toContain('Mensaje: quiero visitar');
   });
 
   it('never shows internal_notes in GET /leads, but keeps every search entry', async () => {
@@ -247,7 +247,7 @@ describe('POST /leads/inquiries', () => {
       created_at: unnamed.created_at,
     });
     expect(row.updated_at >= unnamed.updated_at).toBe(true);
-    expect((await showLead(t.db, unnamed.id))!.notes).toHaveLength(1);
+    expect((await leadInFull(t.db, unnamed.id))!.notes).toHaveLength(1);
     expect(await t.db.selectFrom('leads').select('id').execute()).toHaveLength(1);
   });
 

@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
-import { saveListing, showListing } from '../../src/services/catalogue/listings.ts';
+import { saveListing, listingInFull } from '../../src/services/catalogue/listings.ts';
 import { FolderMediaStore } from '../../src/media/store.ts';
 import { MAX_PHOTO_BYTES } from '../../src/media/photos.ts';
 import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
@@ -107,13 +107,13 @@ describe("a listing's photos in the console", () => {
     expect((await images()).map((i) => i.url)).toEqual([second.url]);
     expect((await browser.get(`/console/properties/${ours}`)).body).toContain('oculta');
     const before = storedFiles().length;
-    const shown = await t.db
+    const stored = await t.db
       .selectFrom('property_images')
       .select(['id', 'url'])
       .where('property_id', '=', ours)
       .orderBy('sort_order')
       .execute();
-    await act(shown[0].id, { action: 'delete' });
+    await act(stored[0].id, { action: 'delete' });
     expect(storedFiles().length).toBe(before - 3);
     expect((await served(second.url)).statusCode).toBe(404);
     // The photo left is the primary one now (hidden, so the API shows none).
@@ -262,12 +262,12 @@ describe('stored photos belong to their business and listing (issue 41)', () => 
   it('an edit of the listing read before an upload keeps the uploaded photo (its images are read when it is written)', async () => {
     const agentA = await loggedIn(t.app, 'agente@a.example');
     // The edit form's line, read before the upload (the console's form posts no photos).
-    const { images: _images, videos: _videos, ...form } = (await showListing(t.db, t.businessId, a))!.record;
+    const { images: _images, videos: _videos, ...form } = (await listingInFull(t.db, t.businessId, a))!.record;
     expect((await upload(agentA, a, ['nueva.jpg'])).statusCode).toBe(303);
     const withUpload = await rows(a);
     await saveListing(t.db, t.businessId, a, { ...form, title: 'Piso reformado' }, null);
     expect(await rows(a)).toEqual(withUpload);
-    expect((await showListing(t.db, t.businessId, a))!.record.title).toBe('Piso reformado');
+    expect((await listingInFull(t.db, t.businessId, a))!.record.title).toBe('Piso reformado');
   });
 
   it('keeps the ids of the images a photo action does not remove', async () => {

@@ -14,7 +14,7 @@ import { ManualClock } from '../../src/jobs/clock.ts';
 import type { WorkerSettings } from '../../src/jobs/settings.ts';
 import { backoffDelayMs, Worker, type WorkerLogger } from '../../src/jobs/worker.ts';
 import { connectChannel } from '../../src/services/messaging/channels.ts';
-import { showLead } from '../../src/services/leads/leads.ts';
+import { leadInFull } from '../../src/services/leads/leads.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { inmoProcess } from '../helpers/cli.ts';
 import { businessWithKey, ENGINE, freshDb, importRecords, listing } from '../helpers/db.ts';
@@ -116,7 +116,7 @@ describe('a lead’s background work', () => {
     expect(ran).toBe(3); // match, welcome, schedule follow-ups
 
     expect(graph.requests).toHaveLength(1);
-    const shown0 = (await showLead(db, leadId))!;
+    const full0 = (await leadInFull(db, leadId))!;
     const [request] = graph.requests;
     expect(request.method).toBe('POST');
     expect(request.url).toBe('/v21.0/1099887766/messages');
@@ -127,20 +127,20 @@ describe('a lead’s background work', () => {
       recipient_type: 'individual',
       to: '+34612345678',
       // inmo's own message id: every status webhook of the message carries it back (CONTRACT §10).
-      biz_opaque_callback_data: String(shown0.message!.id),
+      biz_opaque_callback_data: String(full0.message!.id),
       type: 'template',
       template: { name: 'bienvenida', language: { code: 'en' } },
     });
 
-    const shown = (await showLead(db, leadId))!;
-    expect(shown.message).toMatchObject({ state: 'sent', template: 'bienvenida', language: 'en', provider_message_id: 'wamid.fake1' });
-    expect(shown.matches).toEqual([{ property_id: 3, search_index: 0 }]);
+    const full = (await leadInFull(db, leadId))!;
+    expect(full.message).toMatchObject({ state: 'sent', template: 'bienvenida', language: 'en', provider_message_id: 'wamid.fake1' });
+    expect(full.matches).toEqual([{ property_id: 3, search_index: 0 }]);
     // The rentals meet the sale price bound (it does not apply to rent) and miss only the operation.
-    expect(shown.near_misses).toEqual([
+    expect(full.near_misses).toEqual([
       { property_id: 1, search_index: 0, failed: 'operation' },
       { property_id: 2, search_index: 0, failed: 'operation' },
     ]);
-    expect(shown.follow_ups).toHaveLength(1);
+    expect(full.follow_ups).toHaveLength(1);
     expect((await listJobs(db, { limit: 100 })).every((j) => j.state === 'done' || j.kind === 'follow_up')).toBe(true);
 
     // Nothing is due any more: running again sends nothing.
@@ -151,22 +151,22 @@ describe('a lead’s background work', () => {
   it('stores matches and near misses of an ingest lead', async () => {
     const leadId = await ingest('622000111');
     await worker().drain();
-    const shown = (await showLead(db, leadId))!;
+    const full = (await leadInFull(db, leadId))!;
     // 850 € with 2 bedrooms matches; 1,400 € misses only price_rent_max; the sale misses the operation.
-    expect(shown.matches).toEqual([{ property_id: 1, search_index: 0 }]);
-    expect(shown.near_misses).toEqual([
+    expect(full.matches).toEqual([{ property_id: 1, search_index: 0 }]);
+    expect(full.near_misses).toEqual([
       { property_id: 2, search_index: 0, failed: 'price_rent_max' },
       { property_id: 3, search_index: 0, failed: 'operation' },
     ]);
-    expect(shown.matching).toMatchObject({ matches_total: 1, near_misses_total: 2 });
+    expect(full.matching).toMatchObject({ matches_total: 1, near_misses_total: 2 });
   });
 
   it('with no channel sends nothing, and the lead is unaffected', async () => {
     const leadId = await ingest('633000111');
     const before = await db.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
     await worker().drain();
-    const shown = (await showLead(db, leadId))!;
-    expect(shown.message).toBeNull();
+    const full = (await leadInFull(db, leadId))!;
+    expect(full.message).toBeNull();
     expect(graph.requests).toHaveLength(0);
     expect(await db.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow()).toEqual(before);
     expect((await db.selectFrom('jobs').select('state').where('lead_id', '=', leadId).execute()).map((j) => j.state)).toEqual([
@@ -178,15 +178,15 @@ describe('a lead’s background work', () => {
   it('a changed catalogue matches searching leads again', async () => {
     const leadId = await ingest('644000111');
     await worker().drain();
-    expect((await showLead(db, leadId))!.matches).toHaveLength(1);
+    expect((await leadInFull(db, leadId))!.matches).toHaveLength(1);
     await importRecords(db, businessId, [listing('sol-4', { operation: 'alquiler', price: null, price_rent: 700, bedrooms: 2 })]);
     // The import queued, in its own transaction, one re-match of the business, due a moment later.
     const queued = await listJobs(db, { state: 'pending', limit: 10 });
     expect(queued.map((j) => [j.kind, j.lead_id])).toEqual([['rematch_catalogue', null]]);
     // It queues matching for the leads still searching; that runs in the same drain.
     expect(await worker().drain()).toBe(2);
-    const shown = (await showLead(db, leadId))!;
-    expect(shown.matches.map((m) => m.property_id).sort()).toEqual([1, 4]);
+    const full = (await leadInFull(db, leadId))!;
+    expect(full.matches.map((m) => m.property_id).sort()).toEqual([1, 4]);
   });
 
   it('a channel connected after the lead arrived does not message it', async () => {
@@ -194,7 +194,7 @@ describe('a lead’s background work', () => {
     await connect();
     await worker().drain();
     expect(graph.requests).toHaveLength(0);
-    expect((await showLead(db, leadId))!.message).toBeNull();
+    expect((await leadInFull(db, leadId))!.message).toBeNull();
   });
 
   it('the message is pending from the moment the lead is stored, in the language of preferred_language', async () => {
@@ -209,7 +209,7 @@ describe('a lead’s background work', () => {
     ];
     for (const [i, [preferred, language]] of cases.entries()) {
       const leadId = await inquiry(`61100010${i}`, preferred ? { preferred_language: preferred } : {});
-      expect((await showLead(db, leadId))!.message, String(preferred)).toMatchObject({
+      expect((await leadInFull(db, leadId))!.message, String(preferred)).toMatchObject({
         state: 'pending',
         template: 'bienvenida',
         language,
@@ -239,9 +239,9 @@ describe('retries and failures', () => {
     const leadId = await ingest('666000111');
     await worker().drain();
     expect(graph.requests).toHaveLength(1);
-    let shown = (await showLead(db, leadId))!;
-    expect(shown.message).toMatchObject({ state: 'pending' });
-    expect(shown.message!.last_error).toContain('HTTP 503');
+    let full = (await leadInFull(db, leadId))!;
+    expect(full.message).toMatchObject({ state: 'pending' });
+    expect(full.message!.last_error).toContain('HTTP 503');
     const [welcome] = await db.selectFrom('jobs').selectAll().where('kind', '=', 'send_welcome').execute();
     expect(welcome.state).toBe('pending');
     const delay = Date.parse(welcome.run_at) - clock.now().getTime();
@@ -259,8 +259,8 @@ describe('retries and failures', () => {
     clock.advanceDays(1 / 24);
     await worker().drain();
     expect(graph.requests).toHaveLength(3);
-    shown = (await showLead(db, leadId))!;
-    expect(shown.message).toMatchObject({ state: 'sent', last_error: null });
+    full = (await leadInFull(db, leadId))!;
+    expect(full.message).toMatchObject({ state: 'sent', last_error: null });
     expect(graph.sendsTo('+34666000111')).toBe(3);
     expect(await db.selectFrom('jobs').select(['state', 'attempts']).where('kind', '=', 'send_welcome').executeTakeFirstOrThrow()).toEqual({
       state: 'done',
@@ -276,9 +276,9 @@ describe('retries and failures', () => {
     clock.advanceDays(1);
     await worker().drain();
     expect(graph.requests).toHaveLength(1);
-    const shown = (await showLead(db, leadId))!;
-    expect(shown.message).toMatchObject({ state: 'failed' });
-    expect(shown.message!.last_error).toBe('HTTP 400: Template name does not exist in the translation (code 132001)');
+    const full = (await leadInFull(db, leadId))!;
+    expect(full.message).toMatchObject({ state: 'failed' });
+    expect(full.message!.last_error).toBe('HTTP 400: Template name does not exist in the translation (code 132001)');
     const failed = await listJobs(db, { state: 'failed', limit: 10 });
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ kind: 'send_welcome', lead_id: leadId, attempts: 1 });
@@ -294,7 +294,7 @@ describe('retries and failures', () => {
       clock.advanceDays(1);
     }
     expect(graph.requests).toHaveLength(3);
-    expect((await showLead(db, leadId))!.message).toMatchObject({ state: 'failed' });
+    expect((await leadInFull(db, leadId))!.message).toMatchObject({ state: 'failed' });
     const [job] = await listJobs(db, { state: 'failed', limit: 10 });
     expect(job).toMatchObject({ kind: 'send_welcome', attempts: 3 });
     expect(job.last_error).toMatch(/^gave up after 3 attempts: HTTP 500/);
@@ -308,9 +308,9 @@ describe('retries and failures', () => {
     clock.advanceDays(1);
     await worker().drain();
     expect(graph.requests).toHaveLength(1);
-    const shown = (await showLead(db, leadId))!;
-    expect(shown.message).toMatchObject({ state: 'needs_reconciliation' });
-    expect(shown.message!.last_error).toContain('may have sent');
+    const full = (await leadInFull(db, leadId))!;
+    expect(full.message).toMatchObject({ state: 'needs_reconciliation' });
+    expect(full.message!.last_error).toContain('may have sent');
   });
 
   it('an unreachable provider is certainly not sent to: retried', async () => {
@@ -323,8 +323,8 @@ describe('retries and failures', () => {
     );
     const leadId = await ingest('611222333');
     await worker().drain();
-    expect((await showLead(db, leadId))!.message).toMatchObject({ state: 'pending' });
-    expect((await showLead(db, leadId))!.message!.last_error).toContain('ECONNREFUSED');
+    expect((await leadInFull(db, leadId))!.message).toMatchObject({ state: 'pending' });
+    expect((await leadInFull(db, leadId))!.message!.last_error).toContain('ECONNREFUSED');
   });
 
   it('the token is never logged', async () => {
@@ -362,9 +362,9 @@ describe('several workers and dead workers', () => {
     clock.advanceDays(1);
     await worker().drain();
     expect(graph.requests).toHaveLength(0);
-    const shown = (await showLead(db, leadId))!;
-    expect(shown.message).toMatchObject({ state: 'needs_reconciliation' });
-    expect(shown.matches).toHaveLength(1);
+    const full = (await leadInFull(db, leadId))!;
+    expect(full.message).toMatchObject({ state: 'needs_reconciliation' });
+    expect(full.matches).toHaveLength(1);
     const jobs = await db.selectFrom('jobs').select(['state', 'attempts']).where('lead_id', '=', leadId).execute();
     expect(jobs.map((j) => [j.state, j.attempts])).toEqual([
       ['done', 2],
@@ -423,7 +423,7 @@ describe('several workers and dead workers', () => {
     const failed = await listJobs(db, { state: 'failed', limit: 10 });
     expect(failed.map((j) => j.kind).sort()).toEqual(['match_lead', 'send_welcome']);
     expect(failed[0].last_error).toContain('lease expired');
-    expect((await showLead(db, leadId))!.message).toMatchObject({ state: 'needs_reconciliation' });
+    expect((await leadInFull(db, leadId))!.message).toMatchObject({ state: 'needs_reconciliation' });
     expect(graph.requests).toHaveLength(0);
   });
 });

@@ -1,5 +1,6 @@
 /** Follow-up rules and follow-ups. SQL only. */
 import type { Executor } from '../database.ts';
+import type { FollowUpState } from '../types.ts';
 
 /** Sets the period of a lead type for a business (replacing the previous one). */
 export async function upsertFollowUpRule(db: Executor, businessId: number, leadType: string, everyDays: number): Promise<void> {
@@ -44,7 +45,7 @@ export async function findFollowUp(db: Executor, id: number) {
 }
 
 /** Moves a follow-up to `state` from `from`. @returns whether it moved. */
-export async function moveFollowUp(db: Executor, id: number, from: string, to: string, now: string): Promise<boolean> {
+export async function moveFollowUp(db: Executor, id: number, from: FollowUpState, to: FollowUpState, now: string): Promise<boolean> {
   const result = await db
     .updateTable('follow_ups')
     .set({ state: to, updated_at: now })

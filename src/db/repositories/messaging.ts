@@ -5,7 +5,7 @@
 import type { Executor } from '../database.ts';
 import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
-import type { ChannelTable, ConversationTable, Database, MessageTable, WebhookEventTable } from '../types.ts';
+import type { ChannelTable, ConversationState, ConversationTable, Database, MessageTable, WebhookEventTable } from '../types.ts';
 
 export type ChannelRow = Selectable<ChannelTable>;
 export type MessageRow = Selectable<MessageTable>;
@@ -202,7 +202,7 @@ export async function claimConversation(db: Executor, leadId: number, at: string
 export async function setConversationState(
   db: Executor,
   leadId: number,
-  to: { state?: string; unrecognised?: number; updated_at: string },
+  to: { state?: ConversationState; unrecognised?: number; updated_at: string },
 ): Promise<boolean> {
   const result = await db.updateTable('conversations').set(to).where('lead_id', '=', leadId).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -20,10 +20,12 @@ export const PROPERTY_TYPES = [
 export type PropertyType = (typeof PROPERTY_TYPES)[number];
 
 export const PROPERTY_STATUSES = ['disponible', 'reservada', 'vendida', 'alquilada', 'retirada'] as const;
+export type PropertyStatus = (typeof PROPERTY_STATUSES)[number];
 /** The only statuses the API ever shows (spec §3.2). */
 export const LISTED_STATUSES = ['disponible', 'reservada'] as const;
 
 export const RENTAL_TYPES = ['anual', 'temporal', 'vacacional'] as const;
+export type RentalType = (typeof RENTAL_TYPES)[number];
 export const ADDRESS_PRIVACY = ['public', 'approximate', 'hidden'] as const;
 export type AddressPrivacy = (typeof ADDRESS_PRIVACY)[number];
 

@@ -19,9 +19,11 @@ export const LEAD_TYPE_ALIASES: Readonly<Record<string, string>> = {
 
 /** Stored lead types (spec §2.1). */
 export const LEAD_TYPES = ['demandante', 'propietario', 'agencia-inmobiliaria', 'entidad-bancaria', 'proveedor-servicios'] as const;
+export type LeadType = (typeof LEAD_TYPES)[number];
 
 /** Lead status values in use (spec §3.1, CONTRACT §6). */
 export const LEAD_STATUSES = ['new', 'searching_property', 'active_negotiation', 'closed', 'inactive'] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
 /** The stored lead type of an inquiry `type` (case-insensitive), or null when it is not accepted. */
 export function canonicalLeadType(text: string): string | null {

@@ -2,9 +2,11 @@
  * The console's words (issue 15): Spanish by default, English when the browser's
  * `Accept-Language` prefers it. Each language is one file, messages/es.json and
  * messages/en.json, of `key: text` with `{name}` placeholders, for translators to edit without
- * touching code. Templates call `t('key')`; both files have every key (the type below and
- * test/db/console.test.ts check it).
+ * touching code. Templates call `t('key')` with the key written out, and label stored values
+ * through the typed mappings of labels.ts (`label.leadStatus(s)`), never a key built from a value;
+ * both files have every key (the type below and test/db/console.test.ts check it).
  */
+import { negotiate } from '@fastify/accept-negotiator';
 import en from './messages/en.json' with { type: 'json' };
 import es from './messages/es.json' with { type: 'json' };
 
@@ -19,22 +21,30 @@ const english: Record<MessageKey, string> = en;
 
 const MESSAGES: Record<Language, Record<MessageKey, string>> = { es, en: english };
 
+/** The console's language a language tag names (`en-GB` is English), if any. */
+function languageOf(tag: string): Language | undefined {
+  const primary = tag.split('-')[0];
+  return (LANGUAGES as readonly string[]).includes(primary) ? (primary as Language) : undefined;
+}
+
 /**
- * The language of a request: the first of `es`/`en` in `Accept-Language` by quality (RFC 9110
- * §12.5.4), Spanish when neither is there.
+ * The language of a request: of the ranges of `Accept-Language` that name Spanish or English in
+ * any region, the one of highest quality (RFC 9110 §12.5.4), the first among equals, as
+ * @fastify/accept-negotiator ranks them; Spanish when none does (`*` names none).
  */
 export function pickLanguage(acceptLanguage: string | undefined): Language {
   if (!acceptLanguage) return 'es';
-  const ranked = acceptLanguage
+  // The negotiator reads the qualities and chooses among the values it is offered, the earlier
+  // among equals: it is offered each range's own tag (`en-gb` too), in the header's order. Tags and
+  // `q` are case-insensitive; a range naming neither language (`fr`, `*`) is left out, as a `*`
+  // would lend its quality to the first tag offered.
+  const tagOf = (range: string) => range.split(';')[0].trim();
+  const ranges = acceptLanguage
+    .toLowerCase()
     .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().toLowerCase().split(';');
-      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-      return { primary: tag.split('-')[0], q: q === undefined ? 1 : Number(q), i };
-    })
-    .filter((entry) => entry.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  return (ranked.find((entry) => (LANGUAGES as readonly string[]).includes(entry.primary))?.primary as Language) ?? 'es';
+    .filter((range) => languageOf(tagOf(range)) !== undefined);
+  const chosen = negotiate(ranges.join(','), ranges.map(tagOf));
+  return (chosen === null ? undefined : languageOf(chosen)) ?? 'es';
 }
 
 /** A translator: `t('key')`, with `{name}` placeholders filled from `values`. */

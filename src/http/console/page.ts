@@ -1,12 +1,13 @@
 /**
  * What every console page shares (issue 15): the cookies' names and settings, the login limits,
  * the security headers, and {@link render}, which fills a template with the translator, the
- * session and a fresh CSRF token.
+ * labels of stored values, the session and a fresh CSRF token.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_MAX_MS } from '../../services/access/console-users.ts';
 import type { MessageKey } from './i18n.ts';
+import { labeller } from './labels.ts';
 
 /**
  * The console's two cookies, the session and the CSRF secret. Served over HTTPS (the public
@@ -117,7 +118,10 @@ export function sessionBinding(sessionCookie: string | undefined): string {
     .digest('base64url');
 }
 
-/** Renders a page with the layout, the translator, the session and a fresh CSRF token. */
+/**
+ * Renders a page with the layout, the translator (`it.t('key')`), the labels of stored values
+ * (`it.label.leadStatus(s)`, labels.ts), the session and a fresh CSRF token.
+ */
 export function render(reply: FastifyReply, page: string, data: Record<string, unknown> = {}, status = 200) {
   const request = reply.request;
   return reply
@@ -125,6 +129,7 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
     .headers(SECURITY_HEADERS)
     .view(`${page}.eta`, {
       t: request.t,
+      label: labeller(request.t),
       lang: request.consoleLanguage,
       when: (instant: string) => WHEN[request.consoleLanguage].format(new Date(instant)),
       session: request.consoleSession,
@@ -136,6 +141,15 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
     });
 }
 
-export function errorPage(reply: FastifyReply, status: number, kind: 'forbidden' | 'not_found' | 'csrf' | 'error') {
-  return render(reply, 'message', { title: reply.request.t(`${kind}_title`), message: reply.request.t(kind) }, status);
+/** The title and the words of each error page. */
+const ERROR_PAGES = {
+  forbidden: { title: 'forbidden_title', message: 'forbidden' },
+  not_found: { title: 'not_found_title', message: 'not_found' },
+  csrf: { title: 'csrf_title', message: 'csrf' },
+  error: { title: 'error_title', message: 'error' },
+} as const satisfies Record<string, { title: MessageKey; message: MessageKey }>;
+
+export function errorPage(reply: FastifyReply, status: number, kind: keyof typeof ERROR_PAGES) {
+  const { title, message } = ERROR_PAGES[kind];
+  return render(reply, 'message', { title: reply.request.t(title), message: reply.request.t(message) }, status);
 }

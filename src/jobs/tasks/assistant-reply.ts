@@ -214,8 +214,8 @@ async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision |
   }
   const operations = [...new Set(searches.flatMap((s) => (Array.isArray(s.operations) ? (s.operations as string[]) : [])))];
   const assistant = assistantOf(channel, ctx.outbound);
-  const shown = assistant.name === 'built-in' ? LISTINGS_SHOWN : LISTINGS_SHOWN + 2;
-  const matches = await summaries(ctx, lead.business_id, matchedIds, snapshot, operations, channel.listing_url, shown);
+  const listingLimit = assistant.name === 'built-in' ? LISTINGS_SHOWN : LISTINGS_SHOWN + 2;
+  const matches = await summaries(ctx, lead.business_id, matchedIds, snapshot, operations, channel.listing_url, listingLimit);
   const thread = (await listRecentThread(ctx.db, lead.id, THREAD_LINES))
     .filter((m) => m.body !== null || m.kind === 'template')
     .map((m) => ({

@@ -62,12 +62,12 @@ export async function listingsPage(db: Db, businessId: number, search: repo.List
 export type HiddenBecause = 'not_public' | 'vendida' | 'alquilada' | 'retirada';
 
 /**
- * A listing of the business: its columns, images and videos, its import line (`record`, what
- * the edit form shows), and its public preview: the Property object `GET /properties/{id}`
+ * A listing of the business in full: its columns, images and videos, its import line (`record`,
+ * what the edit form shows), and its public preview: the Property object `GET /properties/{id}`
  * shows, or null with the reason it shows nothing.
  * @returns undefined when the business has no such listing.
  */
-export async function showListing(db: Db, businessId: number, id: number) {
+export async function listingInFull(db: Db, businessId: number, id: number) {
   const row = await repo.findListing(db, businessId, id);
   if (!row) return undefined;
   const [images, videos] = await Promise.all([repo.loadImages(db, id), repo.loadVideos(db, id)]);

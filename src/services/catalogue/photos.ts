@@ -13,7 +13,7 @@ import { nowRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { renderPhoto } from '../../media/photos.ts';
 import type { MediaStore } from '../../media/store.ts';
-import { editListing, showListing } from './listings.ts';
+import { editListing, listingInFull } from './listings.ts';
 
 /** Longest photo title, characters (as the import format's). */
 export const PHOTO_TITLE_MAX = 500;
@@ -41,7 +41,7 @@ export async function addPhotos(
   files: ReadonlyArray<{ path: string; fileName: string }>,
   urlOf: (key: string) => string,
 ): Promise<number> {
-  if (!(await showListing(db, businessId, id))) throw new InmoError('PROPERTY_NOT_FOUND');
+  if (!(await listingInFull(db, businessId, id))) throw new InmoError('PROPERTY_NOT_FOUND');
   const rendered = [];
   for (const file of files) rendered.push(await renderPhoto(file.path, file.fileName));
   const stored: string[] = [];

@@ -299,19 +299,19 @@ async function newLeadAtOnce(
   rows: (idempotency: NewLeadRows['idempotency']) => NewLeadRows,
 ): Promise<number | null> {
   const created = await writes.alone(async (db) => {
-    const record = keyRecord(onStored);
-    return record === undefined ? null : insertNewLeadAtOnce(db, rows(record));
+    const idempotencyRecord = idempotencyRecordOf(onStored);
+    return idempotencyRecord === undefined ? null : insertNewLeadAtOnce(db, rows(idempotencyRecord));
   });
   return created ?? null;
 }
 
 /**
- * What the one-statement write records for `onStored` (db/repositories/new-lead-statement.ts): null
- * when there is nothing to record, the Idempotency-Key's record with the 200's body split around
- * the lead's id, or undefined when the write cannot be one statement (a record said only as a
- * function, or a body where the id's place is ambiguous).
+ * The Idempotency-Key record the one-statement write stores for `onStored`
+ * (db/repositories/new-lead-statement.ts): null when there is none to store, the record with the
+ * 200's body split around the lead's id, or undefined when the write cannot be one statement (a
+ * record said only as a function, or a body where the id's place is ambiguous).
  */
-function keyRecord(onStored: OnStored | undefined): NewLeadRows['idempotency'] | undefined {
+function idempotencyRecordOf(onStored: OnStored | undefined): NewLeadRows['idempotency'] | undefined {
   if (!onStored) return null;
   if (!onStored.idempotency) return undefined;
   const { keyId, idempotencyKey, body, insert } = onStored.idempotency;

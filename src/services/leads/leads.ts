@@ -222,15 +222,17 @@ export async function leadMatchesJson(db: Db, businessId: number, id: number): P
 }
 
 /**
- * A lead with everything the background did for it, for `inmo leads show` (CONTRACT §9):
- * `{lead, notes, matches: [{property_id, search_index}], near_misses: [{…, failed}],
+ * A lead in full, with everything the background did for it, for `inmo leads show` (CONTRACT §9)
+ * and the console's lead page:
+ * `{lead, notes, consents: [{marketing, whatsapp, text, version, source_page, created_at}],
+ * matches: [{property_id, search_index}], near_misses: [{…, failed}],
  * matching: {catalogue_version, matched_at, matches_total, near_misses_total} | null,
- * message: {state, template, provider_message_id, …} | null, follow_ups: [{due_at, every_days, state}],
+ * message: {state, template, provider_message_id, …} | null, follow_ups: [{id, due_at, every_days, state}],
  * conversation: {lead_id, state, window_open_until, messages}}` (CONTRACT §10).
  * @param businessId the business it must belong to (the console's); any business when omitted (the CLI).
  * @returns undefined when there is no such lead (of that business).
  */
-export async function showLead(db: Db, id: number, businessId?: number) {
+export async function leadInFull(db: Db, id: number, businessId?: number) {
   const lead = await repo.findLead(db, id, businessId);
   if (!lead) return undefined;
   const matched = await listLeadMatches(db, id);

@@ -193,14 +193,14 @@ export const INTERACTIONS_SHOWN = 20;
 
 /**
  * The requests about a lead that came again without changing it (CONTRACT §22), as the lead page
- * lists them: the newest {@link INTERACTIONS_SHOWN} (`{id, channel, source, note, created_at}`)
- * and how many there are in all. Anyone with a publishable key can add some (20 a minute from one
+ * lists them: `{newest, total}`, the newest {@link INTERACTIONS_SHOWN} (`{id, channel, source,
+ * note, created_at}`) and how many there are in all. Anyone with a publishable key can add some (20 a minute from one
  * address), so the page never lists them all. The business's lead only (another's has none).
  */
 export async function listLeadInteractions(db: Db, businessId: number, leadId: number) {
   const rows = (await repo.listInteractions(db, leadId, INTERACTIONS_SHOWN)).filter((r) => r.business_id === businessId);
   const total = rows.length < INTERACTIONS_SHOWN ? rows.length : await repo.countInteractions(db, leadId);
-  return { shown: rows.map(({ business_id: _business, lead_id: _lead, ...kept }) => kept), total };
+  return { newest: rows.map(({ business_id: _business, lead_id: _lead, ...kept }) => kept), total };
 }
 
 /** The people a lead can be handed to: the business's active users, `{id, email, role}`, by e-mail. */

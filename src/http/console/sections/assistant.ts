@@ -10,17 +10,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assistantOverview, saveAssistantSettings, sendAssistantTest } from '../../../services/messaging/channels.ts';
 import { normalizePhone } from '../../../domain/leads/phone.ts';
-import { InmoError } from '../../../errors.ts';
+import { InmoError, type ErrorCode } from '../../../errors.ts';
+import type { MessageKey } from '../i18n.ts';
+import { messageKeyOf } from '../labels.ts';
 import { AssistantForm, AssistantTestForm } from '../../../schemas/console-forms.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, readForm, type ConsoleDeps } from '../forms.ts';
 
-/** What each refusal tells the owner (message keys of i18n.ts). */
+/** What each refusal tells the owner. */
 const ASSISTANT_PROBLEMS = {
   CHANNEL_LISTING_URL: 'channel_listing_url_invalid',
   ASSISTANT_URL: 'assistant_url_invalid',
   ASSISTANT_MODEL_BLANK: 'assistant_model_blank',
-} as const;
+} as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
 export async function assistantPages(app: FastifyInstance, { db, outbound }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
@@ -30,7 +32,7 @@ export async function assistantPages(app: FastifyInstance, { db, outbound }: Con
     reply: FastifyReply,
     extra: {
       status?: number;
-      problem?: string;
+      problem?: MessageKey;
       form?: Record<string, string>;
       test?: { answer: string | null; ok: boolean; text: string; fellBack: boolean } | null;
     } = {},
@@ -78,9 +80,11 @@ export async function assistantPages(app: FastifyInstance, { db, outbound }: Con
         { type: 'user', id: request.consoleSession!.userId },
       );
     } catch (error) {
-      if (!(error instanceof InmoError) || !(error.code in ASSISTANT_PROBLEMS)) throw error;
+      if (!(error instanceof InmoError)) throw error;
+      const problem = messageKeyOf(ASSISTANT_PROBLEMS, error.code);
+      if (problem === undefined) throw error;
       request.errorCode = error.code;
-      return page(request, reply, { status: 422, problem: ASSISTANT_PROBLEMS[error.code as keyof typeof ASSISTANT_PROBLEMS], form });
+      return page(request, reply, { status: 422, problem, form });
     }
     return reply.code(303).header('location', '/console/assistant?saved=1').send();
   });

@@ -3,7 +3,7 @@
  * `password`), `GET|POST /set-password/:token` (fields `password`, `password_confirm`), `POST
  * /logout`. Logins are limited per address and per account.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { findPasswordLink, login, logout, setPasswordWithLink } from '../../../services/access/console-users.ts';
 import {
@@ -18,9 +18,21 @@ import {
 } from '../page.ts';
 import { type ConsoleDeps, csrfCheckedRoute, query, readForm } from '../forms.ts';
 import { LoginForm, SetPasswordForm } from '../../../schemas/console-forms.ts';
+import type { MessageKey } from '../i18n.ts';
 
 /** The window of the per-account login limit, ms. */
 const ACCOUNT_WINDOW_MS = 15 * 60_000;
+
+/** The login page: where it returns to, the e-mail typed, and what it tells the user. */
+const loginPage = (
+  reply: FastifyReply,
+  page: { next: string; email: string; notice: MessageKey | null; problem: MessageKey | null },
+  status = 200,
+) => render(reply, 'login', page, status);
+
+/** The page that sets a password with a one-time link, and what it tells the user. */
+const setPasswordPage = (reply: FastifyReply, email: string, problem: MessageKey | null, status = 200) =>
+  render(reply, 'set-password', { email, problem }, status);
 
 export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
   const perIp = app.createRateLimit({ max: LOGIN_PER_IP, timeWindow: 60_000, keyGenerator: (r) => `login-ip:${r.ip}` });
@@ -35,7 +47,7 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
   app.get('/login', { config: { consoleAccess: 'public' } }, async (request, reply) => {
     const q = query(request);
     const notice = q.set === '1' ? 'password_set_done' : q.out === '1' ? 'logged_out' : q.ended === '1' ? 'session_ended' : null;
-    return render(reply, 'login', { next: safeNext(q.next), email: '', notice, problem: null });
+    return loginPage(reply, { next: safeNext(q.next), email: '', notice, problem: null });
   });
 
   app.post('/login', { config: { consoleAccess: 'public' }, ...csrfChecked }, async (request, reply) => {
@@ -49,7 +61,7 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
     if (ip > 0 || account > 0) {
       reply.header('retry-after', String(Math.max(1, ip, account)));
       request.errorCode = 'RATE_LIMITED';
-      return render(reply, 'login', { next, email, notice: null, problem: 'login_throttled' }, 429);
+      return loginPage(reply, { next, email, notice: null, problem: 'login_throttled' }, 429);
     }
     // A field longer than any account's is a failed login like any other (and counts as one).
     const token = faults.length > 0 ? null : await login(db, email, form.password);
@@ -57,7 +69,7 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
       const failures = await accountFailures(request);
       if (!failures.isAllowed && failures.remaining === 0) lockedAccounts.set(accountOf(request), true, { ttl: failures.ttl });
       request.errorCode = 'LOGIN_FAILED';
-      return render(reply, 'login', { next, email, notice: null, problem: 'login_failed' }, 401);
+      return loginPage(reply, { next, email, notice: null, problem: 'login_failed' }, 401);
     }
     setSessionCookie(reply, token);
     clearCsrfCookie(reply);
@@ -67,7 +79,7 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
   app.get<{ Params: { token: string } }>('/set-password/:token', { config: { consoleAccess: 'public' } }, async (request, reply) => {
     const link = await findPasswordLink(db, request.params.token);
     if (!link) return render(reply, 'message', { title: request.t('set_password_title'), message: request.t('link_unusable') }, 404);
-    return render(reply, 'set-password', { email: link.email, problem: null });
+    return setPasswordPage(reply, link.email, null);
   });
 
   app.post<{ Params: { token: string } }>(
@@ -77,14 +89,13 @@ export async function authPages(app: FastifyInstance, { db }: ConsoleDeps): Prom
       const link = await findPasswordLink(db, request.params.token);
       if (!link) return render(reply, 'message', { title: request.t('set_password_title'), message: request.t('link_unusable') }, 404);
       const { value: form, faults } = readForm(request.body, SetPasswordForm);
-      if (faults.length > 0) return render(reply, 'set-password', { email: link.email, problem: 'password_too_long' }, 422);
+      if (faults.length > 0) return setPasswordPage(reply, link.email, 'password_too_long', 422);
       const { password } = form;
-      if (password !== form.password_confirm)
-        return render(reply, 'set-password', { email: link.email, problem: 'password_mismatch' }, 422);
+      if (password !== form.password_confirm) return setPasswordPage(reply, link.email, 'password_mismatch', 422);
       const outcome = await setPasswordWithLink(db, request.params.token, password);
       if (outcome === 'link')
         return render(reply, 'message', { title: request.t('set_password_title'), message: request.t('link_unusable') }, 404);
-      if (outcome !== null) return render(reply, 'set-password', { email: link.email, problem: outcome }, 422);
+      if (outcome !== null) return setPasswordPage(reply, link.email, outcome, 422);
       return reply.code(303).header('location', '/console/login?set=1').send();
     },
   );

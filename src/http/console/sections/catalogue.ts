@@ -17,6 +17,7 @@ import {
   startUploadedImport,
 } from '../../../services/catalogue/import/uploads.ts';
 import { InmoError } from '../../../errors.ts';
+import type { MessageKey } from '../i18n.ts';
 import { MAX_UPLOAD_BYTES, render } from '../page.ts';
 import { receiveUploads } from '../uploads.ts';
 import { csrfCheckedRoute, field, idParam, readForm, type ConsoleDeps } from '../forms.ts';
@@ -43,7 +44,7 @@ export async function cataloguePages(
     request: FastifyRequest,
     reply: FastifyReply,
     status = 200,
-    problem: string | null = null,
+    problem: MessageKey | null = null,
     newFeedUrl: string | null = null,
   ) => {
     const { businessId, role } = request.consoleSession!;

@@ -10,13 +10,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { channelOverview, connectChannel, sendTestTemplate, WEBHOOK_PATH } from '../../../services/messaging/channels.ts';
 import { GRAPH_API_BASE } from '../../../channels/whatsapp-cloud.ts';
 import { normalizePhone } from '../../../domain/leads/phone.ts';
-import { InmoError } from '../../../errors.ts';
+import { InmoError, type ErrorCode } from '../../../errors.ts';
+import type { MessageKey } from '../i18n.ts';
+import { messageKeyOf } from '../labels.ts';
 import { render } from '../page.ts';
 import { serverOrigin } from '../../origin.ts';
 import { csrfCheckedRoute, readForm, type ConsoleDeps } from '../forms.ts';
 import { ChannelForm, ChannelTestForm } from '../../../schemas/console-forms.ts';
 
-/** What each refusal of connectChannel tells the owner (message keys of i18n.ts). */
+/** What each refusal of connectChannel tells the owner. */
 const CHANNEL_PROBLEMS = {
   CHANNEL_PHONE_NUMBER_ID_BLANK: 'channel_phone_number_id_blank',
   CHANNEL_TEMPLATE_BLANK: 'channel_template_blank',
@@ -25,7 +27,7 @@ const CHANNEL_PROBLEMS = {
   CHANNEL_BASE_URL: 'channel_base_url_invalid',
   CHANNEL_LISTING_URL: 'channel_listing_url_invalid',
   CHANNEL_PHONE_NUMBER_ID_TAKEN: 'channel_phone_number_id_taken',
-} as const;
+} as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
 /**
  * The languages field, `gb=en_GB, fr=fr`: a lead's `preferred_language` → the template's
@@ -50,7 +52,12 @@ export async function channelPages(app: FastifyInstance, { db, outbound, publicU
   const channelPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    extra: { status?: number; problem?: string | null; form?: Record<string, string>; test?: { ok: boolean; text: string } | null } = {},
+    extra: {
+      status?: number;
+      problem?: MessageKey | null;
+      form?: Record<string, string>;
+      test?: { ok: boolean; text: string } | null;
+    } = {},
   ) => {
     const stored = await channelOverview(db, request.consoleSession!.businessId);
     const channel = stored && {
@@ -123,13 +130,15 @@ export async function channelPages(app: FastifyInstance, { db, outbound, publicU
         { type: 'user', id: request.consoleSession!.userId },
       );
     } catch (error) {
-      if (!(error instanceof InmoError) || !(error.code in CHANNEL_PROBLEMS)) throw error;
+      if (!(error instanceof InmoError)) throw error;
+      const problem = messageKeyOf(CHANNEL_PROBLEMS, error.code);
+      if (problem === undefined) throw error;
       request.errorCode = error.code;
       // No token given: the first time it is required; later, when the base URL moves.
       const firstTime = error.code === 'CHANNEL_TOKEN_REQUIRED' && !(await channelOverview(db, businessId));
       return channelPage(request, reply, {
         status: error.status === 409 ? 409 : 422,
-        problem: firstTime ? 'channel_token_missing' : CHANNEL_PROBLEMS[error.code as keyof typeof CHANNEL_PROBLEMS],
+        problem: firstTime ? 'channel_token_missing' : problem,
         form,
       });
     }

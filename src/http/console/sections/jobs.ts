@@ -7,13 +7,14 @@ import { listFailedJobs, retryJob } from '../../../services/failed-jobs.ts';
 import { listFollowUpRules, setFollowUpRule } from '../../../services/leads/follow-ups.ts';
 import { InmoError } from '../../../errors.ts';
 import { render } from '../page.ts';
+import type { MessageKey } from '../i18n.ts';
 import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
 import { FollowUpRuleForm } from '../../../schemas/console-forms.ts';
 
 export async function jobPages(app: FastifyInstance, { db, onJobsQueued }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
-  const jobsPage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: string | null = null) => {
+  const jobsPage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: MessageKey | null = null) => {
     const businessId = request.consoleSession!.businessId;
     const [jobs, rules] = await Promise.all([listFailedJobs(db, businessId), listFollowUpRules(db, businessId)]);
     return render(reply, 'jobs', { jobs, rules, problem }, status);

@@ -6,26 +6,29 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SCOPES } from '../../../domain/access/api-key.ts';
+import type { Static } from '@sinclair/typebox';
 import { KeyForm } from '../../../schemas/console-forms.ts';
 import { createApiKey, findApiKey, keyState, listApiKeys, revokeApiKey } from '../../../services/access/api-keys.ts';
-import { InmoError } from '../../../errors.ts';
+import { InmoError, type ErrorCode } from '../../../errors.ts';
+import type { MessageKey } from '../i18n.ts';
+import { messageKeyOf } from '../labels.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, dayStart, readForm, type ConsoleDeps } from '../forms.ts';
 
-/** What a refused field of the form tells the owner (message keys of i18n.ts). */
-const FIELD_PROBLEMS: Record<string, string> = {
+/** What a refused field of the form tells the owner. */
+const FIELD_PROBLEMS = {
   name: 'key_name_too_long',
   scopes: 'key_scopes_required',
   expires_on: 'key_expiry_invalid',
   kind: 'key_kind_invalid',
   origins: 'key_origins_invalid',
-};
+} as const satisfies Record<keyof Static<typeof KeyForm>, MessageKey>;
 
-/** What each refusal of createApiKey tells the owner (message keys of i18n.ts). */
+/** What each refusal of createApiKey tells the owner. */
 const KEY_PROBLEMS = {
   KEY_PUBLISHABLE_SCOPE: 'key_publishable_scope',
   KEY_ORIGIN_INVALID: 'key_origins_invalid',
-} as const;
+} as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
 export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
@@ -34,7 +37,7 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
     reply: FastifyReply,
     status = 200,
     form = { name: '', scopes: [] as string[], expires_on: '', kind: 'secret', origins: '' },
-    problem: string | null = null,
+    problem: MessageKey | null = null,
   ) => {
     const now = Date.now();
     const keys = (await listApiKeys(db, reply.request.consoleSession!.businessId))
@@ -48,7 +51,7 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
   app.post('/keys', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
     const { value, faults } = readForm(request.body, KeyForm);
     const form = { ...value, name: value.name.trim() };
-    if (faults.length > 0) return keysPage(reply, 422, form, FIELD_PROBLEMS[faults[0].field]);
+    if (faults.length > 0) return keysPage(reply, 422, form, messageKeyOf(FIELD_PROBLEMS, faults[0].field) ?? null);
     const scopes = SCOPES.filter((s) => form.scopes.includes(s));
     if (scopes.length === 0 || scopes.length !== form.scopes.length) return keysPage(reply, 422, form, 'key_scopes_required');
     // A publishable key (AC_PUB_, CONTRACT §13): a browser's, bound to its sites' origins, which
@@ -77,9 +80,11 @@ export async function keyPages(app: FastifyInstance, { db }: ConsoleDeps): Promi
         { type: 'user', id: request.consoleSession!.userId },
       );
     } catch (error) {
-      if (!(error instanceof InmoError) || !(error.code in KEY_PROBLEMS)) throw error;
+      if (!(error instanceof InmoError)) throw error;
+      const problem = messageKeyOf(KEY_PROBLEMS, error.code);
+      if (problem === undefined) throw error;
       request.errorCode = error.code;
-      return keysPage(reply, 422, form, KEY_PROBLEMS[error.code as keyof typeof KEY_PROBLEMS]);
+      return keysPage(reply, 422, form, problem);
     }
     return render(reply, 'key-created', { key }, 201);
   });

@@ -16,11 +16,11 @@ import {
   exportLead,
   listingSummaries,
   listLeadsPage,
-  showLead,
+  leadInFull,
   type LeadSearch,
 } from '../../../services/leads/leads.ts';
 import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/messaging/conversations.ts';
-import { InmoError } from '../../../errors.ts';
+import { InmoError, type ErrorCode } from '../../../errors.ts';
 import { eraseLead } from '../../../services/leads/erasure.ts';
 import { render } from '../page.ts';
 import { describeSearch } from '../criteria.ts';
@@ -38,31 +38,32 @@ import {
   type Actor,
 } from '../../../services/leads/pipeline.ts';
 import type { MessageKey } from '../i18n.ts';
+import { messageKeyOf } from '../labels.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
 
-/** The refusals of the conversation rules the lead page explains (message keys of i18n.ts). */
+/** The refusals of the conversation rules the lead page explains, and their words. */
 const CONVERSATION_PROBLEMS = {
-  REPLY_BLANK: true,
-  REPLY_TOO_LONG: true,
-  REPLY_NO_CHANNEL: true,
-  REPLY_OPTED_OUT: true,
-  REPLY_WINDOW_CLOSED: true,
-  RESUME_OPTED_OUT: true,
-  CONVERSATION_NOT_FOUND: true,
-};
+  REPLY_BLANK: 'REPLY_BLANK',
+  REPLY_TOO_LONG: 'REPLY_TOO_LONG',
+  REPLY_NO_CHANNEL: 'REPLY_NO_CHANNEL',
+  REPLY_OPTED_OUT: 'REPLY_OPTED_OUT',
+  REPLY_WINDOW_CLOSED: 'REPLY_WINDOW_CLOSED',
+  RESUME_OPTED_OUT: 'RESUME_OPTED_OUT',
+  CONVERSATION_NOT_FOUND: 'CONVERSATION_NOT_FOUND',
+} as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
-/** The refusals of the lead's work (services/leads/pipeline.ts) the lead page explains. */
+/** The refusals of the lead's work (services/leads/pipeline.ts) the lead page explains, and their words. */
 const WORK_PROBLEMS = {
-  LEAD_STATUS_INVALID: true,
-  LEAD_NOTE_BLANK: true,
-  LEAD_ASSIGNEE_UNKNOWN: true,
-  LEAD_ASSIGN_FORBIDDEN: true,
-  FOLLOW_UP_NOT_FOUND: true,
-  FOLLOW_UP_NOT_DUE: true,
-  FOLLOW_UP_DAY: true,
-};
+  LEAD_STATUS_INVALID: 'LEAD_STATUS_INVALID',
+  LEAD_NOTE_BLANK: 'LEAD_NOTE_BLANK',
+  LEAD_ASSIGNEE_UNKNOWN: 'LEAD_ASSIGNEE_UNKNOWN',
+  LEAD_ASSIGN_FORBIDDEN: 'LEAD_ASSIGN_FORBIDDEN',
+  FOLLOW_UP_NOT_FOUND: 'FOLLOW_UP_NOT_FOUND',
+  FOLLOW_UP_NOT_DUE: 'FOLLOW_UP_NOT_DUE',
+  FOLLOW_UP_DAY: 'FOLLOW_UP_DAY',
+} as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
 /** A form's fault, as the lead page says it (the form changed nothing). */
 class FormFault extends Error {
@@ -138,41 +139,41 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
   const ownLead = async (request: FastifyRequest<{ Params: { lead_id: string } }>) => {
     const id = idParam(request.params.lead_id);
     // Read within the session's business: another business's lead is not found, like a missing one.
-    const shown = id !== null ? await showLead(db, id, request.consoleSession!.businessId) : undefined;
-    if (!shown) throw new InmoError('NOT_FOUND');
-    return shown;
+    const full = id !== null ? await leadInFull(db, id, request.consoleSession!.businessId) : undefined;
+    if (!full) throw new InmoError('NOT_FOUND');
+    return full;
   };
 
   const leadPage = async (
     reply: FastifyReply,
-    shown: NonNullable<Awaited<ReturnType<typeof showLead>>>,
+    full: NonNullable<Awaited<ReturnType<typeof leadInFull>>>,
     status = 200,
-    problem: string | null = null,
+    problem: MessageKey | null = null,
     /** The section the problem is about: the conversation, the lead's work, its notes or its follow-ups. */
     problemAt: 'thread' | 'work' | 'notes' | 'follow' = 'thread',
   ) => {
-    const ids = [...shown.matches.map((m) => m.property_id), ...shown.near_misses.map((m) => m.property_id)];
-    const summaries = new Map((await listingSummaries(db, shown.lead.business_id, ids)).map((p) => [p.id, p]));
-    const users = await assignableUsers(db, shown.lead.business_id);
+    const ids = [...full.matches.map((m) => m.property_id), ...full.near_misses.map((m) => m.property_id)];
+    const summaries = new Map((await listingSummaries(db, full.lead.business_id, ids)).map((p) => [p.id, p]));
+    const users = await assignableUsers(db, full.lead.business_id);
     const emails = new Map(users.map((u) => [u.id, u.email]));
-    const until = shown.conversation.window_open_until;
+    const until = full.conversation.window_open_until;
     return render(
       reply,
       'lead',
       {
         describeSearch,
-        title: shown.lead.name ?? reply.request.t('unnamed'),
-        shown,
+        title: full.lead.name ?? reply.request.t('unnamed'),
+        full,
         problem,
         problemAt,
         statuses: LEAD_STATUSES,
         users,
         emails,
-        history: await listLeadHistory(db, shown.lead.business_id, shown.lead.id),
-        interactions: await listLeadInteractions(db, shown.lead.business_id, shown.lead.id),
-        windowOpen: shown.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),
-        matches: shown.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
-        nearMisses: shown.near_misses
+        history: await listLeadHistory(db, full.lead.business_id, full.lead.id),
+        interactions: await listLeadInteractions(db, full.lead.business_id, full.lead.id),
+        windowOpen: full.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),
+        matches: full.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
+        nearMisses: full.near_misses
           .map((m) => ({ property: summaries.get(m.property_id), missed: (m.failed ?? '').split(',').filter(Boolean) }))
           .filter((m) => m.property !== undefined),
       },
@@ -181,18 +182,18 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
   };
 
   app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => {
-    const shown = await ownLead(request);
+    const full = await ownLead(request);
     // An agent has now seen what the lead wrote: the inbox stops counting it.
-    await markConversationSeen(db, shown.lead.business_id, shown.lead.id);
-    return leadPage(reply, shown);
+    await markConversationSeen(db, full.lead.business_id, full.lead.id);
+    return leadPage(reply, full);
   });
 
   // Everything held on the lead, as GET /v1/ext/leads/{id}/export gives it (CONTRACT §18): owners.
   app.get<{ Params: { lead_id: string } }>('/leads/:lead_id/export', { config: { consoleAccess: 'owner' } }, async (request, reply) => {
-    const shown = await ownLead(request);
-    const document = await exportLead(db, shown.lead.business_id, shown.lead.id, { type: 'user', id: request.consoleSession!.userId });
+    const full = await ownLead(request);
+    const document = await exportLead(db, full.lead.business_id, full.lead.id, { type: 'user', id: request.consoleSession!.userId });
     return reply
-      .header('content-disposition', `attachment; filename="lead-${shown.lead.id}.json"`)
+      .header('content-disposition', `attachment; filename="lead-${full.lead.id}.json"`)
       .header('cache-control', 'no-store')
       .type('application/json; charset=utf-8')
       .send(JSON.stringify(document, null, 2));
@@ -200,8 +201,8 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
 
   // Erasure (CONTRACT §18, GDPR Art. 17): owners, after a page that says what goes.
   app.get<{ Params: { lead_id: string } }>('/leads/:lead_id/erase', { config: { consoleAccess: 'owner' } }, async (request, reply) => {
-    const shown = await ownLead(request);
-    return render(reply, 'lead-erase', { lead: shown.lead, title: shown.lead.name ?? reply.request.t('unnamed') });
+    const full = await ownLead(request);
+    return render(reply, 'lead-erase', { lead: full.lead, title: full.lead.name ?? reply.request.t('unnamed') });
   });
 
   app.post<{ Params: { lead_id: string } }>(
@@ -242,17 +243,19 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
    */
   const conversationAction = (act: (leadId: number, body: unknown) => Promise<unknown>) => {
     return async (request: FastifyRequest<{ Params: { lead_id: string } }>, reply: FastifyReply) => {
-      const shown = await ownLead(request);
+      const full = await ownLead(request);
       try {
-        await act(shown.lead.id, request.body);
+        await act(full.lead.id, request.body);
       } catch (error) {
-        if (!(error instanceof InmoError) || error.status >= 500 || !(error.code in CONVERSATION_PROBLEMS)) throw error;
+        if (!(error instanceof InmoError) || error.status >= 500) throw error;
+        const problem = messageKeyOf(CONVERSATION_PROBLEMS, error.code);
+        if (problem === undefined) throw error;
         request.errorCode = error.code;
         // The refusal changed nothing: the lead read above is still the page.
-        return leadPage(reply, shown, error.status, error.code);
+        return leadPage(reply, full, error.status, problem);
       }
       onJobsQueued();
-      return reply.code(303).header('location', `/console/leads/${shown.lead.id}#h-thread`).send();
+      return reply.code(303).header('location', `/console/leads/${full.lead.id}#h-thread`).send();
     };
   };
   app.post<{ Params: { lead_id: string } }>(
@@ -281,18 +284,20 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     anchor: string,
   ) => {
     return async (request: FastifyRequest<{ Params: P }>, reply: FastifyReply) => {
-      const shown = await ownLead(request);
+      const full = await ownLead(request);
       const session = request.consoleSession!;
       try {
-        await act({ userId: session.userId, role: session.role, businessId: session.businessId }, shown.lead.id, request.body, request);
+        await act({ userId: session.userId, role: session.role, businessId: session.businessId }, full.lead.id, request.body, request);
       } catch (error) {
         const at = anchor === 'h-notes' ? 'notes' : anchor === 'h-follow' ? 'follow' : 'work';
-        if (error instanceof FormFault) return leadPage(reply, shown, 422, error.problem, at);
-        if (!(error instanceof InmoError) || error.status >= 500 || !(error.code in WORK_PROBLEMS)) throw error;
+        if (error instanceof FormFault) return leadPage(reply, full, 422, error.problem, at);
+        if (!(error instanceof InmoError) || error.status >= 500) throw error;
+        const problem = messageKeyOf(WORK_PROBLEMS, error.code);
+        if (problem === undefined) throw error;
         request.errorCode = error.code;
-        return leadPage(reply, shown, error.status, error.code, at);
+        return leadPage(reply, full, error.status, problem, at);
       }
-      return reply.code(303).header('location', `/console/leads/${shown.lead.id}#${anchor}`).send();
+      return reply.code(303).header('location', `/console/leads/${full.lead.id}#${anchor}`).send();
     };
   };
   app.post<{ Params: { lead_id: string } }>(

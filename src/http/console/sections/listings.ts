@@ -29,7 +29,7 @@ import {
   listingsPage,
   moveListing,
   saveListing,
-  showListing,
+  listingInFull,
   STATUS_MOVES,
   switchListing,
   type ListingFault,
@@ -241,16 +241,16 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   /** The listing of the URL, if it is the session's business's; else 404, as for a missing one. */
   const ownListing = async (request: FastifyRequest<{ Params: { id: string } }>) => {
     const id = idParam(request.params.id);
-    const shown = id === null ? undefined : await showListing(db, request.consoleSession!.businessId, id);
-    if (!shown) throw new InmoError('NOT_FOUND');
-    return shown;
+    const listing = id === null ? undefined : await listingInFull(db, request.consoleSession!.businessId, id);
+    if (!listing) throw new InmoError('NOT_FOUND');
+    return listing;
   };
 
   const listingPage = (
     request: FastifyRequest,
     reply: FastifyReply,
-    shown: NonNullable<Awaited<ReturnType<typeof showListing>>>,
-    values = valuesOf(shown.record),
+    listing: NonNullable<Awaited<ReturnType<typeof listingInFull>>>,
+    values = valuesOf(listing.record),
     faults: ListingFault[] = [],
     status = 200,
     problem: string | null = null,
@@ -260,15 +260,15 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
       'property',
       values,
       {
-        listing: shown,
-        preview: shown.published === null ? null : JSON.stringify(shown.published, null, 2),
-        moves: STATUS_MOVES[shown.fields.status] ?? [],
+        listing,
+        preview: listing.published === null ? null : JSON.stringify(listing.published, null, 2),
+        moves: STATUS_MOVES[listing.fields.status] ?? [],
         saved: (request.query as Record<string, string>).saved === '1' && status === 200,
         added: (request.query as Record<string, string>).added === '1' && status === 200,
         maxPhotoBytes: MAX_PHOTO_BYTES,
         photoActions: PHOTO_ACTIONS,
         problem,
-        back: `/console/properties/${shown.id}`,
+        back: `/console/properties/${listing.id}`,
       },
       faults,
       status,
@@ -277,20 +277,20 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   app.get<{ Params: { id: string } }>('/properties/:id', async (request, reply) => listingPage(request, reply, await ownListing(request)));
 
   app.post<{ Params: { id: string } }>('/properties/:id', csrfChecked, async (request, reply) => {
-    const shown = await ownListing(request);
+    const listing = await ownListing(request);
     // Photos and videos are not the form's: kept as they are when the edit is written (an upload may have come since).
-    const { images: _images, videos: _videos, ...edited } = recordFromForm(request.body, shown.record);
+    const { images: _images, videos: _videos, ...edited } = recordFromForm(request.body, listing.record);
     try {
-      await saveListing(db, request.consoleSession!.businessId, shown.id, edited, {
+      await saveListing(db, request.consoleSession!.businessId, listing.id, edited, {
         type: 'user',
         id: request.consoleSession!.userId,
       });
     } catch (error) {
       if (!(error instanceof ListingInvalidError)) throw error;
       request.errorCode = 'LISTING_INVALID';
-      return listingPage(request, reply, shown, formValues(request.body), error.faults, 422);
+      return listingPage(request, reply, listing, formValues(request.body), error.faults, 422);
     }
-    return reply.code(303).header('location', `/console/properties/${shown.id}?saved=1`).send();
+    return reply.code(303).header('location', `/console/properties/${listing.id}?saved=1`).send();
   });
 
   /** Where a one-click change returns: the page it was made from (a listings page or the listing's), never elsewhere. */
@@ -298,16 +298,16 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     /^\/console\/properties(\/\d+)?(\?[^\s#]*)?$/.test(back) ? back : `/console/properties/${id}`;
 
   app.post<{ Params: { id: string } }>('/properties/:id/status', csrfChecked, async (request, reply) => {
-    const shown = await ownListing(request);
+    const listing = await ownListing(request);
     const { status, back } = readForm(request.body, ListingStatusForm).value;
     try {
-      await moveListing(db, request.consoleSession!.businessId, shown.id, status, { type: 'user', id: request.consoleSession!.userId });
+      await moveListing(db, request.consoleSession!.businessId, listing.id, status, { type: 'user', id: request.consoleSession!.userId });
     } catch (error) {
       if (!(error instanceof InmoError) || error.code !== 'LISTING_STATUS_MOVE') throw error;
       request.errorCode = error.code;
-      return listingPage(request, reply, shown, undefined, [], 409, request.t('LISTING_STATUS_MOVE'));
+      return listingPage(request, reply, listing, undefined, [], 409, request.t('LISTING_STATUS_MOVE'));
     }
-    return reply.code(303).header('location', backTo(back, shown.id)).send();
+    return reply.code(303).header('location', backTo(back, listing.id)).send();
   });
 
   for (const [path, flag] of [
@@ -315,22 +315,22 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     ['featured', 'is_featured'],
   ] as const) {
     app.post<{ Params: { id: string } }>(`/properties/:id/${path}`, csrfChecked, async (request, reply) => {
-      const shown = await ownListing(request);
+      const listing = await ownListing(request);
       const { value, back } = readForm(request.body, ListingSwitchForm).value;
-      await switchListing(db, request.consoleSession!.businessId, shown.id, flag, value === '1', {
+      await switchListing(db, request.consoleSession!.businessId, listing.id, flag, value === '1', {
         type: 'user',
         id: request.consoleSession!.userId,
       });
-      return reply.code(303).header('location', backTo(back, shown.id)).send();
+      return reply.code(303).header('location', backTo(back, listing.id)).send();
     });
   }
 
   // Photos: files read only here, after the session and CSRF checks (the token in the URL).
   app.post<{ Params: { id: string } }>('/properties/:id/images', csrfChecked, async (request, reply) => {
-    const shown = await ownListing(request);
+    const listing = await ownListing(request);
     const refuse = (status: number, problem: string) => {
       request.errorCode = 'PHOTO_REFUSED';
-      return listingPage(request, reply, shown, undefined, [], status, problem);
+      return listingPage(request, reply, listing, undefined, [], status, problem);
     };
     let upload;
     try {
@@ -343,26 +343,26 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     }
     if (!upload || upload.files.length === 0) return refuse(422, request.t('photo_missing'));
     try {
-      await addPhotos(db, media.store, request.consoleSession!.businessId, shown.id, upload.files, (key) =>
+      await addPhotos(db, media.store, request.consoleSession!.businessId, listing.id, upload.files, (key) =>
         mediaUrl(media, publicUrl, request, key),
       );
     } catch (error) {
       if (!(error instanceof PhotoRefusedError)) throw error;
       return refuse(422, request.t(PHOTO_REFUSALS[error.reason], { file: error.fileName }));
     }
-    return reply.code(303).header('location', `/console/properties/${shown.id}?added=1#h-photos`).send();
+    return reply.code(303).header('location', `/console/properties/${listing.id}?added=1#h-photos`).send();
   });
 
   app.post<{ Params: { id: string; image_id: string } }>('/properties/:id/images/:image_id', csrfChecked, async (request, reply) => {
-    const shown = await ownListing(request);
+    const listing = await ownListing(request);
     const imageId = idParam(request.params.image_id);
-    if (imageId === null || !shown.images.some((i) => i.id === imageId)) throw new InmoError('NOT_FOUND');
+    if (imageId === null || !listing.images.some((i) => i.id === imageId)) throw new InmoError('NOT_FOUND');
     const { action, title } = readForm(request.body, PhotoForm).value;
     if (!(PHOTO_ACTIONS as readonly string[]).includes(action)) {
       request.errorCode = 'PHOTO_ACTION';
-      return listingPage(request, reply, shown, undefined, [], 422, request.t('photo_action_invalid'));
+      return listingPage(request, reply, listing, undefined, [], 422, request.t('photo_action_invalid'));
     }
-    await changePhoto(db, media.store, request.consoleSession!.businessId, shown.id, imageId, action as PhotoAction, title);
-    return reply.code(303).header('location', `/console/properties/${shown.id}#h-photos`).send();
+    await changePhoto(db, media.store, request.consoleSession!.businessId, listing.id, imageId, action as PhotoAction, title);
+    return reply.code(303).header('location', `/console/properties/${listing.id}#h-photos`).send();
   });
 }

@@ -4,11 +4,20 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, createUser, disableUser, findUser, listUsers } from '../../../services/access/console-users.ts';
-import { InmoError } from '../../../errors.ts';
+import { InmoError, type ErrorCode } from '../../../errors.ts';
+import type { MessageKey } from '../i18n.ts';
+import { messageKeyOf } from '../labels.ts';
 import { render } from '../page.ts';
 import { serverOrigin } from '../../origin.ts';
 import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
 import { UserForm } from '../../../schemas/console-forms.ts';
+
+/** The refusals of createUser the page explains, and their words. */
+const USER_PROBLEMS = {
+  USER_EMAIL_INVALID: 'USER_EMAIL_INVALID',
+  USER_EMAIL_TAKEN: 'USER_EMAIL_TAKEN',
+  USER_ROLE_UNKNOWN: 'USER_ROLE_UNKNOWN',
+} as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
 export async function userPages(app: FastifyInstance, { db, publicUrl }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
@@ -16,7 +25,7 @@ export async function userPages(app: FastifyInstance, { db, publicUrl }: Console
   const usersPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    extra: { status?: number; problem?: string | null; email?: string; link?: string | null } = {},
+    extra: { status?: number; problem?: MessageKey | null; email?: string; link?: string | null } = {},
   ) => {
     const users = await listUsers(db, request.consoleSession!.businessId);
     return render(
@@ -43,10 +52,11 @@ export async function userPages(app: FastifyInstance, { db, publicUrl }: Console
       // The link is shown once, here: the page is not cached (no-store) and the link is kept only as a hash.
       return await usersPage(request, reply, { status: 201, link: `${serverOrigin(request, publicUrl)}${user.set_password_url}` });
     } catch (error) {
-      if (!(error instanceof InmoError) || !['USER_EMAIL_INVALID', 'USER_EMAIL_TAKEN', 'USER_ROLE_UNKNOWN'].includes(error.code))
-        throw error;
+      if (!(error instanceof InmoError)) throw error;
+      const problem = messageKeyOf(USER_PROBLEMS, error.code);
+      if (problem === undefined) throw error;
       request.errorCode = error.code;
-      return usersPage(request, reply, { status: error.status === 409 ? 409 : 422, problem: error.code, email });
+      return usersPage(request, reply, { status: error.status === 409 ? 409 : 422, problem, email });
     }
   });
 

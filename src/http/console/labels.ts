@@ -1,0 +1,246 @@
+/**
+ * The words of the values the console shows (issue 42): a lead's status, a listing's type, a
+ * key's state… Each vocabulary maps every one of its values to a message key of i18n.ts, so a
+ * value without words, or a key missing from messages/es.json, does not compile. No page or
+ * template builds a key from a value: templates call `it.label.<vocabulary>(value)` (page.ts
+ * hands them {@link labeller}), and test/unit/console-labels.test.ts checks that they do.
+ */
+import type { ConversationState, FollowUpState, LeadInteractionTable } from '../../db/types.ts';
+import type { Scope } from '../../domain/access/api-key.ts';
+import type { AddressPrivacy, Operation, PropertyStatus, PropertyType, RentalType } from '../../domain/catalogue/terms.ts';
+import type { LeadStatus, LeadType } from '../../domain/leads/rules.ts';
+import type { ApiKeyInfo, keyState } from '../../services/access/api-keys.ts';
+import type { AuditAction } from '../../services/access/audit.ts';
+import type { Role, UserInfo } from '../../services/access/console-users.ts';
+import type { HiddenBecause } from '../../services/catalogue/listings.ts';
+import type { CatalogueImportRow } from '../../services/catalogue/import/uploads.ts';
+import type { ListingForm } from '../../schemas/console-forms.ts';
+import type { Static } from '@sinclair/typebox';
+import type { MessageKey, Translate } from './i18n.ts';
+
+export const LEAD_STATUS_LABEL = {
+  new: 'lead_status_new',
+  searching_property: 'lead_status_searching_property',
+  active_negotiation: 'lead_status_active_negotiation',
+  closed: 'lead_status_closed',
+  inactive: 'lead_status_inactive',
+} as const satisfies Record<LeadStatus, MessageKey>;
+
+export const LEAD_TYPE_LABEL = {
+  demandante: 'lead_type_demandante',
+  propietario: 'lead_type_propietario',
+  'agencia-inmobiliaria': 'lead_type_agencia-inmobiliaria',
+  'entidad-bancaria': 'lead_type_entidad-bancaria',
+  'proveedor-servicios': 'lead_type_proveedor-servicios',
+} as const satisfies Record<LeadType, MessageKey>;
+
+/** How a request about a known lead came (CONTRACT §22). */
+export const INTERACTION_CHANNEL_LABEL = {
+  inquiry: 'interaction_inquiry',
+  ingest: 'interaction_ingest',
+} as const satisfies Record<LeadInteractionTable['channel'], MessageKey>;
+
+export const FOLLOW_UP_STATE_LABEL = {
+  scheduled: 'follow_up_scheduled',
+  due: 'follow_up_due',
+  done: 'follow_up_done',
+} as const satisfies Record<FollowUpState, MessageKey>;
+
+export const CONVERSATION_STATE_LABEL = {
+  assistant: 'conversation_assistant',
+  waiting_for_agent: 'conversation_waiting_for_agent',
+  opted_out: 'conversation_opted_out',
+} as const satisfies Record<ConversationState, MessageKey>;
+
+export const PROPERTY_STATUS_LABEL = {
+  disponible: 'property_status_disponible',
+  reservada: 'property_status_reservada',
+  vendida: 'property_status_vendida',
+  alquilada: 'property_status_alquilada',
+  retirada: 'property_status_retirada',
+} as const satisfies Record<PropertyStatus, MessageKey>;
+
+/** The button that moves a listing to a status (services/catalogue/listings.ts `STATUS_MOVES`). */
+export const STATUS_MOVE_LABEL = {
+  disponible: 'move_disponible',
+  reservada: 'move_reservada',
+  vendida: 'move_vendida',
+  alquilada: 'move_alquilada',
+  retirada: 'move_retirada',
+} as const satisfies Record<PropertyStatus, MessageKey>;
+
+export const PROPERTY_TYPE_LABEL = {
+  apartamento: 'property_type_apartamento',
+  casa: 'property_type_casa',
+  local: 'property_type_local',
+  nave: 'property_type_nave',
+  almacenaje: 'property_type_almacenaje',
+  oficina: 'property_type_oficina',
+  terreno: 'property_type_terreno',
+  aparcamiento: 'property_type_aparcamiento',
+  edificio: 'property_type_edificio',
+} as const satisfies Record<PropertyType, MessageKey>;
+
+export const OPERATION_LABEL = {
+  venta: 'operation_venta',
+  alquiler: 'operation_alquiler',
+  traspaso: 'operation_traspaso',
+} as const satisfies Record<Operation, MessageKey>;
+
+export const RENTAL_TYPE_LABEL = {
+  anual: 'rental_type_anual',
+  temporal: 'rental_type_temporal',
+  vacacional: 'rental_type_vacacional',
+} as const satisfies Record<RentalType, MessageKey>;
+
+export const ADDRESS_PRIVACY_LABEL = {
+  public: 'privacy_public',
+  approximate: 'privacy_approximate',
+  hidden: 'privacy_hidden',
+} as const satisfies Record<AddressPrivacy, MessageKey>;
+
+/** Why a listing's public page shows nothing. */
+export const HIDDEN_BECAUSE_LABEL = {
+  not_public: 'hidden_not_public',
+  vendida: 'hidden_vendida',
+  alquilada: 'hidden_alquilada',
+  retirada: 'hidden_retirada',
+} as const satisfies Record<HiddenBecause, MessageKey>;
+
+/** Each field of the listing form (schemas/console-forms.ts `ListingForm`), as its label and its faults name it. */
+export const LISTING_FIELD_LABEL = {
+  external_ref: 'field_external_ref',
+  title: 'field_title',
+  description: 'field_description',
+  operation: 'field_operation',
+  rental_type: 'field_rental_type',
+  type: 'field_type',
+  subtype: 'field_subtype',
+  price: 'field_price',
+  price_rent: 'field_price_rent',
+  price_transfer: 'field_price_transfer',
+  size_total: 'field_size_total',
+  bedrooms: 'field_bedrooms',
+  bathrooms: 'field_bathrooms',
+  address: 'field_address',
+  address_approximate: 'field_address_approximate',
+  building_name: 'field_building_name',
+  postal_code: 'field_postal_code',
+  city: 'field_city',
+  province: 'field_province',
+  country: 'field_country',
+  lat: 'field_lat',
+  lon: 'field_lon',
+  address_privacy: 'field_address_privacy',
+  status: 'field_status',
+  public: 'field_public',
+  is_featured: 'field_is_featured',
+  features: 'field_features',
+} as const satisfies Record<keyof Static<typeof ListingForm>, MessageKey>;
+
+export const IMPORT_STATE_LABEL = {
+  running: 'import_state_running',
+  indexing: 'import_state_indexing',
+  done: 'import_state_done',
+  failed: 'import_state_failed',
+} as const satisfies Record<CatalogueImportRow['state'], MessageKey>;
+
+export const KEY_STATE_LABEL = {
+  active: 'state_active',
+  revoked: 'state_revoked',
+  expired: 'state_expired',
+} as const satisfies Record<ReturnType<typeof keyState>, MessageKey>;
+
+export const KEY_KIND_LABEL = {
+  secret: 'key_kind_secret',
+  publishable: 'key_kind_publishable',
+} as const satisfies Record<ApiKeyInfo['kind'], MessageKey>;
+
+/** A key's kind in the list of keys, in few words. */
+export const KEY_KIND_SHORT_LABEL = {
+  secret: 'key_kind_secret_short',
+  publishable: 'key_kind_publishable_short',
+} as const satisfies Record<ApiKeyInfo['kind'], MessageKey>;
+
+export const SCOPE_LABEL = {
+  'properties:read': 'scope_properties_read',
+  'leads:read': 'scope_leads_read',
+  'leads:ingest': 'scope_leads_ingest',
+  'events:read': 'scope_events_read',
+  'leads:erase': 'scope_leads_erase',
+} as const satisfies Record<Scope, MessageKey>;
+
+export const ROLE_LABEL = {
+  owner: 'role_owner',
+  agent: 'role_agent',
+} as const satisfies Record<Role, MessageKey>;
+
+export const USER_STATE_LABEL = {
+  invited: 'user_state_invited',
+  active: 'user_state_active',
+  disabled: 'user_state_disabled',
+} as const satisfies Record<UserInfo['state'], MessageKey>;
+
+export const AUDIT_ACTION_LABEL = {
+  'key.create': 'audit_action_key_create',
+  'key.revoke': 'audit_action_key_revoke',
+  'user.invite': 'audit_action_user_invite',
+  'user.disable': 'audit_action_user_disable',
+  'channel.connect': 'audit_action_channel_connect',
+  'channel.change': 'audit_action_channel_change',
+  'webhook.add': 'audit_action_webhook_add',
+  'webhook.disable': 'audit_action_webhook_disable',
+  'webhook.rotate_secret': 'audit_action_webhook_rotate_secret',
+  'lead.export': 'audit_action_lead_export',
+  'lead.erase': 'audit_action_lead_erase',
+  'property.withdraw': 'audit_action_property_withdraw',
+} as const satisfies Record<AuditAction, MessageKey>;
+
+/** Every vocabulary the templates label, by the name they call it: `it.label.leadStatus(s)`. */
+export const LABELS = {
+  leadStatus: LEAD_STATUS_LABEL,
+  leadType: LEAD_TYPE_LABEL,
+  interactionChannel: INTERACTION_CHANNEL_LABEL,
+  followUpState: FOLLOW_UP_STATE_LABEL,
+  conversationState: CONVERSATION_STATE_LABEL,
+  propertyStatus: PROPERTY_STATUS_LABEL,
+  statusMove: STATUS_MOVE_LABEL,
+  propertyType: PROPERTY_TYPE_LABEL,
+  operation: OPERATION_LABEL,
+  rentalType: RENTAL_TYPE_LABEL,
+  addressPrivacy: ADDRESS_PRIVACY_LABEL,
+  hiddenBecause: HIDDEN_BECAUSE_LABEL,
+  listingField: LISTING_FIELD_LABEL,
+  importState: IMPORT_STATE_LABEL,
+  keyState: KEY_STATE_LABEL,
+  keyKind: KEY_KIND_LABEL,
+  keyKindShort: KEY_KIND_SHORT_LABEL,
+  scope: SCOPE_LABEL,
+  role: ROLE_LABEL,
+  userState: USER_STATE_LABEL,
+  auditAction: AUDIT_ACTION_LABEL,
+} as const satisfies Record<string, Readonly<Record<string, MessageKey>>>;
+
+/** A vocabulary's labeller: the words of a value, or the value itself when the vocabulary does not know it. */
+export type Labels = { readonly [Vocabulary in keyof typeof LABELS]: (value: string) => string };
+
+/**
+ * The message key of `value` in a mapping (a vocabulary above, or the refusals a page explains),
+ * or undefined when it has none. Own keys only: `constructor` finds nothing.
+ */
+export function messageKeyOf(mapping: Readonly<Record<string, MessageKey>>, value: string): MessageKey | undefined {
+  return Object.hasOwn(mapping, value) ? mapping[value] : undefined;
+}
+
+/** A label of `mapping` in `t`'s language, or `value` as it is when the mapping has no words for it. */
+export function labelOf(t: Translate, mapping: Readonly<Record<string, MessageKey>>, value: string): string {
+  const key = messageKeyOf(mapping, value);
+  return key === undefined ? value : t(key);
+}
+
+/** Every vocabulary's labeller in `t`'s language, for the templates (`it.label`). */
+export function labeller(t: Translate): Labels {
+  return Object.fromEntries(
+    Object.entries(LABELS).map(([vocabulary, mapping]) => [vocabulary, (value: string) => labelOf(t, mapping, value)]),
+  ) as unknown as Labels;
+}
