@@ -144,7 +144,7 @@ describe.skipIf(!here)('the console in Chromium', () => {
       ),
     });
     await page.getByRole('button', { name: 'Importar' }).click();
-    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 15_000 }).toContain('terminada');
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('terminada');
     const rejected = page.getByRole('region', { name: 'Líneas rechazadas' });
     await expect(rejected.getByRole('row').nth(1).textContent()).resolves.toMatch(/^2\S/);
     await check(page, 'catalogue-import');
