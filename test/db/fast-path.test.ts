@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import { brotliDecompressSync } from 'node:zlib';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createApiKey, revokeApiKey } from '../../src/services/access/api-keys.ts';
 import { saveListing } from '../../src/services/catalogue/listings.ts';
@@ -124,12 +124,23 @@ describe('the fast path', () => {
   });
 
   it('refuses an expired key at its expiry', async () => {
-    const expiresAt = new Date(Date.now() + 1200).toISOString();
-    const { key } = await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read'], expiresAt });
-    for (let i = 0; i < 3; i++) expect((await fetchRaw('/me', { 'x-api-key': key })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 10));
-    const refused = await fetchRaw('/me', { 'x-api-key': key });
-    expect([refused.status, JSON.parse(refused.body.toString()).detail]).toEqual([401, 'API key has expired']);
+    // Both paths read the time from Date.now(): the clock stands still until the test moves it.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const expiresAt = new Date(Date.now() + 10_000).toISOString();
+      const { key } = await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read'], expiresAt });
+      for (let i = 0; i < 3; i++) expect((await fetchRaw('/me', { 'x-api-key': key })).status).toBe(200);
+      // A millisecond before its expiry, still served (by the fast path now); at it, refused.
+      vi.setSystemTime(Date.parse(expiresAt) - 1);
+      const hits = t.app.fastPath!.hits;
+      expect((await fetchRaw('/me', { 'x-api-key': key })).status).toBe(200);
+      expect(t.app.fastPath!.hits).toBe(hits + 1);
+      vi.setSystemTime(Date.parse(expiresAt));
+      const refused = await fetchRaw('/me', { 'x-api-key': key });
+      expect([refused.status, JSON.parse(refused.body.toString()).detail]).toEqual([401, 'API key has expired']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('asks for the route’s scope (401), and sends a cross-site secret key to the full path’s refusal', async () => {
