@@ -128,7 +128,7 @@ describe.skipIf(!here)('the console in Chromium', () => {
     const leadPath = page.url().slice(origin.length);
     // Erasing a lead asks first, saying what goes (owners).
     await page.getByRole('link', { name: 'Borrar este lead' }).click();
-    await expect(page.getByRole('button', { name: 'Borrar para siempre' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Borrar para siempre' }).waitFor({ state: 'visible' });
     await check(page, 'lead-erase');
     await page.getByRole('link', { name: 'Cancelar' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Marta Compradora');
