@@ -35,6 +35,9 @@ const tier = (name: string, include: string[], engine?: 'sqlite' | 'postgres', e
     pool: 'forks' as const,
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // expect.poll's deadline (vitest's default is 1 s): a condition waited for is given as long as
+    // a loaded machine may need. A test that needs longer than its own 30 s says so.
+    expect: { poll: { timeout: 30_000 } },
   },
 });
 

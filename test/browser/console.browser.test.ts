@@ -128,7 +128,7 @@ describe.skipIf(!here)('the console in Chromium', () => {
     const leadPath = page.url().slice(origin.length);
     // Erasing a lead asks first, saying what goes (owners).
     await page.getByRole('link', { name: 'Borrar este lead' }).click();
-    await expect(page.getByRole('button', { name: 'Borrar para siempre' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Borrar para siempre' }).waitFor({ state: 'visible' });
     await check(page, 'lead-erase');
     await page.getByRole('link', { name: 'Cancelar' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Marta Compradora');
@@ -144,7 +144,7 @@ describe.skipIf(!here)('the console in Chromium', () => {
       ),
     });
     await page.getByRole('button', { name: 'Importar' }).click();
-    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 15_000 }).toContain('terminada');
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('terminada');
     const rejected = page.getByRole('region', { name: 'Líneas rechazadas' });
     await expect(rejected.getByRole('row').nth(1).textContent()).resolves.toMatch(/^2\S/);
     await check(page, 'catalogue-import');

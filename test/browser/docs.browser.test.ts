@@ -53,5 +53,5 @@ describe.skipIf(!here)('the interactive API docs', () => {
       expect(await page.locator('.opblock').count()).toBeGreaterThan(10);
     }
     expect(blocked).toEqual([]);
-  });
+  }, 120_000);
 });

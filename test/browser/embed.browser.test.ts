@@ -108,7 +108,7 @@ ${form('inmo-rental-form')}
     await form.getByRole('button', { name: 'Enviar' }).click();
     // The API refuses the phone: its field is marked, the message beside it, focus on it.
     await expect.poll(() => form.getByLabel('Teléfono', { exact: true }).getAttribute('aria-invalid')).toBe('true');
-    await expect(form.getByText('Escribe un teléfono válido').isVisible()).resolves.toBe(true);
+    await form.getByText('Escribe un teléfono válido').waitFor({ state: 'visible' });
     expect(await phones()).toEqual([]);
     await axeCheck(tab, violations, 'embed-refused', 'desktop');
 
@@ -240,8 +240,9 @@ ${form('inmo-rental-form')}
     await listings.getByRole('link', { name: 'Piso en venta 0' }).click();
     await expect.poll(() => listings.locator('inmo-property h2').textContent()).toBe('Piso en venta 0');
     const property = listings.locator('inmo-property');
-    await expect(property.getByText('Foto 1 de 1').count()).resolves.toBe(0);
+    // Its photo shown (waited for), and with one photo no counter.
     await expect(property.locator('img').getAttribute('alt')).resolves.toBe('Salón');
+    await expect(property.getByText('Foto 1 de 1').count()).resolves.toBe(0);
     const asked = property.locator('inmo-inquiry-form');
     const listingId = await asked.getAttribute('property-id');
     expect(listingId).toMatch(/^\d+$/);
@@ -282,7 +283,7 @@ ${form('inmo-rental-form')}
     tab.on('console', (message) => message.type() === 'error' && refused.push(message.text()));
     await tab.goto(`${server}/embed/demo?key=${key}`);
     await expect.poll(() => tab.locator('inmo-listings article').count()).toBeGreaterThan(0);
-    await expect(tab.locator('inmo-rental-form').getByRole('button', { name: 'Enviar' }).isVisible()).resolves.toBe(true);
+    await tab.locator('inmo-rental-form').getByRole('button', { name: 'Enviar' }).waitFor({ state: 'visible' });
     const violations: string[] = [];
     await axeCheck(tab, violations, 'embed-demo', 'desktop');
     await tab.setViewportSize(WIDTHS.phone);

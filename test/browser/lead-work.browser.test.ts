@@ -111,6 +111,9 @@ describe.skipIf(!here)('the lead pipeline in Chromium', () => {
     await first.getByRole('link', { name: 'Abrir y responder' }).click();
     await expect(page.locator('h1').textContent()).resolves.toBe('Bruno Gil');
     await page.getByRole('link', { name: 'Bandeja' }).click();
+    // The inbox loaded whole (a count does not wait for it), then: nothing unread.
+    await page.waitForURL(`${origin}/console/inbox`);
+    await expect(page.locator('.inbox .conversation').first().locator('strong').textContent()).resolves.toBe('Bruno Gil');
     await expect(page.locator('.inbox .conversation').first().locator('.badge').count()).resolves.toBe(0);
 
     // Lucía's page: her search in plain words, then the agent works the lead.
@@ -130,7 +133,8 @@ describe.skipIf(!here)('the lead pipeline in Chromium', () => {
     await page.getByLabel('Nota', { exact: true }).fill('Llamada: quiere ver el piso de Delicias.');
     await page.getByRole('button', { name: 'Añadir nota' }).click();
     const history = page.locator('.history li');
-    await expect(history.count()).resolves.toBe(3);
+    // The page after the note (the one before had two lines), waited for.
+    await expect.poll(() => history.count()).toBe(3);
     await expect(history.first().textContent()).resolves.toContain('Añadió una nota');
     await expect(history.nth(1).textContent()).resolves.toContain('Estado: Nuevo → En negociación (Visita el jueves)');
     await check(page, 'lead');

@@ -202,9 +202,7 @@ describe('inmo CLI', () => {
       // The import's re-match of searching leads runs 2 s after it (debounced): let it run first,
       // so that the lead below is matched once, by its own job.
       await expect
-        .poll(async () => (await inmo(env, 'jobs', 'list', '--json')).json.find((j: any) => j.kind === 'rematch_catalogue')?.state, {
-          timeout: 10_000,
-        })
+        .poll(async () => (await inmo(env, 'jobs', 'list', '--json')).json.find((j: any) => j.kind === 'rematch_catalogue')?.state)
         .toBe('done');
       const response = await fetch(`${server.info.url}/leads/inquiries`, {
         method: 'POST',
@@ -219,7 +217,7 @@ describe('inmo CLI', () => {
       });
       expect(response.status).toBe(200);
       const { lead_id: leadId } = await response.json();
-      for (let i = 0; i < 200 && graph.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await expect.poll(() => graph.requests.length, { interval: 25 }).toBeGreaterThan(0);
       expect(await server.stop()).toBe(0);
       expect(graph.requests).toHaveLength(1);
       expect(graph.requests[0].body.template).toEqual({ name: 'hola', language: { code: 'en_GB' } });
@@ -266,7 +264,7 @@ describe('inmo CLI', () => {
     } finally {
       await graph.close();
     }
-  }, 90_000);
+  }, 120_000);
 
   it('inmo worker keeps running while idle, takes new jobs, and exits 0 on SIGTERM; settings are checked at start', async () => {
     const { dir, env } = await workspace();
@@ -282,12 +280,7 @@ describe('inmo CLI', () => {
     writeFileSync(file, JSON.stringify(listing('x')));
     await inmo(env, 'properties', 'import', '--business', '1', file, '--json');
     // The import's re-match job (due 2 s later) is taken by the running worker.
-    let done = 0;
-    for (let i = 0; i < 100 && done === 0; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      done = (await inmo(env, 'jobs', 'list', '--state', 'done', '--json')).json.length;
-    }
-    expect(done).toBe(1);
+    await expect.poll(async () => (await inmo(env, 'jobs', 'list', '--state', 'done', '--json')).json.length, { interval: 100 }).toBe(1);
     const code = await new Promise<number | null>((resolve) => {
       if (exited !== undefined) return resolve(exited);
       child.once('exit', (c) => resolve(c));

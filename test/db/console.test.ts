@@ -444,10 +444,10 @@ describe('the console', () => {
       );
       socket.write(body.subarray(0, 2 * 1024 * 1024));
       // The file has started to land in the temp folder; then the client goes away.
-      await expect.poll(() => readdirSync(folder).length, { timeout: 5000 }).toBe(1);
+      await expect.poll(() => readdirSync(folder).length).toBe(1);
       socket.destroy();
-      await expect.poll(() => readdirSync(folder), { timeout: 5000 }).toEqual([]);
-    });
+      await expect.poll(() => readdirSync(folder)).toEqual([]);
+    }, 60_000);
   });
 
   it('imports an uploaded catalogue in the background and reports each rejected line with its number', async () => {
@@ -465,13 +465,10 @@ describe('the console', () => {
     expect(page).toMatch(/^\/console\/catalogue\/imports\/\d+$/);
     let report = '';
     await expect
-      .poll(
-        async () => {
-          report = (await browser.get(page)).body;
-          return report.includes('terminada');
-        },
-        { timeout: 10_000 },
-      )
+      .poll(async () => {
+        report = (await browser.get(page)).body;
+        return report.includes('terminada');
+      })
       .toBe(true);
     expect(report).toContain('madrid.ndjson');
     expect(report).toMatch(/<td>2<\/td><td>[^<]+<\/td>/);
@@ -484,7 +481,7 @@ describe('the console', () => {
     const other = new Browser(t.app);
     await other.login('owner@dos.example');
     expect((await other.get(page)).statusCode).toBe(404);
-  });
+  }, 60_000);
 
   it("imports an upload of a reader thread's size on the import thread, with its rejected line and its progress", async () => {
     const browser = new Browser(t.app);
@@ -503,7 +500,7 @@ describe('the console', () => {
     expect(response.statusCode).toBe(303);
     const id = Number((response.headers.location as string).split('/').pop());
     const done = async () => t.db.selectFrom('catalogue_imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    await expect.poll(async () => (await done()).state, { timeout: 30_000 }).toBe('done');
+    await expect.poll(async () => (await done()).state).toBe('done');
     expect(await done()).toMatchObject({
       created: 2498,
       updated: 1,
@@ -517,7 +514,7 @@ describe('the console', () => {
     expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
     expect(JSON.parse((await done()).rejected!)).toEqual([{ line: 1235, reason: expect.any(String) }]);
     expect((await get(t.app, '/properties?limit=1', t.key)).body.total).toBeGreaterThanOrEqual(2498);
-  });
+  }, 120_000);
 
   it('an upload of a document with nothing but a BOM and white space fails saying it is empty, and imports nothing (issue 41)', async () => {
     const browser = new Browser(t.app);
@@ -531,11 +528,11 @@ describe('the console', () => {
     expect(response.statusCode).toBe(303);
     const id = Number((response.headers.location as string).split('/').pop());
     const run = async () => t.db.selectFrom('catalogue_imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    await expect.poll(async () => ['done', 'failed'].includes((await run()).state), { timeout: 20_000 }).toBe(true);
+    await expect.poll(async () => ['done', 'failed'].includes((await run()).state)).toBe(true);
     expect(await run()).toMatchObject({ state: 'failed', error: expect.stringContaining('The document is empty') });
     expect((await browser.get(response.headers.location as string)).body).toContain('The document is empty');
     expect(await t.db.selectFrom('properties').selectAll().orderBy('id').execute()).toEqual(properties);
-  });
+  }, 60_000);
 
   it('refuses an upload without its CSRF token, or from an agent, and imports nothing', async () => {
     const owner = new Browser(t.app);

@@ -178,7 +178,7 @@ describe('webhooks', () => {
     await wrote;
     const drained = new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
     // Commit once lead.created has been received and its delivery is ending (SQLite: the worker waits for the writer instead).
-    await vi.waitFor(() => expect(receiver.received.length > 0 || t.db.engine === 'sqlite').toBe(true));
+    await vi.waitFor(() => expect(receiver.received.length > 0 || t.db.engine === 'sqlite').toBe(true), { timeout: 30_000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     commit();
     await writing;

@@ -337,7 +337,7 @@ describe('pulled feeds', () => {
     const result = await pull(id);
     expect(result).toMatchObject({ status: 'failed', error: expect.stringContaining('not well-formed XML') });
     expect((await listingStates())['kyero:T4499']).toEqual(['disponible', 94499]);
-  });
+  }, 120_000);
 
   it('fails on an encoding it does not read (Content-Encoding: compress), saying so, and imports nothing', async () => {
     const { id } = await addFeedSource(t.db, { businessId: t.businessId, url: crm.url }, allowed);

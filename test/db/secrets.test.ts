@@ -89,7 +89,7 @@ it('no secret in clear in the database or the logs after using the API and the w
       ).status,
     ).toBe(200);
     expect((await call('/leads?limit=0')).status).toBe(422);
-    for (let i = 0; i < 200 && graph.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    await expect.poll(() => graph.requests.length, { interval: 25 }).toBeGreaterThan(0);
     await server.stop();
     logs += server.output();
     // The worker did open the token: the provider got it.

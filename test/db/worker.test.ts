@@ -394,16 +394,22 @@ describe('several workers and dead workers', () => {
 
   it('stop() stops claiming and waits for the job in flight to finish', async () => {
     await connect();
-    graph.script.push({ status: 200, delayMs: 400 });
+    // The first send is answered when the test says so.
+    let answer!: () => void;
+    graph.script.push({ status: 200, until: new Promise<void>((resolve) => (answer = resolve)) });
     await ingest('633444555');
     await ingest('633444556');
     const w = worker({ pollMs: 10, concurrency: 1 });
     w.start();
-    while (graph.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    const stoppedAt = Date.now();
-    await w.stop();
-    // stop() resolved only once the slow send had been answered and recorded.
-    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(300);
+    await expect.poll(() => graph.requests.length).toBe(1);
+    let stopped = false;
+    const stopping = w.stop().then(() => (stopped = true));
+    // While the send waits for its answer, so does stop().
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stopped).toBe(false);
+    answer();
+    await stopping;
+    // stop() resolved only once the send had been answered and recorded.
     const messages = await db.selectFrom('messages').select(['recipient', 'state']).orderBy('lead_id').execute();
     expect(messages.map((m) => m.state)).toContain('sent');
     expect(await db.selectFrom('jobs').select('id').where('state', '=', 'running').execute()).toEqual([]);

@@ -17,8 +17,11 @@ export interface FakeGraph {
   /** Base URL with a version segment, as a channel stores it. */
   baseUrl: string;
   requests: GraphRequest[];
-  /** Scripted answers, used in order: a status (and optional body), or 'hang' to never answer. */
-  script: Array<{ status: number; body?: unknown; delayMs?: number } | 'hang'>;
+  /**
+   * Scripted answers, used in order: a status (and optional body), given once `until` resolves
+   * when there is one; or 'hang' to never answer.
+   */
+  script: Array<{ status: number; body?: unknown; until?: Promise<unknown> } | 'hang'>;
   /** Sends per recipient (`to`). */
   sendsTo(phone: string): number;
   close(): Promise<void>;
@@ -58,10 +61,10 @@ export async function startFakeGraph(): Promise<FakeGraph> {
               messages: [{ id: `wamid.fake${++counter}` }],
             }
           : { error: { message: `scripted ${status}`, type: 'OAuthException', code: status === 429 ? 130429 : 131000 } });
-      setTimeout(() => {
+      void Promise.resolve(next?.until).then(() => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(answer));
-      }, next?.delayMs ?? 0);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

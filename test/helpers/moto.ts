@@ -37,7 +37,7 @@ export async function startMoto(bucket = 'inmo-media'): Promise<Moto> {
   const port = await freePort();
   const child: ChildProcess = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       if ((await fetch(endpoint)).ok) break;

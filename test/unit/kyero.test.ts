@@ -244,12 +244,11 @@ describe('hostile documents', () => {
     await expect(readAll(text(xml))).rejects.toThrow('declares a DTD');
   });
 
-  it('refuses an entity expansion bomb at once', async () => {
+  it('refuses an entity expansion bomb by its DTD, before expanding anything', async () => {
     const entities = Array.from({ length: 10 }, (_, i) => `<!ENTITY l${i + 1} "${`&l${i};`.repeat(10)}">`).join('');
     const xml = `<?xml version="1.0"?><!DOCTYPE root [<!ENTITY l0 "lol">${entities}]><root><property><id>&l10;</id></property></root>`;
-    const started = performance.now();
     await expect(readAll(text(xml))).rejects.toThrow(KyeroDocumentError);
-    expect(performance.now() - started).toBeLessThan(1000);
+    await expect(readAll(text(xml))).rejects.toThrow('declares a DTD');
   });
 
   it('refuses an entity it does not know even without a DTD', async () => {

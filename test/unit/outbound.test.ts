@@ -159,7 +159,7 @@ describe('with INMO_ALLOW_PRIVATE_NETWORK unset', () => {
   const send = (baseUrl: string, outbound = strict) =>
     sendWhatsAppMessage(
       { baseUrl, phoneNumberId: '1', accessToken: 't', to: '+34600000000', callbackData: '1', content: { type: 'text', body: 'hola' } },
-      { outbound, timeoutMs: 2000 },
+      { outbound, timeoutMs: 15_000 },
     );
 
   it('a send to an address in the URL, or to a name that resolves to loopback, is refused for good and never reaches it', async () => {
