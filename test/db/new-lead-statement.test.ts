@@ -12,9 +12,9 @@ import { GroupCommit } from '../../src/db/group-commit.ts';
 import { canonicalLeadType } from '../../src/domain/leads/rules.ts';
 import { createInquiryLead, ingestRentalLead } from '../../src/services/leads/intake.ts';
 import { connectChannel } from '../../src/services/messaging/channels.ts';
-import { addWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
-import { disableWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
-import { ENGINE, snapshot } from '../helpers/db.ts';
+import { addWebhook, disableWebhook, rotateWebhookSecret } from '../../src/services/integrations/outgoing-webhooks.ts';
+import { findConfigVersion } from '../../src/db/repositories/businesses.ts';
+import { businessWithKey, ENGINE, snapshot } from '../helpers/db.ts';
 import { post, withApp } from '../helpers/http.ts';
 
 const t = withApp({
@@ -163,6 +163,25 @@ describe('a new lead in one statement', () => {
       if (kind === 'inquiries') expect(a.messages[0].language).toBe('en_GB');
     },
   );
+
+  it("bumps the business's config version when an endpoint is added, deleted or changes what it takes, not for its secret", async () => {
+    const { businessId } = await businessWithKey(t.db, 'Versiones');
+    const version = async () => (await findConfigVersion(t.db, businessId))!;
+    const steps: number[] = [await version()];
+    const added = await addWebhook(t.db, { businessId, url: 'https://crm.example/v' });
+    steps.push(await version());
+    await t.db.updateTable('webhook_endpoints').set({ events: '["lead.created"]' }).where('id', '=', added.id).execute();
+    steps.push(await version());
+    await rotateWebhookSecret(t.db, added.id);
+    await t.db.updateTable('webhook_endpoints').set({ url: 'https://crm.example/w' }).where('id', '=', added.id).execute();
+    steps.push(await version());
+    await disableWebhook(t.db, added.id);
+    steps.push(await version());
+    await t.db.deleteFrom('webhook_endpoints').where('id', '=', added.id).execute();
+    steps.push(await version());
+    // Added, events changed, secret and URL changed (no bump), disabled, deleted.
+    expect(steps.slice(1).map((v, i) => v > steps[i])).toEqual([true, true, false, true, true]);
+  });
 
   /** The rows of a new lead with `phone`, written directly. */
   const rowsFor = (phone: string, idempotency: NewLeadRows['idempotency'] = null): NewLeadRows => {
