@@ -51,6 +51,10 @@ describe('layering', () => {
     expect(importsInto('db', ['services/', 'http/', 'jobs/', 'cli/'])).toEqual([]);
   });
 
+  it("HTTP sees one Idempotency-Key API: it recognises none of the database's errors", () => {
+    expect(importsInto('http', ['db/errors.ts'])).toEqual([]);
+  });
+
   it("the console's pages take their data from services, never from repositories (the database handle is only passed on)", () => {
     expect(importsInto('http/console', ['db/repositories/', 'secrets.ts'])).toEqual([]);
   });
