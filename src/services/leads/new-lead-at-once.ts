@@ -34,7 +34,7 @@ import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findConfigVersion } from '../../db/repositories/businesses.ts';
 import type { JobKind } from '../../db/repositories/jobs.ts';
-import { listActiveEndpoints, type EndpointRow } from '../../db/repositories/events.ts';
+import { listActiveEndpoints } from '../../db/repositories/events.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { insertNewLeadAtOnce, type NewLeadRows } from '../../db/repositories/new-lead-statement.ts';
 import type { NewLead } from '../../db/types.ts';
@@ -59,11 +59,12 @@ export interface NewLeadParts {
 /** A number no body holds: where it stands in a body, the new lead's id goes. */
 const ID_MARK = 987_654_321_012_345;
 
-/** What a new lead's rows are decided from: the business's channel and enabled endpoints, at `version`. */
+/** What a new lead's rows are decided from, as the business had them at `version`. */
 interface Settings {
   version: number;
   channel: { template: string; languages: string } | undefined;
-  endpoints: Array<Pick<EndpointRow, 'id' | 'events'>>;
+  /** The enabled endpoints that take `lead.created` (`subscribes`), in id order. */
+  endpointIds: number[];
 }
 
 /** Businesses whose settings one process keeps. */
@@ -88,7 +89,11 @@ function settingsOf(db: Db, businessId: number): Promise<Settings> {
 async function readSettings(db: Db, businessId: number): Promise<Settings> {
   const version = (await findConfigVersion(db, businessId)) ?? -1;
   const [channel, endpoints] = await Promise.all([findChannel(db, businessId), listActiveEndpoints(db, businessId)]);
-  return { version, channel, endpoints };
+  return {
+    version,
+    channel,
+    endpointIds: endpoints.filter((endpoint) => subscribes(endpoint, 'lead.created')).map((endpoint) => endpoint.id),
+  };
 }
 
 /**
@@ -107,7 +112,7 @@ export async function newLeadAtOnce(writes: GroupCommit, parts: NewLeadParts, on
   const created = await writes.alone(async (db) => {
     const record = keyRecord(onStored);
     if (record === undefined) return null;
-    const { version, channel, endpoints } = await settingsOf(db, parts.businessId);
+    const { version, channel, endpointIds } = await settingsOf(db, parts.businessId);
     const welcome = parts.welcome && welcomeTemplate(channel, parts.welcome.preferredLanguage);
     const written = await insertNewLeadAtOnce(db, {
       businessId: parts.businessId,
@@ -116,7 +121,7 @@ export async function newLeadAtOnce(writes: GroupCommit, parts: NewLeadParts, on
       consent: parts.consent,
       welcome: welcome && { recipient: parts.lead.phone_number_1, ...welcome },
       jobs: parts.jobs,
-      endpointIds: endpoints.filter((endpoint) => subscribes(endpoint, 'lead.created')).map((endpoint) => endpoint.id),
+      endpointIds,
       eventDataAfterId: eventDataAfterId(parts.lead),
       configVersion: version,
       idempotency: record,
