@@ -64,6 +64,21 @@ export function templateLanguage(languages: Readonly<Record<string, string>>, pr
   return (preferred !== null && Object.hasOwn(languages, preferred) ? languages[preferred] : undefined) ?? FALLBACK_TEMPLATE_LANGUAGE;
 }
 
+/**
+ * The welcome a new lead is queued (CONTRACT §7, §9): the channel's approved template, in the
+ * language {@link templateLanguage} gives the lead's `preferred_language` by the channel's mapping
+ * (`languages`, JSON text as stored). Null without a channel: no channel when the lead arrived,
+ * no message. The one rule of the welcome: the intake's transactional path and a new lead's one
+ * statement (services/leads/new-lead-at-once.ts) both take it from here.
+ */
+export function welcomeTemplate(
+  channel: { template: string; languages: string } | undefined,
+  preferred: string | null,
+): { template: string; language: string } | null {
+  if (channel === undefined) return null;
+  return { template: channel.template, language: templateLanguage(JSON.parse(channel.languages) as Record<string, string>, preferred) };
+}
+
 /** The provider's own error text from a Graph error body, shortened. */
 function providerError(status: number, body: string): string {
   let detail = body.slice(0, 300);

@@ -1,7 +1,8 @@
 /**
  * ChangeWatch: one number per process, its *stamp*, that changes whenever anything the request
  * path caches may have changed: an API key's rights (revocation, expiry, scopes), a catalogue
- * (its version), a channel (issue 14; the signals are migration 0005's).
+ * (its version), a channel (issue 14; the signals are migration 0005's), a webhook endpoint's
+ * events or state (0024).
  *
  * A cache keeps, with each entry, the stamp taken *before* it read the database, and trusts
  * the entry only while the stamp is the same: a change that lands while the entry is being

@@ -20,7 +20,7 @@ export interface BusinessTable {
   name: string;
   /** Bumped by every catalogue change; keys the per-process count cache. */
   catalogue_version: Generated<number>;
-  /** Bumped by triggers when a key's rights or the channel change (migration 0005). */
+  /** Bumped by triggers when a key's rights, the channel (migration 0005) or a webhook endpoint's events or state (0024) change. */
   config_version: Generated<number>;
   /** Bumped by triggers whenever one of its leads is written, on SQLite (migration 0020); 0 on PostgreSQL. */
   lead_version: Generated<number>;

@@ -4,10 +4,24 @@
  * GET /leads where the lead version is known) and GET /me, answered in one synchronous step
  * before Fastify's lifecycle.
  *
- * One set of rules, two speeds. The full path (app.ts: rate limits, key check, validation,
- * route, conditional `onSend`) fills this cache with what it sent: the body, its strong tag and
- * its compressed codings once made (http/conditional.ts). A request is answered here only when
- * everything that path would check is known to come out the same:
+ * What it duplicates: the full path's handling of those requests (app.ts and the modules it
+ * wires), rule for rule: the key check (http/auth.ts, services/access/api-keys.ts), the route's
+ * scope, the key's origin rule and a publishable key's CORS headers (http/auth.ts `checkOrigin`,
+ * app.ts's @fastify/cors), the per-key rate limit and its headers (http/rate-limit.ts, one
+ * counter shared with the full path), the conditional answer (ETag, 304, the compressed codings:
+ * http/conditional.ts), the request id, GET /me's body (http/routes/me.ts), and the request's log
+ * line and metrics (app.ts, metrics.ts).
+ *
+ * Which tests prove the two paths agree: test/db/fast-path.test.ts sends each request both ways
+ * and compares the responses header for header, and checks each rule above on the fast path (a
+ * revoked or expired key, a missing scope, a foreign origin, the rate limit's window, a catalogue
+ * or lead change); the `fast-path` and `fast-path-postgres` test tiers (vitest.config.ts) run the
+ * security, fuzz, publishable-key and conditional suites again with every GET sent twice
+ * (test/helpers/http.ts), so that each of their answers is also given by this path.
+ *
+ * One set of rules, two speeds. The full path fills this cache with what it sent: the body, its
+ * strong tag and its compressed codings once made (http/conditional.ts). A request is answered
+ * here only when everything that path would check is known to come out the same:
  *
  * - a GET of a URL under `/v1/ext/` with no body;
  * - a key this process has verified under the current change stamp (services/access/api-keys.ts
@@ -23,9 +37,9 @@
  *
  * Anything else (a miss, a refusal, a 304 the entry cannot decide, a HEAD, any request once
  * the app is closing, a read that throws) returns false and the request takes the full path,
- * which answers it (and fills the cache, or tells a keep-alive client to go, or answers 500). The answer's headers
- * are the full path's (test/db/fast-path.test.ts compares them); its log line and its metrics
- * are written the same way (the log line by pino's asynchronous destination under `inmo serve`).
+ * which answers it (and fills the cache, or tells a keep-alive client to go, or answers 500).
+ * Its log line and metrics are written the same way as the full path's (the log line by pino's
+ * asynchronous destination under `inmo serve`).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,39 +1,32 @@
 /**
- * `Idempotency-Key` on a route (CONTRACT §13; services/integrations/idempotency.ts has the rules).
+ * `Idempotency-Key` on a route (CONTRACT §13; services/integrations/idempotency.ts has the rules,
+ * and the choice between claiming a key first and recording it with the lead, which depends on
+ * the engine: this module sees one API for both).
  *
  * A route opts in by spreading {@link idempotentRoute} into its options, running its handler's
  * work through {@link idempotently} and passing {@link onStoredFor}'s hook to the service that
  * stores its lead:
  * - the header is checked with the request's other parts (1–255 printable ASCII characters;
  *   a fault is a Pydantic-shaped 422 at `["header", "idempotency-key"]`);
- * - `preHandler`, once the key and the request are valid, claims the key, or answers at once:
- *   the first response again with `Idempotent-Replayed: true`, 422 for another body, 409 with
- *   `Retry-After: 1` while the first runs. On PostgreSQL it claims nothing: the key's record is
- *   written with the lead, and a key found taken there is claimed then (`idempotently`), with
- *   the same answers;
- * - `onSend` releases the claim of a request that did not succeed.
+ * - `preHandler`, once the key and the request are valid, begins the request's hold on the key
+ *   (`Idempotency.begin`), or answers at once: the first response again with
+ *   `Idempotent-Replayed: true`, 422 for another body, 409 with `Retry-After: 1` while the first
+ *   runs;
+ * - the handler's work runs under the key (`Idempotency.run`), which may give one of those
+ *   answers instead, when the key turns out to be taken only as the lead is stored;
+ * - `onSend` lets go of the key of a request that did not succeed (`Idempotency.release`).
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
-import { isKeyTaken } from '../db/errors.ts';
 import { InmoError } from '../errors.ts';
 import { isPublishable } from './auth.ts';
-import {
-  requestFingerprint,
-  type ClaimResult,
-  type ClaimedKey,
-  type DeferredKey,
-  type Idempotency,
-} from '../services/integrations/idempotency.ts';
+import type { Idempotency, KeyAnswer, KeyTicket } from '../services/integrations/idempotency.ts';
 import type { OnStored } from '../services/leads/intake.ts';
-import type { LeadOutcome } from '../db/types.ts';
 import type { ValidationIssue } from '../validation/validator.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The Idempotency-Key this request claimed, or null. */
-    idempotencyClaim: ClaimedKey | null;
-    /** The Idempotency-Key this request records with its lead without claiming it first (PostgreSQL), or null. */
-    idempotencyDeferred: DeferredKey | null;
+    /** This request's hold on its Idempotency-Key, or null (no key, or answered without running). */
+    idempotencyTicket: KeyTicket | null;
   }
 }
 
@@ -69,55 +62,48 @@ export function checkIdempotencyKey(headers: FastifyRequest['headers'], issues: 
 
 /** Route options that make a POST idempotent under `Idempotency-Key`. */
 export function idempotentRoute(idempotency: Idempotency) {
-  const claimKey: preHandlerAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply) => {
-    request.idempotencyClaim = null;
-    request.idempotencyDeferred = null;
+  const beginKey: preHandlerAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    request.idempotencyTicket = null;
     const key = request.headers[IDEMPOTENCY_HEADER];
     if (typeof key !== 'string') return;
-    const fingerprint = requestFingerprint(request.method, request.routeOptions.url ?? request.url, request.rawBody ?? '');
-    if (idempotency.defers) {
-      request.idempotencyDeferred = idempotency.deferred(request.apiKey!.keyId, key, fingerprint);
-      return;
-    }
-    await settle(request, reply, await idempotency.claim(request.apiKey!.keyId, key, fingerprint));
+    const begun = await idempotency.begin({
+      keyId: request.apiKey!.keyId,
+      idempotencyKey: key,
+      method: request.method,
+      route: request.routeOptions.url ?? request.url,
+      body: request.rawBody ?? '',
+    });
+    if (begun.kind === 'ticket') request.idempotencyTicket = begun.ticket;
+    else await answerAtOnce(request, reply, begun);
   };
   const releaseFailed: onSendHookHandler = (request, reply, payload, done) => {
-    const claim = request.idempotencyClaim;
-    if (claim === null || (reply.statusCode >= 200 && reply.statusCode < 300)) return done(null, payload);
-    request.idempotencyClaim = null;
-    idempotency.release(claim).then(
+    const ticket = request.idempotencyTicket;
+    if (ticket === null || (reply.statusCode >= 200 && reply.statusCode < 300)) return done(null, payload);
+    request.idempotencyTicket = null;
+    idempotency.release(ticket).then(
       () => done(null, payload),
       (error: Error) => done(error),
     );
   };
-  return { preHandler: claimKey, onSend: releaseFailed };
+  return { preHandler: beginKey, onSend: releaseFailed };
 }
 
-/**
- * Acts on a claim's result: keeps the claim on the request, throws the 422 or 409, or sends the
- * first response again. @returns whether the response was sent.
- */
-async function settle(request: FastifyRequest, reply: FastifyReply, result: ClaimResult): Promise<boolean> {
-  if (result.kind === 'claimed') {
-    request.idempotencyClaim = result.claim;
-    return false;
-  }
+/** Sends the first response again, or throws the 422 or 409, for a request whose key names an earlier one. */
+async function answerAtOnce(request: FastifyRequest, reply: FastifyReply, result: KeyAnswer): Promise<void> {
   if (result.kind === 'mismatch') throw new InmoError('IDEMPOTENCY_KEY_REUSED');
   if (result.kind === 'in_flight') throw new InmoError('IDEMPOTENCY_KEY_IN_FLIGHT');
   // The outcome is told only where the first response told it: a 200 to a secret key (CONTRACT §13).
   if (result.status === 200 && !isPublishable(request)) reply.header('inmo-lead-outcome', result.outcome);
   await reply.code(result.status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(result.body);
-  return true;
 }
 
 /**
  * Runs a handler's `work` (all of it: what it checks, stores and answers) under the request's
- * Idempotency-Key. A key claimed in `preHandler`, or none: `work` as it is. A deferred key
- * (PostgreSQL): `work` records it with the lead; when that finds the key taken, or `work` fails
- * while the key has a live row, the key is claimed as `preHandler` would have: the first
- * response again, 422, 409, or, for a lapsed or expired key, the claim and `work` again (the
- * failed try wrote nothing).
+ * Idempotency-Key (services/integrations/idempotency.ts `Idempotency.run`); without a key, `work`
+ * as it is.
  * @returns what `work` returns, or the reply when the first response was sent again.
+ * @throws what `work` throws; InmoError IDEMPOTENCY_KEY_REUSED (422) or IDEMPOTENCY_KEY_IN_FLIGHT
+ *   (409) when the key turns out to name another request.
  */
 export async function idempotently<T>(
   idempotency: Idempotency,
@@ -125,46 +111,26 @@ export async function idempotently<T>(
   reply: FastifyReply,
   work: () => Promise<T>,
 ): Promise<T | FastifyReply> {
-  const deferred = request.idempotencyDeferred;
-  if (deferred === null) return work();
-  try {
-    return await work();
-  } catch (error) {
-    if (!isKeyTaken(error) && !(await idempotency.taken(deferred.keyId, deferred.idempotencyKey))) throw error;
-    request.idempotencyDeferred = null;
-    if (await settle(request, reply, await idempotency.claim(deferred.keyId, deferred.idempotencyKey, deferred.fingerprint))) return reply;
-    return work();
-  }
+  const ticket = request.idempotencyTicket;
+  if (ticket === null) return work();
+  const ran = await idempotency.run(ticket, work);
+  if (ran.kind === 'done') return ran.value;
+  await answerAtOnce(request, reply, ran);
+  return reply;
 }
 
 /**
- * The hook that stores a claimed (or deferred) request's response with its lead
- * (services/leads/intake.ts `OnStored`): `answer` builds the 200 body from the lead's id,
- * exactly as the route sends it. @returns undefined when the request has no key.
+ * The hook that stores the request's response with its lead (services/leads/intake.ts
+ * `OnStored`): `answer` builds the 200 body from the lead's id, exactly as the route sends it; a
+ * known person's request kept as an interaction records the 409 a secret key is sent (CONTRACT
+ * §22), and the 200 for a publishable key (CONTRACT §13). @returns undefined when the request
+ * has no key.
  */
 export function onStoredFor(
   idempotency: Idempotency,
   request: FastifyRequest,
   answer: (leadId: number | null) => unknown,
 ): OnStored | undefined {
-  const body = (leadId: number | null) => JSON.stringify(answer(leadId));
-  // A known person's inquiry is the 409 of a secret key, kept so that a retry records its interaction once (CONTRACT §22).
-  const response = (leadId: number | null, outcome: LeadOutcome, about: number | null, known = false) =>
-    known && !isPublishable(request)
-      ? { status: DUPLICATE.status, body: JSON.stringify({ detail: DUPLICATE.detail }), outcome, leadId: about }
-      : { status: 200, body: body(leadId), outcome, leadId: about };
-  const deferred = request.idempotencyDeferred;
-  if (deferred !== null) {
-    const onStored: OnStored = (trx, leadId, outcome, about, known) =>
-      idempotency.recordDeferred(trx, deferred, response(leadId, outcome, about, known));
-    const { keyId, idempotencyKey, fingerprint, createdAt, expiresAt } = deferred;
-    onStored.idempotency = { keyId, idempotencyKey, body, insert: { fingerprint, createdAt, expiresAt } };
-    return onStored;
-  }
-  const claim = request.idempotencyClaim;
-  if (claim === null) return undefined;
-  const onStored: OnStored = (trx, leadId, outcome, about, known) =>
-    idempotency.record(trx, claim, response(leadId, outcome, about, known));
-  onStored.idempotency = { keyId: claim.keyId, idempotencyKey: claim.idempotencyKey, body, insert: null };
-  return onStored;
+  const known = isPublishable(request) ? null : { status: DUPLICATE.status, body: JSON.stringify({ detail: DUPLICATE.detail }) };
+  return idempotency.onStored(request.idempotencyTicket, answer, known);
 }

@@ -1,21 +1,32 @@
 /**
- * A new lead written in one statement on PostgreSQL (db/repositories/new-lead-statement.ts, issue 32)
- * stores exactly what the transactional path stores: the same lead, note, consent, welcome,
- * jobs, event, webhook deliveries and Idempotency-Key record. POSTs, plain and with a key, take
- * the one statement there; the reference lead is written by the intake with group commit's
- * one-statement write taken away. On SQLite all three are the transactional path.
+ * A new lead written in one statement on PostgreSQL (services/leads/new-lead-at-once.ts,
+ * db/repositories/new-lead-statement.ts; issue 32) stores exactly what the transactional path
+ * (services/leads/intake.ts) stores: the same lead, note, consent, welcome, jobs, event, webhook
+ * deliveries and Idempotency-Key record. POSTs, plain and with a key, take the one statement
+ * there; the reference lead is written by the intake with group commit's one-statement write
+ * taken away. On SQLite all three are the transactional path.
+ *
+ * The rules both paths apply (who gets the event, the welcome's language) are varied here: a
+ * business with a channel mapping only `gb` (so `fr` and no language fall back) and endpoints
+ * taking `lead.created`, every event, `lead.updated` only, or disabled; and a business with
+ * no channel whose only endpoints take nothing of a new lead.
  */
 import { describe, expect, it } from 'vitest';
 import { isKeyTaken } from '../../src/db/errors.ts';
+import { businessWithKey } from '../helpers/db.ts';
 import { insertNewLeadAtOnce, type NewLeadRows } from '../../src/db/repositories/new-lead-statement.ts';
 import { GroupCommit } from '../../src/db/group-commit.ts';
 import { canonicalLeadType } from '../../src/domain/leads/rules.ts';
 import { createInquiryLead, ingestRentalLead } from '../../src/services/leads/intake.ts';
 import { connectChannel } from '../../src/services/messaging/channels.ts';
-import { addWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
-import { disableWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
+import { addWebhook, disableWebhook, rotateWebhookSecret } from '../../src/services/integrations/outgoing-webhooks.ts';
+import { createDb } from '../../src/db/database.ts';
+import { findConfigVersion } from '../../src/db/repositories/businesses.ts';
 import { ENGINE, snapshot } from '../helpers/db.ts';
 import { post, withApp } from '../helpers/http.ts';
+
+/** The second business: no channel, and no endpoint that takes a new lead's event. */
+const quiet = { businessId: 0, key: '' };
 
 const t = withApp({
   seed: async ({ db, businessId }) => {
@@ -24,11 +35,17 @@ const t = withApp({
       { businessId, provider: 'whatsapp-cloud', phoneNumberId: '77', tokenEnv: 'T', template: 'bienvenida', languages: { gb: 'en_GB' } },
       { T: 'token' },
     );
+    // Only `gb` mapped: `fr` and no preferred language take the fallback.
+    await db.updateTable('channels').set({ languages: '{"gb":"en_GB"}' }).where('business_id', '=', businessId).execute();
     await addWebhook(db, { businessId, url: 'https://crm.example/created', events: ['lead.created'] });
     await addWebhook(db, { businessId, url: 'https://crm.example/all' });
     await addWebhook(db, { businessId, url: 'https://crm.example/updates', events: ['lead.updated'] });
     const off = await addWebhook(db, { businessId, url: 'https://crm.example/off' });
     await disableWebhook(db, off.id);
+    Object.assign(quiet, await businessWithKey(db, 'Sin canal'));
+    await addWebhook(db, { businessId: quiet.businessId, url: 'https://crm.example/quiet-updates', events: ['lead.updated'] });
+    const quietOff = await addWebhook(db, { businessId: quiet.businessId, url: 'https://crm.example/quiet-off' });
+    await disableWebhook(db, quietOff.id);
   },
 });
 
@@ -88,11 +105,11 @@ async function storedFor(leadId: number, phone: string) {
   };
 }
 
-const inquiry = (phone: string) => ({
+const inquiry = (phone: string, preferred: string | null = 'gb') => ({
   name: '  Marta Ruiz ',
   type: 'buyer',
   phone_number_1: phone,
-  preferred_language: 'gb',
+  ...(preferred === null ? {} : { preferred_language: preferred }),
   source: 'web',
   sourcePage: 'https://www.agencia.example/pisos',
   notes: 'Llamar por la tarde',
@@ -115,31 +132,40 @@ describe('a new lead in one statement', () => {
   const transactional = () => Object.assign(new GroupCommit(t.db), { alone: () => null });
   const idOf = async (phone: string) =>
     (await t.db.selectFrom('leads').select('id').where('phone_number_1', '=', phone).executeTakeFirstOrThrow()).id;
+  /** The reference lead: the same request, stored by the intake's transactional path. */
+  const byHand = async (kind: 'inquiries' | 'ingest', businessId: number, phone: string, preferred: string | null) => {
+    if (kind === 'ingest') return void (await ingestRentalLead(transactional(), businessId, ingest(phone) as never, phone));
+    const { phone_number_1: _phone, ...rest } = inquiry(phone, preferred);
+    await createInquiryLead(transactional(), businessId, {
+      ...rest,
+      type: canonicalLeadType('buyer')!,
+      phone_number_1: phone,
+      phone_number_2: null,
+      landline_phone: null,
+    } as never);
+  };
+
+  let phones = 0;
+  /** A phone no lead of this file has. */
+  const newPhone = () => `+346118${String(++phones).padStart(5, '0')}`;
 
   it.each([
-    ['inquiries', '+34611700001', '+34611700002', '+34611700005'],
-    ['ingest', '+34611700003', '+34611700004', '+34611700006'],
+    ['inquiries', 'gb', 'the channel maps it', 'en_GB'],
+    ['inquiries', 'fr', 'the channel does not map it', 'es'],
+    ['inquiries', null, 'none given', 'es'],
+    ['ingest', null, 'ingest gives none', 'es'],
   ] as const)(
-    'stores for %s what the transactional path stores, Idempotency-Key record included',
-    async (kind, plainPhone, keyedPhone, byHandPhone) => {
-      const body = kind === 'inquiries' ? inquiry : ingest;
+    'stores for %s (preferred language %s: %s) what the transactional path stores, Idempotency-Key record included',
+    async (kind, preferred, _why, language) => {
+      const [plainPhone, keyedPhone, byHandPhone] = [newPhone(), newPhone(), newPhone()];
+      const body = (phone: string) => (kind === 'inquiries' ? inquiry(phone, preferred) : ingest(phone));
+      const idempotencyKey = `same-rows-${plainPhone}`;
       const plain = await post(t.app, `/leads/${kind}`, t.key, body(plainPhone));
-      const keyed = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': `same-rows-${kind}` });
+      const keyed = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': idempotencyKey });
       expect([plain.status, keyed.status], JSON.stringify(plain.body)).toEqual([200, 200]);
       // CONTRACT §13: both say what they did, as the transactional path does.
       expect([plain.headers['inmo-lead-outcome'], keyed.headers['inmo-lead-outcome']]).toEqual(['created', 'created']);
-      if (kind === 'inquiries') {
-        const { phone_number_1: _phone, ...rest } = inquiry(byHandPhone);
-        await createInquiryLead(transactional(), t.businessId, {
-          ...rest,
-          type: canonicalLeadType('buyer')!,
-          phone_number_1: byHandPhone,
-          phone_number_2: null,
-          landline_phone: null,
-        } as never);
-      } else {
-        await ingestRentalLead(transactional(), t.businessId, ingest(byHandPhone) as never, byHandPhone);
-      }
+      await byHand(kind, t.businessId, byHandPhone, preferred);
       const reference = await storedFor(await idOf(byHandPhone), byHandPhone);
       const a = await storedFor(await idOf(plainPhone), plainPhone);
       const b = await storedFor(await idOf(keyedPhone), keyedPhone);
@@ -149,23 +175,99 @@ describe('a new lead in one statement', () => {
       const record = await t.db
         .selectFrom('idempotency_keys')
         .selectAll()
-        .where('idempotency_key', '=', `same-rows-${kind}`)
+        .where('idempotency_key', '=', idempotencyKey)
         .executeTakeFirstOrThrow();
       expect(record).toMatchObject({ state: 'done', locked_until: null, status: 200, outcome: 'created', lead_id: await idOf(keyedPhone) });
       expect(JSON.parse(record.response!)).toEqual(keyed.body);
-      const replay = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': `same-rows-${kind}` });
+      const replay = await post(t.app, `/leads/${kind}`, t.key, body(keyedPhone), { 'idempotency-key': idempotencyKey });
       expect([replay.status, replay.body, replay.headers['idempotent-replayed']]).toEqual([200, keyed.body, 'true']);
-      // What was compared is all there: one welcome, the endpoints that take lead.created, their jobs.
-      expect(a.messages).toEqual([expect.objectContaining({ template: 'bienvenida', state: 'pending' })]);
+      // What was compared is all there: one welcome in the rule's language, a delivery and its job
+      // for each enabled endpoint that takes lead.created (two of four).
+      expect(a.messages).toEqual([expect.objectContaining({ template: 'bienvenida', state: 'pending', language })]);
       expect(a.deliveries).toHaveLength(2);
       expect(a.jobs.filter((j) => j.kind === 'deliver_webhook')).toHaveLength(2);
       expect(a.events[0].data).not.toContain('no mostrar');
-      if (kind === 'inquiries') expect(a.messages[0].language).toBe('en_GB');
     },
   );
 
-  /** The rows of a new lead with `phone`, written directly. */
-  const rowsFor = (phone: string, idempotency: NewLeadRows['idempotency'] = null): NewLeadRows => {
+  it.each(['inquiries', 'ingest'] as const)(
+    'stores for %s to a business without a channel or an endpoint taking new leads what the transactional path stores',
+    async (kind) => {
+      const [plainPhone, byHandPhone] = [newPhone(), newPhone()];
+      const plain = await post(t.app, `/leads/${kind}`, quiet.key, kind === 'inquiries' ? inquiry(plainPhone) : ingest(plainPhone));
+      expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+      await byHand(kind, quiet.businessId, byHandPhone, 'gb');
+      const reference = await storedFor(await idOf(byHandPhone), byHandPhone);
+      const a = await storedFor(await idOf(plainPhone), plainPhone);
+      expect(a).toEqual(reference);
+      expect([a.messages, a.deliveries, a.jobs.filter((j) => j.kind === 'deliver_webhook')]).toEqual([[], [], []]);
+      expect(a.events).toHaveLength(1);
+    },
+  );
+
+  it('sees a change to the channel or the endpoints at the next lead, made by this process or another', async () => {
+    const other = createDb(t.url);
+    /** A new lead to the quiet business, through the API and by hand: the rows of both, compared. */
+    const compared = async (kind: 'inquiries' | 'ingest') => {
+      const [plainPhone, byHandPhone] = [newPhone(), newPhone()];
+      const plain = await post(t.app, `/leads/${kind}`, quiet.key, kind === 'inquiries' ? inquiry(plainPhone) : ingest(plainPhone));
+      expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+      await byHand(kind, quiet.businessId, byHandPhone, 'gb');
+      const a = await storedFor(await idOf(plainPhone), plainPhone);
+      expect(a).toEqual(await storedFor(await idOf(byHandPhone), byHandPhone));
+      return { language: a.messages.map((m) => m.language), deliveries: a.deliveries.length };
+    };
+    try {
+      expect(await compared('ingest')).toEqual({ language: [], deliveries: 0 });
+      const added = await addWebhook(other, {
+        businessId: quiet.businessId,
+        url: 'https://crm.example/quiet-created',
+        events: ['lead.created'],
+      });
+      expect(await compared('ingest')).toEqual({ language: [], deliveries: 1 });
+      await connectChannel(
+        other,
+        { businessId: quiet.businessId, provider: 'whatsapp-cloud', phoneNumberId: '78', tokenEnv: 'T', template: 'hola' },
+        { T: 'token' },
+      );
+      // `gb` by the default mapping (channels/whatsapp-cloud.ts DEFAULT_TEMPLATE_LANGUAGES).
+      expect(await compared('inquiries')).toEqual({ language: ['en'], deliveries: 1 });
+      await other.updateTable('channels').set({ languages: '{"gb":"en_GB"}' }).where('business_id', '=', quiet.businessId).execute();
+      expect(await compared('inquiries')).toEqual({ language: ['en_GB'], deliveries: 1 });
+      await other.updateTable('webhook_endpoints').set({ events: '["lead.updated"]' }).where('id', '=', added.id).execute();
+      expect(await compared('ingest')).toEqual({ language: ['es'], deliveries: 0 });
+      await other.updateTable('webhook_endpoints').set({ events: null }).where('id', '=', added.id).execute();
+      expect(await compared('ingest')).toEqual({ language: ['es'], deliveries: 1 });
+      await disableWebhook(other, added.id);
+      expect(await compared('ingest')).toEqual({ language: ['es'], deliveries: 0 });
+      await other.deleteFrom('channels').where('business_id', '=', quiet.businessId).execute();
+      expect(await compared('inquiries')).toEqual({ language: [], deliveries: 0 });
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  it("bumps the business's config version when an endpoint is added, deleted or changes what it takes, not for its secret", async () => {
+    const { businessId } = await businessWithKey(t.db, 'Versiones');
+    const version = async () => (await findConfigVersion(t.db, businessId))!;
+    const steps: number[] = [await version()];
+    const added = await addWebhook(t.db, { businessId, url: 'https://crm.example/v' });
+    steps.push(await version());
+    await t.db.updateTable('webhook_endpoints').set({ events: '["lead.created"]' }).where('id', '=', added.id).execute();
+    steps.push(await version());
+    await rotateWebhookSecret(t.db, added.id);
+    await t.db.updateTable('webhook_endpoints').set({ url: 'https://crm.example/w' }).where('id', '=', added.id).execute();
+    steps.push(await version());
+    await disableWebhook(t.db, added.id);
+    steps.push(await version());
+    await t.db.deleteFrom('webhook_endpoints').where('id', '=', added.id).execute();
+    steps.push(await version());
+    // Added, events changed, secret and URL changed (no bump), disabled, deleted.
+    expect(steps.slice(1).map((v, i) => v > steps[i])).toEqual([true, true, false, true, true]);
+  });
+
+  /** The rows of a new lead with `phone`, written directly, at the business's configuration now. */
+  const rowsFor = async (phone: string, idempotency: NewLeadRows['idempotency'] = null): Promise<NewLeadRows> => {
     const at = new Date().toISOString();
     return {
       businessId: t.businessId,
@@ -183,8 +285,10 @@ describe('a new lead in one statement', () => {
       },
       note: 'nota',
       consent: null,
-      welcome: { recipient: phone, preferredLanguage: null, fallbackLanguage: 'es' },
+      welcome: { recipient: phone, template: 'bienvenida', language: 'es' },
       jobs: ['match_lead'],
+      endpointIds: [],
+      configVersion: (await findConfigVersion(t.db, t.businessId))!,
       eventDataAfterId: '}}',
       idempotency,
       at,
@@ -194,8 +298,16 @@ describe('a new lead in one statement', () => {
   it.runIf(ENGINE === 'postgres')('writes nothing for a known phone, and says so', async () => {
     await post(t.app, '/leads/ingest', t.key, ingest('+34611700009'));
     const before = await snapshot(t.db);
-    expect(await insertNewLeadAtOnce(t.db, rowsFor('+34611700009'))).toBeNull();
+    expect(await insertNewLeadAtOnce(t.db, await rowsFor('+34611700009'))).toBeNull();
     expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it.runIf(ENGINE === 'postgres')('writes nothing when the business’s configuration moved since it was read, and says so', async () => {
+    const rows = await rowsFor('+34611700012');
+    const before = await snapshot(t.db);
+    expect(await insertNewLeadAtOnce(t.db, { ...rows, configVersion: rows.configVersion - 1 })).toBe('stale');
+    expect(await snapshot(t.db)).toBe(before);
+    expect(await insertNewLeadAtOnce(t.db, rows)).toEqual(expect.any(Number));
   });
 
   it.runIf(ENGINE === 'postgres')(
@@ -209,7 +321,7 @@ describe('a new lead in one statement', () => {
         bodyAfterId: '}',
         insert: { fingerprint: 'f'.repeat(64), createdAt: at, expiresAt: '2999-01-01T00:00:00Z' },
       });
-      const leadId = await insertNewLeadAtOnce(t.db, rowsFor('+34611700010', key('deferred')));
+      const leadId = await insertNewLeadAtOnce(t.db, await rowsFor('+34611700010', key('deferred')));
       const record = await t.db
         .selectFrom('idempotency_keys')
         .selectAll()
@@ -219,7 +331,8 @@ describe('a new lead in one statement', () => {
       expect(record.response).toBe(`{"lead_id":${leadId}}`);
       // The same key again, with a new phone: a unique violation, and not one row of the lead.
       const before = await snapshot(t.db);
-      const failed = await insertNewLeadAtOnce(t.db, rowsFor('+34611700011', key('deferred'))).then(
+      const rows = await rowsFor('+34611700011', key('deferred'));
+      const failed = await insertNewLeadAtOnce(t.db, rows).then(
         () => null,
         (error: unknown) => error,
       );

@@ -89,6 +89,22 @@ describe('layering', () => {
     expect(importsInto('db', ['services/', 'http/', 'jobs/', 'cli/'])).toEqual([]);
   });
 
+  it("only src/db/ knows the engine: nothing else reads a handle's engine, its own client or what the engine can do", () => {
+    const knowing = sourcesUnder('.')
+      .filter((file) => !relative(SRC, file).startsWith('db/'))
+      .filter((file) =>
+        /\.engine\b|\b(connectionOf|commitsConcurrently|locksRows|readsMustLock)\b/.test(
+          readFileSync(file, 'utf8').replace(/^\s*(\*|\/\/).*$/gm, ''),
+        ),
+      )
+      .map((file) => relative(SRC, file));
+    expect(knowing).toEqual([]);
+  });
+
+  it("HTTP sees one Idempotency-Key API: it recognises none of the database's errors", () => {
+    expect(importsInto('http', ['db/errors.ts'])).toEqual([]);
+  });
+
   it("the console's pages take their data from services, never from repositories (the database handle is only passed on)", () => {
     expect(importsInto('http/console', ['db/repositories/', 'secrets.ts'])).toEqual([]);
   });

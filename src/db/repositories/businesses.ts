@@ -10,6 +10,15 @@ export async function findBusiness(db: Executor, id: number) {
   return db.selectFrom('businesses').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * The business's `config_version`, which changes whenever its keys' rights, its channel
+ * (migration 0005) or what its webhook endpoints take (0024) change. Undefined: no such business.
+ */
+export async function findConfigVersion(db: Executor, businessId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('businesses').select('config_version').where('id', '=', businessId).executeTakeFirst();
+  return row?.config_version;
+}
+
 export async function countBusinesses(db: Db): Promise<number> {
   const row = await db
     .selectFrom('businesses')

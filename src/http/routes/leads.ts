@@ -162,8 +162,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, { db, writes, onJobsQueued, schemas, pages, fastPath }) => {
   const idempotency = new Idempotency(writes);
   const idempotent = idempotentRoute(idempotency);
-  app.decorateRequest('idempotencyClaim', null);
-  app.decorateRequest('idempotencyDeferred', null);
+  app.decorateRequest('idempotencyTicket', null);
 
   const conditional = conditionalRoute();
   app.get(

@@ -41,6 +41,15 @@ export function parseEventId(text: string): number | null {
   return match && Number(match[1]) <= 2_147_483_647 ? Number(match[1]) : null;
 }
 
+/**
+ * Whether an enabled endpoint takes events of `type` (CONTRACT §13): its `events` is null (every
+ * type) or a JSON array naming `type`. The one rule of who receives what: the transactional
+ * path (here) and a new lead's one statement (services/leads/new-lead-at-once.ts) both apply it.
+ */
+export function subscribes(endpoint: { events: string | null }, type: EventType): boolean {
+  return endpoint.events === null || (JSON.parse(endpoint.events) as string[]).includes(type);
+}
+
 /** A new delivery of event `eventId` to an endpoint, not yet attempted. */
 const pendingDelivery = (endpointId: number, eventId: number, leadId: number | null, at: string, propertyId: number | null = null) => ({
   endpoint_id: endpointId,
@@ -71,7 +80,7 @@ export async function recordEvent(
 ): Promise<number> {
   const id = await repo.insertEvent(trx, { business_id: businessId, type, lead_id: leadId, data: JSON.stringify(data), created_at: at });
   for (const endpoint of await repo.listActiveEndpoints(trx, businessId)) {
-    if (endpoint.events !== null && !(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
+    if (!subscribes(endpoint, type)) continue;
     // Behind an earlier pending delivery of the same lead, this one waits for its turn.
     const waiting = leadId !== null && (await repo.lockPendingDeliveries(trx, endpoint.id, 'lead_id', [leadId])).size > 0;
     const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, leadId, at));
@@ -101,7 +110,7 @@ export async function recordEvents(
     data.map((d) => ({ business_id: businessId, type, lead_id: null, data: JSON.stringify(d), created_at: at })),
   );
   for (const endpoint of await repo.listActiveEndpoints(trx, businessId)) {
-    if (endpoint.events !== null && !(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
+    if (!subscribes(endpoint, type)) continue;
     // Listings with a delivery pending already, before this call or in it: the next ones wait behind it.
     const queued = new Set<number>();
     for (let start = 0; start < data.length; start += 500) {

@@ -18,15 +18,24 @@
  * the claim was a statement and a commit of its own, and halved the rate of keyed leads). A key
  * that has a row already makes that write fail whole (a unique violation), and the request then
  * takes the claim above, which answers the replay, 422 or 409, or claims a lapsed or expired key
- * and runs the request again (http/idempotency.ts). Two requests with one new key meet in the
- * key's unique index: the second waits for the first's commit, then replays its answer.
+ * and runs the request again. Two requests with one new key meet in the key's unique index: the
+ * second waits for the first's commit, then replays its answer.
+ *
+ * That choice is made here alone (by group commit's `concurrent`, db/group-commit.ts): a caller
+ * (http/idempotency.ts) sees one API for both, a request's {@link KeyTicket}:
+ * {@link Idempotency.begin} (a ticket, or the replay, 422 or 409 to answer at once),
+ * {@link Idempotency.run} (the request's work, and the answer a key found taken gets instead),
+ * {@link Idempotency.onStored} (the intake's hook that records the response with the lead) and
+ * {@link Idempotency.release} (after a response that is not a success).
  */
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import { isKeyTaken } from '../../db/errors.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import * as repo from '../../db/repositories/idempotency.ts';
 import type { Database, LeadOutcome } from '../../db/types.ts';
 import { toRfc3339 } from '../../domain/time.ts';
+import type { OnStored } from '../leads/intake.ts';
 
 /** How long a key names its first request, ms (24 h). */
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -35,30 +44,71 @@ export const CLAIM_MS = 60_000;
 /** How often a process deletes expired records, ms. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
-/** A key that this request claimed: what {@link Idempotency.record} and {@link Idempotency.release} need. */
-export interface ClaimedKey {
+/** The parts of a request that its Idempotency-Key names: the API key's id, the key, and what makes two requests the same. */
+export interface KeyedRequest {
+  keyId: string;
+  idempotencyKey: string;
+  method: string;
+  /** The route's pattern (`/v1/ext/leads/inquiries`), so that the two POSTs never share a key's record. */
+  route: string;
+  /** The body's bytes as received. */
+  body: string;
+}
+
+/** What a request with a key that names an earlier request gets instead of running (CONTRACT §13). */
+export type KeyAnswer =
+  /** The first request's response again (`Idempotent-Replayed: true`). */
+  | { kind: 'replay'; status: number; body: string; outcome: LeadOutcome }
+  /** Another body or route with the key: 422 IDEMPOTENCY_KEY_REUSED. */
+  | { kind: 'mismatch' }
+  /** The first request still running: 409 IDEMPOTENCY_KEY_IN_FLIGHT. */
+  | { kind: 'in_flight' };
+
+/**
+ * A request's hold on its Idempotency-Key, from {@link Idempotency.begin} to its response.
+ * Opaque: how it holds the key (claimed first, or to be recorded with its lead) is this module's.
+ */
+export interface KeyTicket {
+  readonly keyId: string;
+  readonly idempotencyKey: string;
+}
+
+/** A key that this request claimed: what {@link Idempotency.release} and the record need. */
+interface ClaimedKey {
   keyId: string;
   idempotencyKey: string;
   createdAt: string;
 }
 
-export type ClaimResult =
-  | { kind: 'claimed'; claim: ClaimedKey }
-  | { kind: 'replay'; status: number; body: string; outcome: LeadOutcome }
-  | { kind: 'mismatch' }
-  | { kind: 'in_flight' };
+type ClaimResult = { kind: 'claimed'; claim: ClaimedKey } | KeyAnswer;
 
 /**
  * A key a request will record with its lead without claiming it first (PostgreSQL): the record
  * is inserted `done` (db/repositories/idempotency.ts `insertDone`), or fails when the key is taken.
  */
-export interface DeferredKey {
+interface DeferredKey {
   keyId: string;
   idempotencyKey: string;
   fingerprint: string;
   createdAt: string;
   expiresAt: string;
 }
+
+/** How a ticket holds its key now: claimed, deferred (recorded with the lead), or not at all (answered, or released). */
+type Hold = { kind: 'claimed'; claim: ClaimedKey } | { kind: 'deferred'; key: DeferredKey } | { kind: 'none' };
+
+const holds = new WeakMap<KeyTicket, Hold>();
+
+function ticket(keyId: string, idempotencyKey: string, hold: Hold): KeyTicket {
+  const made: KeyTicket = Object.freeze({ keyId, idempotencyKey });
+  holds.set(made, hold);
+  return made;
+}
+
+const holdOf = (key: KeyTicket): Hold => holds.get(key) ?? { kind: 'none' };
+
+/** The response a request stores with its lead. */
+type StoredResponse = { status: number; body: string; outcome: LeadOutcome; leadId: number | null };
 
 /** SHA-256 (hex) of what makes two requests the same: method, route and body bytes. */
 export function requestFingerprint(method: string, route: string, body: string): string {
@@ -74,13 +124,103 @@ export class Idempotency {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Whether requests record their key with their lead instead of claiming it first (see the module's comment). */
-  get defers(): boolean {
-    return this.writes.concurrent;
+  /**
+   * Takes the request's key: claims it first (SQLite), or, where transactions commit
+   * concurrently (PostgreSQL), makes the record it will write with its lead (its 24 h start now)
+   * and claims nothing yet (see the module's comment).
+   * @returns `ticket`, the request's hold on the key, to pass to {@link run}, {@link onStored} and
+   *   {@link release}; or what the request gets instead of running: `replay`, `mismatch` (422),
+   *   `in_flight` (409).
+   * @throws the database's error when the claim cannot be written.
+   */
+  async begin(request: KeyedRequest): Promise<{ kind: 'ticket'; ticket: KeyTicket } | KeyAnswer> {
+    const { keyId, idempotencyKey } = request;
+    const fingerprint = requestFingerprint(request.method, request.route, request.body);
+    if (this.writes.concurrent) {
+      return {
+        kind: 'ticket',
+        ticket: ticket(keyId, idempotencyKey, { kind: 'deferred', key: this.deferred(keyId, idempotencyKey, fingerprint) }),
+      };
+    }
+    const result = await this.claim(keyId, idempotencyKey, fingerprint);
+    if (result.kind !== 'claimed') return result;
+    return { kind: 'ticket', ticket: ticket(keyId, idempotencyKey, { kind: 'claimed', claim: result.claim }) };
+  }
+
+  /**
+   * Runs the request's `work` (all of it: what it checks, stores and answers) under its key. A
+   * claimed key: `work` as it is. A deferred key: `work` records it with the lead; when that finds
+   * the key taken, or `work` fails while the key has a live row, the key is claimed as
+   * {@link begin} claims on SQLite: the first response again, 422, 409, or, for a lapsed or
+   * expired key, the claim and `work` again (the failed try wrote nothing).
+   * @returns `done` with what `work` returned, or what the request gets instead (as {@link begin}).
+   * @throws what `work` throws (a deferred key's record not written), or the database's error.
+   */
+  async run<T>(key: KeyTicket, work: () => Promise<T>): Promise<{ kind: 'done'; value: T } | KeyAnswer> {
+    const hold = holdOf(key);
+    if (hold.kind !== 'deferred') return { kind: 'done', value: await work() };
+    try {
+      return { kind: 'done', value: await work() };
+    } catch (error) {
+      if (!isKeyTaken(error) && !(await this.taken(key.keyId, key.idempotencyKey))) throw error;
+      holds.set(key, { kind: 'none' });
+      const result = await this.claim(hold.key.keyId, hold.key.idempotencyKey, hold.key.fingerprint);
+      if (result.kind !== 'claimed') return result;
+      holds.set(key, { kind: 'claimed', claim: result.claim });
+      return { kind: 'done', value: await work() };
+    }
+  }
+
+  /**
+   * The hook that stores the request's response with its lead (services/leads/intake.ts
+   * `OnStored`), for the ticket's hold when the intake is called, said also as data for a new
+   * lead's one statement (services/leads/new-lead-at-once.ts).
+   * @param answer the 200's body for the lead's id, exactly as the route sends it.
+   * @param known the response a request about a known person gets when the intake keeps it as an
+   *   interaction (CONTRACT §22: an inquiry's 409 to a secret key), or null when that is the 200
+   *   too (a publishable key, CONTRACT §13).
+   * @returns undefined without a ticket, or once the ticket holds nothing.
+   */
+  onStored(
+    key: KeyTicket | null,
+    answer: (leadId: number | null) => unknown,
+    known: { status: number; body: string } | null,
+  ): OnStored | undefined {
+    const hold = key === null ? ({ kind: 'none' } as const) : holdOf(key);
+    if (hold.kind === 'none') return undefined;
+    const body = (leadId: number | null) => JSON.stringify(answer(leadId));
+    const response = (leadId: number | null, outcome: LeadOutcome, about: number | null, isKnown = false): StoredResponse =>
+      isKnown && known !== null
+        ? { status: known.status, body: known.body, outcome, leadId: about }
+        : { status: 200, body: body(leadId), outcome, leadId: about };
+    if (hold.kind === 'deferred') {
+      const deferred = hold.key;
+      const onStored: OnStored = (trx, leadId, outcome, about, isKnown) =>
+        this.recordDeferred(trx, deferred, response(leadId, outcome, about, isKnown));
+      const { keyId, idempotencyKey, fingerprint, createdAt, expiresAt } = deferred;
+      onStored.idempotency = { keyId, idempotencyKey, body, insert: { fingerprint, createdAt, expiresAt } };
+      return onStored;
+    }
+    const claim = hold.claim;
+    const onStored: OnStored = (trx, leadId, outcome, about, isKnown) => this.record(trx, claim, response(leadId, outcome, about, isKnown));
+    onStored.idempotency = { keyId: claim.keyId, idempotencyKey: claim.idempotencyKey, body, insert: null };
+    return onStored;
+  }
+
+  /**
+   * Lets go of the key of a request that did not succeed (any 4xx or 5xx), so that it leaves
+   * nothing behind and may be sent again: a claimed key's row is deleted; a deferred key has
+   * none (its record is written only with a lead). The ticket holds nothing afterwards.
+   * @throws the database's error when the claim cannot be deleted.
+   */
+  async release(key: KeyTicket): Promise<void> {
+    const hold = holdOf(key);
+    holds.set(key, { kind: 'none' });
+    if (hold.kind === 'claimed') await this.releaseClaim(hold.claim);
   }
 
   /** The record a request will write with its lead, made now (its 24 h start now). */
-  deferred(keyId: string, idempotencyKey: string, fingerprint: string): DeferredKey {
+  private deferred(keyId: string, idempotencyKey: string, fingerprint: string): DeferredKey {
     const now = this.now();
     this.purgeNowAndThen(now);
     return {
@@ -96,11 +236,7 @@ export class Idempotency {
    * Writes a deferred key's record with the response, inside the transaction that stores the lead.
    * @throws the unique violation (db/errors.ts `isKeyTaken`) when the key has a row already.
    */
-  async recordDeferred(
-    trx: Transaction<Database>,
-    key: DeferredKey,
-    response: { status: number; body: string; outcome: LeadOutcome; leadId: number | null },
-  ): Promise<void> {
+  private async recordDeferred(trx: Transaction<Database>, key: DeferredKey, response: StoredResponse): Promise<void> {
     await repo.insertDone(
       trx,
       {
@@ -115,7 +251,7 @@ export class Idempotency {
   }
 
   /** Whether a key has a row that is not expired: asked for a deferred key's request that failed for its own reasons. */
-  async taken(keyId: string, idempotencyKey: string): Promise<boolean> {
+  private async taken(keyId: string, idempotencyKey: string): Promise<boolean> {
     const seen = await (this.writes.alone((db) => repo.findKey(db, keyId, idempotencyKey)) ??
       this.writes.run((trx) => repo.findKey(trx, keyId, idempotencyKey)));
     return seen !== undefined && seen.expires_at > toRfc3339(new Date(this.now()));
@@ -125,7 +261,7 @@ export class Idempotency {
    * Claims `idempotencyKey` for the request with `fingerprint`, or says why it cannot
    * (see the module's comment). Writes only when it claims.
    */
-  async claim(keyId: string, idempotencyKey: string, fingerprint: string): Promise<ClaimResult> {
+  private async claim(keyId: string, idempotencyKey: string, fingerprint: string): Promise<ClaimResult> {
     const now = this.now();
     const claim: repo.Claim = {
       key_id: keyId,
@@ -155,16 +291,12 @@ export class Idempotency {
   }
 
   /** Stores the first response and the lead it concerns, inside the transaction that stores the lead. */
-  async record(
-    trx: Transaction<Database>,
-    claim: ClaimedKey,
-    response: { status: number; body: string; outcome: LeadOutcome; leadId: number | null },
-  ): Promise<void> {
+  private async record(trx: Transaction<Database>, claim: ClaimedKey, response: StoredResponse): Promise<void> {
     await repo.recordResponse(trx, claim.keyId, claim.idempotencyKey, response);
   }
 
   /** Drops the claim of a request that did not succeed. */
-  async release(claim: ClaimedKey): Promise<void> {
+  private async releaseClaim(claim: ClaimedKey): Promise<void> {
     await this.writes.run((trx) => repo.releaseClaim(trx, claim.keyId, claim.idempotencyKey, claim.createdAt));
   }
 

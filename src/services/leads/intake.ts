@@ -7,11 +7,14 @@
  * the welcome message, follow-ups) are committed together or not at all (db/group-commit.ts shares one commit among the units that arrive together). The database's unique constraint on (business, primary phone) settles races: a
  * transaction that loses one is run again and then sees the winner, so every request gets
  * the answer it would get had the requests run one by one.
+ *
+ * This is the transactional path. Where the engine runs writes concurrently (PostgreSQL), a lead
+ * whose phone is new is first tried as one statement (services/leads/new-lead-at-once.ts, its
+ * twin, which applies the same rules and stores the same rows; test/db/new-lead-statement.test.ts
+ * proves it); a known phone writes nothing there and comes here.
  */
 import type { Transaction } from 'kysely';
-import { FALLBACK_TEMPLATE_LANGUAGE, templateLanguage } from '../../channels/whatsapp-cloud.ts';
-import { insertNewLeadAtOnce, type NewLeadRows } from '../../db/repositories/new-lead-statement.ts';
-import { presentLead, type PresentedRow } from '../../domain/leads/presenter.ts';
+import { welcomeTemplate } from '../../channels/whatsapp-cloud.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findChannel, findConversation, insertWelcome } from '../../db/repositories/messaging.ts';
 import type { Database, LeadOutcome } from '../../db/types.ts';
@@ -25,6 +28,7 @@ import { nowRfc3339 } from '../../domain/time.ts';
 import type { IngestBody, InquiryBody } from '../../schemas/lead-requests.ts';
 import { InmoError } from '../../errors.ts';
 import { recordEvent, recordLeadEvent } from '../integrations/events.ts';
+import { newLeadAtOnce, type NewLeadParts } from './new-lead-at-once.ts';
 
 /** Attempts of a creation that keeps losing unique-constraint races (each loss means a winner exists). */
 const MAX_ATTEMPTS = 5;
@@ -51,9 +55,9 @@ export type OnStored = ((
 ) => Promise<void>) & {
   /**
    * The same record said as data, so that a new lead written in one statement on PostgreSQL
-   * (db/repositories/new-lead-statement.ts) records it in that statement: the Idempotency-Key, the
-   * 200's body for the new lead's id, and, for a key not claimed first (services/integrations/idempotency.ts
-   * `DeferredKey`), the record's fingerprint and times: it is inserted, not updated.
+   * (services/leads/new-lead-at-once.ts) records it in that statement: the Idempotency-Key, the
+   * 200's body for the new lead's id, and, for a key not claimed first (services/integrations/idempotency.ts),
+   * the record's fingerprint and times: it is inserted, not updated.
    */
   idempotency?: {
     keyId: string;
@@ -98,13 +102,13 @@ async function queueWelcome(
   language: string | null,
   at: string,
 ) {
-  const channel = await findChannel(trx, businessId);
-  if (!channel) return;
+  const welcome = welcomeTemplate(await findChannel(trx, businessId), language);
+  if (!welcome) return;
   await insertWelcome(trx, {
     lead_id: leadId,
     business_id: businessId,
-    template: channel.template,
-    language: templateLanguage(JSON.parse(channel.languages) as Record<string, string>, language),
+    template: welcome.template,
+    language: welcome.language,
     recipient: phone,
     state: 'pending',
     created_at: at,
@@ -178,18 +182,18 @@ async function storeInquiryLead(
     sourcePage: inquiry.sourcePage,
     notes: inquiry.notes,
   });
-  const created = await newLeadAtOnce(writes, onStored, (record) =>
-    newLeadRows(
+  const created = await newLeadAtOnce(
+    writes,
+    newLead(
       businessId,
       { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at },
       notes,
-      inquiry.consent,
-      inquiry.sourcePage,
+      consentColumns(inquiry.consent, inquiry.sourcePage),
       inquiry.preferred_language ?? null,
       INQUIRY_JOBS,
       at,
-      record,
     ),
+    onStored,
   );
   if (created !== null) return { leadId: created, outcome: 'created' };
   return withRaceRetry(() =>
@@ -243,81 +247,32 @@ async function storeInquiryLead(
 }
 
 /**
- * The rows of a new lead for the one-statement write (db/repositories/new-lead-statement.ts), made by
- * the same rules as the transactional path: its note, the consent given, a welcome for its
- * phone (if the business has a channel), its jobs, and its `lead.created` event's data, the
- * lead as GET /leads/{id} shows it (services/integrations/events.ts `recordLeadEvent`).
+ * A new lead for the one-statement write (services/leads/new-lead-at-once.ts), by the same rules
+ * as the transactional path: its note, the consent given, a welcome when its jobs queue one, its
+ * jobs.
  */
-function newLeadRows(
+function newLead(
   businessId: number,
   lead: NewLead,
   note: string,
-  consent: InquiryBody['consent'],
-  sourcePage: string | null | undefined,
+  consent: NewLeadParts['consent'],
   preferredLanguage: string | null,
   jobs: JobKind[],
   at: string,
-  idempotency: NewLeadRows['idempotency'],
-): NewLeadRows {
-  const data = JSON.stringify({ lead: presentLead({ ...(lead as unknown as PresentedRow), id: 0 }) });
-  const head = '{"lead":{"id":0';
-  if (!data.startsWith(head)) throw new Error('the presented lead does not begin with its id');
+): NewLeadParts {
+  return { businessId, lead, note, consent, welcome: jobs.includes('send_welcome') ? { preferredLanguage } : null, jobs, at };
+}
+
+/** The columns of the `consent` a POST carried, with the form's page (CONTRACT §18); null: none given. */
+function consentColumns(consent: InquiryBody['consent'], sourcePage: string | null | undefined): NewLeadParts['consent'] {
+  if (!consent) return null;
   return {
-    businessId,
-    lead: lead as Record<string, unknown>,
-    note,
-    consent: consent
-      ? {
-          marketing: consent.marketing ? 1 : 0,
-          whatsapp: consent.whatsapp ? 1 : 0,
-          text: consent.text ?? null,
-          version: consent.version ?? null,
-          source_page: sourcePage ?? null,
-        }
-      : null,
-    welcome: jobs.includes('send_welcome')
-      ? { recipient: lead.phone_number_1, preferredLanguage, fallbackLanguage: FALLBACK_TEMPLATE_LANGUAGE }
-      : null,
-    jobs,
-    eventDataAfterId: data.slice(head.length),
-    idempotency,
-    at,
+    marketing: consent.marketing ? 1 : 0,
+    whatsapp: consent.whatsapp ? 1 : 0,
+    text: consent.text ?? null,
+    version: consent.version ?? null,
+    source_page: sourcePage ?? null,
   };
-}
-
-/** A number no body holds: where it stands in a body, the new lead's id goes. */
-const ID_MARK = 987_654_321_012_345;
-
-/**
- * A new lead in one statement where the engine runs writes concurrently (PostgreSQL,
- * db/repositories/new-lead-statement.ts). @returns its id; null where the transactional path must
- * answer: SQLite, a phone already known (nothing was written), or a record said only as a function.
- */
-async function newLeadAtOnce(
-  writes: GroupCommit,
-  onStored: OnStored | undefined,
-  rows: (idempotency: NewLeadRows['idempotency']) => NewLeadRows,
-): Promise<number | null> {
-  const created = await writes.alone(async (db) => {
-    const idempotencyRecord = idempotencyRecordOf(onStored);
-    return idempotencyRecord === undefined ? null : insertNewLeadAtOnce(db, rows(idempotencyRecord));
-  });
-  return created ?? null;
-}
-
-/**
- * The Idempotency-Key record the one-statement write stores for `onStored`
- * (db/repositories/new-lead-statement.ts): null when there is none to store, the record with the
- * 200's body split around the lead's id, or undefined when the write cannot be one statement (a
- * record said only as a function, or a body where the id's place is ambiguous).
- */
-function idempotencyRecordOf(onStored: OnStored | undefined): NewLeadRows['idempotency'] | undefined {
-  if (!onStored) return null;
-  if (!onStored.idempotency) return undefined;
-  const { keyId, idempotencyKey, body, insert } = onStored.idempotency;
-  const [before, ...after] = body(ID_MARK).split(String(ID_MARK));
-  if (after.length > 1) return undefined;
-  return { keyId, idempotencyKey, bodyBeforeId: before, bodyAfterId: after.length ? after[0] : null, insert };
 }
 
 /**
@@ -332,17 +287,9 @@ async function recordConsent(
   sourcePage: string | null | undefined,
   at: string,
 ): Promise<void> {
-  if (!consent) return;
-  await repo.insertConsent(trx, {
-    business_id: businessId,
-    lead_id: leadId,
-    marketing: consent.marketing ? 1 : 0,
-    whatsapp: consent.whatsapp ? 1 : 0,
-    text: consent.text ?? null,
-    version: consent.version ?? null,
-    source_page: sourcePage ?? null,
-    created_at: at,
-  });
+  const columns = consentColumns(consent, sourcePage);
+  if (!columns) return;
+  await repo.insertConsent(trx, { business_id: businessId, lead_id: leadId, ...columns, created_at: at });
 }
 
 /**
@@ -419,8 +366,10 @@ export async function ingestRentalLead(
   };
   const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
   const notes = ingestNotes(body, habsInNotes, rentMax);
-  const created = await newLeadAtOnce(writes, onStored, (record) =>
-    newLeadRows(businessId, lead, notes, body.consent, body.sourcePage, null, INGEST_JOBS, at, record),
+  const created = await newLeadAtOnce(
+    writes,
+    newLead(businessId, lead, notes, consentColumns(body.consent, body.sourcePage), null, INGEST_JOBS, at),
+    onStored,
   );
   if (created !== null) return created;
   return withRaceRetry(() =>

@@ -11,11 +11,11 @@
  */
 import { CLI } from '../../access/audit.ts';
 import { open } from 'node:fs/promises';
-import { sql } from 'kysely';
 import { withPageCache, type Db } from '../../../db/database.ts';
 import { findBusiness } from '../../../db/repositories/businesses.ts';
 import { signalChange } from '../../../db/change-watch.ts';
 import { deferIndexes, restoreDeferredIndexes } from '../../../db/deferred-indexes.ts';
+import { refreshPlannerStatistics, refreshStatisticsWhileGrowing } from '../../../db/planner-statistics.ts';
 import * as repo from '../../../db/repositories/properties.ts';
 import type { NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
 import { nowRfc3339 } from '../../../domain/time.ts';
@@ -35,9 +35,6 @@ const ANALYZE_MIN_ROWS = 1000;
  * about 60 MiB lower; 60,000 updates took 5 % longer (8 MiB: 10 %).
  */
 export const IMPORT_PAGE_CACHE_KIB = 16_384;
-
-/** Rows of each index SQLite's ANALYZE reads (its `analysis_limit`; 0 would read all). */
-const ANALYSIS_LIMIT = 1000;
 
 /**
  * A rejected line: 1-based line number (in a Kyero feed, the property's position) and an
@@ -171,11 +168,9 @@ async function importBatches(
           if (bulk && batchesWritten === 1) deferred = (await deferIndexes(db, 'properties')).length > 0;
           await writeBatch(db, businessId, batch, refs, summary, now, seen);
           batchesWritten++;
-          // PostgreSQL plans the lookup of a batch's refs from the table's statistics: left as they
-          // were while the table grows from nothing to a million rows, they made it scan the table
-          // for every batch (an import slowing to a crawl). Refreshed each time the import has
-          // written 4 times more batches; ANALYZE reads a fixed sample, so this stays cheap.
-          if (db.engine === 'postgres' && isPowerOf4(batchesWritten)) await sql`analyze properties`.execute(db);
+          // The lookup of a batch's refs is planned from the table's statistics: refreshed each time
+          // the import has written 4 times more batches (db/planner-statistics.ts says why).
+          if (isPowerOf4(batchesWritten)) await refreshStatisticsWhileGrowing(db, 'properties');
         }
         await onProgress?.(linesRead, bytesRead);
       }
@@ -187,16 +182,7 @@ async function importBatches(
     // Fresh statistics let the planner pick the right index for each filter; an import that
     // changed little of the catalogue leaves them as good as they were.
     const written = summary.created + summary.updated;
-    // On PostgreSQL, VACUUM also marks the new rows' pages all-visible, which lets the covering
-    // listing indexes answer with index-only scans instead of reading every row they pass.
-    if (written >= ANALYZE_MIN_ROWS) {
-      if (db.engine === 'postgres') await sql`vacuum (analyze) properties, property_docs`.execute(db);
-      else {
-        // A sample of each index is as good for the planner as reading all of it: 7 s less at 1M.
-        await sql`pragma analysis_limit = ${sql.lit(ANALYSIS_LIMIT)}`.execute(db);
-        await sql`analyze`.execute(db);
-      }
-    }
+    if (written >= ANALYZE_MIN_ROWS) await refreshPlannerStatistics(db, ['properties', 'property_docs']);
     return summary;
   });
 }

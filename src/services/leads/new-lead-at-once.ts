@@ -1,0 +1,162 @@
+/**
+ * A new lead in one statement, where the engine runs writes concurrently (PostgreSQL; issue 32).
+ *
+ * What it duplicates: the intake's transactional path for a lead whose phone is new
+ * (services/leads/intake.ts: the lead, its note, consent, welcome message, jobs, `lead.created`
+ * event, that event's webhook deliveries with their jobs, and the Idempotency-Key's record),
+ * written as one statement (db/repositories/new-lead-statement.ts) instead of ten. Only how the
+ * rows reach the database differs: every value is decided here, before the statement, by the
+ * same functions the transactional path calls, and handed to the statement as parameters:
+ *
+ * - the welcome: `welcomeTemplate` (channels/whatsapp-cloud.ts), from the business's channel;
+ * - the endpoints the event goes to: `subscribes` (services/integrations/events.ts), from the
+ *   business's enabled endpoints;
+ * - the event's data: `presentLead` (domain/leads/presenter.ts), the lead as GET /leads/{id}
+ *   shows it, the id given by the database;
+ * - the Idempotency-Key's record: the intake's `OnStored` hook said as data.
+ *
+ * The channel and the endpoints are kept per business, with the business's `config_version`
+ * they were read at (read first: what is read after it is at least as new), which every change
+ * to them bumps in its own transaction (migrations 0005, 0024). The statement writes only while
+ * the version is still that one, so it never uses a channel or endpoints older than its own
+ * snapshot: what the transactional path reads inside its transaction, at READ COMMITTED, is no
+ * newer. When the version has moved, nothing is written, the kept values are dropped, and the
+ * lead takes the transactional path (the next lead reads them again).
+ *
+ * Which test proves the two paths agree: test/db/new-lead-statement.test.ts writes the same
+ * leads through both (with and without a channel, a preferred language the channel maps or
+ * not, endpoints taking `lead.created`, every event, others only, or disabled) and compares every
+ * row stored.
+ */
+import { LRUCache } from 'lru-cache';
+import { welcomeTemplate } from '../../channels/whatsapp-cloud.ts';
+import type { Db } from '../../db/database.ts';
+import type { GroupCommit } from '../../db/group-commit.ts';
+import { findConfigVersion } from '../../db/repositories/businesses.ts';
+import type { JobKind } from '../../db/repositories/jobs.ts';
+import { listActiveEndpoints } from '../../db/repositories/events.ts';
+import { findChannel } from '../../db/repositories/messaging.ts';
+import { insertNewLeadAtOnce, type NewLeadRows } from '../../db/repositories/new-lead-statement.ts';
+import type { NewLead } from '../../db/types.ts';
+import { presentLead, type PresentedRow } from '../../domain/leads/presenter.ts';
+import { subscribes } from '../integrations/events.ts';
+import type { OnStored } from './intake.ts';
+
+/** A new lead as the intake made it, before the database gives its id. Times are canonical RFC 3339. */
+export interface NewLeadParts {
+  businessId: number;
+  /** The lead's columns, `business_id` included. */
+  lead: NewLead;
+  note: string;
+  /** The consent's columns (`marketing`, `whatsapp` 0/1, `text`, `version`, `source_page`), or null: none given. */
+  consent: NewLeadRows['consent'];
+  /** Whether the lead is queued a welcome (its `send_welcome` job), and in which `preferred_language`. */
+  welcome: { preferredLanguage: string | null } | null;
+  jobs: JobKind[];
+  at: string;
+}
+
+/** A number no body holds: where it stands in a body, the new lead's id goes. */
+const ID_MARK = 987_654_321_012_345;
+
+/** What a new lead's rows are decided from, as the business had them at `version`. */
+interface Settings {
+  version: number;
+  channel: { template: string; languages: string } | undefined;
+  /** The enabled endpoints that take `lead.created` (`subscribes`), in id order. */
+  endpointIds: number[];
+}
+
+/** Businesses whose settings one process keeps. */
+const KEPT_BUSINESSES = 10_000;
+/** Settings kept per database handle and business, as promises (callers asking together share one read). */
+const kept = new WeakMap<Db, LRUCache<number, Promise<Settings>>>();
+
+/** The business's settings, as kept or read now (the version first). */
+function settingsOf(db: Db, businessId: number): Promise<Settings> {
+  let ofDb = kept.get(db);
+  if (!ofDb) kept.set(db, (ofDb = new LRUCache({ max: KEPT_BUSINESSES })));
+  let settings = ofDb.get(businessId);
+  if (!settings) {
+    settings = readSettings(db, businessId);
+    ofDb.set(businessId, settings);
+    // A read that failed is not kept.
+    settings.catch(() => ofDb.get(businessId) === settings && ofDb.delete(businessId));
+  }
+  return settings;
+}
+
+async function readSettings(db: Db, businessId: number): Promise<Settings> {
+  const version = (await findConfigVersion(db, businessId)) ?? -1;
+  const [channel, endpoints] = await Promise.all([findChannel(db, businessId), listActiveEndpoints(db, businessId)]);
+  return {
+    version,
+    channel,
+    endpointIds: endpoints.filter((endpoint) => subscribes(endpoint, 'lead.created')).map((endpoint) => endpoint.id),
+  };
+}
+
+/**
+ * Writes a new lead in one statement where the engine runs writes concurrently
+ * (GroupCommit `alone`, PostgreSQL).
+ * @param onStored the intake's hook (services/leads/intake.ts `OnStored`); its `idempotency` says
+ *   the record as data.
+ * @returns the new lead's id; null where the transactional path must answer: SQLite, a phone
+ *   already known, a business whose channel or endpoints changed since they were kept (nothing
+ *   was written), or a record said only as a function.
+ * @throws the database's error, nothing written (db/repositories/new-lead-statement.ts), among
+ *   them the unique violation of an Idempotency-Key not claimed first that has a row already
+ *   (db/errors.ts `isKeyTaken`).
+ */
+export async function newLeadAtOnce(writes: GroupCommit, parts: NewLeadParts, onStored: OnStored | undefined): Promise<number | null> {
+  const created = await writes.alone(async (db) => {
+    const record = idempotencyRecordOf(onStored);
+    if (record === undefined) return null;
+    const { version, channel, endpointIds } = await settingsOf(db, parts.businessId);
+    const welcome = parts.welcome && welcomeTemplate(channel, parts.welcome.preferredLanguage);
+    const written = await insertNewLeadAtOnce(db, {
+      businessId: parts.businessId,
+      lead: parts.lead as Record<string, unknown>,
+      note: parts.note,
+      consent: parts.consent,
+      welcome: welcome && { recipient: parts.lead.phone_number_1, ...welcome },
+      jobs: parts.jobs,
+      endpointIds,
+      eventDataAfterId: eventDataAfterId(parts.lead),
+      configVersion: version,
+      idempotency: record,
+      at: parts.at,
+    });
+    if (written !== 'stale') return written;
+    // The channel or the endpoints changed since they were read: read again by the next lead.
+    kept.get(db)?.delete(parts.businessId);
+    return null;
+  });
+  return created ?? null;
+}
+
+/**
+ * The `lead.created` event's data after `{"lead":{"id":` (services/integrations/events.ts
+ * `recordLeadEvent`: the lead as GET /leads/{id} shows it), for the database to put the id before.
+ */
+function eventDataAfterId(lead: NewLead): string {
+  const data = JSON.stringify({ lead: presentLead({ ...(lead as unknown as PresentedRow), id: 0 }) });
+  const head = '{"lead":{"id":0';
+  if (!data.startsWith(head)) throw new Error('the presented lead does not begin with its id');
+  return data.slice(head.length);
+}
+
+/**
+ * What the one-statement write records for `onStored`: null when there is nothing to record, the
+ * Idempotency-Key's record with the 200's body split around the lead's id, or undefined when the
+ * write cannot be one statement (a record said only as a function, or a body where the id's place
+ * is ambiguous).
+ */
+function idempotencyRecordOf(onStored: OnStored | undefined): NewLeadRows['idempotency'] | undefined {
+  if (!onStored) return null;
+  if (!onStored.idempotency) return undefined;
+  const { keyId, idempotencyKey, body, insert } = onStored.idempotency;
+  const [before, ...after] = body(ID_MARK).split(String(ID_MARK));
+  if (after.length > 1) return undefined;
+  return { keyId, idempotencyKey, bodyBeforeId: before, bodyAfterId: after.length ? after[0] : null, insert };
+}
