@@ -23,6 +23,7 @@ import * as m0020 from './0020_lead_version.ts';
 import * as m0021 from './0021_media_objects.ts';
 import * as m0022 from './0022_pull_holds.ts';
 import * as m0023 from './0023_lead_interactions.ts';
+import * as m0025 from './0025_inbound_email.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -50,6 +51,7 @@ export const migrationProvider: MigrationProvider = {
       '0021_media_objects': m0021,
       '0022_pull_holds': m0022,
       '0023_lead_interactions': m0023,
+      '0025_inbound_email': m0025,
     };
   },
 };
