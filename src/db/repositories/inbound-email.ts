@@ -1,5 +1,5 @@
 /** Portal e-mails in (migration 0025, CONTRACT §19): SQL only (see services/leads/email-intake.ts). */
-import type { Executor } from '../database.ts';
+import { isRowId, type Executor } from '../database.ts';
 import { insertReturningId } from '../compiled-once.ts';
 import type { InboundEmailState, InboundEmailTable } from '../types.ts';
 
@@ -102,3 +102,41 @@ export async function purgeInboundEmailsBefore(db: Executor, before: string): Pr
   const result = await db.deleteFrom('inbound_emails').where('received_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * The listing a portal's ad names by `reference` (CONTRACT §19): the business's listing whose
+ * `external_ref` is it, else, for a whole number, the one with that inmo id; any status (a sold
+ * listing still says what the person looks for).
+ */
+export async function findListingByReference(db: Executor, businessId: number, reference: string) {
+  const columns = [
+    'id',
+    'operation',
+    'op_venta',
+    'op_alquiler',
+    'op_traspaso',
+    'type',
+    'city',
+    'price',
+    'price_rent',
+    'price_transfer',
+  ] as const;
+  const byRef = await db
+    .selectFrom('properties')
+    .select(columns)
+    .where('business_id', '=', businessId)
+    .where('external_ref', '=', reference)
+    .executeTakeFirst();
+  if (byRef || !/^[1-9]\d{0,9}$/.test(reference) || !isRowId(Number(reference))) return byRef;
+  return db
+    .selectFrom('properties')
+    .select(columns)
+    .where('business_id', '=', businessId)
+    .where('id', '=', Number(reference))
+    .executeTakeFirst();
+}
+
+/** What reading a message made of it (the columns {@link settleInboundEmail} sets). */
+export type InboundOutcome = Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason'> & {
+  state: Exclude<InboundEmailState, 'pending'>;
+};
