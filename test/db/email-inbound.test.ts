@@ -23,6 +23,7 @@ import {
   revokeInboundAddress,
 } from '../../src/services/leads/email-intake.ts';
 import { importRecords, listing, propertyId, REPO_ROOT, snapshot, businessWithKey } from '../helpers/db.ts';
+import { inmo } from '../helpers/cli.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 
 const t = withApp({ each: true });
@@ -448,5 +449,33 @@ describe('personal data (CONTRACT §18)', () => {
     const later = new ManualClock(new Date(Date.now() + 31 * day));
     await new Worker({ db: t.db, clock: later, settings: { pollMs: 20 } }).drain();
     expect(await emails(t.db)).toHaveLength(0);
+  });
+});
+
+describe('inmo email inbound', () => {
+  it('makes an address shown once, lists it without its URL, and revokes it for good', async () => {
+    const env = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn' };
+    const made = await inmo(env, 'email', 'inbound', '--business', String(t.businessId), '--json');
+    expect(made.code).toBe(0);
+    expect(made.json).toEqual({ url: expect.stringMatching(/^\/webhooks\/email\/[A-Za-z0-9]{43}$/) });
+    expect((await postEmail(made.json.url, fixture('idealista.eml'))).status).toBe(202);
+
+    const listed = await inmo(env, 'email', 'inbound', 'list', '--business', String(t.businessId), '--json');
+    expect(listed.json).toEqual([{ id: expect.any(Number), created_at: expect.any(String), revoked_at: null }]);
+    expect(listed.stdout).not.toContain(made.json.url.split('/').pop());
+    const id = listed.json[0].id as number;
+
+    expect((await inmo(env, 'email', 'inbound', 'revoke', String(id), '--json')).json).toEqual({ id, revoked: true });
+    expect((await postEmail(made.json.url, fixture('fotocasa.eml'))).status).toBe(404);
+    expect((await inmo(env, 'email', 'inbound', 'list', '--business', String(t.businessId), '--json')).json[0].revoked_at).toEqual(
+      expect.any(String),
+    );
+
+    const unknown = await inmo(env, 'email', 'inbound', 'revoke', '99999', '--json');
+    expect([unknown.code, unknown.json]).toEqual([1, { error: 'No inbound e-mail address with id 99999' }]);
+    const noBusiness = await inmo(env, 'email', 'inbound', '--business', '99999', '--json');
+    expect([noBusiness.code, noBusiness.json]).toEqual([1, { error: 'Business 99999 does not exist' }]);
+    const human = await inmo(env, 'email', 'inbound', '--business', String(t.businessId));
+    expect(human.stdout).toMatch(/^address #\d+, shown once; .*\n {2}\/webhooks\/email\/[A-Za-z0-9]{43}\n$/);
   });
 });
