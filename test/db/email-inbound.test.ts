@@ -306,6 +306,17 @@ describe('the process_email job', () => {
     ]);
   });
 
+  it('a message without a name for a known phone is added to that lead, not left as not understood', async () => {
+    const created = await post(t.app, '/leads/inquiries', t.key, { name: 'Ana', type: 'buyer', phone_number_1: '+34611222333' });
+    const leadId = created.body.lead_id as number;
+    const { url } = await createInboundAddress(t.db, t.businessId);
+    await postEmail(url, Buffer.from('From: x@otro.example\r\nSubject: Sin nombre\r\n\r\nTeléfono: 611 222 333\r\nMensaje: Llámame\r\n'));
+    await drain();
+    expect((await emails(t.db)).map((e) => [e.state, e.lead_id, e.reason])).toEqual([['interaction', leadId, null]]);
+    const interactions = await t.db.selectFrom('lead_interactions').select(['channel', 'note']).where('lead_id', '=', leadId).execute();
+    expect(interactions).toEqual([{ channel: 'email', note: expect.stringContaining('Mensaje: Llámame') }]);
+  });
+
   it('keeps what it cannot make a lead of as not understood, with its sender, subject and reason, and no lead', async () => {
     const { url } = await createInboundAddress(t.db, t.businessId);
     await postEmail(url, fixture('no-contact.eml'));

@@ -15,9 +15,9 @@
  *   `createInquiryLead`: type `demandante`, `source` the portal's name, the message in the
  *   notes, a search from the listing the reference names, and the same jobs: matching, the
  *   welcome, follow-ups), in the transaction that completes the job; a known phone or e-mail
- *   address adds an interaction to that lead instead (CONTRACT §22). Without a phone, a known
- *   e-mail address still adds the interaction; otherwise the message waits as `not_understood`
- *   with a reason, as does a message without a name or with no contact at all.
+ *   address adds an interaction to that lead instead (CONTRACT §22). Without a phone or a name,
+ *   a known phone or e-mail address still adds the interaction; otherwise the message waits as
+ *   `not_understood` with a reason, as does a message with no contact at all.
  * - **Keeping**: 30 days from receipt (the worker's hourly purge, jobs/worker.ts); gone with
  *   the lead it made or was added to (its erasure, CONTRACT §18), and part of its export.
  *
@@ -31,7 +31,7 @@ import type { Db } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/inbound-email.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
-import { findLeadByEmail } from '../../db/repositories/leads.ts';
+import { findLeadByEmail, findLeadByPhone } from '../../db/repositories/leads.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Database, InboundEmailState } from '../../db/types.ts';
 import { randomBase62 } from '../../domain/access/api-key.ts';
@@ -165,26 +165,21 @@ export async function processInboundEmail(
 
   const listing = contact.reference ? await repo.findListingByReference(db, row.business_id, contact.reference) : undefined;
   const search = listing ? searchOfListing(listing) : null;
-  const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact) });
 
-  if (contact.phone === null) {
-    // No phone, so no new lead (a lead needs one); a known address still adds the request to its lead.
+  if (contact.phone === null || contact.name === null) {
+    // No new lead without a phone and a name; a person known by either contact still has the request added.
+    const reason = contact.phone === null ? 'no phone number found: a lead needs one' : 'no name found';
+    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact) });
     return run.finish(async (trx) => {
-      const known = await findLeadByEmail(trx, row.business_id, contact.email!);
-      if (!known)
-        return settleIn(trx, emailId, { state: 'not_understood', ...seen, reason: 'no phone number found: a lead needs one' }, at);
-      await keepInteraction(
-        trx,
-        row.business_id,
-        known.id,
-        { channel: 'email', source: contact.source, note, consent: undefined },
-        null,
-        at,
-      );
+      const known =
+        (contact.phone === null ? undefined : await findLeadByPhone(trx, row.business_id, contact.phone)) ??
+        (contact.email === null ? undefined : await findLeadByEmail(trx, row.business_id, contact.email));
+      if (!known) return settleIn(trx, emailId, { state: 'not_understood', ...seen, reason }, at);
+      const request = { channel: 'email' as const, source: contact.source, note, consent: undefined };
+      await keepInteraction(trx, row.business_id, known.id, request, null, at);
       return settleIn(trx, emailId, { state: 'interaction', ...seen, lead_id: known.id, reason: null }, at);
     });
   }
-  if (contact.name === null) return notUnderstood('no name found');
 
   const inquiry: Inquiry = {
     name: contact.name,
