@@ -3,6 +3,7 @@ import { isRowId, type Executor } from '../database.ts';
 import { insertReturningId } from '../compiled-once.ts';
 import type { InboundEmailState, InboundEmailTable } from '../types.ts';
 
+/** Records a business's new address (only its token's SHA-256, hex). @returns its id. */
 export async function insertInboundToken(
   db: Executor,
   row: { business_id: number; token_hash: string; created_at: string },
@@ -56,6 +57,7 @@ export async function insertInboundEmail(
   return inserted?.id;
 }
 
+/** A kept message by id, raw bytes included; undefined once purged or erased. */
 export async function findInboundEmail(db: Executor, id: number) {
   return db.selectFrom('inbound_emails').selectAll().where('id', '=', id).executeTakeFirst();
 }
