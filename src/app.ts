@@ -4,7 +4,8 @@
  *
  * Beside it, outside /v1/ext and without a key: `/healthz`, `/readyz` and `/metrics`
  * (http/operability.ts, CONTRACT §11), WhatsApp's webhook `/webhooks/whatsapp`
- * (http/routes/webhooks.ts, CONTRACT §10), and the workspace console under `/console`, with
+ * (http/routes/webhooks.ts, CONTRACT §10), portal e-mails forwarded to `/webhooks/email/<token>`
+ * (http/routes/email-webhook.ts, CONTRACT §19), and the workspace console under `/console`, with
  * sessions of its own (http/console/plugin.ts, CONTRACT §12).
  *
  * Cross-cutting behaviour lives here: request ids (`X-Request-Id` echoed when sane, else
@@ -42,6 +43,7 @@ import { createServer } from 'node:http';
 import { CatalogueReader } from './services/catalogue/published.ts';
 import { operabilityRoutes, type MetricsMode } from './http/operability.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
+import { emailWebhookRoutes } from './http/routes/email-webhook.ts';
 import { WebhookChannels } from './services/messaging/whatsapp-inbound.ts';
 import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/access/api-keys.ts';
@@ -234,6 +236,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     channels: new WebhookChannels(options.db, changes),
     onJobsQueued: options.onJobsQueued ?? (() => {}),
   });
+  // Portal e-mails forwarded to a business's address: its token is the credential (CONTRACT §19).
+  await app.register(emailWebhookRoutes, { db: options.db, onJobsQueued: options.onJobsQueued ?? (() => {}) });
 
   await app.register(
     async (api) => {

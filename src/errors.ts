@@ -272,6 +272,15 @@ export const ERRORS = {
     detail: 'Only an owner assigns leads: an agent may take a lead that nobody handles',
   }),
 
+  // Portal e-mails in (CONTRACT §19): `POST /webhooks/email/<token>` and its addresses.
+  EMAIL_CONTENT_TYPE: spec({
+    status: 415,
+    detail: 'Send the e-mail as it was received, with Content-Type: message/rfc822',
+  }),
+  EMAIL_TOO_LARGE: spec({ status: 413, detail: 'An e-mail may be at most 10 MiB (10,485,760 bytes)' }),
+  EMAIL_EMPTY: spec({ status: 400, detail: 'The body is empty: send the e-mail as it was received (RFC 5322)' }),
+  INBOUND_EMAIL_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No inbound e-mail address with id ${id}` }),
+
   // Webhooks (CONTRACT §10).
   WEBHOOK_SIGNATURE: spec({ status: 401, detail: 'Invalid or missing X-Hub-Signature-256' }),
   WEBHOOK_VERIFY: spec({ status: 403, detail: 'Verification failed' }),

@@ -6,6 +6,7 @@ import { register as business } from './business.ts';
 import { register as channel } from './channel.ts';
 import { cli } from './common.ts';
 import { register as conversations } from './conversations.ts';
+import { register as email } from './email-inbound.ts';
 import { register as embed } from './embed.ts';
 import { register as feeds } from './feeds.ts';
 import { register as followups } from './followups.ts';
@@ -60,6 +61,7 @@ Environment:
     feeds,
     audit,
     embed,
+    email,
   ])
     group(program);
   return program;

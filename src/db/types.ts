@@ -189,8 +189,8 @@ export interface LeadInteractionTable {
   id: Generated<number>;
   business_id: number;
   lead_id: number;
-  /** The endpoint it came through: `inquiry` (POST /leads/inquiries) or `ingest` (POST /leads/ingest). */
-  channel: 'inquiry' | 'ingest';
+  /** How it came: `inquiry` (POST /leads/inquiries), `ingest` (POST /leads/ingest) or `email` (a portal's e-mail, CONTRACT §19). */
+  channel: 'inquiry' | 'ingest' | 'email';
   /** The request's `source`, when it said one. */
   source: string | null;
   /** What a new lead's note would have said: the message, the page, the search. */
@@ -544,6 +544,41 @@ export interface FeedSourceTable {
   held_of: number | null;
 }
 
+/** An address a business forwards portal e-mails to (migration 0025, CONTRACT §19): only its token's hash is kept. */
+export interface InboundEmailTokenTable {
+  id: Generated<number>;
+  business_id: number;
+  /** SHA-256 of the URL's token, hex. */
+  token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** What became of an e-mail received (CONTRACT §19). */
+export type InboundEmailState = 'pending' | 'lead' | 'interaction' | 'not_understood' | 'discarded';
+
+/** An e-mail received for a business (migration 0025, CONTRACT §19): personal data, kept 30 days at most. */
+export interface InboundEmailTable {
+  id: Generated<number>;
+  business_id: number;
+  /** Its `Message-ID`, else `sha256:` and the hex digest of its bytes: unique per business. */
+  message_key: string;
+  /** The message as received (RFC 5322 bytes). */
+  raw: Buffer;
+  received_at: string;
+  state: InboundEmailState;
+  /** The parser that read it (`idealista`, `fotocasa`, `habitaclia`, `pisos.com`, `generic`); null until read, or when none could. */
+  parser: string | null;
+  /** The lead it made (`lead`) or was added to (`interaction`). */
+  lead_id: number | null;
+  /** The original sender's address (the portal's, also when forwarded). */
+  sender: string | null;
+  subject: string | null;
+  /** Why it is `not_understood` or `discarded`, in words (no personal data). */
+  reason: string | null;
+  updated_at: string;
+}
+
 /** An external ref accepted by an import run (migration 0017): the run's refs, kept off the heap. */
 export interface ImportRefTable {
   run: string;
@@ -613,6 +648,8 @@ export interface Database {
   lead_erasures: LeadErasureTable;
   audit_log: AuditLogTable;
   media_objects: MediaObjectTable;
+  inbound_email_tokens: InboundEmailTokenTable;
+  inbound_emails: InboundEmailTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

@@ -33,6 +33,7 @@ import {
   type ClaimedJob,
 } from '../db/repositories/jobs.ts';
 import { eraseQuietLeads } from '../services/leads/erasure.ts';
+import { purgeOldInboundEmails } from '../services/leads/email-intake.ts';
 import { purgeEventsBefore } from '../db/repositories/events.ts';
 import { transact } from '../db/transaction.ts';
 import { toRfc3339 } from '../domain/time.ts';
@@ -201,13 +202,18 @@ export class Worker {
     return jobs;
   }
 
-  /** Deletes events past their 30 days (CONTRACT §13), at most once an hour per worker. */
+  /**
+   * Deletes events past their 30 days (CONTRACT §13) and portal e-mails past theirs (CONTRACT
+   * §19), at most once an hour per worker.
+   */
   private async purgeOldEvents(): Promise<void> {
     const nowMs = this.clock.now().getTime();
     if (nowMs - this.purgedAt < EVENT_PURGE_EVERY_MS) return;
     this.purgedAt = nowMs;
     const purged = await purgeEventsBefore(this.db, toRfc3339(new Date(nowMs - EVENT_TTL_MS)));
     if (purged) this.logger.info({ purged }, 'worker: deleted events older than 30 days');
+    const emails = await purgeOldInboundEmails(this.db, this.clock.now());
+    if (emails) this.logger.info({ purged: emails }, 'worker: deleted inbound e-mails older than 30 days');
   }
 
   /**

@@ -85,6 +85,9 @@ describe('help and version', () => {
         'feeds pull remove',
         'feeds pull confirm',
         'feeds pull discard',
+        'email inbound',
+        'email inbound list',
+        'email inbound revoke',
       ].sort(),
     );
     for (const [name, command] of leaves) {

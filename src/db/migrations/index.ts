@@ -24,6 +24,7 @@ import * as m0021 from './0021_media_objects.ts';
 import * as m0022 from './0022_pull_holds.ts';
 import * as m0023 from './0023_lead_interactions.ts';
 import * as m0024 from './0024_endpoint_signals.ts';
+import * as m0025 from './0025_inbound_email.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -52,6 +53,7 @@ export const migrationProvider: MigrationProvider = {
       '0022_pull_holds': m0022,
       '0023_lead_interactions': m0023,
       '0024_endpoint_signals': m0024,
+      '0025_inbound_email': m0025,
     };
   },
 };

@@ -25,7 +25,8 @@ export type JobKind =
   | 'assistant_reply'
   | 'send_message'
   | 'deliver_webhook'
-  | 'pull_feed';
+  | 'pull_feed'
+  | 'process_email';
 
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;

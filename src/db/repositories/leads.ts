@@ -29,6 +29,22 @@ export async function findLeadByPhone(db: Executor, businessId: number, phone: s
 }
 
 /**
+ * The business's oldest lead with this e-mail address, personal or professional, compared
+ * without case (a portal's e-mail for a known person, CONTRACT §19, §22).
+ */
+export async function findLeadByEmail(db: Executor, businessId: number, email: string): Promise<LeadRow | undefined> {
+  const lower = email.toLowerCase();
+  return db
+    .selectFrom('leads')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where((eb) => eb.or([eb(eb.fn('lower', ['personal_email']), '=', lower), eb(eb.fn('lower', ['professional_email']), '=', lower)]))
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
  * A lead by id; with `businessId`, only that business's (another's is not found, as a missing
  * one): the console reads through this, so a page cannot show a lead of another business.
  */

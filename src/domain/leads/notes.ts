@@ -25,14 +25,15 @@ function line(label: string, value: string | null | undefined): string | null {
 
 /**
  * Summary of an inquiry: operations, property types and locations of the first search entry,
- * origin page, and the message (`search_preferences[0].internal_notes` if set, else `notes`).
+ * origin page, and the message (`search_preferences[0].internal_notes` if set, else `notes`),
+ * under `heading` (by default, that it came by the web).
  */
-export function inquiryNotes(input: { searches: Entry[]; sourcePage?: string | null; notes?: string | null }): string {
+export function inquiryNotes(input: { searches: Entry[]; sourcePage?: string | null; notes?: string | null; heading?: string }): string {
   const first = input.searches[0] ?? {};
   const internal = typeof first.internal_notes === 'string' && first.internal_notes.trim() !== '' ? first.internal_notes : null;
   const locations = Array.isArray(first.locations) ? first.locations.map(describeLocation).filter((l): l is string => l !== null) : [];
   return [
-    'Consulta recibida por la web.',
+    input.heading ?? 'Consulta recibida por la web.',
     line('Operaciones', list(first.operations).join(', ')),
     line('Tipos de inmueble', list(first.property_types).join(', ')),
     line('Ubicaciones', locations.join('; ')),

@@ -38,6 +38,7 @@ export const LEAD_TYPE_LABEL = {
 export const INTERACTION_CHANNEL_LABEL = {
   inquiry: 'interaction_inquiry',
   ingest: 'interaction_ingest',
+  email: 'interaction_email',
 } as const satisfies Record<LeadInteractionTable['channel'], MessageKey>;
 
 export const FOLLOW_UP_STATE_LABEL = {

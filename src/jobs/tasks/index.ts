@@ -8,6 +8,7 @@ import { deliverWebhookTask } from './deliver-webhook.ts';
 import { followUpTask } from './follow-up.ts';
 import { matchLeadTask } from './match-lead.ts';
 import { rematchCatalogueTask } from './rematch-catalogue.ts';
+import { processEmailTask } from './process-email.ts';
 import { processWebhookTask } from './process-webhook.ts';
 import { pullFeedTask } from './pull-feed.ts';
 import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
@@ -25,6 +26,7 @@ export const TASKS = {
   send_message: sendMessageTask,
   deliver_webhook: deliverWebhookTask,
   pull_feed: pullFeedTask,
+  process_email: processEmailTask,
 } as const satisfies Record<JobKind, TaskDefinition>;
 
 /** The task of a stored job kind, or undefined for a kind this release does not know. */

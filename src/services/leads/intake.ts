@@ -17,7 +17,7 @@ import type { Transaction } from 'kysely';
 import { welcomeTemplate } from '../../channels/whatsapp-cloud.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findChannel, findConversation, insertWelcome } from '../../db/repositories/messaging.ts';
-import type { Database, LeadOutcome } from '../../db/types.ts';
+import type { Database, LeadInteractionTable, LeadOutcome } from '../../db/types.ts';
 import { isKeyTaken, isUniqueViolation } from '../../db/errors.ts';
 import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../../db/repositories/jobs.ts';
 import * as repo from '../../db/repositories/leads.ts';
@@ -69,6 +69,23 @@ export type OnStored = ((
 
 /** What an inquiry did: a new lead, an unnamed lead completed, or a known lead's interaction (CONTRACT §22). */
 export type InquiryOutcome = 'created' | 'completed' | 'known';
+
+/**
+ * What writes a lead: the request path's {@link GroupCommit}, or a job's own completing
+ * transaction (services/leads/email-intake.ts: `run` is the job's `finish`, and `alone` gives
+ * null, so the lead commits with the job).
+ */
+export type LeadWrites = Pick<GroupCommit, 'run' | 'alone'>;
+
+/** How an inquiry came, when not through POST /leads/inquiries (CONTRACT §19: a portal's e-mail). */
+export interface InquiryOrigin {
+  /** The interaction's channel when the person is known (CONTRACT §22): `inquiry` unless said. */
+  channel?: 'inquiry' | 'email';
+  /** Also known by this e-mail address (any lead of the business with it, personal or professional), when the phone is new. */
+  knownEmail?: string | null;
+  /** The first line of the generated notes, instead of the web's. */
+  heading?: string;
+}
 
 /** An inquiry after validation: type canonical, phones in E.164. */
 export interface Inquiry extends Omit<InquiryBody, 'type' | 'phone_number_1' | 'phone_number_2' | 'landline_phone'> {
@@ -154,26 +171,30 @@ function providedOnly(columns: ReturnType<typeof inquiryColumns>): Partial<NewLe
  * for a named lead with that phone (spec §4.2 rule 4: the 409 of a secret key), keeps the
  * request as an interaction of that lead instead, changing nothing of the lead (CONTRACT §22).
  * @param onStored runs last in the same transaction (with `known` for an interaction).
+ * @param origin how it came when not by the API (a portal's e-mail, CONTRACT §19): the
+ *   interaction's channel, an e-mail address that also makes the person known, the notes' heading.
  * @returns the lead's id, and `created`, `completed` (`Inmo-Lead-Outcome`) or `known`.
  * @throws InmoError LEAD_NOT_STORED, with the failure as its `cause`, when it cannot be stored (rule 5: 400).
  */
 export async function createInquiryLead(
-  writes: GroupCommit,
+  writes: LeadWrites,
   businessId: number,
   inquiry: Inquiry,
   onStored?: OnStored,
+  origin: InquiryOrigin = {},
 ): Promise<{ leadId: number; outcome: InquiryOutcome }> {
-  return storeInquiryLead(writes, businessId, inquiry, onStored).catch((error: unknown) => {
+  return storeInquiryLead(writes, businessId, inquiry, onStored, origin).catch((error: unknown) => {
     if (error instanceof InmoError) throw error;
     throw new InmoError('LEAD_NOT_STORED').because(error);
   });
 }
 
 async function storeInquiryLead(
-  writes: GroupCommit,
+  writes: LeadWrites,
   businessId: number,
   inquiry: Inquiry,
   onStored: OnStored | undefined,
+  origin: InquiryOrigin,
 ): Promise<{ leadId: number; outcome: InquiryOutcome }> {
   const at = nowRfc3339();
   const columns = inquiryColumns(inquiry, at);
@@ -181,24 +202,39 @@ async function storeInquiryLead(
     searches: (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>,
     sourcePage: inquiry.sourcePage,
     notes: inquiry.notes,
+    heading: origin.heading,
   });
-  const created = await newLeadAtOnce(
-    writes,
-    newLead(
-      businessId,
-      { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at },
-      notes,
-      consentColumns(inquiry.consent, inquiry.sourcePage),
-      inquiry.preferred_language ?? null,
-      INQUIRY_JOBS,
-      at,
-    ),
-    onStored,
-  );
+  const knownEmail = origin.knownEmail?.trim() || null;
+  // A person also known by e-mail is looked for in the transaction: never in one statement.
+  const created =
+    knownEmail !== null
+      ? null
+      : await newLeadAtOnce(
+          writes,
+          newLead(
+            businessId,
+            { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at },
+            notes,
+            consentColumns(inquiry.consent, inquiry.sourcePage),
+            inquiry.preferred_language ?? null,
+            INQUIRY_JOBS,
+            at,
+          ),
+          onStored,
+        );
   if (created !== null) return { leadId: created, outcome: 'created' };
   return withRaceRetry(() =>
     writes.run(async (trx) => {
       const existing = await repo.findLeadByPhone(trx, businessId, inquiry.phone_number_1);
+      const channel = origin.channel ?? 'inquiry';
+      const byEmail = existing || knownEmail === null ? undefined : await repo.findLeadByEmail(trx, businessId, knownEmail);
+      if (byEmail) {
+        // Known by the e-mail address though the phone is new (CONTRACT §22): the lead does not change.
+        const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent };
+        await keepInteraction(trx, businessId, byEmail.id, interaction, inquiry.sourcePage, at);
+        await onStored?.(trx, null, 'unchanged', byEmail.id, true);
+        return { leadId: byEmail.id, outcome: 'known' as const };
+      }
       let leadId: number;
       let jobs = INQUIRY_JOBS;
       if (existing) {
@@ -206,7 +242,7 @@ async function storeInquiryLead(
         // again about a known person, kept as an interaction (CONTRACT §22).
         const named = existing.name !== null && existing.name.trim() !== '';
         if (named || !(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) {
-          const interaction = { channel: 'inquiry' as const, source: inquiry.source, note: notes, consent: inquiry.consent };
+          const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent };
           await keepInteraction(trx, businessId, existing.id, interaction, inquiry.sourcePage, at);
           await onStored?.(trx, null, 'unchanged', existing.id, true);
           return { leadId: existing.id, outcome: 'known' as const };
@@ -293,16 +329,22 @@ async function recordConsent(
 }
 
 /**
- * Keeps a request about a known lead as its interaction (CONTRACT §22): the endpoint, the
- * request's `source` and the note a new lead would have got (message, page, search), the
- * consent it carried (recorded as any consent is), and the event `lead.contacted_again`
- * (`{id, source}`). The lead's own columns and `updated_at` do not change.
+ * Keeps a request about a known lead as its interaction (CONTRACT §22): the way it came
+ * (`inquiry`, `ingest`, or a portal's `email`, CONTRACT §19), the request's `source` and the
+ * note a new lead would have got (message, page, search), the consent it carried (recorded as
+ * any consent is), and the event `lead.contacted_again` (`{id, source}`). The lead's own columns
+ * and `updated_at` do not change. Runs in the caller's transaction.
  */
-async function keepInteraction(
+export async function keepInteraction(
   trx: Transaction<Database>,
   businessId: number,
   leadId: number,
-  request: { channel: 'inquiry' | 'ingest'; source: string | null | undefined; note: string; consent: InquiryBody['consent'] },
+  request: {
+    channel: LeadInteractionTable['channel'];
+    source: string | null | undefined;
+    note: string;
+    consent: InquiryBody['consent'];
+  },
   sourcePage: string | null | undefined,
   at: string,
 ): Promise<void> {
@@ -329,7 +371,7 @@ async function keepInteraction(
  *   checked first: the spec makes it a 500 without condition.
  */
 export async function ingestRentalLead(
-  writes: GroupCommit,
+  writes: LeadWrites,
   businessId: number,
   body: IngestBody,
   phone: string,

@@ -29,6 +29,7 @@ import { InmoError } from '../../errors.ts';
 import { LRUCache } from 'lru-cache';
 import type { ChangeWatch } from '../../db/change-watch.ts';
 import { recordAudit, type AuditActor } from '../access/audit.ts';
+import { inboundEmailsOfLead } from './email-intake.ts';
 
 /**
  * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
@@ -163,8 +164,9 @@ export async function getLead(db: Db, businessId: number, id: number) {
  * Everything held on a lead (CONTRACT §18 access; GDPR Art. 15 and 20): `GET /leads/{id}/export`
  * and the console's download. The lead as GET /leads/{id} shows it, then each stored record of it
  * as kept (the business's id left out): consents, requests that came again, searches, notes, matches, messages, the
- * conversation, follow-ups, the console's history and the events still in the log. The
- * export is recorded in the audit trail (by `actor`).
+ * conversation, follow-ups, the console's history, the events still in the log, and the portal
+ * e-mails that made the lead or were added to it (`emails`: each as received, kept 30 days,
+ * CONTRACT §19). The export is recorded in the audit trail (by `actor`).
  * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
  */
 export async function exportLead(db: Db, businessId: number, id: number, actor: AuditActor) {
@@ -190,6 +192,7 @@ export async function exportLead(db: Db, businessId: number, id: number, actor: 
     follow_ups: await listFollowUpsOfLead(db, id),
     history: (await repo.listHistory(db, businessId, id)).reverse().map((h) => ({ ...h, detail: JSON.parse(h.detail) as unknown })),
     events: (await listEventsOfLead(db, businessId, id)).map(presentEvent),
+    emails: await inboundEmailsOfLead(db, id),
   };
 }
 

@@ -108,7 +108,11 @@ async function readSettings(db: Db, businessId: number): Promise<Settings> {
  *   them the unique violation of an Idempotency-Key not claimed first that has a row already
  *   (db/errors.ts `isKeyTaken`).
  */
-export async function newLeadAtOnce(writes: GroupCommit, parts: NewLeadParts, onStored: OnStored | undefined): Promise<number | null> {
+export async function newLeadAtOnce(
+  writes: Pick<GroupCommit, 'alone'>,
+  parts: NewLeadParts,
+  onStored: OnStored | undefined,
+): Promise<number | null> {
   const created = await writes.alone(async (db) => {
     const record = idempotencyRecordOf(onStored);
     if (record === undefined) return null;

@@ -1,0 +1,52 @@
+/**
+ * Reading a raw e-mail (RFC 5322, MIME) received from a portal or a forward (CONTRACT §19), with
+ * mailparser: any charset (UTF-8, ISO-8859-1, Windows-1252… through iconv), quoted-printable and
+ * base64, multipart alternatives; it gives the sender, the subject and the text and HTML parts
+ * as text. What the parts say is domain/leads/portal-emails/'s to read.
+ */
+import { createHash } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import type { EmailContent } from '../domain/leads/portal-emails/index.ts';
+
+/** The longest `Message-ID` kept as a message's key; a longer one is replaced by the digest. */
+const MESSAGE_ID_MAX = 512;
+
+/**
+ * The key a message is stored once by (CONTRACT §19): its `Message-ID` header as written
+ * (`<…@…>`), read from the message's own headers only (those before the first blank line, folded
+ * lines joined), else `sha256:` and the hex SHA-256 of its bytes. Reads nothing of the body.
+ */
+export function messageKeyOf(raw: Buffer): string {
+  const end = headerEnd(raw);
+  const headers = raw
+    .subarray(0, end)
+    .toString('latin1')
+    .replace(/\r?\n[ \t]+/g, ' ');
+  const id = /^message-id[ \t]*:[ \t]*(.*?)[ \t]*\r?$/im.exec(headers)?.[1]?.trim();
+  if (id && id.length <= MESSAGE_ID_MAX && /^<[^<>\s]+>$/.test(id)) return id;
+  return `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+}
+
+/** Where a message's headers end: the offset of the first blank line, or the whole when none. */
+function headerEnd(raw: Buffer): number {
+  const crlf = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  const found = [crlf, lf].filter((i) => i >= 0);
+  return found.length ? Math.min(...found) : Math.min(raw.length, 64 * 1024);
+}
+
+/**
+ * The sender, subject and parts of a raw message, decoded to text.
+ * @returns `{from, subject, text, html}`; a part the message lacks (or that is empty) is null, the subject `''`.
+ * @throws Error only when the bytes cannot be read as a message at all (mailparser's own failure).
+ */
+export async function readEmail(raw: Buffer): Promise<EmailContent> {
+  const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
+  const from = mail.from?.value.find((a) => a.address)?.address?.toLowerCase() ?? null;
+  return {
+    from,
+    subject: mail.subject ?? '',
+    text: mail.text ? mail.text : null,
+    html: typeof mail.html === 'string' && mail.html !== '' ? mail.html : null,
+  };
+}

@@ -1,0 +1,144 @@
+/** Portal e-mails in (migration 0025, CONTRACT §19): SQL only (see services/leads/email-intake.ts). */
+import { isRowId, type Executor } from '../database.ts';
+import { insertReturningId } from '../compiled-once.ts';
+import type { InboundEmailState, InboundEmailTable } from '../types.ts';
+
+/** Records a business's new address (only its token's SHA-256, hex). @returns its id. */
+export async function insertInboundToken(
+  db: Executor,
+  row: { business_id: number; token_hash: string; created_at: string },
+): Promise<number> {
+  return insertReturningId(db, 'inbound_email_tokens', { ...row, revoked_at: null });
+}
+
+/** The business a live (not revoked) token's hash names. */
+export async function findLiveInboundToken(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('inbound_email_tokens')
+    .select(['id', 'business_id', 'token_hash'])
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** A business's tokens, newest first (revoked ones too), without their hashes. */
+export async function listInboundTokens(db: Executor, businessId: number) {
+  return db
+    .selectFrom('inbound_email_tokens')
+    .select(['id', 'created_at', 'revoked_at'])
+    .where('business_id', '=', businessId)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Revokes a token once, of `businessId` only unless it is null. @returns whether such a token exists. */
+export async function revokeInboundToken(db: Executor, id: number, businessId: number | null, at: string): Promise<boolean> {
+  let find = db.selectFrom('inbound_email_tokens').select('id').where('id', '=', id);
+  if (businessId !== null) find = find.where('business_id', '=', businessId);
+  if (!(await find.executeTakeFirst())) return false;
+  await db.updateTable('inbound_email_tokens').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  return true;
+}
+
+/**
+ * Keeps a message for its job, unless the business already has one with this key.
+ * @returns the new row's id, or undefined for a message already kept.
+ */
+export async function insertInboundEmail(
+  db: Executor,
+  row: { business_id: number; message_key: string; raw: Buffer; received_at: string },
+): Promise<number | undefined> {
+  const inserted = await db
+    .insertInto('inbound_emails')
+    .values({ ...row, state: 'pending', updated_at: row.received_at })
+    .onConflict((oc) => oc.columns(['business_id', 'message_key']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted?.id;
+}
+
+/** A kept message by id, raw bytes included; undefined once purged or erased. */
+export async function findInboundEmail(db: Executor, id: number) {
+  return db.selectFrom('inbound_emails').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Moves a pending message to what reading it made of it, only while it is still pending.
+ * @returns whether this call moved it (false: another run did first).
+ */
+export async function settleInboundEmail(
+  db: Executor,
+  id: number,
+  outcome: Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason' | 'updated_at'> & {
+    state: Exclude<InboundEmailState, 'pending'>;
+  },
+): Promise<boolean> {
+  const result = await db.updateTable('inbound_emails').set(outcome).where('id', '=', id).where('state', '=', 'pending').executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The messages that made or were added to a lead, oldest first (its export, CONTRACT §18). */
+export async function listInboundEmailsOfLead(db: Executor, leadId: number) {
+  return db
+    .selectFrom('inbound_emails')
+    .select(['id', 'message_key', 'raw', 'received_at', 'state', 'parser', 'sender', 'subject', 'reason'])
+    .where('lead_id', '=', leadId)
+    .orderBy('id')
+    .execute();
+}
+
+/** A business's messages in one state, newest first (`not_understood`: what waits for an agent). */
+export async function listInboundEmailsInState(db: Executor, businessId: number, state: InboundEmailState, limit: number) {
+  return db
+    .selectFrom('inbound_emails')
+    .select(['id', 'received_at', 'state', 'parser', 'lead_id', 'sender', 'subject', 'reason'])
+    .where('business_id', '=', businessId)
+    .where('state', '=', state)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Deletes every message received before `before` (30 days of keeping, CONTRACT §19). @returns how many. */
+export async function purgeInboundEmailsBefore(db: Executor, before: string): Promise<number> {
+  const result = await db.deleteFrom('inbound_emails').where('received_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * The listing a portal's ad names by `reference` (CONTRACT §19): the business's listing whose
+ * `external_ref` is it, else, for a whole number, the one with that inmo id; any status (a sold
+ * listing still says what the person looks for).
+ */
+export async function findListingByReference(db: Executor, businessId: number, reference: string) {
+  const columns = [
+    'id',
+    'operation',
+    'op_venta',
+    'op_alquiler',
+    'op_traspaso',
+    'type',
+    'city',
+    'price',
+    'price_rent',
+    'price_transfer',
+  ] as const;
+  const byRef = await db
+    .selectFrom('properties')
+    .select(columns)
+    .where('business_id', '=', businessId)
+    .where('external_ref', '=', reference)
+    .executeTakeFirst();
+  if (byRef || !/^[1-9]\d{0,9}$/.test(reference) || !isRowId(Number(reference))) return byRef;
+  return db
+    .selectFrom('properties')
+    .select(columns)
+    .where('business_id', '=', businessId)
+    .where('id', '=', Number(reference))
+    .executeTakeFirst();
+}
+
+/** What reading a message made of it (the columns {@link settleInboundEmail} sets). */
+export type InboundOutcome = Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason'> & {
+  state: Exclude<InboundEmailState, 'pending'>;
+};

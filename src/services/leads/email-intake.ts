@@ -1,0 +1,250 @@
+/**
+ * Portal e-mails in (issue 43, CONTRACT §19): the addresses a business forwards portal
+ * notifications to, accepting a message posted to one, and the `process_email` work that
+ * turns it into a lead, an interaction of a known lead, or a message "not understood".
+ *
+ * - **Addresses**: `/webhooks/email/<token>`, a token of 43 base62 characters (about 256 bits)
+ *   shown once and kept only as its SHA-256, revocable. A token is checked by its hash alone:
+ *   the lookup compares digests, so its time says nothing of the token, and an unknown or
+ *   revoked token is a 404 before the body is read.
+ * - **Accepting** stores only: the raw bytes once per business (by `Message-ID`, else by the
+ *   digest of the bytes; channels/email-message.ts `messageKeyOf`) with a `process_email` job, in
+ *   one transaction. A message posted again is acknowledged and nothing new is stored.
+ * - **Processing** reads the message (mailparser; domain/leads/portal-emails/ for what it
+ *   says). With a phone, the lead is made as an inquiry makes it (services/leads/intake.ts
+ *   `createInquiryLead`: type `demandante`, `source` the portal's name, the message in the
+ *   notes, a search from the listing the reference names, and the same jobs: matching, the
+ *   welcome, follow-ups), in the transaction that completes the job; a known phone or e-mail
+ *   address adds an interaction to that lead instead (CONTRACT §22). Without a phone or a name,
+ *   a known phone or e-mail address still adds the interaction; otherwise the message waits as
+ *   `not_understood` with a reason, as does a message with no contact at all.
+ * - **Keeping**: 30 days from receipt (the worker's hourly purge, jobs/worker.ts); gone with
+ *   the lead it made or was added to (its erasure, CONTRACT §18), and part of its export.
+ *
+ * Personal data (the message, its sender and subject, the contact) is never logged or put in
+ * an error; a message's reason says what was missing, not what was there.
+ */
+import { createHash } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { messageKeyOf, readEmail } from '../../channels/email-message.ts';
+import type { Db } from '../../db/database.ts';
+import { findBusiness } from '../../db/repositories/businesses.ts';
+import * as repo from '../../db/repositories/inbound-email.ts';
+import { enqueueJob } from '../../db/repositories/jobs.ts';
+import { findLeadByEmail, findLeadByPhone } from '../../db/repositories/leads.ts';
+import { transact } from '../../db/transaction.ts';
+import type { Database, InboundEmailState } from '../../db/types.ts';
+import { randomBase62 } from '../../domain/access/api-key.ts';
+import { inquiryNotes } from '../../domain/leads/notes.ts';
+import { readPortalEmail, type PortalContact } from '../../domain/leads/portal-emails/index.ts';
+import { searchOfListing } from '../../domain/leads/portal-emails/search.ts';
+import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
+import { InmoError } from '../../errors.ts';
+import { createInquiryLead, keepInteraction, type Inquiry, type LeadWrites, type OnStored } from './intake.ts';
+
+/** The largest message accepted, bytes: 10 MiB (CONTRACT §19). */
+export const EMAIL_MAX_BYTES = 10 * 1024 * 1024;
+
+/** How long a message is kept after it came, ms: 30 days (CONTRACT §19). */
+export const EMAIL_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** An address's token: 43 base62 characters. */
+const TOKEN = /^[A-Za-z0-9]{43}$/;
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The path of a business's address. */
+export const inboundPath = (token: string) => `/webhooks/email/${token}`;
+
+/** The longest subject kept, characters. */
+const SUBJECT_MAX = 500;
+
+/**
+ * Makes an address to forward a business's portal e-mails to.
+ * @returns `{id, url}`, the URL (a path on this server) shown once: only its token's hash is kept.
+ * @throws InmoError UNKNOWN_BUSINESS.
+ */
+export async function createInboundAddress(db: Db, businessId: number): Promise<{ id: number; url: string }> {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  const token = randomBase62(43);
+  const id = await repo.insertInboundToken(db, { business_id: businessId, token_hash: hashOf(token), created_at: nowRfc3339() });
+  return { id, url: inboundPath(token) };
+}
+
+/**
+ * A business's addresses, newest first: `[{id, created_at, revoked_at}]` (never a URL: only its hash is kept).
+ * @throws InmoError UNKNOWN_BUSINESS.
+ */
+export async function listInboundAddresses(db: Db, businessId: number) {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  return repo.listInboundTokens(db, businessId);
+}
+
+/**
+ * Revokes an address (idempotent): its URL answers 404 from the next message on.
+ * @param businessId the business whose address alone may be revoked, or null for any (the operator's CLI).
+ * @throws InmoError INBOUND_EMAIL_NOT_FOUND.
+ */
+export async function revokeInboundAddress(db: Db, id: number, businessId: number | null): Promise<void> {
+  if (!(await repo.revokeInboundToken(db, id, businessId, nowRfc3339()))) throw new InmoError('INBOUND_EMAIL_NOT_FOUND', { id });
+}
+
+/**
+ * The business whose live address `token` is, or null (a malformed, unknown or revoked token).
+ * Compares the token's SHA-256 only: what its lookup takes says nothing of the token.
+ */
+export async function inboundBusinessOf(db: Db, token: string): Promise<number | null> {
+  if (!TOKEN.test(token)) return null;
+  return (await repo.findLiveInboundToken(db, hashOf(token)))?.business_id ?? null;
+}
+
+/**
+ * Keeps a message posted to a business's address, with its `process_email` job, in one
+ * transaction; a message the business already has (same `Message-ID`, or the same bytes) is
+ * not kept again and queues nothing.
+ * @param raw the message as received, at most {@link EMAIL_MAX_BYTES}.
+ * @returns whether it was new.
+ * @throws InmoError EMAIL_EMPTY for an empty body (nothing stored).
+ */
+export async function acceptInboundEmail(db: Db, businessId: number, raw: Buffer): Promise<{ stored: boolean }> {
+  if (raw.length === 0) throw new InmoError('EMAIL_EMPTY');
+  const key = messageKeyOf(raw);
+  const at = nowRfc3339();
+  const stored = await transact(db, async (trx) => {
+    const id = await repo.insertInboundEmail(trx, { business_id: businessId, message_key: key, raw, received_at: at });
+    if (id === undefined) return false;
+    await enqueueJob(trx, { businessId, leadId: null, kind: 'process_email', payload: { email_id: id }, runAt: at, now: at });
+    return true;
+  });
+  return { stored };
+}
+
+/** What processing a message made of it. */
+export interface ProcessedEmail {
+  /** Its state after this run; `gone` when it was purged before it was read. */
+  state: InboundEmailState | 'gone';
+  leadId: number | null;
+}
+
+/** The notes' heading of a portal's contact: how it came, and the ad it was about. */
+function heading(contact: PortalContact): string {
+  const through = contact.parser === 'generic' ? 'por correo electrónico' : `por correo de ${contact.source}`;
+  return `Consulta recibida ${through}.` + (contact.reference ? `\nReferencia del anuncio: ${contact.reference}` : '');
+}
+
+/**
+ * Reads pending message `emailId` and stores what it says (see the module's comment); a
+ * message no longer pending (already read, or another run's) is left as it is.
+ * @param run.writes writes a lead in the transaction that completes the job (services/leads/intake.ts `LeadWrites`).
+ * @param run.finish runs effects in that transaction.
+ * @returns the message's state after this run, and the lead it made or was added to.
+ * @throws the database's errors: the job is then run again, and nothing of this run is kept.
+ */
+export async function processInboundEmail(
+  db: Db,
+  emailId: number,
+  run: { writes: LeadWrites; finish: <T>(effects: (trx: Transaction<Database>) => Promise<T>) => Promise<T> },
+): Promise<ProcessedEmail> {
+  const row = await repo.findInboundEmail(db, emailId);
+  if (!row) return { state: 'gone', leadId: null };
+  if (row.state !== 'pending') return { state: row.state, leadId: row.lead_id };
+  const at = nowRfc3339();
+  let contact: PortalContact;
+  try {
+    contact = readPortalEmail(await readEmail(Buffer.from(row.raw)));
+  } catch {
+    return settle(
+      run,
+      emailId,
+      { state: 'not_understood', parser: null, sender: null, subject: null, reason: 'not readable as an e-mail' },
+      at,
+    );
+  }
+  const seen = { parser: contact.parser, sender: contact.sender, subject: contact.subject.slice(0, SUBJECT_MAX) || null };
+  const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason }, at);
+  if (contact.phone === null && contact.email === null) return notUnderstood('no phone number or e-mail address found');
+
+  const listing = contact.reference ? await repo.findListingByReference(db, row.business_id, contact.reference) : undefined;
+  const search = listing ? searchOfListing(listing) : null;
+
+  if (contact.phone === null || contact.name === null) {
+    // No new lead without a phone and a name; a person known by either contact still has the request added.
+    const reason = contact.phone === null ? 'no phone number found: a lead needs one' : 'no name found';
+    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact) });
+    return run.finish(async (trx) => {
+      const known =
+        (contact.phone === null ? undefined : await findLeadByPhone(trx, row.business_id, contact.phone)) ??
+        (contact.email === null ? undefined : await findLeadByEmail(trx, row.business_id, contact.email));
+      if (!known) return settleIn(trx, emailId, { state: 'not_understood', ...seen, reason }, at);
+      const request = { channel: 'email' as const, source: contact.source, note, consent: undefined };
+      await keepInteraction(trx, row.business_id, known.id, request, null, at);
+      return settleIn(trx, emailId, { state: 'interaction', ...seen, lead_id: known.id, reason: null }, at);
+    });
+  }
+
+  const inquiry: Inquiry = {
+    name: contact.name,
+    type: 'demandante',
+    phone_number_1: contact.phone,
+    phone_number_2: null,
+    landline_phone: null,
+    personal_email: contact.email ?? undefined,
+    source: contact.source,
+    notes: contact.message ?? undefined,
+    search_preferences: search ? ([search] as Inquiry['search_preferences']) : undefined,
+  };
+  let settled: ProcessedEmail = { state: 'pending', leadId: null };
+  const onStored: OnStored = async (trx, leadId, _outcome, about, known) => {
+    const state = known ? 'interaction' : 'lead';
+    settled = await settleIn(trx, emailId, { state, ...seen, lead_id: known ? about : leadId, reason: null }, at);
+  };
+  await createInquiryLead(run.writes, row.business_id, inquiry, onStored, {
+    channel: 'email',
+    knownEmail: contact.email,
+    heading: heading(contact),
+  });
+  return settled;
+}
+
+type Outcome = Pick<repo.InboundOutcome, 'state' | 'parser' | 'sender' | 'subject' | 'reason'> & { lead_id?: number | null };
+
+/** Settles the message in the job's completing transaction. */
+async function settle(
+  run: { finish: <T>(effects: (trx: Transaction<Database>) => Promise<T>) => Promise<T> },
+  emailId: number,
+  outcome: Outcome,
+  at: string,
+): Promise<ProcessedEmail> {
+  return run.finish((trx) => settleIn(trx, emailId, outcome, at));
+}
+
+/**
+ * Moves the message from `pending` to `outcome` in `trx`.
+ * @throws Error when it is no longer pending (another run settled it): everything of this run rolls back.
+ */
+async function settleIn(trx: Transaction<Database>, emailId: number, outcome: Outcome, at: string): Promise<ProcessedEmail> {
+  const moved = await repo.settleInboundEmail(trx, emailId, { lead_id: null, ...outcome, updated_at: at });
+  if (!moved) throw new Error(`inbound e-mail ${emailId} was settled by another run`);
+  return { state: outcome.state, leadId: outcome.lead_id ?? null };
+}
+
+/**
+ * Deletes the messages received more than {@link EMAIL_TTL_MS} before `now` (CONTRACT §19).
+ * @returns how many.
+ */
+export async function purgeOldInboundEmails(db: Db, now: Date): Promise<number> {
+  return repo.purgeInboundEmailsBefore(db, toRfc3339(new Date(now.getTime() - EMAIL_TTL_MS)));
+}
+
+/**
+ * The messages that made or were added to lead `leadId`, oldest first, for its export (CONTRACT
+ * §18): each with its raw text (`raw`, when its bytes are UTF-8, as nearly all are) or its bytes
+ * in base64 (`raw_base64`, otherwise).
+ */
+export async function inboundEmailsOfLead(db: Db, leadId: number) {
+  return (await repo.listInboundEmailsOfLead(db, leadId)).map(({ raw, ...email }) => {
+    const bytes = Buffer.from(raw);
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+    const isUtf8 = Buffer.from(text, 'utf8').equals(bytes);
+    return { ...email, raw: isUtf8 ? text : null, raw_base64: isUtf8 ? null : bytes.toString('base64') };
+  });
+}
