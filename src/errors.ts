@@ -280,6 +280,14 @@ export const ERRORS = {
   EMAIL_TOO_LARGE: spec({ status: 413, detail: 'An e-mail may be at most 10 MiB (10,485,760 bytes)' }),
   EMAIL_EMPTY: spec({ status: 400, detail: 'The body is empty: send the e-mail as it was received (RFC 5322)' }),
   INBOUND_EMAIL_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No inbound e-mail address with id ${id}` }),
+  EMAIL_PULL_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No e-mail pull with id ${id}` }),
+  EMAIL_PULL_URL: spec({
+    status: 400,
+    detail:
+      'A mailbox URL must be imaps://user:password@host[:port]/MAILBOX on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows imap:// and private, loopback or link-local addresses)',
+    cli: '--url must be imaps://user:password@host[:port]/MAILBOX on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows imap:// and private, loopback or link-local addresses)',
+  }),
+  EMAIL_PULL_PERIOD: spec({ status: 400, detail: 'A mailbox is pulled every 1 to 10,080 minutes (a week)' }),
 
   // Webhooks (CONTRACT §10).
   WEBHOOK_SIGNATURE: spec({ status: 401, detail: 'Invalid or missing X-Hub-Signature-256' }),

@@ -544,6 +544,28 @@ export interface FeedSourceTable {
   held_of: number | null;
 }
 
+/** A mailbox pulled over IMAP for portal e-mails (migration 0027, CONTRACT §19). */
+export interface EmailPullTable {
+  id: Generated<number>;
+  business_id: number;
+  /** The mailbox's address without its password: `imaps://user@host:993/INBOX`. */
+  url: string;
+  /** The password, sealed (secrets.ts). */
+  password_sealed: string;
+  every_minutes: number;
+  created_at: string;
+  removed_at: string | null;
+  /** A run's lease: until when it holds the pull (RFC 3339), and its id; null: no run. */
+  running_until: string | null;
+  running_run: string | null;
+  last_run_at: string | null;
+  /** `done` or `failed`. */
+  last_status: string | null;
+  /** JSON: `{found, stored, already, skipped, too_large}`. */
+  last_result: string | null;
+  last_error: string | null;
+}
+
 /** An address a business forwards portal e-mails to (migration 0025, CONTRACT §19): only its token's hash is kept. */
 export interface InboundEmailTokenTable {
   id: Generated<number>;
@@ -650,6 +672,7 @@ export interface Database {
   media_objects: MediaObjectTable;
   inbound_email_tokens: InboundEmailTokenTable;
   inbound_emails: InboundEmailTable;
+  email_pulls: EmailPullTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

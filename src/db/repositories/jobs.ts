@@ -26,7 +26,8 @@ export type JobKind =
   | 'send_message'
   | 'deliver_webhook'
   | 'pull_feed'
-  | 'process_email';
+  | 'process_email'
+  | 'pull_email';
 
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;

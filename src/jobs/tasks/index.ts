@@ -10,6 +10,7 @@ import { matchLeadTask } from './match-lead.ts';
 import { rematchCatalogueTask } from './rematch-catalogue.ts';
 import { processEmailTask } from './process-email.ts';
 import { processWebhookTask } from './process-webhook.ts';
+import { pullEmailTask } from './pull-email.ts';
 import { pullFeedTask } from './pull-feed.ts';
 import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
 import { sendMessageTask } from './send-message.ts';
@@ -27,6 +28,7 @@ export const TASKS = {
   deliver_webhook: deliverWebhookTask,
   pull_feed: pullFeedTask,
   process_email: processEmailTask,
+  pull_email: pullEmailTask,
 } as const satisfies Record<JobKind, TaskDefinition>;
 
 /** The task of a stored job kind, or undefined for a kind this release does not know. */

@@ -1,0 +1,234 @@
+/**
+ * Mailboxes pulled over IMAP for portal e-mails (CONTRACT §19): the other way, besides
+ * `POST /webhooks/email/<token>`, for a business's forwarded portal notifications to come in.
+ *
+ * - A pull names a mailbox (`imaps://user:pass@host[:port]/INBOX`); its password is sealed at
+ *   rest (secrets.ts) and never shown again: the URL is kept and shown without it. Plain
+ *   `imap://` and private addresses only with `INMO_ALLOW_PRIVATE_NETWORK=1` (channels/imap-mailbox.ts).
+ * - A durable `pull_email` job runs it every `every_minutes` (jobs/tasks/pull-email.ts), or
+ *   `inmo email pull run` at once. One run at a time per pull: a run holds the pull's lease
+ *   (renewed as it goes; a crashed run's lapses), and another run meanwhile is `busy`.
+ * - A run reads the messages not seen, in windows of UIDs and one message's bytes at a time,
+ *   stores each as the webhook does (email-intake.ts `acceptInboundEmail`: once per business,
+ *   then its `process_email` job), and only then marks it `\Seen`. A crash between the two reads
+ *   it again next time, and storing it again is a no-op. A message that could not be stored
+ *   stays unseen and ends the run (`failed`); one larger than {@link EMAIL_MAX_BYTES} or empty
+ *   stays unseen and is counted.
+ * - Each run's outcome is kept for `list`: counts, and an error in words without personal data.
+ */
+import { randomUUID } from 'node:crypto';
+import type { OutboundPolicy } from '../../config.ts';
+import { imapFailure, imapUrlWithoutPassword, openImapMailbox, parseImapUrl, type ImapMailbox } from '../../channels/imap-mailbox.ts';
+import type { Db } from '../../db/database.ts';
+import { findBusiness } from '../../db/repositories/businesses.ts';
+import * as repo from '../../db/repositories/email-pulls.ts';
+import { enqueueJob } from '../../db/repositories/jobs.ts';
+import { transact } from '../../db/transaction.ts';
+import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
+import { InmoError } from '../../errors.ts';
+import { openSecret, sealSecret } from '../../secrets.ts';
+import { acceptInboundEmail, EMAIL_MAX_BYTES } from './email-intake.ts';
+
+/** Minutes between a pull's runs: 5 by default, 1 to 10,080 (a week). */
+export const EMAIL_PULL_MINUTES = { default: 5, min: 1, max: 10_080 } as const;
+
+/** How long a run's lease lasts before it is renewed, ms: 10 minutes. */
+const LEASE_MS = 10 * 60_000;
+
+/** UIDs searched at a time. */
+const WINDOW = 2000;
+
+/** What one run came to. */
+export interface EmailPullResult {
+  /** `busy`: another run holds the pull; nothing was read. */
+  status: 'done' | 'failed' | 'busy';
+  /** Messages not seen that were read. */
+  found: number;
+  /** Of those, stored (a `process_email` job each). */
+  stored: number;
+  /** Of those, stored before (a message seen again: nothing new). */
+  already: number;
+  /** Left unseen: larger than 10 MiB. */
+  too_large: number;
+  /** Left unseen: empty. */
+  skipped: number;
+  /** The run stopped at its limit of messages: the rest come with the next run, queued at once. */
+  more: boolean;
+  /** Why it failed, in words (no personal data). */
+  error?: string;
+}
+
+/** A pull as the operator sees it (never its password). */
+export function presentEmailPull(row: NonNullable<Awaited<ReturnType<typeof repo.findEmailPull>>>) {
+  return {
+    id: row.id,
+    url: row.url,
+    every_minutes: row.every_minutes,
+    created_at: row.created_at,
+    last_run_at: row.last_run_at,
+    last_status: row.last_status,
+    last_result: row.last_result === null ? null : (JSON.parse(row.last_result) as EmailPullResult),
+    running: row.running_until !== null && row.running_until > nowRfc3339(),
+  };
+}
+
+/**
+ * Adds a pull of a business's mailbox and queues its first run at once.
+ * @param options.url `imaps://user:pass@host[:port]/MAILBOX` (see the module's comment).
+ * @param options.everyMinutes minutes between runs ({@link EMAIL_PULL_MINUTES}, default 5).
+ * @returns `{id, url, every_minutes}`, the URL without its password.
+ * @throws InmoError EMAIL_PULL_URL, EMAIL_PULL_PERIOD, UNKNOWN_BUSINESS.
+ */
+export async function addEmailPull(db: Db, options: { businessId: number; url: string; everyMinutes?: number }, outbound: OutboundPolicy) {
+  const everyMinutes = options.everyMinutes ?? EMAIL_PULL_MINUTES.default;
+  if (!Number.isInteger(everyMinutes) || everyMinutes < EMAIL_PULL_MINUTES.min || everyMinutes > EMAIL_PULL_MINUTES.max)
+    throw new InmoError('EMAIL_PULL_PERIOD');
+  const target = parseImapUrl(options.url, outbound);
+  if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
+  const url = imapUrlWithoutPassword(target);
+  const now = nowRfc3339();
+  const id = await transact(db, async (trx) => {
+    const pullId = await repo.insertEmailPull(trx, {
+      business_id: options.businessId,
+      url,
+      password_sealed: sealSecret(target.password),
+      every_minutes: everyMinutes,
+      created_at: now,
+    });
+    await enqueueJob(trx, {
+      businessId: options.businessId,
+      leadId: null,
+      kind: 'pull_email',
+      payload: { pull_id: pullId },
+      runAt: now,
+      now,
+    });
+    return pullId;
+  });
+  return { id, url, every_minutes: everyMinutes };
+}
+
+/** The business's pulls, oldest first. @throws InmoError UNKNOWN_BUSINESS. */
+export async function listEmailPulls(db: Db, businessId: number) {
+  if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  return (await repo.listEmailPulls(db, businessId)).map(presentEmailPull);
+}
+
+/**
+ * Removes a pull: it runs no more (a run under way ends with its current message); the messages
+ * it stored stay.
+ * @param businessId the business whose pull alone may be removed, or null for any (the CLI).
+ * @throws InmoError EMAIL_PULL_NOT_FOUND (a removed pull too).
+ */
+export async function removeEmailPull(db: Db, id: number, businessId: number | null): Promise<void> {
+  const pull = await repo.findEmailPull(db, id, businessId);
+  if (!pull || pull.removed_at !== null) throw new InmoError('EMAIL_PULL_NOT_FOUND', { id });
+  await repo.updateEmailPull(db, id, { removed_at: nowRfc3339() });
+}
+
+/** What a run is given. */
+export interface EmailPullOptions {
+  outbound: OutboundPolicy;
+  /** Messages read at most in one run (default 500): the rest wait for the next. */
+  maxMessages?: number;
+  /**
+   * How a message is stored (default: the webhook's `acceptInboundEmail`); a test's seam for a
+   * failing store. Throws when it could not be stored.
+   */
+  store?: (db: Db, businessId: number, raw: Buffer) => Promise<{ stored: boolean }>;
+}
+
+/** A run's failure while storing: the database's words are not the operator's. */
+class StoreFailed extends Error {}
+
+/**
+ * Runs pull `id` now (see the module's comment) and records its outcome.
+ * @returns the run's counts; `busy` when another run holds the pull. A failed run does not throw:
+ *   its result says why.
+ * @throws InmoError EMAIL_PULL_NOT_FOUND (a removed pull too).
+ */
+export async function runEmailPull(db: Db, id: number, options: EmailPullOptions): Promise<EmailPullResult> {
+  const pull = await repo.findEmailPull(db, id);
+  if (!pull || pull.removed_at !== null) throw new InmoError('EMAIL_PULL_NOT_FOUND', { id });
+  const result: EmailPullResult = { status: 'done', found: 0, stored: 0, already: 0, too_large: 0, skipped: 0, more: false };
+  const run = randomUUID();
+  const leaseFrom = (at: number) => toRfc3339(new Date(at + LEASE_MS));
+  if (!(await repo.takeEmailPullLease(db, id, run, nowRfc3339(), leaseFrom(Date.now())))) return { ...result, status: 'busy' };
+  const store = options.store ?? acceptInboundEmail;
+  const max = options.maxMessages ?? 500;
+  const at = nowRfc3339();
+  let mailbox: ImapMailbox | undefined;
+  try {
+    const target = parseImapUrl(pull.url, options.outbound, openSecret(pull.password_sealed));
+    mailbox = await openImapMailbox(target, options.outbound);
+    let unseenLeft = mailbox.unseen;
+    for (let from = 1; from < mailbox.uidNext && unseenLeft > 0 && !result.more; from += WINDOW) {
+      const uids = await mailbox.unseenBetween(from, Math.min(from + WINDOW - 1, mailbox.uidNext - 1));
+      unseenLeft -= uids.length;
+      const sizes = await mailbox.sizes(uids);
+      for (const uid of uids) {
+        if (result.found >= max) {
+          result.more = true;
+          break;
+        }
+        if ((sizes.get(uid) ?? 0) > EMAIL_MAX_BYTES) {
+          result.too_large++;
+          continue;
+        }
+        const raw = await mailbox.source(uid);
+        if (raw === null) continue;
+        if (raw.length === 0) {
+          result.skipped++;
+          continue;
+        }
+        result.found++;
+        let stored: boolean;
+        try {
+          ({ stored } = await store(db, pull.business_id, raw));
+        } catch {
+          throw new StoreFailed();
+        }
+        if (stored) result.stored++;
+        else result.already++;
+        // Only once it is kept: a crash before this line reads it again, and storing it again is a no-op.
+        await mailbox.markSeen(uid);
+      }
+      if (!(await repo.renewEmailPullLease(db, id, run, leaseFrom(Date.now())))) break;
+      const still = await repo.findEmailPull(db, id);
+      if (!still || still.removed_at !== null) break;
+    }
+  } catch (error) {
+    result.status = 'failed';
+    result.error =
+      error instanceof StoreFailed
+        ? 'a message could not be stored (it stays unseen and is read again next time)'
+        : error instanceof InmoError
+          ? 'the stored mailbox URL is no longer allowed (INMO_ALLOW_PRIVATE_NETWORK)'
+          : imapFailure(error);
+  } finally {
+    await mailbox?.close();
+  }
+  await repo.finishEmailPullRun(db, id, run, {
+    last_run_at: at,
+    last_status: result.status,
+    last_result: JSON.stringify(result),
+    last_error: result.error ?? null,
+  });
+  return result;
+}
+
+/**
+ * Queues pull `id`'s next run at `runAt` in `trx`, unless it is removed or a run is already
+ * queued (so a job run twice never makes two chains of runs).
+ */
+export async function queueNextEmailPull(trx: Parameters<typeof repo.findEmailPull>[0], id: number, runAt: string, now: string) {
+  const pull = await repo.findEmailPull(trx, id);
+  if (!pull || pull.removed_at !== null) return;
+  if (await repo.hasPendingEmailPullJob(trx, id)) return;
+  await enqueueJob(trx, { businessId: pull.business_id, leadId: null, kind: 'pull_email', payload: { pull_id: id }, runAt, now });
+}
+
+/** When the run after one made at `at` is due, `everyMinutes` later. */
+export function nextEmailPullAt(at: string, everyMinutes: number): string {
+  return toRfc3339(new Date(Date.parse(at) + everyMinutes * 60_000));
+}
