@@ -88,6 +88,10 @@ describe('help and version', () => {
         'email inbound',
         'email inbound list',
         'email inbound revoke',
+        'email pull add',
+        'email pull list',
+        'email pull run',
+        'email pull remove',
       ].sort(),
     );
     for (const [name, command] of leaves) {
