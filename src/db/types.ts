@@ -544,7 +544,7 @@ export interface FeedSourceTable {
   held_of: number | null;
 }
 
-/** A mailbox pulled over IMAP for portal e-mails (migration 0027, CONTRACT §19). */
+/** A mailbox pulled over IMAP for portal e-mails (migration 0026, CONTRACT §19). */
 export interface EmailPullTable {
   id: Generated<number>;
   business_id: number;

@@ -1,4 +1,4 @@
-/** Mailboxes pulled over IMAP (migration 0027, CONTRACT §19): SQL only (see services/leads/email-pulls.ts). */
+/** Mailboxes pulled over IMAP (migration 0026, CONTRACT §19): SQL only (see services/leads/email-pulls.ts). */
 import type { Updateable } from 'kysely';
 import type { Executor } from '../database.ts';
 import { insertReturningId } from '../compiled-once.ts';

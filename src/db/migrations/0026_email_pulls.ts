@@ -1,5 +1,5 @@
 /**
- * 0027: mailboxes pulled over IMAP for portal e-mails (CONTRACT §19).
+ * 0026: mailboxes pulled over IMAP for portal e-mails (CONTRACT §19).
  *
  * - email_pulls: a business's mailbox read every `every_minutes` by the `pull_email` job. `url`
  *   is the mailbox's address without its password (`imaps://user@host:993/INBOX`); the password
