@@ -7,6 +7,7 @@ import { register as channel } from './channel.ts';
 import { cli } from './common.ts';
 import { register as conversations } from './conversations.ts';
 import { register as email } from './email-inbound.ts';
+import { register as emailOut } from './email-outbound.ts';
 import { register as embed } from './embed.ts';
 import { register as feeds } from './feeds.ts';
 import { register as followups } from './followups.ts';
@@ -62,6 +63,7 @@ Environment:
     audit,
     embed,
     email,
+    emailOut,
   ])
     group(program);
   return program;

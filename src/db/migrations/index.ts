@@ -25,6 +25,7 @@ import * as m0022 from './0022_pull_holds.ts';
 import * as m0023 from './0023_lead_interactions.ts';
 import * as m0024 from './0024_endpoint_signals.ts';
 import * as m0025 from './0025_inbound_email.ts';
+import * as m0026 from './0026_email_out.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -54,6 +55,7 @@ export const migrationProvider: MigrationProvider = {
       '0023_lead_interactions': m0023,
       '0024_endpoint_signals': m0024,
       '0025_inbound_email': m0025,
+      '0026_email_out': m0026,
     };
   },
 };
