@@ -44,6 +44,7 @@ import { CatalogueReader } from './services/catalogue/published.ts';
 import { operabilityRoutes, type MetricsMode } from './http/operability.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { emailWebhookRoutes } from './http/routes/email-webhook.ts';
+import { unsubscribeRoutes } from './http/routes/unsubscribe.ts';
 import { WebhookChannels } from './services/messaging/whatsapp-inbound.ts';
 import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/access/api-keys.ts';
@@ -238,6 +239,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // Portal e-mails forwarded to a business's address: its token is the credential (CONTRACT §19).
   await app.register(emailWebhookRoutes, { db: options.db, onJobsQueued: options.onJobsQueued ?? (() => {}) });
+  // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
+  await app.register(unsubscribeRoutes, { db: options.db });
 
   await app.register(
     async (api) => {

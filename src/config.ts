@@ -122,6 +122,33 @@ export function outboundPolicy(env: NodeJS.ProcessEnv = process.env): OutboundPo
   };
 }
 
+/**
+ * Server-wide e-mail out (CONTRACT §19): `INMO_SMTP_URL` (`smtp://user:pass@host:587`, or
+ * `smtps://…:465`) and `INMO_SMTP_FROM`, used by every business that has not connected its own
+ * server (`inmo email connect`); and the origin of the links e-mails carry (`INMO_PUBLIC_URL`).
+ */
+export interface EmailOutSettings {
+  /** The server-wide SMTP URL and From address, or null when `INMO_SMTP_URL` is unset. */
+  smtp: { url: string; from: string } | null;
+  /** `INMO_PUBLIC_URL` without a trailing slash, else `http://127.0.0.1:8080`. */
+  publicUrl: string;
+}
+
+/**
+ * The e-mail out settings of an environment (`process.env` unless another is given).
+ * @throws Error naming the variable: an `INMO_SMTP_URL` that is not `smtp://` or `smtps://`, or
+ *   set without `INMO_SMTP_FROM` (the URL itself is never echoed: it holds a password).
+ */
+export function emailOutSettings(env: NodeJS.ProcessEnv = process.env): EmailOutSettings {
+  const publicUrl = (publicUrlFromEnv(env.INMO_PUBLIC_URL) ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const url = env.INMO_SMTP_URL?.trim();
+  if (!url) return { smtp: null, publicUrl };
+  if (!/^smtps?:\/\/[^\s/]+/.test(url)) throw new Error('INMO_SMTP_URL must be an smtp:// or smtps:// URL');
+  const from = env.INMO_SMTP_FROM?.trim();
+  if (!from) throw new Error('INMO_SMTP_FROM must be set with INMO_SMTP_URL');
+  return { smtp: { url, from }, publicUrl };
+}
+
 /** Where the key that seals secrets comes from (secrets.ts): a passphrase, else a key file. */
 export interface SecretKeySource {
   /** `INMO_SECRET_KEY`, or null when unset or empty. */
@@ -250,6 +277,14 @@ export const SETTINGS: readonly Setting[] = [
     default: 'none',
     see: 'whatsapp.md',
   },
+  {
+    name: 'INMO_SMTP_URL',
+    meaning:
+      "the SMTP server every business's e-mails go through unless it connected its own (`inmo email connect`): `smtp://user:pass@host:587` (STARTTLS) or `smtps://user:pass@host:465` (TLS); certificates verified unless `INMO_ALLOW_PRIVATE_NETWORK=1`",
+    default: "none: no e-mail out without a business's own server",
+    see: 'operators.md',
+  },
+  { name: 'INMO_SMTP_FROM', meaning: 'the From address of e-mails sent through `INMO_SMTP_URL` (required with it)', default: 'none' },
   { name: 'INMO_WEBHOOKS_ALLOW_PRIVATE', meaning: 'the older name of `INMO_ALLOW_PRIVATE_NETWORK`, still honoured', default: 'off' },
   {
     name: 'INMO_RATE_LIMIT_PER_KEY',

@@ -222,6 +222,26 @@ export const ERRORS = {
     detail: ({ id }) => `Business ${id} has already connected this phone number id: a number's webhooks must reach one business`,
   }),
   CHANNEL_NOT_CONNECTED: spec<{ id: number }>({ status: 404, detail: ({ id }) => `Business ${id} has no channel connected` }),
+  EMAIL_SMTP_URL: spec({
+    status: 400,
+    detail: 'The SMTP server must be given as smtp://user:password@host:587 (STARTTLS) or smtps://user:password@host:465 (TLS)',
+    cli: '--url must look like smtp://user:password@host:587 (STARTTLS) or smtps://user:password@host:465 (TLS)',
+  }),
+  EMAIL_SMTP_PRIVATE: spec({
+    status: 400,
+    detail: 'The SMTP server is not at a public address (INMO_ALLOW_PRIVATE_NETWORK=1 allows it)',
+  }),
+  EMAIL_FROM: spec({ status: 400, detail: 'The From address must be an e-mail address', cli: '--from must be an e-mail address' }),
+  EMAIL_REPLY_TO: spec({
+    status: 400,
+    detail: 'The Reply-To address must be an e-mail address',
+    cli: '--reply-to must be an e-mail address',
+  }),
+  EMAIL_TO: spec({ status: 400, detail: 'The recipient must be an e-mail address' }),
+  EMAIL_NOT_CONNECTED: spec<{ id: number }>({
+    status: 404,
+    detail: ({ id }) => `Business ${id} sends no e-mail: connect an SMTP server (inmo email connect) or set INMO_SMTP_URL`,
+  }),
   ASSISTANT_URL: spec({
     status: 400,
     detail: "The assistant's URL must be an http(s) URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1)",

@@ -8,6 +8,7 @@ import { cli } from './common.ts';
 import { register as conversations } from './conversations.ts';
 import { register as email } from './email-inbound.ts';
 import { register as emailPulls } from './email-pulls.ts';
+import { register as emailOut } from './email-outbound.ts';
 import { register as embed } from './embed.ts';
 import { register as feeds } from './feeds.ts';
 import { register as followups } from './followups.ts';
@@ -64,6 +65,7 @@ Environment:
     embed,
     email,
     emailPulls,
+    emailOut,
   ])
     group(program);
   return program;

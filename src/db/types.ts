@@ -576,6 +576,33 @@ export interface InboundEmailTokenTable {
   revoked_at: string | null;
 }
 
+/** A business's own SMTP server for e-mail out (migration 0027, CONTRACT §19). */
+export interface EmailSettingsTable {
+  business_id: number;
+  host: string;
+  port: number;
+  /** `tls` (`smtps://`, TLS from the first byte) or `starttls` (`smtp://`, upgraded when offered). */
+  security: string;
+  username: string | null;
+  /** Sealed (src/secrets.ts); never shown again. */
+  password: string | null;
+  from_address: string;
+  reply_to: string | null;
+  connected_at: string;
+  updated_at: string;
+}
+
+/** A one-click unsubscribe link of an e-mail (migration 0027, CONTRACT §19, RFC 8058): only its token's hash is kept. */
+export interface UnsubscribeTokenTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  /** SHA-256 of the token, hex. */
+  token_hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+
 /** What became of an e-mail received (CONTRACT §19). */
 export type InboundEmailState = 'pending' | 'lead' | 'interaction' | 'not_understood' | 'discarded';
 
@@ -673,6 +700,8 @@ export interface Database {
   inbound_email_tokens: InboundEmailTokenTable;
   inbound_emails: InboundEmailTable;
   email_pulls: EmailPullTable;
+  email_settings: EmailSettingsTable;
+  unsubscribe_tokens: UnsubscribeTokenTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

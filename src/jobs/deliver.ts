@@ -35,6 +35,10 @@ export const INTERRUPTED =
   'the worker stopped between calling the provider and recording its answer: the message may have been sent; ' +
   'its status from WhatsApp settles it, else check the WhatsApp Business Manager before contacting this lead';
 
+export const INTERRUPTED_EMAIL =
+  'the worker stopped between handing the e-mail to the SMTP server and recording its answer: it may have been sent; ' +
+  "check the server's log before writing to this lead again";
+
 /** What the claim decided. */
 type Plan = { send: false } | { send: true; channel: ChannelRow; message: MessageRow };
 

@@ -85,6 +85,7 @@ describe('help and version', () => {
         'feeds pull remove',
         'feeds pull confirm',
         'feeds pull discard',
+        'email connect',
         'email inbound',
         'email inbound list',
         'email inbound revoke',

@@ -19,6 +19,7 @@ import { GroupCommit } from '../../src/db/group-commit.ts';
 import { canonicalLeadType } from '../../src/domain/leads/rules.ts';
 import { createInquiryLead, ingestRentalLead } from '../../src/services/leads/intake.ts';
 import { connectChannel } from '../../src/services/messaging/channels.ts';
+import { connectEmail } from '../../src/services/messaging/email.ts';
 import { addWebhook, disableWebhook, rotateWebhookSecret } from '../../src/services/integrations/outgoing-webhooks.ts';
 import { createDb } from '../../src/db/database.ts';
 import { findConfigVersion } from '../../src/db/repositories/businesses.ts';
@@ -247,6 +248,64 @@ describe('a new lead in one statement', () => {
     }
   });
 
+  it('decides an e-mail welcome as the transactional path does, and sees the e-mail settings change at the next lead', async () => {
+    const mail = await businessWithKey(t.db, 'Con correo');
+    const other = createDb(t.url);
+    /** An inquiry with an e-mail address to the business, through the API and by hand: the welcome of both, compared. */
+    const compared = async (preferred: string, whatsapp: boolean) => {
+      const [plainPhone, byHandPhone] = [newPhone(), newPhone()];
+      const body = (phone: string) => ({
+        ...inquiry(phone, preferred),
+        personal_email: `marta.${phone.slice(1)}@example.com`,
+        consent: { marketing: true, whatsapp, text: 'Acepto', version: 'v3' },
+      });
+      const plain = await post(t.app, '/leads/inquiries', mail.key, body(plainPhone));
+      expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+      const { phone_number_1: _phone, ...rest } = body(byHandPhone);
+      await createInquiryLead(transactional(), mail.businessId, {
+        ...rest,
+        type: canonicalLeadType('buyer')!,
+        phone_number_1: byHandPhone,
+        phone_number_2: null,
+        landline_phone: null,
+      } as never);
+      const a = await storedFor(await idOf(plainPhone), plainPhone);
+      const reference = await storedFor(await idOf(byHandPhone), byHandPhone);
+      const address = (phone: string) => `marta.${phone.slice(1)}@example.com`;
+      const mapped = (m: { recipient: string | null }, phone: string) => ({
+        ...m,
+        recipient: m.recipient === address(phone) ? '<email>' : m.recipient,
+      });
+      expect(a.messages.map((m) => mapped(m, plainPhone))).toEqual(reference.messages.map((m) => mapped(m, byHandPhone)));
+      expect({ ...a.lead, personal_email: null }).toEqual({ ...reference.lead, personal_email: null });
+      return a.messages.map((m) => `${m.kind}:${m.language}:${m.recipient === address(plainPhone) ? 'email' : m.recipient}`);
+    };
+    try {
+      // No channel, no e-mail: no welcome.
+      expect(await compared('ge', true)).toEqual([]);
+      await connectEmail(other, {
+        businessId: mail.businessId,
+        url: 'smtps://u:p@smtp.agency.example',
+        from: 'hola@agency.example',
+        replyTo: null,
+      });
+      expect(await compared('ge', true)).toEqual(['email:de:email']);
+      expect(await compared('gb', true)).toEqual(['email:en:email']);
+      await connectChannel(
+        other,
+        { businessId: mail.businessId, provider: 'whatsapp-cloud', phoneNumberId: '79', tokenEnv: 'T', template: 'hola' },
+        { T: 'token' },
+      );
+      // WhatsApp carries it when the lead allows it; an e-mail when the lead refused WhatsApp.
+      expect(await compared('fr', true)).toEqual(['template:fr:<phone>']);
+      expect(await compared('fr', false)).toEqual(['email:fr:email']);
+      await other.deleteFrom('email_settings').where('business_id', '=', mail.businessId).execute();
+      expect(await compared('it', false)).toEqual(['template:it:<phone>']);
+    } finally {
+      await other.destroy();
+    }
+  });
+
   it("bumps the business's config version when an endpoint is added, deleted or changes what it takes, not for its secret", async () => {
     const { businessId } = await businessWithKey(t.db, 'Versiones');
     const version = async () => (await findConfigVersion(t.db, businessId))!;
@@ -285,7 +344,7 @@ describe('a new lead in one statement', () => {
       },
       note: 'nota',
       consent: null,
-      welcome: { recipient: phone, template: 'bienvenida', language: 'es' },
+      welcome: { kind: 'template', recipient: phone, template: 'bienvenida', language: 'es' },
       jobs: ['match_lead'],
       endpointIds: [],
       configVersion: (await findConfigVersion(t.db, t.businessId))!,

@@ -26,6 +26,7 @@ import * as m0023 from './0023_lead_interactions.ts';
 import * as m0024 from './0024_endpoint_signals.ts';
 import * as m0025 from './0025_inbound_email.ts';
 import * as m0026 from './0026_email_pulls.ts';
+import * as m0027 from './0027_email_out.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -56,6 +57,7 @@ export const migrationProvider: MigrationProvider = {
       '0024_endpoint_signals': m0024,
       '0025_inbound_email': m0025,
       '0026_email_pulls': m0026,
+      '0027_email_out': m0027,
     };
   },
 };

@@ -48,9 +48,26 @@ export async function listWebhookChannels(db: Executor): Promise<ChannelRow[]> {
     .execute();
 }
 
-/** The lead's welcome template message. */
+/** The lead's welcome (a template, or an e-mail: `kind`). */
 export async function findWelcome(db: Executor, leadId: number): Promise<MessageRow | undefined> {
   return db.selectFrom('messages').selectAll().where('lead_id', '=', leadId).where('author', '=', 'welcome').executeTakeFirst();
+}
+
+/** The e-mail that stands in for the lead's welcome template when it failed for good (migration 0027). */
+export async function findWelcomeFallback(db: Executor, leadId: number): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('lead_id', '=', leadId).where('author', '=', 'welcome_fallback').executeTakeFirst();
+}
+
+/** Records the e-mail standing in for a failed welcome template unless the lead has one (a partial unique index). */
+export async function insertWelcomeFallback(
+  db: Executor,
+  message: Omit<Insertable<MessageTable>, 'direction' | 'kind' | 'author'>,
+): Promise<void> {
+  await db
+    .insertInto('messages')
+    .values({ ...message, direction: 'out', kind: 'email', author: 'welcome_fallback' })
+    .onConflict((oc) => oc.column('lead_id').where('author', '=', sql.lit('welcome_fallback')).doNothing())
+    .execute();
 }
 
 export async function findMessage(db: Executor, id: number): Promise<MessageRow | undefined> {
@@ -89,10 +106,10 @@ export async function listRecentThread(db: Executor, leadId: number, limit: numb
  * impossible. (The conflict target's predicate is a literal: SQLite matches it to the index's
  * text, which a parameter never matches.)
  */
-export async function insertWelcome(db: Executor, message: Omit<Insertable<MessageTable>, 'direction' | 'kind' | 'author'>): Promise<void> {
+export async function insertWelcome(db: Executor, message: Omit<Insertable<MessageTable>, 'direction' | 'author'>): Promise<void> {
   await db
     .insertInto('messages')
-    .values({ ...message, direction: 'out', kind: 'template', author: 'welcome' })
+    .values({ ...message, direction: 'out', author: 'welcome' })
     .onConflict((oc) => oc.column('lead_id').where('author', '=', sql.lit('welcome')).doNothing())
     .execute();
 }

@@ -45,8 +45,11 @@ export interface NewLeadRows {
   lead: Record<string, unknown>;
   note: string;
   consent: { marketing: number; whatsapp: number; text: string | null; version: string | null; source_page: string | null } | null;
-  /** The welcome message, `pending`: its recipient (E.164), template and template language; null: no welcome. */
-  welcome: { recipient: string; template: string; language: string } | null;
+  /**
+   * The welcome message, `pending`: its kind (`template` or `email`), recipient (E.164, or the
+   * e-mail address), template (null for an e-mail) and language code; null: no welcome.
+   */
+  welcome: { kind: string; recipient: string; template: string | null; language: string } | null;
   /** The lead's jobs, in the order they are queued. */
   jobs: string[];
   /** The webhook endpoints the `lead.created` event goes to, in order: a pending delivery and its job each. */
@@ -93,7 +96,7 @@ function statementFor(
   const params = (count: number) => Array.from({ length: count }, () => `$${++n}`);
   const parts: string[] = [];
   const consentValues = consent ? params(5).join(', ') : '';
-  const [recipient, template, language] = welcome ? params(3) : [];
+  const [recipient, template, language, kind] = welcome ? params(4) : [];
   const [endpoints] = deliveries ? params(1) : [];
   const [keyId, idempotencyKey, before, after] = idempotency === 'none' ? [] : params(idempotency === 'with id' ? 4 : 3);
   const [fingerprint, createdAt, expiresAt] = insertKey ? params(3) : [];
@@ -111,7 +114,7 @@ function statementFor(
   if (welcome) {
     parts.push(
       `w as (insert into messages (business_id, lead_id, direction, kind, author, template, language, recipient, state, created_at, updated_at) ` +
-        `select $1, id, 'out', 'template', 'welcome', ${template}::text, ${language}::text, ${recipient}, 'pending', $2, $2 from l)`,
+        `select $1, id, 'out', ${kind}::text, 'welcome', ${template}::text, ${language}::text, ${recipient}, 'pending', $2, $2 from l)`,
     );
   }
   parts.push(
@@ -175,7 +178,7 @@ export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<nu
     const { marketing, whatsapp, text: wording, version, source_page: page } = rows.consent;
     values.push(marketing, whatsapp, wording, version, page);
   }
-  if (rows.welcome) values.push(rows.welcome.recipient, rows.welcome.template, rows.welcome.language);
+  if (rows.welcome) values.push(rows.welcome.recipient, rows.welcome.template, rows.welcome.language, rows.welcome.kind);
   if (rows.endpointIds.length > 0) values.push(rows.endpointIds);
   if (key) values.push(key.keyId, key.idempotencyKey, key.bodyBeforeId, ...(key.bodyAfterId === null ? [] : [key.bodyAfterId]));
   if (key?.insert) values.push(key.insert.fingerprint, key.insert.createdAt, key.insert.expiresAt);

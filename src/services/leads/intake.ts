@@ -14,7 +14,9 @@
  * proves it); a known phone writes nothing there and comes here.
  */
 import type { Transaction } from 'kysely';
-import { welcomeTemplate } from '../../channels/whatsapp-cloud.ts';
+import { decideWelcome, leadEmailAddress } from '../messaging/welcome.ts';
+import { sendsEmail } from '../messaging/email.ts';
+import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findChannel, findConversation, insertWelcome } from '../../db/repositories/messaging.ts';
 import type { Database, LeadInteractionTable, LeadOutcome } from '../../db/types.ts';
@@ -107,26 +109,34 @@ async function withRaceRetry<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Writes the lead's welcome message as `pending` when the business has a channel now, as the
- * lead arrives (CONTRACT §9: no channel when the lead arrived, no message). The template and
- * its language (from `preferred_language`) are fixed here; the `send_welcome` job sends it.
+ * Writes the lead's welcome message as `pending` when the business can send one now, as the
+ * lead arrives (CONTRACT §9: no channel when the lead arrived, no message; §19: an e-mail when
+ * WhatsApp cannot carry it). Which one, its template and its language (from
+ * `preferred_language`) are fixed here by services/messaging/welcome.ts `decideWelcome`, after
+ * the consent the lead gave is recorded; the `send_welcome` job sends it.
  */
 async function queueWelcome(
   trx: Transaction<Database>,
   businessId: number,
   leadId: number,
-  phone: string,
+  contact: { phone: string; email: string | null },
   language: string | null,
   at: string,
 ) {
-  const welcome = welcomeTemplate(await findChannel(trx, businessId), language);
+  const welcome = decideWelcome(await findChannel(trx, businessId), sendsEmail(await findEmailSettings(trx, businessId)), {
+    phone: contact.phone,
+    email: contact.email,
+    preferredLanguage: language,
+    refusesWhatsApp: await repo.refusesWhatsApp(trx, leadId),
+  });
   if (!welcome) return;
   await insertWelcome(trx, {
     lead_id: leadId,
     business_id: businessId,
+    kind: welcome.kind,
     template: welcome.template,
     language: welcome.language,
-    recipient: phone,
+    recipient: welcome.recipient,
     state: 'pending',
     created_at: at,
     updated_at: at,
@@ -268,7 +278,10 @@ async function storeInquiryLead(
           trx,
           businessId,
           leadId,
-          inquiry.phone_number_1,
+          {
+            phone: inquiry.phone_number_1,
+            email: leadEmailAddress(inquiry) ?? (existing ? leadEmailAddress(existing) : null),
+          },
           inquiry.preferred_language ?? existing?.preferred_language ?? null,
           at,
         );
@@ -426,7 +439,7 @@ export async function ingestRentalLead(
       const leadId = await repo.insertLeadId(trx, lead);
       await repo.insertNote(trx, leadId, notes, at);
       await recordConsent(trx, businessId, leadId, body.consent, body.sourcePage, at);
-      await queueWelcome(trx, businessId, leadId, phone, null, at);
+      await queueWelcome(trx, businessId, leadId, { phone, email: leadEmailAddress(lead) }, null, at);
       await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
       await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
       await onStored?.(trx, leadId, 'created', leadId);

@@ -8,14 +8,15 @@
  * rows reach the database differs: every value is decided here, before the statement, by the
  * same functions the transactional path calls, and handed to the statement as parameters:
  *
- * - the welcome: `welcomeTemplate` (channels/whatsapp-cloud.ts), from the business's channel;
+ * - the welcome: `decideWelcome` (services/messaging/welcome.ts), from the business's channel,
+ *   whether it sends e-mail (its own SMTP server, or `INMO_SMTP_URL`), and the lead's consent;
  * - the endpoints the event goes to: `subscribes` (services/integrations/events.ts), from the
  *   business's enabled endpoints;
  * - the event's data: `presentLead` (domain/leads/presenter.ts), the lead as GET /leads/{id}
  *   shows it, the id given by the database;
  * - the Idempotency-Key's record: the intake's `OnStored` hook said as data.
  *
- * The channel and the endpoints are kept per business, with the business's `config_version`
+ * The channel, the e-mail settings and the endpoints are kept per business, with the business's `config_version`
  * they were read at (read first: what is read after it is at least as new), which every change
  * to them bumps in its own transaction (migrations 0005, 0024). The statement writes only while
  * the version is still that one, so it never uses a channel or endpoints older than its own
@@ -29,7 +30,9 @@
  * row stored.
  */
 import { LRUCache } from 'lru-cache';
-import { welcomeTemplate } from '../../channels/whatsapp-cloud.ts';
+import { decideWelcome, leadEmailAddress } from '../messaging/welcome.ts';
+import { sendsEmail } from '../messaging/email.ts';
+import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findConfigVersion } from '../../db/repositories/businesses.ts';
@@ -63,6 +66,8 @@ const ID_MARK = 987_654_321_012_345;
 interface Settings {
   version: number;
   channel: { template: string; languages: string } | undefined;
+  /** Whether the business has its own SMTP server (migration 0027; its changes bump the version too). */
+  ownEmail: boolean;
   /** The enabled endpoints that take `lead.created` (`subscribes`), in id order. */
   endpointIds: number[];
 }
@@ -88,10 +93,15 @@ function settingsOf(db: Db, businessId: number): Promise<Settings> {
 
 async function readSettings(db: Db, businessId: number): Promise<Settings> {
   const version = (await findConfigVersion(db, businessId)) ?? -1;
-  const [channel, endpoints] = await Promise.all([findChannel(db, businessId), listActiveEndpoints(db, businessId)]);
+  const [channel, email, endpoints] = await Promise.all([
+    findChannel(db, businessId),
+    findEmailSettings(db, businessId),
+    listActiveEndpoints(db, businessId),
+  ]);
   return {
     version,
     channel,
+    ownEmail: email !== undefined,
     endpointIds: endpoints.filter((endpoint) => subscribes(endpoint, 'lead.created')).map((endpoint) => endpoint.id),
   };
 }
@@ -116,14 +126,21 @@ export async function newLeadAtOnce(
   const created = await writes.alone(async (db) => {
     const record = idempotencyRecordOf(onStored);
     if (record === undefined) return null;
-    const { version, channel, endpointIds } = await settingsOf(db, parts.businessId);
-    const welcome = parts.welcome && welcomeTemplate(channel, parts.welcome.preferredLanguage);
+    const { version, channel, ownEmail, endpointIds } = await settingsOf(db, parts.businessId);
+    const welcome =
+      parts.welcome &&
+      decideWelcome(channel, ownEmail || sendsEmail(undefined), {
+        phone: parts.lead.phone_number_1,
+        email: leadEmailAddress(parts.lead),
+        preferredLanguage: parts.welcome.preferredLanguage,
+        refusesWhatsApp: parts.consent?.whatsapp === 0,
+      });
     const written = await insertNewLeadAtOnce(db, {
       businessId: parts.businessId,
       lead: parts.lead as Record<string, unknown>,
       note: parts.note,
       consent: parts.consent,
-      welcome: welcome && { recipient: parts.lead.phone_number_1, ...welcome },
+      welcome,
       jobs: parts.jobs,
       endpointIds,
       eventDataAfterId: eventDataAfterId(parts.lead),

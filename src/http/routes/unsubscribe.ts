@@ -1,0 +1,109 @@
+/**
+ * One-click unsubscribe (CONTRACT §19, RFC 8058), outside `/v1/ext`, without a key, a cookie or
+ * a CSRF token (the token in the path is the credential, and RFC 8058's POST comes from a mail
+ * client with none of them):
+ *
+ * - `POST /u/<token>` (a mail client sends `List-Unsubscribe=One-Click` as a form body; any body
+ *   is read up to 4 KiB and ignored) records the opt-out (services/messaging/unsubscribe.ts) and
+ *   answers 200 with a short page; again, it changes nothing and answers the same.
+ * - `GET /u/<token>` answers a small page in the lead's language with one button that posts it
+ *   (no script; the console's stylesheet, served by inmo; a CSP like the console's). A GET never
+ *   unsubscribes: mail scanners follow links.
+ *
+ * An unknown token is 404 `Not Found`, as any unknown path, and writes nothing. The token is
+ * never logged: the request's log line names the route's pattern.
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import { InmoError } from '../../errors.ts';
+import { unsubscribe, unsubscribePage } from '../../services/messaging/unsubscribe.ts';
+
+/** The route's path. */
+export const UNSUBSCRIBE_ROUTE = '/u/:token';
+
+/** Headers of the page: no framing, no foreign content, no referrer (the URL holds the token), no caching or indexing. */
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy':
+    "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'none'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-robots-tag': 'noindex',
+};
+
+/** What the page says, per e-mail language. `{business}` is filled in. */
+const WORDS: Readonly<Record<string, { title: string; ask: string; button: string; done: string }>> = {
+  es: {
+    title: 'Darse de baja',
+    ask: '¿Quieres dejar de recibir mensajes de {business}?',
+    button: 'Darme de baja',
+    done: 'Listo: no recibirás más mensajes de {business}.',
+  },
+  en: {
+    title: 'Unsubscribe',
+    ask: 'Do you want to stop receiving messages from {business}?',
+    button: 'Unsubscribe',
+    done: 'Done: you will not receive more messages from {business}.',
+  },
+  fr: {
+    title: 'Se désabonner',
+    ask: 'Voulez-vous ne plus recevoir de messages de {business} ?',
+    button: 'Me désabonner',
+    done: 'C’est fait : vous ne recevrez plus de messages de {business}.',
+  },
+  de: {
+    title: 'Abmelden',
+    ask: 'Möchten Sie keine Nachrichten mehr von {business} erhalten?',
+    button: 'Abmelden',
+    done: 'Erledigt: Sie erhalten keine Nachrichten mehr von {business}.',
+  },
+  it: {
+    title: 'Annulla iscrizione',
+    ask: 'Vuoi smettere di ricevere messaggi da {business}?',
+    button: 'Annulla iscrizione',
+    done: 'Fatto: non riceverai più messaggi da {business}.',
+  },
+};
+
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** The page: the question and its button, or what was done. */
+function page(token: string, view: { businessName: string; language: string; done: boolean }): string {
+  const words = WORDS[view.language] ?? WORDS.es;
+  const fill = (text: string) => escape(text.replaceAll('{business}', view.businessName));
+  const body = view.done
+    ? `<p>${fill(words.done)}</p>`
+    : `<p>${fill(words.ask)}</p><form method="post" action="/u/${escape(token)}"><button type="submit" class="button">${fill(words.button)}</button></form>`;
+  return (
+    `<!doctype html><html lang="${escape(view.language)}"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${fill(words.title)}</title>` +
+    `<link rel="stylesheet" href="/console/assets/console.css"></head>` +
+    `<body><main class="narrow"><h1>${fill(words.title)}</h1>${body}</main></body></html>`
+  );
+}
+
+function send(reply: FastifyReply, html: string) {
+  return reply.code(200).headers(PAGE_HEADERS).send(html);
+}
+
+export const unsubscribeRoutes: FastifyPluginAsync<{ db: Db }> = async (app, { db }) => {
+  // Whatever a mail client posts (RFC 8058: `List-Unsubscribe=One-Click`) is read and ignored.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 4096 }, (_request, _body, done) => done(null, undefined));
+
+  app.get<{ Params: { token: string } }>(UNSUBSCRIBE_ROUTE, { schema: { hide: true } }, async (request, reply) => {
+    const view = await unsubscribePage(db, request.params.token);
+    if (!view) throw new InmoError('NOT_FOUND');
+    return send(reply, page(request.params.token, view));
+  });
+
+  app.post<{ Params: { token: string } }>(UNSUBSCRIBE_ROUTE, { schema: { hide: true }, bodyLimit: 4096 }, async (request, reply) => {
+    const view = await unsubscribe(db, request.params.token);
+    if (!view) throw new InmoError('NOT_FOUND');
+    return send(reply, page(request.params.token, view));
+  });
+};

@@ -1,0 +1,127 @@
+/**
+ * Delivery of one e-mail to a lead (CONTRACT §19), sent at most once by the same rule as
+ * WhatsApp's (jobs/deliver.ts, CONTRACT §7): the message row moves
+ *
+ *     pending ──▶ sending ──▶ sent | failed | needs_reconciliation
+ *        ▲           │
+ *        └───────────┘  no connection / 4xx: retried with backoff
+ *
+ * and `sending` is committed before the SMTP server is called; a run that finds the message
+ * `sending` knows an earlier run died between the call and its record, so the message is marked
+ * `needs_reconciliation` and never sent again. The claim also writes what the e-mail says (its
+ * text part, in `body`, for the conversation) and its one-click unsubscribe link (RFC 8058: only
+ * the token's hash is kept, services/messaging/unsubscribe.ts).
+ *
+ * Nothing is sent to a lead who opted out (the conversation's `opted_out`, which the unsubscribe
+ * link sets), or when the business sends no e-mail any more: the message fails visibly.
+ */
+import type { Transaction } from 'kysely';
+import { sendEmail } from '../channels/email-smtp.ts';
+import { emailOutSettings } from '../config.ts';
+import { findBusiness } from '../db/repositories/businesses.ts';
+import { findLead } from '../db/repositories/leads.ts';
+import { findConversation, findMessage, moveMessage } from '../db/repositories/messaging.ts';
+import { transact } from '../db/transaction.ts';
+import type { Database } from '../db/types.ts';
+import { welcomeEmail } from '../domain/messaging/welcome-email.ts';
+import { observeSend } from '../metrics.ts';
+import { emailSenderOf, type EmailSender } from '../services/messaging/email.ts';
+import { newUnsubscribeLink } from '../services/messaging/unsubscribe.ts';
+import { INTERRUPTED_EMAIL } from './deliver.ts';
+import { failpoint } from './failpoints.ts';
+import { PermanentJobError, type TaskContext } from './task.ts';
+
+/** What the claim decided: nothing to send, or the e-mail. */
+type Plan =
+  | { send: false }
+  | { send: true; sender: EmailSender; to: string; from: string; subject: string; text: string; html: string; unsubscribeUrl: string };
+
+/** One transaction: claim the send by moving the message from `pending` to `sending`, with its words. */
+async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId: number): Promise<Plan> {
+  const message = await findMessage(trx, messageId);
+  if (!message || message.kind !== 'email') return { send: false };
+  const now = ctx.now();
+  if (message.state === 'sending') {
+    await moveMessage(trx, messageId, 'sending', { state: 'needs_reconciliation', last_error: INTERRUPTED_EMAIL, updated_at: now });
+    return { send: false };
+  }
+  if (message.state !== 'pending') return { send: false };
+  const fail = async (reason: string): Promise<Plan> => {
+    await moveMessage(trx, messageId, 'pending', { state: 'failed', last_error: reason, updated_at: now });
+    return { send: false };
+  };
+  if ((await findConversation(trx, message.lead_id))?.state === 'opted_out') return fail('the lead opted out of messages');
+  const [lead, business] = await Promise.all([findLead(trx, message.lead_id), findBusiness(trx, message.business_id)]);
+  if (!lead || !business || message.recipient === null) return fail('the lead is gone');
+  let sender: EmailSender | null;
+  try {
+    sender = await emailSenderOf(trx, message.business_id);
+  } catch (error) {
+    // A password sealed with another key, or a malformed INMO_SMTP_URL: not sent, nothing to reconcile.
+    return fail((error as Error).message);
+  }
+  if (!sender) return fail('the business no longer sends e-mail');
+  const unsubscribeUrl = await newUnsubscribeLink(trx, message.business_id, message.lead_id, emailOutSettings().publicUrl, now);
+  const words = welcomeEmail(message.language ?? 'es', { businessName: business.name, leadName: lead.name, unsubscribeUrl });
+  const claimed = await trx
+    .updateTable('messages')
+    .set({ state: 'sending', body: words.text, updated_at: now })
+    .where('id', '=', messageId)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) !== 1) return { send: false };
+  const from = `"${business.name.replace(/["\\\r\n]/g, '').slice(0, 100)}" <${sender.from}>`;
+  return { send: true, sender, to: message.recipient, from, ...words, unsubscribeUrl };
+}
+
+/**
+ * Sends the e-mail `messageId` unless it was claimed before; records the server's answer.
+ * Safe to run again after a crash at any point.
+ * @throws PermanentJobError when the server refuses it for good or retries run out (the message
+ *   is `failed`); an Error to be retried later when the server certainly did not take it.
+ */
+export async function deliverEmail(ctx: TaskContext, messageId: number): Promise<void> {
+  const plan = await transact(ctx.db, (trx) => claimSend(ctx, trx, messageId));
+  if (!plan.send) return;
+  failpoint('message:sending');
+  const outcome = await sendEmail(
+    plan.sender.target,
+    {
+      from: plan.from,
+      replyTo: plan.sender.replyTo,
+      to: plan.to,
+      subject: plan.subject,
+      text: plan.text,
+      html: plan.html,
+      headers: { 'List-Unsubscribe': `<${plan.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    },
+    { outbound: ctx.outbound, timeoutMs: ctx.settings.sendTimeoutMs },
+  );
+  failpoint('message:called');
+  observeSend(outcome.kind);
+
+  // Recorded guarded by the message still being `sending`, not by this worker's lease.
+  const now = ctx.now();
+  const record = (to: { state: string; provider_message_id?: string | null; last_error: string | null; sent_at?: string }) =>
+    transact(ctx.db, (trx) => moveMessage(trx, messageId, 'sending', { ...to, updated_at: now }));
+  switch (outcome.kind) {
+    case 'sent':
+      await record({ state: 'sent', provider_message_id: outcome.messageId, last_error: null, sent_at: now });
+      return;
+    case 'unknown':
+      await record({ state: 'needs_reconciliation', last_error: outcome.error });
+      return;
+    case 'rejected':
+      await record({ state: 'failed', last_error: outcome.error });
+      throw new PermanentJobError(`the SMTP server refused the e-mail: ${outcome.error}`);
+    case 'retry': {
+      if (ctx.finalAttempt) {
+        const error = `gave up after ${ctx.job.attempts} attempts: ${outcome.error}`;
+        await record({ state: 'failed', last_error: error });
+        throw new PermanentJobError(error);
+      }
+      await record({ state: 'pending', last_error: outcome.error });
+      throw new Error(outcome.error);
+    }
+  }
+}
