@@ -163,10 +163,9 @@ describe.skipIf(!HERE)('email pulls over IMAP (dovecot)', () => {
     // The process_email jobs make the leads, as the webhook's do.
     await drain();
     expect((await emails(t.db)).map((e) => e.state)).toEqual(['lead', 'lead']);
-    expect(await t.db.selectFrom('leads').select(['source']).orderBy('id').execute()).toEqual([
-      { source: 'fotocasa' },
-      { source: 'habitaclia' },
-    ]);
+    // The worker runs jobs side by side, so the leads' order is not the messages'.
+    const sources = (await t.db.selectFrom('leads').select(['source']).execute()).map((l) => l.source).sort();
+    expect(sources).toEqual(['fotocasa', 'habitaclia']);
 
     const listed = await inmo(env, 'email', 'pull', 'list', '--business', String(t.businessId), '--json');
     // The run the pull's first job made (the drain above) is the last one.
