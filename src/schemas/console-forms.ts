@@ -56,6 +56,20 @@ export const ChannelForm = Type.Object({
 /** `POST /console/channel/test`: the number a test template goes to, as people type it. */
 export const ChannelTestForm = Type.Object({ test_phone: text(64) });
 
+/** `POST /console/email`: the business's SMTP server (CONTRACT §19); the password is write-only. */
+export const EmailForm = Type.Object({
+  host: text(253),
+  port: text(5),
+  security: text(10),
+  user: text(LINE_MAX),
+  password: text(LINE_MAX),
+  from: text(254),
+  reply_to: text(254),
+});
+
+/** `POST /console/email/test`: the address a test e-mail goes to. */
+export const EmailTestForm = Type.Object({ test_to: text(254) });
+
 /** `POST /console/follow-ups`: a lead type's follow-up period, days. */
 export const FollowUpRuleForm = Type.Object({ type: text(40), every_days: Type.Integer({ minimum: 1, maximum: 3650 }) });
 

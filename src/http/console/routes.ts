@@ -25,6 +25,7 @@ import { auditPages } from './sections/audit.ts';
 import { authPages } from './sections/auth.ts';
 import { cataloguePages } from './sections/catalogue.ts';
 import { channelPages } from './sections/channel.ts';
+import { emailPages } from './sections/email.ts';
 import { jobPages } from './sections/jobs.ts';
 import { keyPages } from './sections/keys.ts';
 import { leadPages } from './sections/leads.ts';
@@ -39,6 +40,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     overviewPage,
     keyPages,
     channelPages,
+    emailPages,
     assistantPages,
     userPages,
     jobPages,

@@ -30,6 +30,11 @@ export interface EmailConnection {
   from: string;
   /** A Reply-To address, or null. */
   replyTo: string | null;
+  /**
+   * A URL without a password keeps the stored one while the host and user stay the same (the
+   * console's write-only field left blank), so it never goes to another server.
+   */
+  keepPassword?: boolean;
 }
 
 /** How a business's e-mails go out: the server, the From and Reply-To addresses. */
@@ -64,6 +69,11 @@ export async function connectEmail(
   if (replyTo !== null && !isEmailAddress(replyTo)) throw new InmoError('EMAIL_REPLY_TO');
   if (!(await findBusiness(db, connection.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: connection.businessId });
   const at = nowRfc3339();
+  let password = target.password === null ? null : sealSecret(target.password);
+  if (password === null && connection.keepPassword) {
+    const stored = await findEmailSettings(db, connection.businessId);
+    if (stored && stored.host === target.host && stored.username === target.user) password = stored.password;
+  }
   await transact(db, async (trx) => {
     await upsertEmailSettings(trx, {
       business_id: connection.businessId,
@@ -71,7 +81,7 @@ export async function connectEmail(
       port: target.port,
       security: target.security,
       username: target.user,
-      password: target.password === null ? null : sealSecret(target.password),
+      password,
       from_address: from,
       reply_to: replyTo,
       connected_at: at,
@@ -86,7 +96,7 @@ export async function connectEmail(
     port: target.port,
     security: target.security,
     user: target.user,
-    password: target.password === null ? null : ('stored' as const),
+    password: password === null ? null : ('stored' as const),
     from,
     reply_to: replyTo,
     connected_at: at,
