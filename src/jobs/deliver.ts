@@ -148,9 +148,16 @@ export async function deliverMessage(ctx: TaskContext, messageId: number): Promi
 
 /**
  * A parked delivery leaves no message half-way: one left `sending` may have gone out (needs
- * reconciliation), one still `pending` never will (failed).
+ * reconciliation), one still `pending` never will (failed). `interrupted` says why for the
+ * first (WhatsApp's wording unless an e-mail's is given).
  */
-export async function settleParkedDelivery(db: Db, messageId: number, reason: string, now: string): Promise<void> {
-  await moveMessage(db, messageId, 'sending', { state: 'needs_reconciliation', last_error: INTERRUPTED, updated_at: now });
+export async function settleParkedDelivery(
+  db: Db,
+  messageId: number,
+  reason: string,
+  now: string,
+  interrupted: string = INTERRUPTED,
+): Promise<void> {
+  await moveMessage(db, messageId, 'sending', { state: 'needs_reconciliation', last_error: interrupted, updated_at: now });
   await moveMessage(db, messageId, 'pending', { state: 'failed', last_error: `the job was parked: ${reason}`, updated_at: now });
 }

@@ -18,7 +18,7 @@ import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import { transact } from '../../db/transaction.ts';
 import { sendsEmail } from '../../services/messaging/email.ts';
 import { emailLanguage, leadEmailAddress } from '../../services/messaging/welcome.ts';
-import { deliverMessage, settleParkedDelivery } from '../deliver.ts';
+import { deliverMessage, INTERRUPTED_EMAIL, settleParkedDelivery } from '../deliver.ts';
 import { deliverEmail } from '../deliver-email.ts';
 import { defineTask, PermanentJobError, type TaskContext } from '../task.ts';
 
@@ -77,7 +77,7 @@ async function run(ctx: TaskContext): Promise<void> {
 async function onParked(db: Db, job: { lead_id: number | null }, reason: string, now: string): Promise<void> {
   if (job.lead_id === null) return;
   for (const message of [await findWelcome(db, job.lead_id), await findWelcomeFallback(db, job.lead_id)]) {
-    if (message) await settleParkedDelivery(db, message.id, reason, now);
+    if (message) await settleParkedDelivery(db, message.id, reason, now, message.kind === 'email' ? INTERRUPTED_EMAIL : undefined);
   }
 }
 
