@@ -24,12 +24,11 @@ import { findConversation, findMessage, moveMessage } from '../db/repositories/m
 import { transact } from '../db/transaction.ts';
 import type { Database } from '../db/types.ts';
 import { welcomeEmail } from '../domain/messaging/welcome-email.ts';
-import { observeSend } from '../metrics.ts';
 import { emailSenderOf, type EmailSender } from '../services/messaging/email.ts';
 import { newUnsubscribeLink } from '../services/messaging/unsubscribe.ts';
-import { INTERRUPTED_EMAIL } from './deliver.ts';
+import { INTERRUPTED_EMAIL, recordSendOutcome } from './deliver.ts';
 import { failpoint } from './failpoints.ts';
-import { PermanentJobError, type TaskContext } from './task.ts';
+import type { TaskContext } from './task.ts';
 
 /** What the claim decided: nothing to send, or the e-mail. */
 type Plan =
@@ -97,31 +96,5 @@ export async function deliverEmail(ctx: TaskContext, messageId: number): Promise
     },
     { outbound: ctx.outbound, timeoutMs: ctx.settings.sendTimeoutMs },
   );
-  failpoint('message:called');
-  observeSend(outcome.kind);
-
-  // Recorded guarded by the message still being `sending`, not by this worker's lease.
-  const now = ctx.now();
-  const record = (to: { state: string; provider_message_id?: string | null; last_error: string | null; sent_at?: string }) =>
-    transact(ctx.db, (trx) => moveMessage(trx, messageId, 'sending', { ...to, updated_at: now }));
-  switch (outcome.kind) {
-    case 'sent':
-      await record({ state: 'sent', provider_message_id: outcome.messageId, last_error: null, sent_at: now });
-      return;
-    case 'unknown':
-      await record({ state: 'needs_reconciliation', last_error: outcome.error });
-      return;
-    case 'rejected':
-      await record({ state: 'failed', last_error: outcome.error });
-      throw new PermanentJobError(`the SMTP server refused the e-mail: ${outcome.error}`);
-    case 'retry': {
-      if (ctx.finalAttempt) {
-        const error = `gave up after ${ctx.job.attempts} attempts: ${outcome.error}`;
-        await record({ state: 'failed', last_error: error });
-        throw new PermanentJobError(error);
-      }
-      await record({ state: 'pending', last_error: outcome.error });
-      throw new Error(outcome.error);
-    }
-  }
+  await recordSendOutcome(ctx, messageId, outcome, 'the SMTP server refused the e-mail');
 }

@@ -114,12 +114,27 @@ export async function deliverMessage(ctx: TaskContext, messageId: number): Promi
     },
     { outbound: ctx.outbound, timeoutMs: ctx.settings.sendTimeoutMs },
   );
+  await recordSendOutcome(ctx, messageId, outcome, 'the provider rejected the message');
+}
+
+/**
+ * What a send's outcome makes of its message (CONTRACT §7, send-once), whichever channel sent
+ * it (WhatsApp here, e-mail in jobs/deliver-email.ts): `sent`, `needs_reconciliation` when the
+ * outcome is unknown, `failed` when refused for good or out of attempts, else `pending` again.
+ * The answer is recorded on its own, guarded by the message still being `sending` rather than
+ * by this worker's lease: an answer is never thrown away, and a status webhook that came first
+ * has already moved it on, and is not undone.
+ * @param rejected the words of a refusal, before the provider's own (`the provider rejected the message`).
+ * @throws PermanentJobError when the message failed for good; Error to retry the job after its backoff.
+ */
+export async function recordSendOutcome(
+  ctx: TaskContext,
+  messageId: number,
+  outcome: { kind: 'sent'; messageId: string | null } | { kind: 'unknown' | 'rejected' | 'retry'; error: string },
+  rejected: string,
+): Promise<void> {
   failpoint('message:called');
   observeSend(outcome.kind);
-
-  // The provider's answer is recorded on its own, guarded by the message still being
-  // `sending` rather than by this worker's lease: an answer is never thrown away. A status
-  // webhook that came first has already moved it on, and is not undone.
   const now = ctx.now();
   const record = (to: { state: string; provider_message_id?: string | null; last_error: string | null; sent_at?: string }) =>
     transact(ctx.db, (trx) => moveMessage(trx, messageId, 'sending', { ...to, updated_at: now }));
@@ -132,7 +147,7 @@ export async function deliverMessage(ctx: TaskContext, messageId: number): Promi
       return;
     case 'rejected':
       await record({ state: 'failed', last_error: outcome.error });
-      throw new PermanentJobError(`the provider rejected the message: ${outcome.error}`);
+      throw new PermanentJobError(`${rejected}: ${outcome.error}`);
     case 'retry': {
       if (ctx.finalAttempt) {
         const error = `gave up after ${ctx.job.attempts} attempts: ${outcome.error}`;
