@@ -300,6 +300,9 @@ export const ERRORS = {
   EMAIL_TOO_LARGE: spec({ status: 413, detail: 'An e-mail may be at most 10 MiB (10,485,760 bytes)' }),
   EMAIL_EMPTY: spec({ status: 400, detail: 'The body is empty: send the e-mail as it was received (RFC 5322)' }),
   INBOUND_EMAIL_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No inbound e-mail address with id ${id}` }),
+  EMAIL_MESSAGE_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No e-mail ${id} waits to be read by an agent` }),
+  EMAIL_MESSAGE_HANDLED: spec<{ id: number }>({ status: 409, detail: ({ id }) => `E-mail ${id} was handled by someone else first` }),
+  EMAIL_SOURCE: spec({ status: 422, detail: 'The source of a lead from an e-mail is idealista, fotocasa, habitaclia, pisos.com or email' }),
   EMAIL_PULL_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No e-mail pull with id ${id}` }),
   EMAIL_PULL_URL: spec({
     status: 400,

@@ -70,6 +70,16 @@ export const EmailForm = Type.Object({
 /** `POST /console/email/test`: the address a test e-mail goes to. */
 export const EmailTestForm = Type.Object({ test_to: text(254) });
 
+/** `POST /console/email/messages/:id/lead`: the lead an agent makes of an e-mail not understood (CONTRACT §19). */
+export const EmailLeadForm = Type.Object({
+  name: text(200),
+  phone: text(64),
+  email: text(254),
+  message: text(10_000),
+  reference: text(LINE_MAX),
+  source: text(20),
+});
+
 /** `POST /console/follow-ups`: a lead type's follow-up period, days. */
 export const FollowUpRuleForm = Type.Object({ type: text(40), every_days: Type.Integer({ minimum: 1, maximum: 3650 }) });
 

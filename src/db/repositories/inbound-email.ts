@@ -63,8 +63,9 @@ export async function findInboundEmail(db: Executor, id: number) {
 }
 
 /**
- * Moves a pending message to what reading it made of it, only while it is still pending.
- * @returns whether this call moved it (false: another run did first).
+ * Moves a message from state `from` (a pending one: what reading it made of it; one not
+ * understood: what an agent made of it), only while it is still in that state.
+ * @returns whether this call moved it (false: another run or agent did first).
  */
 export async function settleInboundEmail(
   db: Executor,
@@ -72,8 +73,9 @@ export async function settleInboundEmail(
   outcome: Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason' | 'updated_at'> & {
     state: Exclude<InboundEmailState, 'pending'>;
   },
+  from: 'pending' | 'not_understood' = 'pending',
 ): Promise<boolean> {
-  const result = await db.updateTable('inbound_emails').set(outcome).where('id', '=', id).where('state', '=', 'pending').executeTakeFirst();
+  const result = await db.updateTable('inbound_emails').set(outcome).where('id', '=', id).where('state', '=', from).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

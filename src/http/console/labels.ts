@@ -14,6 +14,7 @@ import type { AuditAction } from '../../services/access/audit.ts';
 import type { Role, UserInfo } from '../../services/access/console-users.ts';
 import type { HiddenBecause } from '../../services/catalogue/listings.ts';
 import type { CatalogueImportRow } from '../../services/catalogue/import/uploads.ts';
+import type { DISCARDED_BY_AGENT, NOT_UNDERSTOOD } from '../../services/leads/email-intake.ts';
 import type { ListingForm } from '../../schemas/console-forms.ts';
 import type { Static } from '@sinclair/typebox';
 import type { MessageKey, Translate } from './i18n.ts';
@@ -197,6 +198,24 @@ export const AUDIT_ACTION_LABEL = {
   'property.withdraw': 'audit_action_property_withdraw',
 } as const satisfies Record<AuditAction, MessageKey>;
 
+/** Why an e-mail waits for an agent, or was discarded (services/leads/email-intake.ts). */
+export const EMAIL_REASON_LABEL = {
+  'not readable as an e-mail': 'email_reason_unreadable',
+  'no phone number or e-mail address found': 'email_reason_no_contact',
+  'no phone number found: a lead needs one': 'email_reason_no_phone',
+  'no name found': 'email_reason_no_name',
+  'discarded by an agent': 'email_reason_discarded',
+} as const satisfies Record<(typeof NOT_UNDERSTOOD)[keyof typeof NOT_UNDERSTOOD] | typeof DISCARDED_BY_AGENT, MessageKey>;
+
+/** A lead's source when it came by e-mail (CONTRACT §19): the portals by name, the generic parser's as words. */
+export const EMAIL_SOURCE_LABEL = {
+  idealista: 'source_idealista',
+  fotocasa: 'source_fotocasa',
+  habitaclia: 'source_habitaclia',
+  'pisos.com': 'source_pisos_com',
+  email: 'source_email',
+} as const satisfies Record<string, MessageKey>;
+
 /** Every vocabulary the templates label, by the name they call it: `it.label.leadStatus(s)`. */
 export const LABELS = {
   leadStatus: LEAD_STATUS_LABEL,
@@ -220,6 +239,8 @@ export const LABELS = {
   role: ROLE_LABEL,
   userState: USER_STATE_LABEL,
   auditAction: AUDIT_ACTION_LABEL,
+  emailReason: EMAIL_REASON_LABEL,
+  emailSource: EMAIL_SOURCE_LABEL,
 } as const satisfies Record<string, Readonly<Record<string, MessageKey>>>;
 
 /** A vocabulary's labeller: the words of a value, or the value itself when the vocabulary does not know it. */

@@ -36,7 +36,9 @@ import { transact } from '../../db/transaction.ts';
 import type { Database, InboundEmailState } from '../../db/types.ts';
 import { randomBase62 } from '../../domain/access/api-key.ts';
 import { inquiryNotes } from '../../domain/leads/notes.ts';
-import { readPortalEmail, type PortalContact } from '../../domain/leads/portal-emails/index.ts';
+import { readPortalEmail, SOURCE_OF, type PortalContact } from '../../domain/leads/portal-emails/index.ts';
+import { htmlToText } from '../../domain/leads/portal-emails/content.ts';
+import { normalizePhone } from '../../domain/leads/phone.ts';
 import { searchOfListing } from '../../domain/leads/portal-emails/search.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
@@ -54,6 +56,18 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('hex
 
 /** The path of a business's address. */
 export const inboundPath = (token: string) => `/webhooks/email/${token}`;
+
+/**
+ * Why a message waits as `not_understood` (the `reason` column, in words: the console labels
+ * each, http/console/labels.ts), and the reason of one an agent discarded.
+ */
+export const NOT_UNDERSTOOD = {
+  unreadable: 'not readable as an e-mail',
+  noContact: 'no phone number or e-mail address found',
+  noPhone: 'no phone number found: a lead needs one',
+  noName: 'no name found',
+} as const;
+export const DISCARDED_BY_AGENT = 'discarded by an agent';
 
 /** The longest subject kept, characters. */
 const SUBJECT_MAX = 500;
@@ -125,10 +139,31 @@ export interface ProcessedEmail {
   leadId: number | null;
 }
 
-/** The notes' heading of a portal's contact: how it came, and the ad it was about. */
-function heading(contact: PortalContact): string {
-  const through = contact.parser === 'generic' ? 'por correo electrónico' : `por correo de ${contact.source}`;
-  return `Consulta recibida ${through}.` + (contact.reference ? `\nReferencia del anuncio: ${contact.reference}` : '');
+/** The notes' heading of a portal's contact: how it came (completed by an agent or not), and the ad it was about. */
+function heading(contact: { source: string; reference: string | null }, byHand = false): string {
+  const through = contact.source === SOURCE_OF.generic ? 'por correo electrónico' : `por correo de ${contact.source}`;
+  return (
+    `Consulta recibida ${through}${byHand ? ', completada a mano' : ''}.` +
+    (contact.reference ? `\nReferencia del anuncio: ${contact.reference}` : '')
+  );
+}
+
+/** The inquiry a portal's contact makes (CONTRACT §19): a `demandante` with the portal as `source`, the message as notes, the listing's search. */
+function inquiryOf(
+  contact: { name: string; phone: string; email: string | null; message: string | null; source: string },
+  search: ReturnType<typeof searchOfListing> | null,
+): Inquiry {
+  return {
+    name: contact.name,
+    type: 'demandante',
+    phone_number_1: contact.phone,
+    phone_number_2: null,
+    landline_phone: null,
+    personal_email: contact.email ?? undefined,
+    source: contact.source,
+    notes: contact.message ?? undefined,
+    search_preferences: search ? ([search] as Inquiry['search_preferences']) : undefined,
+  };
 }
 
 /**
@@ -155,20 +190,20 @@ export async function processInboundEmail(
     return settle(
       run,
       emailId,
-      { state: 'not_understood', parser: null, sender: null, subject: null, reason: 'not readable as an e-mail' },
+      { state: 'not_understood', parser: null, sender: null, subject: null, reason: NOT_UNDERSTOOD.unreadable },
       at,
     );
   }
   const seen = { parser: contact.parser, sender: contact.sender, subject: contact.subject.slice(0, SUBJECT_MAX) || null };
   const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason }, at);
-  if (contact.phone === null && contact.email === null) return notUnderstood('no phone number or e-mail address found');
+  if (contact.phone === null && contact.email === null) return notUnderstood(NOT_UNDERSTOOD.noContact);
 
   const listing = contact.reference ? await repo.findListingByReference(db, row.business_id, contact.reference) : undefined;
   const search = listing ? searchOfListing(listing) : null;
 
   if (contact.phone === null || contact.name === null) {
     // No new lead without a phone and a name; a person known by either contact still has the request added.
-    const reason = contact.phone === null ? 'no phone number found: a lead needs one' : 'no name found';
+    const reason = contact.phone === null ? NOT_UNDERSTOOD.noPhone : NOT_UNDERSTOOD.noName;
     const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact) });
     return run.finish(async (trx) => {
       const known =
@@ -181,17 +216,7 @@ export async function processInboundEmail(
     });
   }
 
-  const inquiry: Inquiry = {
-    name: contact.name,
-    type: 'demandante',
-    phone_number_1: contact.phone,
-    phone_number_2: null,
-    landline_phone: null,
-    personal_email: contact.email ?? undefined,
-    source: contact.source,
-    notes: contact.message ?? undefined,
-    search_preferences: search ? ([search] as Inquiry['search_preferences']) : undefined,
-  };
+  const inquiry = inquiryOf({ ...contact, name: contact.name, phone: contact.phone }, search);
   let settled: ProcessedEmail = { state: 'pending', leadId: null };
   const onStored: OnStored = async (trx, leadId, _outcome, about, known) => {
     const state = known ? 'interaction' : 'lead';
@@ -221,9 +246,18 @@ async function settle(
  * Moves the message from `pending` to `outcome` in `trx`.
  * @throws Error when it is no longer pending (another run settled it): everything of this run rolls back.
  */
-async function settleIn(trx: Transaction<Database>, emailId: number, outcome: Outcome, at: string): Promise<ProcessedEmail> {
-  const moved = await repo.settleInboundEmail(trx, emailId, { lead_id: null, ...outcome, updated_at: at });
-  if (!moved) throw new Error(`inbound e-mail ${emailId} was settled by another run`);
+async function settleIn(
+  trx: Transaction<Database>,
+  emailId: number,
+  outcome: Outcome,
+  at: string,
+  from: 'pending' | 'not_understood' = 'pending',
+): Promise<ProcessedEmail> {
+  const moved = await repo.settleInboundEmail(trx, emailId, { lead_id: null, ...outcome, updated_at: at }, from);
+  if (!moved) {
+    if (from === 'not_understood') throw new InmoError('EMAIL_MESSAGE_HANDLED', { id: emailId });
+    throw new Error(`inbound e-mail ${emailId} was settled by another run`);
+  }
   return { state: outcome.state, leadId: outcome.lead_id ?? null };
 }
 
@@ -247,4 +281,114 @@ export async function inboundEmailsOfLead(db: Db, leadId: number) {
     const isUtf8 = Buffer.from(text, 'utf8').equals(bytes);
     return { ...email, raw: isUtf8 ? text : null, raw_base64: isUtf8 ? null : bytes.toString('base64') };
   });
+}
+
+/**
+ * The messages of a business that wait for an agent (`not_understood`, CONTRACT §19), newest
+ * first, at most `limit`: `[{id, received_at, parser, sender, subject, reason}]`.
+ */
+export async function notUnderstoodEmails(db: Db, businessId: number, limit = 200) {
+  return repo.listInboundEmailsInState(db, businessId, 'not_understood', limit);
+}
+
+/** A message not understood as an agent reads it (CONTRACT §19). */
+export interface EmailToReview {
+  id: number;
+  received_at: string;
+  sender: string | null;
+  subject: string | null;
+  /** One of {@link NOT_UNDERSTOOD}'s. */
+  reason: string | null;
+  /** Its text part, else its HTML part as text; empty when it has neither or cannot be read. */
+  text: string;
+  /** What the parsers did find, to start the agent's form from; null when it cannot be read. */
+  found: Pick<PortalContact, 'name' | 'phone' | 'email' | 'message' | 'reference' | 'source'> | null;
+}
+
+/**
+ * Message `id` of `businessId` while it waits for an agent, read again from its bytes.
+ * @returns null for none such: another business's, already handled, purged or erased.
+ */
+export async function emailToReview(db: Db, businessId: number, id: number): Promise<EmailToReview | null> {
+  const row = await repo.findInboundEmail(db, id);
+  if (!row || row.business_id !== businessId || row.state !== 'not_understood') return null;
+  let text = '';
+  let found: EmailToReview['found'] = null;
+  try {
+    const content = await readEmail(Buffer.from(row.raw));
+    text = content.text ?? (content.html === null ? '' : htmlToText(content.html));
+    const { name, phone, email, message, reference, source } = readPortalEmail(content);
+    found = { name, phone, email, message, reference, source };
+  } catch {
+    // Not readable as an e-mail: the agent sees its sender and subject, and may discard it.
+  }
+  const { sender, subject, reason, received_at } = row;
+  return { id, received_at, sender, subject, reason, text, found };
+}
+
+/** What an agent writes to make a lead of a message not understood. */
+export interface LeadFromEmail {
+  name: string;
+  /** As written: made E.164 (Spanish when national) here. */
+  phone: string;
+  email: string | null;
+  message: string | null;
+  /** The listing's `external_ref` or inmo id, as the ad writes it. */
+  reference: string | null;
+  /** The lead's `source`: a portal's name (`idealista`, `fotocasa`, `habitaclia`, `pisos.com`) or `email`. */
+  source: string;
+}
+
+/** The sources an agent may give a lead made from an e-mail: the parsers' (CONTRACT §19). */
+export const EMAIL_SOURCES: readonly string[] = [...new Set(Object.values(SOURCE_OF))];
+
+/**
+ * Makes the lead of a message not understood from what an agent wrote (CONTRACT §19), as its
+ * job would have: an inquiry's lead with its source, notes and the search of the listing the
+ * reference names, with the same jobs (matching, welcome, follow-ups); a known phone or e-mail
+ * address adds the request to that person instead (CONTRACT §22). The message becomes `lead`
+ * or `interaction` in the same transaction.
+ * @returns the lead's id, and `created`, `completed` or `known`.
+ * @throws InmoError INVALID_PHONE, EMAIL_SOURCE, EMAIL_MESSAGE_NOT_FOUND (none of the business's
+ *   waiting), EMAIL_MESSAGE_HANDLED (another agent handled it first): nothing is then stored.
+ */
+export async function makeLeadFromEmail(db: Db, businessId: number, id: number, input: LeadFromEmail) {
+  const phone = normalizePhone(input.phone);
+  if (phone === null) throw new InmoError('INVALID_PHONE');
+  if (!EMAIL_SOURCES.includes(input.source)) throw new InmoError('EMAIL_SOURCE');
+  const row = await repo.findInboundEmail(db, id);
+  if (!row || row.business_id !== businessId || row.state !== 'not_understood') throw new InmoError('EMAIL_MESSAGE_NOT_FOUND', { id });
+  const reference = input.reference?.trim() || null;
+  const listing = reference ? await repo.findListingByReference(db, businessId, reference) : undefined;
+  const email = input.email?.trim().toLowerCase() || null;
+  const contact = { name: input.name.trim(), phone, email, message: input.message?.trim() || null, source: input.source };
+  const at = nowRfc3339();
+  const onStored: OnStored = async (trx, leadId, _outcome, about, known) => {
+    const outcome = { state: known ? ('interaction' as const) : ('lead' as const), lead_id: known ? about : leadId, reason: null };
+    await settleIn(trx, id, { ...outcome, parser: row.parser, sender: row.sender, subject: row.subject }, at, 'not_understood');
+  };
+  const writes: LeadWrites = { run: (work) => transact(db, work), alone: () => null };
+  return createInquiryLead(writes, businessId, inquiryOf(contact, listing ? searchOfListing(listing) : null), onStored, {
+    channel: 'email',
+    knownEmail: email,
+    heading: heading({ source: input.source, reference }, true),
+  });
+}
+
+/**
+ * Discards a message not understood (an agent judged it not a contact): it stays until its 30
+ * days are over, as `discarded`, and no longer waits.
+ * @throws InmoError EMAIL_MESSAGE_NOT_FOUND (none of the business's waiting).
+ */
+export async function discardEmail(db: Db, businessId: number, id: number): Promise<void> {
+  const row = await repo.findInboundEmail(db, id);
+  if (!row || row.business_id !== businessId || row.state !== 'not_understood') throw new InmoError('EMAIL_MESSAGE_NOT_FOUND', { id });
+  const { parser, sender, subject } = row;
+  const moved = await repo.settleInboundEmail(
+    db,
+    id,
+    { state: 'discarded', parser, sender, subject, lead_id: null, reason: DISCARDED_BY_AGENT, updated_at: nowRfc3339() },
+    'not_understood',
+  );
+  if (!moved) throw new InmoError('EMAIL_MESSAGE_NOT_FOUND', { id });
 }
