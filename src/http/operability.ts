@@ -12,14 +12,20 @@
  *   with `Authorization: Bearer <INMO_METRICS_TOKEN>`; anyone else gets the 404 of a route
  *   that does not exist. "Loopback" is the client's address as `INMO_TRUST_PROXY` reads it:
  *   behind a reverse proxy on the same host, set it, or every visitor is loopback.
+ * - `GET /favicon.ico` → the icon of every page (SVG; the console's pages link the same file).
  */
 import { timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { pendingMigrations, type Db } from '../db/database.ts';
 import { InmoError } from '../errors.ts';
 import { exposition, observeRequest } from '../metrics.ts';
+import { inPackage } from '../package-root.ts';
+
+/** The icon of every page (the console's, SVG), read once. */
+const FAVICON = readFileSync(inPackage('src', 'http', 'console', 'assets', 'favicon.svg'));
 
 /** Longest `/readyz` waits for the database before calling it down, ms. */
 export const READINESS_TIMEOUT_MS = 2000;
@@ -92,6 +98,10 @@ export function operabilityRoutes(app: FastifyInstance, db: Db, metrics: Metrics
     });
   }
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // Every page's icon, where browsers look for one without being told (issue 47): the console's.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
+  );
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const reason = await notReadyReason(db);
     if (reason === null) return { status: 'ready' };

@@ -50,6 +50,17 @@ describe('GET /healthz and /readyz', () => {
     expect((await t.app.inject({ method: 'GET', url: '/v1/ext/healthz' })).statusCode).toBe(404);
   });
 
+  it('an icon for every page: /favicon.ico, and the one the console links', async () => {
+    const icon = await t.app.inject({ method: 'GET', url: '/favicon.ico' });
+    expect([icon.statusCode, icon.headers['content-type']]).toEqual([200, 'image/svg+xml']);
+    expect(icon.body).toMatch(/^<svg /);
+    const login = await t.app.inject({ method: 'GET', url: '/console/login' });
+    const href = /<link rel="icon" href="([^"]+)"/.exec(login.body)?.[1];
+    expect(href).toBe('/console/assets/favicon.svg');
+    const linked = await t.app.inject({ method: 'GET', url: href! });
+    expect([linked.statusCode, linked.body]).toEqual([200, icon.body]);
+  });
+
   it('/readyz is 503 while migrations are behind, naming them', async () => {
     const unmigrated = createDb(await freshDatabaseUrl());
     const behind = await buildApp({ db: unmigrated });
