@@ -156,6 +156,8 @@ export interface LeadTable {
   services: string | null;
   created_at: string;
   updated_at: string;
+  /** Name and e-mail addresses folded for search (migration 0034, domain/search-text.ts): written by db/repositories/leads.ts alone. */
+  search_text: string | null;
 }
 
 export interface LeadNoteTable {

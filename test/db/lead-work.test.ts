@@ -208,10 +208,12 @@ describe('leads worked in the console', () => {
     }
   });
 
-  it('the list filters by who handles a lead (me, nobody, a person) and by name, phone or e-mail, with counts by status', async () => {
+  it('the list filters by who handles a lead (me, nobody, a person) and by name, phone or e-mail without case or accents, with counts by status', async () => {
     const mine = await newLead();
-    const free = (await createLeadByHand(t.db, { businessId: t.businessId, phone: '+34 699 000 111', name: 'Pedro' })).id;
-    await t.db.updateTable('leads').set({ personal_email: 'pedro.gil@correo.example' }).where('id', '=', free).execute();
+    const inquiry = { name: 'Pedro Núñez', type: 'buyer', phone_number_1: '+34 699 000 111', personal_email: 'pedro.gil@correo.example' };
+    const created = await post(t.app, '/leads/inquiries', t.key, inquiry);
+    expect(created.status).toBe(200);
+    const free = created.body.lead_id as number;
     const agent = await loggedIn(t.app, 'agent@uno.example');
     await agent.submit(`/console/leads/${mine}`, `/console/leads/${mine}/assign`, { user_id: String(agentId) });
     await agent.submit(`/console/leads/${mine}`, `/console/leads/${mine}/status`, { status: 'closed', reason: '' });
@@ -226,6 +228,14 @@ describe('leads worked in the console', () => {
     expect(await ids('q=PEDRO.GIL@')).toEqual([free]);
     expect(await ids('q=699 000')).toEqual([free]);
     expect(await ids('q=Luc')).toEqual([mine]);
+    // Accents and case either way: typed without them, or with them where the name has none.
+    expect(await ids('q=lucia')).toEqual([mine]);
+    expect(await ids('q=LUCÍA')).toEqual([mine]);
+    expect(await ids('q=nunez')).toEqual([free]);
+    expect(await ids('q=pedro%20n%C3%BA%C3%B1')).toEqual([free]);
+    expect(await ids('q=pédro.gil')).toEqual([free]);
+    // A LIKE wildcard is a character like any other.
+    expect(await ids('q=l_c')).toEqual([]);
     const list = (await agent.get('/console/leads?assigned=none')).body;
     // Counts by status within the other filters: the unassigned lead is new, none is closed.
     expect(list).toMatch(/Nuevo <span class="count">1<\/span>/);

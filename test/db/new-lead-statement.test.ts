@@ -277,7 +277,12 @@ describe('a new lead in one statement', () => {
         recipient: m.recipient === address(phone) ? '<email>' : m.recipient,
       });
       expect(a.messages.map((m) => mapped(m, plainPhone))).toEqual(reference.messages.map((m) => mapped(m, byHandPhone)));
-      expect({ ...a.lead, personal_email: null }).toEqual({ ...reference.lead, personal_email: null });
+      const masked = (lead: typeof a.lead, phone: string) => ({
+        ...lead,
+        personal_email: null,
+        search_text: lead.search_text?.replace(address(phone), '<email>'),
+      });
+      expect(masked(a.lead, plainPhone)).toEqual(masked(reference.lead, byHandPhone));
       return a.messages.map((m) => `${m.kind}:${m.language}:${m.recipient === address(plainPhone) ? 'email' : m.recipient}`);
     };
     try {

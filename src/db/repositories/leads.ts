@@ -2,18 +2,27 @@
 import { likeLiteral } from '../like.ts';
 import type { Executor } from '../database.ts';
 import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/leads/presenter.ts';
+import { foldForSearch, leadSearchText } from '../../domain/search-text.ts';
 import { sql } from 'kysely';
 import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
 import type { Insertable } from 'kysely';
 import type { LeadConsentTable, LeadHistoryTable, LeadInteractionTable, LeadRow, NewLead } from '../types.ts';
 
+/**
+ * `lead` with its `search_text` (migration 0034): every insert of a lead goes through this, so
+ * the text a search reads is always the lead's own.
+ */
+export function withSearchText<T extends Partial<NewLead>>(lead: T): T & { search_text: string | null } {
+  return { ...lead, search_text: leadSearchText(lead) };
+}
+
 export async function insertLead(db: Executor, lead: NewLead): Promise<LeadRow> {
-  return db.insertInto('leads').values(lead).returningAll().executeTakeFirstOrThrow();
+  return db.insertInto('leads').values(withSearchText(lead)).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Inserts a lead. @returns its id. (Compiled once per set of columns: it runs for every new lead.) */
 export async function insertLeadId(db: Executor, lead: NewLead): Promise<number> {
-  return insertReturningId(db, 'leads', lead as Record<string, unknown>);
+  return insertReturningId(db, 'leads', withSearchText(lead) as Record<string, unknown>);
 }
 
 /** The business's lead with this primary phone. (Compiled once: it runs for every new lead.) */
@@ -78,7 +87,19 @@ export async function completeUnnamedLead(db: Executor, id: number, values: Part
     .where('id', '=', id)
     .where((eb) => eb.or([eb('name', 'is', null), eb(eb.fn('trim', ['name']), '=', '')]))
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  // The addresses it kept count too: its search text is made from the row as it now is.
+  const lead = await db
+    .selectFrom('leads')
+    .select(['name', 'personal_email', 'professional_email'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('leads')
+    .set({ search_text: leadSearchText(lead) })
+    .where('id', '=', id)
+    .execute();
+  return true;
 }
 
 export async function insertNote(db: Executor, leadId: number, text: string, at: string): Promise<void> {
@@ -211,8 +232,8 @@ function narrowed(db: Executor, businessId: number, search: LeadSearch) {
   const text = search.text?.trim();
   if (text) {
     const digits = text.replace(/\D/g, '');
-    const pattern = `%${likeLiteral(text.toLowerCase())}%`;
-    const words = sql<boolean>`(lower(name) like ${pattern} escape '\\' or lower(personal_email) like ${pattern} escape '\\' or lower(professional_email) like ${pattern} escape '\\')`;
+    // Name and e-mail addresses, without case or accents (migration 0034).
+    const words = sql<boolean>`search_text like ${`%${likeLiteral(foldForSearch(text))}%`} escape '\\'`;
     query =
       digits.length >= 3 && /^[\d\s+().-]+$/.test(text)
         ? query.where((eb) => eb.or([words, eb('phone_number_1', 'like', `%${digits}%`), eb('phone_number_2', 'like', `%${digits}%`)]))

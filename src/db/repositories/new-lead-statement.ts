@@ -37,6 +37,7 @@
  */
 import { CompiledQuery } from 'kysely';
 import { prepareOnce, type Db } from '../database.ts';
+import { withSearchText } from './leads.ts';
 
 /** What the statement writes. Times are canonical RFC 3339. */
 export interface NewLeadRows {
@@ -163,7 +164,8 @@ function statementFor(
  *   among them the unique violation of a key not claimed first that has a row already.
  */
 export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<number | null | 'stale'> {
-  const columns = Object.keys(rows.lead).filter((c) => rows.lead[c] !== undefined);
+  const lead: Record<string, unknown> = withSearchText(rows.lead);
+  const columns = Object.keys(lead).filter((c) => lead[c] !== undefined);
   const key = rows.idempotency;
   const text = statementFor(
     columns,
@@ -182,7 +184,7 @@ export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<nu
   if (rows.endpointIds.length > 0) values.push(rows.endpointIds);
   if (key) values.push(key.keyId, key.idempotencyKey, key.bodyBeforeId, ...(key.bodyAfterId === null ? [] : [key.bodyAfterId]));
   if (key?.insert) values.push(key.insert.fingerprint, key.insert.createdAt, key.insert.expiresAt);
-  for (const c of columns) values.push(rows.lead[c]);
+  for (const c of columns) values.push(lead[c]);
   const [result] = (await db.executeQuery<{ id: number | null; version: number | null }>(CompiledQuery.raw(text, values))).rows;
   if (result.id !== null) return result.id;
   return result.version === rows.configVersion ? null : 'stale';

@@ -236,8 +236,10 @@ export async function leadMatchesJson(db: Db, businessId: number, id: number): P
  * @returns undefined when there is no such lead (of that business).
  */
 export async function leadInFull(db: Db, id: number, businessId?: number) {
-  const lead = await repo.findLead(db, id, businessId);
-  if (!lead) return undefined;
+  const found = await repo.findLead(db, id, businessId);
+  if (!found) return undefined;
+  // search_text is the search's copy of the name and addresses: nothing of the lead's own.
+  const { search_text: _searchText, ...lead } = found;
   const matched = await listLeadMatches(db, id);
   const message = await findWelcome(db, id);
   const json = (text: string | null) => (text === null ? null : (JSON.parse(text) as unknown));

@@ -1,0 +1,38 @@
+/**
+ * Search that ignores case and accents (issue 47, CONTRACT §23): "Garcia" finds García,
+ * "chamberi" Chamberí, "LOGRONO" Logroño, on both engines alike.
+ *
+ * Neither engine folds accents by itself (SQLite's `lower` and `LIKE` know ASCII only; an
+ * engine function per row is far too slow at 200,000 listings), so each searchable row keeps its
+ * text folded once, when it is written, in a `search_text` column, and a search folds what was
+ * typed the same way and matches it with `LIKE '%…%'`.
+ */
+
+/** Combining marks: what NFD splits off a letter (the acute of á, the tilde of ñ, the cedilla of ç). */
+const MARKS = /\p{M}+/gu;
+
+/**
+ * `text` as search compares it: lower case, decomposed (NFD), without combining marks.
+ * "Ávila" → "avila", "García" → "garcia", "Logroño" → "logrono".
+ */
+export function foldForSearch(text: string): string {
+  return text.toLowerCase().normalize('NFD').replace(MARKS, '');
+}
+
+/**
+ * A row's `search_text`: its searchable fields folded, one space between them; null when none
+ * has text. (The fields' order does not matter: a search matches inside any of them.)
+ */
+export function searchTextOf(fields: ReadonlyArray<string | null | undefined>): string | null {
+  const held = fields.filter((f): f is string => typeof f === 'string' && f.trim() !== '');
+  return held.length === 0 ? null : foldForSearch(held.join(' '));
+}
+
+/** A lead's `search_text`: its name and e-mail addresses (the phone is searched by its digits). */
+export function leadSearchText(lead: {
+  name?: string | null;
+  personal_email?: string | null;
+  professional_email?: string | null;
+}): string | null {
+  return searchTextOf([lead.name, lead.personal_email, lead.professional_email]);
+}
