@@ -14,7 +14,7 @@ import { seedDemo } from '../demo/seed.ts';
 import { storeDemoPhotos } from '../demo/photos.ts';
 import type { MediaStore } from '../media/store.ts';
 import { PUBLISHABLE_SCOPES, SCOPES } from '../domain/access/api-key.ts';
-import { createApiKey } from '../services/access/api-keys.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../services/access/api-keys.ts';
 import { serveMetricsOn } from '../http/operability.ts';
 import { Worker } from '../jobs/worker.ts';
 import { checkpointOffThread } from '../db/checkpoints.ts';
@@ -161,16 +161,9 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
   }
   const base = `${origin}/v1/ext`;
   const metricsUrl = !config.metrics.enabled ? undefined : (metricsAddress(metrics) ?? `${origin}/metrics`);
-  // The website kit's demo page needs a publishable key for this server's own origin.
-  const embedKey =
-    seeded && 'key' in seeded && seeded.business_id !== null
-      ? await createApiKey(db, {
-          businessId: seeded.business_id,
-          scopes: [...PUBLISHABLE_SCOPES],
-          label: 'demo website',
-          origins: [origin, origin.replace('127.0.0.1', 'localhost')],
-        })
-      : null;
+  // The website kit's demo page needs a publishable key for this server's own origin, on every
+  // start: the port or host may have changed since the last one.
+  const embedKey = seeded && seeded.business_id !== null ? await demoWebsiteKey(db, seeded.business_id, origin) : null;
   const info: Record<string, unknown> = {
     url: base,
     docs: `${base}/docs`,
@@ -197,6 +190,7 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
       `  try:  curl -H 'X-Api-Key: ${info.key}' '${base}/properties?limit=2'`,
     );
   } else if (opts.demo) {
+    if (info.embed_demo) lines.push(`  website kit demo: ${info.embed_demo}`);
     lines.push(
       `  the database already has data; create a key with:`,
       `    npx inmo keys create --business ${info.business_id ?? 1} --scopes ${SCOPES.join(',')}`,
@@ -264,6 +258,27 @@ export async function migrateSchema(): Promise<void> {
  * The demo of `--demo` on an empty database, its photos stored and linked under `mediaBase`
  * (`…/media` on this server, or `INMO_MEDIA_PUBLIC_URL`); a database with data is left alone.
  */
+/** The label of the demo's website kit key, made again at each start. */
+const DEMO_WEBSITE_KEY = 'demo website';
+
+/**
+ * A publishable key for the website kit's demo page on this server's `origin` (and its
+ * `localhost` spelling): the previous start's is revoked, so a moved port or host never leaves
+ * the demo answering 403, and keys do not pile up.
+ */
+async function demoWebsiteKey(db: Db, businessId: number, origin: string) {
+  for (const key of await listApiKeys(db, businessId)) {
+    if (key.name === DEMO_WEBSITE_KEY && key.kind === 'publishable' && key.revoked_at === null)
+      await revokeApiKey(db, key.key_id, businessId);
+  }
+  return createApiKey(db, {
+    businessId,
+    scopes: [...PUBLISHABLE_SCOPES],
+    label: DEMO_WEBSITE_KEY,
+    origins: [origin, origin.replace('127.0.0.1', 'localhost')],
+  });
+}
+
 async function seedDemoWithPhotos(db: Db, store: MediaStore, mediaBase: string) {
   if ((await db.selectFrom('businesses').select('id').limit(1).execute()).length > 0) return seedDemo(db);
   const keys = await storeDemoPhotos(store);

@@ -126,6 +126,14 @@ describe('inmo CLI', () => {
     const second = await start();
     expect(second.info).not.toHaveProperty('key');
     expect(second.info.business_id).toBe(1);
+    // The website kit's demo again, on this start's address (another port); the previous start's
+    // key is revoked, not piled up.
+    const again = new URL(second.info.url).origin;
+    expect(second.info.embed_demo).toMatch(new RegExp(`^${again}/embed/demo\\?key=AC_PUB_`));
+    const secondKey = new URL(second.info.embed_demo).searchParams.get('key')!;
+    const read = (key: string) => fetch(`${second.info.url}/properties?limit=1`, { headers: { 'x-api-key': key, origin: again } });
+    expect((await read(secondKey)).status).toBe(200);
+    expect((await read(publishable)).status).toBe(401);
     await second.stop();
   }, 90_000);
 
