@@ -25,6 +25,7 @@ import {
 import { importRecords, listing, propertyId, REPO_ROOT, snapshot, businessWithKey } from '../helpers/db.ts';
 import { inmo } from '../helpers/cli.ts';
 import { get, post, withApp } from '../helpers/http.ts';
+import { expectDocumented } from '../helpers/openapi.ts';
 
 const t = withApp({ each: true });
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'email');
@@ -415,6 +416,7 @@ describe('personal data (CONTRACT §18)', () => {
     expect(exported.body.emails[0].raw).toBe(fixture('idealista.eml').toString('utf8'));
     expect(exported.body.emails[1].raw).toContain('Oliver Bennett');
     expect(JSON.stringify(exported.body.emails)).not.toContain('business_id');
+    await expectDocumented(t.app, 'get', '/leads/{lead_id}/export', 200, exported.body);
 
     // Another lead's message stays.
     await postEmail(url, fixture('habitaclia.eml'));
@@ -437,7 +439,9 @@ describe('personal data (CONTRACT §18)', () => {
     await drain();
     const leadId = (await emails(t.db))[0].lead_id!;
     expect((await leadRow(t.db, leadId)).name).toBe('Ramón');
-    const [email] = (await get(t.app, `/leads/${leadId}/export`, t.key)).body.emails;
+    const exported = (await get(t.app, `/leads/${leadId}/export`, t.key)).body;
+    await expectDocumented(t.app, 'get', '/leads/{lead_id}/export', 200, exported);
+    const [email] = exported.emails;
     expect(email.raw).toBeNull();
     expect(Buffer.from(email.raw_base64, 'base64').equals(latin)).toBe(true);
   });
