@@ -97,6 +97,17 @@ describe('POST /webhooks/email/<token>', () => {
     expect(await snapshot(t.db)).toBe(before);
   });
 
+  it('messages posted together (one commit on SQLite) are each kept once with one job, a repeat among them too', async () => {
+    const { url } = await createInboundAddress(t.db, t.businessId);
+    const names = ['idealista.eml', 'fotocasa.eml', 'habitaclia.eml', 'pisos-com.eml', 'unseen-format.eml', 'idealista.eml'];
+    const answers = await Promise.all(names.map((name) => postEmail(url, fixture(name))));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    const kept = await emails(t.db);
+    expect(kept).toHaveLength(5);
+    const jobs = await t.db.selectFrom('jobs').select(['kind', 'payload']).orderBy('id').execute();
+    expect(jobs.map((j) => j.payload).sort()).toEqual(kept.map((e) => JSON.stringify({ email_id: e.id })).sort());
+  });
+
   it('keys a message without Message-ID by its bytes: the same bytes once, other bytes again', async () => {
     const { url } = await createInboundAddress(t.db, t.businessId);
     const raw = fixture('unseen-format.eml');
