@@ -238,7 +238,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     onJobsQueued: options.onJobsQueued ?? (() => {}),
   });
   // Portal e-mails forwarded to a business's address: its token is the credential (CONTRACT §19).
-  await app.register(emailWebhookRoutes, { db: options.db, onJobsQueued: options.onJobsQueued ?? (() => {}) });
+  // Messages arriving together share a commit on SQLite; closing waits for the ones handed in.
+  const inboundWrites = new GroupCommit(options.db);
+  app.addHook('onClose', () => inboundWrites.settled());
+  await app.register(emailWebhookRoutes, { db: options.db, writes: inboundWrites, onJobsQueued: options.onJobsQueued ?? (() => {}) });
   // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
   await app.register(unsubscribeRoutes, { db: options.db });
 

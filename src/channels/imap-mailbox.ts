@@ -104,11 +104,21 @@ async function addressOf(host: string, outbound: OutboundPolicy): Promise<string
 }
 
 /**
- * Connects, logs in and opens the target's mailbox.
+ * Connects, logs in and opens the target's mailbox, at an address the outbound policy allows.
  * @throws the connection's or the server's errors (put them in words with {@link imapFailure}).
  */
 export async function openImapMailbox(target: ImapTarget, outbound: OutboundPolicy): Promise<ImapMailbox> {
-  const address = await addressOf(target.host, outbound);
+  return openImapMailboxAt(target, await addressOf(target.host, outbound), outbound);
+}
+
+/**
+ * {@link openImapMailbox} at `address`, which the outbound policy must already have allowed (the
+ * tests' way to a server on loopback while the certificate is verified). TLS, from the start for
+ * `imaps://` and by STARTTLS when a plain server offers it, verifies the certificate against the
+ * host's name (or its IP address) unless `outbound.allowPrivateNetwork`.
+ * @throws as {@link openImapMailbox}.
+ */
+export async function openImapMailboxAt(target: ImapTarget, address: string, outbound: OutboundPolicy): Promise<ImapMailbox> {
   const client = new ImapFlow({
     host: address,
     port: target.port,

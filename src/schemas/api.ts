@@ -9,6 +9,7 @@ import { SCOPES } from '../domain/access/api-key.ts';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue/terms.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../domain/leads/rules.ts';
 import { ERRORS, InmoError, type ErrorCode } from '../errors.ts';
+import type { InboundEmailState } from '../db/types.ts';
 import type { Limits } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 import { searchEntry } from './lead-requests.ts';
@@ -262,6 +263,28 @@ export const LeadMatches = Type.Object(
 /** A stored record of the export, as it is kept: every column but the business's id. */
 const Stored = (description: string) => Type.Array(Type.Object({}, { additionalProperties: true }), { description });
 
+/** A portal e-mail of the export (services/leads/email-intake.ts `inboundEmailsOfLead`). */
+const InboundEmail = Type.Object({
+  id: Type.Integer(),
+  message_key: Type.String({
+    description: 'Its `Message-ID`, else `sha256:` and the hex digest of its bytes: a message is kept once per business.',
+  }),
+  received_at: Timestamp,
+  state: Literals(['pending', 'lead', 'interaction', 'not_understood', 'discarded'] as const satisfies readonly InboundEmailState[], {
+    description: 'What became of it: `lead` made the lead, `interaction` was added to it.',
+  }),
+  parser: Nullable(Type.String(), {
+    description: 'The reader that understood it: `idealista`, `fotocasa`, `habitaclia`, `pisos.com` or `generic`.',
+  }),
+  sender: Nullable(Type.String(), { description: "The original sender's address (the portal's, also when forwarded)." }),
+  subject: Nullable(Type.String()),
+  reason: Nullable(Type.String(), { description: 'Why it was not understood or was discarded, in words.' }),
+  raw: Nullable(Type.String(), { description: 'The message as received (RFC 5322), when its bytes are UTF-8; else null.' }),
+  raw_base64: Nullable(Type.String({ contentEncoding: 'base64' }), {
+    description: 'The bytes of a message that is not UTF-8, in base64; else null.',
+  }),
+});
+
 export const LeadExport = Type.Object(
   {
     exported_at: Type.String({ format: 'date-time', description: 'When the export was made (RFC 3339).' }),
@@ -278,6 +301,10 @@ export const LeadExport = Type.Object(
     follow_ups: Stored('The lead’s follow-ups.'),
     history: Stored('Changes made to the lead in the console, oldest first.'),
     events: Stored('The events about the lead still in the event log (30 days), oldest first, as GET /events shows them.'),
+    emails: Type.Array(InboundEmail, {
+      description:
+        'The portal e-mails that made the lead or were added to it (CONTRACT §19), oldest first, each as received; a message is kept 30 days.',
+    }),
   },
   responding('Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20).'),
 );

@@ -1511,6 +1511,33 @@ export interface operations {
                         events: {
                             [key: string]: unknown;
                         }[];
+                        /** @description The portal e-mails that made the lead or were added to it (CONTRACT §19), oldest first, each as received; a message is kept 30 days. */
+                        emails: {
+                            id: number;
+                            /** @description Its `Message-ID`, else `sha256:` and the hex digest of its bytes: a message is kept once per business. */
+                            message_key: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 with UTC offset.
+                             */
+                            received_at: string;
+                            /**
+                             * @description What became of it: `lead` made the lead, `interaction` was added to it.
+                             * @enum {string}
+                             */
+                            state: "pending" | "lead" | "interaction" | "not_understood" | "discarded";
+                            /** @description The reader that understood it: `idealista`, `fotocasa`, `habitaclia`, `pisos.com` or `generic`. */
+                            parser: string | null;
+                            /** @description The original sender's address (the portal's, also when forwarded). */
+                            sender: string | null;
+                            subject: string | null;
+                            /** @description Why it was not understood or was discarded, in words. */
+                            reason: string | null;
+                            /** @description The message as received (RFC 5322), when its bytes are UTF-8; else null. */
+                            raw: string | null;
+                            /** @description The bytes of a message that is not UTF-8, in base64; else null. */
+                            raw_base64: string | null;
+                        }[];
                     };
                 };
             };

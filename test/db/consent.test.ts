@@ -15,6 +15,7 @@ import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db
 import { addLeadNote } from '../../src/services/leads/pipeline.ts';
 import { createApiKey } from '../../src/services/access/api-keys.ts';
 import { get, post, withApp } from '../helpers/http.ts';
+import { expectDocumented } from '../helpers/openapi.ts';
 
 const t = withApp({ each: true });
 let graph: FakeGraph;
@@ -147,6 +148,8 @@ describe('access: everything held on a lead', () => {
       expect.arrayContaining(['lead.created', 'match.found', 'lead.updated']),
     );
     expect(JSON.stringify(body)).not.toContain('"business_id"');
+    // What the OpenAPI document promises, every key of it and no other.
+    await expectDocumented(t.app, 'get', '/leads/{lead_id}/export', 200, body);
 
     // Another business's key finds nothing, and the export needs leads:read.
     const other = await businessWithKey(t.db, 'Otra');

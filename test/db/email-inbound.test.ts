@@ -25,6 +25,7 @@ import {
 import { importRecords, listing, propertyId, REPO_ROOT, snapshot, businessWithKey } from '../helpers/db.ts';
 import { inmo } from '../helpers/cli.ts';
 import { get, post, withApp } from '../helpers/http.ts';
+import { expectDocumented } from '../helpers/openapi.ts';
 
 const t = withApp({ each: true });
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'email');
@@ -94,6 +95,17 @@ describe('POST /webhooks/email/<token>', () => {
     const before = await snapshot(t.db);
     expect(await postEmail(url, fixture('idealista.eml'))).toEqual({ status: 202, body: { status: 'accepted' } });
     expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('messages posted together (one commit on SQLite) are each kept once with one job, a repeat among them too', async () => {
+    const { url } = await createInboundAddress(t.db, t.businessId);
+    const names = ['idealista.eml', 'fotocasa.eml', 'habitaclia.eml', 'pisos-com.eml', 'unseen-format.eml', 'idealista.eml'];
+    const answers = await Promise.all(names.map((name) => postEmail(url, fixture(name))));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    const kept = await emails(t.db);
+    expect(kept).toHaveLength(5);
+    const jobs = await t.db.selectFrom('jobs').select(['kind', 'payload']).orderBy('id').execute();
+    expect(jobs.map((j) => j.payload).sort()).toEqual(kept.map((e) => JSON.stringify({ email_id: e.id })).sort());
   });
 
   it('keys a message without Message-ID by its bytes: the same bytes once, other bytes again', async () => {
@@ -415,6 +427,7 @@ describe('personal data (CONTRACT §18)', () => {
     expect(exported.body.emails[0].raw).toBe(fixture('idealista.eml').toString('utf8'));
     expect(exported.body.emails[1].raw).toContain('Oliver Bennett');
     expect(JSON.stringify(exported.body.emails)).not.toContain('business_id');
+    await expectDocumented(t.app, 'get', '/leads/{lead_id}/export', 200, exported.body);
 
     // Another lead's message stays.
     await postEmail(url, fixture('habitaclia.eml'));
@@ -437,7 +450,9 @@ describe('personal data (CONTRACT §18)', () => {
     await drain();
     const leadId = (await emails(t.db))[0].lead_id!;
     expect((await leadRow(t.db, leadId)).name).toBe('Ramón');
-    const [email] = (await get(t.app, `/leads/${leadId}/export`, t.key)).body.emails;
+    const exported = (await get(t.app, `/leads/${leadId}/export`, t.key)).body;
+    await expectDocumented(t.app, 'get', '/leads/{lead_id}/export', 200, exported);
+    const [email] = exported.emails;
     expect(email.raw).toBeNull();
     expect(Buffer.from(email.raw_base64, 'base64').equals(latin)).toBe(true);
   });

@@ -8,6 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { imapFailure, openImapMailboxAt, parseImapUrl } from '../../src/channels/imap-mailbox.ts';
+import { outboundPolicy } from '../../src/config.ts';
 import type { Db } from '../../src/db/database.ts';
 import { takeEmailPullLease } from '../../src/db/repositories/email-pulls.ts';
 import { Worker } from '../../src/jobs/worker.ts';
@@ -224,5 +226,69 @@ describe.skipIf(!HERE)('email pulls over IMAP (dovecot)', () => {
     expect(failed).toMatchObject({ status: 'failed', found: 0, error: 'the mail server refused the user or password' });
     const row = await t.db.selectFrom('email_pulls').selectAll().executeTakeFirstOrThrow();
     expect(`${row.last_error} ${row.last_result}`).not.toMatch(/agent|wrong-password/);
+  });
+});
+
+describe.skipIf(!HERE)('email pulls over TLS (dovecot with a self-signed certificate)', () => {
+  let secure: Dovecot;
+
+  beforeAll(async () => {
+    if (HERE) secure = await startDovecot({ tls: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await secure?.stop();
+  });
+
+  /** Appends a fixture to the TLS server's INBOX, unseen. */
+  async function appendTo(server: Dovecot, name: string): Promise<void> {
+    const client = await server.client();
+    try {
+      await client.append('INBOX', fixture(name), []);
+    } finally {
+      await client.logout();
+    }
+  }
+
+  it('with INMO_ALLOW_PRIVATE_NETWORK=1 an imaps:// pull reads the mailbox over TLS without verifying the certificate', async () => {
+    await appendTo(secure, 'idealista.eml');
+    const env = envOf();
+    const added = await inmo(env, 'email', 'pull', 'add', '--business', String(t.businessId), '--url', secure.tls!.url, '--json');
+    expect(added.json.url).toBe(`imaps://agent%40example.test@127.0.0.1:${secure.tls!.port}/INBOX`);
+    const run = await inmo(env, 'email', 'pull', 'run', String(added.json.id), '--json');
+    expect(run.json).toEqual({ status: 'done', found: 1, stored: 1, already: 0, too_large: 0, skipped: 0, more: false });
+    expect((await emails(t.db)).map((e) => e.message_key)).toEqual(['<20260302091500.4f3a9c1e@mail-out.idealista.com>']);
+
+    // A plain imap:// pull of the same server goes over TLS too: the server offers STARTTLS.
+    await appendTo(secure, 'fotocasa.eml');
+    const { id } = await addEmailPull(t.db, { businessId: t.businessId, url: secure.url }, outbound);
+    expect(await runEmailPull(t.db, id, { outbound })).toMatchObject({ status: 'done', found: 1, stored: 1 });
+  });
+
+  it('without it the certificate is verified: a self-signed one is refused, in words, and nothing is read', async () => {
+    await appendTo(secure, 'habitaclia.eml');
+    // The certificate names localhost, so only its issuer fails. The address check is passed by
+    // hand: without INMO_ALLOW_PRIVATE_NETWORK a pull never reaches a loopback address at all.
+    const target = parseImapUrl(secure.tls!.url.replace('@127.0.0.1:', '@localhost:'), outbound);
+    const closed = outboundPolicy({});
+    expect(closed.allowPrivateNetwork).toBe(false);
+    const refused = await openImapMailboxAt(target, '127.0.0.1', closed).then(
+      async (mailbox) => {
+        await mailbox.close();
+        return null;
+      },
+      (error: unknown) => error,
+    );
+    expect(refused).not.toBeNull();
+    expect(imapFailure(refused)).toBe("the mail server's TLS certificate could not be verified");
+    expect(imapFailure(refused)).not.toContain(secure.password);
+
+    // With the setting, the same address opens, and the message was left unseen.
+    const mailbox = await openImapMailboxAt(target, '127.0.0.1', outbound);
+    try {
+      expect(mailbox.unseen).toBe(1);
+    } finally {
+      await mailbox.close();
+    }
   });
 });

@@ -12,16 +12,14 @@
  * runs 1,000 per operation with a fresh seed (`INMO_FUZZ_SEED=random`), printed so a finding
  * can be replayed with `INMO_FUZZ_SEED=<seed> npm run fuzz`.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import formats from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { MalformedBudgetError, parseBudget } from '../../src/domain/leads/rules.ts';
 import { importRecords, INTERACTION_TABLES, listing, snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
-
-type Schema = Record<string, any>;
+import { openApiAjv, responseSchema, type Schema } from '../helpers/openapi.ts';
 
 const RUNS = Number(process.env.INMO_FUZZ_RUNS) || 60;
 const SEED =
@@ -47,11 +45,7 @@ const t = withApp({
 
 beforeAll(async () => {
   doc = (await t.app.inject({ method: 'GET', url: '/v1/ext/openapi.json' })).json();
-  ajv = new Ajv({ strict: false, allErrors: true });
-  // ajv-formats is CommonJS: its function is the default export's `default` under ESM.
-  const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as unknown as (instance: Ajv) => void;
-  addFormats(ajv);
-  ajv.addSchema({ $id: 'openapi', components: doc.components });
+  ajv = openApiAjv(doc);
   process.stdout.write(`[fuzz] ${RUNS} requests per operation, seed ${SEED}\n`);
 });
 
@@ -267,13 +261,6 @@ function documented500(operationId: string, body: unknown): boolean {
   } catch (error) {
     return error instanceof MalformedBudgetError;
   }
-}
-
-function responseSchema(operation: Schema, status: number): Schema | undefined {
-  const response = operation.responses?.[String(status)];
-  if (!response) return undefined;
-  const schema = response.content?.['application/json']?.schema as Schema | undefined;
-  return schema ? JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')) : {};
 }
 
 const operations = () =>

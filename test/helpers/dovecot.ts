@@ -1,12 +1,14 @@
 /**
  * A real IMAP server for the e-mail pull tests: Debian's dovecot (dovecot-imapd, which `.ci/run`
  * installs), started as a configuration of its own in a temporary folder (its own base_dir,
- * 127.0.0.1 and a free port, `ssl = no`, one user in a passwd-file, maildir in the folder), and
- * stopped with its folder removed. Skipped, saying so, where dovecot is missing, except under
- * `INMO_REQUIRE_IMAP=1` (which `.ci/run` sets).
+ * 127.0.0.1 and a free port, one user in a passwd-file, maildir in the folder), and stopped with
+ * its folder removed. Without TLS (`ssl = no`) unless asked: then it also listens for `imaps://`
+ * on a second port, with a self-signed certificate for `localhost` and 127.0.0.1 made by
+ * openssl (which Debian's dovecot-core depends on). Skipped, saying so, where dovecot is
+ * missing, except under `INMO_REQUIRE_IMAP=1` (which `.ci/run` sets).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +32,11 @@ export interface Dovecot {
   password: string;
   /** `imap://user:password@127.0.0.1:port/INBOX`. */
   url: string;
-  /** An imapflow client logged in as the user (the caller logs out). */
+  /** With `tls`: the `imaps://` port, its URL (`imaps://user:password@127.0.0.1:port/INBOX`) and its self-signed certificate (PEM). */
+  tls: { port: number; url: string; certificate: string } | null;
+  /** The INBOX's Maildir (`new/`, `cur/`, `tmp/`), there once the user has logged in. */
+  maildir: string;
+  /** An imapflow client logged in as the user over the plain port, without STARTTLS (the caller logs out). */
   client(): Promise<ImapFlow>;
   stop(): Promise<void>;
 }
@@ -64,11 +70,41 @@ async function waitForPort(port: number, child: ChildProcess, log: () => string)
   }
 }
 
+/** Makes a self-signed certificate and its key for `localhost` and 127.0.0.1 in `dir` with openssl. */
+function selfSignedCertificate(dir: string): { cert: string; key: string } {
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
+  return { cert, key };
+}
+
 /**
  * Starts dovecot in a new temporary folder. As root (a CI container) the mail belongs to
  * `nobody`, since dovecot refuses to give mail to UID 0; otherwise to the current user.
+ * @param options.tls also serve `imaps://` with a self-signed certificate (see the module's comment).
  */
-export async function startDovecot(): Promise<Dovecot> {
+export async function startDovecot(options: { tls?: boolean } = {}): Promise<Dovecot> {
   const dir = mkdtempSync(join(tmpdir(), 'inmo-dovecot-'));
   const me = userInfo();
   const root = me.uid === 0;
@@ -83,6 +119,7 @@ export async function startDovecot(): Promise<Dovecot> {
   const password = 'imap-test-password';
   writeFileSync(join(dir, 'passwd'), `${user}:{PLAIN}${password}\n`);
   const port = await freePort();
+  const tls = options.tls ? { port: await freePort(), ...selfSignedCertificate(dir) } : null;
   const conf = join(dir, 'dovecot.conf');
   writeFileSync(
     conf,
@@ -91,7 +128,7 @@ state_dir = ${dir}/state
 log_path = ${dir}/dovecot.log
 protocols = imap
 listen = 127.0.0.1
-ssl = no
+${tls ? `ssl = yes\nssl_cert = <${tls.cert}\nssl_key = <${tls.key}` : 'ssl = no'}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 default_login_user = ${login}
@@ -115,7 +152,7 @@ service imap-login {
     port = ${port}
   }
   inet_listener imaps {
-    port = 0
+    ${tls ? `address = 127.0.0.1\n    port = ${tls.port}\n    ssl = yes` : 'port = 0'}
   }
 }
 service anvil {
@@ -142,6 +179,7 @@ service stats {
   };
   try {
     await waitForPort(port, child, () => output);
+    if (tls) await waitForPort(tls.port, child, () => output);
   } catch (error) {
     await stop();
     throw error;
@@ -151,11 +189,18 @@ service stats {
     user,
     password,
     url: `imap://${encodeURIComponent(user)}:${password}@127.0.0.1:${port}/INBOX`,
+    tls: tls && {
+      port: tls.port,
+      url: `imaps://${encodeURIComponent(user)}:${password}@127.0.0.1:${tls.port}/INBOX`,
+      certificate: readFileSync(tls.cert, 'utf8'),
+    },
+    maildir: join(dir, 'mail', user, 'Maildir'),
     async client() {
       const client = new ImapFlow({
         host: '127.0.0.1',
         port,
         secure: false,
+        doSTARTTLS: false,
         auth: { user, pass: password },
         logger: false,
         disableAutoIdle: true,

@@ -13,6 +13,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
+import type { GroupCommit } from '../../db/group-commit.ts';
 import { InmoError } from '../../errors.ts';
 import { acceptInboundEmail, EMAIL_MAX_BYTES, inboundBusinessOf } from '../../services/leads/email-intake.ts';
 
@@ -24,7 +25,10 @@ function isRfc822(contentType: string | undefined): boolean {
   return typeof contentType === 'string' && contentType.split(';')[0].trim().toLowerCase() === 'message/rfc822';
 }
 
-export const emailWebhookRoutes: FastifyPluginAsync<{ db: Db; onJobsQueued: () => void }> = async (app, { db, onJobsQueued }) => {
+export const emailWebhookRoutes: FastifyPluginAsync<{ db: Db; writes: GroupCommit; onJobsQueued: () => void }> = async (
+  app,
+  { db, writes, onJobsQueued },
+) => {
   /** The business each request's token named, found before its body is read. */
   const businessOf = new WeakMap<FastifyRequest, number>();
 
@@ -70,7 +74,7 @@ export const emailWebhookRoutes: FastifyPluginAsync<{ db: Db; onJobsQueued: () =
     },
     async (request, reply) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const { stored } = await acceptInboundEmail(db, businessOf.get(request)!, raw);
+      const { stored } = await acceptInboundEmail(db, businessOf.get(request)!, raw, writes);
       if (stored) onJobsQueued();
       return reply.code(202).send({ status: 'accepted' });
     },

@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { messageKeyOf, readEmail } from '../../channels/email-message.ts';
 import type { Db } from '../../db/database.ts';
+import type { GroupCommit } from '../../db/group-commit.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/inbound-email.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
@@ -116,14 +117,22 @@ export async function inboundBusinessOf(db: Db, token: string): Promise<number |
  * transaction; a message the business already has (same `Message-ID`, or the same bytes) is
  * not kept again and queues nothing.
  * @param raw the message as received, at most {@link EMAIL_MAX_BYTES}.
- * @returns whether it was new.
+ * @param writes the request path's group commit (db/group-commit.ts: messages arriving together
+ *   share a commit on SQLite); without it, a transaction of its own.
+ * @returns whether it was new, once committed.
  * @throws InmoError EMAIL_EMPTY for an empty body (nothing stored).
  */
-export async function acceptInboundEmail(db: Db, businessId: number, raw: Buffer): Promise<{ stored: boolean }> {
+export async function acceptInboundEmail(
+  db: Db,
+  businessId: number,
+  raw: Buffer,
+  writes?: Pick<GroupCommit, 'run'>,
+): Promise<{ stored: boolean }> {
   if (raw.length === 0) throw new InmoError('EMAIL_EMPTY');
   const key = messageKeyOf(raw);
   const at = nowRfc3339();
-  const stored = await transact(db, async (trx) => {
+  const run = <T>(work: (trx: Transaction<Database>) => Promise<T>) => (writes ? writes.run(work) : transact(db, work));
+  const stored = await run(async (trx) => {
     const id = await repo.insertInboundEmail(trx, { business_id: businessId, message_key: key, raw, received_at: at });
     if (id === undefined) return false;
     await enqueueJob(trx, { businessId, leadId: null, kind: 'process_email', payload: { email_id: id }, runAt: at, now: at });
