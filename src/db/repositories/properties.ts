@@ -210,7 +210,7 @@ export async function listPublished(
   businessId: number,
   q: PropertyQuery,
   plan: ScanPlan,
-): Promise<Array<{ id: number; api_doc: string }>> {
+): Promise<Array<{ id: number; api_doc: string; lang_texts: string | null }>> {
   const price = sql.ref(priceColumnFor(q.operation));
   const run = (executor: Executor) => {
     const page = listedOf(executor, businessId, q, plan)
@@ -222,7 +222,7 @@ export async function listPublished(
     return executor
       .selectFrom(page)
       .innerJoin('property_docs', 'property_docs.property_id', 'page.id')
-      .select(['page.id', 'property_docs.api_doc'])
+      .select(['page.id', 'property_docs.api_doc', 'property_docs.lang_texts'])
       .orderBy(pageOrder(q))
       .execute();
   };
@@ -259,10 +259,14 @@ export async function listAreaCandidates(
 }
 
 /** The published documents of `ids`, by id (ids not published are absent). */
-export async function publishedDocsById(db: Executor, businessId: number, ids: readonly number[]): Promise<Map<number, string>> {
+export async function publishedDocsById(
+  db: Executor,
+  businessId: number,
+  ids: readonly number[],
+): Promise<Map<number, { api_doc: string; lang_texts: string | null }>> {
   if (ids.length === 0) return new Map();
   const rows = await publishedDocs(db, businessId).where('properties.id', 'in', ids).execute();
-  return new Map(rows.map((r) => [r.id, r.api_doc]));
+  return new Map(rows.map((r) => [r.id, { api_doc: r.api_doc, lang_texts: r.lang_texts }]));
 }
 
 /** How many published properties match the filters, ignoring paging. */
@@ -273,12 +277,12 @@ export async function countPublished(db: Executor, businessId: number, q: Proper
   return Number(row.n);
 }
 
-/** The business's published listings joined to their stored docs: `{id, api_doc}` rows. */
+/** The business's published listings joined to their stored docs: `{id, api_doc, lang_texts}` rows. */
 function publishedDocs(db: Executor, businessId: number) {
   return db
     .selectFrom('properties')
     .innerJoin('property_docs', 'property_docs.property_id', 'properties.id')
-    .select(['properties.id', 'property_docs.api_doc'])
+    .select(['properties.id', 'property_docs.api_doc', 'property_docs.lang_texts'])
     .where('business_id', '=', businessId)
     .where(sql<SqlBool>`listed = 1`);
 }
@@ -292,12 +296,16 @@ export async function listPublishedDocsAfter(
   businessId: number,
   afterId: number,
   limit: number,
-): Promise<Array<{ id: number; api_doc: string }>> {
+): Promise<Array<{ id: number; api_doc: string; lang_texts: string | null }>> {
   return publishedDocs(db, businessId).where('properties.id', '>', afterId).orderBy('properties.id').limit(limit).execute();
 }
 
-/** One published property's stored doc, or undefined when it does not exist for the API. */
-export async function findPublished(db: Executor, businessId: number, id: number): Promise<{ id: number; api_doc: string } | undefined> {
+/** One published property's stored docs, or undefined when it does not exist for the API. */
+export async function findPublished(
+  db: Executor,
+  businessId: number,
+  id: number,
+): Promise<{ id: number; api_doc: string; lang_texts: string | null } | undefined> {
   return publishedDocs(db, businessId).where('properties.id', '=', id).executeTakeFirst();
 }
 
@@ -309,7 +317,7 @@ export async function listPublishedDocs(
   db: Executor,
   businessId: number,
   ids: readonly number[],
-): Promise<Array<{ id: number; api_doc: string }>> {
+): Promise<Array<{ id: number; api_doc: string; lang_texts: string | null }>> {
   if (ids.length === 0) return [];
   return publishedDocs(db, businessId)
     .where('properties.id', 'in', ids)
