@@ -116,7 +116,7 @@ export function docInLanguage(doc: string, langTexts: string | null, lang: Listi
  * @param doc the Property object (parsed), for a listing of Spanish only.
  * @param langTexts `property_docs.lang_texts`.
  */
-export function publishedTextsOf(doc: { title?: unknown; description?: unknown }, langTexts: string | null): PublishedTexts {
+export function publishedTextsOf(doc: Record<string, unknown>, langTexts: string | null): PublishedTexts {
   if (langTexts !== null) return JSON.parse(langTexts) as PublishedTexts;
   const title = typeof doc.title === 'string' && doc.title !== '' ? doc.title : null;
   const description = typeof doc.description === 'string' && doc.description !== '' ? doc.description : null;
