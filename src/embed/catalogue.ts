@@ -12,8 +12,11 @@
  *   size, rooms, features, the description (the API's sanitised HTML, kept to an allowlist again
  *   here), where it is only as precisely as the API publishes it (CONTRACT §5), and an
  *   `<inmo-inquiry-form>` about it.
+ *
+ * Both pass their `lang` to the API (issue 46, CONTRACT §22): titles and descriptions come in that
+ * language where a listing holds it.
  */
-import { h, languageOf, type Lang } from './dom.ts';
+import { h, languageOf, listingLanguageOf, type Lang } from './dom.ts';
 
 const TYPES = ['apartamento', 'casa', 'local', 'nave', 'almacenaje', 'oficina', 'terreno', 'edificio', 'garaje'];
 const OPERATIONS = ['venta', 'alquiler', 'traspaso'];
@@ -270,7 +273,7 @@ class InmoListings extends HTMLElement {
         'property-id': state.property,
         api: this.getAttribute('api') ?? '',
         key: this.getAttribute('key') ?? '',
-        lang: languageOf(this),
+        lang: this.getAttribute('lang') ?? 'es',
       });
       root.replaceChildren(style, back, property);
       back.focus();
@@ -282,6 +285,8 @@ class InmoListings extends HTMLElement {
     const size = this.pageSize();
     const query = new URLSearchParams({ limit: String(size), offset: String((state.page - 1) * size) });
     for (const key of FILTERS) if (state[key]) query.set(key, state[key]);
+    const language = listingLanguageOf(this);
+    if (language !== null) query.set('lang', language);
     let page: { data: Property[]; total: number };
     try {
       page = await read(this, `/properties?${query}`);
@@ -414,7 +419,8 @@ class InmoProperty extends HTMLElement {
     let p: Property;
     try {
       if (!/^\d{1,10}$/.test(id)) throw Object.assign(new Error('no id'), { status: 404 });
-      p = (await read<{ data: Property }>(this, `/properties/${id}`)).data;
+      const language = listingLanguageOf(this);
+      p = (await read<{ data: Property }>(this, `/properties/${id}${language === null ? '' : `?lang=${language}`}`)).data;
     } catch (error) {
       status.textContent = (error as { status?: number }).status === 404 ? w.missing : w.failed;
       return;

@@ -8,15 +8,16 @@
  *   default), `sourcePage`, the §18 `consent` and, with `property-id`, the listing in `notes`.
  * - `<inmo-rental-form>`: the compact rental form, sent to `POST /leads/ingest`.
  *
- * Each takes `api` (the base URL ending in `/v1/ext`), `key` and `lang` (`es`, `en`), renders in
- * an open shadow root styled by `--inmo-accent`, `--inmo-font` and `--inmo-radius`, sends one
+ * Each takes `api` (the base URL ending in `/v1/ext`), `key` and `lang` (`es` by default; `en`,
+ * and `fr`, `de`, `it`, `gb`, `ge`, which the catalogue elements pass to the API for listings'
+ * texts, with the kit's words in English; dom.ts), renders in an open shadow root styled by `--inmo-accent`, `--inmo-font` and `--inmo-radius`, sends one
  * `Idempotency-Key` per submission (a double click or a retry is one lead), shows the API's
  * refusals beside their fields (`aria-invalid`, announced), and dispatches `inmo-lead-created`
  * (`{outcome: "received"}` with a publishable key, which is told nothing more; `{lead_id?,
  * outcome}` otherwise) once the lead is sent. It requests nothing from any host but `api`.
  */
 
-import { h, type Lang } from './dom.ts';
+import { h, languageOf, type Lang } from './dom.ts';
 import './catalogue.ts';
 
 const TEXTS = {
@@ -132,7 +133,7 @@ abstract class InmoForm extends HTMLElement {
   private sending = false;
 
   protected get language(): Lang {
-    return this.getAttribute('lang') === 'en' ? 'en' : 'es';
+    return languageOf(this);
   }
 
   protected t(key: TextKey): string {

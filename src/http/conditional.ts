@@ -91,7 +91,8 @@ function compressed(known: Representations, body: Buffer, coding: Coding): Promi
  * without the full request path (http/fast-path.ts); called only for bodies the page cache holds.
  */
 export interface RepresentationSink {
-  remember(request: FastifyRequest, body: Buffer, known: Representations): void;
+  /** @param language the 200's `Content-Language` (a property read asked for a language, CONTRACT §22), or null. */
+  remember(request: FastifyRequest, body: Buffer, known: Representations, language: string | null): void;
 }
 
 /**
@@ -120,7 +121,10 @@ export function conditionalRoute(sink: RepresentationSink | null = null) {
     const cached = Buffer.isBuffer(payload);
     const body = cached ? (payload as Buffer) : Buffer.from(payload as string);
     const known = representationsOf(body, cached);
-    if (cached && sink) sink.remember(request, body, known);
+    if (cached && sink) {
+      const language = reply.getHeader('content-language');
+      sink.remember(request, body, known, typeof language === 'string' ? language : null);
+    }
     const coding = codingFor(request.headers['accept-encoding'], body.length);
     reply.header('cache-control', CACHE_CONTROL);
     const vary = reply.getHeader('vary');

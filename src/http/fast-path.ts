@@ -9,8 +9,8 @@
  * scope, the key's origin rule and a publishable key's CORS headers (http/auth.ts `checkOrigin`,
  * app.ts's @fastify/cors), the per-key rate limit and its headers (http/rate-limit.ts, one
  * counter shared with the full path), the conditional answer (ETag, 304, the compressed codings:
- * http/conditional.ts), the request id, GET /me's body (http/routes/me.ts), and the request's log
- * line and metrics (app.ts, metrics.ts).
+ * http/conditional.ts), a property read's `Content-Language` (CONTRACT §22), the request id,
+ * GET /me's body (http/routes/me.ts), and the request's log line and metrics (app.ts, metrics.ts).
  *
  * Which tests prove the two paths agree: test/db/fast-path.test.ts sends each request both ways
  * and compares the responses header for header, and checks each rule above on the fast path (a
@@ -88,6 +88,8 @@ interface Entry {
   scope: Scope;
   body: Buffer;
   known: Representations;
+  /** The `Content-Language` the full path sent with it, or null. */
+  language: string | null;
 }
 
 /** A response decided by the fast path, and what its log line tells. */
@@ -137,7 +139,7 @@ export class FastPath implements RepresentationSink {
    * Keeps a 200 the full path sent (http/conditional.ts calls it for page-cache bodies): only a
    * GET without a body, with a key, on a route that needs a scope.
    */
-  remember(request: FastifyRequest, body: Buffer, known: Representations): void {
+  remember(request: FastifyRequest, body: Buffer, known: Representations, language: string | null = null): void {
     const key = request.apiKey;
     const scope = request.routeOptions.config.scope;
     const url = request.raw.url;
@@ -149,6 +151,7 @@ export class FastPath implements RepresentationSink {
       scope,
       body,
       known,
+      language,
     });
   }
 
@@ -210,6 +213,7 @@ export class FastPath implements RepresentationSink {
     let route: string;
     let body: Buffer;
     let known: Representations | null = null;
+    let language: string | null = null;
     if (url === ME) {
       route = ME;
       body = this.meBody(key);
@@ -219,12 +223,13 @@ export class FastPath implements RepresentationSink {
       if (entry === undefined || !key.scopes.includes(entry.scope)) return null;
       const current = entry.read.of === 'catalogue' ? key.catalogueVersion : this.options.leadVersion(key.businessId);
       if (entry.read.version !== current) return null;
-      ({ route, body, known } = entry);
+      ({ route, body, known, language } = entry);
     }
 
     // @fastify/cors varies every answer of the API on Origin (its origin is decided per request).
     const out: Record<string, string | number> = { vary: 'Origin' };
     if (!originAllows(key, headers, out)) return null;
+    if (language !== null) out['content-language'] = language;
     let status = 200;
     let sent: Buffer | null = body;
     if (known !== null) {

@@ -7,6 +7,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { SCOPES } from '../domain/access/api-key.ts';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue/terms.ts';
+import { LANGUAGE_PARAMS } from '../domain/catalogue/languages.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../domain/leads/rules.ts';
 import { ERRORS, InmoError, type ErrorCode } from '../errors.ts';
 import type { InboundEmailState } from '../db/types.ts';
@@ -20,6 +21,13 @@ const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, descriptio
 const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Rows skipped before the page.' });
 
 // ---------------------------------------------------------------- requests
+
+/** `lang` of the property reads (CONTRACT §22). */
+const Lang = Literals(LANGUAGE_PARAMS, {
+  'x-case-insensitive': true,
+  description:
+    'The language of `title` and `description`: `es`, `en`, `fr`, `de` or `it` (the spec’s `gb` and `ge` are `en` and `de`), any case. Each listing gives its text in that language where it holds one, title and description each on its own, else its default text (Spanish, or the first language it holds); `Content-Language` names the language asked for. Without `lang` each listing gives its default text, exactly as before languages existed.',
+});
 
 /** The query of GET /properties, with the `locations` bounds of `limits`. */
 export const propertiesQuery = (limits: Limits) =>
@@ -60,7 +68,11 @@ export const propertiesQuery = (limits: Limits) =>
           'By the price the operation selects; properties without it come last. Default: `updated_at` descending. Ties: `updated_at` desc, `id` desc.',
       }),
     ),
+    lang: Type.Optional(Lang),
   });
+
+/** The query of GET /properties/{property_id}. */
+export const PropertyQuery = Type.Object({ lang: Type.Optional(Lang) });
 
 export const ChangesQuery = Type.Object({
   cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page; none to start from the beginning.' })),
@@ -173,7 +185,19 @@ const CONDITIONAL_HEADERS = {
 };
 
 /** Response schema options of a conditional GET's 200. */
-export const conditional200 = (description: string) => ({ ...responding(description), headers: CONDITIONAL_HEADERS });
+export const conditional200 = (description: string, headers: Record<string, object> = {}) => ({
+  ...responding(description),
+  headers: { ...CONDITIONAL_HEADERS, ...headers },
+});
+
+/** The 200's header of the property reads asked for a language (CONTRACT §22). */
+const CONTENT_LANGUAGE = {
+  'Content-Language': {
+    type: 'string',
+    enum: ['es', 'en', 'fr', 'de', 'it'],
+    description: 'Sent when `lang` was: the language asked for (`gb` as `en`, `ge` as `de`).',
+  },
+};
 
 /** The request header and the 304 of a conditional GET (CONTRACT §13). */
 export const IfNoneMatchHeaders = Type.Object({
@@ -183,7 +207,7 @@ export const IfNoneMatchHeaders = Type.Object({
 });
 export const NotModified = Type.Null({ description: 'Not Modified: the body is the one whose ETag was sent. No body.' });
 
-const Page = <T extends TSchema>(item: T, description: string) =>
+const Page = <T extends TSchema>(item: T, description: string, headers: Record<string, object> = {}) =>
   Type.Object(
     {
       data: Type.Array(item),
@@ -191,10 +215,14 @@ const Page = <T extends TSchema>(item: T, description: string) =>
       limit: Type.Integer(),
       offset: Type.Integer(),
     },
-    conditional200(description),
+    conditional200(description, headers),
   );
 
-export const PropertyPage = Page(Type.Ref('Property'), 'One page of the public catalogue, with the total matching the filters.');
+export const PropertyPage = Page(
+  Type.Ref('Property'),
+  'One page of the public catalogue, with the total matching the filters.',
+  CONTENT_LANGUAGE,
+);
 export const ChangesPage = Type.Object(
   {
     data: Type.Array(
@@ -213,7 +241,7 @@ export const ChangesPage = Type.Object(
   responding('Changes in commit order.'),
 );
 
-export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') }, conditional200('The property.'));
+export const PropertyEnvelope = Type.Object({ data: Type.Ref('Property') }, conditional200('The property.', CONTENT_LANGUAGE));
 
 /** A lead (spec §2.1); its search preferences bounded by `limits`. */
 export const leadSchema = (limits: Limits) =>

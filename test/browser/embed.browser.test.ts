@@ -271,6 +271,48 @@ ${form('inmo-rental-form')}
     await context.close();
   }, 120_000);
 
+  it('passes its lang to the API: listings in German where they hold it, the kit’s own words in English', async () => {
+    const server = new URL(t.base).origin;
+    await importRecords(t.db, t.businessId, [
+      listing('DE-1', {
+        title: 'Ático con terraza',
+        description: '<p>Ático luminoso.</p>',
+        titles: { de: 'Penthouse mit Terrasse' },
+        descriptions: { de: '<p>Helles Penthouse.</p>' },
+        updated_at: '2027-01-01T10:00:00+00:00',
+      }),
+    ]);
+    const key = (await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read', 'leads:ingest'], origins: [siteOrigin] }))
+      .key;
+    const { html: snippet } = await embedSnippet(t.db, { businessId: t.businessId, key, baseUrl: server });
+    site.serve(`<!doctype html><html lang="de"><head><meta charset="utf-8"><title>Immobilien</title><meta name="viewport" content="width=device-width"></head>
+<body><main><h1>Unsere Immobilien</h1>${snippet.split('\n')[0]}
+<inmo-listings api="${server}/v1/ext" key="${key}" page-size="3" lang="de"></inmo-listings></main></body></html>`);
+    const context = await browser.newContext({ viewport: WIDTHS.phone });
+    const tab = await context.newPage();
+    const asked: string[] = [];
+    tab.on('request', (request) => request.url().startsWith(server) && asked.push(request.url()));
+    await tab.goto(`${siteOrigin}/immobilien`);
+    const listings = tab.locator('inmo-listings');
+    await expect.poll(() => listings.locator('[aria-busy]').count()).toBe(0);
+    await expect(listings.locator('article h3').first().textContent()).resolves.toBe('Penthouse mit Terrasse');
+    // A listing without German keeps its default (Spanish) text; the kit's words are English.
+    await expect(listings.getByRole('status').textContent()).resolves.toMatch(/ properties$/);
+    expect(asked.filter((url) => url.includes('/v1/ext/properties?')).every((url) => new URL(url).searchParams.get('lang') === 'de')).toBe(
+      true,
+    );
+    const violations: string[] = [];
+    await axeCheck(tab, violations, 'embed-listings-de', 'phone');
+    await listings.getByRole('link', { name: 'Penthouse mit Terrasse' }).click();
+    const property = listings.locator('inmo-property');
+    await expect.poll(() => property.locator('h2').textContent()).toBe('Penthouse mit Terrasse');
+    await expect(property.locator('.description').textContent()).resolves.toBe('Helles Penthouse.');
+    expect(asked.some((url) => /\/v1\/ext\/properties\/\d+\?lang=de$/.test(url))).toBe(true);
+    await axeCheck(tab, violations, 'embed-property-de', 'phone');
+    expect(violations).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('serves /embed/demo: the catalogue and the rental form on inmo’s own page, under its CSP, axe clean', async () => {
     const server = new URL(t.base).origin;
     const key = (await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read', 'leads:ingest'], origins: [server] }))

@@ -827,6 +827,8 @@ export interface operations {
                 is_featured?: boolean;
                 /** @description By the price the operation selects; properties without it come last. Default: `updated_at` descending. Ties: `updated_at` desc, `id` desc. */
                 sort?: "price_asc" | "price_desc";
+                /** @description The language of `title` and `description`: `es`, `en`, `fr`, `de` or `it` (the spec’s `gb` and `ge` are `en` and `de`), any case. Each listing gives its text in that language where it holds one, title and description each on its own, else its default text (Spanish, or the first language it holds); `Content-Language` names the language asked for. Without `lang` each listing gives its default text, exactly as before languages existed. */
+                lang?: "es" | "en" | "fr" | "de" | "it" | "gb" | "ge";
             };
             header?: {
                 /** @description An `ETag` from an earlier 200 (or `*`): 304 with no body while the body would be the same. */
@@ -846,6 +848,8 @@ export interface operations {
                     "Cache-Control"?: "private, no-cache";
                     /** @description When `Accept-Encoding` allows it and the body exceeds 1 KB. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description Sent when `lang` was: the language asked for (`gb` as `en`, `ge` as `de`). */
+                    "Content-Language"?: "es" | "en" | "fr" | "de" | "it";
                     [name: string]: unknown;
                 };
                 content: {
@@ -926,7 +930,10 @@ export interface operations {
     };
     getProperty: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The language of `title` and `description`: `es`, `en`, `fr`, `de` or `it` (the spec’s `gb` and `ge` are `en` and `de`), any case. Each listing gives its text in that language where it holds one, title and description each on its own, else its default text (Spanish, or the first language it holds); `Content-Language` names the language asked for. Without `lang` each listing gives its default text, exactly as before languages existed. */
+                lang?: "es" | "en" | "fr" | "de" | "it" | "gb" | "ge";
+            };
             header?: {
                 /** @description An `ETag` from an earlier 200 (or `*`): 304 with no body while the body would be the same. */
                 "if-none-match"?: string;
@@ -948,6 +955,8 @@ export interface operations {
                     "Cache-Control"?: "private, no-cache";
                     /** @description When `Accept-Encoding` allows it and the body exceeds 1 KB. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description Sent when `lang` was: the language asked for (`gb` as `en`, `ge` as `de`). */
+                    "Content-Language"?: "es" | "en" | "fr" | "de" | "it";
                     [name: string]: unknown;
                 };
                 content: {

@@ -37,7 +37,12 @@ const t = withApp({
     await importRecords(
       db,
       businessId,
-      Array.from({ length: 30 }, (_, i) => listing(`F-${i}`, { description: `<p>${'Ático con terraza y vistas. '.repeat(10)}</p>` })),
+      Array.from({ length: 30 }, (_, i) =>
+        listing(`F-${i}`, {
+          description: `<p>${'Ático con terraza y vistas. '.repeat(10)}</p>`,
+          titles: { en: `Penthouse ${i}`, de: `Dachwohnung ${i}` },
+        }),
+      ),
     );
     for (let i = 0; i < 12; i++)
       await createLeadByHand(db, { businessId, phone: `+3461140${String(i).padStart(4, '0')}`, name: `Cliente ${i}` });
@@ -85,6 +90,9 @@ describe('the fast path', () => {
       '/properties?limit=20',
       '/properties?operation=venta&min_bedrooms=2&sort=price_asc&limit=5',
       `/properties/${id}`,
+      // Asked for a language: the answer names it in Content-Language on both paths (CONTRACT §22).
+      '/properties?limit=20&lang=gb',
+      `/properties/${id}?lang=de`,
       '/me',
       // GET /leads is kept by the lead version, which only SQLite keeps (migration 0020).
       ...(ENGINE === 'sqlite' ? ['/leads?limit=100', '/leads?status=new&limit=5'] : []),
@@ -110,6 +118,7 @@ describe('the fast path', () => {
         expect(notModified.headers.etag).toBe(full.headers.etag);
         expect(notModified.headers['cache-control']).toBe('private, no-cache');
         expect(notModified.headers['content-type']).toBeUndefined();
+        expect(notModified.headers['content-language']).toBe(full.headers['content-language']);
       }
     }
     const br = await fetchRaw('/properties?limit=20', { 'x-api-key': t.key, 'accept-encoding': 'br' });

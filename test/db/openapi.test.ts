@@ -60,6 +60,8 @@ describe('OpenAPI document', () => {
       [
         'city',
         'is_featured',
+        // CONTRACT §22: the language of titles and descriptions.
+        'lang',
         'limit',
         'locations',
         'max_price',

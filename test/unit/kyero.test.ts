@@ -14,6 +14,7 @@ import { placePortalType } from '../../src/domain/catalogue/kyero-types.ts';
 import { kyeroType } from '../../src/domain/catalogue/kyero-feed.ts';
 import { PROPERTY_TYPES, SUBTYPES } from '../../src/domain/catalogue/terms.ts';
 import { featureKey, paragraphs, recordOfKyero, titleOf } from '../../src/domain/catalogue/kyero-import-line.ts';
+import { normalizeImportRecord } from '../../src/domain/catalogue/property-record.ts';
 import { CharacterRunLimiter, KyeroDocumentError, readKyeroFeed, type KyeroProperty } from '../../src/feeds/kyero-read.ts';
 import { REPO_ROOT } from '../helpers/db.ts';
 
@@ -131,22 +132,52 @@ describe('the mapping of a hand-written feed with the quirks of real ones', () =
       updated_at: '2026-10-01T09:30:00+00:00',
       specs: {
         plot_size: 1200,
-        energy_rating: { consumption: 'E', emissions: 'F' },
+        emissions_rating: 'F',
         new_build: false,
         pool: true,
         url: { en: 'https://agencia.example/en/a-100', es: 'https://agencia.example/es/a-100' },
       },
+      energy_certificate: { status: 'available', rating: 'E' },
     });
   });
 
-  it('takes the Spanish description first, as paragraphs, its first sentence as the title', async () => {
+  it('keeps the description of each of the five languages, as paragraphs, its first sentence as the title; Spanish the default', async () => {
     const [villa] = await read();
     const mapped = recordOfKyero(villa);
     if (!mapped.ok) throw new Error(mapped.reason);
-    expect(mapped.record.description).toBe(
+    expect(mapped.record.descriptions).toEqual({
+      es: '<p>Villa con vistas al mar. Cuatro dormitorios y piscina.</p><p>Cerca del pueblo &amp; de la playa.</p>',
+      en: '<p>Villa with sea views. Four bedrooms.</p>',
+      fr: '<p>Villa avec vue mer.</p>',
+      de: '<p>Villa mit Meerblick.</p>',
+    });
+    expect(mapped.record.titles).toEqual({
+      es: 'Villa con vistas al mar.',
+      en: 'Villa with sea views.',
+      fr: 'Villa avec vue mer.',
+      de: 'Villa mit Meerblick.',
+    });
+    const { fields } = normalizeImportRecord(mapped.record, '2026-10-01T00:00:00.000+00:00');
+    expect(fields.title).toBe('Villa con vistas al mar.');
+    expect(fields.description).toBe(
       '<p>Villa con vistas al mar. Cuatro dormitorios y piscina.</p><p>Cerca del pueblo &amp; de la playa.</p>',
     );
-    expect(mapped.record.title).toBe('Villa con vistas al mar.');
+  });
+
+  it('maps an energy rating of X as a certificate in process, and no energy rating as none', () => {
+    const base = { position: 1, descLanguages: [], features: [], images: [], overlong: null };
+    const feed = (extra: Array<[string, string]>) =>
+      recordOfKyero({
+        ...base,
+        texts: new Map([['id', '1'], ['price', '5'], ['price_freq', 'sale'], ['type', 'Flat'], ...extra]),
+      });
+    expect(feed([['energy_rating/consumption', 'X']])).toMatchObject({ record: { energy_certificate: { status: 'in_process' } } });
+    expect(feed([['energy_rating/consumption', 'b']])).toMatchObject({
+      record: { energy_certificate: { status: 'available', rating: 'B' } },
+    });
+    const none = feed([['energy_rating/emissions', 'Q']]);
+    expect(none.ok && (none.record.energy_certificate ?? null)).toBeNull();
+    expect(none.ok && none.record.specs).toBeNull();
   });
 
   it('orders images by id, the first primary, skips one without a URL; features become slugs, once each', async () => {
@@ -163,7 +194,7 @@ describe('the mapping of a hand-written feed with the quirks of real ones', () =
     ]);
   });
 
-  it('maps a weekly rent to a monthly one (× 52 / 12), temporal; English when there is no Spanish; no position hides the address', async () => {
+  it('maps a weekly rent to a monthly one (× 52 / 12), temporal; English alone when there is no Spanish; no position hides the address', async () => {
     const [, flat] = await read();
     const mapped = recordOfKyero(flat);
     if (!mapped.ok) throw new Error(mapped.reason);
@@ -176,18 +207,42 @@ describe('the mapping of a hand-written feed with the quirks of real ones', () =
       subtype: 'apartamento',
       bedrooms: null,
       address_privacy: 'hidden',
-      title: 'Holiday flat near the beach',
-      description: '<p>Holiday flat near the beach</p>',
+      titles: { en: 'Holiday flat near the beach' },
+      descriptions: { en: '<p>Holiday flat near the beach</p>' },
     });
     expect(mapped.record.lat).toBeUndefined();
+    const { fields } = normalizeImportRecord(mapped.record, '2026-10-01T00:00:00.000+00:00');
+    expect(fields).toMatchObject({ title: 'Holiday flat near the beach', description: '<p>Holiday flat near the beach</p>' });
   });
 
-  it('maps a monthly rent, price on request (x) as no price, and the first language given when neither Spanish nor English is', async () => {
+  it('maps a monthly rent, price on request (x) as no price, and French first when neither Spanish nor English is', async () => {
     const [, , penthouse] = await read();
     const mapped = recordOfKyero(penthouse);
     if (!mapped.ok) throw new Error(mapped.reason);
     expect(mapped.record).toMatchObject({ operation: 'alquiler', rental_type: 'anual', price_rent: null, subtype: 'atico' });
-    expect(mapped.record.description).toBe('<p>Penthouse lumineux.</p>');
+    expect(mapped.record.descriptions).toEqual({ fr: '<p>Penthouse lumineux.</p>', de: '<p>Helles Penthouse.</p>' });
+    const { fields } = normalizeImportRecord(mapped.record, '2026-10-01T00:00:00.000+00:00');
+    expect(fields.description).toBe('<p>Penthouse lumineux.</p>');
+  });
+
+  it('keeps the text of the first language given when none of the five is', () => {
+    const dutch = recordOfKyero({
+      position: 1,
+      descLanguages: ['nl', 'ru'],
+      features: [],
+      images: [],
+      overlong: null,
+      texts: new Map([
+        ['id', '1'],
+        ['price', '5'],
+        ['price_freq', 'sale'],
+        ['type', 'Flat'],
+        ['desc/nl', 'Mooi appartement. Dicht bij zee.'],
+        ['desc/ru', 'Квартира.'],
+      ]),
+    });
+    expect(dutch).toMatchObject({ record: { title: 'Mooi appartement.', description: '<p>Mooi appartement. Dicht bij zee.</p>' } });
+    expect(dutch.ok && dutch.record.titles).toBeUndefined();
   });
 
   it('refuses a type it cannot place and a price in another currency, saying why', async () => {

@@ -3,7 +3,7 @@ import { likeLiteral } from '../like.ts';
 import { type SqlBool, sql } from 'kysely';
 import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalogue/property-record.ts';
-import type { StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
+import type { PublishedDocs, StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
 import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
@@ -53,13 +53,13 @@ const INSERT_CHUNK = 250;
 
 /**
  * Inserts new properties with multi-row statements, ids assigned in the given order, and the
- * published documents that are already complete (`apiDoc` null: set later with setApiDoc).
+ * published documents that are already complete (`docs` null: set later with setApiDoc).
  * @returns id by external ref.
  */
 export async function insertProperties(
   db: Executor,
   businessId: number,
-  rows: Array<{ fields: PropertyFields & { change_seq: number }; apiDoc: string | null }>,
+  rows: Array<{ fields: PropertyFields & { change_seq: number }; docs: PublishedDocs | null }>,
   importedAt: string,
 ): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
@@ -68,7 +68,7 @@ export async function insertProperties(
     const values = chunk.map(({ fields }) => ({ ...fields, business_id: businessId, imported_at: importedAt }));
     const inserted = await db.insertInto('properties').values(values).returning(['id', 'external_ref']).execute();
     for (const row of inserted) ids.set(row.external_ref, row.id);
-    const docs = chunk.filter((r) => r.apiDoc !== null).map((r) => ({ property_id: ids.get(r.fields.external_ref)!, api_doc: r.apiDoc! }));
+    const docs = chunk.filter((r) => r.docs !== null).map((r) => ({ property_id: ids.get(r.fields.external_ref)!, ...r.docs! }));
     if (docs.length) await db.insertInto('property_docs').values(docs).execute();
   }
   return ids;
@@ -87,12 +87,12 @@ export async function updateProperty(
     .execute();
 }
 
-/** Stores (or replaces) a property's published document. */
-export async function setApiDoc(db: Executor, id: number, apiDoc: string): Promise<void> {
+/** Stores (or replaces) a property's published documents. */
+export async function setApiDoc(db: Executor, id: number, docs: PublishedDocs): Promise<void> {
   await db
     .insertInto('property_docs')
-    .values({ property_id: id, api_doc: apiDoc })
-    .onConflict((oc) => oc.column('property_id').doUpdateSet({ api_doc: apiDoc }))
+    .values({ property_id: id, ...docs })
+    .onConflict((oc) => oc.column('property_id').doUpdateSet(docs))
     .execute();
 }
 
@@ -143,7 +143,7 @@ export async function insertMediaOf(
 }
 
 /** Multi-row insert of published documents of new properties. */
-export async function insertApiDocs(db: Executor, docs: Array<{ property_id: number; api_doc: string }>): Promise<void> {
+export async function insertApiDocs(db: Executor, docs: Array<{ property_id: number } & PublishedDocs>): Promise<void> {
   for (let i = 0; i < docs.length; i += 1000)
     await db
       .insertInto('property_docs')
@@ -210,7 +210,7 @@ export async function listPublished(
   businessId: number,
   q: PropertyQuery,
   plan: ScanPlan,
-): Promise<Array<{ id: number; api_doc: string }>> {
+): Promise<Array<{ id: number; api_doc: string; lang_texts: string | null }>> {
   const price = sql.ref(priceColumnFor(q.operation));
   const run = (executor: Executor) => {
     const page = listedOf(executor, businessId, q, plan)
@@ -222,7 +222,7 @@ export async function listPublished(
     return executor
       .selectFrom(page)
       .innerJoin('property_docs', 'property_docs.property_id', 'page.id')
-      .select(['page.id', 'property_docs.api_doc'])
+      .select(['page.id', 'property_docs.api_doc', 'property_docs.lang_texts'])
       .orderBy(pageOrder(q))
       .execute();
   };
@@ -259,10 +259,14 @@ export async function listAreaCandidates(
 }
 
 /** The published documents of `ids`, by id (ids not published are absent). */
-export async function publishedDocsById(db: Executor, businessId: number, ids: readonly number[]): Promise<Map<number, string>> {
+export async function publishedDocsById(
+  db: Executor,
+  businessId: number,
+  ids: readonly number[],
+): Promise<Map<number, { api_doc: string; lang_texts: string | null }>> {
   if (ids.length === 0) return new Map();
   const rows = await publishedDocs(db, businessId).where('properties.id', 'in', ids).execute();
-  return new Map(rows.map((r) => [r.id, r.api_doc]));
+  return new Map(rows.map((r) => [r.id, { api_doc: r.api_doc, lang_texts: r.lang_texts }]));
 }
 
 /** How many published properties match the filters, ignoring paging. */
@@ -273,12 +277,12 @@ export async function countPublished(db: Executor, businessId: number, q: Proper
   return Number(row.n);
 }
 
-/** The business's published listings joined to their stored docs: `{id, api_doc}` rows. */
+/** The business's published listings joined to their stored docs: `{id, api_doc, lang_texts}` rows. */
 function publishedDocs(db: Executor, businessId: number) {
   return db
     .selectFrom('properties')
     .innerJoin('property_docs', 'property_docs.property_id', 'properties.id')
-    .select(['properties.id', 'property_docs.api_doc'])
+    .select(['properties.id', 'property_docs.api_doc', 'property_docs.lang_texts'])
     .where('business_id', '=', businessId)
     .where(sql<SqlBool>`listed = 1`);
 }
@@ -292,12 +296,16 @@ export async function listPublishedDocsAfter(
   businessId: number,
   afterId: number,
   limit: number,
-): Promise<Array<{ id: number; api_doc: string }>> {
+): Promise<Array<{ id: number; api_doc: string; lang_texts: string | null }>> {
   return publishedDocs(db, businessId).where('properties.id', '>', afterId).orderBy('properties.id').limit(limit).execute();
 }
 
-/** One published property's stored doc, or undefined when it does not exist for the API. */
-export async function findPublished(db: Executor, businessId: number, id: number): Promise<{ id: number; api_doc: string } | undefined> {
+/** One published property's stored docs, or undefined when it does not exist for the API. */
+export async function findPublished(
+  db: Executor,
+  businessId: number,
+  id: number,
+): Promise<{ id: number; api_doc: string; lang_texts: string | null } | undefined> {
   return publishedDocs(db, businessId).where('properties.id', '=', id).executeTakeFirst();
 }
 
@@ -309,7 +317,7 @@ export async function listPublishedDocs(
   db: Executor,
   businessId: number,
   ids: readonly number[],
-): Promise<Array<{ id: number; api_doc: string }>> {
+): Promise<Array<{ id: number; api_doc: string; lang_texts: string | null }>> {
   if (ids.length === 0) return [];
   return publishedDocs(db, businessId)
     .where('properties.id', 'in', ids)
@@ -335,17 +343,17 @@ export async function listChanges(db: Executor, businessId: number, after: { seq
     .execute();
 }
 
-/** Whether each listing is public now, and its published document: id → `{listed, api_doc}`. */
+/** Whether each listing is public now, and its published documents: id → `{listed, api_doc, lang_texts}`. */
 export async function listPublication(
   db: Executor,
   ids: readonly number[],
-): Promise<Map<number, { listed: number; api_doc: string | null }>> {
-  const found = new Map<number, { listed: number; api_doc: string | null }>();
+): Promise<Map<number, { listed: number; api_doc: string | null; lang_texts: string | null }>> {
+  const found = new Map<number, { listed: number; api_doc: string | null; lang_texts: string | null }>();
   for (let i = 0; i < ids.length; i += 1000) {
     const rows = await db
       .selectFrom('properties')
       .leftJoin('property_docs', 'property_docs.property_id', 'properties.id')
-      .select(['properties.id', 'properties.listed', 'property_docs.api_doc'])
+      .select(['properties.id', 'properties.listed', 'property_docs.api_doc', 'property_docs.lang_texts'])
       .where('properties.id', 'in', ids.slice(i, i + 1000))
       .execute();
     for (const { id, ...rest } of rows) found.set(id, rest);

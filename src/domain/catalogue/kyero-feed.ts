@@ -7,13 +7,20 @@
  * - privacy as in §5: the Property object already holds only what its level publishes (`lat`/`lon`
  *   exact or rounded, `address` exact or approximate, none when hidden), and the feed adds nothing;
  * - `town`, `province` always (a listing without them cannot be on a portal and is left out);
- *   `desc/es` the description as plain text; at most 50 images, by order (those whose URL a
- *   portal can read as an image: `.jpg`, `.jpeg`, `.png`, `.gif`);
+ *   `desc/<lang>` the description as plain text in each language the listing holds (issue 46,
+ *   CONTRACT §22: `es`, `en`, `fr`, `de`, `it`; a listing of Spanish only has `desc/es`); at most
+ *   50 images, by order (those whose URL a portal can read as an image: `.jpg`, `.jpeg`, `.png`, `.gif`);
+ * - `energy_rating`: `consumption` the energy certificate's rating, `X` for a certificate in
+ *   process or an exempt building (domain/catalogue/listing-facts.ts); `emissions` the
+ *   `specs.emissions_rating` a Kyero import kept; a listing imported before certificates existed
+ *   gives its `specs.energy_rating` as it was;
  * - only characters XML 1.0 can carry, whatever a listing holds (domain/catalogue/text.ts), so one listing can
  *   never make the document ill-formed;
  * - every element within the Kyero v3 XSD's limits (spec/kyero-v3.xsd), which a test checks with xmllint.
  */
 import { decodeHTML, escapeUTF8 } from 'entities';
+import { LISTING_LANGUAGES, publishedTextsOf } from './languages.ts';
+import { listingFacts } from './listing-facts.ts';
 import { xmlText } from './text.ts';
 /** A Property object as `GET /properties` publishes it (domain/catalogue/property-doc.ts), with its `id`. */
 export type PublishedProperty = Record<string, unknown> & { id: number };
@@ -90,8 +97,25 @@ const kyeroDate = (rfc3339: string) => new Date(rfc3339).toISOString().slice(0, 
 /** An image URL a portal reads (the XSD's `imageUrlType`). */
 const IMAGE_URL = /^(https?|ftp):\/\/.*\.(gif|jpe?g|png)$/i;
 
-/** The `<property>` elements of one published listing (none, one or two). */
-export function kyeroProperties(p: PublishedProperty, subtypeKeys: SubtypeKeys): string {
+/** A Kyero energy mark (`energyRatingMarkType`: A to G, or X), or null. */
+const mark = (v: unknown) => (typeof v === 'string' && /^[A-GX]$/.test(v) ? v : null);
+
+/** The `<energy_rating>` of a listing's published specs, or '' when it states none. */
+function energyRating(specs: Record<string, unknown>): string {
+  const certificate = listingFacts(specs).energy_certificate;
+  const legacy = (specs.energy_rating ?? null) as { consumption?: unknown; emissions?: unknown } | null;
+  const consumption = certificate ? (certificate.status === 'available' ? certificate.rating : 'X') : mark(legacy?.consumption);
+  const emissions = mark(specs.emissions_rating) ?? (certificate ? null : mark(legacy?.emissions));
+  if (!consumption && !emissions) return '';
+  return `<energy_rating>${element('consumption', consumption)}${element('emissions', emissions)}</energy_rating>`;
+}
+
+/**
+ * The `<property>` elements of one published listing (none, one or two).
+ * @param langTexts the listing's `property_docs.lang_texts` (domain/catalogue/languages.ts): its
+ *   descriptions in every language held; null when it holds Spanish only.
+ */
+export function kyeroProperties(p: PublishedProperty, subtypeKeys: SubtypeKeys, langTexts: string | null = null): string {
   const city = typeof p.city === 'string' ? p.city.trim() : '';
   const province = typeof p.province === 'string' ? p.province.trim() : '';
   if (!city || !province) return '';
@@ -109,8 +133,6 @@ export function kyeroProperties(p: PublishedProperty, subtypeKeys: SubtypeKeys):
   const detail = typeof p.address === 'string' ? p.address.slice(0, 50) : null;
   const size = typeof p.size_total === 'number' ? Math.round(p.size_total) : null;
   const plot = typeof specs.plot_size === 'number' ? Math.round(specs.plot_size) : null;
-  const energy = (specs.energy_rating ?? null) as { consumption?: unknown; emissions?: unknown } | null;
-  const mark = (v: unknown) => (typeof v === 'string' && /^[A-GX]$/.test(v) ? v : null);
   const images = ((p.images ?? []) as Array<{ url: string; order: number }>)
     .filter((i) => IMAGE_URL.test(i.url) && !/[\s<>]/.test(i.url))
     .slice(0, 50)
@@ -120,7 +142,8 @@ export function kyeroProperties(p: PublishedProperty, subtypeKeys: SubtypeKeys):
     .slice(0, 50)
     .map((f) => element('feature', f.label ?? f.key))
     .join('');
-  const description = plainDescription((p.description as string | null) ?? null);
+  const texts = publishedTextsOf(p, langTexts);
+  const descriptions = LISTING_LANGUAGES.map((lang) => element(lang, plainDescription(texts[lang]?.description ?? null))).join('');
   const common = [
     element('currency', 'EUR'),
     element('new_build', flag(specs.new_build)),
@@ -134,10 +157,8 @@ export function kyeroProperties(p: PublishedProperty, subtypeKeys: SubtypeKeys):
     element('baths', (p.bathrooms as number | null) ?? null),
     element('pool', flag(specs.pool)),
     size !== null || plot !== null ? `<surface_area>${element('built', size)}${element('plot', plot)}</surface_area>` : '',
-    energy && (mark(energy.consumption) || mark(energy.emissions))
-      ? `<energy_rating>${element('consumption', mark(energy.consumption))}${element('emissions', mark(energy.emissions))}</energy_rating>`
-      : '',
-    `<desc>${element('es', description)}</desc>`,
+    energyRating(specs),
+    `<desc>${descriptions}</desc>`,
     features ? `<features>${features}</features>` : '',
     `<images>${images}</images>`,
   ].join('');

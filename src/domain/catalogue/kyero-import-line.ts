@@ -10,14 +10,21 @@
  *   `surface_area/plot` → `specs.plot_size`;
  * - `location/latitude|longitude` → `lat`/`lon` with `address_privacy` `approximate` and
  *   `address_approximate` = `location_detail, town`; `town` → `city`; `province`; `country`;
- * - `desc` → `description`: Spanish first, then English, then the first language given; plain
- *   text becomes `<p>` paragraphs; `title` is the first sentence of that text (120 characters at most);
+ * - `desc/<lang>` → `descriptions.<lang>` for every one of `es`, `en`, `fr`, `de`, `it`, and
+ *   `titles.<lang>` the first sentence of each (120 characters at most); plain text becomes `<p>`
+ *   paragraphs (issue 46, CONTRACT §22: the listing's default text is then the Spanish one, else
+ *   the first held); a feed with none of those five but another language keeps that one's text
+ *   as `title` and `description`;
+ * - `energy_rating/consumption` → `energy_certificate`: a letter A to G is an `available`
+ *   certificate with that rating, `X` (Kyero's mark for no letter) one `in_process`;
+ *   `energy_rating/emissions`, the certificate's second letter, → `specs.emissions_rating`;
  * - `images/image` → `images` in `id` order, the first primary; `features/feature` → `features`
- *   (`key` a slug of the text, `label` the text); `energy_rating`, `new_build`, `pool`, `url` → `specs`;
+ *   (`key` a slug of the text, `label` the text); `new_build`, `pool`, `url` → `specs`;
  * - `date` (`YYYY-MM-DD HH:MM:SS`, read as UTC) → `updated_at`.
  */
 import { escapeUTF8 } from 'entities';
 import { placePortalType } from './kyero-types.ts';
+import { LISTING_LANGUAGES } from './languages.ts';
 import type { ListingRecord } from './property-record.ts';
 
 /** A `<property>` as read (feeds/kyero-read.ts): texts by path (the first of repeated elements), and the lists. */
@@ -145,15 +152,27 @@ export function recordOfKyero(p: KyeroProperty): KyeroMapping {
   const town = t('town') || null;
   const detail = t('location_detail') || null;
 
-  const language = ['es', 'en'].find((l) => t(`desc/${l}`)) ?? p.descLanguages[0];
-  const descText = language === undefined ? '' : (t(`desc/${language}`) ?? '');
+  const held = LISTING_LANGUAGES.filter((lang) => t(`desc/${lang}`));
+  const other = held.length === 0 && p.descLanguages[0] !== undefined ? (t(`desc/${p.descLanguages[0]}`) ?? '') : '';
+  const texts: Partial<ListingRecord> = held.length
+    ? {
+        titles: Object.fromEntries(held.map((lang) => [lang, titleOf(t(`desc/${lang}`)!)])),
+        descriptions: Object.fromEntries(held.map((lang) => [lang, paragraphs(t(`desc/${lang}`)!)])),
+      }
+    : { title: titleOf(other), description: other ? paragraphs(other) : null };
 
   const specs: Record<string, unknown> = {};
   const plot = number(t('surface_area/plot'));
   if (plot !== undefined) specs.plot_size = plot;
-  const consumption = t('energy_rating/consumption');
-  const emissions = t('energy_rating/emissions');
-  if (consumption || emissions) specs.energy_rating = { consumption: consumption || null, emissions: emissions || null };
+  const consumption = t('energy_rating/consumption')?.toUpperCase();
+  const emissions = t('energy_rating/emissions')?.toUpperCase();
+  const certificate =
+    consumption && /^[A-G]$/.test(consumption)
+      ? { status: 'available', rating: consumption }
+      : consumption === 'X'
+        ? { status: 'in_process', rating: null }
+        : null;
+  if (emissions && /^[A-G]$/.test(emissions)) specs.emissions_rating = emissions;
   const newBuild = flag(t('new_build'));
   if (newBuild !== undefined) specs.new_build = newBuild;
   const pool = flag(t('pool'));
@@ -184,8 +203,7 @@ export function recordOfKyero(p: KyeroProperty): KyeroMapping {
       ...operation,
       type: placed.type,
       subtype: placed.subtype,
-      title: titleOf(descText),
-      description: descText ? paragraphs(descText) : null,
+      ...texts,
       size_total: number(t('surface_area/built')) ?? null,
       bedrooms: integer('beds'),
       bathrooms: integer('baths'),
@@ -199,6 +217,7 @@ export function recordOfKyero(p: KyeroProperty): KyeroMapping {
       images,
       features: features.length ? features : null,
       specs: Object.keys(specs).length ? specs : null,
+      ...(certificate ? { energy_certificate: certificate } : {}),
       ...(updated ? { updated_at: updated } : {}),
     },
   };

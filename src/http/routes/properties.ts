@@ -11,8 +11,10 @@ import {
   PropertyEnvelope,
   PropertyPage,
   PropertyParams,
+  PropertyQuery as PropertyReadQuery,
   PlainError,
 } from '../../schemas/api.ts';
+import { listingLanguage } from '../../domain/catalogue/languages.ts';
 import type { Schemas } from '../../schemas/index.ts';
 import type { Limits } from '../../limits.ts';
 import type { CatalogueReader } from '../../services/catalogue/published.ts';
@@ -23,6 +25,17 @@ import type { Db } from '../../db/database.ts';
 import { changesPage, currentCatalogueVersion, decodeCursor } from '../../services/catalogue/changes.ts';
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+
+/**
+ * The language a property read asks for (CONTRACT §22), told in `Content-Language`; null
+ * without `lang`, when nothing about the answer changes.
+ */
+function askedLanguage(lang: string | undefined, reply: FastifyReply) {
+  const language = listingLanguage(lang);
+  if (language !== null) reply.header('content-language', language);
+  return language;
+}
 
 const tooLong = (loc: ValidationIssue['loc'], input: unknown, max: number, actual: number): ValidationIssue => ({
   type: 'too_long',
@@ -138,7 +151,13 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const key = request.apiKey!;
-      const body = await catalogue.listPage(key.businessId, key.catalogueVersion, toPropertyQuery(request.query, locations.of(request)));
+      const lang = askedLanguage(request.query.lang, reply);
+      const body = await catalogue.listPage(
+        key.businessId,
+        key.catalogueVersion,
+        toPropertyQuery(request.query, locations.of(request)),
+        lang,
+      );
       request.readVersion = { of: 'catalogue', version: key.catalogueVersion };
       // The page comes serialised (and cached) already: the bytes of a PropertyPage.
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof PropertyPage>);
@@ -154,7 +173,7 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'getProperty',
         tags: ['properties'],
         summary: 'Retrieve a property',
-        querystring: Type.Object({}),
+        querystring: PropertyReadQuery,
         params: PropertyParams,
         headers: IfNoneMatchHeaders,
         response: {
@@ -166,7 +185,8 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const key = request.apiKey!;
-      const body = await catalogue.getJson(key.businessId, key.catalogueVersion, request.params.property_id);
+      const lang = askedLanguage(request.query.lang, reply);
+      const body = await catalogue.getJson(key.businessId, key.catalogueVersion, request.params.property_id, lang);
       if (body === undefined) throw new InmoError('PROPERTY_NOT_FOUND');
       request.readVersion = { of: 'catalogue', version: key.catalogueVersion };
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof PropertyEnvelope>);

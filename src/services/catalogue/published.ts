@@ -11,6 +11,7 @@ import { isRowId, type Db } from '../../db/database.ts';
 import * as repo from '../../db/repositories/properties.ts';
 import type { ScanPlan } from '../../db/repositories/properties.ts';
 import { propertyJson } from '../../domain/catalogue/property-doc.ts';
+import { docInLanguage, type ListingLanguage } from '../../domain/catalogue/languages.ts';
 import { filterKey, type PropertyQuery } from '../../domain/catalogue/property-query.ts';
 import { areaTest } from '../../domain/catalogue/geo.ts';
 
@@ -23,6 +24,10 @@ const FILTER_ROW_COST = 4;
 /** The query without filters: its count is the whole published catalogue. */
 const UNFILTERED: PropertyQuery = { limit: 0, offset: 0, areas: [] };
 const UNFILTERED_KEY = filterKey(UNFILTERED);
+
+/** A published Property object in `lang`, or as stored when no language is asked for (CONTRACT §22). */
+const inLanguage = (doc: string, langTexts: string | null, lang: ListingLanguage | null) =>
+  lang === null ? doc : docInLanguage(doc, langTexts, lang);
 
 /** Reads of the published catalogue for one process. */
 export class CatalogueReader {
@@ -47,21 +52,23 @@ export class CatalogueReader {
    * One page as UTF-8 JSON: `{"data":[…],"total":n,"limit":n,"offset":n}` (CONTRACT §1).
    * Built as text from the stored documents, which are already privacy-filtered JSON, and
    * kept encoded in the page cache under the catalogue version, so a change is seen at once.
+   * @param lang the language of titles and descriptions (CONTRACT §22); none: each listing's
+   *   default text, the stored document as it is.
    */
-  async listPage(businessId: number, catalogueVersion: number, q: PropertyQuery): Promise<Buffer> {
+  async listPage(businessId: number, catalogueVersion: number, q: PropertyQuery, lang: ListingLanguage | null = null): Promise<Buffer> {
     const filters = filterKey(q);
-    const key = this.pages && `${businessId}:${catalogueVersion}:${q.sort ?? ''}:${q.limit}:${q.offset}:${filters}`;
+    const key = this.pages && `${businessId}:${catalogueVersion}:${q.sort ?? ''}:${q.limit}:${q.offset}:${lang ?? ''}:${filters}`;
     const cached = key && this.pages!.get(key);
     if (cached) return cached;
     let total: number;
     let data = '';
     if (q.areas.some((area) => area.kind === 'polygon')) {
-      ({ total, data } = await this.pageInAreas(businessId, catalogueVersion, q, filters));
+      ({ total, data } = await this.pageInAreas(businessId, catalogueVersion, q, filters, lang));
     } else {
       total = await this.total(businessId, catalogueVersion, q, filters);
       if (total > q.offset) {
         const rows = await repo.listPublished(this.db, businessId, q, await this.plan(businessId, catalogueVersion, q, total));
-        data = rows.map((r) => propertyJson(r.id, r.api_doc)).join(',');
+        data = rows.map((r) => inLanguage(propertyJson(r.id, r.api_doc), r.lang_texts, lang)).join(',');
       }
     }
     const body = Buffer.from(`{"data":[${data}],"total":${total},"limit":${q.limit},"offset":${q.offset}}`);
@@ -76,7 +83,7 @@ export class CatalogueReader {
    * requests every {@link SLICE_MS} so that no query holds the event loop. Testing 1,000-vertex
    * polygons in SQL made a statement of a megabyte, tested row by row, and stalled the process.
    */
-  private async pageInAreas(businessId: number, catalogueVersion: number, q: PropertyQuery, filters: string) {
+  private async pageInAreas(businessId: number, catalogueVersion: number, q: PropertyQuery, filters: string, lang: ListingLanguage | null) {
     const candidates = await repo.listAreaCandidates(this.db, businessId, q);
     const tests = q.areas.map(areaTest);
     const kept: number[] = [];
@@ -94,7 +101,7 @@ export class CatalogueReader {
     const docs = await repo.publishedDocsById(this.db, businessId, page);
     const data = page
       .filter((id) => docs.has(id))
-      .map((id) => propertyJson(id, docs.get(id)!))
+      .map((id) => inLanguage(propertyJson(id, docs.get(id)!.api_doc), docs.get(id)!.lang_texts, lang))
       .join(',');
     return { total: kept.length, data };
   }
@@ -115,15 +122,21 @@ export class CatalogueReader {
    * `{"data": Property}` as UTF-8 JSON (spec §4.5), or undefined when the property does not
    * exist for the API. Kept in the page cache under the catalogue version, like pages; a
    * missing id is not kept, so ids that name nothing cannot fill the cache.
+   * @param lang as for {@link listPage}.
    */
-  async getJson(businessId: number, catalogueVersion: number, id: number): Promise<Buffer | undefined> {
+  async getJson(
+    businessId: number,
+    catalogueVersion: number,
+    id: number,
+    lang: ListingLanguage | null = null,
+  ): Promise<Buffer | undefined> {
     if (!isRowId(id)) return undefined;
-    const key = this.pages && `property:${businessId}:${catalogueVersion}:${id}`;
+    const key = this.pages && `property:${businessId}:${catalogueVersion}:${id}:${lang ?? ''}`;
     const cached = key && this.pages!.get(key);
     if (cached) return cached;
     const row = await repo.findPublished(this.db, businessId, id);
     if (!row) return undefined;
-    const body = Buffer.from(`{"data":${propertyJson(row.id, row.api_doc)}}`);
+    const body = Buffer.from(`{"data":${inLanguage(propertyJson(row.id, row.api_doc), row.lang_texts, lang)}}`);
     if (key) this.pages!.set(key, body);
     return body;
   }

@@ -148,7 +148,7 @@ export async function feedDocument(db: Db, feed: LiveFeed): Promise<FeedDocument
         if (step.length === 0) break;
         after = step[step.length - 1].id;
         const text = step
-          .map((row) => kyeroProperties(JSON.parse(propertyJson(row.id, row.api_doc)) as PublishedProperty, SUBTYPE_KEYS))
+          .map((row) => kyeroProperties(JSON.parse(propertyJson(row.id, row.api_doc)) as PublishedProperty, SUBTYPE_KEYS, row.lang_texts))
           .join('');
         parts.push(text);
         yield text;
