@@ -284,16 +284,21 @@ function publishedDocs(db: Executor, businessId: number) {
 }
 
 /**
- * Published listings of the business with their stored docs, by id, after `afterId`: a page of
- * what a portal feed holds.
+ * Published listings of the business with their stored docs and references, by id, after
+ * `afterId`: a page of what a portal feed holds.
  */
 export async function listPublishedDocsAfter(
   db: Executor,
   businessId: number,
   afterId: number,
   limit: number,
-): Promise<Array<{ id: number; api_doc: string }>> {
-  return publishedDocs(db, businessId).where('properties.id', '>', afterId).orderBy('properties.id').limit(limit).execute();
+): Promise<Array<{ id: number; api_doc: string; external_ref: string }>> {
+  return publishedDocs(db, businessId)
+    .select('properties.external_ref')
+    .where('properties.id', '>', afterId)
+    .orderBy('properties.id')
+    .limit(limit)
+    .execute();
 }
 
 /** One published property's stored doc, or undefined when it does not exist for the API. */
