@@ -59,8 +59,12 @@ export interface PropertyTable {
   rental_type: string | null;
   type: string | null;
   subtype: string | null;
+  /** The default title: the Spanish one, else the first held (migration 0028). */
   title: string | null;
   description: string | null;
+  /** JSON of every language's title, when a language other than Spanish is held (migration 0028). */
+  titles: string | null;
+  descriptions: string | null;
   /** Sale price, €. */
   price: number | null;
   /** Monthly rent, €. */
@@ -104,6 +108,8 @@ export interface PropertyTable {
 export interface PropertyDocTable {
   property_id: number;
   api_doc: string;
+  /** The published title and description of every language held, JSON; null when only Spanish is (migration 0028). */
+  lang_texts: string | null;
 }
 
 export interface PropertyImageTable {

@@ -210,7 +210,8 @@ const PROFILES: TypeProfile[] = [
   },
 ];
 
-const CONDITIONS = ['a-reformar', 'buen-estado', 'reformado', 'obra-nueva'];
+// The three conditions of the import format (domain/catalogue/listing-facts.ts); good condition twice as often.
+const CONDITIONS = ['a-reformar', 'buen-estado', 'buen-estado', 'obra-nueva'];
 const ADJECTIVES = ['luminoso', 'reformado', 'amplio', 'céntrico', 'tranquilo', 'exterior', 'con vistas', 'bien comunicado'];
 
 /** A deterministic catalogue of `count` listings in the import format. */

@@ -4,6 +4,19 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ADDRESS_PRIVACY, PROPERTY_STATUSES, PROPERTY_TYPES, RENTAL_TYPES } from '../domain/catalogue/terms.ts';
+import { LISTING_LANGUAGES } from '../domain/catalogue/languages.ts';
+import {
+  CERTIFICATE_STATUSES,
+  COMMUNITY_FEES_MAX,
+  CONDITIONS,
+  CONSUMPTION_MAX,
+  EMISSIONS_MAX,
+  ENERGY_RATINGS,
+  FLOOR_MAX,
+  FLOOR_MIN,
+  FLOOR_TEXT_MAX,
+  YEAR_BUILT_MIN,
+} from '../domain/catalogue/listing-facts.ts';
 import { Literals, Nullable } from './common.ts';
 
 const Text = (maxLength = 10_000) => Type.Optional(Nullable(Type.String({ maxLength })));
@@ -35,6 +48,23 @@ export const ImportFeature = Type.Object({
   isextra: Type.Optional(Nullable(Type.Boolean())),
 });
 
+/**
+ * Texts by language (domain/catalogue/languages.ts): keys `es`, `en`, `fr`, `de`, `it`. Other
+ * keys are kept for the import's rules to refuse with their name (a language inmo does not keep).
+ */
+const ByLanguage = (maxLength: number) =>
+  Type.Optional(
+    Nullable(Type.Object(Object.fromEntries(LISTING_LANGUAGES.map((lang) => [lang, Text(maxLength)])), { additionalProperties: true })),
+  );
+
+/** The energy certificate (domain/catalogue/listing-facts.ts); the rules across its fields are the import's. */
+export const ImportEnergyCertificate = Type.Object({
+  status: Literals(CERTIFICATE_STATUSES),
+  rating: Type.Optional(Nullable(Literals(ENERGY_RATINGS))),
+  consumption_kwh_m2_year: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: CONSUMPTION_MAX }))),
+  emissions_kg_co2_m2_year: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: EMISSIONS_MAX }))),
+});
+
 export const ImportRecord = Type.Object({
   external_ref: Type.String({ minLength: 1, maxLength: 200, 'x-not-blank': true }),
   public: Type.Optional(Nullable(Type.Boolean())),
@@ -45,6 +75,8 @@ export const ImportRecord = Type.Object({
   subtype: Text(100),
   title: Text(),
   description: Text(100_000),
+  titles: ByLanguage(10_000),
+  descriptions: ByLanguage(100_000),
   price: Amount,
   price_rent: Amount,
   price_transfer: Amount,
@@ -65,6 +97,16 @@ export const ImportRecord = Type.Object({
   videos: Type.Optional(Nullable(Type.Array(ImportVideo, { maxItems: 100 }))),
   features: Type.Optional(Nullable(Type.Array(ImportFeature, { maxItems: 500 }))),
   specs: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+  energy_certificate: Type.Optional(Nullable(ImportEnergyCertificate)),
+  // A text or a whole number, kept as given: checked by the import's rule, whose reason names both forms.
+  floor: Type.Optional(
+    Type.Unknown({
+      description: `A text of at most ${FLOOR_TEXT_MAX} characters (\`3\`, \`bj\`, \`Ground floor\`) or a whole number from ${FLOOR_MIN} to ${FLOOR_MAX}.`,
+    }),
+  ),
+  community_fees: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: COMMUNITY_FEES_MAX }))),
+  year_built: Type.Optional(Nullable(Type.Integer({ minimum: YEAR_BUILT_MIN }))),
+  condition: Type.Optional(Nullable(Literals(CONDITIONS))),
   is_featured: Type.Optional(Nullable(Type.Boolean())),
   created_at: Text(64),
   updated_at: Text(64),

@@ -3,7 +3,7 @@ import { likeLiteral } from '../like.ts';
 import { type SqlBool, sql } from 'kysely';
 import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalogue/property-record.ts';
-import type { StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
+import type { PublishedDocs, StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
 import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
@@ -53,13 +53,13 @@ const INSERT_CHUNK = 250;
 
 /**
  * Inserts new properties with multi-row statements, ids assigned in the given order, and the
- * published documents that are already complete (`apiDoc` null: set later with setApiDoc).
+ * published documents that are already complete (`docs` null: set later with setApiDoc).
  * @returns id by external ref.
  */
 export async function insertProperties(
   db: Executor,
   businessId: number,
-  rows: Array<{ fields: PropertyFields & { change_seq: number }; apiDoc: string | null }>,
+  rows: Array<{ fields: PropertyFields & { change_seq: number }; docs: PublishedDocs | null }>,
   importedAt: string,
 ): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
@@ -68,7 +68,7 @@ export async function insertProperties(
     const values = chunk.map(({ fields }) => ({ ...fields, business_id: businessId, imported_at: importedAt }));
     const inserted = await db.insertInto('properties').values(values).returning(['id', 'external_ref']).execute();
     for (const row of inserted) ids.set(row.external_ref, row.id);
-    const docs = chunk.filter((r) => r.apiDoc !== null).map((r) => ({ property_id: ids.get(r.fields.external_ref)!, api_doc: r.apiDoc! }));
+    const docs = chunk.filter((r) => r.docs !== null).map((r) => ({ property_id: ids.get(r.fields.external_ref)!, ...r.docs! }));
     if (docs.length) await db.insertInto('property_docs').values(docs).execute();
   }
   return ids;
@@ -87,12 +87,12 @@ export async function updateProperty(
     .execute();
 }
 
-/** Stores (or replaces) a property's published document. */
-export async function setApiDoc(db: Executor, id: number, apiDoc: string): Promise<void> {
+/** Stores (or replaces) a property's published documents. */
+export async function setApiDoc(db: Executor, id: number, docs: PublishedDocs): Promise<void> {
   await db
     .insertInto('property_docs')
-    .values({ property_id: id, api_doc: apiDoc })
-    .onConflict((oc) => oc.column('property_id').doUpdateSet({ api_doc: apiDoc }))
+    .values({ property_id: id, ...docs })
+    .onConflict((oc) => oc.column('property_id').doUpdateSet(docs))
     .execute();
 }
 
@@ -143,7 +143,7 @@ export async function insertMediaOf(
 }
 
 /** Multi-row insert of published documents of new properties. */
-export async function insertApiDocs(db: Executor, docs: Array<{ property_id: number; api_doc: string }>): Promise<void> {
+export async function insertApiDocs(db: Executor, docs: Array<{ property_id: number } & PublishedDocs>): Promise<void> {
   for (let i = 0; i < docs.length; i += 1000)
     await db
       .insertInto('property_docs')
@@ -340,17 +340,17 @@ export async function listChanges(db: Executor, businessId: number, after: { seq
     .execute();
 }
 
-/** Whether each listing is public now, and its published document: id → `{listed, api_doc}`. */
+/** Whether each listing is public now, and its published documents: id → `{listed, api_doc, lang_texts}`. */
 export async function listPublication(
   db: Executor,
   ids: readonly number[],
-): Promise<Map<number, { listed: number; api_doc: string | null }>> {
-  const found = new Map<number, { listed: number; api_doc: string | null }>();
+): Promise<Map<number, { listed: number; api_doc: string | null; lang_texts: string | null }>> {
+  const found = new Map<number, { listed: number; api_doc: string | null; lang_texts: string | null }>();
   for (let i = 0; i < ids.length; i += 1000) {
     const rows = await db
       .selectFrom('properties')
       .leftJoin('property_docs', 'property_docs.property_id', 'properties.id')
-      .select(['properties.id', 'properties.listed', 'property_docs.api_doc'])
+      .select(['properties.id', 'properties.listed', 'property_docs.api_doc', 'property_docs.lang_texts'])
       .where('properties.id', 'in', ids.slice(i, i + 1000))
       .execute();
     for (const { id, ...rest } of rows) found.set(id, rest);

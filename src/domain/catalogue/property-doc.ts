@@ -11,6 +11,7 @@
 import { subtypeLabel } from './terms.ts';
 import { sanitizeDescription } from './html.ts';
 import { plainText } from './html.ts';
+import { buildPublishedTexts } from './languages.ts';
 import type { ImageInput, PropertyFields, VideoInput } from './property-record.ts';
 
 /** A stored image with its id. */
@@ -84,6 +85,19 @@ export function buildPropertyDoc(p: PropertyFields, images: StoredImage[], video
   doc.created_at = p.created_at;
   doc.updated_at = p.updated_at;
   return doc;
+}
+
+/** What `property_docs` keeps of a listing: the Property object without `id`, and the published texts of its languages. */
+export interface PublishedDocs {
+  /** JSON of {@link buildPropertyDoc}. */
+  api_doc: string;
+  /** JSON of domain/catalogue/languages.ts `buildPublishedTexts`; null when only Spanish is held. */
+  lang_texts: string | null;
+}
+
+/** The published documents of a listing (see {@link PublishedDocs}). */
+export function buildPublishedDocs(p: PropertyFields, images: StoredImage[], videos: StoredVideo[]): PublishedDocs {
+  return { api_doc: JSON.stringify(buildPropertyDoc(p, images, videos)), lang_texts: buildPublishedTexts(p) };
 }
 
 /** `{"id":…, …doc}` as JSON text, from the stored doc without id. */

@@ -9,6 +9,8 @@
  */
 import { LISTED_STATUSES, OPERATIONS, type AddressPrivacy } from './terms.ts';
 import { plainText } from './html.ts';
+import { LISTING_LANGUAGES, type ListingLanguage, type TextsByLanguage } from './languages.ts';
+import { factsInSpecs, FACT_KEYS, type FactKey } from './listing-facts.ts';
 import { cleanStrings, publishedUrl } from './text.ts';
 import { parseRfc3339 } from '../time.ts';
 
@@ -25,8 +27,14 @@ export interface ListingRecord {
   rental_type?: string | null;
   type?: string | null;
   subtype?: string | null;
+  /** The Spanish title (domain/catalogue/languages.ts). */
   title?: string | null;
+  /** The Spanish description, HTML. */
   description?: string | null;
+  /** Titles by language (`es`, `en`, `fr`, `de`, `it`); `es` is `title` again. */
+  titles?: Partial<Record<string, string | null>> | null;
+  /** Descriptions by language, HTML; `es` is `description` again. */
+  descriptions?: Partial<Record<string, string | null>> | null;
   /** Sale price, €. */
   price?: number | null;
   /** Monthly rent, €. */
@@ -66,6 +74,19 @@ export interface ListingRecord {
   }> | null;
   features?: Array<{ key: string; label?: string | null; value?: unknown; isextra?: boolean | null }> | null;
   specs?: Record<string, unknown> | null;
+  /** The facts of domain/catalogue/listing-facts.ts, which are stored in `specs`. */
+  energy_certificate?: {
+    status: string;
+    rating?: string | null;
+    consumption_kwh_m2_year?: number | null;
+    emissions_kg_co2_m2_year?: number | null;
+  } | null;
+  /** A text or a whole number (domain/catalogue/listing-facts.ts checks which). */
+  floor?: unknown;
+  /** € a month. */
+  community_fees?: number | null;
+  year_built?: number | null;
+  condition?: string | null;
   is_featured?: boolean | null;
   /** RFC 3339 with an offset. */
   created_at?: string | null;
@@ -108,8 +129,14 @@ export interface PropertyFields {
   rental_type: string | null;
   type: string | null;
   subtype: string | null;
+  /** The default title: the Spanish one, else the first held (domain/catalogue/languages.ts). */
   title: string | null;
+  /** The default description, HTML: the Spanish one, else the first held. */
   description: string | null;
+  /** JSON of the titles of every language held, when one other than Spanish is; else null. */
+  titles: string | null;
+  /** JSON of the descriptions of every language held, when one other than Spanish is; else null. */
+  descriptions: string | null;
   price: number | null;
   price_rent: number | null;
   price_transfer: number | null;
@@ -230,6 +257,50 @@ function cleanSpecs(value: unknown, path: string, isUrl: boolean): unknown {
   return copy ?? value;
 }
 
+/** A field kept in several languages: `title` (plain text) or `description` (HTML, sanitised when published). */
+type TextField = 'title' | 'description';
+
+/**
+ * The stored form of a field kept in several languages (domain/catalogue/languages.ts): the
+ * default text (the Spanish one, else the first held) and, when a language other than Spanish
+ * is held, the JSON of every language held. A line with only `title` (or `description`) is
+ * stored exactly as before languages existed. Empty texts are not held.
+ * @throws ImportRuleError for a language that is not one of es, en, fr, de, it, and for a
+ *   Spanish text given both as `title` and `titles.es` (or the descriptions) that differ.
+ */
+function textsByLanguage(
+  field: TextField,
+  single: string | null | undefined,
+  byLanguage: Partial<Record<string, string | null>> | null | undefined,
+): { single: string | null; json: string | null } {
+  const clean = field === 'title' ? plainText : (text: string | null) => text;
+  const given = clean(single ?? null);
+  if (!byLanguage) return { single: given, json: null };
+  for (const lang of Object.keys(byLanguage)) {
+    if (!(LISTING_LANGUAGES as readonly string[]).includes(lang)) {
+      throw new ImportRuleError(`${field}s: ${JSON.stringify(lang)} is not one of ${LISTING_LANGUAGES.join(', ')}`);
+    }
+  }
+  const held: TextsByLanguage = {};
+  for (const lang of LISTING_LANGUAGES) {
+    const text = clean(byLanguage[lang] ?? null);
+    if (lang === 'es' && given !== null && given.trim() !== '') {
+      if (text !== null && text.trim() !== '' && text !== given) {
+        throw new ImportRuleError(`${field}s.es: differs from ${field}; give the Spanish ${field} once`);
+      }
+      held.es = given;
+    } else if (text !== null && text.trim() !== '') held[lang] = text;
+  }
+  const others = LISTING_LANGUAGES.filter((lang) => lang !== 'es' && held[lang] !== undefined);
+  if (others.length === 0) return { single: held.es ?? given, json: null };
+  return { single: held.es ?? held[others[0]]!, json: JSON.stringify(held) };
+}
+
+/** The import line's `titles` or `descriptions` of a stored field: every language held, or null for Spanish only. */
+function byLanguageOf(json: string | null): Partial<Record<ListingLanguage, string>> | null {
+  return json === null ? null : (JSON.parse(json) as TextsByLanguage);
+}
+
 /**
  * Builds the stored form of a validated import line.
  * @param now canonical timestamp used when the line carries no dates.
@@ -279,6 +350,13 @@ export function normalizeImportRecord(given: ListingRecord, now: string): Normal
     embed_url: webUrl(`videos[${i}].embed_url`, v.embed_url ?? null),
     processed: flag(v.processed, false),
   }));
+  const title = textsByLanguage('title', record.title, record.titles);
+  const description = textsByLanguage('description', record.description, record.descriptions);
+  const topFacts: Partial<Record<FactKey, unknown>> = {};
+  for (const key of FACT_KEYS) topFacts[key] = record[key];
+  const facts = factsInSpecs(topFacts, record.specs, now);
+  if (!facts.ok) throw new ImportRuleError(facts.reason);
+
   const features = record.features?.length
     ? JSON.stringify(
         record.features.map((f, i) => {
@@ -302,8 +380,10 @@ export function normalizeImportRecord(given: ListingRecord, now: string): Normal
       rental_type: record.rental_type ?? null,
       type: record.type ?? null,
       subtype: plain(record.subtype)?.trim().toLowerCase() ?? null,
-      title: plainText(record.title ?? null),
-      description: record.description ?? null,
+      title: title.single,
+      description: description.single,
+      titles: title.json,
+      descriptions: description.json,
       price,
       price_rent: priceRent,
       price_transfer: priceTransfer,
@@ -325,7 +405,7 @@ export function normalizeImportRecord(given: ListingRecord, now: string): Normal
       pub_lat: lat === null ? null : exact ? lat : roundCoordinate(lat),
       pub_lon: lon === null ? null : exact ? lon : roundCoordinate(lon),
       features,
-      specs: record.specs && Object.keys(record.specs).length ? JSON.stringify(cleanSpecs(record.specs, 'specs', false)) : null,
+      specs: facts.specs && Object.keys(facts.specs).length ? JSON.stringify(cleanSpecs(facts.specs, 'specs', false)) : null,
       is_featured: flag(record.is_featured, false),
       created_at: createdAt,
       updated_at: updatedAt,
@@ -352,8 +432,11 @@ export function listingRecordOf(fields: PropertyFields, images: ImageInput[], vi
     rental_type: fields.rental_type,
     type: fields.type,
     subtype: fields.subtype,
-    title: fields.title,
-    description: fields.description,
+    // Of several languages, the Spanish text is `titles.es` again (null when not held).
+    title: fields.titles === null ? fields.title : (byLanguageOf(fields.titles)!.es ?? null),
+    description: fields.descriptions === null ? fields.description : (byLanguageOf(fields.descriptions)!.es ?? null),
+    titles: byLanguageOf(fields.titles),
+    descriptions: byLanguageOf(fields.descriptions),
     price: fields.price,
     price_rent: fields.price_rent,
     price_transfer: fields.price_transfer,

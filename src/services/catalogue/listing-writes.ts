@@ -11,7 +11,7 @@ import type { Executor } from '../../db/database.ts';
 import { bumpCatalogueVersion } from '../../db/repositories/businesses.ts';
 import { noteCatalogueChange, REMATCH_DEBOUNCE_MS } from '../../db/repositories/jobs.ts';
 import * as repo from '../../db/repositories/properties.ts';
-import { buildPropertyDoc, type StoredImage } from '../../domain/catalogue/property-doc.ts';
+import { buildPublishedDocs, type PublishedDocs, type StoredImage } from '../../domain/catalogue/property-doc.ts';
 import type { ImageInput, NormalizedProperty } from '../../domain/catalogue/property-record.ts';
 import { toRfc3339 } from '../../domain/time.ts';
 import { recordEvents } from '../integrations/events.ts';
@@ -75,12 +75,12 @@ const hasMedia = (p: NormalizedProperty) => p.images.length > 0 || p.videos.leng
 
 /** The `property.changed` change of a listing, or null when the public catalogue does not see a difference. */
 function publicChange(
-  before: { listed: number; api_doc: string | null } | undefined,
+  before: { listed: number; api_doc: string | null; lang_texts: string | null } | undefined,
   listed: number,
-  doc: string,
+  docs: PublishedDocs,
 ): 'upsert' | 'delete' | null {
   const wasListed = before?.listed === 1;
-  if (listed === 1) return wasListed && before?.api_doc === doc ? null : 'upsert';
+  if (listed === 1) return wasListed && before?.api_doc === docs.api_doc && before.lang_texts === docs.lang_texts ? null : 'upsert';
   return wasListed ? 'delete' : null;
 }
 
@@ -112,19 +112,19 @@ export async function writeListings(trx: Executor, businessId: number, batch: Li
   }
   const changes: Array<{ id: number; change: 'upsert' | 'delete' }> = [];
   // Without media a document needs no id but the property's own, so it is written with the row.
-  const docs = new Map<NormalizedProperty, string>();
-  for (const p of fresh) if (!hasMedia(p)) docs.set(p, JSON.stringify(buildPropertyDoc(p.fields, [], [])));
+  const docs = new Map<NormalizedProperty, PublishedDocs>();
+  for (const p of fresh) if (!hasMedia(p)) docs.set(p, buildPublishedDocs(p.fields, [], []));
   const created = await repo.insertProperties(
     trx,
     businessId,
-    fresh.map((p) => ({ fields: { ...p.fields, change_seq: version }, apiDoc: docs.get(p) ?? null })),
+    fresh.map((p) => ({ fields: { ...p.fields, change_seq: version }, docs: docs.get(p) ?? null })),
     now,
   );
   const withMedia = fresh.filter(hasMedia).map((p) => ({ ...p, propertyId: created.get(p.fields.external_ref)! }));
   const media = await repo.insertMediaOf(trx, withMedia);
   const mediaDocs = withMedia.map((p) => {
     const stored = media.get(p.propertyId)!;
-    return { property_id: p.propertyId, api_doc: JSON.stringify(buildPropertyDoc(p.fields, stored.images, stored.videos)) };
+    return { property_id: p.propertyId, ...buildPublishedDocs(p.fields, stored.images, stored.videos) };
   });
   await repo.insertApiDocs(trx, mediaDocs);
   for (const p of fresh) if (p.fields.listed === 1) changes.push({ id: created.get(p.fields.external_ref)!, change: 'upsert' });
@@ -150,12 +150,12 @@ export async function writeListings(trx: Executor, businessId: number, batch: Li
       await repo.deleteVideos(trx, existing);
       return repo.insertVideos(trx, existing, videos);
     });
-    const doc = JSON.stringify(buildPropertyDoc(fields, storedImages, storedVideos));
+    const doc = buildPublishedDocs(fields, storedImages, storedVideos);
     await repo.setApiDoc(trx, existing, doc);
     const change = publicChange(before.get(existing), fields.listed, doc);
     if (change !== null) changes.push({ id: existing, change });
     // A ref written twice in a batch: its second write compares with its first.
-    before.set(existing, { listed: fields.listed, api_doc: doc });
+    before.set(existing, { listed: fields.listed, ...doc });
   }
   await recordEvents(trx, businessId, 'property.changed', changes, now);
   // Searching leads are matched again once the changes stop coming (CONTRACT §7).
