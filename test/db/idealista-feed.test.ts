@@ -270,6 +270,38 @@ describe('a published idealista feed', () => {
     expect((await agent.get('/console/catalogue')).body).not.toContain('se quedan fuera');
   });
 
+  it('carries the descriptions of every language a listing holds and its energy certificate and facts', async () => {
+    await importRecords(t.db, t.businessId, [
+      listing('LANGS', {
+        description: '<p>Piso luminoso.</p>',
+        descriptions: { en: '<p>Bright flat.</p>', de: '<p>Helle Wohnung.</p>' },
+        titles: { en: 'Bright flat', de: 'Helle Wohnung' },
+        energy_certificate: { status: 'available', rating: 'C', consumption_kwh_m2_year: 120, emissions_kg_co2_m2_year: 25 },
+        floor: 4,
+        community_fees: 75,
+        year_built: 2004,
+        condition: 'a-reformar',
+      }),
+    ]);
+    const { url } = await publish(10);
+    const document = JSON.parse((await fetchFeed(url)).body);
+    expect(specSchemas().customer(document)).toBeNull();
+    const item = document.customerProperties.find((p: { propertyReference: string }) => p.propertyReference === 'LANGS');
+    expect(item.propertyDescriptions).toEqual([
+      { descriptionLanguage: 'spanish', descriptionText: 'Piso luminoso.' },
+      { descriptionLanguage: 'english', descriptionText: 'Bright flat.' },
+      { descriptionLanguage: 'german', descriptionText: 'Helle Wohnung.' },
+    ]);
+    expect(item.propertyOperation).toEqual({ operationType: 'sale', operationPrice: 100000, operationPriceCommunity: 75 });
+    expect(item.propertyAddress.addressFloor).toBe('4');
+    expect(item.propertyFeatures).toMatchObject({
+      featuresBuiltYear: 2004,
+      featuresConservation: 'toRestore',
+      featuresEnergyCertificateRating: 'C',
+      featuresEnergyCertificatePerformance: 120,
+    });
+  });
+
   it("another business's idealista feed holds its own catalogue only", async () => {
     const other = await insertBusiness(t.db, 'Agencia Dos', nowRfc3339());
     await importRecords(t.db, other.id, [listing('OTHER')]);

@@ -28,12 +28,12 @@ import {
 import { PROPERTY_TYPES, SUBTYPES } from '../../src/domain/catalogue/terms.ts';
 import { IDEALISTA_SCHEMAS_FOLDER, idealistaSchemas } from '../../src/feeds/idealista-schema.ts';
 import { CATALOGUES, listing, readCatalogue } from '../helpers/db.ts';
-import { published, SPEC_IDEALISTA, specSchemas, SUBTYPE_KEYS } from '../helpers/idealista.ts';
+import { published, publishedWithTexts, SPEC_IDEALISTA, specSchemas, SUBTYPE_KEYS } from '../helpers/idealista.ts';
 
 /** A listing mapped and judged as the feed judges it: the item, or the reason it is left out. */
 function judge(record: Record<string, unknown>, id = 1): { item: Record<string, any> } | { reason: string; field?: string } {
-  const p = published(record, id);
-  const mapped: IdealistaMapped = idealistaProperty(p, String(record.external_ref), SUBTYPE_KEYS);
+  const { p, langTexts } = publishedWithTexts(record, id);
+  const mapped: IdealistaMapped = idealistaProperty(p, String(record.external_ref), SUBTYPE_KEYS, langTexts);
   if ('reason' in mapped) return { reason: mapped.reason };
   const schemas = specSchemas();
   let fault = schemas.property(mapped.item);
@@ -379,9 +379,8 @@ describe('the parts of an item', () => {
   });
 
   it('conditions: to restore, else good (new is for new developments only)', () => {
-    expect(['a-reformar', 'buen-estado', 'reformado', 'obra-nueva', 'x', null].map(idealistaConservation)).toEqual([
+    expect(['a-reformar', 'buen-estado', 'obra-nueva', 'x', null].map(idealistaConservation)).toEqual([
       'toRestore',
-      'good',
       'good',
       'good',
       undefined,
@@ -406,6 +405,42 @@ describe('the parts of an item', () => {
     [{}, {}],
   ])('energy certificate %j → %j', (specs, features) => {
     expect(idealistaEnergyCertificate(specs)).toEqual(features);
+  });
+
+  it('a listing written in several languages has a description in each, Spanish first', () => {
+    const record = listing('L', {
+      description: null,
+      descriptions: { de: '<p>Helle Wohnung.</p><p>Mit Aufzug.</p>', en: '<p>Bright flat.</p>', es: '<p>Piso luminoso.</p>' },
+      titles: { de: 'Wohnung', en: 'Flat' },
+    });
+    expect(itemOf(record).propertyDescriptions).toEqual([
+      { descriptionLanguage: 'spanish', descriptionText: 'Piso luminoso.' },
+      { descriptionLanguage: 'english', descriptionText: 'Bright flat.' },
+      { descriptionLanguage: 'german', descriptionText: 'Helle Wohnung. Mit Aufzug.' },
+    ]);
+    // Without Spanish, the languages held.
+    const foreign = itemOf(listing('F', { description: null, descriptions: { it: '<p>Appartamento.</p>', fr: '<p>Appartement.</p>' } }));
+    expect(foreign.propertyDescriptions.map((d: { descriptionLanguage: string }) => d.descriptionLanguage)).toEqual(['french', 'italian']);
+  });
+
+  it('the facts of a listing given at the top level of its line reach idealista as they are stored', () => {
+    const item = itemOf(
+      listing('T', {
+        energy_certificate: { status: 'available', rating: 'D', consumption_kwh_m2_year: 150.5, emissions_kg_co2_m2_year: 30 },
+        floor: 'bj',
+        community_fees: 60,
+        year_built: 1990,
+        condition: 'obra-nueva',
+      }),
+    );
+    expect(item.propertyOperation.operationPriceCommunity).toBe(60);
+    expect(item.propertyAddress.addressFloor).toBe('bj');
+    expect(item.propertyFeatures).toMatchObject({
+      featuresBuiltYear: 1990,
+      featuresConservation: 'good',
+      featuresEnergyCertificateRating: 'D',
+      featuresEnergyCertificatePerformance: 150.5,
+    });
   });
 
   it('an energy certificate reaches the features of a home, and the item stays valid', () => {

@@ -27,6 +27,8 @@
  * validating each item (feeds/idealista-schema.ts) and told in words by {@link idealistaLeftOutReason}.
  */
 import { plainDescription, type PublishedProperty, type SubtypeKeys } from './kyero-feed.ts';
+import { publishedTextsOf, type ListingLanguage } from './languages.ts';
+import { listingFacts, type EnergyCertificate } from './listing-facts.ts';
 
 /** The kinds of property idealista describes, each by the schema of its `propertyFeatures` (`<kind>.json`). */
 export const IDEALISTA_KINDS = ['homes', 'land', 'storage', 'garage', 'building', 'premises', 'offices'] as const;
@@ -186,13 +188,13 @@ function folded(text: string): string {
 }
 
 /**
- * `specs.condition` (`obra-nueva`, `buen-estado`, `a-reformar`, CONTRACT §22; `reformado`) →
+ * `specs.condition` (`obra-nueva`, `buen-estado`, `a-reformar`, CONTRACT §22) →
  * `featuresConservation`. `new` is idealista's for new developments only (features.json), which
  * this document does not carry: a new build is `good`.
  */
 export function idealistaConservation(condition: unknown): 'good' | 'toRestore' | undefined {
   if (condition === 'a-reformar') return 'toRestore';
-  if (condition === 'buen-estado' || condition === 'reformado' || condition === 'obra-nueva') return 'good';
+  if (condition === 'buen-estado' || condition === 'obra-nueva') return 'good';
   return undefined;
 }
 
@@ -245,22 +247,22 @@ const RATING = /^[A-G]$/;
  * The energy certificate as idealista's features (features.json): `featuresEnergyCertificateRating`
  * and `featuresEnergyCertificatePerformance` (kWh/m²·year, 1 to 999).
  *
- * From `specs.energy_certificate` (CONTRACT §22: `status` `available` with `rating` A–G or null,
- * `in_process` → `inProcess`, `exempt` → `exempt`; `consumption_kwh_m2_year` → performance) when
- * the listing holds one; else from a Kyero import's `specs.energy_rating.consumption` letter.
- * idealista's v6 has no field for emissions: they are not sent.
+ * From the listing's `specs.energy_certificate` (CONTRACT §22, domain/catalogue/listing-facts.ts:
+ * `status` `available` with its `rating` A–G, `in_process` → `inProcess`, `exempt` → `exempt`;
+ * `consumption_kwh_m2_year` → performance) when it holds one; else from a Kyero import's
+ * `specs.energy_rating.consumption` letter. idealista's v6 has no field for emissions: they are
+ * not sent.
  */
 export function idealistaEnergyCertificate(specs: Record<string, unknown>): Record<string, unknown> {
-  const certificate = specs.energy_certificate;
-  if (certificate && typeof certificate === 'object') {
-    const c = certificate as { status?: unknown; rating?: unknown; consumption_kwh_m2_year?: unknown };
+  const certificate: EnergyCertificate | null = listingFacts(specs).energy_certificate;
+  if (certificate) {
     const out: Record<string, unknown> = {};
-    if (c.status === 'exempt') out.featuresEnergyCertificateRating = 'exempt';
-    else if (c.status === 'in_process') out.featuresEnergyCertificateRating = 'inProcess';
-    else if (c.status === 'available')
-      out.featuresEnergyCertificateRating = typeof c.rating === 'string' && RATING.test(c.rating) ? c.rating : 'unknown';
-    const consumption = c.consumption_kwh_m2_year;
-    if (c.status === 'available' && typeof consumption === 'number' && consumption >= 1 && consumption <= 999)
+    if (certificate.status === 'exempt') out.featuresEnergyCertificateRating = 'exempt';
+    else if (certificate.status === 'in_process') out.featuresEnergyCertificateRating = 'inProcess';
+    else
+      out.featuresEnergyCertificateRating = certificate.rating !== null && RATING.test(certificate.rating) ? certificate.rating : 'unknown';
+    const consumption = certificate.consumption_kwh_m2_year;
+    if (certificate.status === 'available' && consumption !== null && consumption >= 1 && consumption <= 999)
       out.featuresEnergyCertificatePerformance = consumption;
     return out;
   }
@@ -271,9 +273,14 @@ export function idealistaEnergyCertificate(specs: Record<string, unknown>): Reco
   return {};
 }
 
-/** The five languages listings are written in → idealista's `descriptionLanguage` (description.json). */
-export const IDEALISTA_LANGUAGES = { es: 'spanish', en: 'english', fr: 'french', de: 'german', it: 'italian' } as const;
-export type ListingLanguage = keyof typeof IDEALISTA_LANGUAGES;
+/** The five languages listings are written in (domain/catalogue/languages.ts) → idealista's `descriptionLanguage` (description.json). */
+export const IDEALISTA_LANGUAGES = {
+  es: 'spanish',
+  en: 'english',
+  fr: 'french',
+  de: 'german',
+  it: 'italian',
+} as const satisfies Record<ListingLanguage, string>;
 
 /** idealista's limit of a description, in characters (`stringTo4000`). */
 const DESCRIPTION_MAX = 4000;
@@ -452,7 +459,7 @@ export function idealistaAddress(p: PublishedProperty): Record<string, unknown> 
   const province = typeof p.province === 'string' ? p.province : null;
   const address: Record<string, unknown> = { addressVisibility: privacy === 'public' ? 'full' : 'hidden' };
   if (privacy === 'public' && typeof p.address === 'string') Object.assign(address, idealistaStreet(p.address, town, province));
-  const floor = idealistaFloor(specs.floor);
+  const floor = idealistaFloor(listingFacts(specs).floor);
   // The floor is published in `specs` at every level of privacy: it places no one without the street.
   if (floor !== undefined && privacy !== 'hidden') address.addressFloor = floor;
   if (typeof p.postal_code === 'string' && /^[0-9]{5}$/.test(p.postal_code.trim())) address.addressPostalCode = p.postal_code.trim();
@@ -485,11 +492,12 @@ function mappedFeatures(kind: IdealistaKind, type: string, features: unknown): R
 /** `propertyFeatures` of a listing of `kind` (each key only where that kind's schema has it). */
 function idealistaFeatures(p: PublishedProperty, t: IdealistaType): Record<string, unknown> {
   const specs = (p.specs ?? {}) as Record<string, unknown>;
+  const facts = listingFacts(specs);
   const features: Record<string, unknown> = { featuresType: t.type };
   const size = whole(p.size_total);
   const plot = bounded(specs.plot_size, 1, 99_999_999);
-  const conservation = idealistaConservation(specs.condition);
-  const builtYear = bounded(specs.year_built, 1700, 2100);
+  const conservation = idealistaConservation(facts.condition);
+  const builtYear = bounded(facts.year_built, 1700, 2100);
   const energy = idealistaEnergyCertificate(specs);
   const bathrooms = p.bathrooms;
   switch (t.kind) {
@@ -555,7 +563,7 @@ export function idealistaOperation(p: PublishedProperty, kind: IdealistaKind): R
   const operation: Record<string, unknown> = { ...chosen };
   if (operation.operationPrice === undefined) delete operation.operationPrice;
   if (chosen === sale) {
-    const fees = bounded(specs.community_fees, 1, 9999);
+    const fees = bounded(listingFacts(specs).community_fees, 1, 9999);
     if (fees !== undefined) operation.operationPriceCommunity = fees;
   } else if (kind === 'premises' && operations.includes('traspaso')) {
     const transfer = bounded(calc.price_trasp, 1, 99_999_999);
@@ -567,13 +575,14 @@ export function idealistaOperation(p: PublishedProperty, kind: IdealistaKind): R
 /**
  * One published listing as a `customerProperties` item, or the reason it cannot be one
  * (`type`, `operation`). The item is not validated here: feeds/idealista-schema.ts does that.
- * @param descriptions the listing's HTML descriptions by language (today the Spanish one, `description`).
+ * @param langTexts the listing's published texts per language (`property_docs.lang_texts`,
+ *   domain/catalogue/languages.ts); null when it holds Spanish only (its Property object's description).
  */
 export function idealistaProperty(
   p: PublishedProperty,
   externalRef: string,
   subtypeKeys: SubtypeKeys,
-  descriptions: Partial<Record<ListingLanguage, string | null>> = { es: (p.description as string | null) ?? null },
+  langTexts: string | null = null,
 ): IdealistaMapped {
   const type = idealistaType((p.type as string | null) ?? null, (p.subtype as string | null) ?? null, subtypeKeys);
   if (!type) return { reason: 'type' };
@@ -585,7 +594,8 @@ export function idealistaProperty(
   item.propertyOperation = operation;
   item.propertyAddress = idealistaAddress(p);
   item.propertyFeatures = idealistaFeatures(p, type);
-  const texts = idealistaDescriptions(descriptions);
+  const held = publishedTextsOf({ title: p.title, description: p.description }, langTexts);
+  const texts = idealistaDescriptions(Object.fromEntries(Object.entries(held).map(([lang, text]) => [lang, text?.description ?? null])));
   if (texts.length) item.propertyDescriptions = texts;
   const images = idealistaImages((p.images ?? []) as Array<{ url: string; title?: string | null }>);
   if (images.length) item.propertyImages = images;

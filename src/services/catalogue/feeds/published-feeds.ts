@@ -169,7 +169,7 @@ export class CatalogueChangedError extends Error {
 }
 
 /** A page of published listings as a feed reads them. */
-type FeedRow = { id: number; api_doc: string; external_ref: string };
+type FeedRow = { id: number; api_doc: string; external_ref: string; lang_texts: string | null };
 
 /** How a format writes its document: the opening, each step's listings, the end, and what it left out. */
 interface FeedWriter {
@@ -193,8 +193,8 @@ function kyeroWriter(): FeedWriter {
 /**
  * The idealista writer (CONTRACT §22): the customer (its code, and its contact from the business's
  * name and the address its e-mail settings answer at, without the fields idealista's schema
- * refuses), then each listing mapped and validated against `property.json`; one that fails is
- * left out, with the reason.
+ * refuses), then each listing mapped (its descriptions in every language it holds) and validated
+ * against `property.json`; one that fails is left out, with the reason.
  */
 async function idealistaWriter(db: Db, feed: LiveFeed, business: { name: string }): Promise<FeedWriter> {
   const schemas = idealistaSchemas();
@@ -215,7 +215,7 @@ async function idealistaWriter(db: Db, feed: LiveFeed, business: { name: string 
       const items: string[] = [];
       for (const row of rows) {
         const p = JSON.parse(propertyJson(row.id, row.api_doc)) as PublishedProperty;
-        const mapped = idealistaProperty(p, row.external_ref, SUBTYPE_KEYS);
+        const mapped = idealistaProperty(p, row.external_ref, SUBTYPE_KEYS, row.lang_texts);
         if ('reason' in mapped) {
           leftOut.push({ id: row.id, ref: row.external_ref, reason: mapped.reason });
           continue;
