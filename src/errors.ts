@@ -145,6 +145,17 @@ export const ERRORS = {
     detail: ({ id }) => `Feed source ${id} has no pull waiting for confirmation, or a newer pull replaced it: look again`,
   }),
   FEED_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No published feed with id ${id}` }),
+  // idealista feeds (CONTRACT §22): the customer code idealista gave the agency names it in the document.
+  FEED_CUSTOMER_CODE: spec({
+    status: 400,
+    detail: "An idealista feed needs the agency's idealista customer code: ilc followed by 40 lower-case letters or digits",
+    cli: "--customer-code must be the agency's idealista customer code: ilc followed by 40 lower-case letters or digits",
+  }),
+  FEED_CUSTOMER_CODE_UNUSED: spec({
+    status: 400,
+    detail: 'A customer code belongs to idealista feeds only',
+    cli: '--customer-code is for --format idealista only',
+  }),
   WEBHOOK_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook endpoint with id ${id}` }),
   WEBHOOK_DELIVERY_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No webhook delivery with id ${id}` }),
   USER_EMAIL_INVALID: spec({

@@ -1,8 +1,10 @@
 /**
- * `inmo feeds publish` (issue 28, CONTRACT §15): portal feeds of a business's public catalogue.
+ * `inmo feeds publish` (issue 28, CONTRACT §15, §22): portal feeds of a business's public catalogue.
  *
  *     inmo feeds publish --business ID [--format kyero] --json   → {"id", "format", "url": "/feeds/<token>/kyero.xml"}
- *     inmo feeds publish list --business ID                       → [{"id", "format", "created_at", "revoked_at"}]
+ *     inmo feeds publish --business ID --format idealista --customer-code ilc… --json
+ *                                                                 → {"id", "format", "url": "/feeds/<token>/idealista.json"}
+ *     inmo feeds publish list --business ID                       → [{"id", "format", "customer_code", "created_at", "revoked_at"}]
  *     inmo feeds publish revoke ID
  *
  * The URL is shown once (only its token's hash is kept); prefix it with the server's public URL.
@@ -42,15 +44,23 @@ function describePull(result: PullResult): string {
 }
 
 export function register(program: Command): void {
-  const feeds = program.command('feeds').description('portal feeds: the public catalogue as a Kyero v3 feed');
+  const feeds = program
+    .command('feeds')
+    .description('portal feeds: the public catalogue as a Kyero v3 or idealista v6 feed, and feeds pulled from a CRM');
   const publish = command(feeds, 'publish', "publish a feed URL of the business's public catalogue; the URL is shown once")
     .option('--business <id>', 'business id (required)', positiveInt)
     .addOption(new Option('--format <format>', 'the feed format').choices(FEED_FORMATS).default('kyero'))
+    .option(
+      '--customer-code <code>',
+      "idealista only (required there): the agency's idealista customer code, ilc followed by 40 letters or digits",
+    )
     .action(
-      action(async (opts: { business?: number; format: FeedFormat }) => {
+      action(async (opts: { business?: number; format: FeedFormat; customerCode?: string }) => {
         const { publishFeed } = await import('../services/catalogue/feeds/published-feeds.ts');
         if (opts.business === undefined) throw new Error("required option '--business <id>' not specified");
-        const feed = await withDb((db) => publishFeed(db, opts.business!, opts.format), { mustExist: true });
+        const feed = await withDb((db) => publishFeed(db, opts.business!, opts.format, { customerCode: opts.customerCode }), {
+          mustExist: true,
+        });
         print(feed, `feed #${feed.id} (${feed.format}), shown once; give portals this path under the server's public URL:\n  ${feed.url}`);
       }),
     );
@@ -64,7 +74,10 @@ export function register(program: Command): void {
         if (business === undefined) throw new Error("required option '--business <id>' not specified");
         const list = await withDb((db) => listFeeds(db, business), { mustExist: true });
         const human = list
-          .map((f) => `#${f.id}  ${f.format}  ${f.revoked_at ? `revoked ${f.revoked_at}` : `published ${f.created_at}`}`)
+          .map(
+            (f) =>
+              `#${f.id}  ${f.format}${f.customer_code ? ` (${f.customer_code})` : ''}  ${f.revoked_at ? `revoked ${f.revoked_at}` : `published ${f.created_at}`}`,
+          )
           .join('\n');
         print(list, human || 'no feeds');
       }),

@@ -518,12 +518,14 @@ export interface WebhookEndpointTable {
 export interface PublishedFeedTable {
   id: Generated<number>;
   business_id: number;
-  /** `kyero`. */
+  /** `kyero` or `idealista` (domain/catalogue/feed-formats.ts). */
   format: string;
   /** SHA-256 of the URL's token, hex. */
   token_hash: string;
   created_at: string;
   revoked_at: string | null;
+  /** An `idealista` feed's customer code, `ilc…` (migration 0029); null for other formats. */
+  customer_code: string | null;
 }
 
 /** A feed pulled from an agency's old CRM (migration 0015, CONTRACT §15). */

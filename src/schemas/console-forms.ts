@@ -8,6 +8,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { SCOPES } from '../domain/access/api-key.ts';
+import { FEED_FORMATS } from '../domain/catalogue/feed-formats.ts';
 import { Literals } from './common.ts';
 
 /** Longest API key name. */
@@ -133,6 +134,9 @@ export const PhotoForm = Type.Object({ action: text(20), title: text(500) });
 
 /** `POST /console/catalogue/sources`: a feed URL to pull, and minutes between pulls (services/catalogue/feeds/pulls.ts checks both). */
 export const FeedSourceForm = Type.Object({ url: text(LINE_MAX), every_minutes: Type.Integer({ default: 360 }) });
+
+/** `POST /console/catalogue/feeds` (CONTRACT §15, §22): the format (Kyero when left out) and, for idealista, the agency's customer code. */
+export const FeedPublishForm = Type.Object({ format: Literals(FEED_FORMATS, { default: 'kyero' }), customer_code: text(100) });
 
 /** `POST /console/leads/:id/status` (CONTRACT §16): a status code, and an optional reason. */
 export const LeadStatusForm = Type.Object({ status: text(40), reason: text(500) });

@@ -12,7 +12,9 @@ import { CatalogueSnapshots, matchSearchPreferences } from '../../src/services/l
 import { businessWithKey, CATALOGUES, ENGINE, freshDb, readCatalogue } from '../helpers/db.ts';
 import { appOn, get } from '../helpers/http.ts';
 import { validateXml, xmllintHere } from '../helpers/xmllint.ts';
-import { publishFeed } from '../../src/services/catalogue/feeds/published-feeds.ts';
+import { idealistaReport, publishFeed } from '../../src/services/catalogue/feeds/published-feeds.ts';
+import { IDEALISTA_LEFT_OUT_REASONS } from '../../src/domain/catalogue/idealista-feed.ts';
+import { specSchemas } from '../helpers/idealista.ts';
 
 type Rec = Record<string, any>;
 type Published = Record<string, any> & { id: number };
@@ -546,5 +548,60 @@ describe('the Kyero feed of the real catalogues (CONTRACT §15)', () => {
       expect(located).toBeGreaterThan(1000);
     },
     60_000,
+  );
+});
+
+describe('the idealista feed of the real catalogues (CONTRACT §22)', () => {
+  // Once, on SQLite: the mapping reads the stored documents, which are the same on both engines
+  // (test/db/idealista-feed.test.ts runs the feed itself on each).
+  it.skipIf(ENGINE === 'postgres')(
+    "validates against the spec's customer.json, and holds every listed record or lists it as left out with its reason, privacy kept",
+    async () => {
+      const { url } = await publishFeed(db, businessId, 'idealista', { customerCode: `ilc${'7'.repeat(40)}` });
+      const answer = await app.inject({ method: 'GET', url });
+      expect(answer.statusCode).toBe(200);
+      const document = JSON.parse(answer.body);
+      expect(specSchemas().customer(document)).toBeNull();
+      const report = (await idealistaReport(db, businessId))!;
+      const items = document.customerProperties as Array<Record<string, any>>;
+      expect(report.published).toBe(items.length);
+      // Published and left out: each listed record once, in one of the two.
+      const shown = items.map((p) => Number(p.propertyCode));
+      const left = report.leftOut.map((l) => l.id);
+      expect(new Set([...shown, ...left]).size).toBe(shown.length + left.length);
+      expect([...shown, ...left].sort((a, b) => a - b)).toEqual(listed.map((r) => r._id).sort((a, b) => a - b));
+      for (const l of report.leftOut) {
+        expect(IDEALISTA_LEFT_OUT_REASONS, `listing ${l.id}`).toContain(l.reason);
+        if (l.reason === 'rules') expect(l.field, `listing ${l.id}`).toBeTruthy();
+        const r = byId.get(l.id)!;
+        expect(l.ref).toBe(r.external_ref);
+        // What the data lacks: a hidden address gives idealista nothing to place it by; Madrid's flats have no bathrooms.
+        expect(l.reason, r.external_ref).toBe(r.address_privacy === 'hidden' ? 'address_hidden' : 'bathrooms');
+      }
+      for (const item of items) {
+        const r = byId.get(Number(item.propertyCode))!;
+        expect(item.propertyReference).toBe(r.external_ref);
+        expect(r.address_privacy).not.toBe('hidden');
+        const address = item.propertyAddress;
+        if (r.address_privacy === 'approximate') {
+          expect(address.addressStreetName, r.external_ref).toBeUndefined();
+          expect([address.addressCoordinatesPrecision, address.addressCoordinatesLatitude, address.addressCoordinatesLongitude]).toEqual([
+            'moved',
+            round2(r.lat),
+            round2(r.lon),
+          ]);
+        } else {
+          expect([address.addressCoordinatesPrecision, address.addressCoordinatesLatitude, address.addressCoordinatesLongitude]).toEqual([
+            'exact',
+            r.lat,
+            r.lon,
+          ]);
+        }
+      }
+      const counts = { published: items.length, leftOut: report.leftOut.length };
+      expect(counts.published).toBeGreaterThan(900);
+      expect(counts.leftOut).toBeGreaterThan(15_000);
+    },
+    120_000,
   );
 });

@@ -5,7 +5,7 @@ import { insertReturningId } from '../compiled-once.ts';
 
 export async function insertPublishedFeed(
   db: Executor,
-  row: { business_id: number; format: string; token_hash: string; created_at: string },
+  row: { business_id: number; format: string; token_hash: string; created_at: string; customer_code: string | null },
 ): Promise<number> {
   return insertReturningId(db, 'published_feeds', { ...row, revoked_at: null });
 }
@@ -14,7 +14,7 @@ export async function insertPublishedFeed(
 export async function listPublishedFeeds(db: Executor, businessId: number) {
   return db
     .selectFrom('published_feeds')
-    .select(['id', 'business_id', 'format', 'created_at', 'revoked_at'])
+    .select(['id', 'business_id', 'format', 'customer_code', 'created_at', 'revoked_at'])
     .where('business_id', '=', businessId)
     .orderBy('id', 'desc')
     .execute();
@@ -24,7 +24,7 @@ export async function listPublishedFeeds(db: Executor, businessId: number) {
 export async function findLiveFeed(db: Executor, tokenHash: string) {
   return db
     .selectFrom('published_feeds')
-    .select(['id', 'business_id', 'format'])
+    .select(['id', 'business_id', 'format', 'customer_code'])
     .where('token_hash', '=', tokenHash)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();

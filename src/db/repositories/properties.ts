@@ -288,16 +288,21 @@ function publishedDocs(db: Executor, businessId: number) {
 }
 
 /**
- * Published listings of the business with their stored docs, by id, after `afterId`: a page of
- * what a portal feed holds.
+ * Published listings of the business with their stored docs, published texts per language and
+ * references, by id, after `afterId`: a page of what a portal feed holds.
  */
 export async function listPublishedDocsAfter(
   db: Executor,
   businessId: number,
   afterId: number,
   limit: number,
-): Promise<Array<{ id: number; api_doc: string; lang_texts: string | null }>> {
-  return publishedDocs(db, businessId).where('properties.id', '>', afterId).orderBy('properties.id').limit(limit).execute();
+): Promise<Array<{ id: number; api_doc: string; external_ref: string; lang_texts: string | null }>> {
+  return publishedDocs(db, businessId)
+    .select('properties.external_ref')
+    .where('properties.id', '>', afterId)
+    .orderBy('properties.id')
+    .limit(limit)
+    .execute();
 }
 
 /** One published property's stored docs, or undefined when it does not exist for the API. */

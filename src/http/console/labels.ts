@@ -8,6 +8,8 @@
 import type { ConversationState, FollowUpState, LeadInteractionTable } from '../../db/types.ts';
 import type { Scope } from '../../domain/access/api-key.ts';
 import type { AddressPrivacy, Operation, PropertyStatus, PropertyType, RentalType } from '../../domain/catalogue/terms.ts';
+import type { FeedFormat } from '../../domain/catalogue/feed-formats.ts';
+import type { IdealistaLeftOutReason } from '../../domain/catalogue/idealista-feed.ts';
 import type { LeadStatus, LeadType } from '../../domain/leads/rules.ts';
 import type { ApiKeyInfo, keyState } from '../../services/access/api-keys.ts';
 import type { AuditAction } from '../../services/access/audit.ts';
@@ -140,6 +142,26 @@ export const LISTING_FIELD_LABEL = {
   features: 'field_features',
 } as const satisfies Record<keyof Static<typeof ListingForm>, MessageKey>;
 
+/** A published feed's format (CONTRACT §15, §22). */
+export const FEED_FORMAT_LABEL = {
+  kyero: 'feed_format_kyero',
+  idealista: 'feed_format_idealista',
+} as const satisfies Record<FeedFormat, MessageKey>;
+
+/** Why a listing is left out of the idealista feed (domain/catalogue/idealista-feed.ts). */
+export const IDEALISTA_LEFT_OUT_LABEL = {
+  type: 'idealista_left_type',
+  operation: 'idealista_left_operation',
+  price: 'idealista_left_price',
+  area: 'idealista_left_area',
+  bathrooms: 'idealista_left_bathrooms',
+  bedrooms: 'idealista_left_bedrooms',
+  address_hidden: 'idealista_left_address_hidden',
+  location: 'idealista_left_location',
+  country: 'idealista_left_country',
+  rules: 'idealista_left_rules',
+} as const satisfies Record<IdealistaLeftOutReason, MessageKey>;
+
 export const IMPORT_STATE_LABEL = {
   running: 'import_state_running',
   indexing: 'import_state_indexing',
@@ -232,6 +254,8 @@ export const LABELS = {
   hiddenBecause: HIDDEN_BECAUSE_LABEL,
   listingField: LISTING_FIELD_LABEL,
   importState: IMPORT_STATE_LABEL,
+  feedFormat: FEED_FORMAT_LABEL,
+  idealistaLeftOut: IDEALISTA_LEFT_OUT_LABEL,
   keyState: KEY_STATE_LABEL,
   keyKind: KEY_KIND_LABEL,
   keyKindShort: KEY_KIND_SHORT_LABEL,

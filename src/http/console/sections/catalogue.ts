@@ -4,6 +4,10 @@
  * 303 to `GET /catalogue/imports/:import_id`, which shows its progress (refreshing itself every
  * second, no script needed) and then its report with every rejected line.
  *
+ * Owners publish feeds for portals (`/catalogue/feeds`: Kyero v3, or idealista with the agency's
+ * customer code) and revoke them; while an idealista feed is live, the page lists the listings
+ * its document leaves out, grouped by the reason (CONTRACT §22).
+ *
  * Owners also keep feeds pulled from their CRM (`/catalogue/sources…`): add, read now, remove,
  * and confirm or discard a pull held because it would withdraw more than
  * `INMO_PULL_WITHDRAW_MAX_SHARE` of the feed's listings (issue 41): the form names the hold it
@@ -21,7 +25,7 @@ import type { MessageKey } from '../i18n.ts';
 import { MAX_UPLOAD_BYTES, render } from '../page.ts';
 import { receiveUploads } from '../uploads.ts';
 import { csrfCheckedRoute, field, idParam, readForm, type ConsoleDeps } from '../forms.ts';
-import { listFeeds, publishFeed, revokeFeed } from '../../../services/catalogue/feeds/published-feeds.ts';
+import { idealistaReport, listFeeds, publishFeed, revokeFeed } from '../../../services/catalogue/feeds/published-feeds.ts';
 import {
   addFeedSource,
   confirmHeldPull,
@@ -31,8 +35,23 @@ import {
   pullFeedSource,
   removeFeedSource,
 } from '../../../services/catalogue/feeds/pulls.ts';
-import { FeedSourceForm } from '../../../schemas/console-forms.ts';
+import { FeedPublishForm, FeedSourceForm } from '../../../schemas/console-forms.ts';
+import type { IdealistaLeftOut } from '../../../domain/catalogue/idealista-feed.ts';
 import { serverOrigin } from '../../origin.ts';
+
+/** Listings shown per reason an idealista document leaves them out (the count says how many more). */
+const LEFT_OUT_SHOWN = 50;
+
+/** Listings left out of the idealista document, grouped by reason, the largest group first. */
+function leftOutByReason(leftOut: IdealistaLeftOut[]): Array<{ reason: IdealistaLeftOut['reason']; listings: IdealistaLeftOut[] }> {
+  const groups = new Map<IdealistaLeftOut['reason'], IdealistaLeftOut[]>();
+  for (const listing of leftOut) {
+    const group = groups.get(listing.reason);
+    if (group) group.push(listing);
+    else groups.set(listing.reason, [listing]);
+  }
+  return [...groups].map(([reason, listings]) => ({ reason, listings })).sort((a, b) => b.listings.length - a.listings.length);
+}
 
 export async function cataloguePages(
   app: FastifyInstance,
@@ -49,13 +68,31 @@ export async function cataloguePages(
   ) => {
     const { businessId, role } = request.consoleSession!;
     const owner = role === 'owner';
-    const [figures, imports, feeds, sources] = await Promise.all([
+    const [figures, imports, feeds, sources, idealista] = await Promise.all([
       catalogueFigures(db, businessId),
       listUploadedImports(db, businessId),
       owner ? listFeeds(db, businessId) : Promise.resolve([]),
       owner ? listFeedSources(db, businessId) : Promise.resolve([]),
+      owner ? idealistaReport(db, businessId) : Promise.resolve(null),
     ]);
-    return render(reply, 'catalogue', { figures, imports, feeds, sources, newFeedUrl, problem, pullMinutes: PULL_MINUTES }, status);
+    const leftOut = idealista ? leftOutByReason(idealista.leftOut) : [];
+    return render(
+      reply,
+      'catalogue',
+      {
+        figures,
+        imports,
+        feeds,
+        sources,
+        newFeedUrl,
+        problem,
+        pullMinutes: PULL_MINUTES,
+        idealista,
+        leftOut,
+        leftOutShown: LEFT_OUT_SHOWN,
+      },
+      status,
+    );
   };
 
   app.get('/catalogue', async (request, reply) => cataloguePage(request, reply));
@@ -84,9 +121,20 @@ export async function cataloguePages(
     return render(reply, 'catalogue-import', { run, refresh: (run.state === 'running' || run.state === 'indexing') && !run.interrupted });
   });
 
-  // Portal feeds (owners, CONTRACT §15): a URL shown once, revoked for good.
+  // Portal feeds (owners, CONTRACT §15, §22): a URL shown once, revoked for good.
   app.post('/catalogue/feeds', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const feed = await publishFeed(db, request.consoleSession!.businessId, 'kyero');
+    const { value, faults } = readForm(request.body, FeedPublishForm);
+    if (faults.length > 0) return cataloguePage(request, reply, 422, 'FEED_CUSTOMER_CODE');
+    let feed;
+    try {
+      feed = await publishFeed(db, request.consoleSession!.businessId, value.format, {
+        customerCode: value.format === 'idealista' ? value.customer_code : null,
+      });
+    } catch (error) {
+      if (!(error instanceof InmoError) || error.code !== 'FEED_CUSTOMER_CODE') throw error;
+      request.errorCode = error.code;
+      return cataloguePage(request, reply, 422, error.code);
+    }
     const origin = serverOrigin(request, publicUrl);
     // Shown here only: the page is not cached (no-store) and the token is kept only as a hash.
     return cataloguePage(request, reply, 201, null, `${origin}${feed.url}`);
