@@ -13,6 +13,7 @@ import type { Limits } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 import { searchEntry } from './lead-requests.ts';
 import { locationSchemas, StoredLocation } from './locations.ts';
+import { Viewing } from './viewings.ts';
 
 /** Limits of paging (spec §8). */
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size, 1 to 1000.' });
@@ -278,6 +279,7 @@ export const LeadExport = Type.Object(
     follow_ups: Stored('The lead’s follow-ups.'),
     history: Stored('Changes made to the lead in the console, oldest first.'),
     events: Stored('The events about the lead still in the event log (30 days), oldest first, as GET /events shows them.'),
+    viewings: Stored('The lead’s viewings (CONTRACT §20), by start time, as GET /viewings shows them, with their `sequence`.'),
   },
   responding('Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20).'),
 );
@@ -365,7 +367,7 @@ const Unauthorized = Type.Object(
 );
 
 /** Schemas referenced by `$ref` from the routes, for `limits`; registered with `app.addSchema`. */
-export const sharedSchemas = (limits: Limits) => [Property, leadSchema(limits), PlainError, ValidationError, ...locationSchemas];
+export const sharedSchemas = (limits: Limits) => [Property, leadSchema(limits), Viewing, PlainError, ValidationError, ...locationSchemas];
 
 /** The error responses every API route shares (spec §7). */
 export const commonErrors = {
