@@ -36,6 +36,7 @@ import { leadRoutes } from './http/routes/leads.ts';
 import { meRoutes } from './http/routes/me.ts';
 import { propertyRoutes } from './http/routes/properties.ts';
 import { eventRoutes } from './http/routes/events.ts';
+import { viewingRoutes } from './http/routes/viewings.ts';
 import { commonErrors } from './schemas/api.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { buildSchemas } from './schemas/index.ts';
@@ -204,6 +205,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'leads', description: 'Leads: listing them, and creating them from website forms.' },
         { name: 'keys', description: 'The API key itself: which business and scopes it speaks for.' },
         { name: 'events', description: 'The event log of the business’s leads (also delivered as webhooks).' },
+        { name: 'viewings', description: 'Viewings of listings: free slots, booking, and the agenda (CONTRACT §20).' },
       ],
       servers: [{ url: API_PREFIX }],
       components: {
@@ -213,7 +215,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             in: 'header',
             name: 'X-Api-Key',
             description:
-              '`AC_LIVE_<key_id>.<secret>` (secret: servers only), or `AC_PUB_<key_id>.<secret>` (publishable: web pages of its origins, `properties:read` and `leads:ingest` only).',
+              '`AC_LIVE_<key_id>.<secret>` (secret: servers only), or `AC_PUB_<key_id>.<secret>` (publishable: web pages of its origins, `properties:read`, `leads:ingest` and `viewings:write` only).',
           },
           ApiKeyAuthorization: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey AC_LIVE_<key_id>.<secret>`' },
         },
@@ -301,6 +303,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         pages: new LeadPages(options.db, changes, pageCacheBytes),
         fastPath,
       });
+      await api.register(viewingRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}), schemas });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

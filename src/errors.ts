@@ -64,7 +64,10 @@ export const ERRORS = {
     detail: 'An allowed origin must be a web origin such as https://site.example (scheme, host and port only)',
     cli: '--origin must be a web origin such as https://site.example (scheme, host and port only)',
   }),
-  KEY_PUBLISHABLE_SCOPE: spec({ status: 400, detail: 'A publishable key may only have the scopes properties:read and leads:ingest' }),
+  KEY_PUBLISHABLE_SCOPE: spec({
+    status: 400,
+    detail: 'A publishable key may only have the scopes properties:read, leads:ingest and viewings:write',
+  }),
   EMBED_KEY: spec({
     status: 400,
     detail: 'The website kit needs an active publishable key (AC_PUB_…) of this business',
@@ -322,6 +325,26 @@ export const ERRORS = {
     cli: '--url must be imaps://user:password@host[:port]/MAILBOX on a public address (INMO_ALLOW_PRIVATE_NETWORK=1 also allows imap:// and private, loopback or link-local addresses)',
   }),
   EMAIL_PULL_PERIOD: spec({ status: 400, detail: 'A mailbox is pulled every 1 to 10,080 minutes (a week)' }),
+
+  // Viewings (CONTRACT §20).
+  VIEWING_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: 'Viewing not found', cli: ({ id }) => `No viewing with id ${id}` }),
+  VIEWING_SLOT_TAKEN: spec({
+    status: 409,
+    detail: 'This time is no longer free for a viewing of this listing: ask for the availability again and choose another slot',
+  }),
+  VIEWING_ACTION_REFUSED: spec<{ action: string; status: string }>({
+    status: 409,
+    detail: ({ action, status }) => `A viewing that is ${status} cannot take the action ${action}`,
+  }),
+  VIEWING_DURATION: spec({ status: 400, detail: 'A viewing lasts from 5 to 240 minutes' }),
+  VIEWING_AGENT_UNKNOWN: spec({ status: 400, detail: 'A viewing can be given only to an active user of the business' }),
+  VIEWING_FEEDBACK_INTEREST: spec({ status: 400, detail: 'The interest of a viewing’s feedback is a whole number from 1 to 5' }),
+  TIME_ZONE_INVALID: spec({
+    status: 400,
+    detail: 'The time zone must be a name of the IANA time zone database, such as Europe/Madrid',
+    cli: '--timezone must be a name of the IANA time zone database, such as Europe/Madrid',
+  }),
+  VIEWING_HOURS_INVALID: spec<{ reason: string }>({ status: 400, detail: ({ reason }) => `Invalid viewing hours: ${reason}` }),
 
   // Webhooks (CONTRACT §10).
   WEBHOOK_SIGNATURE: spec({ status: 401, detail: 'Invalid or missing X-Hub-Signature-256' }),

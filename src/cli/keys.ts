@@ -46,7 +46,7 @@ export function register(program: Command): void {
     .option('--expires-at <iso>', 'RFC 3339 expiry in the future, e.g. 2027-01-01T00:00:00Z')
     .option(
       '--publishable',
-      `a key for browser forms (${PUBLISHABLE_PREFIX}…): only ${PUBLISHABLE_SCOPES.join(' and ')} (the default), only from the --origin given`,
+      `a key for browser forms (${PUBLISHABLE_PREFIX}…): only ${PUBLISHABLE_SCOPES.join(', ')} (the default), only from the --origin given`,
     )
     .option(
       '--origin <origin>',

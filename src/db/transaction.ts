@@ -7,7 +7,7 @@
  * a matter of course, so the whole transaction is run again from the start (it rolled back,
  * so nothing of it was kept). PostgreSQL at READ COMMITTED raises no such error.
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from './database.ts';
 import { isWriteConflict } from './errors.ts';
 import type { Database } from './types.ts';
@@ -29,5 +29,32 @@ export async function transact<T>(db: Db, work: (trx: Transaction<Database>) => 
       // Short, growing, jittered pauses let the other writer finish.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(run, 6)));
     }
+  }
+}
+
+let savepoints = 0;
+
+/**
+ * Runs `work` inside a savepoint of the transaction `trx`: when it throws, what it wrote is
+ * rolled back and the transaction goes on (on PostgreSQL a failed statement, such as a unique
+ * violation, otherwise aborts the whole transaction). Plain SAVEPOINT statements, the same text
+ * on both engines (as group commit's, db/group-commit.ts).
+ * @throws what `work` throws, once rolled back to the savepoint.
+ */
+export async function inSavepoint<T>(trx: Transaction<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  const name = `inner_${++savepoints}`;
+  await sql.raw(`savepoint ${name}`).execute(trx);
+  try {
+    const result = await work(trx);
+    await sql.raw(`release savepoint ${name}`).execute(trx);
+    return result;
+  } catch (error) {
+    // A transaction that cannot roll back (its connection lost) fails as a whole: the first error says why.
+    await sql
+      .raw(`rollback to savepoint ${name}`)
+      .execute(trx)
+      .then(() => sql.raw(`release savepoint ${name}`).execute(trx))
+      .catch(() => undefined);
+    throw error;
   }
 }

@@ -5,6 +5,7 @@
 import type { Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { PresentedRow } from '../domain/leads/presenter.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../domain/catalogue/property-record.ts';
+import type { StoredViewing } from '../domain/viewings/presenter.ts';
 
 /** The engines inmo runs on. */
 export type Engine = 'sqlite' | 'postgres';
@@ -25,6 +26,10 @@ export interface BusinessTable {
   /** Bumped by triggers whenever one of its leads is written, on SQLite (migration 0020); 0 on PostgreSQL. */
   lead_version: Generated<number>;
   created_at: string;
+  /** IANA time zone of the business's local times (migration 0030; `Europe/Madrid` by default). */
+  timezone: Generated<string>;
+  /** JSON of the local hours viewings are offered in (domain/viewings/hours.ts); null: the default hours. */
+  viewing_hours: string | null;
 }
 
 export interface ApiKeyTable {
@@ -102,6 +107,8 @@ export interface PropertyTable {
   /** 1 when public and disponible/reservada: the only rows the API can see. */
   listed: number;
   imported_at: string;
+  /** The listing's agent, whose viewings it is offered in (migration 0030); null: any active user. */
+  agent_user_id: Generated<number | null>;
 }
 
 /** The published property object without `id`, JSON, privacy already applied (1:1 with properties). */
@@ -670,6 +677,17 @@ export interface WebhookDeliveryTable {
   delivered_at: string | null;
 }
 
+/**
+ * A lead's visit to a listing with an agent (migration 0030, CONTRACT §20): the domain's stored
+ * viewing (domain/viewings/presenter.ts: times canonical RFC 3339 UTC text, `feedback` JSON
+ * `{interest, comment}`), its business, and `sequence`, the iCalendar SEQUENCE raised on every change.
+ */
+export interface ViewingTable extends Omit<StoredViewing, 'id'> {
+  id: Generated<number>;
+  business_id: number;
+  sequence: Generated<number>;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -712,6 +730,7 @@ export interface Database {
   email_pulls: EmailPullTable;
   email_settings: EmailSettingsTable;
   unsubscribe_tokens: UnsubscribeTokenTable;
+  viewings: ViewingTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;
@@ -727,7 +746,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
  */
 export type PropertiesHoldListings = Holds<
   Same<
-    Omit<Selectable<PropertyTable>, 'id' | 'business_id' | 'change_seq' | 'imported_at' | 'address_privacy'>,
+    Omit<Selectable<PropertyTable>, 'id' | 'business_id' | 'change_seq' | 'imported_at' | 'address_privacy' | 'agent_user_id'>,
     Omit<PropertyFields, 'address_privacy'>
   >
 >;

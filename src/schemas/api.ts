@@ -15,6 +15,7 @@ import type { Limits } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 import { searchEntry } from './lead-requests.ts';
 import { locationSchemas, StoredLocation } from './locations.ts';
+import { Viewing } from './viewings.ts';
 
 /** Limits of paging (spec §8). */
 const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size, 1 to 1000.' });
@@ -333,6 +334,7 @@ export const LeadExport = Type.Object(
       description:
         'The portal e-mails that made the lead or were added to it (CONTRACT §19), oldest first, each as received; a message is kept 30 days.',
     }),
+    viewings: Stored('The lead’s viewings (CONTRACT §20), by start time, as GET /viewings shows them, with their `sequence`.'),
   },
   responding('Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20).'),
 );
@@ -420,7 +422,7 @@ const Unauthorized = Type.Object(
 );
 
 /** Schemas referenced by `$ref` from the routes, for `limits`; registered with `app.addSchema`. */
-export const sharedSchemas = (limits: Limits) => [Property, leadSchema(limits), PlainError, ValidationError, ...locationSchemas];
+export const sharedSchemas = (limits: Limits) => [Property, leadSchema(limits), Viewing, PlainError, ValidationError, ...locationSchemas];
 
 /** The error responses every API route shares (spec §7). */
 export const commonErrors = {

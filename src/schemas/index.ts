@@ -7,6 +7,7 @@
 import type { Limits } from '../limits.ts';
 import { propertiesQuery, sharedSchemas } from './api.ts';
 import { leadRequestSchemas } from './lead-requests.ts';
+import { viewingRequestSchemas } from './viewings.ts';
 
 /**
  * Every limit-dependent schema for `limits`.
@@ -17,6 +18,7 @@ export function buildSchemas(limits: Limits) {
     limits,
     PropertiesQuery: propertiesQuery(limits),
     ...leadRequestSchemas(limits),
+    ...viewingRequestSchemas(limits),
     shared: sharedSchemas(limits),
   };
 }

@@ -13,6 +13,7 @@
  * - `'x-not-blank': true` on a string: `minLength` counts characters after trimming white space.
  */
 import { Kind, type TSchema } from '@sinclair/typebox';
+import { parseRfc3339 } from '../domain/time.ts';
 import { LITERALS_KIND } from '../schemas/common.ts';
 import { LENIENT_OBJECT_KIND } from '../schemas/locations.ts';
 
@@ -328,4 +329,46 @@ function checkObject(
     for (const [key, extra] of Object.entries(value)) if (!(key in out) && !(key in schema.properties)) out[key] = extra;
   }
   return out;
+}
+
+/**
+ * An RFC 3339 date-time with an offset, as Pydantic's `AwareDatetime` reports a fault
+ * (CONTRACT §2): `timezone_aware` without an offset, `datetime_from_date_parsing` otherwise.
+ * @returns the instant in the canonical form of domain/time.ts, or undefined (the fault pushed to `issues`).
+ */
+export function readAwareDatetime(text: string, loc: Loc, issues: ValidationIssue[]): string | undefined {
+  const instant = parseRfc3339(text);
+  if (instant !== null) return instant;
+  if (parseRfc3339(`${text}Z`) !== null) {
+    issues.push({ type: 'timezone_aware', loc, msg: 'Input should have timezone info', input: text });
+  } else {
+    const error = 'expected an RFC 3339 date-time with an offset, such as 2026-11-23T09:30:00Z';
+    issues.push({
+      type: 'datetime_from_date_parsing',
+      loc,
+      msg: `Input should be a valid datetime or date, ${error}`,
+      input: text,
+      ctx: { error },
+    });
+  }
+  return undefined;
+}
+
+/**
+ * A calendar date `YYYY-MM-DD` that exists, as Pydantic's `date` reports a fault (`date_parsing`).
+ * @returns the date, or undefined (the fault pushed to `issues`).
+ */
+export function readDate(text: string, loc: Loc, issues: ValidationIssue[]): string | undefined {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : null;
+  // A date that does not exist (2026-02-30) parses to NaN or rolls over into another day.
+  if (day !== null && !Number.isNaN(day.getTime()) && day.toISOString().startsWith(text)) return text;
+  const error = 'expected a date in the format YYYY-MM-DD, such as 2026-03-30';
+  issues.push({
+    type: 'date_parsing',
+    loc,
+    msg: `Input should be a valid date in the format YYYY-MM-DD, ${error}`,
+    input: text,
+    ctx: { error },
+  });
+  return undefined;
 }

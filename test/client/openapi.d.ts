@@ -137,7 +137,7 @@ export interface paths {
         post?: never;
         /**
          * Erase a lead
-         * @description Erases everything held on the person (GDPR Art. 17; CONTRACT §18): names, phones, e-mails, `dni`, notes, searches, WhatsApp messages and the conversation, consents, the console’s history, the lead’s events and Idempotency-Key records. Queued messages and follow-ups are cancelled: nothing is sent to the person again. The lead then answers 404 everywhere and leaves GET /leads; subscribers get `lead.erased` (`{id}`). Erasing it again answers 200 with the first erasure’s time.
+         * @description Erases everything held on the person (GDPR Art. 17; CONTRACT §18): names, phones, e-mails, `dni`, notes, searches, WhatsApp messages and the conversation, consents, viewings, the console’s history, the lead’s events and Idempotency-Key records. Queued messages and follow-ups are cancelled: nothing is sent to the person again. The lead then answers 404 everywhere and leaves GET /leads; subscribers get `lead.erased` (`{id}`). Erasing it again answers 200 with the first erasure’s time.
          */
         delete: operations["eraseLead"];
         options?: never;
@@ -154,7 +154,7 @@ export interface paths {
         };
         /**
          * Everything held on a lead
-         * @description One JSON document with everything inmo holds on the lead, to answer a person’s access or portability request (GDPR Art. 15 and 20; CONTRACT §18): the lead, its consents, searches, notes, matches, WhatsApp messages and conversation, follow-ups, the console’s history of it, and the events about it still in the log.
+         * @description One JSON document with everything inmo holds on the lead, to answer a person’s access or portability request (GDPR Art. 15 and 20; CONTRACT §18): the lead, its consents, searches, notes, matches, WhatsApp messages and conversation, follow-ups, viewings, the console’s history of it, and the events about it still in the log.
          */
         get: operations["exportLead"];
         put?: never;
@@ -219,6 +219,50 @@ export interface paths {
          * @description Creates a `demandante` lead looking to rent an `apartamento` or `casa`, rating 3, `alta-urgencia`. The primary phone is the first valid of `areaCode`+`phoneNumber`, `phoneE164`, `phone`, `phoneRaw`. An existing phone gives 200 and changes nothing of that lead: the request is kept as its interaction (CONTRACT §22). A malformed `search.budget` gives 500 and stores nothing.
          */
         post: operations["ingestRentalLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/viewings/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Free viewing slots of a listing
+         * @description The 30-minute slots in which the listing can be visited, from `from` for `days` days: within the business’s viewing hours (by default Monday to Friday 10:00–14:00 and 16:00–20:00, Saturday 10:00–14:00, in its time zone, `Europe/Madrid` by default), starting on the hour or half hour, in the future, and free for the listing’s agent (or, when it has none, for at least one agent of the business). Times carry the business’s local offset, so the change to summer time shows (`+01:00` in winter, `+02:00` in summer for Madrid). Publishable keys may ask, for a website’s “Pedir visita”.
+         */
+        get: operations["getViewingAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/viewings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List viewings
+         * @description The business’s viewings by start time, in any status, filtered by lead, listing and the days they start on (`from` and `to` inclusive, in the business’s time zone).
+         */
+        get: operations["listViewings"];
+        put?: never;
+        /**
+         * Book a viewing
+         * @description Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). A secret key books it `scheduled`; a publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not. The time must lie within the viewing hours and be free: a slot taken meanwhile is 409, and nothing is stored. Subscribers get `viewing.scheduled`.
+         */
+        post: operations["createViewing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -411,6 +455,44 @@ export interface components {
              * Format: date-time
              * @description RFC 3339 with UTC offset.
              */
+            updated_at: string;
+        };
+        /** @description A lead’s visit to a listing with an agent (CONTRACT §20). */
+        Viewing: {
+            id: number;
+            lead_id: number;
+            property_id: number;
+            /** @description The agent: a console user of the business. */
+            user_id: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 with the business’s local offset.
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 with the business’s local offset.
+             */
+            ends_at: string;
+            /**
+             * @description `requested` (asked for from a website: an agent confirms it), `scheduled`, `confirmed` (the lead confirmed), `done`, `cancelled`, `no_show`.
+             * @enum {string}
+             */
+            status: "requested" | "scheduled" | "confirmed" | "done" | "cancelled" | "no_show";
+            /**
+             * @description Where it was booked: `console`, `assistant` (WhatsApp), `api` (a secret key), `website` (a publishable key).
+             * @enum {string}
+             */
+            source: "console" | "assistant" | "api" | "website";
+            /** @description The agent’s notes after a `done` viewing; null until given. */
+            feedback: {
+                /** @description The lead’s interest after the visit, 1 (none) to 5. */
+                interest: number;
+                comment: string | null;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
             updated_at: string;
         };
         PlainError: {
@@ -627,7 +709,7 @@ export interface operations {
                         status: "ok";
                         user: {
                             company_name: string | null;
-                            scopes: ("properties:read" | "leads:read" | "leads:ingest" | "events:read" | "leads:erase")[];
+                            scopes: ("properties:read" | "leads:read" | "leads:ingest" | "events:read" | "leads:erase" | "viewings:write")[];
                             /** @enum {string} */
                             auth_method: "api_key";
                         };
@@ -1065,10 +1147,10 @@ export interface operations {
                             /** @description `evt_…`; also the `webhook-id` of its webhook deliveries. */
                             id: string;
                             /** @enum {string} */
-                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed" | "lead.erased" | "lead.contacted_again";
+                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed" | "lead.erased" | "lead.contacted_again" | "viewing.scheduled" | "viewing.updated";
                             /** Format: date-time */
                             created_at: string;
-                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it); `lead.erased`: `{id}` (the lead was erased at a person’s request or by retention: erase your copy; it is the last event of that lead); `lead.contacted_again`: `{id, source}` (a known person asked again; the request is kept with the lead, which does not change). */
+                            /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it); `lead.erased`: `{id}` (the lead was erased at a person’s request or by retention: erase your copy; it is the last event of that lead); `lead.contacted_again`: `{id, source}` (a known person asked again; the request is kept with the lead, which does not change); `viewing.scheduled`: `{viewing}` (the Viewing object: a viewing was booked, `requested` or `scheduled`); `viewing.updated`: `{viewing}` (any later change to it: confirmed, cancelled, moved, done, no show, feedback). */
                             data: {
                                 [key: string]: unknown;
                             };
@@ -1547,6 +1629,10 @@ export interface operations {
                             /** @description The bytes of a message that is not UTF-8, in base64; else null. */
                             raw_base64: string | null;
                         }[];
+                        /** @description The lead’s viewings (CONTRACT §20), by start time, as GET /viewings shows them, with their `sequence`. */
+                        viewings: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -1721,7 +1807,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.
+                 * @description Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead or viewing; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "idempotency-key"?: string;
@@ -1982,7 +2068,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.
+                 * @description Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead or viewing; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "idempotency-key"?: string;
@@ -2121,6 +2207,374 @@ export interface operations {
                 };
             };
             /** @description Unexpected server error, or a `search.budget` that is not a whole number or a range of whole numbers. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    getViewingAvailability: {
+        parameters: {
+            query: {
+                /** @description The listing to visit: the `id` of a property of GET /properties. */
+                property_id: number;
+                /**
+                 * @description The first day; today by default. `YYYY-MM-DD`, in the business’s time zone.
+                 * @example 2026-03-30
+                 */
+                from?: string;
+                /** @description How many days from `from`, 1 to 31. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The free slots: book one with POST /viewings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Free slots in time order. */
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 with the business’s local offset.
+                             */
+                            starts_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description No published listing with this id in the business. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    listViewings: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000. */
+                limit?: number;
+                /** @description Rows skipped before the page. */
+                offset?: number;
+                /** @description Only this lead’s viewings. */
+                lead_id?: number;
+                /** @description Only viewings of this listing. */
+                property_id?: number;
+                /**
+                 * @description Only viewings starting on or after this day: `YYYY-MM-DD`, in the business’s time zone.
+                 * @example 2026-03-30
+                 */
+                from?: string;
+                /**
+                 * @description Only viewings starting on or before this day: `YYYY-MM-DD`, in the business’s time zone.
+                 * @example 2026-03-30
+                 */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the business’s viewings, by start time. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Viewing"][];
+                        /** @description Viewings matching the filters, ignoring limit and offset. */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    createViewing: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead or viewing; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The listing to visit: the `id` of a property of GET /properties. */
+                    property_id: number;
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 with an offset: a `starts_at` of GET /viewings/availability, or any time whose 30 minutes lie within the business’s viewing hours, in the future.
+                     * @example 2026-03-30T10:00:00+02:00
+                     */
+                    starts_at: string;
+                    /** @description An existing lead of the business (secret keys only). Give this or `lead`. */
+                    lead_id?: number;
+                    /** @description The person asking, when not given by `lead_id`: an inquiry’s contact fields (type `demandante`). A lead is made as POST /leads/inquiries makes one (notes, consent, the welcome message, matching); a person already known by the phone gets the viewing on their lead, which does not change (CONTRACT §22). */
+                    lead?: {
+                        /** @description Contact’s full name. */
+                        name: string;
+                        /** @description Primary phone; normalised to E.164, read as Spanish without a `+`. */
+                        phone_number_1: string;
+                        phone_number_2?: string | null;
+                        landline_phone?: string | null;
+                        personal_email?: string | null;
+                        professional_email?: string | null;
+                        preferred_language?: ("es" | "gb" | "fr" | "ge" | "it") | null;
+                        dni?: string | null;
+                        source?: string | null;
+                        sourcePage?: string | null;
+                        notes?: string | null;
+                        consent?: {
+                            /** @description Whether the person agreed to commercial communications. */
+                            marketing: boolean;
+                            /** @description Whether the person agreed to WhatsApp messages; `false`: none is ever sent to them. */
+                            whatsapp: boolean;
+                            text?: string | null;
+                            version?: string | null;
+                        } | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The viewing is booked. */
+            201: {
+                headers: {
+                    /** @description Present when this is the stored first response to the request’s Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The viewing’s id. */
+                        id: number;
+                        /**
+                         * @description `scheduled` for a secret key; `requested` for a publishable key (an agent confirms it).
+                         * @enum {string}
+                         */
+                        status: "scheduled" | "requested";
+                    };
+                };
+            };
+            /** @description The lead could not be stored. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description No published listing with this `property_id`, or no lead with this `lead_id`, in the business. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description The slot is no longer free: ask for the availability again and choose another. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Request body larger than the configured limit (1 MiB by default; CONTRACT §8). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A field is invalid (Pydantic-shaped): among others a `starts_at` in the past or outside the viewing hours, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number (`detail` is then a single message string). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
             500: {
                 headers: {
                     [name: string]: unknown;

@@ -281,17 +281,20 @@ it('every operation: no undocumented 5xx, every response as documented, every 4x
       .sort(),
   ).toEqual([
     'createInquiry',
+    'createViewing',
     'eraseLead',
     'exportLead',
     'getKeyContext',
     'getLead',
     'getLeadMatches',
     'getProperty',
+    'getViewingAvailability',
     'ingestRentalLead',
     'listEvents',
     'listLeads',
     'listProperties',
     'listPropertyChanges',
+    'listViewings',
   ]);
   for (const { path, method, operation } of operations()) {
     const validators = new Map<number, ValidateFunction>();

@@ -31,8 +31,15 @@ describe('OpenAPI document', () => {
       '/properties',
       '/properties/changes',
       '/properties/{property_id}',
+      '/viewings',
+      '/viewings/availability',
     ]);
     expect(doc.paths['/leads/inquiries'].post.requestBody.required).toBe(true);
+    // POST /viewings answers 201, takes Idempotency-Key, and documents the taken slot's 409 (CONTRACT §20).
+    const booking = doc.paths['/viewings'].post;
+    expect(Object.keys(booking.responses).sort()).toEqual(['201', '400', '401', '403', '404', '409', '413', '422', '429', '500']);
+    expect(booking.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'idempotency-key', required: false }));
+    expect(Object.keys(booking.responses['201'].headers)).toEqual(['Idempotent-Replayed']);
     for (const path of ['/leads/inquiries', '/leads/ingest']) {
       expect(Object.keys(doc.paths[path].post.responses).sort(), path).toEqual([
         '200',
@@ -77,8 +84,11 @@ describe('OpenAPI document', () => {
       ].sort(),
     );
     for (const path of Object.values(doc.paths) as Array<Record<string, { responses: Record<string, unknown> }>>) {
-      for (const op of Object.values(path))
-        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '422', '429', '500']));
+      for (const op of Object.values(path)) {
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '422', '429', '500']));
+        // A success: 200, or 201 for what creates (POST /viewings).
+        expect(Object.keys(op.responses).filter((status) => status === '200' || status === '201')).toHaveLength(1);
+      }
     }
     const docs = await app.inject({ method: 'GET', url: '/v1/ext/docs' });
     expect([200, 302]).toContain(docs.statusCode);

@@ -118,12 +118,12 @@ describe('a publishable key tells nothing of who is already a client (CONTRACT Â
 });
 
 describe('publishable keys', () => {
-  it('are AC_PUB_ keys, limited to properties:read and leads:ingest, bound to well-formed origins', async () => {
+  it('are AC_PUB_ keys, limited to properties:read, leads:ingest and viewings:write, bound to well-formed origins', async () => {
     const key = await publishable([SITE, 'http://localhost:8080', SITE]);
     expect(key.key).toMatch(/^AC_PUB_[A-Za-z0-9]{16}\.[A-Za-z0-9]{43}$/);
     expect(key).toMatchObject({ kind: 'publishable', origins: [SITE, 'http://localhost:8080'] });
     await expect(createApiKey(t.db, { businessId: t.businessId, scopes: ['leads:read'], origins: [SITE] })).rejects.toThrow(
-      'A publishable key may only have the scopes properties:read and leads:ingest',
+      'A publishable key may only have the scopes properties:read, leads:ingest and viewings:write',
     );
     for (const origin of ['agencia.example', 'https://agencia.example/form', 'ftp://agencia.example', 'https://agencia.example?x=1'])
       await expect(publishable([origin]), origin).rejects.toMatchObject({ code: 'KEY_ORIGIN_INVALID' });

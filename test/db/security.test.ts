@@ -10,6 +10,9 @@ import type { Db } from '../../src/db/database.ts';
 import { SCOPES, type Scope } from '../../src/domain/access/api-key.ts';
 import { createApiKey, revokeApiKey } from '../../src/services/access/api-keys.ts';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
+import { createUser } from '../../src/services/access/console-users.ts';
+import { viewingAvailability } from '../../src/services/viewings/availability.ts';
+import { toLocalRfc3339 } from '../../src/domain/viewings/hours.ts';
 import { businessWithKey, freshDb, importRecords, listing, snapshot } from '../helpers/db.ts';
 import { appOn } from '../helpers/http.ts';
 
@@ -31,7 +34,12 @@ interface Operation {
   url: () => string;
   scope: Scope | null;
   body?: () => Record<string, unknown>;
+  /** The status of success: 200 unless said. */
+  ok?: number;
 }
+
+/** Free viewing slots of our listing (RFC 3339), one taken by each booking sent. */
+let freeSlots: string[] = [];
 
 const nextPhone = () => `6${String(40_000_000 + ++phoneSeq * 7_919).padStart(8, '0')}`;
 
@@ -59,6 +67,15 @@ const OPERATIONS: Record<string, Operation> = {
     scope: 'leads:ingest',
     body: () => ({ id: 'x', createdAt: 'x', source: 's', sourcePage: 'p', contact: { name: 'Ana', phone: nextPhone() }, search: {} }),
   },
+  getViewingAvailability: { method: 'GET', url: () => `/viewings/availability?property_id=${ourPropertyId}`, scope: 'viewings:write' },
+  createViewing: {
+    method: 'POST',
+    url: () => '/viewings',
+    scope: 'viewings:write',
+    body: () => ({ property_id: ourPropertyId, starts_at: freeSlots.shift(), lead_id: ourLeadId }),
+    ok: 201,
+  },
+  listViewings: { method: 'GET', url: () => '/viewings', scope: 'leads:read' },
 };
 
 function send(op: Operation, headers: Record<string, string>, body = op.body?.()) {
@@ -83,6 +100,10 @@ beforeAll(async () => {
   ourLeadId = (await createLeadByHand(db, { businessId: ours.businessId, phone: '+34600111222' })).id;
   theirLeadId = (await createLeadByHand(db, { businessId: theirs.businessId, phone: '+34600111222' })).id;
   erasableLeadId = (await createLeadByHand(db, { businessId: ours.businessId, phone: '+34600111333' })).id;
+  for (const business of [ours, theirs])
+    await createUser(db, { businessId: business.businessId, email: `agent${business.businessId}@a.example`, role: 'agent' });
+  const { clock, slots } = await viewingAvailability(db, ours.businessId, { propertyId: ourPropertyId, days: 31, listedOnly: true });
+  freeSlots = slots.map((slot) => toLocalRfc3339(slot.start, clock.zone));
   app = await appOn(db);
 });
 
@@ -154,9 +175,9 @@ describe.each(Object.entries(OPERATIONS))('%s', (_name, op) => {
   });
 
   it('accepts the key in X-Api-Key and in Authorization: ApiKey (scheme in any case)', async () => {
-    expect((await send(op, { 'x-api-key': ours.key })).statusCode).toBe(200);
-    expect((await send(op, { authorization: `apikey ${ours.key}` })).statusCode).toBe(200);
-    expect((await send(op, { authorization: `ApiKey ${ours.key}` })).statusCode).toBe(200);
+    expect((await send(op, { 'x-api-key': ours.key })).statusCode).toBe(op.ok ?? 200);
+    expect((await send(op, { authorization: `apikey ${ours.key}` })).statusCode).toBe(op.ok ?? 200);
+    expect((await send(op, { authorization: `ApiKey ${ours.key}` })).statusCode).toBe(op.ok ?? 200);
   });
 });
 
@@ -191,6 +212,30 @@ describe('another business', () => {
     }
   });
 
+  it('its listings and leads cannot be viewed or booked, as ids that do not exist', async () => {
+    const asOurs = (method: 'GET' | 'POST', url: string, body?: object) =>
+      app.inject({
+        method,
+        url: `/v1/ext${url}`,
+        headers: { 'x-api-key': ours.key, 'content-type': 'application/json' },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
+    const before = await snapshot(db);
+    const theirsFree = await asOurs('GET', `/viewings/availability?property_id=${theirPropertyId}`);
+    const missingFree = await asOurs('GET', '/viewings/availability?property_id=999999');
+    expect([theirsFree.statusCode, theirsFree.body]).toEqual([404, missingFree.body]);
+    const starts_at = freeSlots[freeSlots.length - 1];
+    const theirLead = await asOurs('POST', '/viewings', { property_id: ourPropertyId, starts_at, lead_id: theirLeadId });
+    const missingLead = await asOurs('POST', '/viewings', { property_id: ourPropertyId, starts_at, lead_id: 999_999 });
+    expect([theirLead.statusCode, theirLead.body]).toEqual([404, missingLead.body]);
+    const theirListing = await asOurs('POST', '/viewings', { property_id: theirPropertyId, starts_at, lead_id: ourLeadId });
+    const missingListing = await asOurs('POST', '/viewings', { property_id: 999_999, starts_at, lead_id: ourLeadId });
+    expect([theirListing.statusCode, theirListing.body]).toEqual([404, missingListing.body]);
+    expect(await snapshot(db)).toBe(before);
+    const theirViewings = await app.inject({ method: 'GET', url: '/v1/ext/viewings', headers: { 'x-api-key': theirs.key } });
+    expect(theirViewings.json().total).toBe(0);
+  });
+
   it('its properties and leads never appear in our lists', async () => {
     const props = (await app.inject({ method: 'GET', url: '/v1/ext/properties?limit=100', headers: { 'x-api-key': ours.key } })).json();
     expect(props.data.map((p: { id: number }) => p.id)).toEqual([ourPropertyId]);
@@ -203,6 +248,25 @@ describe('another business', () => {
 });
 
 describe('body fields that try to set what the service decides are never honoured', () => {
+  it('createViewing: status, source, agent, id and times are the service’s', async () => {
+    const op = OPERATIONS.createViewing;
+    const body = {
+      ...op.body!(),
+      id: 999_999,
+      status: 'confirmed',
+      source: 'console',
+      user_id: 999_999,
+      business_id: theirs.businessId,
+      ends_at: '2030-01-01T00:00:00Z',
+    };
+    const response = await send(op, { 'x-api-key': ours.key }, body);
+    expect([response.statusCode, response.json().status]).toEqual([201, 'scheduled']);
+    const viewing = await db.selectFrom('viewings').selectAll().where('id', '=', response.json().id).executeTakeFirstOrThrow();
+    expect(viewing).toMatchObject({ business_id: ours.businessId, status: 'scheduled', source: 'api' });
+    expect(viewing.id).not.toBe(999_999);
+    expect(Date.parse(viewing.ends_at) - Date.parse(viewing.starts_at)).toBe(30 * 60_000);
+  });
+
   // `id` is the ingest form's own submission id (a string), never the lead's.
   const forged = (name: string) => ({
     id: name === 'ingestRentalLead' ? '999999' : 999_999,

@@ -29,6 +29,7 @@ import * as m0026 from './0026_email_pulls.ts';
 import * as m0027 from './0027_email_out.ts';
 import * as m0028 from './0028_listing_languages.ts';
 import * as m0029 from './0029_idealista_feeds.ts';
+import * as m0030 from './0030_viewings.ts';
 import * as m0034 from './0034_lead_search_text.ts';
 
 export const migrationProvider: MigrationProvider = {
@@ -63,6 +64,7 @@ export const migrationProvider: MigrationProvider = {
       '0027_email_out': m0027,
       '0028_listing_languages': m0028,
       '0029_idealista_feeds': m0029,
+      '0030_viewings': m0030,
       '0034_lead_search_text': m0034,
     };
   },

@@ -2,8 +2,33 @@
 import { sql } from 'kysely';
 import { readsMustLock, type Db, type Executor } from '../database.ts';
 
-export async function insertBusiness(db: Executor, name: string, createdAt: string): Promise<{ id: number; name: string }> {
-  return db.insertInto('businesses').values({ name, created_at: createdAt }).returning(['id', 'name']).executeTakeFirstOrThrow();
+/** A new business; `timezone` (an IANA name, checked by the caller) defaults to the column's, `Europe/Madrid`. */
+export async function insertBusiness(
+  db: Executor,
+  name: string,
+  createdAt: string,
+  timezone?: string,
+): Promise<{ id: number; name: string; timezone: string }> {
+  return db
+    .insertInto('businesses')
+    .values({ name, created_at: createdAt, ...(timezone === undefined ? {} : { timezone }) })
+    .returning(['id', 'name', 'timezone'])
+    .executeTakeFirstOrThrow();
+}
+
+/** The business's time zone and stored viewing hours (JSON or null), or undefined: no such business (migration 0030). */
+export async function findBusinessClock(db: Executor, id: number): Promise<{ timezone: string; viewing_hours: string | null } | undefined> {
+  return db.selectFrom('businesses').select(['timezone', 'viewing_hours']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Sets the business's time zone and viewing hours (JSON, or null for the default hours). @returns whether the business exists. */
+export async function setBusinessClock(
+  db: Executor,
+  id: number,
+  clock: { timezone?: string; viewing_hours?: string | null },
+): Promise<boolean> {
+  const result = await db.updateTable('businesses').set(clock).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function findBusiness(db: Executor, id: number) {

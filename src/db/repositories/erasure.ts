@@ -40,7 +40,7 @@ export async function listMessagePhones(trx: Executor, leadId: number): Promise<
 /**
  * Deletes the lead and every row about it: its console history and consents first (they
  * refer to it without cascade), then the lead, which takes its notes, jobs, matches,
- * follow-ups, messages and conversation with it (`on delete cascade`), then its events (and
+ * follow-ups, messages, conversation and viewings with it (`on delete cascade`), then its events (and
  * so their webhook deliveries), its Idempotency-Key records, and the stored bodies of WhatsApp
  * webhooks that name one of its phones (`digits`: E.164 without the `+`, as WhatsApp writes
  * them, quoted in the body).

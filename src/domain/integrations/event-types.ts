@@ -1,4 +1,4 @@
-/** The types of the events a business's integrators receive (CONTRACT §13, §18, §22). */
+/** The types of the events a business's integrators receive (CONTRACT §13, §18, §20, §22). */
 export const EVENT_TYPES = [
   'lead.created',
   'lead.updated',
@@ -8,5 +8,7 @@ export const EVENT_TYPES = [
   'property.changed',
   'lead.erased',
   'lead.contacted_again',
+  'viewing.scheduled',
+  'viewing.updated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -192,6 +192,7 @@ export const SCOPE_LABEL = {
   'leads:ingest': 'scope_leads_ingest',
   'events:read': 'scope_events_read',
   'leads:erase': 'scope_leads_erase',
+  'viewings:write': 'scope_viewings_write',
 } as const satisfies Record<Scope, MessageKey>;
 
 export const ROLE_LABEL = {

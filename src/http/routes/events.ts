@@ -24,7 +24,7 @@ const EventsPage = Type.Object(
           {
             additionalProperties: true,
             description:
-              '`lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it); `lead.erased`: `{id}` (the lead was erased at a person’s request or by retention: erase your copy; it is the last event of that lead); `lead.contacted_again`: `{id, source}` (a known person asked again; the request is kept with the lead, which does not change).',
+              '`lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it); `lead.erased`: `{id}` (the lead was erased at a person’s request or by retention: erase your copy; it is the last event of that lead); `lead.contacted_again`: `{id, source}` (a known person asked again; the request is kept with the lead, which does not change); `viewing.scheduled`: `{viewing}` (the Viewing object: a viewing was booked, `requested` or `scheduled`); `viewing.updated`: `{viewing}` (any later change to it: confirmed, cancelled, moved, done, no show, feedback).',
           },
         ),
       }),

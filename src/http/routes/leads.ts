@@ -29,20 +29,20 @@ import { checkIdempotencyKey, idempotently, idempotentRoute, onStoredFor } from 
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads/leads.ts';
 import { eraseLead } from '../../services/leads/erasure.ts';
-import { parseRfc3339 } from '../../domain/time.ts';
-import type { ValidationIssue } from '../../validation/validator.ts';
+import { readAwareDatetime, type ValidationIssue } from '../../validation/validator.ts';
 import { queryRefinement } from '../request-pipeline.ts';
 
 const NoQuery = Type.Object({});
 
-const IdempotencyHeaders = Type.Object({
+/** The `Idempotency-Key` request header of the POSTs that create (CONTRACT §13). */
+export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       minLength: 1,
       maxLength: 255,
       pattern: '^[\\x20-\\x7e]+$',
       description:
-        'Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.',
+        'Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead or viewing; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.',
       examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
     }),
   ),
@@ -123,23 +123,7 @@ function refineInquiry(body: Record<string, unknown>, issues: ValidationIssue[])
  */
 export function refineLeadsQuery(query: Record<string, unknown>, issues: ValidationIssue[]): string | undefined {
   const text = query.updated_since;
-  if (typeof text !== 'string') return undefined;
-  const instant = parseRfc3339(text);
-  if (instant !== null) return instant;
-  const loc = ['query', 'updated_since'];
-  if (parseRfc3339(`${text}Z`) !== null) {
-    issues.push({ type: 'timezone_aware', loc, msg: 'Input should have timezone info', input: text });
-  } else {
-    const error = 'expected an RFC 3339 date-time with an offset, such as 2026-11-23T09:30:00Z';
-    issues.push({
-      type: 'datetime_from_date_parsing',
-      loc,
-      msg: `Input should be a valid datetime or date, ${error}`,
-      input: text,
-      ctx: { error },
-    });
-  }
-  return undefined;
+  return typeof text === 'string' ? readAwareDatetime(text, ['query', 'updated_since'], issues) : undefined;
 }
 
 /**
@@ -222,7 +206,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         tags: ['leads'],
         summary: 'Everything held on a lead',
         description:
-          'One JSON document with everything inmo holds on the lead, to answer a person’s access or portability request (GDPR Art. 15 and 20; CONTRACT §18): the lead, its consents, searches, notes, matches, WhatsApp messages and conversation, follow-ups, the console’s history of it, and the events about it still in the log.',
+          'One JSON document with everything inmo holds on the lead, to answer a person’s access or portability request (GDPR Art. 15 and 20; CONTRACT §18): the lead, its consents, searches, notes, matches, WhatsApp messages and conversation, follow-ups, viewings, the console’s history of it, and the events about it still in the log.',
         querystring: NoQuery,
         params: LeadParams,
         response: { 200: LeadExport, 404: plain('No lead with this id in the business.') },
@@ -243,7 +227,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         tags: ['leads'],
         summary: 'Erase a lead',
         description:
-          'Erases everything held on the person (GDPR Art. 17; CONTRACT §18): names, phones, e-mails, `dni`, notes, searches, WhatsApp messages and the conversation, consents, the console’s history, the lead’s events and Idempotency-Key records. Queued messages and follow-ups are cancelled: nothing is sent to the person again. The lead then answers 404 everywhere and leaves GET /leads; subscribers get `lead.erased` (`{id}`). Erasing it again answers 200 with the first erasure’s time.',
+          'Erases everything held on the person (GDPR Art. 17; CONTRACT §18): names, phones, e-mails, `dni`, notes, searches, WhatsApp messages and the conversation, consents, viewings, the console’s history, the lead’s events and Idempotency-Key records. Queued messages and follow-ups are cancelled: nothing is sent to the person again. The lead then answers 404 everywhere and leaves GET /leads; subscribers get `lead.erased` (`{id}`). Erasing it again answers 200 with the first erasure’s time.',
         querystring: NoQuery,
         params: LeadParams,
         response: { 200: LeadErased, 404: plain('No lead with this id in the business, now or erased before.') },

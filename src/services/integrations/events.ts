@@ -17,7 +17,10 @@
  * - `lead.erased`: `{id}` (CONTRACT §18: the lead was erased; subscribers erase their copy).
  *   It has no lead (`lead_id` null): every earlier event of the lead went with it;
  * - `lead.contacted_again`: `{id, source}` (CONTRACT §22: a request about a known lead was kept
- *   as an interaction without changing the lead).
+ *   as an interaction without changing the lead);
+ * - `viewing.scheduled`: `{viewing: Viewing}` (CONTRACT §20: a viewing was booked, `requested` or
+ *   `scheduled`); `viewing.updated`: `{viewing: Viewing}` (any later change: confirmed,
+ *   cancelled, moved, done, no show, feedback). Both are the lead's events (`lead_id`).
  */
 import type { Db, Executor } from '../../db/database.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';

@@ -1,6 +1,7 @@
 /**
- * Idempotency-Key on the two lead POSTs (CONTRACT §13), after the IETF httpapi draft
- * "The Idempotency-Key HTTP Header Field" and Stripe's behaviour.
+ * Idempotency-Key on the POSTs that create: the two lead POSTs (CONTRACT §13) and POST /viewings
+ * (§20), after the IETF httpapi draft "The Idempotency-Key HTTP Header Field" and Stripe's
+ * behaviour.
  *
  * Per API key, an Idempotency-Key names one request for 24 h. The first request with it
  * claims it (a `running` row, shared by every process through the database) and, when it
@@ -25,7 +26,8 @@
  * (http/idempotency.ts) sees one API for both, a request's {@link KeyTicket}:
  * {@link Idempotency.begin} (a ticket, or the replay, 422 or 409 to answer at once),
  * {@link Idempotency.run} (the request's work, and the answer a key found taken gets instead),
- * {@link Idempotency.onStored} (the intake's hook that records the response with the lead) and
+ * {@link Idempotency.onStored} (the intake's hook that records the response with the lead),
+ * {@link Idempotency.onResponse} (the same for another POST, with what it wrote) and
  * {@link Idempotency.release} (after a response that is not a success).
  */
 import { createHash } from 'node:crypto';
@@ -109,6 +111,16 @@ const holdOf = (key: KeyTicket): Hold => holds.get(key) ?? { kind: 'none' };
 
 /** The response a request stores with its lead. */
 type StoredResponse = { status: number; body: string; outcome: LeadOutcome; leadId: number | null };
+
+/**
+ * Stores a request's response inside the transaction of what the request wrote, last (a POST
+ * that is not a lead's: POST /viewings). `leadId`: the lead it concerns, whose erasure removes
+ * the record (CONTRACT §18). Throwing rolls everything back.
+ */
+export type RecordResponse = (
+  trx: Transaction<Database>,
+  response: { status: number; body: string; leadId: number | null },
+) => Promise<void>;
 
 /** SHA-256 (hex) of what makes two requests the same: method, route and body bytes. */
 export function requestFingerprint(method: string, route: string, body: string): string {
@@ -205,6 +217,20 @@ export class Idempotency {
     const onStored: OnStored = (trx, leadId, outcome, about, isKnown) => this.record(trx, claim, response(leadId, outcome, about, isKnown));
     onStored.idempotency = { keyId: claim.keyId, idempotencyKey: claim.idempotencyKey, body, insert: null };
     return onStored;
+  }
+
+  /**
+   * The hook that stores the response of a POST that is not a lead's (POST /viewings) with what
+   * it wrote, for the ticket's hold: a claimed key's record is completed, a deferred key's record
+   * inserted (failing whole when the key is taken, as {@link run} expects).
+   * @returns undefined without a ticket, or once the ticket holds nothing.
+   */
+  onResponse(key: KeyTicket | null): RecordResponse | undefined {
+    const hold = key === null ? ({ kind: 'none' } as const) : holdOf(key);
+    // `outcome` is the lead POSTs' (Inmo-Lead-Outcome, told only with a 200): what such a request did is `created`.
+    if (hold.kind === 'deferred') return (trx, response) => this.recordDeferred(trx, hold.key, { ...response, outcome: 'created' });
+    if (hold.kind === 'claimed') return (trx, response) => this.record(trx, hold.claim, { ...response, outcome: 'created' });
+    return undefined;
   }
 
   /**

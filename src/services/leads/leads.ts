@@ -30,6 +30,7 @@ import { LRUCache } from 'lru-cache';
 import type { ChangeWatch } from '../../db/change-watch.ts';
 import { recordAudit, type AuditActor } from '../access/audit.ts';
 import { inboundEmailsOfLead } from './email-intake.ts';
+import { viewingsOfLead } from '../viewings/reads.ts';
 
 /**
  * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
@@ -166,7 +167,7 @@ export async function getLead(db: Db, businessId: number, id: number) {
  * as kept (the business's id left out): consents, requests that came again, searches, notes, matches, messages, the
  * conversation, follow-ups, the console's history, the events still in the log, and the portal
  * e-mails that made the lead or were added to it (`emails`: each as received, kept 30 days,
- * CONTRACT §19). The export is recorded in the audit trail (by `actor`).
+ * CONTRACT §19), and its viewings (CONTRACT §20). The export is recorded in the audit trail (by `actor`).
  * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
  */
 export async function exportLead(db: Db, businessId: number, id: number, actor: AuditActor) {
@@ -193,6 +194,7 @@ export async function exportLead(db: Db, businessId: number, id: number, actor: 
     history: (await repo.listHistory(db, businessId, id)).reverse().map((h) => ({ ...h, detail: JSON.parse(h.detail) as unknown })),
     events: (await listEventsOfLead(db, businessId, id)).map(presentEvent),
     emails: await inboundEmailsOfLead(db, id),
+    viewings: await viewingsOfLead(db, businessId, id),
   };
 }
 

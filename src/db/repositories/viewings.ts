@@ -1,0 +1,135 @@
+/**
+ * Viewings (migration 0030, CONTRACT §20): SQL only; the rules are in services/viewings/ and
+ * domain/viewings/. Times are canonical RFC 3339 UTC text, so that comparisons as text are
+ * comparisons in time on both engines.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import { sql } from 'kysely';
+import { readsMustLock, type Executor } from '../database.ts';
+import type { ViewingTable } from '../types.ts';
+
+export type ViewingRow = Selectable<ViewingTable>;
+
+/** A viewing that holds its agent's time: `{user_id, starts_at, ends_at}` (canonical UTC). */
+export interface HeldTime {
+  user_id: number;
+  starts_at: string;
+  ends_at: string;
+}
+
+/** What a listing needs to be viewed: `listed` (public and disponible/reservada), its agent, title and reference. */
+export async function findListingToView(db: Executor, businessId: number, propertyId: number) {
+  return db
+    .selectFrom('properties')
+    .select(['id', 'listed', 'agent_user_id', 'title', 'external_ref'])
+    .where('id', '=', propertyId)
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+}
+
+/** The ids of the business's active (not disabled) users, in id order; `only`: that one, if it is one of them. */
+export async function listActiveAgents(db: Executor, businessId: number, only?: number): Promise<number[]> {
+  let query = db.selectFrom('users').select('id').where('business_id', '=', businessId).where('disabled_at', 'is', null);
+  if (only !== undefined) query = query.where('id', '=', only);
+  return (await query.orderBy('id').execute()).map((r) => r.id);
+}
+
+/**
+ * Locks the agents' rows, in id order, until the transaction ends (`FOR NO KEY UPDATE` on
+ * PostgreSQL: two bookings for one agent take turns, while rows that merely refer to the user
+ * are not held up; SQLite has one writer at a time).
+ */
+export async function lockAgents(trx: Executor, ids: readonly number[]): Promise<void> {
+  if (!readsMustLock(trx) || ids.length === 0) return;
+  await trx
+    .selectFrom('users')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .forNoKeyUpdate()
+    .execute();
+}
+
+/**
+ * The times held (every status but `cancelled`) by the agents' viewings that overlap
+ * `[from, to)`, ordered by agent and start; `earliest`: no viewing starting before it can
+ * overlap (the longest viewing's bound), which keeps the scan on the index. `except`: a viewing
+ * left out (the one being moved).
+ */
+export async function listHeldTimes(
+  db: Executor,
+  businessId: number,
+  agents: readonly number[],
+  range: { from: string; to: string; earliest: string },
+  except?: number,
+): Promise<HeldTime[]> {
+  if (agents.length === 0) return [];
+  let query = db
+    .selectFrom('viewings')
+    .select(['user_id', 'starts_at', 'ends_at'])
+    .where('business_id', '=', businessId)
+    .where('user_id', 'in', [...agents])
+    .where('starts_at', '>=', range.earliest)
+    .where('starts_at', '<', range.to)
+    .where('ends_at', '>', range.from)
+    .where('status', '!=', 'cancelled');
+  if (except !== undefined) query = query.where('id', '!=', except);
+  return query.orderBy('user_id').orderBy('starts_at').execute();
+}
+
+export async function insertViewing(trx: Executor, row: Insertable<ViewingTable>): Promise<ViewingRow> {
+  return trx.insertInto('viewings').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The business's viewing `id`; `lock`: locked until the transaction ends (PostgreSQL). */
+export async function findViewing(db: Executor, businessId: number, id: number, lock = false): Promise<ViewingRow | undefined> {
+  let query = db.selectFrom('viewings').selectAll().where('id', '=', id).where('business_id', '=', businessId);
+  if (lock && readsMustLock(db)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** Changes a viewing, raising its `sequence` (iCalendar's SEQUENCE). */
+export async function updateViewing(
+  trx: Executor,
+  id: number,
+  set: Partial<Pick<ViewingTable, 'status' | 'starts_at' | 'ends_at' | 'user_id' | 'feedback' | 'updated_at'>>,
+): Promise<ViewingRow> {
+  return trx
+    .updateTable('viewings')
+    .set({ ...set, sequence: sql`sequence + 1` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Filters of a list of viewings: by lead, listing, agent, and `starts_at` in `[from, to)` (canonical UTC). */
+export interface ViewingFilters {
+  leadId?: number;
+  propertyId?: number;
+  userId?: number;
+  from?: string;
+  to?: string;
+}
+
+function filtered(db: Executor, businessId: number, f: ViewingFilters) {
+  let query = db.selectFrom('viewings').where('business_id', '=', businessId);
+  if (f.leadId !== undefined) query = query.where('lead_id', '=', f.leadId);
+  if (f.propertyId !== undefined) query = query.where('property_id', '=', f.propertyId);
+  if (f.userId !== undefined) query = query.where('user_id', '=', f.userId);
+  if (f.from !== undefined) query = query.where('starts_at', '>=', f.from);
+  if (f.to !== undefined) query = query.where('starts_at', '<', f.to);
+  return query;
+}
+
+/** A page of the business's viewings matching `filters`, by start then id. */
+export async function listViewings(db: Executor, businessId: number, filters: ViewingFilters, limit: number, offset: number) {
+  return filtered(db, businessId, filters).selectAll().orderBy('starts_at').orderBy('id').limit(limit).offset(offset).execute();
+}
+
+/** How many of the business's viewings match `filters`. */
+export async function countViewings(db: Executor, businessId: number, filters: ViewingFilters): Promise<number> {
+  const row = await filtered(db, businessId, filters)
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

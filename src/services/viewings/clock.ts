@@ -1,0 +1,61 @@
+/**
+ * A business's clock for viewings (CONTRACT §20): its time zone (`Europe/Madrid` by default,
+ * `inmo business create --timezone`, the console's settings) and its viewing hours (by default
+ * Monday to Friday 10:00–14:00 and 16:00–20:00, Saturday 10:00–14:00). Local times are shown
+ * in it; the rules are domain/viewings/hours.ts's.
+ */
+import type { Executor } from '../../db/database.ts';
+import { findBusinessClock, setBusinessClock } from '../../db/repositories/businesses.ts';
+import { canonicalTimeZone, checkViewingHours, parseViewingHours, type ViewingHours } from '../../domain/viewings/hours.ts';
+import { InmoError } from '../../errors.ts';
+
+/** A business's time zone (IANA name) and viewing hours. */
+export interface BusinessClock {
+  zone: string;
+  hours: ViewingHours;
+}
+
+/**
+ * The business's clock. @throws InmoError UNKNOWN_BUSINESS when there is no such business.
+ */
+export async function businessClock(db: Executor, businessId: number): Promise<BusinessClock> {
+  const row = await findBusinessClock(db, businessId);
+  if (!row) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  return { zone: row.timezone, hours: parseViewingHours(row.viewing_hours) };
+}
+
+/**
+ * The canonical IANA name of `text` (`europe/madrid` → `Europe/Madrid`).
+ * @throws InmoError TIME_ZONE_INVALID when it names no zone of the IANA database.
+ */
+export function checkedTimeZone(text: string): string {
+  const zone = canonicalTimeZone(text);
+  if (zone === null) throw new InmoError('TIME_ZONE_INVALID');
+  return zone;
+}
+
+/**
+ * Sets the business's time zone and, when given, its viewing hours (`null`: back to the
+ * default hours). Viewings already booked keep their instants; they are shown in the new zone.
+ * @param hours `{"mon": [["10:00", "14:00"], …], …}` (domain/viewings/hours.ts).
+ * @throws InmoError TIME_ZONE_INVALID, VIEWING_HOURS_INVALID, UNKNOWN_BUSINESS.
+ */
+export async function setBusinessClockTo(
+  db: Executor,
+  businessId: number,
+  clock: { timezone?: string; hours?: unknown },
+): Promise<BusinessClock> {
+  const set: { timezone?: string; viewing_hours?: string | null } = {};
+  if (clock.timezone !== undefined) set.timezone = checkedTimeZone(clock.timezone);
+  if (clock.hours !== undefined) {
+    if (clock.hours === null) set.viewing_hours = null;
+    else {
+      const checked = checkViewingHours(clock.hours);
+      if ('error' in checked) throw new InmoError('VIEWING_HOURS_INVALID', { reason: checked.error });
+      set.viewing_hours = JSON.stringify(checked.hours);
+    }
+  }
+  if (Object.keys(set).length > 0 && !(await setBusinessClock(db, businessId, set)))
+    throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
+  return businessClock(db, businessId);
+}
