@@ -27,6 +27,7 @@ import * as m0024 from './0024_endpoint_signals.ts';
 import * as m0025 from './0025_inbound_email.ts';
 import * as m0026 from './0026_email_pulls.ts';
 import * as m0027 from './0027_email_out.ts';
+import * as m0035 from './0035_alerts.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -58,6 +59,7 @@ export const migrationProvider: MigrationProvider = {
       '0025_inbound_email': m0025,
       '0026_email_pulls': m0026,
       '0027_email_out': m0027,
+      '0035_alerts': m0035,
     };
   },
 };

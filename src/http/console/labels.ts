@@ -40,6 +40,7 @@ export const INTERACTION_CHANNEL_LABEL = {
   inquiry: 'interaction_inquiry',
   ingest: 'interaction_ingest',
   email: 'interaction_email',
+  alert: 'interaction_alert',
 } as const satisfies Record<LeadInteractionTable['channel'], MessageKey>;
 
 export const FOLLOW_UP_STATE_LABEL = {
