@@ -15,7 +15,8 @@ import { connectEmail } from '../../src/services/messaging/email.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
 import { inmo } from '../helpers/cli.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { loggedIn, userWithPassword } from '../helpers/console.ts';
+import { get, post, withApp } from '../helpers/http.ts';
 import { runCrashableWorker } from '../helpers/processes.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
@@ -290,5 +291,43 @@ describe('alerts', () => {
     }).drain();
     expect(recipients()).toEqual(['ana@example.com']);
     expect((await t.db.selectFrom('messages').select('state').where('id', '=', message.id).executeTakeFirstOrThrow()).state).toBe('sent');
+  });
+  it('are shown on GET /leads/{id}/matches (`sent_at`, `dismissed`) and on the lead page, where an agent ticks "wants alerts"', async () => {
+    const { ana, carla } = await threeLeads();
+    await catalogue(
+      listing('NEW-1', { title: 'Piso luminoso', price: 180_000 }),
+      listing('NEW-2', { title: 'Piso exterior', price: 170_000 }),
+    );
+    await runAlerts();
+    const sent = (
+      await t.db.selectFrom('messages').select('sent_at').where('lead_id', '=', ana).where('author', '=', 'alert').executeTakeFirstOrThrow()
+    ).sent_at;
+    const path = new URL(/No me interesa: (http:\/\/\S+)/.exec(mailTo('ana@example.com')[0].text!.split('Piso exterior')[1])![1]).pathname;
+    await t.app.inject({ method: 'POST', url: path, payload: '' });
+
+    const matches = await get(t.app, `/leads/${ana}/matches`, t.key);
+    expect(matches.status).toBe(200);
+    const marks = Object.fromEntries(
+      (matches.body.data as Array<{ external_ref?: string; id: number; sent_at: string | null; dismissed: boolean }>).map((m) => [m.id, m]),
+    );
+    const [one, two, old] = [await propertyId(t.db, 'NEW-1'), await propertyId(t.db, 'NEW-2'), await propertyId(t.db, 'OLD-1')];
+    expect(marks[one]).toMatchObject({ sent_at: sent, dismissed: false });
+    expect(marks[two]).toMatchObject({ sent_at: sent, dismissed: true });
+    expect(marks[old]).toMatchObject({ sent_at: null, dismissed: false });
+    expect(sent).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+
+    await userWithPassword(t.db, t.businessId, 'agente@agency.example', 'agent');
+    const browser = await loggedIn(t.app, 'agente@agency.example');
+    const page = await browser.request('GET', `/console/leads/${ana}`);
+    expect(page.body).toContain('Inmuebles enviados');
+    expect(page.body).toContain('Piso luminoso');
+    expect(page.body).toMatch(/Piso exterior<\/a>[^<]*<strong>no le interesa<\/strong>/);
+    expect(page.body).toContain('por correo');
+
+    expect((await browser.submit(`/console/leads/${carla}`, `/console/leads/${carla}/alerts`, { wants_alerts: '1' })).statusCode).toBe(303);
+    expect((await t.db.selectFrom('leads').select('wants_alerts').where('id', '=', carla).executeTakeFirstOrThrow()).wants_alerts).toBe(1);
+    expect((await browser.request('GET', `/console/leads/${carla}`)).body).toMatch(/name="wants_alerts" type="checkbox" value="1" checked/);
+    expect((await browser.submit(`/console/leads/${carla}`, `/console/leads/${carla}/alerts`, {})).statusCode).toBe(303);
+    expect((await t.db.selectFrom('leads').select('wants_alerts').where('id', '=', carla).executeTakeFirstOrThrow()).wants_alerts).toBe(0);
   });
 });
