@@ -46,6 +46,7 @@ import { operabilityRoutes, type MetricsMode } from './http/operability.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { emailWebhookRoutes } from './http/routes/email-webhook.ts';
 import { unsubscribeRoutes } from './http/routes/unsubscribe.ts';
+import { alertDismissRoutes } from './http/routes/alert-dismiss.ts';
 import { WebhookChannels } from './services/messaging/whatsapp-inbound.ts';
 import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/access/api-keys.ts';
@@ -246,6 +247,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(emailWebhookRoutes, { db: options.db, writes: inboundWrites, onJobsQueued: options.onJobsQueued ?? (() => {}) });
   // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
   await app.register(unsubscribeRoutes, { db: options.db });
+  // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).
+  await app.register(alertDismissRoutes, { db: options.db });
 
   await app.register(
     async (api) => {

@@ -372,6 +372,13 @@ export const SETTINGS: readonly Setting[] = [
     default: 'unset: leads are kept',
     see: 'operators.md',
   },
+  {
+    name: 'INMO_ALERT_HOUR',
+    meaning:
+      "the hour (0 to 23, in the business's time zone, Europe/Madrid by default) at which each searching lead that takes alerts is sent one digest of the listings that newly match it (CONTRACT §21); `inmo alerts run` sends the next one at once",
+    default: String(DEFAULT_WORKER_SETTINGS.alertHour),
+    see: 'operators.md',
+  },
   { name: 'INMO_METRICS', meaning: '`off` turns `GET /metrics` and its counting off', default: '`on`', see: 'operators.md' },
   {
     name: 'INMO_METRICS_PORT',
@@ -418,6 +425,16 @@ function shareFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): n
   return value;
 }
 
+/**
+ * `INMO_ALERT_HOUR`: the hour of the day's alert digests, 0–23 (business time), default 10.
+ * @throws Error naming the variable otherwise.
+ */
+export function alertHourFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const hour = intFromEnv(env, 'INMO_ALERT_HOUR', DEFAULT_WORKER_SETTINGS.alertHour, 0);
+  if (hour > 23) throw new Error(`INMO_ALERT_HOUR must be an hour from 0 to 23, got ${JSON.stringify(env.INMO_ALERT_HOUR)}`);
+  return hour;
+}
+
 function trustProxyFromEnv(raw: string | undefined): boolean | string[] {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
@@ -448,6 +465,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     feedMaxBytes: intFromEnv(env, 'INMO_FEED_MAX_BYTES', DEFAULT_WORKER_SETTINGS.feedMaxBytes, 1),
     pullWithdrawMaxShare: shareFromEnv(env, 'INMO_PULL_WITHDRAW_MAX_SHARE', DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare),
     leadRetentionDays: env.INMO_LEAD_RETENTION_DAYS ? intFromEnv(env, 'INMO_LEAD_RETENTION_DAYS', 0, 1) : null,
+    alertHour: alertHourFromEnv(env),
   };
   // A lease that ran out while the provider was still answering would let another worker
   // take the job back mid-send (it would then find the message `sending`, never send again).

@@ -1,6 +1,7 @@
 /** The `inmo` program (CONTRACT §9): its global options, help and command groups. */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { register as alerts } from './alerts.ts';
 import { register as audit } from './audit.ts';
 import { register as business } from './business.ts';
 import { register as channel } from './channel.ts';
@@ -66,6 +67,7 @@ Environment:
     email,
     emailPulls,
     emailOut,
+    alerts,
   ])
     group(program);
   return program;

@@ -30,6 +30,8 @@ export interface BusinessTable {
   timezone: Generated<string>;
   /** JSON of the local hours viewings are offered in (domain/viewings/hours.ts); null: the default hours. */
   viewing_hours: string | null;
+  /** The local date (`YYYY-MM-DD`) of the latest alert round composed (migration 0032, CONTRACT §21). */
+  alerts_round: Generated<string | null>;
 }
 
 export interface ApiKeyTable {
@@ -169,8 +171,10 @@ export interface LeadTable {
   services: string | null;
   created_at: string;
   updated_at: string;
-  /** Name and e-mail addresses folded for search (migration 0034, domain/search-text.ts): written by db/repositories/leads.ts alone. */
+  /** Name and e-mail addresses folded for search (migration 0031, domain/search-text.ts): written by db/repositories/leads.ts alone. */
   search_text: string | null;
+  /** 0/1: the agent ticked "wants alerts" (migration 0032, CONTRACT §21). */
+  wants_alerts: Generated<number>;
 }
 
 export interface LeadNoteTable {
@@ -204,8 +208,11 @@ export interface LeadInteractionTable {
   id: Generated<number>;
   business_id: number;
   lead_id: number;
-  /** How it came: `inquiry` (POST /leads/inquiries), `ingest` (POST /leads/ingest) or `email` (a portal's e-mail, CONTRACT §19). */
-  channel: 'inquiry' | 'ingest' | 'email';
+  /**
+   * How it came: `inquiry` (POST /leads/inquiries), `ingest` (POST /leads/ingest), `email` (a
+   * portal's e-mail, CONTRACT §19) or `alert` ("No me interesa" on a listing of an alert, CONTRACT §21).
+   */
+  channel: 'inquiry' | 'ingest' | 'email' | 'alert';
   /** The request's `source`, when it said one. */
   source: string | null;
   /** What a new lead's note would have said: the message, the page, the search. */
@@ -620,6 +627,54 @@ export interface UnsubscribeTokenTable {
   used_at: string | null;
 }
 
+/** A listing that newly matched a lead, waiting for its next digest (migration 0032, CONTRACT §21). */
+export interface AlertCandidateTable {
+  lead_id: number;
+  property_id: number;
+  business_id: number;
+  created_at: string;
+}
+
+/** A lead's digest of one alert round, carried by one message (migration 0032). */
+export interface AlertDigestTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  /** The round's local date, `YYYY-MM-DD`; one digest per lead and round. */
+  round: string;
+  /** The message carrying it (null only inside the transaction that writes both). */
+  message_id: number | null;
+  created_at: string;
+}
+
+/** A listing in a digest (migration 0032). */
+export interface AlertItemTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  digest_id: number;
+  property_id: number;
+  /** `new` (newly matching) or `price_drop`. */
+  reason: string;
+  /** The price sent, € (null when the listing states none). */
+  price: number | null;
+  /** Which price column `price` was read from: `price`, `price_rent` or `price_transfer`. */
+  price_field: string;
+  /** 1 on the newest item of its (lead, listing). */
+  latest: Generated<number>;
+  /** SHA-256 (hex) of the token of its "No me interesa" link; null until the e-mail is written. */
+  token_hash: string | null;
+  created_at: string;
+}
+
+/** A listing a lead is not interested in (migration 0032). */
+export interface LeadDismissalTable {
+  lead_id: number;
+  property_id: number;
+  business_id: number;
+  created_at: string;
+}
+
 /** What became of an e-mail received (CONTRACT §19). */
 export type InboundEmailState = 'pending' | 'lead' | 'interaction' | 'not_understood' | 'discarded';
 
@@ -731,6 +786,10 @@ export interface Database {
   email_settings: EmailSettingsTable;
   unsubscribe_tokens: UnsubscribeTokenTable;
   viewings: ViewingTable;
+  alert_candidates: AlertCandidateTable;
+  alert_digests: AlertDigestTable;
+  alert_items: AlertItemTable;
+  lead_dismissals: LeadDismissalTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

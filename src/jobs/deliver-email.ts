@@ -10,7 +10,9 @@
  * `sending` knows an earlier run died between the call and its record, so the message is marked
  * `needs_reconciliation` and never sent again. The claim also writes what the e-mail says (its
  * text part, in `body`, for the conversation) and its one-click unsubscribe link (RFC 8058: only
- * the token's hash is kept, services/messaging/unsubscribe.ts).
+ * the token's hash is kept, services/messaging/unsubscribe.ts). The welcome and the alert digests
+ * (`author = 'alert'`, CONTRACT §21: written from their listings, services/messaging/alert-email.ts,
+ * and sent only while the lead still takes alerts) go through here.
  *
  * Nothing is sent to a lead who opted out (the conversation's `opted_out`, which the unsubscribe
  * link sets), or when the business sends no e-mail any more: the message fails visibly.
@@ -24,11 +26,16 @@ import { findConversation, findMessage, moveMessage } from '../db/repositories/m
 import { transact } from '../db/transaction.ts';
 import type { Database } from '../db/types.ts';
 import { welcomeEmail } from '../domain/messaging/welcome-email.ts';
+import { leadTakesAlerts } from '../db/repositories/alerts.ts';
+import { writeAlertEmail } from '../services/messaging/alert-email.ts';
 import { emailSenderOf, type EmailSender } from '../services/messaging/email.ts';
 import { newUnsubscribeLink } from '../services/messaging/unsubscribe.ts';
 import { INTERRUPTED_EMAIL, recordSendOutcome } from './deliver.ts';
 import { failpoint } from './failpoints.ts';
 import type { TaskContext } from './task.ts';
+
+/** The `author` of an alert digest's message (CONTRACT §21). */
+export const ALERT_AUTHOR = 'alert';
 
 /** What the claim decided: nothing to send, or the e-mail. */
 type Plan =
@@ -60,8 +67,15 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
     return fail((error as Error).message);
   }
   if (!sender) return fail('the business no longer sends e-mail');
-  const unsubscribeUrl = await newUnsubscribeLink(trx, message.business_id, message.lead_id, emailOutSettings().publicUrl, now);
-  const words = welcomeEmail(message.language ?? 'es', { businessName: business.name, leadName: lead.name, unsubscribeUrl });
+  if (message.author === ALERT_AUTHOR && !(await leadTakesAlerts(trx, lead.id))) return fail('the lead no longer takes alerts');
+  const { publicUrl } = emailOutSettings();
+  const unsubscribeUrl = await newUnsubscribeLink(trx, message.business_id, message.lead_id, publicUrl, now);
+  const said = { businessName: business.name, leadName: lead.name, unsubscribeUrl };
+  const words =
+    message.author === ALERT_AUTHOR
+      ? await writeAlertEmail(trx, message, { ...said, publicUrl })
+      : welcomeEmail(message.language ?? 'es', said);
+  if (words === null) return fail('the alert has no listings left');
   const claimed = await trx
     .updateTable('messages')
     .set({ state: 'sending', body: words.text, updated_at: now })

@@ -1,4 +1,4 @@
-/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES`, `INMO_PULL_WITHDRAW_MAX_SHARE` and `INMO_LEAD_RETENTION_DAYS`. */
+/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES`, `INMO_PULL_WITHDRAW_MAX_SHARE`, `INMO_LEAD_RETENTION_DAYS` and `INMO_ALERT_HOUR`. */
 export interface WorkerSettings {
   /** Jobs claimed and run at once. */
   concurrency: number;
@@ -28,6 +28,8 @@ export interface WorkerSettings {
    * that long) is erased (CONTRACT §18 retention); null keeps every lead.
    */
   leadRetentionDays: number | null;
+  /** The hour (0–23, business time) at which each day's alert digests are composed and sent (CONTRACT §21). */
+  alertHour: number;
 }
 
 export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
@@ -42,4 +44,5 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
   feedMaxBytes: 200 * 1024 * 1024,
   pullWithdrawMaxShare: 0.5,
   leadRetentionDays: null,
+  alertHour: 10,
 };

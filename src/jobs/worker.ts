@@ -33,6 +33,7 @@ import {
   type ClaimedJob,
 } from '../db/repositories/jobs.ts';
 import { eraseQuietLeads } from '../services/leads/erasure.ts';
+import { composeDueAlerts } from '../services/leads/alerts.ts';
 import { purgeOldInboundEmails } from '../services/leads/email-intake.ts';
 import { purgeEventsBefore } from '../db/repositories/events.ts';
 import { transact } from '../db/transaction.ts';
@@ -50,6 +51,8 @@ import { taskFor } from './tasks/index.ts';
 const EVENT_PURGE_EVERY_MS = 60 * 60_000;
 /** How often retention (INMO_LEAD_RETENTION_DAYS) looks for quiet leads: daily, and when the worker starts. */
 const RETENTION_EVERY_MS = 24 * 60 * 60_000;
+/** How often a worker looks whether a business's alert round is due (INMO_ALERT_HOUR), ms. */
+const ALERTS_EVERY_MS = 60_000;
 
 /** Structured logger (pino's shape). */
 export interface WorkerLogger {
@@ -89,6 +92,7 @@ export class Worker {
   private releasedAt = Number.NEGATIVE_INFINITY;
   private purgedAt = Number.NEGATIVE_INFINITY;
   private retainedAt = Number.NEGATIVE_INFINITY;
+  private alertsAt = Number.NEGATIVE_INFINITY;
 
   /** Where the jobs' outgoing requests (sends, the assistant's model, webhooks) may go. */
   readonly outbound: OutboundPolicy;
@@ -184,6 +188,7 @@ export class Worker {
     const now = this.now();
     await this.purgeOldEvents();
     await this.applyRetention();
+    await this.composeAlerts();
     // While jobs keep coming, claim straight away; after an empty claim, look with a read
     // first, so idle workers polling never take SQLite's write lock.
     if (!this.busy && !(await hasClaimableJobs(this.db, now))) return [];
@@ -231,6 +236,27 @@ export class Worker {
       if (erased) this.logger.info({ erased, days }, 'worker: erased leads past their retention');
     } catch (error) {
       this.logger.error({ err: error }, 'worker: retention failed; it runs again tomorrow');
+    }
+  }
+
+  /**
+   * Composes the alert digests of every business whose alert hour has come today and whose round
+   * is not composed yet (CONTRACT §21, services/leads/alerts.ts), at most once a minute per worker;
+   * their `send_alert` jobs are then claimed like any other. Several workers composing at once
+   * write one digest per lead. A failure is logged and tried again a minute later.
+   */
+  private async composeAlerts(): Promise<void> {
+    const nowMs = this.clock.now().getTime();
+    if (nowMs - this.alertsAt < ALERTS_EVERY_MS) return;
+    this.alertsAt = nowMs;
+    try {
+      const written = await composeDueAlerts(this.db, this.clock.now(), this.settings.alertHour);
+      if (written) {
+        this.busy = true;
+        this.logger.info({ digests: written }, 'worker: composed the alert digests of the day');
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'worker: composing alert digests failed; it is tried again in a minute');
     }
   }
 

@@ -274,7 +274,18 @@ export const LeadPage = Page(Type.Ref('Lead'), 'One page of the business’s lea
 
 export const LeadMatches = Type.Object(
   {
-    data: Type.Array(Type.Ref('Property'), { description: 'Public properties matching one of the lead’s searches, best first.' }),
+    data: Type.Array(
+      Type.Intersect([
+        Type.Ref('Property'),
+        Type.Object({
+          sent_at: Nullable(Timestamp, {
+            description: 'When the property was last sent to the lead in an alert (RFC 3339; CONTRACT §21), or null when never.',
+          }),
+          dismissed: Type.Boolean({ description: 'Whether the lead said “No me interesa” to it: it is never sent to the lead again.' }),
+        }),
+      ]),
+      { description: 'Public properties matching one of the lead’s searches, best first.' },
+    ),
     near_misses: Type.Array(
       Type.Object({
         property: Type.Ref('Property'),

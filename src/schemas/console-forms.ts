@@ -144,6 +144,9 @@ export const LeadStatusForm = Type.Object({ status: text(40), reason: text(500) 
 /** `POST /console/leads/:id/notes`: a note, at most 5,000 characters. */
 export const LeadNoteForm = Type.Object({ text: text(5000) });
 
+/** `POST /console/leads/:id/alerts` (CONTRACT §21): "wants alerts" on ('1', a checkbox) or off (''). */
+export const LeadAlertsForm = Type.Object({ wants_alerts: Type.String({ maxLength: 1 }) });
+
 /** `POST /console/leads/:id/assign`: a user id, or '' for nobody. */
 export const LeadAssignForm = Type.Object({ user_id: Type.String({ maxLength: 15, pattern: '^[0-9]*$' }) });
 

@@ -1724,7 +1724,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Public properties matching one of the lead’s searches, best first. */
-                        data: components["schemas"]["Property"][];
+                        data: (components["schemas"]["Property"] & {
+                            /** @description When the property was last sent to the lead in an alert (RFC 3339; CONTRACT §21), or null when never. */
+                            sent_at: string | null;
+                            /** @description Whether the lead said “No me interesa” to it: it is never sent to the lead again. */
+                            dismissed: boolean;
+                        })[];
                         /** @description Public properties that fail exactly one criterion of a search, best first. */
                         near_misses: {
                             property: components["schemas"]["Property"];

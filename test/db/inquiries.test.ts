@@ -245,7 +245,7 @@ describe('POST /leads/inquiries', () => {
       personal_email: 'ana@example.com',
       status: 'searching_property',
       created_at: unnamed.created_at,
-      // Searched by the name and address it now has (migration 0034).
+      // Searched by the name and address it now has (migration 0031).
       search_text: 'ana ana@example.com',
     });
     expect(row.updated_at >= unnamed.updated_at).toBe(true);

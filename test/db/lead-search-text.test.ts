@@ -1,5 +1,5 @@
 /**
- * Migration 0034 (issue 47, CONTRACT §23): the leads that were there before it are found without
+ * Migration 0031 (issue 47, CONTRACT §23): the leads that were there before it are found without
  * case or accents too: their `search_text` is filled from their name and e-mail addresses.
  */
 import { Migrator } from 'kysely';
@@ -11,7 +11,7 @@ import { searchLeads } from '../../src/db/repositories/leads.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { freshDatabaseUrl } from '../helpers/db.ts';
 
-describe('migration 0034: the search text of earlier leads', () => {
+describe('migration 0031: the search text of earlier leads', () => {
   it('fills it from the name and addresses, so that an accent-free search finds them', async () => {
     const db = createDb(await freshDatabaseUrl());
     try {

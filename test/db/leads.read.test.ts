@@ -96,7 +96,9 @@ describe('GET /leads/{lead_id}/matches', () => {
       ['Piso Z-950', ['price_rent_max']],
     ]);
     // Each property is the object of GET /properties/{id}.
-    const [first] = body.data;
+    // Each match is the Property object, with whether it was sent in an alert and dismissed (CONTRACT §21).
+    const [{ sent_at, dismissed, ...first }] = body.data;
+    expect({ sent_at, dismissed }).toEqual({ sent_at: null, dismissed: false });
     expect(first).toEqual((await get(t.app, `/properties/${first.id}`, t.key)).body.data);
   });
 

@@ -30,7 +30,8 @@ import * as m0027 from './0027_email_out.ts';
 import * as m0028 from './0028_listing_languages.ts';
 import * as m0029 from './0029_idealista_feeds.ts';
 import * as m0030 from './0030_viewings.ts';
-import * as m0034 from './0034_lead_search_text.ts';
+import * as m0031 from './0031_lead_search_text.ts';
+import * as m0032 from './0032_alerts.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -65,7 +66,8 @@ export const migrationProvider: MigrationProvider = {
       '0028_listing_languages': m0028,
       '0029_idealista_feeds': m0029,
       '0030_viewings': m0030,
-      '0034_lead_search_text': m0034,
+      '0031_lead_search_text': m0031,
+      '0032_alerts': m0032,
     };
   },
 };

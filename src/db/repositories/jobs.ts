@@ -27,7 +27,8 @@ export type JobKind =
   | 'deliver_webhook'
   | 'pull_feed'
   | 'process_email'
-  | 'pull_email';
+  | 'pull_email'
+  | 'send_alert';
 
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;

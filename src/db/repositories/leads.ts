@@ -9,7 +9,7 @@ import type { Insertable } from 'kysely';
 import type { LeadConsentTable, LeadHistoryTable, LeadInteractionTable, LeadRow, NewLead } from '../types.ts';
 
 /**
- * `lead` with its `search_text` (migration 0034): every insert of a lead goes through this, so
+ * `lead` with its `search_text` (migration 0031): every insert of a lead goes through this, so
  * the text a search reads is always the lead's own.
  */
 export function withSearchText<T extends Partial<NewLead>>(lead: T): T & { search_text: string | null } {
@@ -232,7 +232,7 @@ function narrowed(db: Executor, businessId: number, search: LeadSearch) {
   const text = search.text?.trim();
   if (text) {
     const digits = text.replace(/\D/g, '');
-    // Name and e-mail addresses, without case or accents (migration 0034).
+    // Name and e-mail addresses, without case or accents (migration 0031).
     const words = sql<boolean>`search_text like ${`%${likeLiteral(foldForSearch(text))}%`} escape '\\'`;
     query =
       digits.length >= 3 && /^[\d\s+().-]+$/.test(text)

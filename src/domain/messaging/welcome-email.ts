@@ -59,12 +59,12 @@ const WORDS: Readonly<Record<string, Wording>> = {
 };
 
 /** Text as HTML text. */
-function escape(text: string): string {
+export function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** A name or business name as it may appear in a message: one line, no control characters, at most 200 characters. */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   return text
     .replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
     .replace(/\s+/g, ' ')

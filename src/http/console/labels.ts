@@ -42,7 +42,23 @@ export const INTERACTION_CHANNEL_LABEL = {
   inquiry: 'interaction_inquiry',
   ingest: 'interaction_ingest',
   email: 'interaction_email',
+  alert: 'interaction_alert',
 } as const satisfies Record<LeadInteractionTable['channel'], MessageKey>;
+
+/** Why a listing went in an alert (CONTRACT §21). */
+export const ALERT_REASON_LABEL = {
+  new: 'alert_reason_new',
+  price_drop: 'alert_reason_price_drop',
+} as const satisfies Record<'new' | 'price_drop', MessageKey>;
+
+/** Where an alert's e-mail is (its message's state, jobs/deliver-email.ts). */
+export const ALERT_STATE_LABEL = {
+  pending: 'alert_state_pending',
+  sending: 'alert_state_sending',
+  sent: 'alert_state_sent',
+  failed: 'alert_state_failed',
+  needs_reconciliation: 'alert_state_needs_reconciliation',
+} as const satisfies Record<string, MessageKey>;
 
 export const FOLLOW_UP_STATE_LABEL = {
   scheduled: 'follow_up_scheduled',
@@ -244,6 +260,8 @@ export const LABELS = {
   leadStatus: LEAD_STATUS_LABEL,
   leadType: LEAD_TYPE_LABEL,
   interactionChannel: INTERACTION_CHANNEL_LABEL,
+  alertReason: ALERT_REASON_LABEL,
+  alertState: ALERT_STATE_LABEL,
   followUpState: FOLLOW_UP_STATE_LABEL,
   conversationState: CONVERSATION_STATE_LABEL,
   propertyStatus: PROPERTY_STATUS_LABEL,

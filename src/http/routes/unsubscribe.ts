@@ -13,7 +13,7 @@
  * An unknown token is 404 `Not Found`, as any unknown path, and writes nothing. The token is
  * never logged: the request's log line names the route's pattern.
  */
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { InmoError } from '../../errors.ts';
 import { unsubscribe, unsubscribePage } from '../../services/messaging/unsubscribe.ts';
@@ -22,7 +22,7 @@ import { unsubscribe, unsubscribePage } from '../../services/messaging/unsubscri
 export const UNSUBSCRIBE_ROUTE = '/u/:token';
 
 /** Headers of the page: no framing, no foreign content, no referrer (the URL holds the token), no caching or indexing. */
-const PAGE_HEADERS = {
+export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy':
     "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'none'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
@@ -67,43 +67,84 @@ const WORDS: Readonly<Record<string, { title: string; ask: string; button: strin
   },
 };
 
-function escape(text: string): string {
+/** Text as HTML text. */
+export function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/**
+ * A one-button page of a link in an e-mail (this one, and "No me interesa" of alerts): the
+ * question and its button posting to `action`, or what was done. `title`, `ask`, `button` and
+ * `done` are plain text, escaped here.
+ */
+export function oneButtonPage(
+  action: string,
+  view: { language: string; done: boolean },
+  words: { title: string; ask: string; button: string; done: string },
+): string {
+  const body = view.done
+    ? `<p>${escape(words.done)}</p>`
+    : `<p>${escape(words.ask)}</p><form method="post" action="${escape(action)}"><button type="submit" class="button">${escape(words.button)}</button></form>`;
+  return (
+    `<!doctype html><html lang="${escape(view.language)}"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(words.title)}</title>` +
+    `<link rel="stylesheet" href="/console/assets/console.css"></head>` +
+    `<body><main class="narrow"><h1>${escape(words.title)}</h1>${body}</main></body></html>`
+  );
 }
 
 /** The page: the question and its button, or what was done. */
 function page(token: string, view: { businessName: string; language: string; done: boolean }): string {
   const words = WORDS[view.language] ?? WORDS.es;
-  const fill = (text: string) => escape(text.replaceAll('{business}', view.businessName));
-  const body = view.done
-    ? `<p>${fill(words.done)}</p>`
-    : `<p>${fill(words.ask)}</p><form method="post" action="/u/${escape(token)}"><button type="submit" class="button">${fill(words.button)}</button></form>`;
-  return (
-    `<!doctype html><html lang="${escape(view.language)}"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${fill(words.title)}</title>` +
-    `<link rel="stylesheet" href="/console/assets/console.css"></head>` +
-    `<body><main class="narrow"><h1>${fill(words.title)}</h1>${body}</main></body></html>`
-  );
+  const fill = (text: string) => text.replaceAll('{business}', view.businessName);
+  return oneButtonPage(`/u/${token}`, view, {
+    title: fill(words.title),
+    ask: fill(words.ask),
+    button: fill(words.button),
+    done: fill(words.done),
+  });
 }
 
-function send(reply: FastifyReply, html: string) {
+/** Answers 200 with a page of a link in an e-mail, with its headers. */
+export function sendPage(reply: FastifyReply, html: string) {
   return reply.code(200).headers(PAGE_HEADERS).send(html);
+}
+
+/**
+ * Registers the GET (shows the page) and POST (acts) of a one-button link of an e-mail on `route`
+ * (`/x/:token`): whatever is posted is read up to 4 KiB and ignored; an unknown token (`read` or
+ * `act` gives null) is 404 `Not Found`, as any unknown path.
+ */
+export function oneButtonRoutes<View>(
+  app: FastifyInstance,
+  route: string,
+  handlers: {
+    read(token: string): Promise<View | null>;
+    act(token: string): Promise<View | null>;
+    page(token: string, view: View): string;
+  },
+): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 4096 }, (_request, _body, done) => done(null, undefined));
+  for (const [method, run] of [
+    ['GET', handlers.read],
+    ['POST', handlers.act],
+  ] as const) {
+    app.route<{ Params: { token: string } }>({
+      method,
+      url: route,
+      schema: { hide: true },
+      bodyLimit: 4096,
+      handler: async (request, reply) => {
+        const view = await run(request.params.token);
+        if (!view) throw new InmoError('NOT_FOUND');
+        return sendPage(reply, handlers.page(request.params.token, view));
+      },
+    });
+  }
 }
 
 export const unsubscribeRoutes: FastifyPluginAsync<{ db: Db }> = async (app, { db }) => {
   // Whatever a mail client posts (RFC 8058: `List-Unsubscribe=One-Click`) is read and ignored.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 4096 }, (_request, _body, done) => done(null, undefined));
-
-  app.get<{ Params: { token: string } }>(UNSUBSCRIBE_ROUTE, { schema: { hide: true } }, async (request, reply) => {
-    const view = await unsubscribePage(db, request.params.token);
-    if (!view) throw new InmoError('NOT_FOUND');
-    return send(reply, page(request.params.token, view));
-  });
-
-  app.post<{ Params: { token: string } }>(UNSUBSCRIBE_ROUTE, { schema: { hide: true }, bodyLimit: 4096 }, async (request, reply) => {
-    const view = await unsubscribe(db, request.params.token);
-    if (!view) throw new InmoError('NOT_FOUND');
-    return send(reply, page(request.params.token, view));
-  });
+  oneButtonRoutes(app, UNSUBSCRIBE_ROUTE, { read: (token) => unsubscribePage(db, token), act: (token) => unsubscribe(db, token), page });
 };

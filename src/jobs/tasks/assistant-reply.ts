@@ -14,6 +14,7 @@
  *    second worker, finds the reply and does not decide again.
  * 4. The reply is delivered at most once (jobs/deliver.ts).
  */
+import { listingLink } from '../../domain/leads/alerts.ts';
 import type { Transaction } from 'kysely';
 import { findLead, updateSearchPreferences } from '../../db/repositories/leads.ts';
 import { listLeadMatches, listPropertySummaries, replaceLeadMatches, type PropertySummaryRow } from '../../db/repositories/matches.ts';
@@ -58,10 +59,9 @@ function shownOperation(row: PropertySummaryRow, wanted: readonly string[]): Lis
   return operation ?? (offers.venta ? 'venta' : offers.alquiler ? 'alquiler' : offers.traspaso ? 'traspaso' : 'venta');
 }
 
-/** The listing URL of a property from the channel's template (`{id}`, `{ref}`), or null. */
+/** The listing URL of a property from the channel's template (`{id}`, `{ref}`), or null (domain/leads/alerts.ts `listingLink`). */
 export function listingUrl(template: string | null, row: Pick<PropertySummaryRow, 'id' | 'external_ref'>): string | null {
-  if (!template) return null;
-  return template.replaceAll('{id}', String(row.id)).replaceAll('{ref}', encodeURIComponent(row.external_ref));
+  return listingLink(template, row);
 }
 
 const positions = new WeakMap<CatalogueSnapshot, ReadonlyMap<number, number>>();

@@ -13,6 +13,7 @@ import { processWebhookTask } from './process-webhook.ts';
 import { pullEmailTask } from './pull-email.ts';
 import { pullFeedTask } from './pull-feed.ts';
 import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
+import { sendAlertTask } from './send-alert.ts';
 import { sendMessageTask } from './send-message.ts';
 import { sendWelcomeTask } from './send-welcome.ts';
 
@@ -29,6 +30,7 @@ export const TASKS = {
   pull_feed: pullFeedTask,
   process_email: processEmailTask,
   pull_email: pullEmailTask,
+  send_alert: sendAlertTask,
 } as const satisfies Record<JobKind, TaskDefinition>;
 
 /** The task of a stored job kind, or undefined for a kind this release does not know. */

@@ -2,11 +2,13 @@
  * `match_lead`: matches the lead's searches against the catalogue and stores the matches
  * and near misses (spec §6 step 1, CONTRACT §7). Queued with every new lead, and for every
  * lead still searching when an import changes the catalogue. Running it again replaces
- * what it stored, so a repeated run is harmless.
+ * what it stored, so a repeated run is harmless. After the lead's first matching, the properties
+ * it newly matches become candidates of its next alert (CONTRACT §21, services/leads/alerts.ts).
  */
 import { findLead } from '../../db/repositories/leads.ts';
 import { findLeadMatchRun, listLeadMatches, replaceLeadMatches } from '../../db/repositories/matches.ts';
 import { recordEvent } from '../../services/integrations/events.ts';
+import { recordAlertCandidates } from '../../services/leads/alerts.ts';
 import { matchSearchPreferences } from '../../services/leads/matching.ts';
 import { failpoint } from '../failpoints.ts';
 import { defineTask, type TaskContext } from '../task.ts';
@@ -36,7 +38,10 @@ async function run(ctx: TaskContext): Promise<void> {
     });
     // `match.found` when this run found a property the lead was not matched to before.
     const matches = [...new Set(result.matches.map(([propertyId]) => propertyId))];
-    if (matches.some((id) => !before.has(id))) {
+    const newlyMatched = matches.filter((id) => !before.has(id));
+    // After the lead's first matching, what newly matches waits for its next alert (CONTRACT §21).
+    if (stored) await recordAlertCandidates(trx, lead, newlyMatched, ctx.now());
+    if (newlyMatched.length > 0) {
       const data = { lead_id: lead.id, matches, near_misses: new Set(result.nearMisses.map(([propertyId]) => propertyId)).size };
       await recordEvent(trx, lead.business_id, 'match.found', lead.id, data, ctx.now());
     }

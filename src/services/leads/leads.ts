@@ -10,6 +10,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { listFollowUpsOfLead } from '../../db/repositories/follow-ups.ts';
 import * as repo from '../../db/repositories/leads.ts';
+import { listAlertMarks, listLeadAlertItems } from '../../db/repositories/alerts.ts';
 
 export type { LeadSearch } from '../../db/repositories/leads.ts';
 import { findLeadMatchRun, listCoverImages, listLeadMatches, listPropertySummaries } from '../../db/repositories/matches.ts';
@@ -200,7 +201,8 @@ export async function exportLead(db: Db, businessId: number, id: number, actor: 
 
 /**
  * What a lead was matched to (CONTRACT §13 `GET /leads/{lead_id}/matches`), as UTF-8 JSON:
- * `{"data": [Property], "near_misses": [{"property": Property, "missed": [criterion]}]}`.
+ * `{"data": [Property + {sent_at, dismissed}], "near_misses": [{"property": Property, "missed": [criterion]}]}`
+ * (`sent_at`: when last sent in an alert, RFC 3339 or null; `dismissed`: "No me interesa", CONTRACT §21).
  * Each property appears once, best first (catalogue order: newest update first, as matching
  * keeps them). A property that matches one search entry is not a near miss of another; one
  * that nearly matches several entries names each criterion it missed, once. Properties no
@@ -219,7 +221,16 @@ export async function leadMatchesJson(db: Db, businessId: number, id: number): P
     missed.set(property_id, names);
   }
   const docs = await listPublishedDocs(db, businessId, [...matched, ...missed.keys()]);
-  const data = docs.filter((d) => matched.has(d.id)).map((d) => propertyJson(d.id, d.api_doc));
+  const marks = await listAlertMarks(db, id);
+  const data = docs
+    .filter((d) => matched.has(d.id))
+    .map((d) => {
+      const mark = marks.get(d.id);
+      return propertyJson(
+        d.id,
+        `{"sent_at":${JSON.stringify(mark?.sent_at ?? null)},"dismissed":${mark?.dismissed ?? false},${d.api_doc.slice(1)}`,
+      );
+    });
   const nearMisses = docs
     .filter((d) => missed.has(d.id))
     .map((d) => `{"property":${propertyJson(d.id, d.api_doc)},"missed":${JSON.stringify(missed.get(d.id))}}`);
@@ -233,7 +244,10 @@ export async function leadMatchesJson(db: Db, businessId: number, id: number): P
  * matches: [{property_id, search_index}], near_misses: [{…, failed}],
  * matching: {catalogue_version, matched_at, matches_total, near_misses_total} | null,
  * message: {state, template, provider_message_id, …} | null, follow_ups: [{id, due_at, every_days, state}],
- * conversation: {lead_id, state, window_open_until, messages}}` (CONTRACT §10).
+ * conversation: {lead_id, state, window_open_until, messages},
+ * alerts: [{property_id, external_ref, title, reason: 'new'|'price_drop', price, round, channel, state,
+ *   sent_at, created_at, dismissed_at}] (the listings put in its alerts, newest first, CONTRACT §21)}`
+ * (CONTRACT §10).
  * @param businessId the business it must belong to (the console's); any business when omitted (the CLI).
  * @returns undefined when there is no such lead (of that business).
  */
@@ -252,6 +266,7 @@ export async function leadInFull(db: Db, id: number, businessId?: number) {
       search_preferences: json(lead.search_preferences),
       agency_property_ids: json(lead.agency_property_ids),
       services: json(lead.services),
+      wants_alerts: lead.wants_alerts === 1,
     },
     notes: await repo.listNotes(db, id),
     consents: (await repo.listConsents(db, id)).map(({ marketing, whatsapp, text, version, source_page, created_at }) => ({
@@ -284,5 +299,18 @@ export async function leadInFull(db: Db, id: number, businessId?: number) {
       state,
     })),
     conversation: await conversationOf(db, id),
+    alerts: (await listLeadAlertItems(db, id)).map((a) => ({
+      property_id: a.property_id,
+      external_ref: a.external_ref,
+      title: a.title,
+      reason: a.reason,
+      price: a.price,
+      round: a.round,
+      channel: a.kind,
+      state: a.state,
+      sent_at: a.sent_at,
+      created_at: a.created_at,
+      dismissed_at: a.dismissed_at,
+    })),
   };
 }

@@ -25,7 +25,15 @@ import { eraseLead } from '../../../services/leads/erasure.ts';
 import { render } from '../page.ts';
 import { describeSearch } from '../criteria.ts';
 import { csrfCheckedRoute, dayStart, DAY_MS, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
-import { FollowUpMoveForm, LeadAssignForm, LeadNoteForm, LeadStatusForm, ReplyForm } from '../../../schemas/console-forms.ts';
+import {
+  FollowUpMoveForm,
+  LeadAlertsForm,
+  LeadAssignForm,
+  LeadNoteForm,
+  LeadStatusForm,
+  ReplyForm,
+} from '../../../schemas/console-forms.ts';
+import { setLeadWantsAlerts } from '../../../services/leads/alerts.ts';
 import {
   addLeadNote,
   assignableUsers,
@@ -318,6 +326,14 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       if (faults.length > 0) throw new FormFault('lead_note_too_long');
       return addLeadNote(db, actor, leadId, value.text);
     }, 'h-notes'),
+  );
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/alerts',
+    csrfChecked,
+    workAction((actor, leadId, body) => {
+      const { value, faults } = readForm(body, LeadAlertsForm);
+      return setLeadWantsAlerts(db, actor.businessId, leadId, faults.length === 0 && value.wants_alerts === '1');
+    }, 'h-alerts'),
   );
   app.post<{ Params: { lead_id: string } }>(
     '/leads/:lead_id/assign',

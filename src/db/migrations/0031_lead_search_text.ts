@@ -1,5 +1,5 @@
 /**
- * 0034: leads searched without case or accents (issue 47, CONTRACT §23).
+ * 0031: leads searched without case or accents (issue 47, CONTRACT §23).
  *
  * - leads.search_text: the lead's name and e-mail addresses, lower case, decomposed (NFD) and
  *   without combining marks, one space between them (domain/search-text.ts `leadSearchText`),

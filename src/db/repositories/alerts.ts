@@ -1,0 +1,316 @@
+/** Alerts (CONTRACT §21, migration 0032): candidates, digests, their listings, dismissals. SQL only. */
+import { sql, type Insertable, type RawBuilder } from 'kysely';
+import type { Executor } from '../database.ts';
+import type { AlertItemTable } from '../types.ts';
+
+/** Rows per insert statement. */
+const CHUNK = 500;
+
+/**
+ * Whether the lead aliased `l` takes alerts: searching and active, its newest consent says
+ * `marketing` yes or its agent ticked "wants alerts", and it has not opted out.
+ */
+const TAKES_ALERTS: RawBuilder<boolean> = sql<boolean>`(l.status = 'searching_property' and l.active = 1
+  and (l.wants_alerts = 1
+    or (select c.marketing from lead_consents c where c.lead_id = l.id order by c.id desc limit 1) = 1)
+  and not exists (select 1 from conversations v where v.lead_id = l.id and v.state = 'opted_out'))`;
+
+/** Whether a lead takes alerts now (see {@link TAKES_ALERTS}). */
+export async function leadTakesAlerts(db: Executor, leadId: number): Promise<boolean> {
+  const row = await db.selectFrom('leads as l').select('l.id').where('l.id', '=', leadId).where(TAKES_ALERTS).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Records listings that newly match a lead as candidates of its next digest (a listing already waiting stays once). */
+export async function insertAlertCandidates(
+  db: Executor,
+  businessId: number,
+  leadId: number,
+  propertyIds: readonly number[],
+  at: string,
+): Promise<void> {
+  for (let i = 0; i < propertyIds.length; i += CHUNK) {
+    await db
+      .insertInto('alert_candidates')
+      .values(
+        propertyIds.slice(i, i + CHUNK).map((property_id) => ({ lead_id: leadId, property_id, business_id: businessId, created_at: at })),
+      )
+      .onConflict((oc) => oc.columns(['lead_id', 'property_id']).doNothing())
+      .execute();
+  }
+}
+
+/**
+ * What both kinds of candidate need (`x` names `lead_id` and `property_id`, `l` the lead, `p` the
+ * listing): the lead takes alerts, the listing is public and available and still matches one of
+ * its searches, the lead did not dismiss it, and has no digest of `round` yet.
+ */
+const offerable = (round: string) => sql<boolean>`(p.listed = 1 and p.status = 'disponible' and ${TAKES_ALERTS}
+  and exists (select 1 from lead_matches m where m.lead_id = x.lead_id and m.property_id = x.property_id and m.failed is null)
+  and not exists (select 1 from lead_dismissals dd where dd.lead_id = x.lead_id and dd.property_id = x.property_id)
+  and not exists (select 1 from alert_digests dg where dg.lead_id = x.lead_id and dg.round = ${round}))`;
+
+/** The price a listing states now in the column an item was sent from. */
+const CURRENT_PRICE = sql<
+  number | null
+>`(case x.price_field when 'price_rent' then p.price_rent when 'price_transfer' then p.price_transfer else p.price end)`;
+
+/**
+ * What the business's leads that take alerts may be sent in `round` (any lead not sent that
+ * round's digest yet): listings waiting as candidates that were never sent to the lead
+ * (`reason: 'new'`), and listings sent before whose price in the column they were sent from is now
+ * at most `keepShare` of it (`price_drop`); both only while offerable ({@link offerable}).
+ * @returns `[{lead_id, property_id, since (RFC 3339: when it became a candidate, or was sent), reason}]`.
+ */
+export async function listDigestCandidates(db: Executor, businessId: number, round: string, keepShare: number) {
+  const offered = (from: 'alert_candidates' | 'alert_items') =>
+    db
+      .selectFrom(`${from} as x` as 'alert_candidates as x')
+      .innerJoin('leads as l', 'l.id', 'x.lead_id')
+      .innerJoin('properties as p', 'p.id', 'x.property_id')
+      .select(['x.lead_id', 'x.property_id', 'x.created_at as since'])
+      .where('x.business_id', '=', businessId)
+      .where(offerable(round));
+  const fresh = await offered('alert_candidates')
+    .where(sql<boolean>`not exists (select 1 from alert_items i where i.lead_id = x.lead_id and i.property_id = x.property_id)`)
+    .execute();
+  const dropped = await offered('alert_items')
+    .where(sql<boolean>`x.latest = 1 and x.price > 0 and ${CURRENT_PRICE} <= x.price * ${keepShare}`)
+    .execute();
+  return [...fresh.map((r) => ({ ...r, reason: 'new' as const })), ...dropped.map((r) => ({ ...r, reason: 'price_drop' as const }))];
+}
+
+/** What a digest's listings are written from: the lead's searches and address, and each listing's prices and offers. */
+export async function listDigestSources(db: Executor, leadId: number, propertyIds: readonly number[]) {
+  const lead = await db
+    .selectFrom('leads')
+    .select(['id', 'business_id', 'search_preferences', 'preferred_language', 'personal_email', 'professional_email'])
+    .where('id', '=', leadId)
+    .executeTakeFirst();
+  if (!lead || propertyIds.length === 0) return { lead, listings: [], matches: [] };
+  const listings = await db
+    .selectFrom('properties')
+    .select(['id', 'op_venta', 'op_alquiler', 'op_traspaso', 'price', 'price_rent', 'price_transfer'])
+    .where('id', 'in', propertyIds)
+    .execute();
+  const matches = await db
+    .selectFrom('lead_matches')
+    .select(['property_id', 'search_index'])
+    .where('lead_id', '=', leadId)
+    .where('failed', 'is', null)
+    .where('property_id', 'in', propertyIds)
+    .execute();
+  return { lead, listings, matches };
+}
+
+/**
+ * Claims a lead's digest of `round`. @returns its id, or undefined when the lead already has
+ * that round's digest (another composer got there first: PostgreSQL waits for it to commit).
+ */
+export async function claimDigest(db: Executor, row: { business_id: number; lead_id: number; round: string; created_at: string }) {
+  const inserted = await db
+    .insertInto('alert_digests')
+    .values({ ...row, message_id: null })
+    .onConflict((oc) => oc.columns(['lead_id', 'round']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted?.id;
+}
+
+/** Links a digest to its message. */
+export async function setDigestMessage(db: Executor, digestId: number, messageId: number): Promise<void> {
+  await db.updateTable('alert_digests').set({ message_id: messageId }).where('id', '=', digestId).execute();
+}
+
+/** Records a digest's listings; each becomes the newest item of its (lead, listing). */
+export async function insertAlertItems(
+  db: Executor,
+  leadId: number,
+  items: Array<Omit<Insertable<AlertItemTable>, 'latest' | 'lead_id'>>,
+): Promise<void> {
+  if (items.length === 0) return;
+  await db
+    .updateTable('alert_items')
+    .set({ latest: 0 })
+    .where('lead_id', '=', leadId)
+    .where(
+      'property_id',
+      'in',
+      items.map((i) => i.property_id),
+    )
+    .where('latest', '=', 1)
+    .execute();
+  await db
+    .insertInto('alert_items')
+    .values(items.map((i) => ({ ...i, lead_id: leadId, latest: 1 })))
+    .execute();
+}
+
+/** Drops a lead's candidates for these listings (sent, or no longer offerable). */
+export async function deleteAlertCandidates(db: Executor, leadId: number, propertyIds: readonly number[]): Promise<void> {
+  for (let i = 0; i < propertyIds.length; i += CHUNK) {
+    await db
+      .deleteFrom('alert_candidates')
+      .where('lead_id', '=', leadId)
+      .where('property_id', 'in', propertyIds.slice(i, i + CHUNK))
+      .execute();
+  }
+}
+
+/** Drops the business's candidates that can never be sent: dismissed, or already sent (a price drop is found from the item instead). */
+export async function deleteSpentCandidates(db: Executor, businessId: number): Promise<void> {
+  await db
+    .deleteFrom('alert_candidates as x')
+    .where('x.business_id', '=', businessId)
+    .where(
+      sql<boolean>`(exists (select 1 from lead_dismissals dd where dd.lead_id = x.lead_id and dd.property_id = x.property_id)
+        or exists (select 1 from alert_items i where i.lead_id = x.lead_id and i.property_id = x.property_id))`,
+    )
+    .execute();
+}
+
+/**
+ * Moves the business's alert round forward to `round` (`YYYY-MM-DD`), never back.
+ * @returns whether it moved (false: that round or a later one was composed already).
+ */
+export async function advanceAlertsRound(db: Executor, businessId: number, round: string): Promise<boolean> {
+  const result = await db
+    .updateTable('businesses')
+    .set({ alerts_round: round })
+    .where('id', '=', businessId)
+    .where((eb) => eb.or([eb('alerts_round', 'is', null), eb('alerts_round', '<', round)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Every business with its latest composed alert round. */
+export async function listAlertRounds(db: Executor) {
+  return db.selectFrom('businesses').select(['id', 'alerts_round']).orderBy('id').execute();
+}
+
+/** The digest a message carries, with its listings as the e-mail shows them, in the digest's order. */
+export async function listDigestOfMessage(db: Executor, messageId: number) {
+  const digest = await db.selectFrom('alert_digests').selectAll().where('message_id', '=', messageId).executeTakeFirst();
+  if (!digest) return undefined;
+  const items = await db
+    .selectFrom('alert_items as i')
+    .innerJoin('properties as p', 'p.id', 'i.property_id')
+    .select([
+      'i.id',
+      'i.property_id',
+      'i.reason',
+      'i.price',
+      'i.price_field',
+      'p.external_ref',
+      'p.title',
+      'p.size_total',
+      'p.bedrooms',
+      'p.city',
+    ])
+    .where('i.digest_id', '=', digest.id)
+    .orderBy('i.id')
+    .execute();
+  return { digest, items };
+}
+
+/** Sets the hash of an item's "No me interesa" token. */
+export async function setAlertItemToken(db: Executor, itemId: number, tokenHash: string): Promise<void> {
+  await db.updateTable('alert_items').set({ token_hash: tokenHash }).where('id', '=', itemId).execute();
+}
+
+/** The item of a "No me interesa" token's hash, with its listing's title. */
+export async function findAlertItemByToken(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('alert_items as i')
+    .innerJoin('properties as p', 'p.id', 'i.property_id')
+    .select(['i.id', 'i.business_id', 'i.lead_id', 'i.property_id', 'p.title', 'p.external_ref'])
+    .where('i.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/** Records that a lead is not interested in a listing. @returns whether it was new. */
+export async function insertDismissal(
+  db: Executor,
+  row: { lead_id: number; property_id: number; business_id: number; created_at: string },
+) {
+  const result = await db
+    .insertInto('lead_dismissals')
+    .values(row)
+    .onConflict((oc) => oc.columns(['lead_id', 'property_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** Whether a lead dismissed a listing. */
+export async function isDismissed(db: Executor, leadId: number, propertyId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('lead_dismissals')
+    .select('property_id')
+    .where('lead_id', '=', leadId)
+    .where('property_id', '=', propertyId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Every listing put in a lead's digests, newest first: the listing, why, the price, the digest's
+ * round, its message's channel (`kind`) and state and when it was sent, and whether the lead
+ * dismissed the listing.
+ */
+export async function listLeadAlertItems(db: Executor, leadId: number) {
+  return db
+    .selectFrom('alert_items as i')
+    .innerJoin('alert_digests as d', 'd.id', 'i.digest_id')
+    .leftJoin('messages as m', 'm.id', 'd.message_id')
+    .leftJoin('properties as p', 'p.id', 'i.property_id')
+    .leftJoin('lead_dismissals as x', (join) => join.onRef('x.lead_id', '=', 'i.lead_id').onRef('x.property_id', '=', 'i.property_id'))
+    .select([
+      'i.id',
+      'i.property_id',
+      'i.reason',
+      'i.price',
+      'i.created_at',
+      'd.round',
+      'm.kind',
+      'm.state',
+      'm.sent_at',
+      'p.external_ref',
+      'p.title',
+      'x.created_at as dismissed_at',
+    ])
+    .where('i.lead_id', '=', leadId)
+    .orderBy('i.id', 'desc')
+    .execute();
+}
+
+/**
+ * Per listing of a lead: when it was last sent in an alert (the newest `sent_at` of a digest's
+ * message that went out) and whether the lead dismissed it.
+ */
+export async function listAlertMarks(db: Executor, leadId: number): Promise<Map<number, { sent_at: string | null; dismissed: boolean }>> {
+  const sent = await db
+    .selectFrom('alert_items as i')
+    .innerJoin('alert_digests as d', 'd.id', 'i.digest_id')
+    .innerJoin('messages as m', 'm.id', 'd.message_id')
+    .select(['i.property_id', (eb) => eb.fn.max('m.sent_at').as('sent_at')])
+    .where('i.lead_id', '=', leadId)
+    .where('m.state', '=', 'sent')
+    .groupBy('i.property_id')
+    .execute();
+  const dismissed = await db.selectFrom('lead_dismissals').select('property_id').where('lead_id', '=', leadId).execute();
+  const marks = new Map<number, { sent_at: string | null; dismissed: boolean }>();
+  for (const row of sent) marks.set(row.property_id, { sent_at: row.sent_at ?? null, dismissed: false });
+  for (const { property_id } of dismissed) marks.set(property_id, { sent_at: marks.get(property_id)?.sent_at ?? null, dismissed: true });
+  return marks;
+}
+
+/** Sets the agent's "wants alerts" of a lead. @returns whether the lead exists in the business. */
+export async function setWantsAlerts(db: Executor, businessId: number, leadId: number, wants: boolean): Promise<boolean> {
+  const result = await db
+    .updateTable('leads')
+    .set({ wants_alerts: wants ? 1 : 0 })
+    .where('id', '=', leadId)
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -1,0 +1,332 @@
+/**
+ * Alerts: listings reach the searching leads they match (CONTRACT §21, issue 45).
+ *
+ * - **Who.** A lead takes alerts while it is `searching_property` and active, its newest consent
+ *   says `marketing` yes or its agent ticked "wants alerts", and it has not opted out
+ *   (db/repositories/alerts.ts `TAKES_ALERTS`); it needs an e-mail address, and its business must
+ *   send e-mail (alerts go by e-mail only for now).
+ * - **What.** A listing that newly matches one of its searches after its first matching (entering
+ *   the public catalogue, or starting to match after a change) becomes a candidate when matching
+ *   stores it (jobs/tasks/match-lead.ts → {@link recordAlertCandidates}); a listing already sent
+ *   whose price fell 3 % or more since is found again when a digest is composed. Never a listing
+ *   sent before at the same price, never one the lead dismissed ("No me interesa").
+ * - **When.** One digest a day per lead at `INMO_ALERT_HOUR` (business time, domain/leads/alerts.ts),
+ *   at most 5 listings, newest first. The worker composes a round's digests once its hour has come
+ *   ({@link composeDueAlerts}); `inmo alerts run` composes the next round's now and sends them
+ *   ({@link runAlertsNow}), so that round is not composed again.
+ * - **Durably.** A digest is its message row (`author = 'alert'`, `pending`), its listings and a
+ *   `send_alert` job, written in one transaction with the candidates it consumes; one digest per
+ *   lead and round (a unique index). The send is the welcome's send-once (jobs/deliver-email.ts): a
+ *   crash never sends it twice, a failure is retried, a parked job leaves it `failed` or
+ *   `needs_reconciliation`.
+ */
+import type { OutboundPolicy } from '../../config.ts';
+import type { Db, Executor } from '../../db/database.ts';
+import {
+  advanceAlertsRound,
+  claimDigest,
+  deleteAlertCandidates,
+  deleteSpentCandidates,
+  findAlertItemByToken,
+  insertAlertCandidates,
+  insertAlertItems,
+  insertDismissal,
+  isDismissed,
+  leadTakesAlerts,
+  listAlertRounds,
+  listDigestCandidates,
+  listDigestSources,
+  setDigestMessage,
+  setWantsAlerts,
+} from '../../db/repositories/alerts.ts';
+import { findBusiness } from '../../db/repositories/businesses.ts';
+import { findEmailSettings } from '../../db/repositories/email-out.ts';
+import { enqueueJob } from '../../db/repositories/jobs.ts';
+import { findLead, insertInteraction } from '../../db/repositories/leads.ts';
+import { findMessage } from '../../db/repositories/messaging.ts';
+import { transact } from '../../db/transaction.ts';
+import {
+  alertPriceField,
+  alertTimeZone,
+  dueRound,
+  nextRound,
+  pickDigest,
+  PRICE_DROP_SHARE,
+  type DigestCandidate,
+} from '../../domain/leads/alerts.ts';
+import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
+import { InmoError } from '../../errors.ts';
+import { ALERT_AUTHOR, deliverEmail } from '../../jobs/deliver-email.ts';
+import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../../jobs/settings.ts';
+import type { TaskContext } from '../../jobs/task.ts';
+import { sendsEmail } from '../messaging/email.ts';
+import { unsubscribeTokenHash } from '../messaging/unsubscribe.ts';
+import { emailLanguage, leadEmailAddress } from '../messaging/welcome.ts';
+
+/** Leads whose digests are written per transaction. */
+const LEADS_PER_TRANSACTION = 100;
+
+/**
+ * How long the `send_alert` job of a digest `inmo alerts run` sends itself waits before it
+ * looks, ms: longer than any send, so the job and the command never claim the same send.
+ */
+const RUN_NOW_JOB_DELAY_MS = 15 * 60_000;
+
+/**
+ * Records the listings a lead newly matches as candidates of its next digest, in the matching's
+ * transaction (jobs/tasks/match-lead.ts), when the lead takes alerts; one query when it does not.
+ * @param newlyMatched property ids matched now and not at the lead's previous matching (none at its first).
+ */
+export async function recordAlertCandidates(
+  trx: Executor,
+  lead: { id: number; business_id: number },
+  newlyMatched: readonly number[],
+  at: string,
+): Promise<void> {
+  if (newlyMatched.length === 0 || !(await leadTakesAlerts(trx, lead.id))) return;
+  await insertAlertCandidates(trx, lead.business_id, lead.id, newlyMatched, at);
+}
+
+/** The operations each of a lead's searches asks for (`venta`, `alquiler`, `traspaso`), by entry. */
+function searchOperations(searchPreferences: string | null): string[][] {
+  let entries: unknown;
+  try {
+    entries = JSON.parse(searchPreferences ?? '[]');
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(entries)) return [];
+  return entries.map((entry) => {
+    const ops = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>).operations : null;
+    return Array.isArray(ops) ? ops.filter((op): op is string => typeof op === 'string') : [];
+  });
+}
+
+/**
+ * Writes one lead's digest of `round` in the caller's transaction: the message, the listings at
+ * their current prices, the `send_alert` job, and the consumed candidates dropped.
+ * @returns the message's id, or undefined when the lead has no address or that round's digest already.
+ */
+async function writeDigest(
+  trx: Executor,
+  businessId: number,
+  leadId: number,
+  picks: readonly DigestCandidate[],
+  round: string,
+  at: { now: string; jobAt: string },
+): Promise<number | undefined> {
+  const { lead, listings, matches } = await listDigestSources(
+    trx,
+    leadId,
+    picks.map((p) => p.property_id),
+  );
+  const address = lead && leadEmailAddress(lead);
+  if (!lead || !address) return undefined;
+  const digestId = await claimDigest(trx, { business_id: businessId, lead_id: leadId, round, created_at: at.now });
+  if (digestId === undefined) return undefined;
+  const message = await trx
+    .insertInto('messages')
+    .values({
+      business_id: businessId,
+      lead_id: leadId,
+      direction: 'out',
+      kind: 'email',
+      author: ALERT_AUTHOR,
+      language: emailLanguage(lead.preferred_language),
+      recipient: address,
+      state: 'pending',
+      created_at: at.now,
+      updated_at: at.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await setDigestMessage(trx, digestId, message.id);
+  const operations = searchOperations(lead.search_preferences);
+  const entryOf = new Map<number, number>();
+  for (const m of matches) if (!entryOf.has(m.property_id)) entryOf.set(m.property_id, m.search_index);
+  const byId = new Map(listings.map((l) => [l.id, l]));
+  const items = picks.flatMap((pick) => {
+    const listing = byId.get(pick.property_id);
+    if (!listing) return [];
+    const field = alertPriceField(listing, operations[entryOf.get(pick.property_id) ?? -1] ?? []);
+    return [
+      {
+        business_id: businessId,
+        digest_id: digestId,
+        property_id: pick.property_id,
+        reason: pick.reason,
+        price: listing[field],
+        price_field: field,
+        token_hash: null,
+        created_at: at.now,
+      },
+    ];
+  });
+  await insertAlertItems(trx, leadId, items);
+  await deleteAlertCandidates(
+    trx,
+    leadId,
+    picks.map((p) => p.property_id),
+  );
+  await enqueueJob(trx, { businessId, leadId, kind: 'send_alert', payload: { message_id: message.id }, runAt: at.jobAt, now: at.now });
+  return message.id;
+}
+
+/**
+ * Composes the digests of `round` for a business's leads that take alerts and have something to
+ * be sent, each with its `send_alert` job (due at `jobAt`, now unless said). Safe to run again
+ * and from several workers at once: one digest per lead and round.
+ * @param round the round's local date, `YYYY-MM-DD`.
+ * @returns the ids of the messages written.
+ */
+export async function composeDigests(db: Db, businessId: number, round: string, now: string, jobAt: string = now): Promise<number[]> {
+  if (!sendsEmail(await findEmailSettings(db, businessId))) return [];
+  await deleteSpentCandidates(db, businessId);
+  const rows = await listDigestCandidates(db, businessId, round, 1 - PRICE_DROP_SHARE);
+  const byLead = new Map<number, DigestCandidate[]>();
+  for (const row of rows) {
+    const list = byLead.get(row.lead_id) ?? [];
+    list.push({ property_id: row.property_id, reason: row.reason, since: row.reason === 'price_drop' ? now : row.since });
+    byLead.set(row.lead_id, list);
+  }
+  const leads = [...byLead.keys()].sort((a, b) => a - b);
+  const written: number[] = [];
+  for (let i = 0; i < leads.length; i += LEADS_PER_TRANSACTION) {
+    const batch = leads.slice(i, i + LEADS_PER_TRANSACTION);
+    const ids = await transact(db, async (trx) => {
+      const made: number[] = [];
+      for (const leadId of batch) {
+        const id = await writeDigest(trx, businessId, leadId, pickDigest(byLead.get(leadId)!), round, { now, jobAt });
+        if (id !== undefined) made.push(id);
+      }
+      return made;
+    });
+    written.push(...ids);
+  }
+  return written;
+}
+
+/**
+ * The worker's look at the alert hour: composes the digests of every business whose round is due
+ * (its `INMO_ALERT_HOUR` has come today, business time) and not composed yet, then records the
+ * round. Runs again harmlessly.
+ * @returns the number of digests written.
+ */
+export async function composeDueAlerts(db: Db, at: Date, alertHour: number): Promise<number> {
+  let written = 0;
+  const now = toRfc3339(at);
+  for (const business of await listAlertRounds(db)) {
+    const round = dueRound(at, alertTimeZone(business), alertHour);
+    if (round === null || (business.alerts_round !== null && business.alerts_round >= round)) continue;
+    written += (await composeDigests(db, business.id, round, now)).length;
+    await advanceAlertsRound(db, business.id, round);
+  }
+  return written;
+}
+
+/**
+ * `inmo alerts run`: composes now the digests each lead would get at the next alert hour, and
+ * sends them at once (their jobs stay queued, later, to retry a send that failed); that round is
+ * then not composed again, so a second run right after sends nothing.
+ * @param options.businessId only this business (every business when omitted).
+ * @returns `{sent, leads}`: e-mails sent, leads a digest was composed for.
+ * @throws InmoError UNKNOWN_BUSINESS.
+ */
+export async function runAlertsNow(
+  db: Db,
+  options: { businessId?: number; alertHour: number; outbound: OutboundPolicy; settings?: Partial<WorkerSettings>; at?: Date },
+): Promise<{ sent: number; leads: number }> {
+  const at = options.at ?? new Date();
+  const now = toRfc3339(at);
+  const jobAt = toRfc3339(new Date(at.getTime() + RUN_NOW_JOB_DELAY_MS));
+  let businesses = await listAlertRounds(db);
+  if (options.businessId !== undefined) {
+    businesses = businesses.filter((b) => b.id === options.businessId);
+    if (businesses.length === 0) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
+  }
+  const messages: number[] = [];
+  for (const business of businesses) {
+    const round = nextRound(at, alertTimeZone(business), options.alertHour);
+    messages.push(...(await composeDigests(db, business.id, round, now, jobAt)));
+    await advanceAlertsRound(db, business.id, round);
+  }
+  const settings = { ...DEFAULT_WORKER_SETTINGS, ...options.settings };
+  let sent = 0;
+  for (const messageId of messages) {
+    const context = {
+      db,
+      settings,
+      outbound: options.outbound,
+      now: nowRfc3339,
+      finalAttempt: false,
+      job: { id: 0, business_id: 0, lead_id: null, kind: 'send_alert', payload: null, attempts: 1 },
+    } as unknown as TaskContext;
+    try {
+      await deliverEmail(context, messageId);
+    } catch {
+      // Not sent now: its job retries it (the message says why).
+    }
+    if ((await findMessage(db, messageId))?.state === 'sent') sent++;
+  }
+  return { sent, leads: messages.length };
+}
+
+/** The form of a "No me interesa" token: 43 base64url characters. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** The item a token stands for, or undefined. */
+async function itemOfToken(db: Executor, token: string) {
+  if (!TOKEN.test(token)) return undefined;
+  return findAlertItemByToken(db, unsubscribeTokenHash(token));
+}
+
+/**
+ * What the "No me interesa" page shows for a token: the business's name, the listing's title,
+ * the lead's e-mail language, and whether the listing is dismissed already; null for an unknown token.
+ */
+export async function dismissPage(db: Db, token: string) {
+  const item = await itemOfToken(db, token);
+  if (!item) return null;
+  const [lead, business] = await Promise.all([findLead(db, item.lead_id), findBusiness(db, item.business_id)]);
+  if (!lead || !business) return null;
+  const done = await isDismissed(db, item.lead_id, item.property_id);
+  return { businessName: business.name, title: item.title, language: emailLanguage(lead.preferred_language), done };
+}
+
+/** The note of the interaction a dismissal leaves (no personal data; the listing by its reference). */
+export function dismissalNote(externalRef: string): string {
+  return `No me interesa: ${externalRef} (alerta)`;
+}
+
+/**
+ * Records "No me interesa" for the listing a token stands for, once: the listing is never offered
+ * to that lead again, and the lead gets an interaction (channel `alert`) saying so.
+ * @returns the page's values ({@link dismissPage}, `done` true), or null for an unknown token, writing nothing.
+ */
+export async function dismissListing(db: Db, token: string, at: string = nowRfc3339()) {
+  const page = await dismissPage(db, token);
+  if (!page) return null;
+  await transact(db, async (trx) => {
+    const item = await itemOfToken(trx, token);
+    if (!item) return;
+    const row = { lead_id: item.lead_id, property_id: item.property_id, business_id: item.business_id, created_at: at };
+    if (!(await insertDismissal(trx, row))) return;
+    await insertInteraction(trx, {
+      business_id: item.business_id,
+      lead_id: item.lead_id,
+      channel: 'alert',
+      source: null,
+      note: dismissalNote(item.external_ref),
+      created_at: at,
+    });
+  });
+  return { ...page, done: true };
+}
+
+/**
+ * Sets the agent's "wants alerts" of a lead (the console's lead page).
+ * @throws InmoError LEAD_NOT_FOUND when it is not the business's.
+ */
+export async function setLeadWantsAlerts(db: Db, businessId: number, leadId: number, wants: boolean): Promise<void> {
+  if (!(await setWantsAlerts(db, businessId, leadId, wants))) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
+}

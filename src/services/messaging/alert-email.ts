@@ -1,0 +1,74 @@
+/**
+ * An alert digest written as an e-mail (CONTRACT §21, §19), when its send is claimed
+ * (jobs/deliver-email.ts): the digest's listings as they are now (title, photo, size, rooms,
+ * city) at the price they were put in the digest at, each with a new "No me interesa" link.
+ *
+ * A "No me interesa" token is 256 random bits (base64url), single-purpose (it dismisses one
+ * listing for one lead) and says nothing about the lead; only its SHA-256 is kept
+ * (`alert_items.token_hash`), so the database alone cannot make a link. A send claimed again
+ * after a retry writes new tokens: the links of an e-mail that never went out stop working.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Executor } from '../../db/database.ts';
+import { listDigestOfMessage, setAlertItemToken } from '../../db/repositories/alerts.ts';
+import { listCoverImages } from '../../db/repositories/matches.ts';
+import { findChannel } from '../../db/repositories/messaging.ts';
+import { listingLink } from '../../domain/leads/alerts.ts';
+import { alertEmail, type AlertListing } from '../../domain/messaging/alert-email.ts';
+import { unsubscribeTokenHash } from './unsubscribe.ts';
+
+/** Path of the "No me interesa" links on the server: `/a/<token>`. */
+export const DISMISS_PATH = '/a/';
+
+/** An absolute URL for a stored one (a photo inmo serves is stored by its path). */
+function absolute(url: string, publicUrl: string): string {
+  return url.startsWith('/') ? `${publicUrl}${url}` : url;
+}
+
+/**
+ * The words of the digest a message carries, in the caller's transaction (which also keeps the
+ * new tokens' hashes).
+ * @param publicUrl the server's public origin, no trailing slash.
+ * @returns `{subject, text, html}`, or null when the message carries no digest or its listings are gone.
+ */
+export async function writeAlertEmail(
+  db: Executor,
+  message: { id: number; business_id: number; language: string | null },
+  words: { businessName: string; leadName: string | null; unsubscribeUrl: string; publicUrl: string },
+): Promise<{ subject: string; text: string; html: string } | null> {
+  const digest = await listDigestOfMessage(db, message.id);
+  if (!digest || digest.items.length === 0) return null;
+  const publicUrl = words.publicUrl.replace(/\/+$/, '');
+  const [covers, channel] = await Promise.all([
+    listCoverImages(
+      db,
+      message.business_id,
+      digest.items.map((i) => i.property_id),
+    ),
+    findChannel(db, message.business_id),
+  ]);
+  const listings: AlertListing[] = [];
+  for (const item of digest.items) {
+    const token = randomBytes(32).toString('base64url');
+    await setAlertItemToken(db, item.id, unsubscribeTokenHash(token));
+    const cover = covers.get(item.property_id);
+    listings.push({
+      title: item.title,
+      price: item.price,
+      monthly: item.price_field === 'price_rent',
+      size: item.size_total,
+      bedrooms: item.bedrooms,
+      city: item.city,
+      photoUrl: cover === undefined ? null : absolute(cover, publicUrl),
+      url: listingLink(channel?.listing_url, { id: item.property_id, external_ref: item.external_ref }),
+      dismissUrl: `${publicUrl}${DISMISS_PATH}${token}`,
+      priceDropped: item.reason === 'price_drop',
+    });
+  }
+  return alertEmail(message.language ?? 'es', {
+    businessName: words.businessName,
+    leadName: words.leadName,
+    listings,
+    unsubscribeUrl: words.unsubscribeUrl,
+  });
+}
