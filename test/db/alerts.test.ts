@@ -256,6 +256,7 @@ describe('alerts', () => {
     expect((await inmo(env, 'alerts', 'run', '--business', '999', '--json')).code).not.toBe(0);
   });
 
+  // Two worker processes: a generous safety net for a loaded machine.
   it('are left for reconciliation, never sent twice, when the worker dies between the send and its record', async () => {
     await importRecords(t.db, t.businessId, [listing('OLD-1', { price: 150_000 })]);
     const ana = await lead('ana@example.com', { consent: CONSENT });
@@ -270,7 +271,7 @@ describe('alerts', () => {
     const message = await t.db.selectFrom('messages').selectAll().where('id', '=', messageId).executeTakeFirstOrThrow();
     expect(message).toMatchObject({ lead_id: ana, author: 'alert', state: 'needs_reconciliation' });
     expect(await propertyId(t.db, 'NEW-1')).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it('a digest the SMTP server refuses for now is retried by its job', async () => {
     await importRecords(t.db, t.businessId, [listing('OLD-1', { price: 150_000 })]);
