@@ -113,7 +113,7 @@ export async function freshLeadsDb(work: string, engine: 'sqlite' | 'postgres', 
 }
 
 /** Whether the benchmark's PostgreSQL answers. */
-async function postgresHere(): Promise<boolean> {
+export async function postgresHere(): Promise<boolean> {
   const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();

@@ -26,7 +26,10 @@
  * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only reads --scenario REGEX` runs only the read scenarios whose name matches. `--only embed` times the website kit's
  * first card in Chromium, cold and warm (bench/embed.ts). `--only startup` times the CLI's start
  * beside Node's and npx's own (bench/startup.ts). `--only listings` times a console save until another process
- * shows it, and photo uploads with the server's memory (bench/listings.ts).
+ * shows it, and photo uploads with the server's memory (bench/listings.ts). `--only email-inbound`
+ * posts portal e-mails to the inbound webhook until they are leads, beside servers answering 202
+ * alone (bench/email-inbound.ts); `--only email-pull` pulls a dovecot mailbox of 1,000 and 5,000
+ * messages over IMAP with its time and memory (bench/email-pull.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -50,6 +53,8 @@ import { endToEndBench, matchingBench } from './background.ts';
 import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, eventCostBench, leadBench } from './leads.ts';
 import { webhookBench } from './webhooks.ts';
+import { emailInboundBench } from './email-inbound.ts';
+import { emailPullBench } from './email-pull.ts';
 import { eventBench } from './events.ts';
 import { feedBench } from './feed.ts';
 import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
@@ -81,9 +86,26 @@ const FRESH = options.fresh;
 const ONLY = options.only ?? null;
 if (
   ONLY !== null &&
-  !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'feeds', 'embed', 'startup', 'scale'].includes(ONLY)
+  ![
+    'reads',
+    'feed',
+    'leads',
+    'background',
+    'webhooks',
+    'events',
+    'areas',
+    'listings',
+    'feeds',
+    'embed',
+    'startup',
+    'email-inbound',
+    'email-pull',
+    'scale',
+  ].includes(ONLY)
 ) {
-  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, embed, startup or scale');
+  throw new Error(
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, embed, startup, email-inbound, email-pull or scale',
+  );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -305,6 +327,24 @@ async function main() {
   if (ONLY === null || ONLY === 'feeds') await feeds();
   if (ONLY === null || ONLY === 'embed') await embed();
   if (ONLY === null || ONLY === 'startup') process.stdout.write(`\n${startupBench(ROOT).join('\n')}\n`);
+  if (ONLY === null || ONLY === 'email-inbound') await emailInbound();
+  if (ONLY === null || ONLY === 'email-pull') await emailPull();
+}
+
+async function emailInbound(): Promise<void> {
+  const version = wrkVersion();
+  if (!version) throw new Error('the inbound e-mail benchmark needs wrk, a C load generator: apt-get install wrk');
+  process.stderr.write('email-inbound: portal e-mails to the webhook, to leads and acknowledged only\n');
+  const ceiling = await generatorCeiling();
+  const context = { root: ROOT, work: WORK, bin: join(ROOT, 'bin', 'inmo.mjs'), pin: PIN, connections: CONNECTIONS };
+  const lines = ['', ...(await emailInboundBench(context, ceiling, version))];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function emailPull(): Promise<void> {
+  process.stderr.write('email-pull: a dovecot mailbox of 1,000 and 5,000 messages pulled over IMAP\n');
+  const lines = ['', ...(await emailPullBench({ root: ROOT, work: WORK }))];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 async function embed(): Promise<void> {

@@ -60,13 +60,15 @@ export function parseWrk(report: string): Omit<Load, 'generatorCpu'> {
 /**
  * Loads `url` with one wrk thread and `connections` connections for `duration` seconds.
  * @param options `pin`: run wrk on CPU 1 (`taskset`); `script`: a wrk Lua script (bench/*.lua)
- *   that builds the requests, given `scriptArgs`.
+ *   that builds the requests, given `scriptArgs`; `until`: the run ends (SIGINT: wrk reports what
+ *   it has) when this settles, `duration` being then only its longest; the generator's CPU is
+ *   sampled from the start to then.
  * @throws Error when wrk is missing (`apt-get install wrk`) or fails.
  */
 export function wrk(
   url: string,
   headers: Record<string, string>,
-  options: { connections: number; duration: number; pin: boolean; script?: string; scriptArgs?: string[] },
+  options: { connections: number; duration: number; pin: boolean; script?: string; scriptArgs?: string[]; until?: Promise<unknown> },
 ): Promise<Load> {
   const args = ['-t1', `-c${options.connections}`, `-d${options.duration}s`, '--latency'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
@@ -86,8 +88,14 @@ export function wrk(
       const cpu = cpuSeconds(child.pid!);
       if (cpu !== null) samples.push([performance.now() / 1000, cpu]);
     };
-    const first = setTimeout(sample, 500);
-    const last = setTimeout(sample, Math.max(600, options.duration * 1000 - 250));
+    const first = setTimeout(sample, options.until ? 0 : 500);
+    const last = options.until ? undefined : setTimeout(sample, Math.max(600, options.duration * 1000 - 250));
+    const end = () => {
+      if (child.exitCode !== null) return;
+      sample();
+      child.kill('SIGINT');
+    };
+    options.until?.then(end, end);
     child.on('close', (code) => {
       clearTimeout(first);
       clearTimeout(last);
