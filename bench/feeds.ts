@@ -32,7 +32,7 @@ import { wrk } from './wrk.ts';
 const ms = (n: number) => n.toFixed(0);
 
 /** Time to the first byte and to the end of a GET, ms. */
-async function timed(url: string, headers: Record<string, string> = {}) {
+export async function timed(url: string, headers: Record<string, string> = {}) {
   const started = performance.now();
   const response = await fetch(url, { headers });
   const reader = response.body!.getReader();

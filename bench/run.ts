@@ -23,7 +23,9 @@
  * engines unless `--db` names one); it is not part of the default run (about 20 minutes at 1M).
  * `--only areas` sends the largest map areas the limits allow and times other requests
  * meanwhile (bench/areas.ts). `--only feeds` measures the Kyero feed's export, its import beside
- * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only reads --scenario REGEX` runs only the read scenarios whose name matches. `--only embed` times the website kit's
+ * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only idealista` times the idealista feed of
+ * 20,000 listings cold and warm, its 304 beside the Kyero feed's, a cached page and bare node:http,
+ * and the heap while it is made (bench/idealista.ts). `--only reads --scenario REGEX` runs only the read scenarios whose name matches. `--only embed` times the website kit's
  * first card in Chromium, cold and warm (bench/embed.ts). `--only startup` times the CLI's start
  * beside Node's and npx's own (bench/startup.ts). `--only listings` times a console save until another process
  * shows it, and photo uploads with the server's memory (bench/listings.ts). `--only email-inbound`
@@ -47,6 +49,7 @@ import { importCatalogueFile } from '../src/services/catalogue/import/import.ts'
 import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
 import { feedsBench } from './feeds.ts';
+import { idealistaBench } from './idealista.ts';
 import { embedBench } from './embed.ts';
 import { startupBench } from './startup.ts';
 import { endToEndBench, matchingBench } from './background.ts';
@@ -96,6 +99,7 @@ if (
     'areas',
     'listings',
     'feeds',
+    'idealista',
     'embed',
     'startup',
     'email-inbound',
@@ -104,7 +108,7 @@ if (
   ].includes(ONLY)
 ) {
   throw new Error(
-    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, embed, startup, email-inbound, email-pull or scale',
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-pull or scale',
   );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
@@ -325,6 +329,7 @@ async function main() {
   if (ONLY === null || ONLY === 'areas') await areas();
   if (ONLY === null || ONLY === 'listings') await listings();
   if (ONLY === null || ONLY === 'feeds') await feeds();
+  if (ONLY === null || ONLY === 'idealista') await idealista();
   if (ONLY === null || ONLY === 'embed') await embed();
   if (ONLY === null || ONLY === 'startup') process.stdout.write(`\n${startupBench(ROOT).join('\n')}\n`);
   if (ONLY === null || ONLY === 'email-inbound') await emailInbound();
@@ -366,6 +371,12 @@ async function feeds(): Promise<void> {
   const real = await prepareReal();
   process.stderr.write('feeds: Kyero export, import and a 200 MB feed\n');
   const lines = ['', ...(await feedsBench(ROOT, WORK, real.dbPath, real.key, PIN, DURATION))];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function idealista(): Promise<void> {
+  process.stderr.write(`idealista: the feed of 20,000 listings, cold, 304 and memory${FRESH ? ' (fresh)' : ''}\n`);
+  const lines = ['', ...(await idealistaBench(ROOT, WORK, PIN, DURATION, FRESH))];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -263,7 +263,8 @@ export async function feedDocument(db: Db, feed: LiveFeed): Promise<FeedDocument
     version,
     chunks: async function* () {
       const writer = feed.format === 'idealista' ? await idealistaWriter(db, feed, business) : kyeroWriter();
-      const parts = [writer.head];
+      // Kept as bytes step by step: the heap holds one step's text at a time, not the whole document's.
+      const parts = [Buffer.from(writer.head)];
       yield writer.head;
       let after = 0;
       for (;;) {
@@ -276,12 +277,12 @@ export async function feedDocument(db: Db, feed: LiveFeed): Promise<FeedDocument
         if (step.length === 0) break;
         after = step[step.length - 1].id;
         const text = writer.listings(step);
-        parts.push(text);
+        parts.push(Buffer.from(text));
         yield text;
       }
-      parts.push(writer.tail);
+      parts.push(Buffer.from(writer.tail));
       yield writer.tail;
-      const document = Buffer.from(parts.join(''));
+      const document = Buffer.concat(parts);
       const gzipped = promisify(gzip)(document);
       // Not awaited: a failure to compress is seen by the request that asks for it.
       gzipped.catch(() => {});
