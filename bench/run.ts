@@ -26,7 +26,9 @@
  * NDJSON's, and a 200 MB feed's memory (bench/feeds.ts). `--only reads --scenario REGEX` runs only the read scenarios whose name matches. `--only embed` times the website kit's
  * first card in Chromium, cold and warm (bench/embed.ts). `--only startup` times the CLI's start
  * beside Node's and npx's own (bench/startup.ts). `--only listings` times a console save until another process
- * shows it, and photo uploads with the server's memory (bench/listings.ts).
+ * shows it, and photo uploads with the server's memory (bench/listings.ts). `--only viewings` times
+ * a listing's free viewing slots over 7 days with 10 agents and 2,000 viewings, on SQLite and
+ * PostgreSQL (bench/viewings.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -43,6 +45,7 @@ import { createApiKey } from '../src/services/access/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue/import/import.ts';
 import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
+import { viewingsBench } from './viewings.ts';
 import { feedsBench } from './feeds.ts';
 import { embedBench } from './embed.ts';
 import { startupBench } from './startup.ts';
@@ -81,9 +84,25 @@ const FRESH = options.fresh;
 const ONLY = options.only ?? null;
 if (
   ONLY !== null &&
-  !['reads', 'feed', 'leads', 'background', 'webhooks', 'events', 'areas', 'listings', 'feeds', 'embed', 'startup', 'scale'].includes(ONLY)
+  ![
+    'reads',
+    'feed',
+    'leads',
+    'background',
+    'webhooks',
+    'events',
+    'areas',
+    'listings',
+    'feeds',
+    'embed',
+    'startup',
+    'viewings',
+    'scale',
+  ].includes(ONLY)
 ) {
-  throw new Error('--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, embed, startup or scale');
+  throw new Error(
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, embed, startup, viewings or scale',
+  );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres' && !(ENGINE === 'both' && ONLY === 'scale')) {
@@ -305,6 +324,12 @@ async function main() {
   if (ONLY === null || ONLY === 'feeds') await feeds();
   if (ONLY === null || ONLY === 'embed') await embed();
   if (ONLY === null || ONLY === 'startup') process.stdout.write(`\n${startupBench(ROOT).join('\n')}\n`);
+  if (ONLY === null || ONLY === 'viewings') await viewings();
+}
+
+async function viewings(): Promise<void> {
+  process.stderr.write("viewings: a listing's free slots over 7 days, 10 agents, 2,000 viewings\n");
+  process.stdout.write(`\n${(await viewingsBench(ROOT, WORK)).join('\n')}\n`);
 }
 
 async function embed(): Promise<void> {
