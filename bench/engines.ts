@@ -47,6 +47,21 @@ async function adminQuery(text: string): Promise<pg.QueryResult> {
   }
 }
 
+/**
+ * A new empty PostgreSQL schema `inmo_bench_<name>` (dropped first if it exists).
+ * @returns its `DATABASE_URL`, or null when the server does not answer.
+ */
+export async function emptyPostgresSchema(name: string): Promise<string | null> {
+  const schema = `inmo_bench_${name.replace(/[^a-z0-9]/g, '_')}`;
+  try {
+    await adminQuery(`drop schema if exists "${schema}" cascade`);
+    await adminQuery(`create schema "${schema}"`);
+  } catch {
+    return null;
+  }
+  return schemaUrl(schema);
+}
+
 /** Builds (or reuses) a PostgreSQL schema with one business, a key and the catalogue files. */
 export async function preparePostgres(work: string, name: string, files: string[], fresh: boolean): Promise<BenchDatabase> {
   const schema = `inmo_bench_${name.replace(/[^a-z0-9]/g, '_')}`;

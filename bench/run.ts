@@ -31,7 +31,9 @@
  * shows it, and photo uploads with the server's memory (bench/listings.ts). `--only email-inbound`
  * posts portal e-mails to the inbound webhook until they are leads, beside servers answering 202
  * alone (bench/email-inbound.ts); `--only email-pull` pulls a dovecot mailbox of 1,000 and 5,000
- * messages over IMAP with its time and memory (bench/email-pull.ts).
+ * messages over IMAP with its time and memory (bench/email-pull.ts). `--only viewings` times
+ * a listing's free viewing slots over 7 days with 10 agents and 2,000 viewings, on SQLite and
+ * PostgreSQL (bench/viewings.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -48,6 +50,7 @@ import { createApiKey } from '../src/services/access/api-keys.ts';
 import { importCatalogueFile } from '../src/services/catalogue/import/import.ts';
 import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
+import { viewingsBench } from './viewings.ts';
 import { feedsBench } from './feeds.ts';
 import { idealistaBench } from './idealista.ts';
 import { embedBench } from './embed.ts';
@@ -104,11 +107,12 @@ if (
     'startup',
     'email-inbound',
     'email-pull',
+    'viewings',
     'scale',
   ].includes(ONLY)
 ) {
   throw new Error(
-    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-pull or scale',
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-pull, viewings or scale',
   );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
@@ -334,6 +338,7 @@ async function main() {
   if (ONLY === null || ONLY === 'startup') process.stdout.write(`\n${startupBench(ROOT).join('\n')}\n`);
   if (ONLY === null || ONLY === 'email-inbound') await emailInbound();
   if (ONLY === null || ONLY === 'email-pull') await emailPull();
+  if (ONLY === null || ONLY === 'viewings') await viewings();
 }
 
 async function emailInbound(): Promise<void> {
@@ -350,6 +355,11 @@ async function emailPull(): Promise<void> {
   process.stderr.write('email-pull: a dovecot mailbox of 1,000 and 5,000 messages pulled over IMAP\n');
   const lines = ['', ...(await emailPullBench({ root: ROOT, work: WORK }))];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function viewings(): Promise<void> {
+  process.stderr.write("viewings: a listing's free slots over 7 days, 10 agents, 2,000 viewings\n");
+  process.stdout.write(`\n${(await viewingsBench(ROOT, WORK)).join('\n')}\n`);
 }
 
 async function embed(): Promise<void> {

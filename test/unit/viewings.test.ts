@@ -4,6 +4,7 @@
  * to a viewing (status.ts).
  */
 import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { freeAgent, freeSlots, type Held } from '../../src/domain/viewings/agenda.ts';
 import {
@@ -94,6 +95,39 @@ describe('viewing hours across summer time (Europe/Madrid, 2026: 29 March and 25
     expect(within('2026-03-30T08:00:00Z', 420)).toBe(false); // across the midday break
     expect(within('2026-03-29T09:00:00Z')).toBe(false); // Sunday
     expect(within('2026-03-28T15:00:00Z')).toBe(false); // Saturday afternoon
+  });
+});
+
+describe('local times as the time-zone library gives them', () => {
+  it('writes any instant with the offset luxon gives it, around every change of 2026, in zones with half-hour offsets too', () => {
+    const zones = ['Europe/Madrid', 'Atlantic/Canary', 'America/St_Johns', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC'];
+    const year = [Date.parse('2026-01-01T00:00:00Z'), Date.parse('2027-01-01T00:00:00Z')];
+    fc.assert(
+      fc.property(fc.constantFrom(...zones), fc.integer({ min: year[0], max: year[1] }), (zone, ms) => {
+        const second = Math.floor(ms / 1000) * 1000;
+        const expected = DateTime.fromMillis(second, { zone })
+          .toISO({ suppressMilliseconds: true, includeOffset: true })!
+          .replace(/Z$/, '+00:00');
+        expect(toLocalRfc3339(second, zone)).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
+    // Every minute around each change of 2026, in order and backwards: Madrid's fall on an hour
+    // of UTC, St John's and Lord Howe's inside one (an hour whose offset is not kept).
+    const changes: Array<[string, string]> = [
+      [MADRID, '2026-03-29T01:00:00Z'],
+      [MADRID, '2026-10-25T01:00:00Z'],
+      ['America/St_Johns', '2026-03-08T05:30:00Z'],
+      ['America/St_Johns', '2026-11-01T04:30:00Z'],
+      ['Australia/Lord_Howe', '2026-10-03T15:30:00Z'],
+    ];
+    for (const [zone, change] of changes) {
+      const minutes = Array.from({ length: 240 }, (_, i) => Date.parse(change) + (i - 120) * 60_000);
+      for (const ms of [...minutes, ...minutes.reverse()])
+        expect(toLocalRfc3339(ms, zone), `${zone} ${new Date(ms).toISOString()}`).toBe(
+          DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }),
+        );
+    }
   });
 });
 

@@ -13,8 +13,10 @@
  *   iCalendar `sequence`, raised on every change. Gone with its lead (`on delete cascade`: the
  *   lead's erasure, CONTRACT §18). An agent's overlapping viewings are refused by the service,
  *   which locks the agent's row first (services/viewings/booking.ts).
- *   Indexes: an agent's viewings by time (overlaps), the business's by time (the agenda, the
- *   list), a lead's and a listing's.
+ *   Indexes: an agent's viewings by time (its calendar), the business's by time (the agenda, the
+ *   list), the times held (every status but `cancelled`) by business and time with the ends and
+ *   agents in the index itself (availability and the overlap check read only it), a lead's and
+ *   a listing's.
  *
  * Frozen; imports nothing from the app.
  */
@@ -48,6 +50,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   )`.execute(db);
   await sql`create index viewings_agent on viewings (user_id, starts_at)`.execute(db);
   await sql`create index viewings_business on viewings (business_id, starts_at)`.execute(db);
+  await sql`create index viewings_held on viewings (business_id, starts_at, ends_at, user_id) where status <> 'cancelled'`.execute(db);
   await sql`create index viewings_lead on viewings (lead_id)`.execute(db);
   await sql`create index viewings_property on viewings (property_id, starts_at)`.execute(db);
 }

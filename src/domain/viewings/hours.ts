@@ -6,6 +6,7 @@
  * the last Sunday of October.
  *
  * Instants are epoch milliseconds; local dates are `YYYY-MM-DD`; local times `HH:MM` (24 h).
+ * Calendar dates are counted without a zone (a date plus a day is the next date anywhere).
  */
 import { DateTime, IANAZone } from 'luxon';
 
@@ -58,7 +59,6 @@ export const SLOT_STEP_MINUTES = 30;
 
 const MINUTE_MS = 60_000;
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
-const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The canonical name of an IANA time zone (`europe/madrid` → `Europe/Madrid`).
@@ -111,50 +111,104 @@ export function parseViewingHours(stored: string | null): ViewingHours {
   return checked.hours;
 }
 
-/** Whether `text` is a calendar date `YYYY-MM-DD` that exists. */
-export function isLocalDate(text: string): boolean {
-  return LOCAL_DATE.test(text) && DateTime.fromISO(text, { zone: 'UTC' }).isValid;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Results of the time-zone library kept for reuse: luxon asks Node's Intl for every offset it
+ * needs (tens of microseconds each), while a business asks about the same days and hours again
+ * and again. Bounded: emptied whole once it holds `max` entries.
+ */
+class Memo<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+
+  get(key: string, make: () => V): V {
+    const known = this.map.get(key);
+    if (known !== undefined || this.map.has(key)) return known as V;
+    if (this.map.size >= this.max) this.map.clear();
+    const made = make();
+    this.map.set(key, made);
+    return made;
+  }
 }
+
+/** Per zone and hour of UTC: the offset in force the whole hour, or null for an hour in which it changes. */
+const hourOffsets = new Memo<number | null>(200_000);
+/** Per zone, local date and time: luxon's instant for it, and whether that local time exists. */
+const wallInstants = new Memo<{ ms: number; exists: boolean }>(200_000);
+
+/**
+ * The offset of `zone` from UTC at instant `ms`, minutes east (`60` for `+01:00`), from luxon's
+ * IANA zone. Kept per hour of UTC whose start and end have the same offset: no zone changes its
+ * offset twice within an hour, so that hour has it throughout; an hour with a change is asked
+ * about each time.
+ */
+export function offsetAt(zone: string, ms: number): number {
+  const tz = IANAZone.create(zone);
+  const hour = Math.floor(ms / HOUR_MS);
+  const whole = hourOffsets.get(`${zone} ${hour}`, () => {
+    const first = tz.offset(hour * HOUR_MS);
+    return first === tz.offset(hour * HOUR_MS + HOUR_MS - 1) ? first : null;
+  });
+  return whole ?? tz.offset(ms);
+}
+
+/** The local wall-clock reading of instant `ms` in `zone`, as `YYYY-MM-DDTHH:MM:SS` (ISO 8601, no offset). */
+const wallClock = (ms: number, zone: string) => new Date(ms + offsetAt(zone, ms) * MINUTE_MS).toISOString().slice(0, 19);
+
+const two = (n: number) => String(n).padStart(2, '0');
 
 /** The local date of an instant in `zone`. */
 export function localDate(ms: number, zone: string): string {
-  return DateTime.fromMillis(ms, { zone }).toISODate()!;
+  return wallClock(ms, zone).slice(0, 10);
 }
 
 /** The date `days` after `date` (calendar days; negative goes back). */
 export function addDays(date: string, days: number): string {
-  return DateTime.fromISO(date, { zone: 'UTC' }).plus({ days }).toISODate()!;
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * Where luxon puts a local date and time (`HH:MM`, or `24:00`: the next day's start) of `zone`,
+ * and whether that local time exists there: one skipped by the change to summer time is moved
+ * forward by the skipped hour; one that happens twice (the hour repeated by the change back) is
+ * taken with the offset in force after the change.
+ */
+function wallInstant(date: string, time: string, zone: string): { ms: number; exists: boolean } {
+  return wallInstants.get(`${zone} ${date} ${time}`, () => {
+    const [day, at] = time === '24:00' ? [addDays(date, 1), '00:00'] : [date, time];
+    const resolved = DateTime.fromISO(`${day}T${at}`, { zone });
+    return { ms: resolved.toMillis(), exists: resolved.toFormat('HH:mm') === at };
+  });
 }
 
 /** The instant a local day starts in `zone` (its first existing minute, where midnight is skipped). */
 export function dayStart(date: string, zone: string): number {
-  return DateTime.fromISO(date, { zone }).startOf('day').toMillis();
+  return wallInstant(date, '00:00', zone).ms;
 }
 
 /**
  * The instant of a local wall-clock time (`HH:MM`, or `24:00`: the next day's start) in `zone`,
  * or null when that time does not exist there (skipped by the change to summer time). A time
- * that happens twice (the hour repeated by the change back) is taken with the offset in force
- * after the change, as luxon resolves it.
+ * that happens twice is taken with the offset in force after the change, as luxon resolves it.
  */
 export function localInstant(date: string, time: string, zone: string): number | null {
-  const minutes = minutesOf(time);
-  const base = DateTime.fromISO(date, { zone });
-  const at = base.set({ hour: Math.floor(minutes / 60) % 24, minute: minutes % 60 }).plus({ days: minutes === 24 * 60 ? 1 : 0 });
-  const wanted = minutes === 24 * 60 ? 0 : minutes;
-  if (at.hour * 60 + at.minute !== wanted) return null;
-  return at.toMillis();
+  const { ms, exists } = wallInstant(date, time, zone);
+  return exists ? ms : null;
 }
 
 /** An instant as RFC 3339 with the local offset of `zone`, to the second: `2026-03-30T10:00:00+02:00`. */
 export function toLocalRfc3339(ms: number, zone: string): string {
-  return DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true })!;
+  const offset = offsetAt(zone, ms);
+  const abs = Math.abs(offset);
+  return `${new Date(ms + offset * MINUTE_MS).toISOString().slice(0, 19)}${offset < 0 ? '-' : '+'}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
 }
 
 /** A local date and time of an instant in `zone`: `{date: "2026-03-30", time: "10:00"}`. */
 export function localDateTime(ms: number, zone: string): { date: string; time: string } {
-  const at = DateTime.fromMillis(ms, { zone });
-  return { date: at.toISODate()!, time: at.toFormat('HH:mm') };
+  const wall = wallClock(ms, zone);
+  return { date: wall.slice(0, 10), time: wall.slice(11, 16) };
 }
 
 /** A period of time: epoch ms, `[start, end)`. */
@@ -163,8 +217,8 @@ export interface Slot {
   end: number;
 }
 
-/** The weekday of a local date. */
-const weekdayOf = (date: string): Weekday => WEEKDAYS[DateTime.fromISO(date, { zone: 'UTC' }).weekday - 1];
+/** The weekday of a calendar date (Monday first). */
+const weekdayOf = (date: string): Weekday => WEEKDAYS[(new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7];
 
 /**
  * The periods of a local date in `zone` as instants. A bound that does not exist (inside the
@@ -172,8 +226,8 @@ const weekdayOf = (date: string): Weekday => WEEKDAYS[DateTime.fromISO(date, { z
  */
 function periodsOn(date: string, zone: string, hours: ViewingHours): Slot[] {
   return (hours[weekdayOf(date)] ?? []).map(([from, to]) => ({
-    start: localInstant(date, from, zone) ?? DateTime.fromISO(`${date}T${from}`, { zone }).toMillis(),
-    end: localInstant(date, to, zone) ?? DateTime.fromISO(`${date}T${to}`, { zone }).toMillis(),
+    start: wallInstant(date, from, zone).ms,
+    end: wallInstant(date, to, zone).ms,
   }));
 }
 
