@@ -236,6 +236,19 @@ describe('alerts', () => {
     });
   });
 
+  it('read the alert hour in the business’s own time zone', async () => {
+    await t.db.updateTable('businesses').set({ timezone: 'America/New_York' }).where('id', '=', t.businessId).execute();
+    await threeLeads();
+    await catalogue(listing('NEW-1', { price: 180_000 }));
+    const at = (iso: string) => new Worker({ db: t.db, clock: new ManualClock(iso), settings: { pollMs: 20, alertHour: 10 } }).drain();
+    // 10:00 in Madrid is 04:00 in New York: not yet; 10:00 there (UTC-5 in March) is 15:00 UTC.
+    await at('2030-03-05T09:00:00Z');
+    await at('2030-03-05T14:59:00Z');
+    expect(smtp.received).toHaveLength(0);
+    await at('2030-03-05T15:00:00Z');
+    expect(recipients()).toEqual(['ana@example.com', 'bea@example.com']);
+  });
+
   it('`inmo alerts run` sends the next digest now, and a second run right after sends nothing', async () => {
     await threeLeads();
     await catalogue(listing('NEW-1', { price: 180_000 }));

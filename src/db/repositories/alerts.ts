@@ -185,7 +185,7 @@ export async function advanceAlertsRound(db: Executor, businessId: number, round
 
 /** Every business with its latest composed alert round. */
 export async function listAlertRounds(db: Executor) {
-  return db.selectFrom('businesses').select(['id', 'alerts_round']).orderBy('id').execute();
+  return db.selectFrom('businesses').select(['id', 'alerts_round', 'timezone']).orderBy('id').execute();
 }
 
 /** The digest a message carries, with its listings as the e-mail shows them, in the digest's order. */
