@@ -25,7 +25,7 @@ describe('inmo CLI', () => {
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: migrations });
     expect((await inmo(env, 'migrate', '--json')).json).toEqual({ applied: [] });
     const business = await inmo(env, 'business', 'create', '--name', 'Inmobiliaria Sol', '--json');
-    expect(business.json).toEqual({ id: 1, name: 'Inmobiliaria Sol' });
+    expect(business.json).toEqual({ id: 1, name: 'Inmobiliaria Sol', timezone: 'Europe/Madrid' });
 
     const key = await inmo(env, 'keys', 'create', '--business', '1', '--scopes', 'properties:read,leads:read', '--name', 'web', '--json');
     expect(key.code).toBe(0);
@@ -242,6 +242,7 @@ describe('inmo CLI', () => {
         'message',
         'follow_ups',
         'conversation',
+        'alerts',
       ]);
       expect(shown.json.lead).toMatchObject({
         id: leadId,

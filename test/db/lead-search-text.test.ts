@@ -6,10 +6,9 @@ import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createDb, migrate } from '../../src/db/database.ts';
 import { migrationProvider } from '../../src/db/migrations/index.ts';
-import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { searchLeads } from '../../src/db/repositories/leads.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
-import { freshDatabaseUrl } from '../helpers/db.ts';
+import { freshDatabaseUrl, insertBusinessAtAnyMigration } from '../helpers/db.ts';
 
 describe('migration 0031: the search text of earlier leads', () => {
   it('fills it from the name and addresses, so that an accent-free search finds them', async () => {
@@ -17,7 +16,7 @@ describe('migration 0031: the search text of earlier leads', () => {
     try {
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo('0027_email_out');
       if (error) throw error;
-      const business = await insertBusiness(db, 'A', nowRfc3339());
+      const business = await insertBusinessAtAnyMigration(db, 'A');
       const at = nowRfc3339();
       const lead = { business_id: business.id, type: 'demandante', status: 'new', active: 1, rating: 3, created_at: at, updated_at: at };
       await db

@@ -8,10 +8,8 @@ import { Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createDb, migrate } from '../../src/db/database.ts';
 import { migrationProvider } from '../../src/db/migrations/index.ts';
-import { insertBusiness } from '../../src/db/repositories/businesses.ts';
-import { nowRfc3339 } from '../../src/domain/time.ts';
 import { moveListing } from '../../src/services/catalogue/listings.ts';
-import { freshDatabaseUrl } from '../helpers/db.ts';
+import { freshDatabaseUrl, insertBusinessAtAnyMigration } from '../helpers/db.ts';
 
 /** A listing row as the tables held it at migration 0027, with its published document. */
 async function storedListing(db: ReturnType<typeof createDb>, businessId: number, ref: string, specs: Record<string, unknown> | null) {
@@ -38,7 +36,7 @@ describe('migration 0028: facts stored before they were checked', () => {
     try {
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo('0027_email_out');
       if (error) throw error;
-      const business = await insertBusiness(db, 'A', nowRfc3339());
+      const business = await insertBusinessAtAnyMigration(db, 'A');
       const demo = await storedListing(db, business.id, 'DEMO', { condition: 'reformado', district: 'Centro', floor: '2' });
       const odd = await storedListing(db, business.id, 'ODD', {
         floor: 'Ground floor',

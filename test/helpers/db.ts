@@ -68,6 +68,15 @@ export async function freshDb(): Promise<{ db: Db; path: string | null; url: str
   return { db, path: url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : null, url };
 }
 
+/**
+ * A business row written with the columns every migration has (name, created_at), for tests
+ * that stop the schema at an earlier migration, where the repository's insert would name
+ * columns that do not exist yet.
+ */
+export async function insertBusinessAtAnyMigration(db: Db, name: string): Promise<{ id: number }> {
+  return db.insertInto('businesses').values({ name, created_at: nowRfc3339() }).returning('id').executeTakeFirstOrThrow();
+}
+
 /** A business and a key for it (all scopes unless given). */
 export async function businessWithKey(db: Db, name = 'Inmobiliaria Test', scopes: Scope[] = [...SCOPES]) {
   const business = await insertBusiness(db, name, nowRfc3339());
