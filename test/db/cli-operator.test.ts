@@ -57,6 +57,7 @@ describe('help and version', () => {
         'leads show',
         'leads erase',
         'audit list',
+        'alerts run',
         'embed snippet',
         'jobs list',
         'jobs retry',
