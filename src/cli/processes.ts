@@ -1,7 +1,7 @@
 /**
- * What `inmo serve`, `inmo worker` and `inmo migrate` do (CONTRACT §9, §11): the processes of
- * an installation and its schema. Loaded only when one of them runs (cli/serve.ts registers
- * them), so that the other commands start without the server's code.
+ * What `inmo serve` does (CONTRACT §9, §11): the server, its worker and the demo. Loaded only
+ * when it runs (cli/serve.ts registers it), so that the other commands start without the
+ * server's code; `inmo worker` and `inmo migrate` are in cli/worker-process.ts.
  */
 import { mediaStoreOf } from '../media/store.ts';
 import type { FastifyInstance } from 'fastify';
@@ -9,7 +9,7 @@ import pino from 'pino';
 import { buildApp } from '../app.ts';
 import { derivedKey } from '../secrets.ts';
 import { loadConfig } from '../config.ts';
-import { createDb, migrate, type Db } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 import { seedDemo } from '../demo/seed.ts';
 import { storeDemoPhotos } from '../demo/photos.ts';
 import type { MediaStore } from '../media/store.ts';
@@ -18,7 +18,8 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../services/access/api-
 import { serveMetricsOn } from '../http/operability.ts';
 import { Worker } from '../jobs/worker.ts';
 import { checkpointOffThread } from '../db/checkpoints.ts';
-import { cli, CliError, openDb, plural, print } from './common.ts';
+import { cli, CliError, openDb, print } from './common.ts';
+import { metricsAddress, onShutdownSignal } from './worker-process.ts';
 
 /**
  * Bytes of log lines gathered before they are written to stdout, and the most written at once.
@@ -29,18 +30,6 @@ const LOG_WRITE_BYTES = 32 * 1024;
 const LOG_MAX_WRITE = 64 * 1024;
 /** Longest a log line waits in memory before it is written, ms. */
 const LOG_FLUSH_MS = 250;
-
-/** Calls `stop` once on the first SIGINT or SIGTERM; a second signal while stopping is ignored. */
-function onShutdownSignal(stop: () => Promise<void>): void {
-  let stopping = false;
-  const once = () => {
-    if (stopping) return;
-    stopping = true;
-    void stop();
-  };
-  process.on('SIGINT', once);
-  process.on('SIGTERM', once);
-}
 
 /** Longest wait for the log lines still buffered to be written when stopping, ms. */
 const LOG_DRAIN_MS = 5000;
@@ -85,11 +74,6 @@ async function listenOrClose(
     await db.destroy();
     throw new CliError(`cannot listen on ${where.host}:${where.port}: ${(error as Error).message}`);
   }
-}
-
-function metricsAddress(server: FastifyInstance | null): string | undefined {
-  const address = server?.server.address();
-  return address && typeof address === 'object' ? `http://${address.address}:${address.port}/metrics` : undefined;
 }
 
 /** `inmo serve`: migrates, serves /v1/ext and the console, runs the worker; returns once it listens. */
@@ -215,45 +199,6 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
 }
 
 /** `inmo worker`: runs background jobs until SIGTERM, or `--until-idle` until none is due. */
-export async function work(opts: { untilIdle?: boolean; concurrency?: number }): Promise<void> {
-  const config = loadConfig(cli.env);
-  const db = await openDb(config);
-  const logger = pino({ level: config.logLevel }, cli.stdout);
-  const settings = { ...config.worker, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
-  const worker = new Worker({ db, settings, outbound: config.outbound, logger });
-  if (opts.untilIdle) {
-    const ran = await worker.drain();
-    await db.destroy();
-    print({ jobs_run: ran }, `ran ${plural(ran, 'job')}; none is due`);
-    return;
-  }
-  let metrics: FastifyInstance | null = null;
-  if (config.metrics.enabled && config.metrics.port !== null) {
-    metrics = await serveMetricsOn(db, config.metrics.host, config.metrics.port).catch(async (error: Error) => {
-      await db.destroy();
-      throw new CliError(`cannot listen on ${config.metrics.host}:${config.metrics.port}: ${error.message}`);
-    });
-  }
-  logger.info({ worker: worker.id, concurrency: settings.concurrency, metrics: metricsAddress(metrics) }, 'worker started');
-  worker.start();
-  await new Promise<void>((resolve) => onShutdownSignal(async () => resolve()));
-  logger.info({ worker: worker.id }, 'worker stopping: letting running jobs finish');
-  await Promise.allSettled([worker.stop(), metrics?.close()]);
-  await db.destroy();
-}
-
-/** `inmo migrate`: brings the schema up to date and prints what was applied. */
-export async function migrateSchema(): Promise<void> {
-  const config = loadConfig(cli.env);
-  const db = createDb(config.databaseUrl, config.pool);
-  try {
-    const applied = await migrate(db);
-    print({ applied }, applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date');
-  } finally {
-    await db.destroy();
-  }
-}
-
 /**
  * The demo of `--demo` on an empty database, its photos stored and linked under `mediaBase`
  * (`…/media` on this server, or `INMO_MEDIA_PUBLIC_URL`); a database with data is left alone.

@@ -1,6 +1,7 @@
 /**
  * `inmo serve`, `inmo worker` and `inmo migrate` (CONTRACT §9, §11): the processes of an
- * installation and its schema. What they do is in cli/processes.ts, loaded when one runs.
+ * installation and its schema. What they do is in cli/processes.ts (serve) and
+ * cli/worker-process.ts (worker, migrate), loaded when one runs.
  */
 import type { Command } from 'commander';
 import { action, command, port, positiveInt } from './common.ts';
@@ -23,14 +24,14 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'jobs run at once (default INMO_WORKER_CONCURRENCY or 4)', positiveInt)
     .action(
       action(async (opts: { untilIdle?: boolean; concurrency?: number }) => {
-        const { work } = await import('./processes.ts');
+        const { work } = await import('./worker-process.ts');
         await work(opts);
       }),
     );
 
   command(program, 'migrate', 'bring the database schema up to date').action(
     action(async () => {
-      const { migrateSchema } = await import('./processes.ts');
+      const { migrateSchema } = await import('./worker-process.ts');
       await migrateSchema();
     }),
   );
