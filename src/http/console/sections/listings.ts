@@ -47,6 +47,7 @@ import {
   type ListingSearch,
 } from '../../../services/catalogue/listings.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
+import { LISTING_FIELD_LABEL } from '../labels.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
 
@@ -193,6 +194,16 @@ function specsFromForm(
   for (const name of ['community_fees', 'year_built'] as const) if (sent(body, name)) put(name, typedNumber(value[name]));
   if (sent(body, 'condition')) put('condition', value.condition.trim() || null);
   return Object.keys(specs).length ? specs : null;
+}
+
+/**
+ * The form's field a fault of the import line is shown beside: its own, or for `titles.es` and
+ * `descriptions.es` the Spanish `title` and `description`; a part of the line the form has no
+ * field for (a photo's URL, a key of `specs`) is shown at the top, beside the reference, as before.
+ */
+function formField(field: string): string {
+  if (field === 'titles.es' || field === 'descriptions.es') return field.startsWith('titles') ? 'title' : 'description';
+  return Object.hasOwn(LISTING_FIELD_LABEL, field) ? field : 'external_ref';
 }
 
 /** What a fault tells the user beside its field. */
@@ -351,7 +362,7 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     const t = reply.request.t;
     // The first fault of a field is the one shown beside it.
     const byField: Record<string, string> = {};
-    for (const f of faults) byField[f.field] ??= faultText(t, f);
+    for (const f of faults) byField[formField(f.field)] ??= faultText(t, f);
     return render(reply, view, { ...terms, form: values, faults: byField, euros: euros(reply.request.consoleLanguage), ...extra }, status);
   };
 
