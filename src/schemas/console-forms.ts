@@ -92,11 +92,26 @@ export const ReplyForm = Type.Object({ text: text(100_000) });
  * fields named as in the import format (CONTRACT §14). Everything is text here; the import
  * format's own schema and rules check the listing these become (services/catalogue/listings.ts).
  * Checkboxes: `operation` and `features` (one value per checked box), `public` and `is_featured` (`1`).
+ *
+ * Languages and facts (CONTRACT §22): `title` and `description` are the Spanish ones, `titles.en`,
+ * `descriptions.en` (and `fr`, `de`, `it`) the others; `energy_certificate.status`,
+ * `energy_certificate.rating`, `energy_certificate.consumption_kwh_m2_year` (kWh/m² a year),
+ * `energy_certificate.emissions_kg_co2_m2_year` (kg CO₂/m² a year), `floor`, `community_fees`
+ * (€ a month), `year_built` and `condition`. A post that leaves one of these out altogether
+ * (not even empty) keeps what the listing holds (http/console/sections/listings.ts).
  */
 export const ListingForm = Type.Object({
   external_ref: text(200),
   title: text(10_000),
   description: text(100_000),
+  'titles.en': text(10_000),
+  'titles.fr': text(10_000),
+  'titles.de': text(10_000),
+  'titles.it': text(10_000),
+  'descriptions.en': text(100_000),
+  'descriptions.fr': text(100_000),
+  'descriptions.de': text(100_000),
+  'descriptions.it': text(100_000),
   operation: Type.Array(text(20), { maxItems: 3 }),
   rental_type: text(20),
   type: text(40),
@@ -121,6 +136,14 @@ export const ListingForm = Type.Object({
   public: text(1),
   is_featured: text(1),
   features: Type.Array(text(100), { maxItems: 500 }),
+  'energy_certificate.status': text(20),
+  'energy_certificate.rating': text(20),
+  'energy_certificate.consumption_kwh_m2_year': text(40),
+  'energy_certificate.emissions_kg_co2_m2_year': text(40),
+  floor: text(100),
+  community_fees: text(40),
+  year_built: text(40),
+  condition: text(40),
 });
 
 /** `POST /console/properties/:id/status`: the status a listing moves to, and the page to return to. */

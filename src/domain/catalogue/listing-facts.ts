@@ -76,16 +76,47 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const isInteger = (v: unknown): v is number => isNumber(v) && Number.isInteger(v);
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 
+/** The part of the energy certificate a fault is in (null for the other facts, and a certificate that is no object). */
+export type CertificatePart = 'status' | 'rating' | 'consumption_kwh_m2_year' | 'emissions_kg_co2_m2_year';
+
 /**
- * A fact's canonical form, or the reason it breaks its rule (without the place).
+ * What kind of rule a fact breaks, for a form to say it in its own words (the reason stays the
+ * import's English): `choice` (not one of the values), `range` (a number outside `min`..`max`),
+ * `year` (not a whole year in `min`..`max`), `floor`, `rating_required` (an available
+ * certificate without its letter), `rating_only_available` (a rating or figures on a certificate
+ * in process or exempt), `shape` (a certificate that is no object).
+ */
+export type FactFaultKind = 'choice' | 'range' | 'year' | 'floor' | 'rating_required' | 'rating_only_available' | 'shape';
+
+/** Why a fact breaks its rule: the reason (English, without the place), where, and the kind. */
+interface Refusal {
+  reason: string;
+  part: CertificatePart | null;
+  kind: FactFaultKind;
+  /** `min` and `max` of a `range` or `year`. */
+  ctx?: { min: number; max: number };
+}
+
+const refuse = (reason: string, kind: FactFaultKind, part: CertificatePart | null = null, ctx?: Refusal['ctx']): Refusal => ({
+  reason,
+  part,
+  kind,
+  ...(ctx ? { ctx } : {}),
+});
+
+/**
+ * A fact's canonical form, or why it breaks its rule.
  * @param year the current year, for `year_built`.
  */
-function checkFact(key: FactKey, value: unknown, year: number): { value: unknown } | { reason: string } {
+function checkFact(key: FactKey, value: unknown, year: number): { value: unknown } | Refusal {
   switch (key) {
     case 'energy_certificate':
       return checkCertificate(value);
     case 'floor': {
-      const bad = { reason: `must be a text of at most ${FLOOR_TEXT_MAX} characters or a whole number from ${FLOOR_MIN} to ${FLOOR_MAX}` };
+      const bad = refuse(
+        `must be a text of at most ${FLOOR_TEXT_MAX} characters or a whole number from ${FLOOR_MIN} to ${FLOOR_MAX}`,
+        'floor',
+      );
       if (typeof value === 'string') {
         if (value.trim() === '' || value.length > FLOOR_TEXT_MAX) return bad;
         if (INTEGER_TEXT.test(value) && (Number(value) < FLOOR_MIN || Number(value) > FLOOR_MAX)) return bad;
@@ -96,42 +127,63 @@ function checkFact(key: FactKey, value: unknown, year: number): { value: unknown
     case 'community_fees':
       return isNumber(value) && value >= 0 && value <= COMMUNITY_FEES_MAX
         ? { value }
-        : { reason: `must be a number of euros a month from 0 to ${COMMUNITY_FEES_MAX}` };
+        : refuse(`must be a number of euros a month from 0 to ${COMMUNITY_FEES_MAX}`, 'range', null, { min: 0, max: COMMUNITY_FEES_MAX });
     case 'year_built':
       return isInteger(value) && value >= YEAR_BUILT_MIN && value <= year + YEARS_AHEAD
         ? { value }
-        : { reason: `must be a whole year from ${YEAR_BUILT_MIN} to ${year + YEARS_AHEAD}` };
+        : refuse(`must be a whole year from ${YEAR_BUILT_MIN} to ${year + YEARS_AHEAD}`, 'year', null, {
+            min: YEAR_BUILT_MIN,
+            max: year + YEARS_AHEAD,
+          });
     case 'condition':
       return typeof value === 'string' && (CONDITIONS as readonly string[]).includes(value)
         ? { value }
-        : { reason: `must be one of ${CONDITIONS.join(', ')}` };
+        : refuse(`must be one of ${CONDITIONS.join(', ')}`, 'choice');
   }
 }
 
-function checkCertificate(value: unknown): { value: EnergyCertificate } | { reason: string } {
+function checkCertificate(value: unknown): { value: EnergyCertificate } | Refusal {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { reason: 'must be an object with status, rating, consumption_kwh_m2_year and emissions_kg_co2_m2_year' };
+    return refuse('must be an object with status, rating, consumption_kwh_m2_year and emissions_kg_co2_m2_year', 'shape');
   }
   const given = value as Record<string, unknown>;
   const status = given.status;
   if (typeof status !== 'string' || !(CERTIFICATE_STATUSES as readonly string[]).includes(status)) {
-    return { reason: `status must be one of ${CERTIFICATE_STATUSES.join(', ')}` };
+    return refuse(`status must be one of ${CERTIFICATE_STATUSES.join(', ')}`, 'choice', 'status');
   }
   const rating = given.rating ?? null;
   if (rating !== null && !(typeof rating === 'string' && (ENERGY_RATINGS as readonly string[]).includes(rating))) {
-    return { reason: 'rating must be a letter from A to G, or null' };
+    return refuse('rating must be a letter from A to G, or null', 'choice', 'rating');
   }
   const consumption = given.consumption_kwh_m2_year ?? null;
   if (consumption !== null && !(isNumber(consumption) && consumption >= 0 && consumption <= CONSUMPTION_MAX)) {
-    return { reason: `consumption_kwh_m2_year must be a number from 0 to ${CONSUMPTION_MAX} (kWh/m² a year)` };
+    return refuse(
+      `consumption_kwh_m2_year must be a number from 0 to ${CONSUMPTION_MAX} (kWh/m² a year)`,
+      'range',
+      'consumption_kwh_m2_year',
+      {
+        min: 0,
+        max: CONSUMPTION_MAX,
+      },
+    );
   }
   const emissions = given.emissions_kg_co2_m2_year ?? null;
   if (emissions !== null && !(isNumber(emissions) && emissions >= 0 && emissions <= EMISSIONS_MAX)) {
-    return { reason: `emissions_kg_co2_m2_year must be a number from 0 to ${EMISSIONS_MAX} (kg CO₂/m² a year)` };
+    return refuse(
+      `emissions_kg_co2_m2_year must be a number from 0 to ${EMISSIONS_MAX} (kg CO₂/m² a year)`,
+      'range',
+      'emissions_kg_co2_m2_year',
+      {
+        min: 0,
+        max: EMISSIONS_MAX,
+      },
+    );
   }
-  if (status === 'available' && rating === null) return { reason: 'rating is required when the status is available (A to G)' };
+  if (status === 'available' && rating === null) {
+    return refuse('rating is required when the status is available (A to G)', 'rating_required', 'rating');
+  }
   if (status !== 'available' && (rating !== null || consumption !== null || emissions !== null)) {
-    return { reason: `a rating, consumption or emissions go only with status available, not ${status}` };
+    return refuse(`a rating, consumption or emissions go only with status available, not ${status}`, 'rating_only_available', 'rating');
   }
   return {
     value: {
@@ -141,6 +193,49 @@ function checkCertificate(value: unknown): { value: EnergyCertificate } | { reas
       emissions_kg_co2_m2_year: emissions as number | null,
     },
   };
+}
+
+/** A fact that breaks its rule, as {@link factFaults} lists it. */
+export interface FactFault {
+  fact: FactKey;
+  /** Where it was given: in `specs`, or at the top level of the line. */
+  place: 'specs' | 'top';
+  /** The part of the certificate, or null. */
+  part: CertificatePart | null;
+  kind: FactFaultKind;
+  /** The import's reason, with its place: what {@link factsInSpecs} would answer for this fact alone. */
+  reason: string;
+  ctx?: { min: number; max: number };
+}
+
+/**
+ * Every fact of an import line that breaks its rule, each checked on its own by the rules of
+ * {@link factsInSpecs} (which stops at the first): what a form shows beside each field. A line
+ * without faults here may still give a fact twice with different values, which only
+ * {@link factsInSpecs} refuses.
+ * @param now RFC 3339 instant (its year bounds `year_built`).
+ */
+export function factFaults(
+  topLevel: Partial<Record<FactKey, unknown>>,
+  specs: Record<string, unknown> | null | undefined,
+  now: string,
+): FactFault[] {
+  const year = Number(now.slice(0, 4));
+  const faults: FactFault[] = [];
+  for (const key of FACT_KEYS) {
+    for (const [place, value] of [
+      ['specs', specs?.[key] ?? null],
+      ['top', topLevel[key] ?? null],
+    ] as const) {
+      if (value === null) continue;
+      const checked = checkFact(key, value, year);
+      if ('reason' in checked) {
+        const { reason, ...rest } = checked;
+        faults.push({ fact: key, place, ...rest, reason: `${place === 'specs' ? 'specs.' : ''}${key}: ${reason}` });
+      }
+    }
+  }
+  return faults;
 }
 
 /**

@@ -9,12 +9,15 @@ import type { ConversationState, FollowUpState, LeadInteractionTable } from '../
 import type { Scope } from '../../domain/access/api-key.ts';
 import type { AddressPrivacy, Operation, PropertyStatus, PropertyType, RentalType } from '../../domain/catalogue/terms.ts';
 import type { FeedFormat } from '../../domain/catalogue/feed-formats.ts';
+import type { ListingLanguage } from '../../domain/catalogue/languages.ts';
+import type { CertificateStatus, Condition } from '../../domain/catalogue/listing-facts.ts';
 import type { IdealistaLeftOutReason } from '../../domain/catalogue/idealista-feed.ts';
 import type { LeadStatus, LeadType } from '../../domain/leads/rules.ts';
 import type { ApiKeyInfo, keyState } from '../../services/access/api-keys.ts';
 import type { AuditAction } from '../../services/access/audit.ts';
 import type { Role, UserInfo } from '../../services/access/console-users.ts';
 import type { HiddenBecause } from '../../services/catalogue/listings.ts';
+import type { LanguageState } from './sections/listings.ts';
 import type { CatalogueImportRow } from '../../services/catalogue/import/uploads.ts';
 import type { DISCARDED_BY_AGENT, NOT_UNDERSTOOD } from '../../services/leads/email-intake.ts';
 import type { ListingForm } from '../../schemas/console-forms.ts';
@@ -156,7 +159,55 @@ export const LISTING_FIELD_LABEL = {
   public: 'field_public',
   is_featured: 'field_is_featured',
   features: 'field_features',
+  'titles.en': 'field_titles_en',
+  'titles.fr': 'field_titles_fr',
+  'titles.de': 'field_titles_de',
+  'titles.it': 'field_titles_it',
+  'descriptions.en': 'field_descriptions_en',
+  'descriptions.fr': 'field_descriptions_fr',
+  'descriptions.de': 'field_descriptions_de',
+  'descriptions.it': 'field_descriptions_it',
+  'energy_certificate.status': 'field_energy_status',
+  'energy_certificate.rating': 'field_energy_rating',
+  'energy_certificate.consumption_kwh_m2_year': 'field_energy_consumption',
+  'energy_certificate.emissions_kg_co2_m2_year': 'field_energy_emissions',
+  floor: 'field_floor',
+  community_fees: 'field_community_fees',
+  year_built: 'field_year_built',
+  condition: 'field_condition',
 } as const satisfies Record<keyof Static<typeof ListingForm>, MessageKey>;
+
+/** A listing's language (CONTRACT §22), by its own name. */
+export const LISTING_LANGUAGE_LABEL = {
+  es: 'language_name_es',
+  en: 'language_name_en',
+  fr: 'language_name_fr',
+  de: 'language_name_de',
+  it: 'language_name_it',
+} as const satisfies Record<ListingLanguage, MessageKey>;
+
+/** How far a listing is written in a language (http/console/sections/listings.ts `languageState`). */
+export const LANGUAGE_STATE_LABEL = {
+  written: 'language_state_written',
+  no_title: 'language_state_no_title',
+  no_description: 'language_state_no_description',
+  unwritten: 'language_state_unwritten',
+  untranslated: 'language_state_untranslated',
+} as const satisfies Record<LanguageState, MessageKey>;
+
+/** An energy certificate's status (domain/catalogue/listing-facts.ts). */
+export const CERTIFICATE_STATUS_LABEL = {
+  available: 'certificate_available',
+  in_process: 'certificate_in_process',
+  exempt: 'certificate_exempt',
+} as const satisfies Record<CertificateStatus, MessageKey>;
+
+/** A listing's condition (domain/catalogue/listing-facts.ts). */
+export const CONDITION_LABEL = {
+  'obra-nueva': 'condition_obra_nueva',
+  'buen-estado': 'condition_buen_estado',
+  'a-reformar': 'condition_a_reformar',
+} as const satisfies Record<Condition, MessageKey>;
 
 /** A published feed's format (CONTRACT §15, §22). */
 export const FEED_FORMAT_LABEL = {
@@ -272,6 +323,10 @@ export const LABELS = {
   addressPrivacy: ADDRESS_PRIVACY_LABEL,
   hiddenBecause: HIDDEN_BECAUSE_LABEL,
   listingField: LISTING_FIELD_LABEL,
+  listingLanguage: LISTING_LANGUAGE_LABEL,
+  languageState: LANGUAGE_STATE_LABEL,
+  certificateStatus: CERTIFICATE_STATUS_LABEL,
+  condition: CONDITION_LABEL,
   importState: IMPORT_STATE_LABEL,
   feedFormat: FEED_FORMAT_LABEL,
   idealistaLeftOut: IDEALISTA_LEFT_OUT_LABEL,

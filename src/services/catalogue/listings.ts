@@ -22,6 +22,7 @@ import {
   type ListingRecord,
   type PropertyFields,
 } from '../../domain/catalogue/property-record.ts';
+import { factFaults, FACT_KEYS, type FactFaultKind, type FactKey } from '../../domain/catalogue/listing-facts.ts';
 import { nowRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { ImportRecord } from '../../schemas/import-record.ts';
@@ -92,8 +93,10 @@ export interface ListingFault {
   type: string;
   /** Pydantic's context (`max_length`, `ge`, `expected`…), when the fault has one. */
   ctx?: Record<string, unknown>;
-  /** The rule's own words (English), for `rule` faults. */
+  /** The rule's own words (English), for `rule` and `fact` faults. */
   reason?: string;
+  /** For `fact` faults (domain/catalogue/listing-facts.ts): the kind of rule broken. */
+  kind?: FactFaultKind;
 }
 
 /** A listing that was not saved: every fault, by field. Nothing was written. */
@@ -103,10 +106,28 @@ export class ListingInvalidError extends Error {
   }
 }
 
-/** The field an import rule names (`operation: …`, `lat and lon …`). */
+/** The field an import rule names (`operation: …`, `lat and lon …`, `titles.es: …`). */
 function ruleField(message: string): string {
-  const named = /^([a-z_]+)[\s:[]/.exec(message);
+  const named = /^([a-z_]+(?:\.[a-z_]+)?)[\s:[]/.exec(message);
   return named ? named[1] : 'external_ref';
+}
+
+/**
+ * The faults of a line's facts (domain/catalogue/listing-facts.ts), every one at once: a fact of
+ * the certificate is named by its part (`energy_certificate.rating`), any fact by its key
+ * whether it was given in `specs` or at the top level. `kind` and `ctx` say the rule (`ctx`
+ * `{min, max}` of a range or a year).
+ */
+function factFaultsOf(record: Record<string, unknown>, now: string): ListingFault[] {
+  const top = Object.fromEntries(FACT_KEYS.map((key) => [key, record[key]]));
+  const specs = typeof record.specs === 'object' && record.specs !== null ? (record.specs as Record<string, unknown>) : null;
+  return factFaults(top, specs, now).map((f) => ({
+    field: f.part ? `${f.fact}.${f.part}` : f.fact,
+    type: 'fact',
+    kind: f.kind,
+    reason: f.reason,
+    ...(f.ctx ? { ctx: f.ctx } : {}),
+  }));
 }
 
 /**
@@ -117,11 +138,14 @@ function ruleField(message: string): string {
 function checked(record: Record<string, unknown>, now: string) {
   const issues: ValidationIssue[] = [];
   const valid = validateObject(ImportRecord, record, [], 'json', issues);
-  if (issues.length > 0) {
-    throw new ListingInvalidError(
-      issues.map((i) => ({ field: String(i.loc[0] ?? 'external_ref'), type: i.type, ...(i.ctx ? { ctx: i.ctx } : {}) })),
-    );
-  }
+  const faults: ListingFault[] = issues.map((i) => ({
+    field: i.loc.length > 1 && FACT_KEYS.includes(i.loc[0] as FactKey) ? i.loc.slice(0, 2).join('.') : String(i.loc[0] ?? 'external_ref'),
+    type: i.type,
+    ...(i.ctx ? { ctx: i.ctx } : {}),
+  }));
+  // The facts' rules, each fact on its own, so that a form shows every fault at once.
+  for (const fault of factFaultsOf(record, now)) if (!faults.some((f) => f.field === fault.field)) faults.push(fault);
+  if (faults.length > 0) throw new ListingInvalidError(faults);
   try {
     return normalizeImportRecord(valid as unknown as ListingRecord, now);
   } catch (error) {

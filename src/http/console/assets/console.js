@@ -1,7 +1,8 @@
 // The console's only script, and an optional one. Without it every page still works: the new
 // key is shown, selectable, in its field; an import's page has a link to refresh its progress.
 // With it: a copy button for the new key, the import's progress follows by itself, and the
-// listing form shows the prices of the operations ticked and the subtypes of the type chosen;
+// listing form shows the prices of the operations ticked and the subtypes of the type chosen,
+// and its five languages as tabs (WAI-ARIA tabs pattern; stacked panels without the script);
 // times are shown in the reader's time zone.
 document.addEventListener('DOMContentLoaded', () => {
   // Times are written in Madrid's zone; shown in the reader's own.
@@ -51,5 +52,64 @@ document.addEventListener('DOMContentLoaded', () => {
     };
     listing.addEventListener('change', sync);
     sync();
+  }
+
+  // The languages of the listing form: a tab each, selected by click or arrow keys (automatic activation).
+  const tablist = document.querySelector('[data-tablist]');
+  if (tablist) {
+    const tabs = [...tablist.querySelectorAll('[role="tab"]')];
+    const panels = tabs.map((tab) => document.getElementById(tab.getAttribute('aria-controls')));
+    const words = JSON.parse(tablist.dataset.stateWords || '{}');
+    const select = (index, focus) => {
+      tabs.forEach((tab, i) => {
+        tab.setAttribute('aria-selected', String(i === index));
+        tab.tabIndex = i === index ? 0 : -1;
+        panels[i].hidden = i !== index;
+      });
+      if (focus) tabs[index].focus();
+    };
+    panels.forEach((panel, i) => {
+      panel.setAttribute('role', 'tabpanel');
+      panel.setAttribute('aria-labelledby', tabs[i].id);
+      panel.tabIndex = 0;
+    });
+    tablist.hidden = false;
+    tabs.forEach((tab, i) => {
+      tab.addEventListener('click', () => select(i, false));
+      tab.addEventListener('keydown', (event) => {
+        const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[event.key];
+        if (to === undefined) return;
+        event.preventDefault();
+        select((to + tabs.length) % tabs.length, true);
+      });
+    });
+    // A language with a fault opens first; a link of the faults' summary opens its field's tab.
+    const faulty = panels.findIndex((panel) => panel.hasAttribute('data-faulty'));
+    select(Math.max(0, faulty), false);
+    for (const link of document.querySelectorAll('#form-problem a[href^="#p-"]')) {
+      const i = panels.findIndex((panel) => panel.querySelector(link.getAttribute('href')));
+      if (i >= 0) link.addEventListener('click', () => select(i, false));
+    }
+    // The marker of what is missing follows what is typed.
+    panels.forEach((panel, i) => {
+      panel.addEventListener('input', () => {
+        const [title, description] = [...panel.querySelectorAll('input, textarea')].map((field) => field.value.trim() !== '');
+        const state =
+          title && description
+            ? 'written'
+            : title
+              ? 'no_description'
+              : description
+                ? 'no_title'
+                : panel.dataset.language === 'es'
+                  ? 'unwritten'
+                  : 'untranslated';
+        for (const marker of [tabs[i], panel].flatMap((el) => [...el.querySelectorAll('[data-language-state]')])) {
+          marker.textContent = words[state] ?? marker.textContent;
+          marker.classList.toggle('language-state-written', state === 'written');
+          marker.classList.toggle('language-state-missing', state !== 'written');
+        }
+      });
+    });
   }
 });

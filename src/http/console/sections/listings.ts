@@ -3,7 +3,8 @@
  * `type`, `page`), `GET /properties/new`, `GET /properties/:id` (the listing, its photos, its
  * public preview and its form); `POST /properties` creates and `POST /properties/:id` edits (the
  * import format's field names, schemas/console-forms.ts `ListingForm`), 303 to the listing's
- * page, or 422 with each fault beside its field and nothing stored; one-click changes:
+ * page, or 422 with each fault beside its field and nothing stored (the title and description in
+ * five languages, the energy certificate and the facts of CONTRACT §22 included); one-click changes:
  * `POST /properties/:id/status` (`status`), `/public` and `/featured` (`value` `1` or `0`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -17,6 +18,16 @@ import {
   SUBTYPES,
 } from '../../../domain/catalogue/terms.ts';
 import type { ListingRecord } from '../../../domain/catalogue/property-record.ts';
+import { heldTexts, LISTING_LANGUAGES, type ListingLanguage, type StoredTexts } from '../../../domain/catalogue/languages.ts';
+import {
+  CERTIFICATE_STATUSES,
+  CONDITIONS,
+  ENERGY_RATINGS,
+  FLOOR_MAX,
+  FLOOR_MIN,
+  FLOOR_TEXT_MAX,
+  listingFacts,
+} from '../../../domain/catalogue/listing-facts.ts';
 import { InmoError } from '../../../errors.ts';
 import { ListingForm, ListingStatusForm, ListingSwitchForm, PhotoForm } from '../../../schemas/console-forms.ts';
 import { MAX_PHOTO_BYTES, PhotoRefusedError, type PhotoRefusal } from '../../../media/photos.ts';
@@ -36,6 +47,7 @@ import {
   type ListingSearch,
 } from '../../../services/catalogue/listings.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
+import { LISTING_FIELD_LABEL } from '../labels.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
 
@@ -59,6 +71,43 @@ const TEXT_FIELDS = [
   'address_privacy',
   'status',
 ] as const;
+
+/** The languages of the form other than Spanish (whose texts are `title` and `description`). */
+const OTHER_LANGUAGES = LISTING_LANGUAGES.filter((lang) => lang !== 'es');
+/** The form's fields of the texts in other languages: `titles.en`, `descriptions.en`… */
+const LANGUAGE_FIELDS = OTHER_LANGUAGES.flatMap((lang) => [`titles.${lang}`, `descriptions.${lang}`] as const);
+/** The parts of the energy certificate, each a field `energy_certificate.<part>`. */
+const CERTIFICATE_PARTS = ['status', 'rating', 'consumption_kwh_m2_year', 'emissions_kg_co2_m2_year'] as const;
+const CERTIFICATE_FIELDS = CERTIFICATE_PARTS.map((part) => `energy_certificate.${part}` as const);
+/** The facts kept in `specs` that the form writes as they are typed (the certificate apart). */
+const FACT_FIELDS = ['floor', 'community_fees', 'year_built', 'condition'] as const;
+
+/** Whether a form post carries a field at all (even empty): a field left out keeps what is stored. */
+const sent = (body: unknown, name: string) => typeof body === 'object' && body !== null && Object.hasOwn(body, name);
+
+/**
+ * How far a listing's text is written in one language: both, only one of them, or none
+ * (`unwritten` for Spanish, `untranslated` for the others). What the editor's tabs and the
+ * listing's page mark.
+ */
+export type LanguageState = 'written' | 'no_title' | 'no_description' | 'unwritten' | 'untranslated';
+
+/** The state of language `lang` from its title and description as the form holds them. */
+export function languageState(lang: ListingLanguage, title: string, description: string): LanguageState {
+  const hasTitle = title.trim() !== '';
+  const hasDescription = description.trim() !== '';
+  if (hasTitle && hasDescription) return 'written';
+  if (hasTitle) return 'no_description';
+  if (hasDescription) return 'no_title';
+  return lang === 'es' ? 'unwritten' : 'untranslated';
+}
+
+/** How far a stored listing is written in each language, in {@link LISTING_LANGUAGES} order. */
+function heldLanguages(fields: StoredTexts): Array<{ lang: ListingLanguage; state: LanguageState }> {
+  const titles = heldTexts(fields.title, fields.titles);
+  const descriptions = heldTexts(fields.description, fields.descriptions);
+  return LISTING_LANGUAGES.map((lang) => ({ lang, state: languageState(lang, titles[lang] ?? '', descriptions[lang] ?? '') }));
+}
 
 /**
  * A number as people type it in Spain or elsewhere: `250000`, `250.000` (thousands), `82,5`,
@@ -93,7 +142,68 @@ export function recordFromForm(body: unknown, stored: ListingRecord | null): Rec
     (key) => storedFeatures.get(key) ?? { key, label: FEATURES[key]?.label ?? key, value: true, isextra: FEATURES[key]?.isextra ?? false },
   );
   record.features = features.length ? features : null;
+  // Texts in other languages (CONTRACT §22): `title`/`description` are the Spanish ones, so `titles.es` is never sent.
+  for (const field of ['titles', 'descriptions'] as const) {
+    const held = (stored?.[field] ?? {}) as Partial<Record<string, string | null>>;
+    const texts: Partial<Record<ListingLanguage, string>> = {};
+    for (const lang of OTHER_LANGUAGES) {
+      const name = `${field}.${lang}` as const;
+      const text = (sent(body, name) ? value[name] : (held[lang] ?? '')).trim();
+      if (text !== '') texts[lang] = text;
+    }
+    record[field] = Object.keys(texts).length ? texts : null;
+  }
+  record.specs = specsFromForm(body, value, stored?.specs ?? null);
   return record;
+}
+
+/**
+ * A listing's `specs` with the facts of the form (domain/catalogue/listing-facts.ts): each fact
+ * the form sends replaces the stored one where it stands, or is added after the other keys; an
+ * empty one is removed (not stated); one the form leaves out is kept. Numbers as people type
+ * them ({@link typedNumber}); a floor unchanged keeps its stored form (a number stays a number),
+ * a new one is kept as typed. The import's rules check them all when the line is saved.
+ */
+function specsFromForm(
+  body: unknown,
+  value: ReturnType<typeof formValues>,
+  stored: Record<string, unknown> | null,
+): Record<string, unknown> | null {
+  const specs: Record<string, unknown> = { ...(stored ?? {}) };
+  const put = (key: string, fact: unknown) => {
+    if (fact === null) delete specs[key];
+    else specs[key] = fact;
+  };
+  if (CERTIFICATE_FIELDS.some((name) => sent(body, name))) {
+    const part = (name: (typeof CERTIFICATE_PARTS)[number]) => value[`energy_certificate.${name}`].trim();
+    const certificate = {
+      status: part('status') || null,
+      rating: part('rating') || null,
+      consumption_kwh_m2_year: typedNumber(part('consumption_kwh_m2_year')),
+      emissions_kg_co2_m2_year: typedNumber(part('emissions_kg_co2_m2_year')),
+    };
+    put('energy_certificate', Object.values(certificate).every((v) => v === null) ? null : certificate);
+  }
+  if (sent(body, 'floor')) {
+    const floor = value.floor.trim();
+    put(
+      'floor',
+      floor === '' ? null : specs.floor !== undefined && specs.floor !== null && String(specs.floor) === floor ? specs.floor : floor,
+    );
+  }
+  for (const name of ['community_fees', 'year_built'] as const) if (sent(body, name)) put(name, typedNumber(value[name]));
+  if (sent(body, 'condition')) put('condition', value.condition.trim() || null);
+  return Object.keys(specs).length ? specs : null;
+}
+
+/**
+ * The form's field a fault of the import line is shown beside: its own, or for `titles.es` and
+ * `descriptions.es` the Spanish `title` and `description`; a part of the line the form has no
+ * field for (a photo's URL, a key of `specs`) is shown at the top, beside the reference, as before.
+ */
+function formField(field: string): string {
+  if (field === 'titles.es' || field === 'descriptions.es') return field.startsWith('titles') ? 'title' : 'description';
+  return Object.hasOwn(LISTING_FIELD_LABEL, field) ? field : 'external_ref';
 }
 
 /** What a fault tells the user beside its field. */
@@ -118,6 +228,23 @@ function faultText(t: Translate, fault: ListingFault): string {
       return t('listing_fault_choice');
     case 'taken':
       return t('listing_fault_taken');
+    case 'fact':
+      switch (fault.kind) {
+        case 'choice':
+          return t('listing_fault_choice');
+        case 'range':
+          return t('listing_fault_range', { min: String(ctx.min), max: String(ctx.max) });
+        case 'year':
+          return t('listing_fault_year', { min: String(ctx.min), max: String(ctx.max) });
+        case 'floor':
+          return t('listing_fault_floor', { min: FLOOR_MIN, max: FLOOR_MAX, length: FLOOR_TEXT_MAX });
+        case 'rating_required':
+          return t('listing_fault_rating_required');
+        case 'rating_only_available':
+          return t('listing_fault_rating_only_available');
+        default:
+          return t('listing_fault_invalid');
+      }
     case 'rule':
       if (fault.reason?.startsWith('lat and lon')) return t('listing_fault_latlon');
       if (fault.reason?.includes('http or https')) return t('listing_fault_url');
@@ -136,8 +263,18 @@ function formValues(body: unknown) {
 /** The stored line as the form's values. */
 function valuesOf(record: ListingRecord) {
   const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+  const facts = listingFacts(record.specs);
+  const certificate = facts.energy_certificate;
   return {
     ...Object.fromEntries([...TEXT_FIELDS, ...NUMBER_FIELDS, ...INTEGER_FIELDS].map((name) => [name, text(record[name])])),
+    ...Object.fromEntries(
+      LANGUAGE_FIELDS.map((name) => {
+        const [field, lang] = name.split('.') as ['titles' | 'descriptions', ListingLanguage];
+        return [name, text(record[field]?.[lang])];
+      }),
+    ),
+    ...Object.fromEntries(CERTIFICATE_PARTS.map((part) => [`energy_certificate.${part}`, text(certificate?.[part])])),
+    ...Object.fromEntries(FACT_FIELDS.map((name) => [name, text(facts[name])])),
     operation: record.operation ? record.operation.split(',') : [],
     public: record.public ? '1' : '',
     is_featured: record.is_featured ? '1' : '',
@@ -177,6 +314,11 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     privacy: ADDRESS_PRIVACY,
     subtypes: Object.entries(SUBTYPES).map(([key, { label, type }]) => ({ key, label, type })),
     features: Object.entries(FEATURES).map(([key, { label }]) => ({ key, label })),
+    languages: LISTING_LANGUAGES,
+    certificateStatuses: CERTIFICATE_STATUSES,
+    ratings: ENERGY_RATINGS,
+    conditions: CONDITIONS,
+    languageState,
   };
 
   app.get('/properties', async (request, reply) => {
@@ -218,7 +360,9 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     status = 200,
   ) => {
     const t = reply.request.t;
-    const byField = Object.fromEntries(faults.map((f) => [f.field, faultText(t, f)]));
+    // The first fault of a field is the one shown beside it.
+    const byField: Record<string, string> = {};
+    for (const f of faults) byField[formField(f.field)] ??= faultText(t, f);
     return render(reply, view, { ...terms, form: values, faults: byField, euros: euros(reply.request.consoleLanguage), ...extra }, status);
   };
 
@@ -262,6 +406,8 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
       {
         listing,
         preview: listing.published === null ? null : JSON.stringify(listing.published, null, 2),
+        facts: listingFacts(listing.record.specs),
+        held: heldLanguages(listing.fields),
         moves: STATUS_MOVES[listing.fields.status] ?? [],
         saved: (request.query as Record<string, string>).saved === '1' && status === 200,
         added: (request.query as Record<string, string>).added === '1' && status === 200,
