@@ -98,7 +98,15 @@ describe('alerts', () => {
     // The first matching of a lead is no alert: what matched then was already there.
     expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
 
-    await catalogue(listing('NEW-1', { title: 'Ático con terraza', price: 180_000, size_total: 95, bedrooms: 3 }));
+    await catalogue(
+      listing('NEW-1', {
+        title: 'Ático con terraza',
+        titles: { es: 'Ático con terraza', en: 'Penthouse with a terrace' },
+        price: 180_000,
+        size_total: 95,
+        bedrooms: 3,
+      }),
+    );
     expect(await runAlerts()).toEqual({ sent: 2, leads: 2 });
     expect(recipients()).toEqual(['ana@example.com', 'bea@example.com']);
 
@@ -118,6 +126,9 @@ describe('alerts', () => {
     const [en] = mailTo('bea@example.com');
     expect(en.subject).toContain('A property matching your search');
     expect(en.text).toContain('Not interested:');
+    // The listing's own English title (issue 46), not the Spanish one.
+    expect(en.text).toContain('Penthouse with a terrace');
+    expect(en.text).not.toContain('Ático con terraza');
 
     // The listing is in the conversation, and the next digest does not carry it again.
     expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });

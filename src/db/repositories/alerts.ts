@@ -203,6 +203,7 @@ export async function listDigestOfMessage(db: Executor, messageId: number) {
       'i.price_field',
       'p.external_ref',
       'p.title',
+      'p.titles',
       'p.size_total',
       'p.bedrooms',
       'p.city',

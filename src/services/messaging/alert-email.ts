@@ -14,6 +14,7 @@ import { listDigestOfMessage, setAlertItemToken } from '../../db/repositories/al
 import { listCoverImages } from '../../db/repositories/matches.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { listingLink } from '../../domain/leads/alerts.ts';
+import { heldTexts, listingLanguage } from '../../domain/catalogue/languages.ts';
 import { alertEmail, type AlertListing } from '../../domain/messaging/alert-email.ts';
 import { unsubscribeTokenHash } from './unsubscribe.ts';
 
@@ -47,13 +48,15 @@ export async function writeAlertEmail(
     ),
     findChannel(db, message.business_id),
   ]);
+  const language = listingLanguage(message.language) ?? 'es';
   const listings: AlertListing[] = [];
   for (const item of digest.items) {
     const token = randomBytes(32).toString('base64url');
     await setAlertItemToken(db, item.id, unsubscribeTokenHash(token));
     const cover = covers.get(item.property_id);
     listings.push({
-      title: item.title,
+      // The listing's title in the lead's language where it is written (CONTRACT §22), else its own.
+      title: heldTexts(item.title, item.titles)[language] ?? item.title,
       price: item.price,
       monthly: item.price_field === 'price_rent',
       size: item.size_total,
