@@ -19,6 +19,8 @@ import { serveMetricsOn } from '../http/operability.ts';
 import { Worker } from '../jobs/worker.ts';
 import { checkpointOffThread } from '../db/checkpoints.ts';
 import { cli, CliError, openDb, print } from './common.ts';
+import { followMediaBase } from '../services/catalogue/media-base.ts';
+import { nowRfc3339 } from '../domain/time.ts';
 import { metricsAddress, onShutdownSignal } from './worker-process.ts';
 
 /**
@@ -130,7 +132,12 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
   // The demo is seeded once the server's address is known: its photos are linked there
   // (src/demo/photos.ts). It is in place before the address is printed.
   const origin = address.replace('0.0.0.0', '127.0.0.1');
-  const seeded = opts.demo ? await seedDemoWithPhotos(db, store, config.media.publicUrl ?? `${config.publicUrl ?? origin}/media`) : null;
+  // Photos stored under an earlier address (another port, host or bucket URL) are linked under
+  // this one before anyone is told where to look (services/catalogue/media-base.ts).
+  const mediaBase = config.media.publicUrl ?? `${config.publicUrl ?? origin}/media`;
+  const moved = await followMediaBase(db, store, mediaBase, nowRfc3339());
+  if (moved.photos > 0) app.log.info({ ...moved, to: mediaBase }, 'photo links moved to the media address of this start');
+  const seeded = opts.demo ? await seedDemoWithPhotos(db, store, mediaBase) : null;
   const demo = seeded ?? {};
   // SQLite's WAL is copied back by a thread, not inside the commits of requests (db/checkpoints.ts);
   // without the thread, SQLite checkpoints in the commits as it always does.

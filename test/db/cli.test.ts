@@ -134,6 +134,14 @@ describe('inmo CLI', () => {
     const read = (key: string) => fetch(`${second.info.url}/properties?limit=1`, { headers: { 'x-api-key': key, origin: again } });
     expect((await read(secondKey)).status).toBe(200);
     expect((await read(publishable)).status).toBe(401);
+    // The photos followed the server to its new address (issue 47): the old port answers nothing.
+    const moved = await fetch(`${second.info.url}/properties?limit=50`, { headers: { 'x-api-key': secondKey, origin: again } });
+    const movedUrls = ((await moved.json()).data as Array<{ images: Array<{ url: string }> | null }>).flatMap((p) =>
+      (p.images ?? []).map((i) => i.url),
+    );
+    expect(movedUrls.length).toBe(urls.length);
+    for (const url of movedUrls) expect(url).toMatch(new RegExp(`^${again}/media/p/0/[0-9a-f-]{36}-1600\\.jpg$`));
+    for (const url of new Set(movedUrls)) expect((await fetch(url)).status).toBe(200);
     await second.stop();
   }, 90_000);
 
