@@ -5,7 +5,6 @@
  * as text. What the parts say is domain/leads/portal-emails/'s to read.
  */
 import { createHash } from 'node:crypto';
-import { simpleParser } from 'mailparser';
 import type { EmailContent } from '../domain/leads/portal-emails/index.ts';
 
 /** The longest `Message-ID` kept as a message's key; a longer one is replaced by the digest. */
@@ -41,6 +40,8 @@ function headerEnd(raw: Buffer): number {
  * @throws Error only when the bytes cannot be read as a message at all (mailparser's own failure).
  */
 export async function readEmail(raw: Buffer): Promise<EmailContent> {
+  // Loaded at the first e-mail read: most processes never read one.
+  const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
   const from = mail.from?.value.find((a) => a.address)?.address?.toLowerCase() ?? null;
   return {

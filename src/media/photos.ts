@@ -6,7 +6,7 @@
  * privacy levels of its address. Images are processed by sharp (libvips) from the file, so
  * memory holds only what libvips needs and the encoded results.
  */
-import sharp, { type Metadata, type OutputInfo } from 'sharp';
+import type { Metadata, OutputInfo, default as Sharp } from 'sharp';
 
 /** Widths every photo is stored in, px (none wider than the original). */
 export const PHOTO_WIDTHS = [480, 960, 1600] as const;
@@ -86,9 +86,19 @@ export interface RenderedPhoto {
   variants: Array<{ slot: number; width: number; height: number; body: Buffer }>;
 }
 
-// One thread per libvips operation, and no cache of decoded images between operations.
-sharp.concurrency(1);
-sharp.cache(false);
+let loaded: Promise<typeof Sharp> | null = null;
+
+/**
+ * sharp, loaded at the first photo (most processes never render one, and it costs a tenth of a
+ * second to load): one thread per libvips operation, and no cache of decoded images between them.
+ */
+function sharpLoaded(): Promise<typeof Sharp> {
+  return (loaded ??= import('sharp').then(({ default: sharp }) => {
+    sharp.concurrency(1);
+    sharp.cache(false);
+    return sharp;
+  }));
+}
 
 /** Turns free, and the renders waiting for theirs in arrival order (each with the turns it needs). */
 let free = PHOTO_RENDERS;
@@ -136,6 +146,7 @@ function decodeBytes(metadata: Metadata): number {
  *   {@link PhotoRefusal}) or is cut short.
  */
 export async function renderPhoto(path: string, fileName: string): Promise<RenderedPhoto> {
+  const sharp = await sharpLoaded();
   let metadata: Metadata;
   try {
     // The header only: no pixel is decoded here.
@@ -159,6 +170,7 @@ export async function renderPhoto(path: string, fileName: string): Promise<Rende
 
 /** Decodes the photo once, at the widest slot, and encodes every slot from that. */
 async function render(path: string, fileName: string, metadata: Metadata): Promise<RenderedPhoto> {
+  const sharp = await sharpLoaded();
   // EXIF orientation 5–8 swap width and height once the photo is turned upright.
   const width = (metadata.orientation ?? 1) >= 5 ? metadata.height! : metadata.width!;
   const slots: number[] = PHOTO_WIDTHS.filter((w) => w < width);

@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { MediaSettings } from '../config.ts';
 
 /** A media key: `p/<listing id>/<uuid>-<width>.jpg`. */
@@ -78,47 +78,54 @@ export class FolderMediaStore implements MediaStore {
 /** An S3-compatible bucket (AWS S3, MinIO, Ceph, moto…). */
 export class S3MediaStore implements MediaStore {
   readonly kind = 's3' as const;
-  private readonly client: S3Client;
+  /** The SDK, loaded when the first bucket is opened (a folder store never loads it), and the client. */
+  private readonly ready: Promise<{ s3: typeof import('@aws-sdk/client-s3'); client: S3Client }>;
 
   constructor(private readonly settings: NonNullable<MediaSettings['s3']>) {
-    this.client = new S3Client({
-      region: settings.region,
-      ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
-      ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    });
+    this.ready = import('@aws-sdk/client-s3').then((s3) => ({
+      s3,
+      client: new s3.S3Client({
+        region: settings.region,
+        ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
+        ...(settings.credentials ? { credentials: settings.credentials } : {}),
+      }),
+    }));
   }
 
   async put(key: string, body: Buffer, contentType: string): Promise<void> {
     if (!MEDIA_KEY.test(key)) throw new Error(`not a media key: ${JSON.stringify(key)}`);
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body, ContentType: contentType, CacheControl: IMMUTABLE }),
+    const { s3, client } = await this.ready;
+    await client.send(
+      new s3.PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body, ContentType: contentType, CacheControl: IMMUTABLE }),
     );
   }
 
   async get(key: string): Promise<MediaObject | null> {
     if (!MEDIA_KEY.test(key)) return null;
+    const { s3, client } = await this.ready;
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      const object = await client.send(new s3.GetObjectCommand({ Bucket: this.settings.bucket, Key: key }));
       return { body: object.Body as Readable, contentType: object.ContentType ?? 'image/jpeg', bytes: object.ContentLength ?? 0 };
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return null;
+      if (error instanceof s3.NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return null;
       throw error;
     }
   }
 
   async delete(keys: readonly string[]): Promise<void> {
+    const { s3, client } = await this.ready;
     for (let i = 0; i < keys.length; i += 1000) {
       const chunk = keys.slice(i, i + 1000);
       if (chunk.length === 0) continue;
-      await this.client.send(
-        new DeleteObjectsCommand({ Bucket: this.settings.bucket, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }),
+      await client.send(
+        new s3.DeleteObjectsCommand({ Bucket: this.settings.bucket, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }),
       );
     }
   }
 
   /** Closes the client's connections. */
   destroy(): void {
-    this.client.destroy();
+    void this.ready.then(({ client }) => client.destroy());
   }
 }
 
