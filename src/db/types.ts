@@ -385,6 +385,8 @@ export interface FollowUpTable {
   due_at: string;
   every_days: number;
   state: FollowUpState;
+  /** Before this instant a due follow-up is left off "Hoy" (migration 0034); null: never put off. */
+  snoozed_until: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }

@@ -112,3 +112,15 @@ export async function rescheduleFollowUp(db: Executor, id: number, leadId: numbe
   if (ids.length > 0) await db.updateTable('jobs').set({ run_at: dueAt, updated_at: now }).where('id', 'in', ids).execute();
   return true;
 }
+
+/** Puts a due follow-up of the business off "Hoy" until `until` (migration 0034). @returns whether it was due. */
+export async function snoozeDueFollowUp(db: Executor, businessId: number, id: number, until: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('follow_ups')
+    .set({ snoozed_until: until, updated_at: now })
+    .where('id', '=', id)
+    .where('business_id', '=', businessId)
+    .where('state', '=', 'due')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

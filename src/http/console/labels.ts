@@ -306,6 +306,16 @@ export const EMAIL_SOURCE_LABEL = {
   email: 'source_email',
 } as const satisfies Record<string, MessageKey>;
 
+/** A viewing's status (CONTRACT §20). */
+export const VIEWING_STATUS_LABEL = {
+  requested: 'viewing_requested',
+  scheduled: 'viewing_scheduled',
+  confirmed: 'viewing_confirmed',
+  done: 'viewing_done',
+  cancelled: 'viewing_cancelled',
+  no_show: 'viewing_no_show',
+} as const satisfies Record<string, MessageKey>;
+
 /** Every vocabulary the templates label, by the name they call it: `it.label.leadStatus(s)`. */
 export const LABELS = {
   leadStatus: LEAD_STATUS_LABEL,
@@ -314,6 +324,7 @@ export const LABELS = {
   alertReason: ALERT_REASON_LABEL,
   alertState: ALERT_STATE_LABEL,
   followUpState: FOLLOW_UP_STATE_LABEL,
+  viewingStatus: VIEWING_STATUS_LABEL,
   conversationState: CONVERSATION_STATE_LABEL,
   propertyStatus: PROPERTY_STATUS_LABEL,
   statusMove: STATUS_MOVE_LABEL,

@@ -84,7 +84,7 @@ export function sessionCookieOf(request: FastifyRequest): string | undefined {
 const TITLES: Record<string, MessageKey> = {
   login: 'login_title',
   'set-password': 'set_password_title',
-  overview: 'overview_title',
+  overview: 'today_title',
   keys: 'keys_title',
   'key-created': 'key_shown_once_title',
   'key-revoke': 'revoke_title',

@@ -15,7 +15,9 @@ import * as followUps from '../../db/repositories/follow-ups.ts';
 import * as repo from '../../db/repositories/leads.ts';
 import { findUser, listUsers } from '../../db/repositories/users.ts';
 import { LEAD_STATUSES } from '../../domain/leads/rules.ts';
-import { nowRfc3339 } from '../../domain/time.ts';
+import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
+import { DateTime } from 'luxon';
+import { businessClock } from '../viewings/clock.ts';
 import { InmoError } from '../../errors.ts';
 import type { Role } from '../access/console-users.ts';
 import { recordLeadEvent } from '../integrations/events.ts';
@@ -149,6 +151,32 @@ export async function completeFollowUp(db: Db, actor: Actor, leadId: number, fol
     }
     await recordChange(trx, actor, leadId, {}, 'follow_up', { id: followUpId, done: true }, now);
   });
+}
+
+/**
+ * Puts a lead's due follow-up off until tomorrow at 9:00 in the business's time zone (issue 47,
+ * "Hoy"): it leaves "Hoy" until then and stays due, so done still applies; the lead's history
+ * says so.
+ * @param now epoch ms (tests); now by default.
+ * @returns the instant it is put off until, RFC 3339.
+ * @throws InmoError FOLLOW_UP_NOT_FOUND (404: not this lead's), FOLLOW_UP_NOT_DUE (409), LEAD_NOT_FOUND.
+ */
+export async function snoozeFollowUp(db: Db, actor: Actor, leadId: number, followUpId: number, now = Date.now()): Promise<string> {
+  const { zone } = await businessClock(db, actor.businessId);
+  const until = toRfc3339(
+    DateTime.fromMillis(now, { zone }).plus({ days: 1 }).set({ hour: 9, minute: 0, second: 0, millisecond: 0 }).toJSDate(),
+  );
+  await db.transaction().execute(async (trx) => {
+    await leadOf(trx, actor, leadId);
+    const followUp = isRowId(followUpId) ? await followUps.findFollowUpOfLead(trx, actor.businessId, leadId, followUpId) : undefined;
+    if (!followUp) throw new InmoError('FOLLOW_UP_NOT_FOUND', { id: followUpId });
+    const at = toRfc3339(new Date(now));
+    if (!(await followUps.snoozeDueFollowUp(trx, actor.businessId, followUpId, until, at))) {
+      throw new InmoError('FOLLOW_UP_NOT_DUE', { id: followUpId, state: followUp.state });
+    }
+    await recordChange(trx, actor, leadId, {}, 'follow_up', { id: followUpId, snoozed: until }, at);
+  });
+  return until;
 }
 
 /**

@@ -4,8 +4,9 @@
  * /leads/:lead_id`; `POST /leads/:lead_id/reply` (field `text`: an agent's WhatsApp message, only
  * inside the 24-hour window), `POST /leads/:lead_id/handoff` and `/resume` (who answers); the
  * lead worked (CONTRACT §16, services/leads/pipeline.ts): `POST /leads/:lead_id/status` (`status`,
- * `reason`), `/notes` (`text`), `/assign` (`user_id`, '' for nobody), `/follow-ups/:id/done` and
- * `/follow-ups/:id/move` (`day`, YYYY-MM-DD); `GET /inbox` (query `page`):
+ * `reason`), `/notes` (`text`), `/assign` (`user_id`, '' for nobody), `/follow-ups/:id/done`,
+ * `/follow-ups/:id/snooze` (a due one off "Hoy" until tomorrow at 9:00) and `/follow-ups/:id/move`
+ * (`day`, YYYY-MM-DD), each back to "Hoy" with `back=today`; `GET /inbox` (query `page`):
  * every conversation, those waiting for an agent first, with the inbound messages no agent has
  * seen (opening the lead's page sees them).
  */
@@ -24,7 +25,7 @@ import { InmoError, type ErrorCode } from '../../../errors.ts';
 import { eraseLead } from '../../../services/leads/erasure.ts';
 import { render } from '../page.ts';
 import { describeSearch } from '../criteria.ts';
-import { csrfCheckedRoute, dayStart, DAY_MS, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, dayStart, DAY_MS, field, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
 import {
   FollowUpMoveForm,
   LeadAlertsForm,
@@ -40,6 +41,7 @@ import {
   assignLead,
   changeLeadStatus,
   completeFollowUp,
+  snoozeFollowUp,
   listLeadHistory,
   listLeadInteractions,
   moveFollowUpTo,
@@ -305,7 +307,9 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
         request.errorCode = error.code;
         return leadPage(reply, full, error.status, problem, at);
       }
-      return reply.code(303).header('location', `/console/leads/${full.lead.id}#${anchor}`).send();
+      // From "Hoy" (its forms say `back=today`), back there; else to the lead's page.
+      const to = field(request.body, 'back') === 'today' ? `/console#${anchor}` : `/console/leads/${full.lead.id}#${anchor}`;
+      return reply.code(303).header('location', to).send();
     };
   };
   app.post<{ Params: { lead_id: string } }>(
@@ -351,6 +355,11 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       (actor, leadId, _body, request) => completeFollowUp(db, actor, leadId, idParam(request.params.follow_up_id) ?? 0),
       'h-follow',
     ),
+  );
+  app.post<{ Params: { lead_id: string; follow_up_id: string } }>(
+    '/leads/:lead_id/follow-ups/:follow_up_id/snooze',
+    csrfChecked,
+    workAction((actor, leadId, _body, request) => snoozeFollowUp(db, actor, leadId, idParam(request.params.follow_up_id) ?? 0), 'h-follow'),
   );
   app.post<{ Params: { lead_id: string; follow_up_id: string } }>(
     '/leads/:lead_id/follow-ups/:follow_up_id/move',
