@@ -32,6 +32,7 @@ import * as m0029 from './0029_idealista_feeds.ts';
 import * as m0030 from './0030_viewings.ts';
 import * as m0031 from './0031_lead_search_text.ts';
 import * as m0032 from './0032_alerts.ts';
+import * as m0033 from './0033_property_search_text.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -68,6 +69,7 @@ export const migrationProvider: MigrationProvider = {
       '0030_viewings': m0030,
       '0031_lead_search_text': m0031,
       '0032_alerts': m0032,
+      '0033_property_search_text': m0033,
     };
   },
 };

@@ -5,6 +5,7 @@ import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/prope
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalogue/property-record.ts';
 import type { PublishedDocs, StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
+import { foldForSearch, listingSearchText } from '../../domain/search-text.ts';
 import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
 export type { ScanPlan };
@@ -48,6 +49,14 @@ export async function dropImportRefs(db: Executor, run: string): Promise<void> {
   await db.deleteFrom('import_refs').where('run', '=', run).execute();
 }
 
+/**
+ * `fields` with the listing's `search_text` (migration 0033): every write of a listing's columns
+ * goes through this, so the text a console search reads is always the listing's own.
+ */
+export function withSearchText<T extends PropertyFields>(fields: T): T & { search_text: string | null } {
+  return { ...fields, search_text: listingSearchText(fields) };
+}
+
 /** Rows per multi-row INSERT: ~40 columns each stays far below SQLite's and PostgreSQL's bind limits. */
 const INSERT_CHUNK = 250;
 
@@ -65,7 +74,7 @@ export async function insertProperties(
   const ids = new Map<string, number>();
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
-    const values = chunk.map(({ fields }) => ({ ...fields, business_id: businessId, imported_at: importedAt }));
+    const values = chunk.map(({ fields }) => ({ ...withSearchText(fields), business_id: businessId, imported_at: importedAt }));
     const inserted = await db.insertInto('properties').values(values).returning(['id', 'external_ref']).execute();
     for (const row of inserted) ids.set(row.external_ref, row.id);
     const docs = chunk.filter((r) => r.docs !== null).map((r) => ({ property_id: ids.get(r.fields.external_ref)!, ...r.docs! }));
@@ -82,7 +91,7 @@ export async function updateProperty(
 ): Promise<void> {
   await db
     .updateTable('properties')
-    .set({ ...fields, imported_at: importedAt })
+    .set({ ...withSearchText(fields), imported_at: importedAt })
     .where('id', '=', id)
     .execute();
 }
@@ -405,32 +414,47 @@ export const SUMMARY_COLUMNS = [
 
 /** What the console's listings page narrows by (CONTRACT §14). */
 export interface ListingSearch {
-  /** Part of the reference, title, address or city (any case). */
+  /**
+   * Part of the reference, title (in any language held), address, approximate address, city or
+   * postal code, without regard to case or accents (CONTRACT §23); `%` and `_` are themselves.
+   */
   text?: string;
   status?: string;
   operation?: 'venta' | 'alquiler' | 'traspaso';
   type?: string;
 }
 
+/**
+ * Typed text a trigram index can find: 3 characters at least (SQLite's FTS5 `trigram` tokenizer
+ * matches nothing shorter). Shorter text is looked for in `search_text` row by row.
+ */
+const TRIGRAM = 3;
+
+/**
+ * Whether a listing's `search_text` holds `text` (folded here as it was when written). On SQLite
+ * text of 3 characters or more is asked of the trigram index `properties_fts` (migration 0033) as
+ * an FTS5 phrase, which matches where the phrase is a substring (quotes doubled, nothing else is
+ * special inside one); on PostgreSQL `LIKE` uses the pg_trgm GIN index by itself.
+ */
+function searchTextHolds(engine: Db['engine'], text: string) {
+  const folded = foldForSearch(text);
+  if (engine === 'sqlite' && [...folded].length >= TRIGRAM) {
+    const phrase = `"${folded.replace(/"/g, '""')}"`;
+    return sql<SqlBool>`properties.id in (select rowid from properties_fts where properties_fts match ${phrase})`;
+  }
+  return sql<SqlBool>`search_text like ${`%${likeLiteral(folded)}%`} escape '\\'`;
+}
+
 /** The business's listings narrowed by `search`, any status, public or not. */
-function listingsOf(db: Executor, businessId: number, search: ListingSearch) {
+function listingsOf(db: Db, businessId: number, search: ListingSearch) {
   let query = db.selectFrom('properties').where('business_id', '=', businessId);
   if (search.status) query = query.where('status', '=', search.status);
   if (search.type) query = query.where('type', '=', search.type);
   if (search.operation === 'venta') query = query.where('op_venta', '=', 1);
   if (search.operation === 'alquiler') query = query.where('op_alquiler', '=', 1);
   if (search.operation === 'traspaso') query = query.where('op_traspaso', '=', 1);
-  const text = search.text?.trim().toLowerCase();
-  if (text) {
-    const pattern = `%${likeLiteral(text)}%`;
-    query = query.where((eb) =>
-      eb.or(
-        (['external_ref', 'title', 'address', 'city'] as const).map(
-          (column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`,
-        ),
-      ),
-    );
-  }
+  const text = search.text?.trim();
+  if (text) query = query.where(searchTextHolds(db.engine, text));
   return query;
 }
 
@@ -439,7 +463,7 @@ function listingsOf(db: Executor, businessId: number, search: ListingSearch) {
  * (`imported_at` desc, then `id` desc), and how many match in all.
  * @returns `{rows, total}`; prices in €, sizes in m².
  */
-export async function searchListings(db: Executor, businessId: number, search: ListingSearch, limit: number, offset: number) {
+export async function searchListings(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {
   const { n } = await listingsOf(db, businessId, search)
     .select(sql<number>`count(*)`.as('n'))
     .executeTakeFirstOrThrow();
@@ -467,9 +491,12 @@ export async function countListingsByStatus(db: Executor, businessId: number): P
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-/** A listing of the business with every column and its published document, or undefined (another business's too). */
+/**
+ * A listing of the business with every column (but `search_text`, the search's copy of some of
+ * them) and its published document, or undefined (another business's too).
+ */
 export async function findListing(db: Executor, businessId: number, id: number) {
-  return db
+  const row = await db
     .selectFrom('properties')
     .leftJoin('property_docs', 'property_docs.property_id', 'properties.id')
     .selectAll('properties')
@@ -477,9 +504,21 @@ export async function findListing(db: Executor, businessId: number, id: number) 
     .where('properties.business_id', '=', businessId)
     .where('properties.id', '=', id)
     .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { search_text: _searchText, ...listing } = row;
+  return listing;
 }
 
-/** Gives a listing created without a reference its own, `inmo-<id>` (CONTRACT §14). */
+/** Gives a listing created without a reference its own, `inmo-<id>` (CONTRACT §14), and its search text with it. */
 export async function setExternalRef(db: Executor, id: number, ref: string): Promise<void> {
-  await db.updateTable('properties').set({ external_ref: ref }).where('id', '=', id).execute();
+  const listing = await db
+    .selectFrom('properties')
+    .select(['title', 'titles', 'address', 'address_approximate', 'city', 'postal_code'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('properties')
+    .set({ external_ref: ref, search_text: listingSearchText({ ...listing, external_ref: ref }) })
+    .where('id', '=', id)
+    .execute();
 }
