@@ -13,7 +13,7 @@ import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { searchListings } from '../../src/db/repositories/properties.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { listingInFull, saveListing } from '../../src/services/catalogue/listings.ts';
-import { ENGINE, freshDatabaseUrl, freshDb, importRecords, listing, propertyId } from '../helpers/db.ts';
+import { ENGINE, freshDatabaseUrl, freshDb, importRecords, insertBusinessAtAnyMigration, listing, propertyId } from '../helpers/db.ts';
 
 /** References of the business's listings that `text` finds, sorted. */
 async function found(db: Db, businessId: number, text: string): Promise<string[]> {
@@ -102,12 +102,8 @@ describe('migration 0033: the search text of earlier listings', () => {
     try {
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo('0032_alerts');
       if (error) throw error;
+      const { id: business } = await insertBusinessAtAnyMigration(db, 'A');
       const at = nowRfc3339();
-      const { id: business } = await db
-        .insertInto('businesses')
-        .values({ name: 'A', created_at: at })
-        .returning('id')
-        .executeTakeFirstOrThrow();
       const row = {
         business_id: business,
         listed: 1,
