@@ -11,6 +11,8 @@
  *   3 characters or more asks it which rows hold the text.
  * - PostgreSQL: the pg_trgm extension (created where it is missing) and a GIN index of the
  *   trigrams of search_text (properties_search_text_trgm), which `search_text LIKE '%…%'` uses.
+ *   The extension goes into `public` where it can (shared by every installation of the database),
+ *   else into this installation's schema.
  *   Where the extension cannot be created (no right to), the migration goes on without the
  *   index and says so on stderr: the search gives the same answers, slower on a big catalogue.
  *
@@ -89,14 +91,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`insert into properties_fts (properties_fts) values ('rebuild')`.execute(db);
     return;
   }
-  // A failed statement would end the migration's transaction: the attempt has a savepoint of its own.
-  await sql`savepoint pg_trgm`.execute(db);
-  try {
-    await sql`create extension if not exists pg_trgm`.execute(db);
-    await sql`release savepoint pg_trgm`.execute(db);
-  } catch (error) {
-    await sql`rollback to savepoint pg_trgm`.execute(db);
-    const code = (error as { code?: unknown }).code;
+  // Created in `public` where it can be, so that dropping one installation's schema of a shared
+  // database (DATABASE_URL=…?schema=) drops it from none of the others; else in this schema.
+  // A failed statement would end the migration's transaction: each attempt has a savepoint.
+  let failure: unknown = null;
+  for (const where of [sql` schema public`, sql``]) {
+    await sql`savepoint pg_trgm`.execute(db);
+    try {
+      await sql`create extension if not exists pg_trgm${where}`.execute(db);
+      await sql`release savepoint pg_trgm`.execute(db);
+      failure = null;
+      break;
+    } catch (error) {
+      await sql`rollback to savepoint pg_trgm`.execute(db);
+      failure = error;
+    }
+  }
+  if (failure !== null) {
+    const code = (failure as { code?: unknown }).code;
     process.stderr.write(
       `warning: migration 0033: the PostgreSQL extension pg_trgm could not be created (${typeof code === 'string' ? code : 'error'}); ` +
         'the console searches listings without its index, slower on a big catalogue\n',

@@ -458,6 +458,16 @@ function listingsOf(db: Db, businessId: number, search: ListingSearch) {
   return query;
 }
 
+/** The statement of a page of {@link searchListings}. */
+function pageOf(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {
+  return listingsOf(db, businessId, search)
+    .select([...SUMMARY_COLUMNS, 'status', 'public', 'is_featured', 'listed', 'operation', 'type', 'subtype', 'imported_at'])
+    .orderBy('imported_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset);
+}
+
 /**
  * A page of the business's listings narrowed by `search`, most recently written first
  * (`imported_at` desc, then `id` desc), and how many match in all.
@@ -467,17 +477,21 @@ export async function searchListings(db: Db, businessId: number, search: Listing
   const { n } = await listingsOf(db, businessId, search)
     .select(sql<number>`count(*)`.as('n'))
     .executeTakeFirstOrThrow();
-  const rows =
-    offset < Number(n)
-      ? await listingsOf(db, businessId, search)
-          .select([...SUMMARY_COLUMNS, 'status', 'public', 'is_featured', 'listed', 'operation', 'type', 'subtype', 'imported_at'])
-          .orderBy('imported_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(limit)
-          .offset(offset)
-          .execute()
-      : [];
+  const rows = offset < Number(n) ? await pageOf(db, businessId, search, limit, offset).execute() : [];
   return { rows, total: Number(n) };
+}
+
+/**
+ * The statements {@link searchListings} runs, compiled (SQL text and parameters), to be shown
+ * the engine's plan of (bench/listing-search.ts).
+ */
+export function compiledListingSearch(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {
+  return {
+    count: listingsOf(db, businessId, search)
+      .select(sql<number>`count(*)`.as('n'))
+      .compile(),
+    page: pageOf(db, businessId, search, limit, offset).compile(),
+  };
 }
 
 /** How many of the business's listings have each status: status → count (statuses with none absent). */
