@@ -174,7 +174,7 @@ async function onEngine(engine: string, url: string, lines: string[]): Promise<s
       );
     }
     for (const q of ['chamberi', 'ab']) {
-      const { count, page } = compiledListingSearch(db, businessId, { text: q }, PAGE, 0);
+      const { count, page } = await compiledListingSearch(db, businessId, { text: q }, PAGE, 0);
       out.push(`${engine} plan of the count for q=${q}: ${(await planOf(db, count)).join(' / ')}`);
       out.push(`${engine} plan of the page for q=${q}: ${(await planOf(db, page)).join(' / ')}`);
     }
