@@ -6,14 +6,24 @@
  * it their search text.
  */
 import { Migrator, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDb, migrate, type Db } from '../../src/db/database.ts';
 import { migrationProvider } from '../../src/db/migrations/index.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { searchListings } from '../../src/db/repositories/properties.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { listingInFull, saveListing } from '../../src/services/catalogue/listings.ts';
-import { ENGINE, freshDatabaseUrl, freshDb, importRecords, insertBusinessAtAnyMigration, listing, propertyId } from '../helpers/db.ts';
+import {
+  ENGINE,
+  freshDatabaseUrl,
+  freshDb,
+  importRecords,
+  insertBusinessAtAnyMigration,
+  listing,
+  postgresUrlOf,
+  propertyId,
+} from '../helpers/db.ts';
 
 /** References of the business's listings that `text` finds, sorted. */
 async function found(db: Db, businessId: number, text: string): Promise<string[]> {
@@ -144,4 +154,49 @@ describe('migration 0033: the search text of earlier listings', () => {
       await db.destroy();
     }
   });
+});
+
+describe('migration 0033 where pg_trgm cannot be created', () => {
+  it.skipIf(ENGINE !== 'postgres')(
+    'PostgreSQL: migrates without the index, says so without personal data, and searches the same',
+    async () => {
+      const url = await freshDatabaseUrl();
+      const database = new URL(url).pathname.slice(1);
+      const role = `inmo_test_no_trgm_${process.pid}`;
+      /** Runs statements as the test server's superuser, on `name`. */
+      const admin = async (name: string, ...statements: string[]) => {
+        const client = new pg.Client({ connectionString: postgresUrlOf(process.env.INMO_TEST_POSTGRES_URL!, name) });
+        await client.connect();
+        try {
+          for (const statement of statements) await client.query(statement);
+        } finally {
+          await client.end();
+        }
+      };
+      // A user who may make tables in the database's schema but not extensions (no CREATE on the database).
+      await admin(database, `create role "${role}" login`, `grant usage, create on schema public to "${role}"`);
+      const asRole = new URL(url);
+      asRole.username = role;
+      const db = createDb(asRole.toString());
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        await migrate(db);
+        const warnings = stderr.mock.calls.map(([text]) => String(text)).filter((text) => text.includes('0033'));
+        stderr.mockRestore();
+        expect(warnings).toEqual([
+          'warning: migration 0033: the PostgreSQL extension pg_trgm could not be created (42501); the console searches listings without its index, slower on a big catalogue\n',
+        ]);
+        const index = await sql`select 1 from pg_indexes where indexname = 'properties_search_text_trgm'`.execute(db);
+        expect(index.rows).toEqual([]);
+        const business = (await insertBusiness(db, 'Agencia', nowRfc3339())).id;
+        await importRecords(db, business, [listing('MLG-1', { title: 'Ático en Málaga' }), listing('ZGZ-1', { title: 'Piso' })]);
+        expect(await found(db, business, 'MALAGA')).toEqual(['MLG-1']);
+      } finally {
+        stderr.mockRestore();
+        await db.destroy();
+        await admin(database, `reassign owned by "${role}" to current_user`, `drop owned by "${role}"`);
+        await admin(new URL(process.env.INMO_TEST_POSTGRES_URL!).pathname.slice(1), `drop role "${role}"`);
+      }
+    },
+  );
 });
