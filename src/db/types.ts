@@ -111,6 +111,11 @@ export interface PropertyTable {
   imported_at: string;
   /** The listing's agent, whose viewings it is offered in (migration 0030); null: any active user. */
   agent_user_id: Generated<number | null>;
+  /**
+   * Reference, titles, addresses, city and postal code folded for search (migration 0033,
+   * domain/search-text.ts `listingSearchText`); written with the row by db/repositories/properties.ts.
+   */
+  search_text: string | null;
 }
 
 /** The published property object without `id`, JSON, privacy already applied (1:1 with properties). */
@@ -807,7 +812,10 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
  */
 export type PropertiesHoldListings = Holds<
   Same<
-    Omit<Selectable<PropertyTable>, 'id' | 'business_id' | 'change_seq' | 'imported_at' | 'address_privacy' | 'agent_user_id'>,
+    Omit<
+      Selectable<PropertyTable>,
+      'id' | 'business_id' | 'change_seq' | 'imported_at' | 'address_privacy' | 'agent_user_id' | 'search_text'
+    >,
     Omit<PropertyFields, 'address_privacy'>
   >
 >;

@@ -5,8 +5,11 @@
  * Neither engine folds accents by itself (SQLite's `lower` and `LIKE` know ASCII only; an
  * engine function per row is far too slow at 200,000 listings), so each searchable row keeps its
  * text folded once, when it is written, in a `search_text` column, and a search folds what was
- * typed the same way and matches it with `LIKE '%…%'`.
+ * typed the same way and matches it with `LIKE '%…%'` (or, for listings, an index of its
+ * trigrams: db/repositories/properties.ts).
  */
+
+import { heldTexts } from './catalogue/languages.ts';
 
 /** Combining marks: what NFD splits off a letter (the acute of á, the tilde of ñ, the cedilla of ç). */
 const MARKS = /\p{M}+/gu;
@@ -35,4 +38,25 @@ export function leadSearchText(lead: {
   professional_email?: string | null;
 }): string | null {
   return searchTextOf([lead.name, lead.personal_email, lead.professional_email]);
+}
+
+/** The stored columns of a listing that its console search reads (CONTRACT §14: reference, title, address, city). */
+export interface ListingSearchFields {
+  external_ref: string;
+  title: string | null;
+  /** JSON of every language's title, or null (domain/catalogue/languages.ts). */
+  titles: string | null;
+  address: string | null;
+  address_approximate: string | null;
+  city: string | null;
+  postal_code: string | null;
+}
+
+/**
+ * A listing's `search_text` (migration 0033): its reference, its title in every language it
+ * holds, its address, approximate address, city and postal code.
+ */
+export function listingSearchText(listing: ListingSearchFields): string | null {
+  const titles = new Set([listing.title, ...Object.values(heldTexts(listing.title, listing.titles))]);
+  return searchTextOf([listing.external_ref, ...titles, listing.address, listing.address_approximate, listing.city, listing.postal_code]);
 }

@@ -32,6 +32,7 @@ import * as m0029 from './0029_idealista_feeds.ts';
 import * as m0030 from './0030_viewings.ts';
 import * as m0031 from './0031_lead_search_text.ts';
 import * as m0032 from './0032_alerts.ts';
+import * as m0033 from './0033_property_search_text.ts';
 import * as m0034 from './0034_follow_up_snooze.ts';
 
 export const migrationProvider: MigrationProvider = {
@@ -69,6 +70,7 @@ export const migrationProvider: MigrationProvider = {
       '0030_viewings': m0030,
       '0031_lead_search_text': m0031,
       '0032_alerts': m0032,
+      '0033_property_search_text': m0033,
       '0034_follow_up_snooze': m0034,
     };
   },

@@ -1,10 +1,11 @@
 /** The property catalogue: SQL only (rules live in domain/ and services/). */
 import { likeLiteral } from '../like.ts';
-import { type SqlBool, sql } from 'kysely';
+import { type Expression, type SqlBool, sql } from 'kysely';
 import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalogue/property-record.ts';
 import type { PublishedDocs, StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
+import { foldForSearch, listingSearchText } from '../../domain/search-text.ts';
 import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
 export type { ScanPlan };
@@ -48,6 +49,14 @@ export async function dropImportRefs(db: Executor, run: string): Promise<void> {
   await db.deleteFrom('import_refs').where('run', '=', run).execute();
 }
 
+/**
+ * `fields` with the listing's `search_text` (migration 0033): every write of a listing's columns
+ * goes through this, so the text a console search reads is always the listing's own.
+ */
+export function withSearchText<T extends PropertyFields>(fields: T): T & { search_text: string | null } {
+  return { ...fields, search_text: listingSearchText(fields) };
+}
+
 /** Rows per multi-row INSERT: ~40 columns each stays far below SQLite's and PostgreSQL's bind limits. */
 const INSERT_CHUNK = 250;
 
@@ -65,7 +74,7 @@ export async function insertProperties(
   const ids = new Map<string, number>();
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
-    const values = chunk.map(({ fields }) => ({ ...fields, business_id: businessId, imported_at: importedAt }));
+    const values = chunk.map(({ fields }) => ({ ...withSearchText(fields), business_id: businessId, imported_at: importedAt }));
     const inserted = await db.insertInto('properties').values(values).returning(['id', 'external_ref']).execute();
     for (const row of inserted) ids.set(row.external_ref, row.id);
     const docs = chunk.filter((r) => r.docs !== null).map((r) => ({ property_id: ids.get(r.fields.external_ref)!, ...r.docs! }));
@@ -82,7 +91,7 @@ export async function updateProperty(
 ): Promise<void> {
   await db
     .updateTable('properties')
-    .set({ ...fields, imported_at: importedAt })
+    .set({ ...withSearchText(fields), imported_at: importedAt })
     .where('id', '=', id)
     .execute();
 }
@@ -405,33 +414,76 @@ export const SUMMARY_COLUMNS = [
 
 /** What the console's listings page narrows by (CONTRACT §14). */
 export interface ListingSearch {
-  /** Part of the reference, title, address or city (any case). */
+  /**
+   * Part of the reference, title (in any language held), address, approximate address, city or
+   * postal code, without regard to case or accents (CONTRACT §23); `%` and `_` are themselves.
+   */
   text?: string;
   status?: string;
   operation?: 'venta' | 'alquiler' | 'traspaso';
   type?: string;
 }
 
-/** The business's listings narrowed by `search`, any status, public or not. */
-function listingsOf(db: Executor, businessId: number, search: ListingSearch) {
+/**
+ * Typed text a trigram index can find: 3 characters at least (SQLite's FTS5 `trigram` tokenizer
+ * matches nothing shorter). Shorter text is looked for in `search_text` row by row.
+ */
+const TRIGRAM = 3;
+
+/**
+ * Most listings (of every business) SQLite's trigram index may name for a search to go through
+ * it: past this, reading each row it names costs more than reading the business's rows in order
+ * (at 203,090 listings, "madrid" naming 191,930 took 1.1 s through the index, 0.6 s row by row;
+ * "vallecas" naming 13,830, 0.12 s against 0.38 s: docs/performance.md, issue 47).
+ */
+const INDEX_MATCHES_MAX = 20_000;
+
+/**
+ * The condition that a listing's `search_text` holds `text` (folded here as it was when
+ * written). On SQLite, text of 3 characters or more is asked of the trigram index
+ * `properties_fts` (migration 0033) as an FTS5 phrase, which matches where the phrase is a
+ * substring (quotes doubled; nothing else is special inside one), unless the index names more
+ * than {@link INDEX_MATCHES_MAX} rows (counted up to there: a few ms); otherwise, and on
+ * PostgreSQL, `search_text LIKE '%…%'`, which PostgreSQL answers from its pg_trgm GIN index
+ * when its planner finds it cheaper.
+ */
+async function searchTextHolds(db: Db, text: string) {
+  const folded = foldForSearch(text);
+  if (db.engine === 'sqlite' && [...folded].length >= TRIGRAM) {
+    const phrase = `"${folded.replace(/"/g, '""')}"`;
+    const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from properties_fts
+      where properties_fts match ${phrase} limit ${INDEX_MATCHES_MAX + 1})`.execute(db);
+    if (rows[0].n <= INDEX_MATCHES_MAX)
+      return sql<SqlBool>`properties.id in (select rowid from properties_fts where properties_fts match ${phrase})`;
+  }
+  return sql<SqlBool>`search_text like ${`%${likeLiteral(folded)}%`} escape '\\'`;
+}
+
+/** The business's listings narrowed by `search` (its text already a condition, or null), any status, public or not. */
+function listingsOf(db: Db, businessId: number, search: ListingSearch, text: Expression<SqlBool> | null) {
   let query = db.selectFrom('properties').where('business_id', '=', businessId);
   if (search.status) query = query.where('status', '=', search.status);
   if (search.type) query = query.where('type', '=', search.type);
   if (search.operation === 'venta') query = query.where('op_venta', '=', 1);
   if (search.operation === 'alquiler') query = query.where('op_alquiler', '=', 1);
   if (search.operation === 'traspaso') query = query.where('op_traspaso', '=', 1);
-  const text = search.text?.trim().toLowerCase();
-  if (text) {
-    const pattern = `%${likeLiteral(text)}%`;
-    query = query.where((eb) =>
-      eb.or(
-        (['external_ref', 'title', 'address', 'city'] as const).map(
-          (column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`,
-        ),
-      ),
-    );
-  }
+  if (text !== null) query = query.where(text);
   return query;
+}
+
+/** The statements of {@link searchListings}: the count and the page. */
+async function statementsOf(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {
+  const typed = search.text?.trim();
+  const text = typed ? await searchTextHolds(db, typed) : null;
+  return {
+    count: listingsOf(db, businessId, search, text).select(sql<number>`count(*)`.as('n')),
+    page: listingsOf(db, businessId, search, text)
+      .select([...SUMMARY_COLUMNS, 'status', 'public', 'is_featured', 'listed', 'operation', 'type', 'subtype', 'imported_at'])
+      .orderBy('imported_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset),
+  };
 }
 
 /**
@@ -439,21 +491,20 @@ function listingsOf(db: Executor, businessId: number, search: ListingSearch) {
  * (`imported_at` desc, then `id` desc), and how many match in all.
  * @returns `{rows, total}`; prices in €, sizes in m².
  */
-export async function searchListings(db: Executor, businessId: number, search: ListingSearch, limit: number, offset: number) {
-  const { n } = await listingsOf(db, businessId, search)
-    .select(sql<number>`count(*)`.as('n'))
-    .executeTakeFirstOrThrow();
-  const rows =
-    offset < Number(n)
-      ? await listingsOf(db, businessId, search)
-          .select([...SUMMARY_COLUMNS, 'status', 'public', 'is_featured', 'listed', 'operation', 'type', 'subtype', 'imported_at'])
-          .orderBy('imported_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(limit)
-          .offset(offset)
-          .execute()
-      : [];
+export async function searchListings(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {
+  const { count, page } = await statementsOf(db, businessId, search, limit, offset);
+  const { n } = await count.executeTakeFirstOrThrow();
+  const rows = offset < Number(n) ? await page.execute() : [];
   return { rows, total: Number(n) };
+}
+
+/**
+ * The statements {@link searchListings} runs, compiled (SQL text and parameters), to be shown
+ * the engine's plan of (bench/listing-search.ts).
+ */
+export async function compiledListingSearch(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {
+  const { count, page } = await statementsOf(db, businessId, search, limit, offset);
+  return { count: count.compile(), page: page.compile() };
 }
 
 /** How many of the business's listings have each status: status → count (statuses with none absent). */
@@ -467,9 +518,12 @@ export async function countListingsByStatus(db: Executor, businessId: number): P
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-/** A listing of the business with every column and its published document, or undefined (another business's too). */
+/**
+ * A listing of the business with every column (but `search_text`, the search's copy of some of
+ * them) and its published document, or undefined (another business's too).
+ */
 export async function findListing(db: Executor, businessId: number, id: number) {
-  return db
+  const row = await db
     .selectFrom('properties')
     .leftJoin('property_docs', 'property_docs.property_id', 'properties.id')
     .selectAll('properties')
@@ -477,9 +531,21 @@ export async function findListing(db: Executor, businessId: number, id: number) 
     .where('properties.business_id', '=', businessId)
     .where('properties.id', '=', id)
     .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { search_text: _searchText, ...listing } = row;
+  return listing;
 }
 
-/** Gives a listing created without a reference its own, `inmo-<id>` (CONTRACT §14). */
+/** Gives a listing created without a reference its own, `inmo-<id>` (CONTRACT §14), and its search text with it. */
 export async function setExternalRef(db: Executor, id: number, ref: string): Promise<void> {
-  await db.updateTable('properties').set({ external_ref: ref }).where('id', '=', id).execute();
+  const listing = await db
+    .selectFrom('properties')
+    .select(['title', 'titles', 'address', 'address_approximate', 'city', 'postal_code'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('properties')
+    .set({ external_ref: ref, search_text: listingSearchText({ ...listing, external_ref: ref }) })
+    .where('id', '=', id)
+    .execute();
 }
