@@ -7,11 +7,9 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { listLeadHistory } from '../../src/services/leads/pipeline.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
-import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
+import { snapshot } from '../helpers/db.ts';
+import { seedDay, ZONE } from '../helpers/today.ts';
 import { withApp } from '../helpers/http.ts';
-
-const ZONE = 'Europe/Madrid';
-const iso = (dt: DateTime) => dt.toUTC().toISO()!;
 
 describe('Hoy', () => {
   const t = withApp();
@@ -19,91 +17,7 @@ describe('Hoy', () => {
   it("lists an agent's day and an owner's, and confirms, puts off, does and takes from there", async () => {
     const ana = await userWithPassword(t.db, t.businessId, 'ana@inmo.example', 'owner');
     const bea = await userWithPassword(t.db, t.businessId, 'bea@inmo.example', 'agent');
-    await importRecords(t.db, t.businessId, [listing('PISO-1', { title: 'Piso en Delicias' })]);
-    const property = await propertyId(t.db, 'PISO-1');
-    const now = DateTime.now().setZone(ZONE);
-    const dayStart = now.startOf('day');
-    const at = iso(now);
-    const lead = async (name: string, assigned: number | null, phone: string) =>
-      (
-        await t.db
-          .insertInto('leads')
-          .values({
-            business_id: t.businessId,
-            assigned_user_id: assigned,
-            name,
-            type: 'demandante',
-            status: 'new',
-            active: 1,
-            rating: 3,
-            phone_number_1: phone,
-            created_at: at,
-            updated_at: at,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
-    const lucia = await lead('Lucía Beatriz', bea.id, '+34600000001');
-    const mario = await lead('Mario Sinagente', null, '+34600000002');
-    const olga = await lead('Olga Deana', ana.id, '+34600000003');
-    const followUp = async (leadId: number, due: DateTime) =>
-      (
-        await t.db
-          .insertInto('follow_ups')
-          .values({
-            business_id: t.businessId,
-            lead_id: leadId,
-            due_at: iso(due),
-            every_days: 7,
-            state: 'due',
-            created_at: at,
-            updated_at: at,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
-    const overdue = await followUp(lucia, dayStart.minus({ days: 3 }).plus({ hours: 10 }));
-    await followUp(mario, dayStart.plus({ minutes: 1 }));
-    await followUp(olga, dayStart.plus({ minutes: 2 }));
-    const viewing = async (leadId: number, userId: number, start: DateTime) =>
-      (
-        await t.db
-          .insertInto('viewings')
-          .values({
-            business_id: t.businessId,
-            lead_id: leadId,
-            property_id: property,
-            user_id: userId,
-            starts_at: iso(start),
-            ends_at: iso(start.plus({ minutes: 30 })),
-            status: 'scheduled',
-            source: 'console',
-            feedback: null,
-            created_at: at,
-            updated_at: at,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
-    const beasViewing = await viewing(lucia, bea.id, dayStart.plus({ minutes: 1 }));
-    await viewing(olga, ana.id, dayStart.plus({ minutes: 3 }));
-    await viewing(mario, bea.id, dayStart.plus({ days: 1, hours: 10 }));
-    await t.db
-      .insertInto('conversations')
-      .values({
-        lead_id: mario,
-        business_id: t.businessId,
-        state: 'waiting_for_agent',
-        window_open_until: null,
-        last_message_at: at,
-        updated_at: at,
-        agent_seen_message_id: null,
-      })
-      .execute();
-    await t.db
-      .insertInto('lead_interactions')
-      .values({ business_id: t.businessId, lead_id: lucia, channel: 'inquiry', source: 'web', note: 'Otra vez', created_at: at })
-      .execute();
+    const { now, lucia, mario, overdue, beasViewing } = await seedDay(t.db, t.businessId, bea.id, ana.id);
 
     const agent = await loggedIn(t.app, 'bea@inmo.example');
     const page = await agent.get('/console');
