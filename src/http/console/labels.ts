@@ -306,6 +306,25 @@ export const EMAIL_SOURCE_LABEL = {
   email: 'source_email',
 } as const satisfies Record<string, MessageKey>;
 
+/** The criterion a near miss fails (domain/leads/matching.ts), in words. */
+export const MISSED_CRITERION_LABEL = {
+  location: 'missed_location',
+  operation: 'missed_operation',
+  type: 'missed_type',
+  subtypes: 'missed_subtypes',
+  price_min: 'missed_price_min',
+  price_max: 'missed_price_max',
+  price_rent_min: 'missed_price_rent_min',
+  price_rent_max: 'missed_price_rent_max',
+  size_min: 'missed_size_min',
+  size_max: 'missed_size_max',
+  bedrooms_min: 'missed_bedrooms_min',
+  bathrooms_min: 'missed_bathrooms_min',
+  num_terraces_min: 'missed_num_terraces_min',
+  size_terraces_min: 'missed_size_terraces_min',
+  features: 'missed_features',
+} as const satisfies Record<string, MessageKey>;
+
 /** A viewing's status (CONTRACT §20). */
 export const VIEWING_STATUS_LABEL = {
   requested: 'viewing_requested',
@@ -325,6 +344,7 @@ export const LABELS = {
   alertState: ALERT_STATE_LABEL,
   followUpState: FOLLOW_UP_STATE_LABEL,
   viewingStatus: VIEWING_STATUS_LABEL,
+  missedCriterion: MISSED_CRITERION_LABEL,
   conversationState: CONVERSATION_STATE_LABEL,
   propertyStatus: PROPERTY_STATUS_LABEL,
   statusMove: STATUS_MOVE_LABEL,

@@ -82,6 +82,20 @@ class FormFault extends Error {
   }
 }
 
+/** Near misses the lead page shows (issue 47): the page stays short; the API lists them all. */
+export const NEAR_MISSES_SHOWN = 10;
+
+/**
+ * The near misses the lead page shows: those in the lead's own places first (a miss on
+ * anything but the area), in matching order otherwise, {@link NEAR_MISSES_SHOWN} at most.
+ * @returns `{nearMisses, nearMissesTotal}`.
+ */
+export function shortNearMisses<T extends { missed: string[] }>(all: T[]): { nearMisses: T[]; nearMissesTotal: number } {
+  const inPlace = all.filter((m) => !m.missed.includes('location'));
+  const elsewhere = all.filter((m) => m.missed.includes('location'));
+  return { nearMisses: [...inPlace, ...elsewhere].slice(0, NEAR_MISSES_SHOWN), nearMissesTotal: all.length };
+}
+
 export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
@@ -183,9 +197,11 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
         interactions: await listLeadInteractions(db, full.lead.business_id, full.lead.id),
         windowOpen: full.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),
         matches: full.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
-        nearMisses: full.near_misses
-          .map((m) => ({ property: summaries.get(m.property_id), missed: (m.failed ?? '').split(',').filter(Boolean) }))
-          .filter((m) => m.property !== undefined),
+        ...shortNearMisses(
+          full.near_misses
+            .map((m) => ({ property: summaries.get(m.property_id), missed: (m.failed ?? '').split(',').filter(Boolean) }))
+            .filter((m) => m.property !== undefined),
+        ),
       },
       status,
     );
