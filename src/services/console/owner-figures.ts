@@ -56,7 +56,7 @@ export interface OwnerFigures {
   to: string;
   /** Leads created in the period. */
   leads: number;
-  /** Those leads by `source` (null: none given), most first, then by source. */
+  /** Those leads by `source` (null: none given), most first, then by source, none given last among equals. */
   bySource: Array<{ source: string | null; count: number }>;
   /** Those leads by their status now, every status of CONTRACT §6 in its order, zeros included. */
   byStatus: Array<{ status: LeadStatus; count: number }>;
@@ -133,7 +133,7 @@ export async function ownerFigures(db: Db, businessId: number, now: number = Dat
   }
   const bySource = [...sources]
     .map(([source, count]) => ({ source, count }))
-    .sort((a, b) => b.count - a.count || (a.source ?? '').localeCompare(b.source ?? ''));
+    .sort((a, b) => b.count - a.count || Number(a.source === null) - Number(b.source === null) || (a.source ?? '').localeCompare(b.source ?? ''));
   const byStatus = LEAD_STATUSES.map((status) => ({ status, count: statuses.get(status) ?? 0 }));
   const agents = users
     .filter((u) => u.disabled_at === null || byAgent.has(u.id))
