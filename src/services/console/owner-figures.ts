@@ -133,7 +133,10 @@ export async function ownerFigures(db: Db, businessId: number, now: number = Dat
   }
   const bySource = [...sources]
     .map(([source, count]) => ({ source, count }))
-    .sort((a, b) => b.count - a.count || Number(a.source === null) - Number(b.source === null) || (a.source ?? '').localeCompare(b.source ?? ''));
+    .sort(
+      (a, b) =>
+        b.count - a.count || Number(a.source === null) - Number(b.source === null) || (a.source ?? '').localeCompare(b.source ?? ''),
+    );
   const byStatus = LEAD_STATUSES.map((status) => ({ status, count: statuses.get(status) ?? 0 }));
   const agents = users
     .filter((u) => u.disabled_at === null || byAgent.has(u.id))
