@@ -29,12 +29,12 @@ export interface BarChartOptions {
 /** Width of the drawing, in SVG units (≈ CSS px at full size). */
 export const CHART_WIDTH = 360;
 /** Left column for the labels, and the longest bar. */
-const LABEL_WIDTH = 128;
-const BAR_MAX = 150;
+const LABEL_WIDTH = 136;
+const BAR_MAX = 140;
 const ROW = 28;
 const BAR_HEIGHT = 18;
 /** Characters of a label drawn before it is cut with "…" (the table has it whole). */
-const LABEL_CHARS = 18;
+const LABEL_CHARS = 16;
 const INK = '#1b1f24';
 const BAR = '#0b5cad';
 
