@@ -129,7 +129,9 @@ export async function ownerFigures(db: Db, businessId: number, now: number = Dat
   for (const lead of leads) {
     sources.set(lead.source, (sources.get(lead.source) ?? 0) + 1);
     statuses.set(lead.status, (statuses.get(lead.status) ?? 0) + 1);
-    byAgent.set(lead.assigned_user_id, [...(byAgent.get(lead.assigned_user_id) ?? []), lead]);
+    const own = byAgent.get(lead.assigned_user_id);
+    if (own) own.push(lead);
+    else byAgent.set(lead.assigned_user_id, [lead]);
   }
   const bySource = [...sources]
     .map(([source, count]) => ({ source, count }))
