@@ -12,7 +12,7 @@ import { insertHistory, insertLead } from '../../src/db/repositories/leads.ts';
 import { insertOutbound, insertWelcome } from '../../src/db/repositories/messaging.ts';
 import { disableUser } from '../../src/db/repositories/users.ts';
 import { ownerFigures } from '../../src/services/console/owner-figures.ts';
-import { loggedIn, userWithPassword } from '../helpers/console.ts';
+import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 
@@ -159,6 +159,13 @@ describe("the owner's figures", () => {
     expect(page.body).toContain('Claves activas');
     // No code of a vocabulary shown raw: the statuses are words.
     expect(page.body).not.toMatch(/>(searching_property|active_negotiation|vendida|alquilada|reservada|manual)</);
+
+    // In English too, the sources and statuses in words.
+    const english = new Browser(t.app, { 'accept-language': 'en' });
+    await english.login('duena@agencia.example');
+    const inEnglish = (await english.get('/console')).body;
+    for (const words of ['How the agency is doing', 'Leads by source', 'Time to first contact, by agent', 'Days on market (median)'])
+      expect(inEnglish).toContain(words);
 
     const agent = await loggedIn(t.app, 'ana@agencia.example');
     const agents = await agent.get('/console');
