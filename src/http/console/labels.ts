@@ -335,6 +335,12 @@ export const VIEWING_STATUS_LABEL = {
   no_show: 'viewing_no_show',
 } as const satisfies Record<string, MessageKey>;
 
+/** A lead's source (CONTRACT §6 `source`): the portals' and e-mail's words, and `manual` (entered by hand, or a request that named none); any other source is the integrator's own word, shown as given. */
+export const LEAD_SOURCE_LABEL = {
+  ...EMAIL_SOURCE_LABEL,
+  manual: 'source_manual',
+} as const satisfies Record<string, MessageKey>;
+
 /** Every vocabulary the templates label, by the name they call it: `it.label.leadStatus(s)`. */
 export const LABELS = {
   leadStatus: LEAD_STATUS_LABEL,
@@ -370,6 +376,7 @@ export const LABELS = {
   auditAction: AUDIT_ACTION_LABEL,
   emailReason: EMAIL_REASON_LABEL,
   emailSource: EMAIL_SOURCE_LABEL,
+  leadSource: LEAD_SOURCE_LABEL,
 } as const satisfies Record<string, Readonly<Record<string, MessageKey>>>;
 
 /** A vocabulary's labeller: the words of a value, or the value itself when the vocabulary does not know it. */

@@ -3,7 +3,8 @@
  * overdue (done and put off from the list: leads.ts's forms with `back=today`), conversations
  * waiting for an agent, new leads nobody has taken (take one: `/leads/:id/assign` with the
  * user's id), requests that came again, e-mails not understood; then the workspace's counts
- * (active keys for owners only). Times are the business's (its time zone).
+ * (active keys for owners only), and for owners the last 30 days' figures (views/_owner-figures.eta).
+ * Times are the business's (its time zone).
  *
  * `POST /viewings/:id` (CONTRACT §20), `action` = `confirm`, `cancel`, `done` or `no_show`: the
  * viewing's status moved (services/viewings/transitions.ts), then 303 back to "Hoy" (`back=today`)
@@ -11,11 +12,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
+import { ownerFigures } from '../../../services/console/owner-figures.ts';
 import { todayOf } from '../../../services/console/today.ts';
 import { workspaceFigures } from '../../../services/leads/leads.ts';
 import { changeViewing } from '../../../services/viewings/transitions.ts';
 import { InmoError } from '../../../errors.ts';
 import type { MessageKey } from '../i18n.ts';
+import { ownerFiguresView } from '../owner-figures-view.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, field, idParam, type ConsoleDeps } from '../forms.ts';
 
@@ -31,9 +34,11 @@ const VIEWING_PROBLEMS: Partial<Record<string, MessageKey>> = {
 export async function overviewPage(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
   const todayPage = async (request: FastifyRequest, reply: FastifyReply, status = 200, problem: MessageKey | null = null) => {
     const session = request.consoleSession!;
-    const [today, counts] = await Promise.all([
+    const [today, counts, figures] = await Promise.all([
       todayOf(db, { businessId: session.businessId, userId: session.userId, role: session.role }),
       workspaceFigures(db, session.businessId),
+      // The last 30 days' figures are the owner's alone (CONTRACT §23).
+      session.role === 'owner' ? ownerFigures(db, session.businessId) : null,
     ]);
     const locale = request.consoleLanguage === 'es' ? 'es-ES' : 'en-GB';
     const inZone = (instant: string) => DateTime.fromISO(instant, { zone: today.zone }).setLocale(locale);
@@ -43,6 +48,7 @@ export async function overviewPage(app: FastifyInstance, { db }: ConsoleDeps): P
       {
         today,
         counts,
+        figures: figures && ownerFiguresView(figures, request.t, request.consoleLanguage),
         problem,
         dayLabel: DateTime.fromISO(today.day, { zone: today.zone }).setLocale(locale).toLocaleString(DateTime.DATE_HUGE),
         hour: (instant: string) => inZone(instant).toLocaleString(DateTime.TIME_24_SIMPLE),
