@@ -58,6 +58,7 @@ beforeEach(async () => {
       province: 'Zaragoza',
       specs: { district: 'Delicias' },
       title: 'Piso luminoso en Delicias',
+      titles: { es: 'Piso luminoso en Delicias', en: 'Bright flat in Delicias' },
     }),
     listing('z-2', {
       operation: 'alquiler',
@@ -297,6 +298,9 @@ describe('the built-in assistant', () => {
     const [answer] = texts();
     expect(answer).toContain('These are the properties');
     expect(answer).toContain('€/month');
+    // The listing's English title (issue 46), not its Spanish one.
+    expect(answer).toContain('Bright flat in Delicias');
+    expect(answer).not.toContain('Piso luminoso en Delicias');
   });
 
   it('says so when there are no matches', async () => {

@@ -401,6 +401,7 @@ export const SUMMARY_COLUMNS = [
   'id',
   'external_ref',
   'title',
+  'titles',
   'op_venta',
   'op_alquiler',
   'op_traspaso',

@@ -31,7 +31,15 @@ import {
 } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Database, LeadRow } from '../../db/types.ts';
-import { refineSearches, replyLanguage, understand, type ListingSummary, type Understanding } from '../../domain/messaging/assistant.ts';
+import {
+  refineSearches,
+  replyLanguage,
+  understand,
+  type ListingSummary,
+  type ReplyLanguage,
+  type Understanding,
+} from '../../domain/messaging/assistant.ts';
+import { heldTexts } from '../../domain/catalogue/languages.ts';
 import { initialLeadStatus } from '../../domain/leads/rules.ts';
 import type { LeadMatches } from '../../domain/leads/matching.ts';
 import { assistantOf, replyWithFallback } from '../../services/messaging/assistant.ts';
@@ -81,6 +89,7 @@ async function summaries(
   operations: readonly string[],
   template: string | null,
   limit: number,
+  language: ReplyLanguage,
 ): Promise<ListingSummary[]> {
   const position = positionsOf(snapshot);
   const top = [...new Set(ids)]
@@ -95,7 +104,8 @@ async function summaries(
       const operation = shownOperation(row, operations);
       return {
         id: row.id,
-        title: row.title,
+        // Its title in the reply's language where it is written (CONTRACT §22), else its own.
+        title: heldTexts(row.title, row.titles)[language] ?? row.title,
         operation,
         amount: operation === 'venta' ? row.price : operation === 'alquiler' ? row.price_rent : row.price_transfer,
         city: row.city,
@@ -215,14 +225,14 @@ async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision |
   const operations = [...new Set(searches.flatMap((s) => (Array.isArray(s.operations) ? (s.operations as string[]) : [])))];
   const assistant = assistantOf(channel, ctx.outbound);
   const listingLimit = assistant.name === 'built-in' ? LISTINGS_SHOWN : LISTINGS_SHOWN + 2;
-  const matches = await summaries(ctx, lead.business_id, matchedIds, snapshot, operations, channel.listing_url, listingLimit);
+  const language = replyLanguage(lead.preferred_language, understanding.language);
+  const matches = await summaries(ctx, lead.business_id, matchedIds, snapshot, operations, channel.listing_url, listingLimit, language);
   const thread = (await listRecentThread(ctx.db, lead.id, THREAD_LINES))
     .filter((m) => m.body !== null || m.kind === 'template')
     .map((m) => ({
       direction: m.direction as 'in' | 'out',
       text: m.body ?? `[${m.kind}${m.template ? ` ${m.template}` : ''}]`,
     }));
-  const language = replyLanguage(lead.preferred_language, understanding.language);
   const text = await replyWithFallback(
     assistant,
     { understanding, language, matches, operations, handsOff, leadName: lead.name, searches, thread },
