@@ -231,7 +231,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const media = options.media ?? { store: new FolderMediaStore('./data/media'), publicUrl: null };
   mediaRoutes(app, media);
   // Published portal feeds (CONTRACT §15): their URL's token is the credential.
-  feedRoutes(app, options.db);
+  feedRoutes(app, options.db, changes);
   // The website kit's script (CONTRACT §17).
   embedRoutes(app);
   // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).

@@ -14,18 +14,19 @@ import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import type { ChangeWatch } from '../db/change-watch.ts';
 import type { Db } from '../db/database.ts';
 import { FEED_FILES, FEED_FORMATS } from '../domain/catalogue/feed-formats.ts';
 import { feedDocument, feedVersion } from '../services/catalogue/feeds/published-feeds.ts';
 import { noneMatch } from './conditional.ts';
 
 /** Registers the feed routes on the root instance, one per format. */
-export function feedRoutes(app: FastifyInstance, db: Db): void {
+export function feedRoutes(app: FastifyInstance, db: Db, changes: ChangeWatch): void {
   for (const format of FEED_FORMATS) {
     const { file, type } = FEED_FILES[format];
     app.get<{ Params: { token: string } }>(`/feeds/:token/${file}`, { schema: { hide: true }, compress: false }, async (request, reply) => {
       const notFound = () => reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
-      const live = await feedVersion(db, request.params.token);
+      const live = await feedVersion(db, request.params.token, changes.stamp());
       if (!live || live.feed.format !== format) return notFound();
       const accepted = request.headers['accept-encoding'];
       const coding = typeof accepted === 'string' && negotiate(accepted, ['gzip']) === 'gzip' ? 'gzip' : null;

@@ -9,6 +9,7 @@
  * Each test publishes with a customer code of its own: a document is kept per catalogue version
  * and code, and every test's database starts at the same version.
  */
+import { signalChange } from '../../src/db/change-watch.ts';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { upsertEmailSettings } from '../../src/db/repositories/email-out.ts';
@@ -214,12 +215,15 @@ describe('a published idealista feed', () => {
       connected_at: nowRfc3339(),
       updated_at: nowRfc3339(),
     };
+    // Written as services/messaging/email.ts writes them: the settings, then the change signalled.
     await upsertEmailSettings(t.db, { ...settings, from_address: 'hola@agencia.es', reply_to: 'agentes@agencia.es' });
+    signalChange(t.db);
     const second = await fetchFeed(url, { 'if-none-match': first.headers.etag as string });
     expect(second.statusCode).toBe(200);
     expect(JSON.parse(second.body).customerContact).toEqual({ contactName: 'Inmobiliaria Test', contactEmail: 'agentes@agencia.es' });
     // An address idealista's pattern refuses (its domain's last part is longer than 5 letters) is not sent.
     await upsertEmailSettings(t.db, { ...settings, from_address: 'hola@agencia.example', reply_to: null });
+    signalChange(t.db);
     const third = JSON.parse((await fetchFeed(url)).body);
     expect(third.customerContact).toEqual({ contactName: 'Inmobiliaria Test' });
     expect(specSchemas().customer(third)).toBeNull();

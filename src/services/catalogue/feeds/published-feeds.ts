@@ -89,6 +89,7 @@ export async function listFeeds(db: Db, businessId: number) {
 export async function revokeFeed(db: Db, id: number, businessId: number | null): Promise<void> {
   if (!(await repo.revokePublishedFeed(db, id, businessId, nowRfc3339()))) throw new InmoError('FEED_NOT_FOUND', { id });
   liveFeeds.clear();
+  versions.clear();
 }
 
 /** What a feed left out of its document, and how many listings it holds (idealista's; Kyero's documents keep no report). */
@@ -133,6 +134,13 @@ export interface LiveFeed {
 const liveFeeds = new LRUCache<string, LiveFeed | false>({ max: 10_000, ttl: 1000 });
 
 /**
+ * Each token's live feed and version by the change stamp they were read at (db/change-watch.ts),
+ * for a second at most: a portal polling with `If-None-Match` is answered from memory, as a
+ * cached page is, while a catalogue or settings change, or a revocation, is seen as before.
+ */
+const versions = new LRUCache<string, { stamp: number; live: { feed: LiveFeed; version: string } | null }>({ max: 10_000, ttl: 1000 });
+
+/**
  * The version of a feed's document: the business's catalogue version, and for idealista also its
  * `config_version`, which its e-mail settings (the document's contact) bump.
  */
@@ -147,10 +155,19 @@ const documentKey = (feed: LiveFeed, version: string) => `${version}:${feed.form
 /**
  * The live feed a URL's token names, and the catalogue version it would be read at now: enough
  * to answer `If-None-Match` before anything is read or built.
+ * @param stamp the change stamp now (db/change-watch.ts): the answer read at the same stamp less
+ *   than a second ago is given again without a read; without it, the database is read.
  * @returns null for a token that names no live feed.
  */
-export async function feedVersion(db: Db, token: string): Promise<{ feed: LiveFeed; version: string } | null> {
+export async function feedVersion(db: Db, token: string, stamp?: number): Promise<{ feed: LiveFeed; version: string } | null> {
   if (!TOKEN.test(token)) return null;
+  if (stamp !== undefined) {
+    const known = versions.get(token);
+    if (known !== undefined && known.stamp === stamp) return known.live;
+    const live = await feedVersion(db, token);
+    versions.set(token, { stamp, live });
+    return live;
+  }
   const hash = hashOf(token);
   let feed = liveFeeds.get(hash);
   if (feed === undefined) {
