@@ -103,14 +103,14 @@ describe.skipIf(!here)('the lead pipeline in Chromium', () => {
     await page.getByRole('button', { name: 'Entrar' }).click();
 
     // The inbox: Bruno waits for an agent, with one message unread.
-    await page.getByRole('link', { name: 'Bandeja' }).click();
+    await page.getByRole('link', { name: 'Bandeja', exact: true }).click();
     const first = page.locator('.inbox .conversation').first();
     await expect(first.locator('strong').textContent()).resolves.toBe('Bruno Gil');
     await expect(first.locator('.badge').textContent()).resolves.toBe('1 sin leer');
     await check(page, 'inbox');
     await first.getByRole('link', { name: 'Abrir y responder' }).click();
     await expect(page.locator('h1').textContent()).resolves.toBe('Bruno Gil');
-    await page.getByRole('link', { name: 'Bandeja' }).click();
+    await page.getByRole('link', { name: 'Bandeja', exact: true }).click();
     // The inbox loaded whole (a count does not wait for it), then: nothing unread.
     await page.waitForURL(`${origin}/console/inbox`);
     await expect(page.locator('.inbox .conversation').first().locator('strong').textContent()).resolves.toBe('Bruno Gil');

@@ -56,7 +56,7 @@ describe.skipIf(!here)('listings in Chromium', () => {
     await page.getByLabel('Correo electrónico').fill('agente@agencia.example');
     await page.getByLabel('Contraseña').fill(PASSWORD);
     await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.getByRole('link', { name: 'Inmuebles' }).click();
+    await page.getByRole('link', { name: 'Inmuebles', exact: true }).click();
     await check(page, 'properties');
     await page.getByRole('link', { name: 'Nuevo inmueble' }).click();
     await check(page, 'property-new');

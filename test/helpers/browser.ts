@@ -25,8 +25,9 @@ export function chromiumHere(suite: string): boolean {
 }
 
 /**
- * Runs axe on the page as it is now, adding each serious or critical violation to `violations`,
- * and (on SQLite only, once per run) saves its screenshot to test-results/screenshots.
+ * Runs axe on the page as it is now, adding each serious or critical violation to `violations`
+ * (and, at a phone's width, a page that scrolls sideways), and (on SQLite only, once per run)
+ * saves its screenshot to test-results/screenshots.
  */
 export async function axeCheck(page: Page, violations: string[], name: string, width: keyof typeof WIDTHS = 'desktop'): Promise<void> {
   const result = await new AxeBuilder({ page }).analyze();
@@ -34,6 +35,11 @@ export async function axeCheck(page: Page, violations: string[], name: string, w
   expect(result.passes.length, name).toBeGreaterThan(10);
   for (const v of result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'))
     violations.push(`${name} (${width}): ${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  // At a phone's width nothing scrolls the page sideways (issue 47): what is wider scrolls in its own box.
+  if (width === 'phone') {
+    const wider = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    if (wider > 0) violations.push(`${name} (${width}): the page scrolls sideways by ${wider} px`);
+  }
   if (ENGINE === 'sqlite') {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: width === 'phone' });
