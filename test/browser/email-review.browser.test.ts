@@ -8,8 +8,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/jobs/worker.ts';
 import { createInboundAddress } from '../../src/services/leads/email-intake.ts';
-import { axeCheck, checkAtPhoneWidth, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
-import { PASSWORD, userWithPassword } from '../helpers/console.ts';
+import { axeCheck, checkAtPhoneWidth, CHROMIUM, chromiumHere, WIDTHS, logInToConsole } from '../helpers/browser.ts';
+import { userWithPassword } from '../helpers/console.ts';
 import { withApp } from '../helpers/http.ts';
 
 const here = chromiumHere('e-mail review browser tests');
@@ -63,18 +63,10 @@ describe.skipIf(!here)('the e-mails to review in Chromium', () => {
     await browser?.close();
   });
 
-  async function logIn(page: Page, email: string, labels: { email: string; password: string; submit: string }) {
-    await page.goto(`${origin}/console/login`);
-    await page.getByLabel(labels.email).fill(email);
-    await page.getByLabel(labels.password).fill(PASSWORD);
-    await page.getByRole('button', { name: labels.submit }).click();
-    await expect.poll(() => page.url()).toBe(`${origin}/console`);
-  }
-
   it('an agent on a phone makes the lead of one and discards the other; an owner makes an address', async () => {
     const context = await browser.newContext({ viewport: WIDTHS.phone, locale: 'es-ES' });
     const page = await context.newPage();
-    await logIn(page, 'agente@agencia.example', { email: 'Correo electrónico', password: 'Contraseña', submit: 'Entrar' });
+    await logInToConsole(page, origin, 'agente@agencia.example');
     await page.getByRole('link', { name: 'Correo', exact: true }).click();
     await check(page, 'email (agent)', 'phone');
     const list = page.getByRole('list', { name: 'Correos por revisar' });
@@ -107,7 +99,7 @@ describe.skipIf(!here)('the e-mails to review in Chromium', () => {
 
     const owner = await browser.newContext({ viewport: WIDTHS.desktop, locale: 'en-GB' });
     const ownerPage = await owner.newPage();
-    await logIn(ownerPage, 'duena@agencia.example', { email: 'Email', password: 'Password', submit: 'Log in' });
+    await logInToConsole(ownerPage, origin, 'duena@agencia.example', 'en');
     await ownerPage.getByRole('link', { name: 'E-mail', exact: true }).click();
     await ownerPage.getByRole('button', { name: 'Make an address' }).click();
     await expect(ownerPage.locator('#email-inbound-url').textContent()).resolves.toMatch(/^http:\/\/.+\/webhooks\/email\/[A-Za-z0-9]{43}$/);

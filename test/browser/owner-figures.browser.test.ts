@@ -7,8 +7,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertHistory, insertLead } from '../../src/db/repositories/leads.ts';
 import { nowRfc3339, toRfc3339 } from '../../src/domain/time.ts';
-import { axeCheck, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
-import { PASSWORD, userWithPassword } from '../helpers/console.ts';
+import { axeCheck, CHROMIUM, chromiumHere, WIDTHS, logInToConsole } from '../helpers/browser.ts';
+import { userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 
@@ -68,11 +68,7 @@ describe.skipIf(!here)("the owner's figures in Chromium", () => {
     const origin = new URL(t.base).origin;
     const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'es-ES' });
     const page = await context.newPage();
-    await page.goto(`${origin}/console/login`);
-    await page.getByLabel('Correo electrónico').fill('duena@agencia.example');
-    await page.getByLabel('Contraseña').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.waitForURL(`${origin}/console`);
+    await logInToConsole(page, origin, 'duena@agencia.example');
 
     const figures = page.getByRole('region', { name: 'Cómo va la agencia' });
     await expect(figures.getByRole('img').count()).resolves.toBe(4);

@@ -5,8 +5,8 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeCheck, CHROMIUM, chromiumHere, WIDTHS } from '../helpers/browser.ts';
-import { PASSWORD, userWithPassword } from '../helpers/console.ts';
+import { axeCheck, CHROMIUM, chromiumHere, WIDTHS, logInToConsole } from '../helpers/browser.ts';
+import { userWithPassword } from '../helpers/console.ts';
 import { withApp } from '../helpers/http.ts';
 import { seedDay } from '../helpers/today.ts';
 
@@ -33,19 +33,12 @@ describe.skipIf(!here)('Hoy in Chromium', () => {
     await browser?.close();
   });
 
-  async function logIn(page: Page, email: string, labels: { email: string; password: string; submit: string }) {
-    await page.goto(`${origin}/console/login`);
-    await page.getByLabel(labels.email).fill(email);
-    await page.getByLabel(labels.password).fill(PASSWORD);
-    await page.getByRole('button', { name: labels.submit }).click();
-    await expect.poll(() => page.url()).toBe(`${origin}/console`);
-  }
   const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
   it("an agent's morning on a phone: confirm, done, take", async () => {
     const context = await browser.newContext({ viewport: WIDTHS.phone, locale: 'es-ES' });
     const page = await context.newPage();
-    await logIn(page, 'bea@inmo.example', { email: 'Correo electrónico', password: 'Contraseña', submit: 'Entrar' });
+    await logInToConsole(page, origin, 'bea@inmo.example');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Hoy');
     await axeCheck(page, violations, 'hoy (agent)', 'phone');
     expect(await sideways(page)).toBeLessThanOrEqual(0);
@@ -72,7 +65,7 @@ describe.skipIf(!here)('Hoy in Chromium', () => {
   it("the owner's page at a desktop's width, in English", async () => {
     const context = await browser.newContext({ viewport: WIDTHS.desktop, locale: 'en-GB' });
     const page = await context.newPage();
-    await logIn(page, 'ana@inmo.example', { email: 'Email', password: 'Password', submit: 'Log in' });
+    await logInToConsole(page, origin, 'ana@inmo.example', 'en');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Today');
     await expect.poll(() => page.getByRole('region', { name: /Today's viewings/ }).textContent()).toContain('Olga Deana');
     await axeCheck(page, violations, 'hoy (owner)', 'desktop');

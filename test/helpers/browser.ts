@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { PASSWORD } from './console.ts';
 import { ENGINE, REPO_ROOT } from './db.ts';
 
 export const CHROMIUM = process.env.INMO_CHROMIUM ?? '/usr/bin/chromium';
@@ -76,4 +77,20 @@ export async function startSite(): Promise<Site> {
     serve: (html) => (page = html),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The login form's words in each console language. */
+const LOGIN_WORDS = {
+  es: { email: 'Correo electrónico', password: 'Contraseña', submit: 'Entrar' },
+  en: { email: 'Email', password: 'Password', submit: 'Log in' },
+};
+
+/** Logs `page` in to the console at `origin` as `email` (with the test password), in the page's language; waits for "Hoy". */
+export async function logInToConsole(page: Page, origin: string, email: string, lang: keyof typeof LOGIN_WORDS = 'es'): Promise<void> {
+  const words = LOGIN_WORDS[lang];
+  await page.goto(`${origin}/console/login`);
+  await page.getByLabel(words.email).fill(email);
+  await page.getByLabel(words.password).fill(PASSWORD);
+  await page.getByRole('button', { name: words.submit }).click();
+  await expect.poll(() => page.url()).toBe(`${origin}/console`);
 }
