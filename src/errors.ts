@@ -166,6 +166,11 @@ export const ERRORS = {
     detail: 'The email must be an email address, e.g. ana@agency.example',
     cli: '--email must be an email address, e.g. ana@agency.example',
   }),
+  USER_NAME_INVALID: spec({
+    status: 400,
+    detail: 'The name must be 1 to 80 characters of text, e.g. Ana García',
+    cli: '--name must be 1 to 80 characters of text, e.g. "Ana García"',
+  }),
   USER_EMAIL_TAKEN: spec<{ email: string }>({ status: 409, detail: ({ email }) => `A user with email ${email} already exists` }),
   USER_ROLE_UNKNOWN: spec({ status: 400, detail: 'The role must be owner or agent', cli: '--role must be owner or agent' }),
   USER_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No user with id ${id}` }),

@@ -408,6 +408,8 @@ export interface UserTable {
   created_at: string;
   password_set_at: string | null;
   disabled_at: string | null;
+  /** The name the console shows colleagues instead of the e-mail (migration 0039); null: none given. */
+  display_name: Generated<string | null>;
 }
 
 /** A one-time link to set a password: SHA-256 of its token, hex. */

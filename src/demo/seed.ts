@@ -22,6 +22,8 @@ export type DemoResult =
 
 /** The demo's console owner. */
 export const DEMO_OWNER_EMAIL = 'demo@inmo.example';
+/** The demo owner's display name (CONTRACT §23). */
+export const DEMO_OWNER_NAME = 'Lucía Martín';
 
 /**
  * Seeds the demo (see the module's comment) on an empty database.
@@ -44,7 +46,7 @@ export async function seedDemo(db: Db, options: { photoUrls?: string[] } = {}): 
   })();
   const summary = await importCatalogueLines(db, business.id, lines);
   const key = await createApiKey(db, { businessId: business.id, scopes: [...SCOPES], label: 'demo' });
-  const owner = await createUser(db, { businessId: business.id, email: DEMO_OWNER_EMAIL, role: 'owner' });
+  const owner = await createUser(db, { businessId: business.id, email: DEMO_OWNER_EMAIL, role: 'owner', name: DEMO_OWNER_NAME });
   return {
     business_id: business.id,
     key: key.key,

@@ -17,6 +17,8 @@ export const KEY_NAME_MAX = 100;
 const EMAIL_MAX = 254;
 /** Longest password accepted (scrypt hashes any length; this only bounds the work). */
 const PASSWORD_MAX = 1024;
+/** Longest display name as posted: the service trims it, then allows 80 characters (services/access/console-users.ts). */
+const DISPLAY_NAME_FIELD_MAX = 320;
 /** Longest URL or other one-line setting. */
 const LINE_MAX = 2048;
 
@@ -41,7 +43,10 @@ export const KeyForm = Type.Object({
 });
 
 /** `POST /console/users`: an invitation. */
-export const UserForm = Type.Object({ email: text(EMAIL_MAX), role: text(20) });
+export const UserForm = Type.Object({ email: text(EMAIL_MAX), role: text(20), name: text(DISPLAY_NAME_FIELD_MAX) });
+
+/** `POST /console/users/:id/name`: a user's display name ('' takes it away). */
+export const UserNameForm = Type.Object({ name: text(DISPLAY_NAME_FIELD_MAX) });
 
 /** `POST /console/channel`: the WhatsApp channel; the token and app secret are write-only ('' keeps the stored ones). */
 export const ChannelForm = Type.Object({

@@ -51,6 +51,7 @@ describe('help and version', () => {
         'keys revoke',
         'users create',
         'users list',
+        'users rename',
         'users disable',
         'properties import',
         'leads create',
@@ -165,6 +166,20 @@ describe('users and jobs', () => {
       expect.objectContaining({ id: created.json.id, email: 'ana@agencia.example', role: 'owner', state: 'invited' }),
     ]);
     expect((await inmo(env, 'users', 'disable', String(created.json.id), '--json')).json.state).toBe('disabled');
+  });
+
+  it('users create --name and users rename give the display name the console shows (CONTRACT §23)', async () => {
+    const created = await inmo(env, 'users', 'create', '--business', '1', '--email', 'eva@agencia.example', '--name', '  Eva   Ruiz ', '--json');
+    expect(Object.keys(created.json).sort()).toEqual(['email', 'id', 'role', 'set_password_url']);
+    const listed = async () => ((await inmo(env, 'users', 'list', '--business', '1', '--json')).json as Array<{ id: number; name: string | null }>).find((u) => u.id === created.json.id);
+    expect((await listed())?.name).toBe('Eva Ruiz');
+    const renamed = await inmo(env, 'users', 'rename', String(created.json.id), '--name', 'Eva Ruiz Soto', '--json');
+    expect(renamed.json).toMatchObject({ id: created.json.id, name: 'Eva Ruiz Soto' });
+    const tooLong = await inmo(env, 'users', 'rename', String(created.json.id), '--name', 'x'.repeat(81), '--json');
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.json).toEqual({ error: '--name must be 1 to 80 characters of text, e.g. "Ana García"' });
+    expect((await listed())?.name).toBe('Eva Ruiz Soto');
+    expect((await inmo(env, 'users', 'rename', String(created.json.id), '--name', '', '--json')).json.name).toBeNull();
   });
 
   it('jobs retry says why it refuses', async () => {

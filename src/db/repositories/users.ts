@@ -25,6 +25,10 @@ export async function listUsers(db: Executor, businessId: number): Promise<UserR
   return db.selectFrom('users').selectAll().where('business_id', '=', businessId).orderBy('id').execute();
 }
 
+export async function setDisplayName(db: Executor, id: number, name: string | null): Promise<void> {
+  await db.updateTable('users').set({ display_name: name }).where('id', '=', id).execute();
+}
+
 export async function disableUser(db: Executor, id: number, at: string): Promise<void> {
   await db.updateTable('users').set({ disabled_at: at }).where('id', '=', id).where('disabled_at', 'is', null).execute();
   await db.deleteFrom('console_sessions').where('user_id', '=', id).execute();
@@ -80,6 +84,7 @@ export async function findSession(db: Executor, tokenHash: string) {
       'console_sessions.expires_at',
       'users.id as user_id',
       'users.email',
+      'users.display_name',
       'users.role',
       'users.business_id',
       'users.disabled_at',

@@ -278,6 +278,7 @@ export const AUDIT_ACTION_LABEL = {
   'key.revoke': 'audit_action_key_revoke',
   'user.invite': 'audit_action_user_invite',
   'user.disable': 'audit_action_user_disable',
+  'user.rename': 'audit_action_user_rename',
   'channel.connect': 'audit_action_channel_connect',
   'channel.change': 'audit_action_channel_change',
   'webhook.add': 'audit_action_webhook_add',

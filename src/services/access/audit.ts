@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = {
   'key.revoke': 'api_key',
   'user.invite': 'user',
   'user.disable': 'user',
+  'user.rename': 'user',
   'channel.connect': 'channel',
   'channel.change': 'channel',
   'webhook.add': 'webhook_endpoint',

@@ -43,6 +43,8 @@ export interface UserInfo {
   id: number;
   business_id: number;
   email: string;
+  /** The display name (CONTRACT §23), or null when none was given: see {@link displayName}. */
+  name: string | null;
   role: Role;
   state: 'invited' | 'active' | 'disabled';
   created_at: string;
@@ -53,10 +55,35 @@ function info(row: repo.UserRow): UserInfo {
     id: row.id,
     business_id: row.business_id,
     email: row.email,
+    name: row.display_name,
     role: row.role,
     state: row.disabled_at !== null ? 'disabled' : row.password_hash === null ? 'invited' : 'active',
     created_at: row.created_at,
   };
+}
+
+/** The longest display name, characters. */
+export const DISPLAY_NAME_MAX = 80;
+
+/**
+ * A display name as stored: trimmed, inner white space made single spaces; null for an empty one.
+ * @throws InmoError USER_NAME_INVALID for one over {@link DISPLAY_NAME_MAX} characters or holding
+ *   control characters.
+ */
+export function checkedDisplayName(name: string | undefined | null): string | null {
+  const clean = (name ?? '').trim().replace(/\s+/g, ' ');
+  if (clean === '') return null;
+  // eslint-disable-next-line no-control-regex
+  if ([...clean].length > DISPLAY_NAME_MAX || /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(clean)) throw new InmoError('USER_NAME_INVALID');
+  return clean;
+}
+
+/**
+ * How the console names a user to colleagues (CONTRACT §23): the display name, else the e-mail.
+ * @param user a user row or {@link UserInfo}.
+ */
+export function displayName(user: { display_name?: string | null; name?: string | null; email: string }): string {
+  return user.display_name ?? user.name ?? user.email;
 }
 
 /** The path of a one-time link, relative to the server's base URL. */
@@ -64,18 +91,20 @@ export const setPasswordPath = (token: string) => `/console/set-password/${token
 
 /**
  * Creates a user and a one-time link to set their password.
- * @returns `{id, email, role, set_password_url}` (CONTRACT §12), the link shown only here.
- * @throws InmoError UNKNOWN_BUSINESS, USER_EMAIL_INVALID, USER_ROLE_UNKNOWN, USER_EMAIL_TAKEN.
+ * @param options.name the display name (CONTRACT §23), optional.
+ * @returns `{id, email, name, role, set_password_url}` (CONTRACT §12), the link shown only here.
+ * @throws InmoError UNKNOWN_BUSINESS, USER_EMAIL_INVALID, USER_NAME_INVALID, USER_ROLE_UNKNOWN, USER_EMAIL_TAKEN.
  * @param actor who did it, for the audit trail (CONTRACT §18): the command line unless said.
  */
 export async function createUser(
   db: Db,
-  options: { businessId: number; email: string; role: string },
+  options: { businessId: number; email: string; role: string; name?: string },
   now = new Date(),
   actor: AuditActor = CLI,
-): Promise<{ id: number; email: string; role: Role; set_password_url: string }> {
+): Promise<{ id: number; email: string; name: string | null; role: Role; set_password_url: string }> {
   const email = options.email.trim().toLowerCase();
   if (!EMAIL.test(email) || email.length > 254) throw new InmoError('USER_EMAIL_INVALID');
+  const name = checkedDisplayName(options.name);
   if (!(ROLES as readonly string[]).includes(options.role)) throw new InmoError('USER_ROLE_UNKNOWN');
   if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
   const token = newToken();
@@ -84,6 +113,7 @@ export async function createUser(
       const row = await repo.insertUser(trx, {
         business_id: options.businessId,
         email,
+        display_name: name,
         role: options.role as Role,
         password_hash: null,
         created_at: toRfc3339(now),
@@ -99,7 +129,7 @@ export async function createUser(
       await recordAudit(trx, options.businessId, actor, 'user.invite', row.id, toRfc3339(now));
       return row;
     });
-    return { id: user.id, email: user.email, role: user.role, set_password_url: setPasswordPath(token) };
+    return { id: user.id, email: user.email, name: user.display_name, role: user.role, set_password_url: setPasswordPath(token) };
   } catch (error) {
     if (isUniqueViolation(error)) throw new InmoError('USER_EMAIL_TAKEN', { email });
     throw error;
@@ -115,6 +145,31 @@ export async function listUsers(db: Db, businessId: number): Promise<UserInfo[]>
 export async function findUser(db: Db, businessId: number, id: number): Promise<UserInfo | undefined> {
   const row = await repo.findUser(db, id, businessId);
   return row && info(row);
+}
+
+/**
+ * Gives a user of the business a display name, or takes it away (`''`), audited as `user.rename`
+ * (the name itself is not in the audit trail).
+ * @throws InmoError USER_NAME_INVALID, USER_NOT_FOUND (also for another business's user).
+ */
+export async function renameUser(
+  db: Db,
+  businessId: number | null,
+  id: number,
+  name: string,
+  now = new Date(),
+  actor: AuditActor = CLI,
+): Promise<UserInfo> {
+  const displayName = checkedDisplayName(name);
+  return db.transaction().execute(async (trx) => {
+    const user = await repo.findUser(trx, id, businessId);
+    if (!user) throw new InmoError('USER_NOT_FOUND', { id });
+    if (user.display_name !== displayName) {
+      await repo.setDisplayName(trx, id, displayName);
+      await recordAudit(trx, user.business_id, actor, 'user.rename', id, toRfc3339(now));
+    }
+    return info((await repo.findUser(trx, id))!);
+  });
 }
 
 /**
@@ -194,6 +249,8 @@ export async function login(db: Db, email: string, password: string, now = new D
 export interface ConsoleSession {
   userId: number;
   email: string;
+  /** The user's display name, or null (CONTRACT §23). */
+  name: string | null;
   role: Role;
   businessId: number;
   businessName: string;
@@ -219,6 +276,7 @@ export async function sessionOf(db: Db, token: string, now = new Date()): Promis
   return {
     userId: row.user_id,
     email: row.email,
+    name: row.display_name,
     role: row.role,
     businessId: row.business_id,
     businessName: row.business_name,

@@ -142,7 +142,7 @@ export async function ownerFigures(db: Db, businessId: number, now: number = Dat
   const byStatus = LEAD_STATUSES.map((status) => ({ status, count: statuses.get(status) ?? 0 }));
   const agents = users
     .filter((u) => u.disabled_at === null || byAgent.has(u.id))
-    .map((u) => ({ userId: u.id, name: u.email, ...firstContactOf(byAgent.get(u.id) ?? []) }));
+    .map((u) => ({ userId: u.id, name: u.display_name ?? u.email, ...firstContactOf(byAgent.get(u.id) ?? []) }));
 
   const days = new Map<ListingMove, number[]>(LISTING_MOVES.map((m) => [m, []]));
   const daysBetween = (a: string, b: number) => Math.max(0, (b - Date.parse(a)) / DAY_MS);

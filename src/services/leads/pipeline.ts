@@ -19,7 +19,7 @@ import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { DateTime } from 'luxon';
 import { businessClock } from '../viewings/clock.ts';
 import { InmoError } from '../../errors.ts';
-import type { Role } from '../access/console-users.ts';
+import { displayName, type Role } from '../access/console-users.ts';
 import { recordLeadEvent } from '../integrations/events.ts';
 
 /** Who makes a change: a console user of a business. */
@@ -232,9 +232,9 @@ export async function listLeadInteractions(db: Db, businessId: number, leadId: n
 }
 
 /** The people a lead can be handed to: the business's active users, `{id, email, role}`, by e-mail. */
-export async function assignableUsers(db: Db, businessId: number): Promise<Array<{ id: number; email: string; role: Role }>> {
+export async function assignableUsers(db: Db, businessId: number): Promise<Array<{ id: number; email: string; name: string; role: Role }>> {
   return (await listUsers(db, businessId))
     .filter((u) => u.disabled_at === null)
-    .map((u) => ({ id: u.id, email: u.email, role: u.role }))
-    .sort((a, b) => a.email.localeCompare(b.email));
+    .map((u) => ({ id: u.id, email: u.email, name: displayName(u), role: u.role }))
+    .sort((a, b) => a.name.localeCompare(b.name, 'es'));
 }

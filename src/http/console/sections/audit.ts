@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listAudit } from '../../../services/access/audit.ts';
 import { listApiKeys } from '../../../services/access/api-keys.ts';
-import { listUsers } from '../../../services/access/console-users.ts';
+import { displayName, listUsers } from '../../../services/access/console-users.ts';
 import { render } from '../page.ts';
 import { query, type ConsoleDeps } from '../forms.ts';
 
@@ -19,11 +19,11 @@ export async function auditPages(app: FastifyInstance, { db }: ConsoleDeps): Pro
     const older = /^\d{1,10}$/.test(before ?? '') ? Number(before) : undefined;
     const entries = await listAudit(db, businessId, { limit: PER_PAGE + 1, before: older });
     const page = entries.slice(0, PER_PAGE);
-    const emails = new Map((await listUsers(db, businessId)).map((u) => [String(u.id), u.email]));
+    const names = new Map((await listUsers(db, businessId)).map((u) => [String(u.id), displayName(u)]));
     const keys = new Map((await listApiKeys(db, businessId)).map((k) => [k.key_id, k.name]));
     return render(reply, 'audit', {
       entries: page,
-      emails,
+      names,
       keys,
       next: entries.length > PER_PAGE ? `/console/audit?before=${page.at(-1)!.id}` : null,
       first: older === undefined ? null : '/console/audit',

@@ -10,6 +10,7 @@
  * every conversation, those waiting for an agent first, with the inbound messages no agent has
  * seen (opening the lead's page sees them).
  */
+import { displayName, listUsers } from '../../../services/access/console-users.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../../domain/leads/rules.ts';
 import {
@@ -179,7 +180,8 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     const ids = [...full.matches.map((m) => m.property_id), ...full.near_misses.map((m) => m.property_id)];
     const summaries = new Map((await listingSummaries(db, full.lead.business_id, ids)).map((p) => [p.id, p]));
     const users = await assignableUsers(db, full.lead.business_id);
-    const emails = new Map(users.map((u) => [u.id, u.email]));
+    // Names, not e-mails (CONTRACT §23); a disabled user's past work is still theirs.
+    const names = new Map((await listUsers(db, full.lead.business_id)).map((u) => [u.id, displayName(u)]));
     const until = full.conversation.window_open_until;
     return render(
       reply,
@@ -192,7 +194,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
         problemAt,
         statuses: LEAD_STATUSES,
         users,
-        emails,
+        names,
         history: await listLeadHistory(db, full.lead.business_id, full.lead.id),
         interactions: await listLeadInteractions(db, full.lead.business_id, full.lead.id),
         windowOpen: full.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),

@@ -1,20 +1,22 @@
 /**
- * Users (owners): `GET /users`, `POST /users` (fields `email`, `role`: shows the new user's one-
- * time link once), `POST /users/:user_id/disable` (not oneself).
+ * Users (owners): `GET /users`, `POST /users` (fields `email`, `role`, `name`: shows the new
+ * user's one-time link once), `POST /users/:user_id/name` (field `name`, the display name of
+ * CONTRACT §23; empty takes it away), `POST /users/:user_id/disable` (not oneself).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ROLES, createUser, disableUser, findUser, listUsers } from '../../../services/access/console-users.ts';
+import { ROLES, createUser, disableUser, findUser, listUsers, renameUser } from '../../../services/access/console-users.ts';
 import { InmoError, type ErrorCode } from '../../../errors.ts';
 import type { MessageKey } from '../i18n.ts';
 import { messageKeyOf } from '../labels.ts';
 import { render } from '../page.ts';
 import { serverOrigin } from '../../origin.ts';
 import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
-import { UserForm } from '../../../schemas/console-forms.ts';
+import { UserForm, UserNameForm } from '../../../schemas/console-forms.ts';
 
 /** The refusals of createUser the page explains, and their words. */
 const USER_PROBLEMS = {
   USER_EMAIL_INVALID: 'USER_EMAIL_INVALID',
+  USER_NAME_INVALID: 'USER_NAME_INVALID',
   USER_EMAIL_TAKEN: 'USER_EMAIL_TAKEN',
   USER_ROLE_UNKNOWN: 'USER_ROLE_UNKNOWN',
 } as const satisfies Partial<Record<ErrorCode, MessageKey>>;
@@ -25,13 +27,13 @@ export async function userPages(app: FastifyInstance, { db, publicUrl }: Console
   const usersPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    extra: { status?: number; problem?: MessageKey | null; email?: string; link?: string | null } = {},
+    extra: { status?: number; problem?: MessageKey | null; email?: string; name?: string; link?: string | null } = {},
   ) => {
     const users = await listUsers(db, request.consoleSession!.businessId);
     return render(
       reply,
       'users',
-      { users, roles: ROLES, email: extra.email ?? '', problem: extra.problem ?? null, link: extra.link ?? null },
+      { users, roles: ROLES, email: extra.email ?? '', name: extra.name ?? '', problem: extra.problem ?? null, link: extra.link ?? null },
       extra.status ?? 200,
     );
   };
@@ -40,15 +42,16 @@ export async function userPages(app: FastifyInstance, { db, publicUrl }: Console
 
   app.post('/users', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
     const { value, faults } = readForm(request.body, UserForm);
-    const { email, role } = value;
+    const { email, role, name } = value;
     if (faults.length > 0) {
-      const problem = faults[0].field === 'email' ? 'USER_EMAIL_INVALID' : 'USER_ROLE_UNKNOWN';
+      const field = faults[0].field;
+      const problem = field === 'email' ? 'USER_EMAIL_INVALID' : field === 'name' ? 'USER_NAME_INVALID' : 'USER_ROLE_UNKNOWN';
       request.errorCode = problem;
-      return usersPage(request, reply, { status: 422, problem, email });
+      return usersPage(request, reply, { status: 422, problem, email, name });
     }
     try {
       const session = request.consoleSession!;
-      const user = await createUser(db, { businessId: session.businessId, email, role }, new Date(), { type: 'user', id: session.userId });
+      const user = await createUser(db, { businessId: session.businessId, email, role, name }, new Date(), { type: 'user', id: session.userId });
       // The link is shown once, here: the page is not cached (no-store) and the link is kept only as a hash.
       return await usersPage(request, reply, { status: 201, link: `${serverOrigin(request, publicUrl)}${user.set_password_url}` });
     } catch (error) {
@@ -56,8 +59,25 @@ export async function userPages(app: FastifyInstance, { db, publicUrl }: Console
       const problem = messageKeyOf(USER_PROBLEMS, error.code);
       if (problem === undefined) throw error;
       request.errorCode = error.code;
-      return usersPage(request, reply, { status: error.status === 409 ? 409 : 422, problem, email });
+      return usersPage(request, reply, { status: error.status === 409 ? 409 : 422, problem, email, name });
     }
+  });
+
+  app.post<{ Params: { user_id: string } }>('/users/:user_id/name', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const session = request.consoleSession!;
+    const id = idParam(request.params.user_id);
+    const user = id === null ? undefined : await findUser(db, session.businessId, id);
+    if (!user) throw new InmoError('NOT_FOUND');
+    const { value, faults } = readForm(request.body, UserNameForm);
+    try {
+      if (faults.length > 0) throw new InmoError('USER_NAME_INVALID');
+      await renameUser(db, session.businessId, user.id, value.name, new Date(), { type: 'user', id: session.userId });
+    } catch (error) {
+      if (!(error instanceof InmoError) || error.code !== 'USER_NAME_INVALID') throw error;
+      request.errorCode = error.code;
+      return usersPage(request, reply, { status: 422, problem: 'USER_NAME_INVALID' });
+    }
+    return reply.code(303).header('location', '/console/users').send();
   });
 
   app.post<{ Params: { user_id: string } }>(
