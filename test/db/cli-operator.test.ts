@@ -169,9 +169,23 @@ describe('users and jobs', () => {
   });
 
   it('users create --name and users rename give the display name the console shows (CONTRACT §23)', async () => {
-    const created = await inmo(env, 'users', 'create', '--business', '1', '--email', 'eva@agencia.example', '--name', '  Eva   Ruiz ', '--json');
+    const created = await inmo(
+      env,
+      'users',
+      'create',
+      '--business',
+      '1',
+      '--email',
+      'eva@agencia.example',
+      '--name',
+      '  Eva   Ruiz ',
+      '--json',
+    );
     expect(Object.keys(created.json).sort()).toEqual(['email', 'id', 'role', 'set_password_url']);
-    const listed = async () => ((await inmo(env, 'users', 'list', '--business', '1', '--json')).json as Array<{ id: number; name: string | null }>).find((u) => u.id === created.json.id);
+    const listed = async () =>
+      ((await inmo(env, 'users', 'list', '--business', '1', '--json')).json as Array<{ id: number; name: string | null }>).find(
+        (u) => u.id === created.json.id,
+      );
     expect((await listed())?.name).toBe('Eva Ruiz');
     const renamed = await inmo(env, 'users', 'rename', String(created.json.id), '--name', 'Eva Ruiz Soto', '--json');
     expect(renamed.json).toMatchObject({ id: created.json.id, name: 'Eva Ruiz Soto' });

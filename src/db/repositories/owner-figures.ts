@@ -91,5 +91,10 @@ export async function listingsMovedSince(db: Executor, businessId: number, from:
 
 /** The business's console users (disabled ones too: their leads still count): id, e-mail, whether disabled. */
 export async function consoleUsers(db: Executor, businessId: number) {
-  return db.selectFrom('users').select(['id', 'email', 'display_name', 'disabled_at']).where('business_id', '=', businessId).orderBy('id').execute();
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'display_name', 'disabled_at'])
+    .where('business_id', '=', businessId)
+    .orderBy('id')
+    .execute();
 }

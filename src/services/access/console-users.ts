@@ -74,7 +74,8 @@ export function checkedDisplayName(name: string | undefined | null): string | nu
   const clean = (name ?? '').trim().replace(/\s+/g, ' ');
   if (clean === '') return null;
   // eslint-disable-next-line no-control-regex
-  if ([...clean].length > DISPLAY_NAME_MAX || /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(clean)) throw new InmoError('USER_NAME_INVALID');
+  if ([...clean].length > DISPLAY_NAME_MAX || /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(clean))
+    throw new InmoError('USER_NAME_INVALID');
   return clean;
 }
 

@@ -51,7 +51,10 @@ export async function userPages(app: FastifyInstance, { db, publicUrl }: Console
     }
     try {
       const session = request.consoleSession!;
-      const user = await createUser(db, { businessId: session.businessId, email, role, name }, new Date(), { type: 'user', id: session.userId });
+      const user = await createUser(db, { businessId: session.businessId, email, role, name }, new Date(), {
+        type: 'user',
+        id: session.userId,
+      });
       // The link is shown once, here: the page is not cached (no-store) and the link is kept only as a hash.
       return await usersPage(request, reply, { status: 201, link: `${serverOrigin(request, publicUrl)}${user.set_password_url}` });
     } catch (error) {
@@ -63,22 +66,26 @@ export async function userPages(app: FastifyInstance, { db, publicUrl }: Console
     }
   });
 
-  app.post<{ Params: { user_id: string } }>('/users/:user_id/name', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const session = request.consoleSession!;
-    const id = idParam(request.params.user_id);
-    const user = id === null ? undefined : await findUser(db, session.businessId, id);
-    if (!user) throw new InmoError('NOT_FOUND');
-    const { value, faults } = readForm(request.body, UserNameForm);
-    try {
-      if (faults.length > 0) throw new InmoError('USER_NAME_INVALID');
-      await renameUser(db, session.businessId, user.id, value.name, new Date(), { type: 'user', id: session.userId });
-    } catch (error) {
-      if (!(error instanceof InmoError) || error.code !== 'USER_NAME_INVALID') throw error;
-      request.errorCode = error.code;
-      return usersPage(request, reply, { status: 422, problem: 'USER_NAME_INVALID' });
-    }
-    return reply.code(303).header('location', '/console/users').send();
-  });
+  app.post<{ Params: { user_id: string } }>(
+    '/users/:user_id/name',
+    { config: { consoleAccess: 'owner' }, ...csrfChecked },
+    async (request, reply) => {
+      const session = request.consoleSession!;
+      const id = idParam(request.params.user_id);
+      const user = id === null ? undefined : await findUser(db, session.businessId, id);
+      if (!user) throw new InmoError('NOT_FOUND');
+      const { value, faults } = readForm(request.body, UserNameForm);
+      try {
+        if (faults.length > 0) throw new InmoError('USER_NAME_INVALID');
+        await renameUser(db, session.businessId, user.id, value.name, new Date(), { type: 'user', id: session.userId });
+      } catch (error) {
+        if (!(error instanceof InmoError) || error.code !== 'USER_NAME_INVALID') throw error;
+        request.errorCode = error.code;
+        return usersPage(request, reply, { status: 422, problem: 'USER_NAME_INVALID' });
+      }
+      return reply.code(303).header('location', '/console/users').send();
+    },
+  );
 
   app.post<{ Params: { user_id: string } }>(
     '/users/:user_id/disable',
