@@ -16,15 +16,10 @@
  * (several `inmo serve` and `inmo worker`) can be told apart and summed.
  */
 import { hostname } from 'node:os';
-import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
+import type { Gauge, Metric, Registry } from 'prom-client';
 import type { Db } from './db/database.ts';
 import { jobStatistics } from './db/repositories/jobs.ts';
 import { toRfc3339 } from './domain/time.ts';
-
-/** The registry every metric of this process is on. */
-export const registry = new Registry();
-registry.setDefaultLabels({ process: `${hostname()}:${process.pid}` });
-collectDefaultMetrics({ register: registry, prefix: 'inmo_' });
 
 /** Upper bounds of the latency histogram's buckets, seconds. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -45,62 +40,91 @@ interface RequestSeries {
  */
 const requestSeries = new Map<string, RequestSeries>();
 
-registry.registerMetric({
-  name: 'inmo_http_requests_total',
-  get: async () => ({
-    name: 'inmo_http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status.',
-    type: 'counter',
-    aggregator: 'sum',
-    values: [...requestSeries.values()].map((s) => ({ labels: s.labels, value: s.count })),
-  }),
-} as unknown as Metric);
-
-registry.registerMetric({
-  name: 'inmo_http_request_duration_seconds',
-  get: async () => ({
-    name: 'inmo_http_request_duration_seconds',
-    help: 'Time from the arrival of a request to its response, seconds.',
-    type: 'histogram',
-    aggregator: 'sum',
-    values: [...requestSeries.values()].flatMap((s) => {
-      let cumulative = 0;
-      const buckets = [...LATENCY_BUCKETS, '+Inf' as const].map((le, i) => {
-        cumulative += s.buckets[i];
-        return { metricName: 'inmo_http_request_duration_seconds_bucket', labels: { le, ...s.labels }, value: cumulative };
-      });
-      return [
-        ...buckets,
-        { metricName: 'inmo_http_request_duration_seconds_sum', labels: s.labels, value: s.sum },
-        { metricName: 'inmo_http_request_duration_seconds_count', labels: s.labels, value: s.count },
-      ];
-    }),
-  }),
-} as unknown as Metric);
-
-const jobs = new Gauge({
-  name: 'inmo_jobs',
-  help: 'Background jobs in the database, by kind and state (pending, running, done, failed).',
-  labelNames: ['kind', 'state'] as const,
-  registers: [registry],
-});
-
-const oldestDuePending = new Gauge({
-  name: 'inmo_jobs_oldest_due_pending_age_seconds',
-  help: 'How long the oldest due pending job has waited past its run_at, seconds (0 when none waits).',
-  registers: [registry],
-});
-
 /** Outcomes of one call to a messaging provider. */
 export type SendOutcome = 'sent' | 'rejected' | 'retry' | 'unknown';
 
-const messageSends = new Counter({
-  name: 'inmo_message_sends_total',
-  help: 'Template messages handed to the messaging provider by this process, by outcome.',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-});
-for (const outcome of ['sent', 'rejected', 'retry', 'unknown'] as const) messageSends.inc({ outcome }, 0);
+/** Provider calls of this process by outcome, tallied as the requests are. */
+const sends: Record<SendOutcome, number> = { sent: 0, rejected: 0, retry: 0, unknown: 0 };
+
+/** The registry and the gauges set at each scrape. */
+interface Metrics {
+  registry: Registry;
+  jobs: Gauge<'kind' | 'state'>;
+  oldestDuePending: Gauge;
+}
+
+let metrics: Promise<Metrics> | undefined;
+
+/**
+ * Starts this process's metrics: prom-client (loaded here, so that a process that serves no
+ * metrics, `inmo worker`, never loads it) on a registry of our own with Node's process metrics,
+ * which are gathered from this call on. `inmo serve` calls it as it starts; the first scrape
+ * would otherwise.
+ */
+export function startMetrics(): Promise<Metrics> {
+  return (metrics ??= import('prom-client').then(({ collectDefaultMetrics, Gauge, Registry }) => {
+    const registry = new Registry();
+    registry.setDefaultLabels({ process: `${hostname()}:${process.pid}` });
+    collectDefaultMetrics({ register: registry, prefix: 'inmo_' });
+
+    registry.registerMetric({
+      name: 'inmo_http_requests_total',
+      get: async () => ({
+        name: 'inmo_http_requests_total',
+        help: 'HTTP requests answered, by method, route template and status.',
+        type: 'counter',
+        aggregator: 'sum',
+        values: [...requestSeries.values()].map((s) => ({ labels: s.labels, value: s.count })),
+      }),
+    } as unknown as Metric);
+
+    registry.registerMetric({
+      name: 'inmo_http_request_duration_seconds',
+      get: async () => ({
+        name: 'inmo_http_request_duration_seconds',
+        help: 'Time from the arrival of a request to its response, seconds.',
+        type: 'histogram',
+        aggregator: 'sum',
+        values: [...requestSeries.values()].flatMap((s) => {
+          let cumulative = 0;
+          const buckets = [...LATENCY_BUCKETS, '+Inf' as const].map((le, i) => {
+            cumulative += s.buckets[i];
+            return { metricName: 'inmo_http_request_duration_seconds_bucket', labels: { le, ...s.labels }, value: cumulative };
+          });
+          return [
+            ...buckets,
+            { metricName: 'inmo_http_request_duration_seconds_sum', labels: s.labels, value: s.sum },
+            { metricName: 'inmo_http_request_duration_seconds_count', labels: s.labels, value: s.count },
+          ];
+        }),
+      }),
+    } as unknown as Metric);
+
+    registry.registerMetric({
+      name: 'inmo_message_sends_total',
+      get: async () => ({
+        name: 'inmo_message_sends_total',
+        help: 'Template messages handed to the messaging provider by this process, by outcome.',
+        type: 'counter',
+        aggregator: 'sum',
+        values: Object.entries(sends).map(([outcome, value]) => ({ labels: { outcome }, value })),
+      }),
+    } as unknown as Metric);
+
+    const jobs = new Gauge({
+      name: 'inmo_jobs',
+      help: 'Background jobs in the database, by kind and state (pending, running, done, failed).',
+      labelNames: ['kind', 'state'] as const,
+      registers: [registry],
+    });
+    const oldestDuePending = new Gauge({
+      name: 'inmo_jobs_oldest_due_pending_age_seconds',
+      help: 'How long the oldest due pending job has waited past its run_at, seconds (0 when none waits).',
+      registers: [registry],
+    });
+    return { registry, jobs, oldestDuePending };
+  }));
+}
 
 /** Records one answered request; `seconds` from its arrival. */
 export function observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
@@ -124,7 +148,7 @@ export function observeRequest(method: string, route: string | undefined, status
 
 /** Records the outcome of one provider call. */
 export function observeSend(outcome: SendOutcome): void {
-  messageSends.inc({ outcome });
+  sends[outcome]++;
 }
 
 /**
@@ -132,6 +156,7 @@ export function observeSend(outcome: SendOutcome): void {
  * @returns the body and its content type (`text/plain; version=0.0.4`).
  */
 export async function exposition(db: Db, now = new Date()): Promise<{ body: string; contentType: string }> {
+  const { registry, jobs, oldestDuePending } = await startMetrics();
   const stats = await jobStatistics(db, toRfc3339(now));
   jobs.reset();
   for (const { kind, state, count } of stats.counts) jobs.set({ kind, state }, count);

@@ -24,8 +24,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import MailComposer from 'nodemailer/lib/mail-composer';
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { OutboundPolicy } from '../config.ts';
 import { isPublicAddress } from './outbound.ts';
 
@@ -155,6 +154,11 @@ export async function sendEmail(
     return { kind: 'retry', error: `no address for the SMTP server (${(error as SmtpError).code ?? 'lookup failed'})` };
   }
   const messageId = `<${randomUUID()}@${domainOf(email.from)}>`;
+  // nodemailer's parts load at the first e-mail sent, not with every process.
+  const [{ default: MailComposer }, { default: SMTPConnectionClass }] = await Promise.all([
+    import('nodemailer/lib/mail-composer'),
+    import('nodemailer/lib/smtp-connection'),
+  ]);
   const raw = await new MailComposer({
     from: email.from,
     to: email.to,
@@ -181,7 +185,7 @@ export async function sendEmail(
       this.push(null);
     },
   });
-  const connection = new SMTPConnection({
+  const connection: SMTPConnection = new SMTPConnectionClass({
     host: address,
     port: target.port,
     secure: target.security === 'tls',

@@ -16,7 +16,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow as ImapFlowClient } from 'imapflow';
 import type { OutboundPolicy } from '../config.ts';
 import { InmoError } from '../errors.ts';
 import { isPrivateHost, isPublicAddress, PRIVATE_ADDRESS } from './outbound.ts';
@@ -119,7 +119,9 @@ export async function openImapMailbox(target: ImapTarget, outbound: OutboundPoli
  * @throws as {@link openImapMailbox}.
  */
 export async function openImapMailboxAt(target: ImapTarget, address: string, outbound: OutboundPolicy): Promise<ImapMailbox> {
-  const client = new ImapFlow({
+  // imapflow (with its MIME and charset libraries) loads at the first pull, not with every process.
+  const { ImapFlow } = await import('imapflow');
+  const client: ImapFlowClient = new ImapFlow({
     host: address,
     port: target.port,
     secure: target.secure,

@@ -13,7 +13,7 @@
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { OutboundPolicy } from '../config.ts';
 
 /** The error code of a refused destination. */
@@ -109,7 +109,16 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
   });
 }
 
-const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup as never } });
+/**
+ * undici (about 40 modules) loads at the first outgoing request to a checked destination, not
+ * with every process; with it, the one agent that connects to public addresses only.
+ */
+let undici: Promise<{ module: typeof import('undici'); publicOnly: Agent }> | undefined;
+const loadUndici = () =>
+  (undici ??= import('undici').then((module) => ({
+    module,
+    publicOnly: new module.Agent({ connect: { lookup: publicOnlyLookup as never } }),
+  })));
 
 /**
  * `fetch` for outgoing calls to configured services and webhook endpoints.
@@ -122,22 +131,22 @@ export async function outboundFetch(url: string, request: RequestInit, policy: O
   // A redirect is never followed: its target would skip these checks (an address in a
   // Location header is never looked up). The caller sees the 3xx as a failure.
   const init: RequestInit = { ...request, redirect: 'manual' };
-  const dispatcher = dispatcherFor(url, policy);
-  if (!dispatcher) return fetch(url, init);
-  return (await undiciFetch(url, { ...(init as object), dispatcher })) as unknown as Response;
+  if (!checkedDestination(url, policy)) return fetch(url, init);
+  const { module, publicOnly } = await loadUndici();
+  return (await module.fetch(url, { ...(init as object), dispatcher: publicOnly })) as unknown as Response;
 }
 
 /**
- * The dispatcher a request to `url` goes through: none (the default) when private destinations
- * are allowed, else one that connects to public addresses only.
+ * Whether a request to `url` must go through the agent that connects to public addresses only:
+ * false when private destinations are allowed.
  * @throws TypeError('fetch failed') whose cause has code {@link PRIVATE_ADDRESS} when the URL
  *   itself names a private address (no lookup, nothing sent).
  */
-function dispatcherFor(url: string, policy: OutboundPolicy): Agent | undefined {
-  if (policy.allowPrivateNetwork) return undefined;
+function checkedDestination(url: string, policy: OutboundPolicy): boolean {
+  if (policy.allowPrivateNetwork) return false;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: refusal(host, host) });
-  return publicOnly;
+  return true;
 }
 
 /**
@@ -153,9 +162,10 @@ export async function outboundGet(
   options: { headers: Record<string, string>; signal: AbortSignal },
   policy: OutboundPolicy,
 ): Promise<Dispatcher.ResponseData> {
-  const dispatcher = dispatcherFor(url, policy);
+  const checked = checkedDestination(url, policy);
+  const { module, publicOnly } = await loadUndici();
   try {
-    return await undiciRequest(url, { method: 'GET', ...options, ...(dispatcher ? { dispatcher } : {}) });
+    return await module.request(url, { method: 'GET', ...options, ...(checked ? { dispatcher: publicOnly } : {}) });
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
     throw new TypeError('fetch failed', { cause: error });

@@ -1,7 +1,6 @@
 /** `inmo properties import` (CONTRACT §9, shared/data/README.md): the catalogue of a business. */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import cliProgress from 'cli-progress';
 import { Option, type Command } from 'commander';
 import type { RejectedLine } from '../services/catalogue/import/import.ts';
 import { IMPORT_FORMATS, type ImportFormat } from '../domain/catalogue/feed-formats.ts';
@@ -58,13 +57,14 @@ export function register(program: Command): void {
       action(async (file: string, opts: { business: number; full?: boolean; format?: ImportFormat }) => {
         const { importCatalogueFile, importFullCatalogueFile } = await import('../services/catalogue/import/import.ts');
         const size = await readableSize(file);
-        const bar =
-          cli.stderr.isTTY && !cli.json
-            ? new cliProgress.SingleBar(
-                { format: 'importing |{bar}| {percentage}% | {lines} lines | {eta_formatted} left{stage}', stream: cli.stderr },
-                cliProgress.Presets.shades_classic,
-              )
-            : null;
+        // The progress bar's library loads only for a terminal.
+        const cliProgress = cli.stderr.isTTY && !cli.json ? (await import('cli-progress')).default : null;
+        const bar = cliProgress
+          ? new cliProgress.SingleBar(
+              { format: 'importing |{bar}| {percentage}% | {lines} lines | {eta_formatted} left{stage}', stream: cli.stderr },
+              cliProgress.Presets.shades_classic,
+            )
+          : null;
         bar?.start(size, 0, { lines: 0, stage: '' });
         const started = performance.now();
         const progress = (lines: number, bytes: number, stage?: 'indexing') =>

@@ -21,10 +21,10 @@
  *   when that connection drops, the same sum polled every {@link POLL_INTERVAL_MS}. Seen within
  *   milliseconds, and within 1 s (POLL_INTERVAL_MS plus one query) whatever happens.
  */
-import pg from 'pg';
+import type Pg from 'pg';
 import { sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
-import { connectionOf, type Db } from './database.ts';
+import { connectionOf, loadPg, type Db } from './database.ts';
 
 /** Longest time a change committed by another process goes unseen on SQLite, ms. */
 export const SQLITE_CHECK_MS = 100;
@@ -68,7 +68,7 @@ export class ChangeWatch {
   // Both engines: the last sum seen.
   private lastSum = -1;
   // PostgreSQL
-  private listener: pg.Client | null = null;
+  private listener: Pg.Client | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private schema: string | null = null;
@@ -129,7 +129,7 @@ export class ChangeWatch {
     return this.value;
   }
 
-  private startPostgres(config: pg.ClientConfig, schema: string | null): void {
+  private startPostgres(config: Pg.ClientConfig, schema: string | null): void {
     this.schema = schema;
     this.pollTimer = setInterval(() => void this.poll(), POLL_INTERVAL_MS);
     this.pollTimer.unref();
@@ -150,9 +150,9 @@ export class ChangeWatch {
     }
   }
 
-  private async listen(config: pg.ClientConfig): Promise<void> {
+  private async listen(config: Pg.ClientConfig): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client(config);
+    const client = new (loadPg().Client)(config);
     let dropped = false;
     const retry = () => {
       // 'error' and 'end' may both come for one drop: one reconnection.

@@ -14,10 +14,11 @@
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './pool-settings.ts';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { migrationProvider } from './migrations/index.ts';
 import { restoreDeferredIndexes } from './deferred-indexes.ts';
@@ -40,7 +41,7 @@ export function isRowId(id: number): boolean {
  * (db/change-watch.ts): the SQLite connection, or how to open one more PostgreSQL connection.
  */
 export type Connection =
-  { engine: 'sqlite'; sqlite: BetterSqlite3.Database } | { engine: 'postgres'; config: pg.ClientConfig; schema: string | null };
+  { engine: 'sqlite'; sqlite: BetterSqlite3.Database } | { engine: 'postgres'; config: Pg.ClientConfig; schema: string | null };
 
 const connections = new WeakMap<Kysely<Database>, Connection>();
 
@@ -81,19 +82,27 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
 
 const INT8_OID = 20;
 
+/**
+ * node-postgres, required when a PostgreSQL database is first opened: a process on SQLite never
+ * loads it (a CommonJS package, so it loads synchronously, as createDb must).
+ */
+let pgModule: typeof Pg | undefined;
+export const loadPg = (): typeof Pg => (pgModule ??= createRequire(import.meta.url)('pg') as typeof Pg);
+
 /** Type parsers of our pools: `bigint` (what `count(*)` returns) as a number, not a string. */
 const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID ? (value: string) => Number(value) : loadPg().types.getTypeParser(oid, format)) as typeof Pg.types.getTypeParser,
 };
 
 function createPostgres(url: string, settings: PoolSettings): Db {
+  const pg = loadPg();
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');
   if (schema !== null && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema))
     throw new Error('the schema= of DATABASE_URL must be a plain identifier');
-  const config: pg.ClientConfig = {
+  const config: Pg.ClientConfig = {
     connectionString: parsed.toString(),
     types: pgTypes,
     ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
@@ -185,7 +194,7 @@ export function prepareOnce(sql: string): void {
 }
 
 /** Makes a pool client send {@link prepareOnce}'s statements as named ones. */
-function preparesNamed(client: pg.PoolClient): void {
+function preparesNamed(client: Pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   client.query = ((...args: unknown[]) => {
     const [text, values] = args;

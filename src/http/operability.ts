@@ -21,7 +21,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { pendingMigrations, type Db } from '../db/database.ts';
 import { InmoError } from '../errors.ts';
-import { exposition, observeRequest } from '../metrics.ts';
+import { exposition, observeRequest, startMetrics } from '../metrics.ts';
 import { inPackage } from '../package-root.ts';
 
 /** The icon of every page (the console's, SVG), read once. */
@@ -77,6 +77,9 @@ function bearerIs(header: string | undefined, token: string): boolean {
  *   loopback clients always; omitted on a port of its own, which answers whoever reaches it.
  */
 function metricsRoute(app: FastifyInstance, db: Db, access?: { token: string | null }): void {
+  // Node's process metrics are gathered from now on, not from the first scrape; a failure to load
+  // prom-client shows at that scrape.
+  startMetrics().catch(() => undefined);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (access && !isLoopback(request.ip) && !(access.token !== null && bearerIs(request.headers.authorization, access.token))) {
       throw new InmoError('NOT_FOUND');

@@ -4,10 +4,19 @@
  * handlers, `javascript:` URLs, iframes or inline styles. Titles (of listings, images and
  * videos) are plain text: they lose every tag.
  */
+import { createRequire } from 'node:module';
 import { decodeHTML } from 'entities';
-import sanitizeHtml from 'sanitize-html';
+import type SanitizeHtml from 'sanitize-html';
 
-const OPTIONS: sanitizeHtml.IOptions = {
+/**
+ * sanitize-html (with postcss and htmlparser2, about a tenth of a second to load), required at
+ * the first text cleaned: a process that cleans none (a worker sending messages) never loads it.
+ */
+let loaded: typeof SanitizeHtml | undefined;
+const sanitizeHtml = (html: string, options: SanitizeHtml.IOptions) =>
+  (loaded ??= createRequire(import.meta.url)('sanitize-html') as typeof SanitizeHtml)(html, options);
+
+const OPTIONS: SanitizeHtml.IOptions = {
   allowedTags: ['p', 'br', 'b', 'strong', 'i', 'em', 'u', 'ul', 'ol', 'li', 'h2', 'h3', 'h4', 'blockquote', 'a', 'span'],
   allowedAttributes: { a: ['href', 'title', 'rel', 'target'] },
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
@@ -15,7 +24,8 @@ const OPTIONS: sanitizeHtml.IOptions = {
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
   transformTags: {
-    a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow' }),
+    // sanitize-html's simpleTransform('a', {rel: …}): the link's own attributes, this rel.
+    a: (tagName: string, attribs: SanitizeHtml.Attributes) => ({ tagName, attribs: { ...attribs, rel: 'noopener noreferrer nofollow' } }),
   },
 };
 
@@ -24,7 +34,7 @@ export function sanitizeDescription(html: string | null): string | null {
   return html === null ? null : sanitizeHtml(html, OPTIONS);
 }
 
-const NO_TAGS: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: 'discard' };
+const NO_TAGS: SanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: 'discard' };
 
 /**
  * The published form of a plain-text field (a title): tags removed, entities decoded, so
