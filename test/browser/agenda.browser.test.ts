@@ -144,6 +144,15 @@ describe.skipIf(!here)('viewings in Chromium', () => {
       'done',
       { interest: 4, comment: 'Le gustó la terraza; quiere volver con su pareja.' },
     ]);
+
+    // The listing's page lists it too, with its own form (a lead to choose).
+    await page.goto(`${origin}/console/properties/${done.property_id}`);
+    const onListing = page.getByRole('region', { name: 'Visitas', exact: true });
+    await expect.poll(() => onListing.getByRole('listitem').textContent()).toMatch(/11:00–11:30.*hecha.*Lucía Beatriz/s);
+    expect(await onListing.getByLabel('Lead', { exact: true }).locator('option').allTextContents()).toContain(
+      'Lucía Beatriz · +34612345678',
+    );
+    await axeCheck(page, violations, 'property-viewings', 'phone');
     await context.close();
     expect(violations).toEqual([]);
   }, 180_000);
