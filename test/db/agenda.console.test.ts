@@ -103,6 +103,12 @@ describe('a viewing booked from the console', () => {
     const onListing = section((await agent.get(`/console/properties/${piso1}`)).body, 'h-viewings');
     expect(startsShown(onListing)).toEqual(['10:00']);
     expect(onListing).toContain('Lucía Beatriz');
+    // The listing's form offers the newest leads, or those a search finds.
+    const offered = async (url: string) =>
+      [...(await agent.get(url)).body.matchAll(/<option value="\d+">([^<]+) · \+34/g)].map((m) => m[1]);
+    expect(await offered(`/console/properties/${piso1}`)).toEqual(['Mario Ruiz', 'Lucía Beatriz']);
+    expect(await offered(`/console/properties/${piso1}?lead_q=mario`)).toEqual(['Mario Ruiz']);
+    expect(await offered(`/console/properties/${piso1}?lead_q=600111001`)).toEqual(['Lucía Beatriz']);
   });
 
   it('refuses an overlap, a past time and nonsense beside the field with 422, shows the form again, and stores nothing', async () => {

@@ -130,7 +130,7 @@ export async function countLeadsByStatus(db: Db, businessId: number, search: rep
  * newest first, `limit` at most.
  */
 export async function leadChoices(db: Db, businessId: number, limit: number, text?: string) {
-  const { rows } = await repo.searchLeads(db, businessId, { text: text?.trim() || undefined }, limit, 0);
+  const rows = await repo.listLeadChoices(db, businessId, { text: text?.trim() || undefined }, limit);
   return rows.map((r) => ({ id: r.id, name: r.name, phone: r.phone_number_1 }));
 }
 
