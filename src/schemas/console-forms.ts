@@ -192,3 +192,38 @@ export const FollowUpMoveForm = Type.Object({ day: Type.String({ maxLength: 10, 
 
 /** `POST /console/assistant/test`: the number the answer goes to, as people type it, and a lead's message. */
 export const AssistantTestForm = Type.Object({ test_phone: text(64), test_text: text(1000) });
+
+/**
+ * `POST /console/leads/:id/viewings` and `POST /console/properties/:id/viewings` (CONTRACT §20): a
+ * viewing booked from the lead's page (`property_id`, or the listing's reference in
+ * `property_ref`) or the listing's (`lead_id`), on the business's local `date` (`YYYY-MM-DD`) at
+ * `time` (`HH:MM`), `duration_minutes` long (30 when left empty), with the agent `user_id` (empty:
+ * the listing's agent, else any free one). Everything is text here; services/viewings/console.ts
+ * says what a field holds wrong.
+ */
+export const ViewingForm = Type.Object({
+  property_id: text(20),
+  property_ref: text(200),
+  lead_id: text(20),
+  date: text(10),
+  time: text(8),
+  duration_minutes: text(5),
+  user_id: text(20),
+});
+
+/** The longest comment of a viewing's feedback. */
+export const VIEWING_COMMENT_MAX = 2000;
+
+/**
+ * `POST /console/viewings/:id` (CONTRACT §20): `action` (`confirm`, `cancel`, `done`, `no_show`,
+ * `reschedule` with `date` and `time`, `feedback` with `interest` 1–5 and `comment`), and `back`
+ * (`today`: "Hoy"; `viewing`: the viewing's page; an agenda's URL; else the lead's page).
+ */
+export const ViewingActionForm = Type.Object({
+  action: text(20),
+  back: text(LINE_MAX),
+  date: text(10),
+  time: text(8),
+  interest: text(1),
+  comment: text(VIEWING_COMMENT_MAX),
+});

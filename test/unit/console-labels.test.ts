@@ -13,6 +13,7 @@ import { LABELS, labeller } from '../../src/http/console/labels.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../../src/domain/leads/rules.ts';
 import { ADDRESS_PRIVACY, OPERATIONS, PROPERTY_STATUSES, PROPERTY_TYPES, RENTAL_TYPES } from '../../src/domain/catalogue/terms.ts';
 import { SCOPES } from '../../src/domain/access/api-key.ts';
+import { VIEWING_ACTIONS, VIEWING_SOURCES, VIEWING_STATUSES } from '../../src/domain/viewings/status.ts';
 import { ROLES } from '../../src/services/access/console-users.ts';
 import { AUDIT_ACTIONS } from '../../src/services/access/audit.ts';
 import { STATUS_MOVES } from '../../src/services/catalogue/listings.ts';
@@ -67,6 +68,10 @@ describe('console labels', () => {
     expect(values(LABELS.scope)).toEqual([...SCOPES].sort());
     expect(values(LABELS.role)).toEqual([...ROLES].sort());
     expect(values(LABELS.auditAction)).toEqual(Object.keys(AUDIT_ACTIONS).sort());
+    expect(values(LABELS.viewingStatus)).toEqual([...VIEWING_STATUSES].sort());
+    expect(values(LABELS.viewingSource)).toEqual([...VIEWING_SOURCES].sort());
+    // Every action a button makes is one the viewing's life has.
+    for (const action of Object.keys(LABELS.viewingAction)) expect(VIEWING_ACTIONS).toContain(action);
     for (const moves of Object.values(STATUS_MOVES)) for (const to of moves) expect(LABELS.statusMove).toHaveProperty(to);
   });
 

@@ -209,6 +209,16 @@ export async function searchLeads(
   return { rows, total: Number(n) };
 }
 
+/** The business's leads `search` finds, newest first, `limit` at most, as a choice of lead shows them (no count). */
+export async function listLeadChoices(db: Executor, businessId: number, search: LeadSearch, limit: number) {
+  return narrowed(db, businessId, search)
+    .select(['id', 'name', 'phone_number_1'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** How many of the business's leads `search` finds, by status (its own `status` aside). */
 export async function countLeadsByStatus(db: Executor, businessId: number, search: LeadSearch): Promise<Map<string, number>> {
   const rows = await narrowed(db, businessId, { ...search, status: undefined })

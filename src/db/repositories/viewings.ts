@@ -135,3 +135,54 @@ export async function countViewings(db: Executor, businessId: number, filters: V
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Filters of the console's lists of viewings: those of a list (lead, listing, agent, `[from, to)`), or one by `id`. */
+export interface NamedViewingFilters extends ViewingFilters {
+  id?: number;
+}
+
+/**
+ * The business's viewings matching `filters` with the words a page shows beside them: the lead's
+ * name, the listing's title and reference, the agent's e-mail. By start then id (`order` `desc`:
+ * latest first), `limit` rows.
+ */
+export async function listNamedViewings(
+  db: Executor,
+  businessId: number,
+  f: NamedViewingFilters,
+  limit: number,
+  order: 'asc' | 'desc' = 'asc',
+) {
+  let query = db
+    .selectFrom('viewings as v')
+    .innerJoin('leads as l', 'l.id', 'v.lead_id')
+    .innerJoin('properties as p', 'p.id', 'v.property_id')
+    .innerJoin('users as u', 'u.id', 'v.user_id')
+    .select([
+      'v.id',
+      'v.lead_id',
+      'v.property_id',
+      'v.user_id',
+      'v.starts_at',
+      'v.ends_at',
+      'v.status',
+      'v.source',
+      'v.feedback',
+      'v.sequence',
+      'v.created_at',
+      'v.updated_at',
+      'l.name as lead_name',
+      'p.title',
+      'p.external_ref',
+      'u.email as agent_email',
+      'u.display_name as agent_display_name',
+    ])
+    .where('v.business_id', '=', businessId);
+  if (f.id !== undefined) query = query.where('v.id', '=', f.id);
+  if (f.leadId !== undefined) query = query.where('v.lead_id', '=', f.leadId);
+  if (f.propertyId !== undefined) query = query.where('v.property_id', '=', f.propertyId);
+  if (f.userId !== undefined) query = query.where('v.user_id', '=', f.userId);
+  if (f.from !== undefined) query = query.where('v.starts_at', '>=', f.from);
+  if (f.to !== undefined) query = query.where('v.starts_at', '<', f.to);
+  return query.orderBy('v.starts_at', order).orderBy('v.id', order).limit(limit).execute();
+}

@@ -60,6 +60,9 @@ export const SLOT_STEP_MINUTES = 30;
 const MINUTE_MS = 60_000;
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
+/** Whether `text` is a local time `HH:MM` (24 h, `00:00` to `23:59`). */
+export const isLocalTime = (text: string): boolean => LOCAL_TIME.test(text);
+
 /**
  * The canonical name of an IANA time zone (`europe/madrid` → `Europe/Madrid`).
  * @returns null when `text` names no zone of the IANA database (or is a fixed offset).
@@ -167,6 +170,18 @@ export function localDate(ms: number, zone: string): string {
 /** The date `days` after `date` (calendar days; negative goes back). */
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The Monday of the ISO week `date` is in (weeks start on Monday, as in Spain): `2026-11-27` → `2026-11-23`. */
+export function weekStart(date: string): string {
+  return addDays(date, -((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7));
+}
+
+/** Whether `text` is a calendar date `YYYY-MM-DD` that exists (`2026-02-30` does not). */
+export function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
 }
 
 /**

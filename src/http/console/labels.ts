@@ -13,6 +13,7 @@ import type { ListingLanguage } from '../../domain/catalogue/languages.ts';
 import type { CertificateStatus, Condition } from '../../domain/catalogue/listing-facts.ts';
 import type { IdealistaLeftOutReason } from '../../domain/catalogue/idealista-feed.ts';
 import type { LeadStatus, LeadType } from '../../domain/leads/rules.ts';
+import type { ViewingSource, ViewingStatus } from '../../domain/viewings/status.ts';
 import type { ApiKeyInfo, keyState } from '../../services/access/api-keys.ts';
 import type { AuditAction } from '../../services/access/audit.ts';
 import type { Role, UserInfo } from '../../services/access/console-users.ts';
@@ -334,7 +335,23 @@ export const VIEWING_STATUS_LABEL = {
   done: 'viewing_done',
   cancelled: 'viewing_cancelled',
   no_show: 'viewing_no_show',
-} as const satisfies Record<string, MessageKey>;
+} as const satisfies Record<ViewingStatus, MessageKey>;
+
+/** Where a viewing was booked (CONTRACT §20). */
+export const VIEWING_SOURCE_LABEL = {
+  console: 'viewing_source_console',
+  assistant: 'viewing_source_assistant',
+  api: 'viewing_source_api',
+  website: 'viewing_source_website',
+} as const satisfies Record<ViewingSource, MessageKey>;
+
+/** The button of a change to a viewing's status (domain/viewings/status.ts). */
+export const VIEWING_ACTION_LABEL = {
+  confirm: 'viewing_confirm_submit',
+  cancel: 'viewing_cancel_submit',
+  done: 'viewing_done_submit',
+  no_show: 'viewing_no_show_submit',
+} as const satisfies Record<'confirm' | 'cancel' | 'done' | 'no_show', MessageKey>;
 
 /** A lead's source (CONTRACT §6 `source`): the portals' and e-mail's words, and `manual` (entered by hand, or a request that named none); any other source is the integrator's own word, shown as given. */
 export const LEAD_SOURCE_LABEL = {
@@ -351,6 +368,8 @@ export const LABELS = {
   alertState: ALERT_STATE_LABEL,
   followUpState: FOLLOW_UP_STATE_LABEL,
   viewingStatus: VIEWING_STATUS_LABEL,
+  viewingSource: VIEWING_SOURCE_LABEL,
+  viewingAction: VIEWING_ACTION_LABEL,
   missedCriterion: MISSED_CRITERION_LABEL,
   conversationState: CONVERSATION_STATE_LABEL,
   propertyStatus: PROPERTY_STATUS_LABEL,

@@ -4,6 +4,7 @@
  *
  * - sections/auth.ts: login, one-time password links, logout;
  * - sections/overview.ts: the overview;
+ * - sections/viewings.ts: the agenda, a viewing's page and what is done to a viewing;
  * - sections/keys.ts (owners): API keys, secret and publishable;
  * - sections/channel.ts (owners): the WhatsApp channel and its test message;
  * - sections/assistant.ts (owners): the assistant, on or off, and which one words its answers;
@@ -32,12 +33,14 @@ import { leadPages } from './sections/leads.ts';
 import { listingPages } from './sections/listings.ts';
 import { overviewPage } from './sections/overview.ts';
 import { userPages } from './sections/users.ts';
+import { viewingPages } from './sections/viewings.ts';
 
 /** Registers every section of the console on the console's instance (plugin.ts). */
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   for (const section of [
     authPages,
     overviewPage,
+    viewingPages,
     keyPages,
     channelPages,
     emailPages,

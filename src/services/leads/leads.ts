@@ -125,6 +125,16 @@ export async function countLeadsByStatus(db: Db, businessId: number, search: rep
 }
 
 /**
+ * Leads to choose from (the listing page's viewing form): the business's newest, or those whose
+ * name, e-mail or phone has `text` (as the lead list searches), `{id, name, phone}` each,
+ * newest first, `limit` at most.
+ */
+export async function leadChoices(db: Db, businessId: number, limit: number, text?: string) {
+  const rows = await repo.listLeadChoices(db, businessId, { text: text?.trim() || undefined }, limit);
+  return rows.map((r) => ({ id: r.id, name: r.name, phone: r.phone_number_1 }));
+}
+
+/**
  * Listings of the business for a lead's page, by id: `{id, external_ref, title, op_*, price*,
  * city, size_total (m²), bedrooms, image (cover URL or null)}`; ids of another business are left out.
  */

@@ -8,7 +8,9 @@
  * `/follow-ups/:id/snooze` (a due one off "Hoy" until tomorrow at 9:00) and `/follow-ups/:id/move`
  * (`day`, YYYY-MM-DD), each back to "Hoy" with `back=today`; `GET /inbox` (query `page`):
  * every conversation, those waiting for an agent first, with the inbound messages no agent has
- * seen (opening the lead's page sees them).
+ * seen (opening the lead's page sees them); `POST /leads/:lead_id/viewings` books a viewing
+ * (viewing-form.ts: `property_id` or `property_ref`, `date`, `time`, `duration_minutes`,
+ * `user_id`), 303 to the page's viewings, or the page again with the reasons (422), nothing stored.
  */
 import { displayName, listUsers } from '../../../services/access/console-users.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -50,6 +52,9 @@ import {
 } from '../../../services/leads/pipeline.ts';
 import type { MessageKey } from '../i18n.ts';
 import { messageKeyOf } from '../labels.ts';
+import { businessTime } from '../local-time.ts';
+import { bookFromForm, newViewingForm, type ViewingFormState } from '../viewing-form.ts';
+import { viewingsOf } from '../../../services/viewings/console.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
@@ -176,6 +181,8 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     problem: MessageKey | null = null,
     /** The section the problem is about: the conversation, the lead's work, its notes or its follow-ups. */
     problemAt: 'thread' | 'work' | 'notes' | 'follow' = 'thread',
+    /** The viewing form as typed, after a refusal. */
+    viewingForm?: ViewingFormState,
   ) => {
     const ids = [...full.matches.map((m) => m.property_id), ...full.near_misses.map((m) => m.property_id)];
     const summaries = new Map((await listingSummaries(db, full.lead.business_id, ids)).map((p) => [p.id, p]));
@@ -183,10 +190,21 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     // Names, not e-mails (CONTRACT §23); a disabled user's past work is still theirs.
     const names = new Map((await listUsers(db, full.lead.business_id)).map((u) => [u.id, displayName(u)]));
     const until = full.conversation.window_open_until;
+    const session = reply.request.consoleSession!;
+    const { zone, viewings } = await viewingsOf(db, full.lead.business_id, { leadId: full.lead.id });
+    // The listings to visit: its matches, its near misses and those it has visited, once each.
+    const listings = new Map<number, { id: number; external_ref: string; title: string | null }>();
+    for (const p of [...summaries.values(), ...viewings.map((v) => ({ id: v.property_id, external_ref: v.external_ref, title: v.title }))])
+      if (!listings.has(p.id)) listings.set(p.id, { id: p.id, external_ref: p.external_ref, title: p.title });
     return render(
       reply,
       'lead',
       {
+        viewings,
+        time: businessTime(zone, reply.request.consoleLanguage),
+        viewingListings: [...listings.values()],
+        // An agent books for themselves unless they choose; an owner leaves it to the listing's agent.
+        viewingForm: viewingForm ?? newViewingForm({ user_id: session.role === 'agent' ? String(session.userId) : '' }),
         describeSearch,
         title: full.lead.name ?? reply.request.t('unnamed'),
         full,
@@ -208,6 +226,17 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       status,
     );
   };
+
+  // A viewing booked from the lead's page (CONTRACT §20): refused, the page again with the reasons beside the fields (422).
+  app.post<{ Params: { lead_id: string } }>('/leads/:lead_id/viewings', csrfChecked, async (request, reply) => {
+    const full = await ownLead(request);
+    const booked = await bookFromForm(db, full.lead.business_id, request.body, { leadId: full.lead.id }, request.t);
+    if ('form' in booked) {
+      request.errorCode = 'VIEWING_FORM';
+      return leadPage(reply, full, 422, null, 'thread', booked.form);
+    }
+    return reply.code(303).header('location', `/console/leads/${full.lead.id}#h-viewings`).send();
+  });
 
   app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => {
     const full = await ownLead(request);

@@ -5,7 +5,11 @@
  * import format's field names, schemas/console-forms.ts `ListingForm`), 303 to the listing's
  * page, or 422 with each fault beside its field and nothing stored (the title and description in
  * five languages, the energy certificate and the facts of CONTRACT §22 included); one-click changes:
- * `POST /properties/:id/status` (`status`), `/public` and `/featured` (`value` `1` or `0`).
+ * `POST /properties/:id/status` (`status`), `/public` and `/featured` (`value` `1` or `0`). The
+ * listing's viewings, and `POST /properties/:id/viewings` books one (viewing-form.ts: `lead_id`,
+ * chosen among the newest leads or those `GET /properties/:id?lead_q=` finds, `date`, `time`,
+ * `duration_minutes`, `user_id`), 303 to the page's viewings, or the page again with the
+ * reasons (422), nothing stored.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -50,6 +54,14 @@ import type { MessageKey, Translate } from '../i18n.ts';
 import { LISTING_FIELD_LABEL } from '../labels.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
+import { businessTime } from '../local-time.ts';
+import { bookFromForm, newViewingForm, type ViewingFormState } from '../viewing-form.ts';
+import { leadChoices } from '../../../services/leads/leads.ts';
+import { assignableUsers } from '../../../services/leads/pipeline.ts';
+import { viewingsOf } from '../../../services/viewings/console.ts';
+
+/** Leads offered by the listing page's viewing form. */
+const LEAD_CHOICES = 50;
 
 /** The number fields of the form: € for prices, m² for the size, decimal degrees for the position. */
 const NUMBER_FIELDS = ['price', 'price_rent', 'price_transfer', 'size_total', 'lat', 'lon'] as const;
@@ -390,7 +402,7 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     return listing;
   };
 
-  const listingPage = (
+  const listingPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
     listing: NonNullable<Awaited<ReturnType<typeof listingInFull>>>,
@@ -398,12 +410,29 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     faults: ListingFault[] = [],
     status = 200,
     problem: string | null = null,
-  ) =>
-    formPage(
+    /** The viewing form as typed, after a refusal. */
+    viewingForm?: ViewingFormState,
+  ) => {
+    const session = request.consoleSession!;
+    // The leads offered: the newest, or those found by `lead_q` (name, phone or e-mail).
+    const leadQuery = ((request.query as Record<string, string | undefined>).lead_q ?? '').slice(0, 200);
+    const [{ zone, viewings }, leads, users] = await Promise.all([
+      viewingsOf(db, session.businessId, { propertyId: listing.id }),
+      leadChoices(db, session.businessId, LEAD_CHOICES, leadQuery),
+      assignableUsers(db, session.businessId),
+    ]);
+    return formPage(
       reply,
       'property',
       values,
       {
+        viewings,
+        time: businessTime(zone, request.consoleLanguage),
+        viewingLeads: leads,
+        leadQuery,
+        viewingUsers: users,
+        // An agent books for themselves unless they choose; an owner leaves it to the listing's agent.
+        viewingForm: viewingForm ?? newViewingForm({ user_id: session.role === 'agent' ? String(session.userId) : '' }),
         listing,
         preview: listing.published === null ? null : JSON.stringify(listing.published, null, 2),
         facts: listingFacts(listing.record.specs),
@@ -419,6 +448,7 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
       faults,
       status,
     );
+  };
 
   app.get<{ Params: { id: string } }>('/properties/:id', async (request, reply) => listingPage(request, reply, await ownListing(request)));
 
@@ -437,6 +467,17 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
       return listingPage(request, reply, listing, formValues(request.body), error.faults, 422);
     }
     return reply.code(303).header('location', `/console/properties/${listing.id}?saved=1`).send();
+  });
+
+  // A viewing booked from the listing's page (CONTRACT §20): refused, the page again with the reasons beside the fields (422).
+  app.post<{ Params: { id: string } }>('/properties/:id/viewings', csrfChecked, async (request, reply) => {
+    const listing = await ownListing(request);
+    const booked = await bookFromForm(db, request.consoleSession!.businessId, request.body, { propertyId: listing.id }, request.t);
+    if ('form' in booked) {
+      request.errorCode = 'VIEWING_FORM';
+      return listingPage(request, reply, listing, undefined, [], 422, null, booked.form);
+    }
+    return reply.code(303).header('location', `/console/properties/${listing.id}#h-viewings`).send();
   });
 
   /** Where a one-click change returns: the page it was made from (a listings page or the listing's), never elsewhere. */

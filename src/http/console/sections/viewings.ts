@@ -1,0 +1,205 @@
+/**
+ * Viewings in the console (CONTRACT §20, issue 44), for owners and agents alike:
+ *
+ * - `GET /agenda` (query `date` `YYYY-MM-DD`, today by default; `view` `day` or `week`, Monday to
+ *   Sunday; `user` `me`, `all` or a user's id, `me` by default for agents and `all` for owners):
+ *   the viewings of that day or week in the business's time zone, a list per day, with the way
+ *   to the day or week before and after;
+ * - `GET /viewings/:id`: a viewing's page, its details, the changes its status allows, a new time
+ *   and the agent's feedback;
+ * - `POST /viewings/:id`, `action` = `confirm`, `cancel`, `done`, `no_show`, `reschedule` (`date`,
+ *   `time`, the business's local ones) or `feedback` (`interest` 1–5, `comment`): done through
+ *   services/viewings/ (events `viewing.updated`), then 303 to `back`: "Hoy" (`today`), the
+ *   viewing's page (`viewing`), an agenda's URL, else the lead's page. Refused, nothing changes:
+ *   a time or feedback the form holds wrong is the viewing's page again with the reason beside
+ *   the field (422; a time the agent has taken too), an action the status does not allow is the
+ *   page posted from with the reason (409), an unknown viewing 404.
+ *
+ * A viewing is booked from the lead's page and the listing's (sections/leads.ts,
+ * sections/listings.ts, through viewing-form.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import { nextStatus } from '../../../domain/viewings/status.ts';
+import { InmoError } from '../../../errors.ts';
+import { VIEWING_COMMENT_MAX, ViewingActionForm } from '../../../schemas/console-forms.ts';
+import { assignableUsers } from '../../../services/leads/pipeline.ts';
+import { agendaOf, rescheduleFromConsole, viewingInFull, ViewingFormError, type NamedViewing } from '../../../services/viewings/console.ts';
+import { changeViewing } from '../../../services/viewings/transitions.ts';
+import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
+import type { MessageKey, Translate } from '../i18n.ts';
+import { businessTime } from '../local-time.ts';
+import { render } from '../page.ts';
+import { faultsOf, typedTime } from '../viewing-form.ts';
+import { todayPage } from './overview.ts';
+
+/** The changes of status a button makes, without a time or notes. */
+const SIMPLE_ACTIONS = ['confirm', 'cancel', 'done', 'no_show'] as const;
+
+/** What a refused viewing action tells the user. */
+const VIEWING_PROBLEMS: Partial<Record<string, MessageKey>> = {
+  VIEWING_NOT_FOUND: 'viewing_not_found',
+  VIEWING_ACTION_REFUSED: 'viewing_action_refused',
+};
+
+/** Where an action may return to besides "Hoy", the viewing and the lead: an agenda of the console, nowhere else. */
+const AGENDA_BACK = /^\/console\/agenda(\?[^\s#\\]*)?$/;
+
+/** The feedback form's refusals, field by field (nothing stored). */
+class FeedbackFault extends Error {
+  constructor(readonly faults: Partial<Record<'interest' | 'comment', string>>) {
+    super('feedback refused');
+  }
+}
+
+/** The forms of a viewing's page, as typed (after a refusal) or as the viewing stands. */
+interface ViewingForms {
+  reschedule?: { values: { date: string; time: string }; faults: Partial<Record<string, string>> };
+  feedback?: { values: { interest: string; comment: string }; faults: Partial<Record<string, string>> };
+}
+
+export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+  const csrfChecked = csrfCheckedRoute(app);
+
+  app.get('/agenda', async (request, reply) => {
+    const session = request.consoleSession!;
+    const q = query(request);
+    const users = await assignableUsers(db, session.businessId);
+    const byDefault = session.role === 'agent' ? 'me' : 'all';
+    // `me`, `all` or one of the business's users; anything else is the default.
+    const user = q.user === 'me' || q.user === 'all' || users.some((u) => String(u.id) === q.user) ? (q.user as string) : byDefault;
+    const view = q.view === 'week' ? 'week' : 'day';
+    const agenda = await agendaOf(db, session.businessId, {
+      date: q.date,
+      view,
+      userId: user === 'all' ? null : user === 'me' ? session.userId : Number(user),
+    });
+    const link = (change: { date?: string; view?: string }) =>
+      `/console/agenda?${new URLSearchParams({ date: agenda.date, view, user, ...change })}`;
+    return render(reply, 'agenda', {
+      title: request.t('agenda_title'),
+      agenda,
+      time: businessTime(agenda.zone, request.consoleLanguage),
+      users,
+      user,
+      link,
+    });
+  });
+
+  /** A viewing's page; a viewing of another business, or none, is a 404. */
+  const viewingPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: number,
+    status = 200,
+    problem: MessageKey | null = null,
+    forms: ViewingForms = {},
+  ) => {
+    const session = request.consoleSession!;
+    let found: Awaited<ReturnType<typeof viewingInFull>>;
+    try {
+      found = await viewingInFull(db, session.businessId, id);
+    } catch (error) {
+      if (error instanceof InmoError && error.code === 'VIEWING_NOT_FOUND') throw new InmoError('NOT_FOUND');
+      throw error;
+    }
+    const { clock, viewing } = found;
+    const time = businessTime(clock.zone, request.consoleLanguage);
+    return render(
+      reply,
+      'viewing',
+      {
+        title: request.t('viewing_title', { day: time.dayOf(viewing.starts_at), hour: time.hour(viewing.starts_at) }),
+        viewing,
+        time,
+        problem,
+        saved: (request.query as Record<string, string | undefined>).saved === '1' && status === 200,
+        actions: SIMPLE_ACTIONS.filter((action) => nextStatus(viewing.status, action) !== null),
+        canReschedule: nextStatus(viewing.status, 'reschedule') !== null,
+        canFeedback: nextStatus(viewing.status, 'feedback') !== null,
+        reschedule: forms.reschedule ?? {
+          values: { date: time.dateOf(viewing.starts_at), time: time.hour(viewing.starts_at) },
+          faults: {},
+        },
+        feedback: forms.feedback ?? {
+          values: { interest: viewing.feedback ? String(viewing.feedback.interest) : '', comment: viewing.feedback?.comment ?? '' },
+          faults: {},
+        },
+        commentMax: VIEWING_COMMENT_MAX,
+      },
+      status,
+    );
+  };
+
+  app.get<{ Params: { id: string } }>('/viewings/:id', async (request, reply) => {
+    const id = idParam(request.params.id);
+    if (id === null) throw new InmoError('NOT_FOUND');
+    return viewingPage(request, reply, id);
+  });
+
+  app.post<{ Params: { id: string } }>('/viewings/:id', csrfChecked, async (request, reply) => {
+    const session = request.consoleSession!;
+    const { value, faults } = readForm(request.body, ViewingActionForm);
+    const id = idParam(request.params.id) ?? 0;
+    const fromToday = value.back === 'today';
+    const at = { date: value.date.trim(), time: typedTime(value.time) };
+    try {
+      const viewing = await act(session.businessId, id, value, faults, at, request.t);
+      const to =
+        value.back === 'today'
+          ? '/console#h-viewings'
+          : value.back === 'viewing'
+            ? `/console/viewings/${viewing.id}?saved=1`
+            : AGENDA_BACK.test(value.back)
+              ? value.back
+              : `/console/leads/${viewing.lead_id}#h-viewings`;
+      return await reply.code(303).header('location', to).send();
+    } catch (error) {
+      if (error instanceof ViewingFormError) {
+        request.errorCode = 'VIEWING_FORM';
+        return viewingPage(request, reply, id, 422, null, { reschedule: { values: at, faults: faultsOf(request.t, error) } });
+      }
+      if (error instanceof FeedbackFault) {
+        request.errorCode = 'VIEWING_FORM';
+        return viewingPage(request, reply, id, 422, null, {
+          feedback: { values: { interest: value.interest, comment: value.comment }, faults: error.faults },
+        });
+      }
+      const problem = error instanceof InmoError ? VIEWING_PROBLEMS[error.code] : undefined;
+      if (problem === undefined || !(error instanceof InmoError)) throw error;
+      request.errorCode = error.code;
+      if (fromToday) return todayPage(db, request, reply, error.status, problem);
+      return viewingPage(request, reply, id, error.status, problem);
+    }
+  });
+
+  /** Does `value.action` to viewing `id`, with the words of `t` for a refused field. @returns the viewing after it. */
+  const act = async (
+    businessId: number,
+    id: number,
+    value: Static<typeof ViewingActionForm>,
+    faults: Array<{ field: string }>,
+    at: { date: string; time: string },
+    t: Translate,
+  ): Promise<Pick<NamedViewing, 'id' | 'lead_id'>> => {
+    const action = value.action;
+    if ((SIMPLE_ACTIONS as readonly string[]).includes(action)) {
+      return changeViewing(db, businessId, id, { action: action as (typeof SIMPLE_ACTIONS)[number] });
+    }
+    if (action === 'reschedule') return rescheduleFromConsole(db, businessId, id, at);
+    if (action === 'feedback') {
+      const refused: FeedbackFault['faults'] = {};
+      if (!/^[1-5]$/.test(value.interest)) refused.interest = t('viewing_fault_interest');
+      if (faults.some((f) => f.field === 'comment')) refused.comment = t('viewing_fault_comment', { max: VIEWING_COMMENT_MAX });
+      if (Object.keys(refused).length) {
+        // A viewing not done takes no feedback: that is the reason given, not the form's.
+        const { viewing } = await viewingInFull(db, businessId, id);
+        if (nextStatus(viewing.status, 'feedback') === null)
+          throw new InmoError('VIEWING_ACTION_REFUSED', { action, status: viewing.status });
+        throw new FeedbackFault(refused);
+      }
+      return changeViewing(db, businessId, id, { action: 'feedback', interest: Number(value.interest), comment: value.comment });
+    }
+    throw new InmoError('VIEWING_ACTION_REFUSED', { action, status: '' });
+  };
+}
