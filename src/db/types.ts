@@ -750,6 +750,18 @@ export interface ViewingTable extends Omit<StoredViewing, 'id'> {
   sequence: Generated<number>;
 }
 
+/** A console user's private calendar URL (migration 0036, CONTRACT §20): only its token's hash is kept. */
+export interface CalendarUrlTable {
+  id: Generated<number>;
+  business_id: number;
+  user_id: number;
+  /** SHA-256 of the URL's token, hex. */
+  token_hash: string;
+  created_at: string;
+  /** When it stopped answering (revoked, or replaced by a new URL); null while it is the user's live URL. */
+  revoked_at: string | null;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -793,6 +805,7 @@ export interface Database {
   email_settings: EmailSettingsTable;
   unsubscribe_tokens: UnsubscribeTokenTable;
   viewings: ViewingTable;
+  calendar_urls: CalendarUrlTable;
   alert_candidates: AlertCandidateTable;
   alert_digests: AlertDigestTable;
   alert_items: AlertItemTable;

@@ -1,0 +1,91 @@
+/**
+ * Agents' calendar URLs (migration 0036) and what their calendar reads (CONTRACT §20): SQL only,
+ * the rules are in services/viewings/calendar.ts.
+ */
+import type { Executor } from '../database.ts';
+import { insertReturningId } from '../compiled-once.ts';
+
+/** Revokes the user's live URL, if any. @returns whether one was revoked. */
+export async function revokeLiveCalendarUrl(db: Executor, userId: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('calendar_urls')
+    .set({ revoked_at: at })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Stores a new live URL of the user (only its token's hash). @returns its id. */
+export async function insertCalendarUrl(
+  db: Executor,
+  row: { business_id: number; user_id: number; token_hash: string; created_at: string },
+): Promise<number> {
+  return insertReturningId(db, 'calendar_urls', { ...row, revoked_at: null });
+}
+
+/** When the user's live URL was made, or undefined when they have none. */
+export async function findLiveCalendarUrl(db: Executor, userId: number): Promise<{ created_at: string } | undefined> {
+  return db
+    .selectFrom('calendar_urls')
+    .select('created_at')
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Whose calendar a token's hash opens: a live URL of a user who is not disabled, with their
+ * business's name and time zone; undefined otherwise.
+ */
+export async function findCalendarOwner(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('calendar_urls')
+    .innerJoin('users', 'users.id', 'calendar_urls.user_id')
+    .innerJoin('businesses', 'businesses.id', 'calendar_urls.business_id')
+    .select([
+      'calendar_urls.user_id',
+      'calendar_urls.business_id',
+      'users.email',
+      'businesses.name as business_name',
+      'businesses.timezone',
+    ])
+    .where('calendar_urls.token_hash', '=', tokenHash)
+    .where('calendar_urls.revoked_at', 'is', null)
+    .where('users.disabled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * The agent's viewings starting at `from` (canonical UTC) or later, by start then id, with what
+ * the calendar shows of each: its listing's title, reference and address fields, and its lead's
+ * name and first phone. Reads the index `viewings_agent` (user_id, starts_at).
+ */
+export async function listCalendarViewings(db: Executor, businessId: number, userId: number, from: string) {
+  return db
+    .selectFrom('viewings')
+    .innerJoin('properties', 'properties.id', 'viewings.property_id')
+    .innerJoin('leads', 'leads.id', 'viewings.lead_id')
+    .select([
+      'viewings.id',
+      'viewings.starts_at',
+      'viewings.ends_at',
+      'viewings.status',
+      'viewings.sequence',
+      'viewings.updated_at',
+      'properties.title',
+      'properties.external_ref',
+      'properties.address',
+      'properties.address_approximate',
+      'properties.address_privacy',
+      'properties.city',
+      'leads.name as lead_name',
+      'leads.phone_number_1 as lead_phone',
+    ])
+    .where('viewings.user_id', '=', userId)
+    .where('viewings.business_id', '=', businessId)
+    .where('viewings.starts_at', '>=', from)
+    .orderBy('viewings.starts_at')
+    .orderBy('viewings.id')
+    .execute();
+}
