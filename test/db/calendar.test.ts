@@ -243,10 +243,19 @@ describe('conditional reads', () => {
     const changed = await fetchCalendar(url, { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
-    // A lead's new name is a new document too.
+    // A listing's new title (written as every listing write is, by an import here) is a new document too.
     const again = changed.headers.etag as string;
-    await t.db.updateTable('leads').set({ name: 'Otra Persona' }).execute();
-    expect((await fetchCalendar(url, { 'if-none-match': again })).statusCode).toBe(200);
+    expect((await fetchCalendar(url, { 'if-none-match': again })).statusCode).toBe(304);
+    await importRecords(t.db, t.businessId, [listing('pub', { title: 'Ático reformado' })]);
+    const retitled = await fetchCalendar(url, { 'if-none-match': again });
+    expect(retitled.statusCode).toBe(200);
+    expect(parse(retitled.body).events[0].summary).toBe('Ático reformado');
+    // And a lead's new name (every write of a lead sets its updated_at).
+    const third = retitled.headers.etag as string;
+    await t.db.updateTable('leads').set({ name: 'Otra Persona', updated_at: '2099-01-01T00:00:00.000+00:00' }).execute();
+    const renamed = await fetchCalendar(url, { 'if-none-match': third });
+    expect(renamed.statusCode).toBe(200);
+    expect(parse(renamed.body).events[0].description).toMatch(/^Otra Persona\n/);
   });
 });
 

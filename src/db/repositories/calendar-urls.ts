@@ -2,6 +2,7 @@
  * Agents' calendar URLs (migration 0036) and what their calendar reads (CONTRACT §20): SQL only,
  * the rules are in services/viewings/calendar.ts.
  */
+import { sql } from 'kysely';
 import type { Executor } from '../database.ts';
 import { insertReturningId } from '../compiled-once.ts';
 
@@ -88,4 +89,32 @@ export async function listCalendarViewings(db: Executor, businessId: number, use
     .orderBy('viewings.starts_at')
     .orderBy('viewings.id')
     .execute();
+}
+
+/**
+ * What {@link listCalendarViewings} would read, in one row of aggregates that changes whenever
+ * any field it reads changes: how many viewings and the sum of their ids (one added, gone or
+ * moved in or out of the window), the sum of their `sequence` and their latest `updated_at`
+ * (every change to a viewing raises the one and sets the other), the sum of their listings'
+ * `change_seq` (every write of a listing sets it to a new catalogue version) and their leads'
+ * latest `updated_at` (every write of a lead's name or phone sets it). One pass over the index
+ * `viewings_agent` and two joins by key; nothing is carried to the application per row.
+ */
+export async function calendarFingerprint(db: Executor, businessId: number, userId: number, from: string) {
+  return db
+    .selectFrom('viewings')
+    .innerJoin('properties', 'properties.id', 'viewings.property_id')
+    .innerJoin('leads', 'leads.id', 'viewings.lead_id')
+    .select([
+      sql<number>`count(*)`.as('viewings'),
+      sql<string>`coalesce(sum(viewings.id), 0)`.as('ids'),
+      sql<string>`coalesce(sum(viewings.sequence), 0)`.as('sequences'),
+      sql<string | null>`max(viewings.updated_at)`.as('viewings_changed'),
+      sql<string>`coalesce(sum(properties.change_seq), 0)`.as('listings'),
+      sql<string | null>`max(leads.updated_at)`.as('leads_changed'),
+    ])
+    .where('viewings.user_id', '=', userId)
+    .where('viewings.business_id', '=', businessId)
+    .where('viewings.starts_at', '>=', from)
+    .executeTakeFirstOrThrow();
 }

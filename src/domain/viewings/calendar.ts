@@ -19,7 +19,7 @@
  * feed's ETag stand for its content.
  */
 import ical, { ICalEventStatus } from 'ical-generator';
-import { DateTime } from 'luxon';
+import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
 import { plainText } from '../catalogue/html.ts';
 import type { ViewingStatus } from './status.ts';
@@ -107,15 +107,14 @@ export function agentCalendar(heading: CalendarHeading, viewings: readonly Calen
     timezone: { name: null, generator: vtimezoneOf },
     ttl: CALENDAR_REFRESH_SECONDS,
   });
-  const at = (rfc3339: string) => {
-    const instant = DateTime.fromISO(rfc3339, { zone: 'utc' });
-    return zone === null ? instant : instant.setZone(zone);
-  };
+  // One zone object for every date (luxon looks a zone name up again each time it is given one).
+  const local = zone === null ? FixedOffsetZone.utcInstance : IANAZone.create(zone);
+  const at = (rfc3339: string) => DateTime.fromMillis(Date.parse(rfc3339), { zone: local });
   for (const v of viewings) {
     calendar.createEvent({
       id: `viewing-${v.id}@${heading.host}`,
       sequence: v.sequence,
-      stamp: DateTime.fromISO(v.updated_at, { zone: 'utc' }),
+      stamp: DateTime.fromMillis(Date.parse(v.updated_at), { zone: FixedOffsetZone.utcInstance }),
       start: at(v.starts_at),
       end: at(v.ends_at),
       timezone: zone,

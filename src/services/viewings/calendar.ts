@@ -10,12 +10,13 @@
  * - The document (domain/viewings/calendar.ts) holds the user's viewings from the start of the
  *   local day {@link CALENDAR_DAYS_BACK} days ago onwards, cancelled ones included (as
  *   `CANCELLED`, so a subscribed phone drops them).
- * - Polling costs little: each request reads the URL's owner and the viewings' rows (one indexed
- *   read each); the document is built only when those rows differ from the ones it was last built
- *   from in this process, and otherwise the same Buffer is handed out again, whose hash and
- *   compressed forms are already known (http/conditional.ts), so `If-None-Match` is answered 304
- *   at the cost of the reads. The same rows always give the same bytes, so every process gives
- *   the same ETag.
+ * - Polling costs little: each request reads the URL's owner and one row of aggregates over the
+ *   viewings it would show (db/repositories/calendar-urls.ts `calendarFingerprint`, which changes
+ *   whenever a field the document shows changes); the rows are read and the document built only
+ *   when that fingerprint differs from the one it was last built at in this process. Otherwise the
+ *   same Buffer is handed out again, whose hash and compressed forms are already known
+ *   (http/conditional.ts), so `If-None-Match` is answered 304 at the cost of the two reads. The
+ *   same rows always give the same bytes, so every process gives the same ETag.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -109,7 +110,7 @@ export function calendarWindowStart(now: number, zone: string): string {
   return toRfc3339(DateTime.fromMillis(now, { zone }).startOf('day').minus({ days: CALENDAR_DAYS_BACK }).toJSDate());
 }
 
-/** Documents built, by the token's hash: the fingerprint of the rows they were built from, and their bytes. */
+/** Documents built, by the token's hash: the fingerprint they were built at, and their bytes. */
 const built = new LRUCache<string, { fingerprint: string; body: Buffer }>({
   maxSize: 64 * 1024 * 1024,
   sizeCalculation: (entry) => entry.body.length + 1,
@@ -131,13 +132,14 @@ export async function calendarDocument(db: Db, token: string, options: { host: s
     return null;
   }
   const from = calendarWindowStart(options.now ?? Date.now(), owner.timezone);
-  const viewings = await repo.listCalendarViewings(db, owner.business_id, owner.user_id, from);
   const heading = { name: `${owner.business_name} · ${owner.email}`, zone: owner.timezone, host: options.host };
-  const fingerprint = createHash('sha256')
-    .update(JSON.stringify([heading, viewings]))
-    .digest('base64url');
+  // Read before the rows: a change landing in between makes the next request build again, and
+  // never leaves a document older than the fingerprint it is kept under.
+  const aggregates = await repo.calendarFingerprint(db, owner.business_id, owner.user_id, from);
+  const fingerprint = JSON.stringify([heading, from, Object.values(aggregates).map((v) => (v === null ? null : String(v)))]);
   const known = built.get(hash);
   if (known?.fingerprint === fingerprint) return known.body;
+  const viewings = await repo.listCalendarViewings(db, owner.business_id, owner.user_id, from);
   const body = Buffer.from(agentCalendar(heading, viewings), 'utf8');
   built.set(hash, { fingerprint, body });
   return body;
