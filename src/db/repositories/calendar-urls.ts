@@ -63,32 +63,39 @@ export async function findCalendarOwner(db: Executor, tokenHash: string) {
  * name and first phone. Reads the index `viewings_agent` (user_id, starts_at).
  */
 export async function listCalendarViewings(db: Executor, businessId: number, userId: number, from: string) {
-  return db
-    .selectFrom('viewings')
-    .innerJoin('properties', 'properties.id', 'viewings.property_id')
-    .innerJoin('leads', 'leads.id', 'viewings.lead_id')
-    .select([
-      'viewings.id',
-      'viewings.starts_at',
-      'viewings.ends_at',
-      'viewings.status',
-      'viewings.sequence',
-      'viewings.updated_at',
-      'properties.title',
-      'properties.external_ref',
-      'properties.address',
-      'properties.address_approximate',
-      'properties.address_privacy',
-      'properties.city',
-      'leads.name as lead_name',
-      'leads.phone_number_1 as lead_phone',
-    ])
-    .where('viewings.user_id', '=', userId)
-    .where('viewings.business_id', '=', businessId)
-    .where('viewings.starts_at', '>=', from)
-    .orderBy('viewings.starts_at')
-    .orderBy('viewings.id')
-    .execute();
+  return (
+    db
+      .selectFrom('viewings')
+      // CROSS JOIN: SQLite keeps this order (the agent's viewings by the index, then each one's
+      // listing and lead by key) instead of perhaps walking every lead; PostgreSQL plans it as the
+      // inner join it is.
+      .crossJoin('properties')
+      .crossJoin('leads')
+      .whereRef('properties.id', '=', 'viewings.property_id')
+      .whereRef('leads.id', '=', 'viewings.lead_id')
+      .select([
+        'viewings.id',
+        'viewings.starts_at',
+        'viewings.ends_at',
+        'viewings.status',
+        'viewings.sequence',
+        'viewings.updated_at',
+        'properties.title',
+        'properties.external_ref',
+        'properties.address',
+        'properties.address_approximate',
+        'properties.address_privacy',
+        'properties.city',
+        'leads.name as lead_name',
+        'leads.phone_number_1 as lead_phone',
+      ])
+      .where('viewings.user_id', '=', userId)
+      .where('viewings.business_id', '=', businessId)
+      .where('viewings.starts_at', '>=', from)
+      .orderBy('viewings.starts_at')
+      .orderBy('viewings.id')
+      .execute()
+  );
 }
 
 /**
@@ -101,20 +108,27 @@ export async function listCalendarViewings(db: Executor, businessId: number, use
  * `viewings_agent` and two joins by key; nothing is carried to the application per row.
  */
 export async function calendarFingerprint(db: Executor, businessId: number, userId: number, from: string) {
-  return db
-    .selectFrom('viewings')
-    .innerJoin('properties', 'properties.id', 'viewings.property_id')
-    .innerJoin('leads', 'leads.id', 'viewings.lead_id')
-    .select([
-      sql<number>`count(*)`.as('viewings'),
-      sql<string>`coalesce(sum(viewings.id), 0)`.as('ids'),
-      sql<string>`coalesce(sum(viewings.sequence), 0)`.as('sequences'),
-      sql<string | null>`max(viewings.updated_at)`.as('viewings_changed'),
-      sql<string>`coalesce(sum(properties.change_seq), 0)`.as('listings'),
-      sql<string | null>`max(leads.updated_at)`.as('leads_changed'),
-    ])
-    .where('viewings.user_id', '=', userId)
-    .where('viewings.business_id', '=', businessId)
-    .where('viewings.starts_at', '>=', from)
-    .executeTakeFirstOrThrow();
+  return (
+    db
+      .selectFrom('viewings')
+      // CROSS JOIN: SQLite keeps this order (the agent's viewings by the index, then each one's
+      // listing and lead by key) instead of perhaps walking every lead; PostgreSQL plans it as the
+      // inner join it is.
+      .crossJoin('properties')
+      .crossJoin('leads')
+      .whereRef('properties.id', '=', 'viewings.property_id')
+      .whereRef('leads.id', '=', 'viewings.lead_id')
+      .select([
+        sql<number>`count(*)`.as('viewings'),
+        sql<string>`coalesce(sum(viewings.id), 0)`.as('ids'),
+        sql<string>`coalesce(sum(viewings.sequence), 0)`.as('sequences'),
+        sql<string | null>`max(viewings.updated_at)`.as('viewings_changed'),
+        sql<string>`coalesce(sum(properties.change_seq), 0)`.as('listings'),
+        sql<string | null>`max(leads.updated_at)`.as('leads_changed'),
+      ])
+      .where('viewings.user_id', '=', userId)
+      .where('viewings.business_id', '=', businessId)
+      .where('viewings.starts_at', '>=', from)
+      .executeTakeFirstOrThrow()
+  );
 }
