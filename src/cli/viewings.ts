@@ -17,7 +17,7 @@ import { action, cli, command, positiveInt, print, withDb } from './common.ts';
 export function register(program: Command): void {
   const viewings = program.command('viewings').description("viewings of listings: agents' calendars");
   command(viewings, 'calendar', "make a user's private calendar URL (revoking the one they had), shown once; or revoke it")
-    .requiredOption('--user <id>', 'the console user (required; from users list)', positiveInt)
+    .requiredOption('--user <id>', 'the console user, by id as users list shows it (required)', positiveInt)
     .option('--revoke', "revoke the user's calendar URL instead")
     .action(
       action(async (opts: { user: number; revoke?: boolean }) => {
