@@ -33,7 +33,8 @@
  * alone (bench/email-inbound.ts); `--only email-pull` pulls a dovecot mailbox of 1,000 and 5,000
  * messages over IMAP with its time and memory (bench/email-pull.ts). `--only viewings` times
  * a listing's free viewing slots over 7 days with 10 agents and 2,000 viewings, on SQLite and
- * PostgreSQL (bench/viewings.ts). `--only listing-search` times the console's listing search of
+ * PostgreSQL (bench/viewings.ts). `--only calendar` times an agent's calendar of 5,000 viewings
+ * cold and its 304 under load, on SQLite and PostgreSQL (bench/calendar.ts). `--only listing-search` times the console's listing search of
  * 203,090 listings with and without its index, on SQLite and PostgreSQL (bench/listing-search.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +53,7 @@ import { importCatalogueFile } from '../src/services/catalogue/import/import.ts'
 import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
 import { viewingsBench } from './viewings.ts';
+import { calendarBench } from './calendar.ts';
 import { listingSearchBench } from './listing-search.ts';
 import { feedsBench } from './feeds.ts';
 import { idealistaBench } from './idealista.ts';
@@ -110,12 +112,13 @@ if (
     'email-inbound',
     'email-pull',
     'viewings',
+    'calendar',
     'listing-search',
     'scale',
   ].includes(ONLY)
 ) {
   throw new Error(
-    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-pull, viewings, listing-search or scale',
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-pull, viewings, calendar, listing-search or scale',
   );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
@@ -342,6 +345,7 @@ async function main() {
   if (ONLY === null || ONLY === 'email-inbound') await emailInbound();
   if (ONLY === null || ONLY === 'email-pull') await emailPull();
   if (ONLY === null || ONLY === 'viewings') await viewings();
+  if (ONLY === null || ONLY === 'calendar') await calendar();
   if (ONLY === null || ONLY === 'listing-search') await listingSearch();
 }
 
@@ -364,6 +368,12 @@ async function emailPull(): Promise<void> {
 async function viewings(): Promise<void> {
   process.stderr.write("viewings: a listing's free slots over 7 days, 10 agents, 2,000 viewings\n");
   process.stdout.write(`\n${(await viewingsBench(ROOT, WORK)).join('\n')}\n`);
+}
+
+async function calendar(): Promise<void> {
+  if (!wrkVersion()) throw new Error('the calendar benchmark needs wrk, a C load generator: apt-get install wrk');
+  process.stderr.write("calendar: an agent's calendar of 5,000 viewings, cold and 304\n");
+  process.stdout.write(`\n${(await calendarBench(ROOT, WORK, PIN, DURATION)).join('\n')}\n`);
 }
 
 async function listingSearch(): Promise<void> {

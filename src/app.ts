@@ -16,6 +16,7 @@
 import { outboundPolicy, type OutboundPolicy } from './config.ts';
 import { mediaRoutes, type MediaOptions } from './http/media.ts';
 import { feedRoutes } from './http/feeds.ts';
+import { calendarRoutes } from './http/calendar.ts';
 import { embedRoutes } from './http/embed.ts';
 import { FolderMediaStore } from './media/store.ts';
 import { DEFAULT_WORKER_SETTINGS } from './jobs/settings.ts';
@@ -232,6 +233,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   mediaRoutes(app, media);
   // Published portal feeds (CONTRACT §15): their URL's token is the credential.
   feedRoutes(app, options.db, changes);
+  // Agents' calendars (CONTRACT §20): their URL's token is the credential.
+  calendarRoutes(app, options.db, options.publicUrl ?? null);
   // The website kit's script (CONTRACT §17).
   embedRoutes(app);
   // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).

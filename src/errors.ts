@@ -174,6 +174,11 @@ export const ERRORS = {
   USER_EMAIL_TAKEN: spec<{ email: string }>({ status: 409, detail: ({ email }) => `A user with email ${email} already exists` }),
   USER_ROLE_UNKNOWN: spec({ status: 400, detail: 'The role must be owner or agent', cli: '--role must be owner or agent' }),
   USER_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: ({ id }) => `No user with id ${id}` }),
+  // Agents' calendars (CONTRACT §20): a private calendar URL is made only for a user who can sign in.
+  CALENDAR_USER_DISABLED: spec<{ id: number }>({
+    status: 409,
+    detail: ({ id }) => `User ${id} is disabled: a calendar URL is made only for an active user`,
+  }),
   FOLLOW_UP_TYPE_UNKNOWN: spec<{ types: readonly string[]; aliases: readonly string[] }>({
     status: 400,
     detail: ({ types, aliases }) =>

@@ -19,6 +19,7 @@ import { register as leads } from './leads.ts';
 import { register as properties } from './properties.ts';
 import { register as serve } from './serve.ts';
 import { register as users } from './users.ts';
+import { register as viewings } from './viewings.ts';
 import { register as webhooks } from './webhooks.ts';
 import { DEFAULT_DATABASE_URL } from '../config.ts';
 import { inPackage } from '../package-root.ts';
@@ -68,6 +69,7 @@ Environment:
     emailPulls,
     emailOut,
     alerts,
+    viewings,
   ])
     group(program);
   return program;

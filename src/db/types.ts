@@ -408,7 +408,7 @@ export interface UserTable {
   created_at: string;
   password_set_at: string | null;
   disabled_at: string | null;
-  /** The name the console shows colleagues instead of the e-mail (migration 0039); null: none given. */
+  /** The name the console shows colleagues instead of the e-mail (migration 0036); null: none given. */
   display_name: Generated<string | null>;
 }
 
@@ -752,6 +752,18 @@ export interface ViewingTable extends Omit<StoredViewing, 'id'> {
   sequence: Generated<number>;
 }
 
+/** A console user's private calendar URL (migration 0035, CONTRACT §20): only its token's hash is kept. */
+export interface CalendarUrlTable {
+  id: Generated<number>;
+  business_id: number;
+  user_id: number;
+  /** SHA-256 of the URL's token, hex. */
+  token_hash: string;
+  created_at: string;
+  /** When it stopped answering (revoked, or replaced by a new URL); null while it is the user's live URL. */
+  revoked_at: string | null;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -795,6 +807,7 @@ export interface Database {
   email_settings: EmailSettingsTable;
   unsubscribe_tokens: UnsubscribeTokenTable;
   viewings: ViewingTable;
+  calendar_urls: CalendarUrlTable;
   alert_candidates: AlertCandidateTable;
   alert_digests: AlertDigestTable;
   alert_items: AlertItemTable;

@@ -95,6 +95,7 @@ describe('help and version', () => {
         'email pull list',
         'email pull run',
         'email pull remove',
+        'viewings calendar',
       ].sort(),
     );
     for (const [name, command] of leaves) {

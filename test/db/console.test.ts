@@ -43,6 +43,7 @@ const PAGES = [
   '/console/properties',
   '/console/properties/new',
   '/console/properties/1',
+  '/console/calendar',
 ];
 const FORMS = [
   '/console/keys',
@@ -66,6 +67,8 @@ const FORMS = [
   '/console/catalogue/sources/1/remove',
   '/console/catalogue/sources/1/confirm',
   '/console/catalogue/sources/1/discard',
+  '/console/calendar',
+  '/console/calendar/revoke',
 ];
 
 describe('the console', () => {

@@ -64,7 +64,7 @@ describe('a CLI that starts at once (issue 42)', () => {
       }
     };
     visit(Object.keys(metafile.outputs).find((output) => metafile.outputs[output].entryPoint === 'src/main.ts')!);
-    expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual(['cli-progress', 'commander']);
+    expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual(['commander']);
     expect(sources.has('src/cli/program.ts')).toBe(true);
     // Settings' defaults (config.ts reads them) are plain values, apart from the code they set.
     const code = [...sources].filter((source) => !/settings\.ts$/.test(source));

@@ -34,7 +34,8 @@ import * as m0031 from './0031_lead_search_text.ts';
 import * as m0032 from './0032_alerts.ts';
 import * as m0033 from './0033_property_search_text.ts';
 import * as m0034 from './0034_follow_up_snooze.ts';
-import * as m0039 from './0039_user_display_names.ts';
+import * as m0035 from './0035_calendar_urls.ts';
+import * as m0036 from './0036_user_display_names.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -73,7 +74,8 @@ export const migrationProvider: MigrationProvider = {
       '0032_alerts': m0032,
       '0033_property_search_text': m0033,
       '0034_follow_up_snooze': m0034,
-      '0039_user_display_names': m0039,
+      '0035_calendar_urls': m0035,
+      '0036_user_display_names': m0036,
     };
   },
 };

@@ -288,6 +288,8 @@ export const AUDIT_ACTION_LABEL = {
   'lead.export': 'audit_action_lead_export',
   'lead.erase': 'audit_action_lead_erase',
   'property.withdraw': 'audit_action_property_withdraw',
+  'calendar.create': 'audit_action_calendar_create',
+  'calendar.revoke': 'audit_action_calendar_revoke',
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Why an e-mail waits for an agent, or was discarded (services/leads/email-intake.ts). */

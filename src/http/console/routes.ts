@@ -13,7 +13,8 @@
  * - sections/audit.ts (owners): the audit trail (CONTRACT §18);
  * - sections/catalogue.ts: the catalogue and its uploads;
  * - sections/leads.ts: leads, a lead's page and its conversation;
- * - sections/listings.ts: the listings, created, edited, moved between statuses (CONTRACT §14).
+ * - sections/listings.ts: the listings, created, edited, moved between statuses (CONTRACT §14);
+ * - sections/calendar.ts: the user's own calendar URL for their phone (CONTRACT §20).
  *
  * Every POST passes `csrfProtection` before its handler (forms.ts). A form with bad input is
  * shown again with the reason, status 422, and changes nothing. Every page reads the business
@@ -24,6 +25,7 @@ import type { ConsoleDeps } from './forms.ts';
 import { assistantPages } from './sections/assistant.ts';
 import { auditPages } from './sections/audit.ts';
 import { authPages } from './sections/auth.ts';
+import { calendarPages } from './sections/calendar.ts';
 import { cataloguePages } from './sections/catalogue.ts';
 import { channelPages } from './sections/channel.ts';
 import { emailPages } from './sections/email.ts';
@@ -51,6 +53,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     cataloguePages,
     leadPages,
     listingPages,
+    calendarPages,
   ]) {
     await app.register(section, deps);
   }

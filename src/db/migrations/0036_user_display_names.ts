@@ -1,5 +1,5 @@
 /**
- * 0039: users' display names (issue 47, CONTRACT §23: "Users have a display name shown instead of
+ * 0036: users' display names (issue 47, CONTRACT §23: "Users have a display name shown instead of
  * their e-mail").
  *
  * - users.display_name: how the console names the user to their colleagues (1–80 characters,
