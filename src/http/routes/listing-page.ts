@@ -265,6 +265,14 @@ function listingPage(token: string, page: Extract<ListingPage, { state: 'public'
   );
 }
 
+/**
+ * Registers `GET /l/:file` (the page, or the sheet for `<token>.pdf`) and `POST /l/:file` (the
+ * form) on an instance of their own (see the module's comment).
+ * @param writes how the form's lead is written (a GroupCommit of the app's).
+ * @param media where photos are kept and linked; @param publicUrl `INMO_PUBLIC_URL`, for the
+ *   absolute page URL of the sheet's QR code and the lead's `sourcePage`.
+ * @param postsPerIpPerMinute inquiries per client IP per minute (0: no limit).
+ */
 export const listingPageRoutes: FastifyPluginAsync<{
   db: Db;
   writes: LeadWrites;

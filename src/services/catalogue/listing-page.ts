@@ -145,8 +145,9 @@ export interface PageInquiryForm {
   consent?: string;
 }
 
-/** A field of the form and what is wrong with it. */
+/** What is wrong with a field of the form: empty, too long, not a phone number, not an e-mail address, the consent not given. */
 export type PageInquiryFault = 'required' | 'too_long' | 'phone' | 'email' | 'consent';
+/** The form's faults by field; a field without a fault is absent. */
 export type PageInquiryFaults = Partial<Record<'name' | 'phone' | 'email' | 'message' | 'consent', PageInquiryFault>>;
 
 /** Longest message, characters (the form's `maxlength`). */
