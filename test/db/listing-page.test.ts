@@ -10,7 +10,7 @@
  * back with pdf.js: title, price and energy rating in the requested language, the photos from
  * the media store, and a QR code that decodes to the page's absolute URL.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +27,6 @@ import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 import { phonePhoto, transparentPng } from '../helpers/images.ts';
 import { readPdf } from '../helpers/pdf.ts';
-import { writeFileSync } from 'node:fs';
 
 const ORIGIN = 'https://inmo.example';
 const mediaDir = mkdtempSync(join(tmpdir(), 'inmo-page-media-'));
