@@ -5,7 +5,8 @@
  * Beside it, outside /v1/ext and without a key: `/healthz`, `/readyz` and `/metrics`
  * (http/operability.ts, CONTRACT §11), WhatsApp's webhook `/webhooks/whatsapp`
  * (http/routes/webhooks.ts, CONTRACT §10), portal e-mails forwarded to `/webhooks/email/<token>`
- * (http/routes/email-webhook.ts, CONTRACT §19), and the workspace console under `/console`, with
+ * (http/routes/email-webhook.ts, CONTRACT §19), listings' public pages `/l/<token>` and their
+ * sheets (http/routes/listing-page.ts, CONTRACT §21), and the workspace console under `/console`, with
  * sessions of its own (http/console/plugin.ts, CONTRACT §12).
  *
  * Cross-cutting behaviour lives here: request ids (`X-Request-Id` echoed when sane, else
@@ -26,7 +27,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
-import type { RateLimits } from './http/rate-limit-settings.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit-settings.ts';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import { COMPRESSION_OPTIONS } from './http/conditional.ts';
@@ -48,6 +49,7 @@ import { webhookRoutes } from './http/routes/webhooks.ts';
 import { emailWebhookRoutes } from './http/routes/email-webhook.ts';
 import { unsubscribeRoutes } from './http/routes/unsubscribe.ts';
 import { alertDismissRoutes } from './http/routes/alert-dismiss.ts';
+import { listingPageRoutes } from './http/routes/listing-page.ts';
 import { WebhookChannels } from './services/messaging/whatsapp-inbound.ts';
 import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/access/api-keys.ts';
@@ -252,6 +254,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(unsubscribeRoutes, { db: options.db });
   // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).
   await app.register(alertDismissRoutes, { db: options.db });
+  // Listings' public pages and sheets, with their inquiry form: the token names the listing (CONTRACT §21).
+  const pageWrites = new GroupCommit(options.db);
+  app.addHook('onClose', () => pageWrites.settled());
+  await app.register(listingPageRoutes, {
+    db: options.db,
+    writes: pageWrites,
+    media,
+    publicUrl: options.publicUrl ?? null,
+    onJobsQueued: options.onJobsQueued ?? (() => {}),
+    postsPerIpPerMinute: (options.rateLimits ?? DEFAULT_RATE_LIMITS).publishablePostPerIpPerMinute,
+  });
 
   await app.register(
     async (api) => {

@@ -126,6 +126,13 @@ export interface PropertyDocTable {
   lang_texts: string | null;
 }
 
+/** The token of a listing's public page `/l/<token>` (migration 0037, CONTRACT §21): 32 hex characters, never changed. */
+export interface PropertyPageTable {
+  property_id: number;
+  token: string;
+  created_at: string;
+}
+
 export interface PropertyImageTable {
   id: Generated<number>;
   property_id: number;
@@ -769,6 +776,7 @@ export interface Database {
   api_keys: ApiKeyTable;
   properties: PropertyTable;
   property_docs: PropertyDocTable;
+  property_pages: PropertyPageTable;
   property_images: PropertyImageTable;
   property_videos: PropertyVideoTable;
   leads: LeadTable;

@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { composeDigests, runAlertsNow } from '../../src/services/leads/alerts.ts';
 import { connectEmail } from '../../src/services/messaging/email.ts';
+import { listingPageToken } from '../../src/services/catalogue/listing-page.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
 import { inmo } from '../helpers/cli.ts';
@@ -118,6 +119,11 @@ describe('alerts', () => {
     expect(es.text).toContain('3 hab.');
     expect(es.text).toContain('Madrid');
     expect(es.text).toMatch(/No me interesa: http:\/\/127\.0\.0\.1:8080\/a\/[A-Za-z0-9_-]{43}/);
+    // Without a listing_url template of the business's own, the listing links its page on inmo (CONTRACT §21).
+    const page = await listingPageToken(t.db, t.businessId, await propertyId(t.db, 'NEW-1'));
+    expect(es.text).toContain(`Ver el inmueble: http://127.0.0.1:8080/l/${page}`);
+    expect(es.html).toContain(`href="http://127.0.0.1:8080/l/${page}"`);
+    expect((await t.app.inject({ method: 'GET', url: `/l/${page}` })).statusCode).toBe(200);
     expect(es.html).toContain('Ático con terraza');
     expect(es.html).toContain('No me interesa');
     for (const { raw } of smtp.received) expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m);

@@ -36,6 +36,7 @@ import * as m0033 from './0033_property_search_text.ts';
 import * as m0034 from './0034_follow_up_snooze.ts';
 import * as m0035 from './0035_calendar_urls.ts';
 import * as m0036 from './0036_user_display_names.ts';
+import * as m0037 from './0037_listing_pages.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -76,6 +77,7 @@ export const migrationProvider: MigrationProvider = {
       '0034_follow_up_snooze': m0034,
       '0035_calendar_urls': m0035,
       '0036_user_display_names': m0036,
+      '0037_listing_pages': m0037,
     };
   },
 };

@@ -6,6 +6,7 @@ import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalo
 import type { PublishedDocs, StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
 import { foldForSearch, listingSearchText } from '../../domain/search-text.ts';
+import { insertPageTokens } from './listing-pages.ts';
 import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
 export type { ScanPlan };
@@ -77,6 +78,12 @@ export async function insertProperties(
     const values = chunk.map(({ fields }) => ({ ...withSearchText(fields), business_id: businessId, imported_at: importedAt }));
     const inserted = await db.insertInto('properties').values(values).returning(['id', 'external_ref']).execute();
     for (const row of inserted) ids.set(row.external_ref, row.id);
+    // Each new listing's public page (migration 0037, CONTRACT §21).
+    await insertPageTokens(
+      db,
+      inserted.map((row) => row.id),
+      importedAt,
+    );
     const docs = chunk.filter((r) => r.docs !== null).map((r) => ({ property_id: ids.get(r.fields.external_ref)!, ...r.docs! }));
     if (docs.length) await db.insertInto('property_docs').values(docs).execute();
   }

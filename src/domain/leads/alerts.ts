@@ -131,11 +131,15 @@ export function pickDigest(candidates: readonly DigestCandidate[]): DigestCandid
 }
 
 /**
- * The link to a listing in a message: the business's own `listing_url` template (`{id}`, `{ref}`,
- * CONTRACT §10) when it set one, else null until inmo serves listing pages (`/l/<token>`, issue 45
- * item 4): the one function a listing page plugs into.
+ * The link to a listing in a message (CONTRACT §21): the business's own `listing_url` template
+ * (`{id}`, `{ref}`, CONTRACT §10) when it set one, else the listing's page on inmo (`/l/<token>`,
+ * its absolute URL as `pageUrl`), else null (a caller that has no page to give).
  */
-export function listingLink(template: string | null | undefined, listing: { id: number; external_ref: string }): string | null {
-  if (!template) return null;
+export function listingLink(
+  template: string | null | undefined,
+  listing: { id: number; external_ref: string },
+  pageUrl: string | null = null,
+): string | null {
+  if (!template) return pageUrl;
   return template.replaceAll('{id}', String(listing.id)).replaceAll('{ref}', encodeURIComponent(listing.external_ref));
 }

@@ -359,6 +359,8 @@ export const VIEWING_ACTION_LABEL = {
 export const LEAD_SOURCE_LABEL = {
   ...EMAIL_SOURCE_LABEL,
   manual: 'source_manual',
+  // A listing's public page (CONTRACT §21; services/catalogue/listing-page.ts `PAGE_SOURCE`).
+  listing_page: 'source_listing_page',
 } as const satisfies Record<string, MessageKey>;
 
 /** Every vocabulary the templates label, by the name they call it: `it.label.leadStatus(s)`. */

@@ -1,7 +1,9 @@
 /**
  * An alert digest written as an e-mail (CONTRACT §21, §19), when its send is claimed
  * (jobs/deliver-email.ts): the digest's listings as they are now (title, photo, size, rooms,
- * city) at the price they were put in the digest at, each with a new "No me interesa" link.
+ * city) at the price they were put in the digest at, each with a link to it (the business's own
+ * `listing_url` template, else the listing's page on inmo, `/l/<token>`, CONTRACT §21) and a new
+ * "No me interesa" link.
  *
  * A "No me interesa" token is 256 random bits (base64url), single-purpose (it dismisses one
  * listing for one lead) and says nothing about the lead; only its SHA-256 is kept
@@ -14,6 +16,9 @@ import { listDigestOfMessage, setAlertItemToken } from '../../db/repositories/al
 import { listCoverImages } from '../../db/repositories/matches.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { listingLink } from '../../domain/leads/alerts.ts';
+import { pageTokenOf, pageTokensOf } from '../../db/repositories/listing-pages.ts';
+import { nowRfc3339 } from '../../domain/time.ts';
+import { PAGE_PATH } from '../catalogue/listing-page.ts';
 import { heldTexts, listingLanguage } from '../../domain/catalogue/languages.ts';
 import { alertEmail, type AlertListing } from '../../domain/messaging/alert-email.ts';
 import { unsubscribeTokenHash } from './unsubscribe.ts';
@@ -49,8 +54,19 @@ export async function writeAlertEmail(
     findChannel(db, message.business_id),
   ]);
   const language = listingLanguage(message.language) ?? 'es';
+  // Without a template of the business's own, each listing links its page on inmo (CONTRACT §21).
+  const pages = channel?.listing_url
+    ? new Map<number, string>()
+    : await pageTokensOf(
+        db,
+        message.business_id,
+        digest.items.map((i) => i.property_id),
+      );
   const listings: AlertListing[] = [];
   for (const item of digest.items) {
+    const page = channel?.listing_url
+      ? undefined
+      : (pages.get(item.property_id) ?? (await pageTokenOf(db, message.business_id, item.property_id, nowRfc3339())));
     const token = randomBytes(32).toString('base64url');
     await setAlertItemToken(db, item.id, unsubscribeTokenHash(token));
     const cover = covers.get(item.property_id);
@@ -63,7 +79,11 @@ export async function writeAlertEmail(
       bedrooms: item.bedrooms,
       city: item.city,
       photoUrl: cover === undefined ? null : absolute(cover, publicUrl),
-      url: listingLink(channel?.listing_url, { id: item.property_id, external_ref: item.external_ref }),
+      url: listingLink(
+        channel?.listing_url,
+        { id: item.property_id, external_ref: item.external_ref },
+        page === undefined ? null : `${publicUrl}${PAGE_PATH}${page}`,
+      ),
       dismissUrl: `${publicUrl}${DISMISS_PATH}${token}`,
       priceDropped: item.reason === 'price_drop',
     });

@@ -22,7 +22,13 @@ import {
   SUBTYPES,
 } from '../../../domain/catalogue/terms.ts';
 import type { ListingRecord } from '../../../domain/catalogue/property-record.ts';
-import { heldTexts, LISTING_LANGUAGES, type ListingLanguage, type StoredTexts } from '../../../domain/catalogue/languages.ts';
+import {
+  heldTexts,
+  LISTING_LANGUAGES,
+  listingLanguage,
+  type ListingLanguage,
+  type StoredTexts,
+} from '../../../domain/catalogue/languages.ts';
 import {
   CERTIFICATE_STATUSES,
   CONDITIONS,
@@ -37,6 +43,9 @@ import { ListingForm, ListingStatusForm, ListingSwitchForm, PhotoForm } from '..
 import { MAX_PHOTO_BYTES, PhotoRefusedError, type PhotoRefusal } from '../../../media/photos.ts';
 import { addPhotos, changePhoto, PHOTO_ACTIONS, type PhotoAction } from '../../../services/catalogue/photos.ts';
 import { mediaUrl } from '../../media.ts';
+import { serverOrigin } from '../../origin.ts';
+import { listingPageToken, PAGE_PATH } from '../../../services/catalogue/listing-page.ts';
+import { consoleListingSheet, sheetFileName } from '../../../services/catalogue/listing-sheet.ts';
 import { receiveUploads } from '../uploads.ts';
 import {
   LISTINGS_PER_PAGE,
@@ -434,6 +443,8 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
         // An agent books for themselves unless they choose; an owner leaves it to the listing's agent.
         viewingForm: viewingForm ?? newViewingForm({ user_id: session.role === 'agent' ? String(session.userId) : '' }),
         listing,
+        // The listing's public page and sheet (CONTRACT §21).
+        pageUrl: `${PAGE_PATH}${await listingPageToken(db, request.consoleSession!.businessId, listing.id)}`,
         preview: listing.published === null ? null : JSON.stringify(listing.published, null, 2),
         facts: listingFacts(listing.record.specs),
         held: heldLanguages(listing.fields),
@@ -451,6 +462,27 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   };
 
   app.get<{ Params: { id: string } }>('/properties/:id', async (request, reply) => listingPage(request, reply, await ownListing(request)));
+
+  // The listing's A4 sheet (CONTRACT §21) in `lang` (the console's language unless one of the five is named).
+  app.get<{ Params: { id: string } }>('/properties/:id/sheet.pdf', async (request, reply) => {
+    const listing = await ownListing(request);
+    const lang = listingLanguage(query(request).lang) ?? request.consoleLanguage;
+    const sheet = await consoleListingSheet(
+      db,
+      media.store,
+      request.consoleSession!.businessId,
+      listing.id,
+      lang,
+      serverOrigin(request, publicUrl),
+    );
+    if (!sheet) throw new InmoError('NOT_FOUND');
+    return reply
+      .header('content-disposition', `inline; filename="${sheetFileName(sheet.title)}"`)
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .type('application/pdf')
+      .send(sheet.pdf);
+  });
 
   app.post<{ Params: { id: string } }>('/properties/:id', csrfChecked, async (request, reply) => {
     const listing = await ownListing(request);

@@ -1,0 +1,396 @@
+/**
+ * A listing's public page and sheet (CONTRACT §21), outside `/v1/ext`, without a key or a
+ * cookie: the token in the path names the listing (services/catalogue/listing-page.ts).
+ *
+ * - `GET /l/<token>?lang=es|en|fr|de|it` (also `gb`, `ge`; Spanish by default): one page of the
+ *   listing under its agency's name: photos, prices, facts, the energy rating on its A–G scale,
+ *   the location as the API publishes it, the description in that language where the listing
+ *   holds it, and an inquiry form. Served by inmo with the console's stylesheet, no script and
+ *   a strict Content-Security-Policy (nothing from another site but photos kept on an https
+ *   media host); not cached, not indexed, no referrer (the URL holds the token).
+ * - `POST /l/<token>` (`application/x-www-form-urlencoded`: `name`, `phone`, `email`,
+ *   `message`, `consent=1`, `submission`, and the trap field `website`; a body of another type
+ *   is an empty form): the inquiry, made a
+ *   lead as the website kit's would be; then 303 to the page with `sent=1` (a reload sends
+ *   nothing again). A plain HTML form rather than the kit's script: it needs no publishable key
+ *   made for the page, no script in the page (`script-src` stays `'none'`), works without
+ *   JavaScript and speaks the page's five languages. Without a session there is nothing for a
+ *   CSRF token to protect: a post from elsewhere can do no more than the public form itself.
+ *   Against programs instead: a per-client-IP limit (the publishable-key forms' limit, 20 a
+ *   minute unless set, counted before the body is read), a trap field people never see (filled,
+ *   the answer is the same 303 and nothing is stored), and each rendered form's `submission`
+ *   nonce, taken once per process for 10 minutes (a double click is one inquiry). Faults are
+ *   shown beside their fields (422, nothing stored).
+ * - `GET /l/<token>.pdf?lang=…`: the listing's A4 sheet (services/catalogue/listing-sheet.ts).
+ *
+ * A listing no longer in the public catalogue (sold, rented, withdrawn, made private) answers
+ * 410 with a short page in words, for the page, the sheet and the form; a token no listing has
+ * is 404 `Not Found`, as any unknown path. The token is never logged: the request's log line
+ * names the route's pattern.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../../db/database.ts';
+import { LISTING_LANGUAGES, listingLanguage, type ListingLanguage } from '../../domain/catalogue/languages.ts';
+import { ENERGY_RATINGS } from '../../domain/catalogue/listing-facts.ts';
+import { fill, LISTING_WORDS, type ListingWords } from '../../domain/catalogue/listing-words.ts';
+import { InmoError } from '../../errors.ts';
+import type { LeadWrites } from '../../services/leads/intake.ts';
+import {
+  EMAIL_MAX,
+  MESSAGE_MAX,
+  NAME_MAX,
+  PAGE_PATH,
+  readListingPage,
+  sendPageInquiry,
+  type BusinessContact,
+  type ListingPage,
+  type PageInquiryFault,
+  type PageInquiryFaults,
+  type PageInquiryForm,
+} from '../../services/catalogue/listing-page.ts';
+import { publicListingSheet, sheetFileName } from '../../services/catalogue/listing-sheet.ts';
+import type { MediaOptions } from '../media.ts';
+import { serverOrigin } from '../origin.ts';
+import { escape } from './unsubscribe.ts';
+
+/** The route of the page, the sheet (`<token>.pdf`) and the form. */
+export const LISTING_PAGE_ROUTE = '/l/:file';
+
+/** How long a form's `submission` nonce is remembered, ms, and how many at most. */
+const SUBMISSION_TTL_MS = 10 * 60_000;
+const SUBMISSIONS_KEPT = 50_000;
+
+/** Largest form body, bytes. */
+const FORM_MAX_BYTES = 16 * 1024;
+
+/** The page's Content-Security-Policy: this server's files, photos over https, no script. */
+function pagePolicy(mediaPublicUrl: string | null): string {
+  // Photos on a plain-http media base (a laptop install) are allowed by their own origin.
+  const media = mediaPublicUrl?.startsWith('http:') ? ` ${new URL(mediaPublicUrl).origin}` : '';
+  return `default-src 'none'; img-src 'self' https:${media}; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+}
+
+/** Headers of the page, the sheet and the gone page. */
+function headers(policy: string) {
+  return {
+    'content-security-policy': policy,
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    'x-robots-tag': 'noindex',
+  };
+}
+
+/** The token and whether the sheet is asked for, from the path's last part. */
+function target(file: string): { token: string; pdf: boolean } {
+  return file.endsWith('.pdf') ? { token: file.slice(0, -4), pdf: true } : { token: file, pdf: false };
+}
+
+/** The page's language from `lang` (Spanish unless one of the five is named). */
+function languageOf(request: FastifyRequest): ListingLanguage {
+  const lang = (request.query as Record<string, unknown>).lang;
+  return listingLanguage(typeof lang === 'string' ? lang : null) ?? 'es';
+}
+
+/** What the form shows again after a refusal, and what it says. */
+interface FormState {
+  values: PageInquiryForm;
+  faults: PageInquiryFaults;
+  /** The form's own message: sent, or why nothing was. */
+  notice: 'sent' | 'fix' | 'failed' | 'throttled' | null;
+}
+
+/** A field fault in words. */
+function faultText(words: ListingWords, fault: PageInquiryFault): string {
+  switch (fault) {
+    case 'required':
+      return words.required;
+    case 'too_long':
+      return words.tooLong;
+    case 'phone':
+      return words.badPhone;
+    case 'email':
+      return words.badEmail;
+    case 'consent':
+      return words.consentRequired;
+  }
+}
+
+/** The head of every page of a listing: language, title, stylesheet. */
+function head(lang: ListingLanguage, title: string): string {
+  return (
+    `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title>` +
+    `<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">` +
+    `<link rel="stylesheet" href="/console/assets/console.css"></head>`
+  );
+}
+
+/** The bar at the top: the agency's name, and the page in each language. */
+function top(token: string, lang: ListingLanguage, business: BusinessContact, suffix = ''): string {
+  const words = LISTING_WORDS[lang];
+  const links = LISTING_LANGUAGES.map(
+    (l) =>
+      `<li><a href="${PAGE_PATH}${token}${suffix}?lang=${l}" hreflang="${l}" lang="${l}"${l === lang ? ' aria-current="page"' : ''}>${escape(LISTING_WORDS[l].languageName)}</a></li>`,
+  ).join('');
+  return `<header class="top"><span class="brand">${escape(business.name)}</span><nav aria-label="${escape(words.languages)}"><ul>${links}</ul></nav></header>`;
+}
+
+/** The agency's e-mail address as a link, when it has one. */
+function mailto(words: ListingWords, business: BusinessContact): string {
+  return business.email ? `<p>${escape(words.email)}: <a href="mailto:${escape(business.email)}">${escape(business.email)}</a></p>` : '';
+}
+
+/** The page of a listing no longer offered (410). */
+function gonePage(token: string, lang: ListingLanguage, business: BusinessContact): string {
+  const words = LISTING_WORDS[lang];
+  return (
+    head(lang, `${words.goneTitle} · ${business.name}`) +
+    `<body>${top(token, lang, business)}<main id="main" class="narrow"><h1>${escape(words.goneTitle)}</h1>` +
+    `<p>${escape(fill(words.goneText, { business: business.name }))}</p>` +
+    (business.email ? `<p>${escape(words.goneContact)}</p>${mailto(words, business)}` : '') +
+    `</main></body></html>`
+  );
+}
+
+/** The inquiry form, with what was sent and its faults after a refusal. */
+function inquiryForm(token: string, lang: ListingLanguage, state: FormState, submission: string): string {
+  const words = LISTING_WORDS[lang];
+  const value = (name: keyof PageInquiryForm) => escape(state.values[name] ?? '');
+  const problem = (name: keyof PageInquiryFaults) => {
+    const fault = state.faults[name];
+    return fault ? `<p class="field-problem" id="e-${name}">${escape(faultText(words, fault))}</p>` : '';
+  };
+  const aria = (name: keyof PageInquiryFaults, hint?: string) => {
+    const ids = [hint, state.faults[name] ? `e-${name}` : null].filter(Boolean).join(' ');
+    return (ids ? ` aria-describedby="${ids}"` : '') + (state.faults[name] ? ' aria-invalid="true"' : '');
+  };
+  const notice =
+    state.notice === 'sent'
+      ? `<p class="notice" role="status">${escape(words.sent)}</p>`
+      : state.notice
+        ? `<p class="problem" role="alert">${escape(words[state.notice])}</p>`
+        : '';
+  if (state.notice === 'sent') return notice;
+  return (
+    notice +
+    `<form method="post" action="${PAGE_PATH}${token}?lang=${lang}#contact" class="stack" novalidate>` +
+    `<label for="f-name">${escape(words.name)}</label>` +
+    `<input id="f-name" name="name" autocomplete="name" required maxlength="${NAME_MAX}" value="${value('name')}"${aria('name')}>${problem('name')}` +
+    `<label for="f-phone">${escape(words.phone)}</label>` +
+    `<input id="f-phone" name="phone" type="tel" autocomplete="tel" required maxlength="64" value="${value('phone')}"${aria('phone')}>${problem('phone')}` +
+    `<label for="f-email">${escape(words.email)} <span class="hint">(${escape(words.optional)})</span></label>` +
+    `<input id="f-email" name="email" type="email" autocomplete="email" maxlength="${EMAIL_MAX}" value="${value('email')}"${aria('email')}>${problem('email')}` +
+    `<label for="f-message">${escape(words.message)} <span class="hint">(${escape(words.optional)})</span></label>` +
+    `<textarea id="f-message" name="message" rows="4" maxlength="${MESSAGE_MAX}"${aria('message')}>${value('message')}</textarea>${problem('message')}` +
+    `<div class="trap"><label for="f-website">${escape(words.trap)}</label><input id="f-website" name="website" tabindex="-1" autocomplete="off"></div>` +
+    `<label class="check"><input type="checkbox" name="consent" value="1" required${state.values.consent === '1' ? ' checked' : ''}${aria('consent')}> ${escape(words.consent)}</label>${problem('consent')}` +
+    `<input type="hidden" name="submission" value="${submission}">` +
+    `<button type="submit">${escape(words.send)}</button></form>`
+  );
+}
+
+/** The page of a public listing. */
+function listingPage(token: string, page: Extract<ListingPage, { state: 'public' }>, state: FormState, submission: string): string {
+  const { view, business, photos } = page;
+  const words = view.words;
+  const lang = view.lang;
+  const parts: string[] = [];
+  parts.push(`<h1 lang="${view.titleLang}">${escape(view.title)}</h1>`);
+  if (view.kind) parts.push(`<p class="listing-kind">${escape(view.kind)}</p>`);
+  if (view.prices.length) parts.push(`<p class="listing-price">${view.prices.map(escape).join(' · ')}</p>`);
+  if (photos.length) {
+    const items = photos.map((photo, i) => {
+      const alt = photo.title ?? fill(words.photo, { n: i + 1, total: photos.length });
+      const srcset =
+        photo.widths.length > 1
+          ? ` srcset="${photo.widths.map((w) => `${escape(w.url)} ${w.width}w`).join(', ')}" sizes="${i === 0 ? '(max-width: 48rem) 100vw, 48rem' : '(max-width: 48rem) 50vw, 16rem'}"`
+          : '';
+      return `<li${i === 0 ? ' class="primary"' : ''}><img src="${escape(photo.src)}"${srcset} alt="${escape(alt)}"${i === 0 ? '' : ' loading="lazy"'}></li>`;
+    });
+    parts.push(
+      `<section aria-labelledby="h-photos"><h2 id="h-photos" class="visually-hidden">${escape(words.photos)}</h2><ul class="listing-photos">${items.join('')}</ul></section>`,
+    );
+  }
+  const facts = view.facts.map((f) => `<dt>${escape(f.label)}</dt><dd>${escape(f.value)}</dd>`).join('');
+  let energy = '';
+  if (view.energy) {
+    const rating = view.energy.rating;
+    const body = rating
+      ? `<ol class="energy-scale" aria-label="${escape(words.energyScale)}">${ENERGY_RATINGS.map(
+          (r) =>
+            `<li${r === rating ? ' aria-current="true"' : ''}><span class="energy-bar energy-${r}">${r}</span>${r === rating ? ` <span class="energy-this">← ${escape(words.energyThis)}</span>` : ''}</li>`,
+        ).join('')}</ol>${view.energy.figures ? `<p class="hint">${escape(view.energy.figures)}</p>` : ''}`
+      : `<p>${escape(view.energy.state ?? '')}</p>`;
+    energy = `<h3>${escape(words.energy)}</h3>${body}`;
+  }
+  const location = view.location;
+  const map = location.map
+    ? `<p><a href="https://www.openstreetmap.org/?mlat=${location.map.lat}&amp;mlon=${location.map.lon}#map=${location.map.zoom}/${location.map.lat}/${location.map.lon}">${escape(words.map)}</a></p>`
+    : '';
+  parts.push(
+    `<div class="listing-columns">` +
+      `<section aria-labelledby="h-facts"><h2 id="h-facts">${escape(words.facts)}</h2>${facts ? `<dl>${facts}</dl>` : ''}${energy}</section>` +
+      `<section aria-labelledby="h-location"><h2 id="h-location">${escape(location.heading)}</h2>` +
+      location.lines.map((line) => `<p>${escape(line)}</p>`).join('') +
+      (location.note ? `<p class="hint">${escape(location.note)}</p>` : '') +
+      map +
+      `</section></div>`,
+  );
+  // The description is the published HTML, already through the allowlist (domain/catalogue/html.ts).
+  if (view.description) {
+    parts.push(
+      `<section aria-labelledby="h-description"><h2 id="h-description">${escape(words.description)}</h2><div class="listing-description" lang="${view.descriptionLang}">${view.description}</div></section>`,
+    );
+  }
+  if (view.features.length) {
+    parts.push(
+      `<section aria-labelledby="h-features"><h2 id="h-features">${escape(words.featuresHeading)}</h2><ul class="listing-features">${view.features.map((f) => `<li>${escape(f)}</li>`).join('')}</ul></section>`,
+    );
+  }
+  parts.push(
+    `<section aria-labelledby="h-contact" id="contact" class="listing-contact"><h2 id="h-contact">${escape(words.form)}</h2>` +
+      `<p>${escape(fill(words.contactIntro, { business: business.name }))}</p>${mailto(words, business)}` +
+      inquiryForm(token, lang, state, submission) +
+      `</section>`,
+  );
+  return (
+    head(lang, `${view.title} · ${business.name}`) +
+    `<body class="listing-page">${top(token, lang, business)}<main id="main">${parts.join('')}</main>` +
+    `<footer class="listing-foot"><p>${escape(fill(words.offeredBy, { business: business.name }))}</p></footer></body></html>`
+  );
+}
+
+/**
+ * Registers `GET /l/:file` (the page, or the sheet for `<token>.pdf`) and `POST /l/:file` (the
+ * form) on an instance of their own (see the module's comment).
+ * @param writes how the form's lead is written (a GroupCommit of the app's).
+ * @param media where photos are kept and linked; @param publicUrl `INMO_PUBLIC_URL`, for the
+ *   absolute page URL of the sheet's QR code and the lead's `sourcePage`.
+ * @param postsPerIpPerMinute inquiries per client IP per minute (0: no limit).
+ */
+export const listingPageRoutes: FastifyPluginAsync<{
+  db: Db;
+  writes: LeadWrites;
+  media: MediaOptions;
+  publicUrl: string | null;
+  onJobsQueued: () => void;
+  /** Inquiries per client IP per minute (0: no limit). */
+  postsPerIpPerMinute: number;
+}> = async (app, { db, writes, media, publicUrl, onJobsQueued, postsPerIpPerMinute }) => {
+  const policy = pagePolicy(media.publicUrl);
+  /** A stored photo's URL on the page: on this server (relative, so it follows the page's origin) or on the media's public base. */
+  const urlOf = (key: string) => (media.publicUrl !== null ? `${media.publicUrl}/${key}` : `/media/${key}`);
+  const submissions = new LRUCache<string, true>({ max: SUBMISSIONS_KEPT, ttl: SUBMISSION_TTL_MS });
+  const nonce = () => randomBytes(16).toString('hex');
+
+  await app.register(rateLimit, { global: false });
+  const perIp =
+    postsPerIpPerMinute > 0
+      ? app.createRateLimit({ max: postsPerIpPerMinute, timeWindow: 60_000, keyGenerator: (r) => `listing-page:${r.ip}` })
+      : null;
+
+  // The form's body as browsers send it; a body of any other type is read as an empty form (its faults, 422).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_MAX_BYTES }, (request, body, done) => {
+    const form: Record<string, string> = {};
+    if (/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
+      for (const [name, value] of new URLSearchParams(body as string)) if (!(name in form)) form[name] = value;
+    }
+    done(null, form);
+  });
+
+  const send = (reply: FastifyReply, status: number, html: string) =>
+    reply.code(status).headers(headers(policy)).type('text/html; charset=utf-8').send(html);
+
+  const show = async (request: FastifyRequest, reply: FastifyReply, token: string, state: FormState, status = 200) => {
+    const lang = languageOf(request);
+    const page = await readListingPage(db, token, lang, urlOf);
+    if (page === null) throw new InmoError('NOT_FOUND');
+    if (page.state === 'gone') return send(reply, 410, gonePage(token, lang, page.business));
+    return send(reply, status, listingPage(token, page, state, nonce()));
+  };
+
+  app.get<{ Params: { file: string } }>(LISTING_PAGE_ROUTE, { schema: { hide: true } }, async (request, reply) => {
+    const { token, pdf } = target(request.params.file);
+    if (!pdf) {
+      const sent = (request.query as Record<string, unknown>).sent === '1';
+      return show(request, reply, token, { values: {}, faults: {}, notice: sent ? 'sent' : null });
+    }
+    const lang = languageOf(request);
+    const sheet = await publicListingSheet(db, media.store, token, lang, serverOrigin(request, publicUrl));
+    if (sheet === null) throw new InmoError('NOT_FOUND');
+    // Gone: the words of the page, as for the page itself.
+    if (sheet === 'gone') return show(request, reply, token, { values: {}, faults: {}, notice: null });
+    return reply
+      .code(200)
+      .headers(headers(policy))
+      .header('content-type', 'application/pdf')
+      .header('content-disposition', `inline; filename="${sheetFileName(sheet.title)}"`)
+      .send(sheet.pdf);
+  });
+
+  app.post<{ Params: { file: string }; Body: Record<string, string> | undefined }>(
+    LISTING_PAGE_ROUTE,
+    { schema: { hide: true }, bodyLimit: FORM_MAX_BYTES },
+    async (request, reply) => {
+      const { token, pdf } = target(request.params.file);
+      if (pdf) throw new InmoError('NOT_FOUND');
+      const lang = languageOf(request);
+      const form = request.body ?? {};
+      const values: PageInquiryForm = {
+        name: form.name,
+        phone: form.phone,
+        email: form.email,
+        message: form.message,
+        consent: form.consent,
+      };
+      const back = () => reply.code(303).header('location', `${PAGE_PATH}${token}?lang=${lang}&sent=1#contact`).send();
+      if (perIp) {
+        const verdict = await perIp(request);
+        if (!verdict.isAllowed && verdict.isExceeded) {
+          reply.header('retry-after', String(Math.max(1, verdict.ttlInSeconds)));
+          request.errorCode = 'RATE_LIMITED';
+          return show(request, reply, token, { values, faults: {}, notice: 'throttled' }, 429);
+        }
+      }
+      // A program that filled the field people never see is told what a person would be, and nothing is stored.
+      if (typeof form.website === 'string' && form.website !== '') {
+        if ((await readListingPage(db, token, lang, urlOf)) === null) throw new InmoError('NOT_FOUND');
+        return back();
+      }
+      const submission =
+        typeof form.submission === 'string' && /^[0-9a-f]{32}$/.test(form.submission) ? `${token}:${form.submission}` : null;
+      if (submission !== null && submissions.has(submission)) return back();
+      if (submission !== null) submissions.set(submission, true);
+      let result;
+      try {
+        result = await sendPageInquiry(db, writes, token, values, {
+          lang,
+          pageUrl: `${serverOrigin(request, publicUrl)}${PAGE_PATH}${token}`,
+        });
+      } catch (error) {
+        if (submission !== null) submissions.delete(submission);
+        if (!(error instanceof InmoError)) throw error;
+        request.errorCode = error.code;
+        return show(request, reply, token, { values, faults: {}, notice: 'failed' }, error.status);
+      }
+      if (result === null) {
+        if (submission !== null) submissions.delete(submission);
+        throw new InmoError('NOT_FOUND');
+      }
+      if (result.outcome !== 'sent') {
+        if (submission !== null) submissions.delete(submission);
+        if (result.outcome === 'gone') return show(request, reply, token, { values: {}, faults: {}, notice: null });
+        request.errorCode = 'PAGE_INQUIRY_INVALID';
+        return show(request, reply, token, { values, faults: result.faults, notice: 'fix' }, 422);
+      }
+      if (result.leadOutcome !== 'known') onJobsQueued();
+      return back();
+    },
+  );
+};

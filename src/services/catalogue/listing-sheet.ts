@@ -1,0 +1,431 @@
+/**
+ * A listing's sheet ("ficha", CONTRACT §21): an A4 PDF brochure of one listing to print or send,
+ * made with pdfkit, in the language asked for (es, en, fr, de, it):
+ *
+ * - the agency's name and contact at the top, and "offered by" at the foot of every page;
+ * - the title, the kind (type and operation) and the prices (es-ES euros);
+ * - the primary photo and up to 4 more, read from the media store (the stored widths of 960 and
+ *   480 pixels): a photo inmo does not keep (an import's, on another host) is left out, since a
+ *   sheet never fetches from elsewhere;
+ * - the key facts and the energy rating on the A–G scale in its familiar colours (the console's
+ *   `.energy-*`), the letter written on each bar;
+ * - the features, the location as the API publishes it (CONTRACT §5) and the description as text;
+ * - a QR code (the `qrcode` package, embedded as a PNG image) of the absolute URL of the listing's
+ *   page `/l/<token>`, with that URL written under it.
+ *
+ * Text uses the PDF's standard Helvetica (WinAnsi): every letter of the five languages, the
+ * euro sign and typographic quotes; a character outside it (an emoji in a description) is
+ * written as its closest letters or left out. No code of a vocabulary is written (words come
+ * from domain/catalogue/listing-words.ts).
+ *
+ * Two ways to one sheet: the public `/l/<token>.pdf` of a listing in the public catalogue, and
+ * the console's `/console/properties/{id}/sheet.pdf` of any listing of the business (its
+ * published object as it would be published, privacy applied, so the sheet shows no more than
+ * the page would).
+ */
+import PDFDocument from 'pdfkit';
+import QRCode from 'qrcode';
+import type { Db } from '../../db/database.ts';
+import { findListingOfPage } from '../../db/repositories/listing-pages.ts';
+import type { ListingLanguage } from '../../domain/catalogue/languages.ts';
+import { buildPublishedDocs } from '../../domain/catalogue/property-doc.ts';
+import { fill, listingView, type ListingView } from '../../domain/catalogue/listing-words.ts';
+import { htmlToText } from '../../domain/leads/portal-emails/content.ts';
+import type { MediaStore } from '../../media/store.ts';
+import {
+  businessContact,
+  businessName,
+  listingPageToken,
+  PAGE_PATH,
+  PAGE_TOKEN,
+  storedWidths,
+  type BusinessContact,
+} from './listing-page.ts';
+import { listingInFull } from './listings.ts';
+
+/** Photos on a sheet: the primary one and up to 4 more. */
+export const SHEET_PHOTOS = 5;
+
+/** The widest stored width read for the primary photo, and for the others (media/photos.ts `PHOTO_WIDTHS`). */
+const PRIMARY_WIDTH = 960;
+const THUMB_WIDTH = 480;
+/** Largest photo read from the store, bytes (a stored width is a fraction of this). */
+const PHOTO_MAX_BYTES = 8 * 1024 * 1024;
+
+/** A4 in points, and the page's margin. */
+const PAGE = { width: 595.28, height: 841.89, margin: 40 };
+const CONTENT = PAGE.width - 2 * PAGE.margin;
+const INK = '#1b1f24';
+const MUTED = '#4a5360';
+const ACCENT = '#0b5cad';
+const LINE = '#d0d6de';
+
+/** The energy scale's bars: colour and the letter's colour (console.css `.energy-*`). */
+const ENERGY_BARS = {
+  A: ['#00643a', '#ffffff'],
+  B: ['#1e7d32', '#ffffff'],
+  C: ['#8dc63f', INK],
+  D: ['#ffe100', INK],
+  E: ['#f9b000', INK],
+  F: ['#ec6b1f', INK],
+  G: ['#d0021b', '#ffffff'],
+} as const;
+
+/** WinAnsi's characters beyond Latin-1 (the euro sign, quotes, dashes…). */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+
+/** Whether the standard fonts can write `c`. */
+const writable = (c: string) => {
+  const code = c.codePointAt(0)!;
+  return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || c === '\n' || WIN_ANSI_EXTRA.has(c);
+};
+
+/** `text` as the standard fonts can write it: each other character as its closest letters (`₂` → `2`), or left out. */
+export function winAnsi(text: string): string {
+  let out = '';
+  for (const c of text.normalize('NFC')) {
+    if (writable(c)) out += c;
+    else if (c === '\t') out += ' ';
+    else out += [...c.normalize('NFKD')].filter(writable).join('');
+  }
+  return out.replace(/[ \u00a0]{3,}/g, '  ');
+}
+
+/** What a sheet is made of. */
+export interface SheetContent {
+  view: ListingView;
+  business: BusinessContact;
+  /** The absolute URL of the listing's page (the QR code's). */
+  pageUrl: string;
+  /** JPEG bytes of the photos, the primary one first ({@link SHEET_PHOTOS} at most). */
+  photos: Buffer[];
+}
+
+/** Reads a stored object whole (null when missing, unreadable or larger than {@link PHOTO_MAX_BYTES}). */
+async function readPhoto(store: MediaStore, key: string): Promise<Buffer | null> {
+  try {
+    const object = await store.get(key);
+    if (!object) return null;
+    if (object.bytes > PHOTO_MAX_BYTES) {
+      object.body.destroy();
+      return null;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of object.body) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  } catch {
+    return null;
+  }
+}
+
+/** The JPEG bytes of the listing's photos that inmo keeps, the primary one first, {@link SHEET_PHOTOS} at most. */
+async function sheetPhotos(db: Db, store: MediaStore, businessId: number, propertyId: number, view: ListingView): Promise<Buffer[]> {
+  const stored = await storedWidths(db, businessId, propertyId, (key) => key);
+  const photos: Buffer[] = [];
+  for (const photo of view.photos) {
+    if (photos.length >= SHEET_PHOTOS) break;
+    const widths = stored.get(photo.url);
+    if (!widths?.length) continue;
+    const wanted = photos.length === 0 ? PRIMARY_WIDTH : THUMB_WIDTH;
+    const chosen = widths.find((w) => w.width >= wanted) ?? widths.at(-1)!;
+    const bytes = await readPhoto(store, chosen.key);
+    if (bytes) photos.push(bytes);
+  }
+  return photos;
+}
+
+/**
+ * The sheet of the listing whose page is `token`, in language `lang`.
+ * @param origin this server's public origin (no trailing slash), for the page's absolute URL.
+ * @returns the PDF and the listing's title in `lang`; `gone` for a listing no longer in the public catalogue; null for a token no listing has.
+ */
+export async function publicListingSheet(
+  db: Db,
+  store: MediaStore,
+  token: string,
+  lang: ListingLanguage,
+  origin: string,
+): Promise<{ pdf: Buffer; title: string } | 'gone' | null> {
+  if (!PAGE_TOKEN.test(token)) return null;
+  const row = await findListingOfPage(db, token);
+  if (!row) return null;
+  if (row.listed !== 1 || row.api_doc === null) return 'gone';
+  const view = listingView(row.api_doc, row.lang_texts, lang);
+  const pdf = await renderListingSheet({
+    view,
+    business: await businessContact(db, row.business_id, row.business_name),
+    pageUrl: `${origin}${PAGE_PATH}${token}`,
+    photos: await sheetPhotos(db, store, row.business_id, row.id, view),
+  });
+  return { pdf, title: view.title };
+}
+
+/**
+ * The sheet of listing `id` of the business, made from the console: any listing of the
+ * business, shown as it would be published (privacy applied).
+ * @returns the PDF and the listing's title in `lang`, or undefined when the business has no such listing.
+ */
+export async function consoleListingSheet(
+  db: Db,
+  store: MediaStore,
+  businessId: number,
+  id: number,
+  lang: ListingLanguage,
+  origin: string,
+): Promise<{ pdf: Buffer; title: string } | undefined> {
+  const listing = await listingInFull(db, businessId, id);
+  if (!listing) return undefined;
+  const token = await listingPageToken(db, businessId, id);
+  if (token === undefined) return undefined;
+  const docs = buildPublishedDocs(listing.fields, listing.images, listing.videos);
+  const view = listingView(docs.api_doc, docs.lang_texts, lang);
+  const pdf = await renderListingSheet({
+    view,
+    business: await businessContact(db, businessId, await businessName(db, businessId)),
+    pageUrl: `${origin}${PAGE_PATH}${token}`,
+    photos: await sheetPhotos(db, store, businessId, id, view),
+  });
+  return { pdf, title: view.title };
+}
+
+/**
+ * A file name for a sheet: the title's letters and digits (`atico-en-malaga.pdf`), else `listing.pdf`.
+ */
+export function sheetFileName(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/[\s_-]+/g, '-')
+    .toLowerCase()
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return `${slug || 'listing'}.pdf`;
+}
+
+/** Draws the sheet (see the module's comment). @returns the PDF's bytes. */
+export async function renderListingSheet(content: SheetContent): Promise<Buffer> {
+  const { view, business, pageUrl, photos } = content;
+  const w = view.words;
+  const qr = await QRCode.toBuffer(pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margins: { top: PAGE.margin, left: PAGE.margin, right: PAGE.margin, bottom: PAGE.margin + 16 },
+    bufferPages: true,
+    lang: view.lang,
+    displayTitle: true,
+    info: { Title: winAnsi(view.title), Author: winAnsi(business.name), Subject: winAnsi(fill(w.offeredBy, { business: business.name })) },
+  });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => {
+    doc.on('end', resolve);
+    doc.on('error', reject);
+  });
+  const left = PAGE.margin;
+
+  // The agency.
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(12)
+    .fillColor(ACCENT)
+    .text(winAnsi(business.name), left, PAGE.margin, { width: CONTENT * 0.6, lineBreak: false, ellipsis: true });
+  if (business.email) {
+    doc
+      .font('Helvetica')
+      .fontSize(9)
+      .fillColor(MUTED)
+      .text(winAnsi(business.email), left + CONTENT * 0.6, PAGE.margin + 2, {
+        width: CONTENT * 0.4,
+        align: 'right',
+        lineBreak: false,
+        ellipsis: true,
+      });
+  }
+  doc
+    .moveTo(left, PAGE.margin + 20)
+    .lineTo(left + CONTENT, PAGE.margin + 20)
+    .lineWidth(0.75)
+    .strokeColor(LINE)
+    .stroke();
+
+  // Title, kind and prices.
+  let y = PAGE.margin + 30;
+  doc.font('Helvetica-Bold').fontSize(18).fillColor(INK).text(winAnsi(view.title), left, y, { width: CONTENT, height: 48, ellipsis: true });
+  y = doc.y + 2;
+  if (view.kind) {
+    doc.font('Helvetica').fontSize(10).fillColor(MUTED).text(winAnsi(view.kind), left, y, { width: CONTENT });
+    y = doc.y + 2;
+  }
+  if (view.prices.length) {
+    doc
+      .font('Helvetica-Bold')
+      .fontSize(16)
+      .fillColor(ACCENT)
+      .text(winAnsi(view.prices.join('  ·  ')), left, y, { width: CONTENT });
+    y = doc.y + 8;
+  }
+
+  // Photos: the primary one, then a row of up to four.
+  if (photos.length) {
+    const height = 210;
+    doc.image(photos[0], left, y, { fit: [CONTENT, height], align: 'center', valign: 'center' });
+    y += height + 6;
+    const thumbs = photos.slice(1, SHEET_PHOTOS);
+    if (thumbs.length) {
+      const gap = 8;
+      const width = (CONTENT - gap * 3) / 4;
+      thumbs.forEach((photo, i) => doc.image(photo, left + i * (width + gap), y, { fit: [width, 72], align: 'center', valign: 'center' }));
+      y += 72 + 8;
+    }
+  }
+
+  // Facts and energy on the left; the QR code and the location on the right.
+  const columnTop = y + 4;
+  const leftWidth = 320;
+  const rightX = left + leftWidth + 25;
+  const rightWidth = CONTENT - leftWidth - 25;
+  doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(winAnsi(w.facts), left, columnTop, { width: leftWidth });
+  y = doc.y + 3;
+  for (const fact of view.facts) {
+    doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(winAnsi(fact.label), left, y, { width: 125 });
+    const labelBottom = doc.y;
+    doc
+      .font('Helvetica-Bold')
+      .fontSize(9.5)
+      .fillColor(INK)
+      .text(winAnsi(fact.value), left + 130, y, { width: leftWidth - 130 });
+    y = Math.max(labelBottom, doc.y) + 1;
+  }
+  if (view.features.length) {
+    y += 6;
+    doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(winAnsi(w.featuresHeading), left, y, { width: leftWidth });
+    doc
+      .font('Helvetica')
+      .fontSize(9.5)
+      .fillColor(INK)
+      .text(winAnsi(view.features.join('  ·  ')), left, doc.y + 2, { width: leftWidth });
+    y = doc.y;
+  }
+  if (view.energy) {
+    y += 6;
+    doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(winAnsi(w.energy), left, y, { width: leftWidth });
+    y = doc.y + 3;
+    if (view.energy.rating) {
+      (Object.keys(ENERGY_BARS) as Array<keyof typeof ENERGY_BARS>).forEach((letter, i) => {
+        const [fillColour, letterColour] = ENERGY_BARS[letter];
+        const barWidth = 40 + i * 14;
+        const barHeight = 9.5;
+        doc
+          .polygon(
+            [left, y],
+            [left + barWidth - 6, y],
+            [left + barWidth, y + barHeight / 2],
+            [left + barWidth - 6, y + barHeight],
+            [left, y + barHeight],
+          )
+          .fillColor(fillColour)
+          .fill();
+        doc
+          .font('Helvetica-Bold')
+          .fontSize(7.5)
+          .fillColor(letterColour)
+          .text(letter, left + 4, y + 1.5, { lineBreak: false });
+        if (letter === view.energy!.rating) {
+          const arrowX = left + barWidth + 6;
+          doc
+            .polygon([arrowX, y + barHeight / 2], [arrowX + 7, y], [arrowX + 7, y + barHeight])
+            .fillColor(INK)
+            .fill();
+          doc
+            .font('Helvetica-Bold')
+            .fontSize(8.5)
+            .fillColor(INK)
+            .text(winAnsi(`${letter} · ${w.energyThis}`), arrowX + 11, y + 0.75, { lineBreak: false });
+        }
+        y += barHeight + 1.5;
+      });
+      if (view.energy.figures) {
+        doc
+          .font('Helvetica')
+          .fontSize(8)
+          .fillColor(MUTED)
+          .text(winAnsi(view.energy.figures), left, y + 2, { width: leftWidth });
+        y = doc.y;
+      }
+    } else if (view.energy.state) {
+      doc.font('Helvetica').fontSize(9.5).fillColor(INK).text(winAnsi(view.energy.state), left, y, { width: leftWidth });
+      y = doc.y;
+    }
+  }
+  const leftBottom = y;
+
+  const qrSize = 120;
+  doc.image(qr, rightX + (rightWidth - qrSize) / 2, columnTop, { width: qrSize, height: qrSize });
+  y = columnTop + qrSize + 2;
+  doc.font('Helvetica').fontSize(8).fillColor(INK).text(winAnsi(w.scan), rightX, y, { width: rightWidth, align: 'center' });
+  doc
+    .font('Helvetica')
+    .fontSize(7)
+    .fillColor(ACCENT)
+    .text(pageUrl, rightX, doc.y + 1, { width: rightWidth, align: 'center', link: pageUrl });
+  y = doc.y + 8;
+  if (view.location.lines.length || view.location.note) {
+    doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(winAnsi(view.location.heading), rightX, y, { width: rightWidth });
+    for (const line of view.location.lines)
+      doc
+        .font('Helvetica')
+        .fontSize(9)
+        .fillColor(INK)
+        .text(winAnsi(line), rightX, doc.y + 1, { width: rightWidth });
+    if (view.location.note)
+      doc
+        .font('Helvetica')
+        .fontSize(8)
+        .fillColor(MUTED)
+        .text(winAnsi(view.location.note), rightX, doc.y + 2, { width: rightWidth });
+  }
+  y = Math.max(leftBottom, doc.y) + 14;
+
+  // The description, on as many pages as it takes.
+  const description = view.description ? htmlToText(view.description).trim() : '';
+  if (description) {
+    // The heading and the first lines (or all of a short text) go together: never a heading alone at the foot of a page.
+    doc.font('Helvetica').fontSize(9.5);
+    const opening = Math.min(doc.heightOfString(winAnsi(description), { width: CONTENT, lineGap: 1.5 }), 40);
+    if (y + 18 + opening > PAGE.height - PAGE.margin - 16) {
+      doc.addPage();
+      y = PAGE.margin;
+    }
+    doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(winAnsi(w.description), left, y, { width: CONTENT });
+    doc
+      .font('Helvetica')
+      .fontSize(9.5)
+      .fillColor(INK)
+      .text(winAnsi(description), left, doc.y + 3, { width: CONTENT, lineGap: 1.5 });
+    y = doc.y + 10;
+  }
+  // The foot of every page: who offers it, and how to reach them.
+  const foot = winAnsi([fill(w.offeredBy, { business: business.name }), business.email].filter(Boolean).join('  ·  '));
+  const range = doc.bufferedPageRange();
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i);
+    const bottom = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
+    doc
+      .moveTo(left, PAGE.height - 34)
+      .lineTo(left + CONTENT, PAGE.height - 34)
+      .lineWidth(0.75)
+      .strokeColor(LINE)
+      .stroke();
+    doc
+      .font('Helvetica')
+      .fontSize(8)
+      .fillColor(MUTED)
+      .text(foot, left, PAGE.height - 28, { width: CONTENT, align: 'center', lineBreak: false, ellipsis: true });
+    doc.page.margins.bottom = bottom;
+  }
+  doc.end();
+  await ended;
+  return Buffer.concat(chunks);
+}
