@@ -34,6 +34,7 @@ import * as m0031 from './0031_lead_search_text.ts';
 import * as m0032 from './0032_alerts.ts';
 import * as m0033 from './0033_property_search_text.ts';
 import * as m0034 from './0034_follow_up_snooze.ts';
+import * as m0038 from './0038_listing_closings.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -72,6 +73,7 @@ export const migrationProvider: MigrationProvider = {
       '0032_alerts': m0032,
       '0033_property_search_text': m0033,
       '0034_follow_up_snooze': m0034,
+      '0038_listing_closings': m0038,
     };
   },
 };
