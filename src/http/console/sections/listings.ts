@@ -403,6 +403,17 @@ function bulkNotice(t: Translate, q: Record<string, string | undefined>): string
 }
 
 /**
+ * The one-click moves offered for a listing of `status` and `operation` (the comma-separated
+ * operations): {@link STATUS_MOVES}, with sold only for a sale or transfer and rented only for a
+ * rental (any, for a listing that states none).
+ */
+function offeredMoves(status: string, operation: string | null): readonly string[] {
+  const sells = operation === null || /venta|traspaso/.test(operation);
+  const rents = operation === null || operation.includes('alquiler');
+  return (STATUS_MOVES[status] ?? []).filter((s) => (s !== 'vendida' || sells) && (s !== 'alquilada' || rents));
+}
+
+/**
  * The one control of a listing's row (CONTRACT §23): its one-click moves (sold and rented only
  * where its operations allow, each asking for the price and day next), then publish or stop,
  * feature or stop. None for a sold, rented or withdrawn listing: an edit changes it.
@@ -412,11 +423,10 @@ function rowActions(
   p: { status: string; operation: string | null; public: number; is_featured: number },
 ): Array<{ value: string; label: string }> | null {
   if (!SWITCHABLE_STATUSES.includes(p.status)) return null;
-  const sells = p.operation === null || /venta|traspaso/.test(p.operation);
-  const rents = p.operation === null || p.operation.includes('alquiler');
-  const moves = (STATUS_MOVES[p.status] ?? [])
-    .filter((s) => (s !== 'vendida' || sells) && (s !== 'alquilada' || rents))
-    .map((s) => ({ value: s, label: labelOf(t, STATUS_MOVE_LABEL, s) + (isClosingStatus(s) ? '…' : '') }));
+  const moves = offeredMoves(p.status, p.operation).map((s) => ({
+    value: s,
+    label: labelOf(t, STATUS_MOVE_LABEL, s) + (isClosingStatus(s) ? '…' : ''),
+  }));
   return [
     ...moves,
     p.public ? { value: 'unpublish', label: t('property_make_private') } : { value: 'publish', label: t('property_make_public') },
@@ -642,7 +652,7 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
               },
         facts: listingFacts(listing.record.specs),
         held: heldLanguages(listing.fields),
-        moves: STATUS_MOVES[listing.fields.status] ?? [],
+        moves: offeredMoves(listing.fields.status, listing.fields.operation),
         saved: (request.query as Record<string, string>).saved === '1' && status === 200,
         added: (request.query as Record<string, string>).added === '1' && status === 200,
         maxPhotoBytes: MAX_PHOTO_BYTES,
