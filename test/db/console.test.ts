@@ -43,6 +43,7 @@ const PAGES = [
   '/console/properties',
   '/console/properties/new',
   '/console/properties/1',
+  '/console/properties/1/close?status=vendida',
 ];
 const FORMS = [
   '/console/keys',
@@ -57,6 +58,8 @@ const FORMS = [
   '/console/properties/1/status',
   '/console/properties/1/public',
   '/console/properties/1/featured',
+  '/console/properties/1/action',
+  '/console/properties/bulk',
   '/console/properties/1/images',
   '/console/properties/1/images/1',
   '/console/catalogue/feeds',
