@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { businessToday } from '../../src/services/catalogue/listings.ts';
-import { loggedIn, userWithPassword } from '../helpers/console.ts';
+import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
 import { get, withApp } from '../helpers/http.ts';
 
@@ -80,6 +80,12 @@ describe('the listings table', () => {
     expect(header(zToA, 'ref')).toContain('aria-sort="descending"');
     // With an operation, its own price: the rent of a rental.
     expect(refs(await page('&operation=venta&sort=price&dir=desc'))).toEqual(['SORT-B', 'SORT-A', 'SORT-D']);
+    // In English too, in words.
+    const english = new Browser(t.app, { 'accept-language': 'en' });
+    await english.login('agent@uno.example');
+    const inEnglish = (await english.get('/console/properties?q=SORT-&sort=price&dir=asc')).body;
+    for (const words of ['>Updated', 'With the selected', 'Apply to the selected', '>Choose an action<', '>Mark sold…<', '(descending)'])
+      expect(inEnglish).toContain(words);
     // An order the list does not know is the default one.
     expect(refs(await page('&sort=city&dir=sideways'))).toEqual(['SORT-D', 'SORT-C', 'SORT-A', 'SORT-B']);
   });
@@ -103,8 +109,10 @@ describe('the listings table', () => {
     expect(row('THUMB-2')).toContain('<img src="https://img.example/solo.jpg" alt=""');
     expect(row('THUMB-3')).toContain('class="no-photo"');
     // One control per row, in words; sold and rented only where the operation allows.
-    const options = (ref: string) => [...row(ref).matchAll(/<option value="([^"]+)">([^<]+)<\/option>/g)].map((m) => `${m[1]}:${m[2]}`);
+    const options = (ref: string) => [...row(ref).matchAll(/<option value="([^"]*)">([^<]+)<\/option>/g)].map((m) => `${m[1]}:${m[2]}`);
     expect(options('THUMB-1')).toEqual([
+      // Nothing chosen until the agent chooses: a stray click on "Aplicar" changes nothing.
+      ':Elige una acción',
       'reservada:Reservar',
       'vendida:Marcar vendido…',
       'retirada:Retirar',
@@ -133,9 +141,11 @@ describe('the listings table', () => {
     expect(sell.statusCode).toBe(303);
     expect(sell.headers.location).toBe(`/console/properties/${id}/close?status=vendida&back=%2Fconsole%2Fproperties%3Fq%3DROW`);
     const before = await snapshot(t.db);
-    const unknown = await act('borrar');
-    expect(unknown.statusCode).toBe(422);
-    expect(unknown.body).toContain('No se ha cambiado nada: elige qué hacer con el inmueble.');
+    for (const action of ['borrar', '']) {
+      const unknown = await act(action);
+      expect(unknown.statusCode).toBe(422);
+      expect(unknown.body).toContain('No se ha cambiado nada: elige qué hacer con el inmueble.');
+    }
     expect(await snapshot(t.db)).toBe(before);
     expect(await stored(id)).toMatchObject({ status: 'reservada' });
   });
@@ -195,6 +205,11 @@ describe('the listings table', () => {
     const rent = await propertyId(t.db, 'RENT-1');
     const asked = await browser.get(`/console/properties/${rent}/close?status=alquilada`);
     expect(asked.body).toContain('Alquiler (€ al mes)');
+    const english = new Browser(t.app, { 'accept-language': 'en' });
+    await english.login('agent@uno.example');
+    const inEnglish = (await english.get(`/console/properties/${rent}/close?status=alquilada`)).body;
+    for (const words of ['<h1>Mark as rented: Piso RENT-1</h1>', 'Rent (€ a month)', 'Date of the rental', 'Confirm the rental'])
+      expect(inEnglish).toContain(words);
     expect(asked.body).toMatch(/name="closed_price"[^>]* value="950"/);
     // A move that is not one click shows no form.
     const wrong = await browser.get(`/console/properties/${rent}/close?status=retirada`);
@@ -293,6 +308,7 @@ describe('the listings table', () => {
     const cases: Array<[Record<string, string | string[]>, number, string | null]> = [
       [{ action: 'publish' }, 422, 'marca al menos un inmueble'],
       [{ action: 'delete', ids: ids.map(String) }, 422, 'elige qué hacer con los inmuebles seleccionados'],
+      [{ action: '', ids: ids.map(String) }, 422, 'elige qué hacer con los inmuebles seleccionados'],
       [{ action: 'publish', ids: Array.from({ length: 51 }, (_, i) => String(i + 1)) }, 422, 'como mucho 50 inmuebles a la vez'],
       [{ action: 'publish', ids: [String(ids[0]), String(theirs)] }, 404, null],
       [{ action: 'publish', ids: [String(ids[0]), 'abc'] }, 404, null],
