@@ -1,8 +1,9 @@
 /**
- * The business's listings as the console keeps them (CONTRACT §14): searched and counted,
- * shown with their media and public preview, created, edited, moved between statuses and
- * switched public or featured. A listing saved here is an import line written by the same
- * path as an import (services/catalogue/listing-writes.ts), with the same checks and effects.
+ * The business's listings as the console keeps them (CONTRACT §14, §23): searched, sorted and
+ * counted, shown with their media and public preview, created, edited, moved between statuses
+ * (sold and rented with the price and day of the sale, migration 0038), and switched public or
+ * featured, one at a time or several at once. A listing saved here is an import line written by
+ * the same path as an import (services/catalogue/listing-writes.ts), with the same checks and effects.
  */
 import { recordAudit, recordAudits, type AuditActor } from '../access/audit.ts';
 import { randomUUID } from 'node:crypto';
