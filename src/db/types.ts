@@ -116,6 +116,13 @@ export interface PropertyTable {
    * domain/search-text.ts `listingSearchText`); written with the row by db/repositories/properties.ts.
    */
   search_text: string | null;
+  /**
+   * The price a sold listing fetched, or the rent a month a rented one was let for, €, as the
+   * console recorded it (migration 0038); null when none was, and once the status changes again.
+   */
+  closed_price: Generated<number | null>;
+  /** The day of that sale or rental in the business's time zone, `YYYY-MM-DD` (migration 0038); null as `closed_price`. */
+  closed_on: Generated<string | null>;
 }
 
 /** The published property object without `id`, JSON, privacy already applied (1:1 with properties). */
@@ -837,7 +844,15 @@ export type PropertiesHoldListings = Holds<
   Same<
     Omit<
       Selectable<PropertyTable>,
-      'id' | 'business_id' | 'change_seq' | 'imported_at' | 'address_privacy' | 'agent_user_id' | 'search_text'
+      | 'id'
+      | 'business_id'
+      | 'change_seq'
+      | 'imported_at'
+      | 'address_privacy'
+      | 'agent_user_id'
+      | 'search_text'
+      | 'closed_price'
+      | 'closed_on'
     >,
     Omit<PropertyFields, 'address_privacy'>
   >

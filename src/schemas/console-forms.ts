@@ -152,7 +152,25 @@ export const ListingForm = Type.Object({
 });
 
 /** `POST /console/properties/:id/status`: the status a listing moves to, and the page to return to. */
-export const ListingStatusForm = Type.Object({ status: text(20), back: text(LINE_MAX) });
+export const ListingStatusForm = Type.Object({
+  status: text(20),
+  back: text(LINE_MAX),
+  /** For `vendida` and `alquilada` (CONTRACT §23): the price (€; the rent a month) and the day (`YYYY-MM-DD`), as typed. */
+  closed_price: text(40),
+  closed_on: text(20),
+});
+
+/**
+ * `POST /console/properties/:id/action`: a listing's one control in the list (CONTRACT §23): a
+ * status to move to, or `publish`, `unpublish`, `feature`, `unfeature`; and the page to return to.
+ */
+export const ListingRowActionForm = Type.Object({ action: text(20), back: text(LINE_MAX) });
+
+/**
+ * `POST /console/properties/bulk` (CONTRACT §23): what to do (services/catalogue/listings.ts
+ * `BULK_ACTIONS`) to the listings ticked (their ids, a checkbox each), and the list to return to.
+ */
+export const ListingBulkForm = Type.Object({ action: text(20), ids: Type.Array(text(20), { maxItems: 1000 }), back: text(LINE_MAX) });
 
 /** `POST /console/properties/:id/public` and `/featured`: `1` switches on, anything else off; and the page to return to. */
 export const ListingSwitchForm = Type.Object({ value: text(1), back: text(LINE_MAX) });

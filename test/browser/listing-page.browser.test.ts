@@ -72,7 +72,7 @@ describe.skipIf(!here)("a listing's public page in Chromium", () => {
         (key) => `http://127.0.0.1/media/${key}`,
       );
       const sold = await propertyId(db, 'VENDIDO');
-      await moveListing(db, businessId, sold, 'vendida', CLI);
+      await moveListing(db, businessId, sold, 'vendida', CLI, { price: 250_000, on: new Date().toISOString().slice(0, 10) });
       soldToken = (await listingPageToken(db, businessId, sold))!;
     },
   });

@@ -2,7 +2,7 @@
  * Listings in a real browser (issue 27, CONTRACT §14): an agent creates a listing in Chromium,
  * a form with a bad price is shown again with the fault beside the field and stores nothing,
  * two photos are uploaded and served re-encoded without EXIF,
- * the listing is lowered in price, reserved and sold with one click, and the API follows each
+ * the listing is lowered in price, reserved with one click and rented with its rent, and the API follows each
  * step; the editor's languages are tabs (stacked without the script) marking what is missing, and
  * the energy certificate's letter is shown on the A–G label (issue 46). Every page is checked by
  * axe-core at desktop and phone widths.
@@ -126,10 +126,13 @@ describe.skipIf(!here)('listings in Chromium', () => {
 
     await page.getByRole('button', { name: 'Marcar como Reservado' }).click();
     expect((await api(`/properties/${id}`)).body.data.status).toBe('reservada');
+    // Rented: the rent and the day are asked first, the rent asked and today already written.
     await page.getByRole('button', { name: 'Marcar como Alquilado' }).click();
+    await expect(page.getByLabel('Alquiler (€ al mes)').inputValue()).resolves.toBe('900');
+    await page.getByRole('button', { name: 'Confirmar el alquiler' }).click();
+    await page.getByText('No se publica: está alquilado.').waitFor({ state: 'visible' });
     expect((await api(`/properties/${id}`)).status).toBe(404);
     expect((await changes()).map((c) => [c.id, c.change])).toEqual([[id, 'delete']]);
-    await page.getByText('No se publica: está alquilado.').waitFor({ state: 'visible' });
 
     await checkAtPhoneWidth(
       page,

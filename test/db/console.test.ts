@@ -44,6 +44,7 @@ const PAGES = [
   '/console/properties/new',
   '/console/properties/1',
   '/console/calendar',
+  '/console/properties/1/close?status=vendida',
 ];
 const FORMS = [
   '/console/keys',
@@ -58,6 +59,8 @@ const FORMS = [
   '/console/properties/1/status',
   '/console/properties/1/public',
   '/console/properties/1/featured',
+  '/console/properties/1/action',
+  '/console/properties/bulk',
   '/console/properties/1/images',
   '/console/properties/1/images/1',
   '/console/catalogue/feeds',

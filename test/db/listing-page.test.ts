@@ -101,7 +101,7 @@ describe("a listing's public page and sheet", () => {
         ],
         (key) => `${ORIGIN}/media/${key}`,
       );
-      await moveListing(db, businessId, ids.VENDIDO, 'vendida', CLI);
+      await moveListing(db, businessId, ids.VENDIDO, 'vendida', CLI, { price: 250_000, on: new Date().toISOString().slice(0, 10) });
       await moveListing(db, businessId, ids.RETIRADO, 'retirada', CLI);
     },
   });
@@ -221,7 +221,7 @@ describe("a listing's public page and sheet", () => {
     expect((await page(`/l/${tokens.RENTA}`)).statusCode).toBe(200);
     await moveListing(t.db, t.businessId, id, 'reservada', CLI);
     expect((await page(`/l/${tokens.RENTA}`)).statusCode).toBe(200);
-    await moveListing(t.db, t.businessId, id, 'alquilada', CLI);
+    await moveListing(t.db, t.businessId, id, 'alquilada', CLI, { price: 900, on: new Date().toISOString().slice(0, 10) });
     expect((await page(`/l/${tokens.RENTA}`)).statusCode).toBe(410);
     expect((await page(`/l/${tokens.RENTA}.pdf`)).statusCode).toBe(410);
   });

@@ -105,8 +105,18 @@ describe('listings in the console', () => {
       .where('business_id', '=', t.businessId)
       .execute();
     expect(rematch).toHaveLength(1);
-    // The preview shows what the API shows.
-    expect(page.body).toContain('Así lo muestra GET /properties/');
+    // The preview shows what the API shows, as the website kit lays it out, not as JSON.
+    const preview = page.body.slice(page.body.indexOf('id="h-preview"'), page.body.indexOf('id="h-edit"'));
+    expect(preview).toContain('<div class="kit">');
+    expect(preview).not.toContain('"external_ref"');
+    expect(preview).toContain('<h4>Piso luminoso en Delicias</h4>');
+    expect(preview).toMatch(/<p class="kit-price">185\.000\s€<\/p>/);
+    expect(preview).toContain('<p class="kit-facts">82.5 m² · 3 dormitorios · 1 baño</p>');
+    expect(preview).toContain('<li>Ascensor</li><li>Terraza</li>');
+    expect(preview).toContain('<div class="kit-description"><p>Reformado.</p></div>');
+    expect(preview).not.toContain('<script');
+    // Where it is, only as precisely as the API publishes it (the approximate address).
+    expect(preview).toMatch(/<h5>Ubicación aproximada<\/h5>\s*<p>Delicias, Zaragoza, Zaragoza, Zaragoza<\/p>/);
   });
 
   it('refuses a form that breaks a rule with 422, each fault beside its field, and stores nothing', async () => {
@@ -204,24 +214,33 @@ describe('listings in the console', () => {
     expect((await get(t.app, `/properties/${id}`, t.key)).body.data.status).toBe('reservada');
     expect((await click('featured', { value: '1' })).statusCode).toBe(303);
     expect((await get(t.app, `/properties/${id}`, t.key)).body.data.is_featured).toBe(true);
-    expect((await click('status', { status: 'vendida' })).statusCode).toBe(303);
+    expect((await click('status', { status: 'vendida', closed_price: '180.000', closed_on: '2025-11-02' })).statusCode).toBe(303);
     expect((await get(t.app, `/properties/${id}`, t.key)).status).toBe(404);
     const feed = (await get(t.app, '/properties/changes?limit=500', t.key)).body.data as Array<{ id: number; change: string }>;
     expect(feed.find((c) => c.id === id)?.change).toBe('delete');
     expect((await changes()).filter((c) => c.id === id).map((c) => c.change)).toEqual(['upsert', 'upsert', 'upsert', 'delete']);
     const page = await browser.get(`/console/properties/${id}`);
     expect(page.body).toContain('No se publica: está vendido.');
+    expect(page.body).toMatch(/Vendido por 180\.000\s€ el 2 de noviembre de 2025/);
+    // What a sold listing can no longer do is not offered, and is refused when sent.
+    expect(page.body).not.toContain('Dejar de publicar');
+    expect(page.body).not.toContain('/featured"');
     const before = await snapshot(t.db);
     const undo = await click('status', { status: 'disponible' });
     expect(undo.statusCode).toBe(409);
     expect(undo.body).toContain('Ese cambio de estado no se hace con un clic');
-    // A return address elsewhere is not followed.
+    const hide = await click('public', { value: '0' });
+    expect(hide.statusCode).toBe(409);
+    expect(hide.body).toContain('«Dejar de publicar» no se puede hacer con estos: «Piso MOVE-1» (MOVE-1) está vendido.');
     expect(await snapshot(t.db)).toBe(before);
-    const elsewhere = await browser.submit('/console/properties', `/console/properties/${id}/public`, {
+    // A return address elsewhere is not followed.
+    await importRecords(t.db, t.businessId, [listing('MOVE-2')]);
+    const other = await propertyId(t.db, 'MOVE-2');
+    const elsewhere = await browser.submit('/console/properties', `/console/properties/${other}/public`, {
       value: '0',
       back: '//evil.example/',
     });
-    expect(elsewhere.headers.location).toBe(`/console/properties/${id}`);
+    expect(elsewhere.headers.location).toBe(`/console/properties/${other}`);
   });
 
   it('switches a listing off the public catalogue and back', async () => {
@@ -275,7 +294,7 @@ describe('listings in the console', () => {
       ...Array.from({ length: 55 }, (_, i) => listing(`BULK-${i}`, { city: 'Teruel' })),
     ]);
     const browser = await agent();
-    const rows = (body: string) => [...body.matchAll(/<td><code>([^<]+)<\/code><\/td>/g)].map((m) => m[1]);
+    const rows = (body: string) => [...body.matchAll(/<td class="col-ref"><code>([^<]+)<\/code><\/td>/g)].map((m) => m[1]);
     const byText = await browser.get('/console/properties?q=huesca');
     expect(rows(byText.body)).toEqual(['LIST-ALQ']);
     expect(byText.body).toMatch(/900\s€\/mes/);

@@ -11,9 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { insertHistory, insertLead } from '../../src/db/repositories/leads.ts';
 import { insertOutbound, insertWelcome } from '../../src/db/repositories/messaging.ts';
 import { disableUser } from '../../src/db/repositories/users.ts';
+import { insertBusiness } from '../../src/db/repositories/businesses.ts';
+import { moveListing } from '../../src/services/catalogue/listings.ts';
 import { ownerFigures } from '../../src/services/console/owner-figures.ts';
 import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
-import { importRecords, listing } from '../helpers/db.ts';
+import { importRecords, listing, propertyId } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 
 /** Friday 27 November 2026, 12:00 in Madrid (UTC+1): the 30 days start on 29 October at 00:00 Madrid. */
@@ -146,6 +148,44 @@ describe("the owner's figures", () => {
         { move: 'alquilada', count: 1, medianDays: 32 },
       ],
     });
+  });
+
+  it('dates a sale or rental by the day recorded when it was marked, not by its last write', async () => {
+    const business = (await insertBusiness(t.db, 'Agencia Cierres', '2026-01-01T00:00:00.000+00:00')).id;
+    const dates = (created_at: string) => ({ created_at, updated_at: created_at });
+    await importRecords(t.db, business, [
+      listing('C1', dates('2026-06-01T10:00:00+00:00')),
+      listing('C2', dates('2026-06-01T10:00:00+00:00')),
+      listing('C3', { operation: 'alquiler', price: null, price_rent: 900, ...dates('2026-10-01T10:00:00+00:00') }),
+    ]);
+    const [c1, c2, c3] = await Promise.all(['C1', 'C2', 'C3'].map((ref) => propertyId(t.db, ref)));
+    const actor = { type: 'user' as const, id: users.owner };
+    // Marked today (its last write), sold on 10 October: before the 30 days.
+    await moveListing(t.db, business, c1, 'vendida', actor, { price: 250_000, on: '2026-10-10' }, NOW);
+    // Sold on 20 November, its last write dated before the 30 days (as a feed's later line may date it).
+    await moveListing(t.db, business, c2, 'vendida', actor, { price: 240_000, on: '2026-11-20' }, NOW);
+    await t.db.updateTable('properties').set({ updated_at: '2026-08-01T10:00:00.000+00:00' }).where('id', '=', c2).execute();
+    // Rented on 2 November, 32 days after it came in.
+    await moveListing(t.db, business, c3, 'alquilada', actor, { price: 880, on: '2026-11-02' }, NOW);
+    const stored = await t.db
+      .selectFrom('properties')
+      .select(['closed_price', 'closed_on'])
+      .where('business_id', '=', business)
+      .orderBy('id')
+      .execute();
+    expect(stored).toEqual([
+      { closed_price: 250_000, closed_on: '2026-10-10' },
+      { closed_price: 240_000, closed_on: '2026-11-20' },
+      { closed_price: 880, closed_on: '2026-11-02' },
+    ]);
+    const { listings } = await ownerFigures(t.db, business, NOW);
+    expect(listings).toEqual([
+      { move: 'published', count: 0, medianDays: null },
+      { move: 'reservada', count: 0, medianDays: null },
+      // C2: 1 June to 20 November, whole days of Madrid's calendar.
+      { move: 'vendida', count: 1, medianDays: 172 },
+      { move: 'alquilada', count: 1, medianDays: 32 },
+    ]);
   });
 
   it("shows the figures to an owner on GET /console, and neither them nor the keys' count to an agent", async () => {

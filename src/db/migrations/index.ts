@@ -37,6 +37,7 @@ import * as m0034 from './0034_follow_up_snooze.ts';
 import * as m0035 from './0035_calendar_urls.ts';
 import * as m0036 from './0036_user_display_names.ts';
 import * as m0037 from './0037_listing_pages.ts';
+import * as m0038 from './0038_listing_closings.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -78,6 +79,7 @@ export const migrationProvider: MigrationProvider = {
       '0035_calendar_urls': m0035,
       '0036_user_display_names': m0036,
       '0037_listing_pages': m0037,
+      '0038_listing_closings': m0038,
     };
   },
 };

@@ -60,30 +60,37 @@ export async function leadsWithFirstContact(db: Executor, businessId: number, fr
 
 /**
  * A listing that moved in the period: its status, whether it is public, when it came into the
- * catalogue (`created_at`, the listing's own date when an import line gave one) and when it was
- * last written (`updated_at`).
+ * catalogue (`created_at`, the listing's own date when an import line gave one), when it was
+ * last written (`updated_at`), and the day of its sale or rental as the console recorded it
+ * (`closed_on`, `YYYY-MM-DD` in the business's time zone, migration 0038; null when none was).
  */
 export interface ListingMoveRow {
   status: string;
   public: number;
   created_at: string;
   updated_at: string;
+  closed_on: string | null;
 }
 
 /**
  * The business's listings that are public and came into the catalogue at or after `from`, or
- * that are reserved, sold or rented and were last written at or after `from` (RFC 3339). No
- * index narrows this by time: it reads the business's listings once.
+ * that are reserved, sold or rented since then: sold or rented on `fromDay` or later where the
+ * day was recorded, else last written at or after `from` (RFC 3339). No index narrows this by
+ * time: it reads the business's listings once.
+ * @param fromDay the business's day that `from` starts, `YYYY-MM-DD`.
  */
-export async function listingsMovedSince(db: Executor, businessId: number, from: string): Promise<ListingMoveRow[]> {
+export async function listingsMovedSince(db: Executor, businessId: number, from: string, fromDay: string): Promise<ListingMoveRow[]> {
   return db
     .selectFrom('properties')
-    .select(['status', 'public', 'created_at', 'updated_at'])
+    .select(['status', 'public', 'created_at', 'updated_at', 'closed_on'])
     .where('business_id', '=', businessId)
     .where((eb) =>
       eb.or([
         eb.and([eb('public', '=', 1), eb('created_at', '>=', from)]),
-        eb.and([eb('status', 'in', ['reservada', 'vendida', 'alquilada']), eb('updated_at', '>=', from)]),
+        eb.and([
+          eb('status', 'in', ['reservada', 'vendida', 'alquilada']),
+          eb.or([eb('closed_on', '>=', fromDay), eb.and([eb('closed_on', 'is', null), eb('updated_at', '>=', from)])]),
+        ]),
       ]),
     )
     .execute();

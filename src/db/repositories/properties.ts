@@ -1,6 +1,7 @@
 /** The property catalogue: SQL only (rules live in domain/ and services/). */
 import { likeLiteral } from '../like.ts';
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import type { Database } from '../types.ts';
 import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/property-query.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalogue/property-record.ts';
 import type { PublishedDocs, StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
@@ -90,6 +91,11 @@ export async function insertProperties(
   return ids;
 }
 
+/**
+ * Writes a stored listing's columns. A sale or rental recorded by the console (`closed_price`,
+ * `closed_on`, migration 0038) stays while the status does and is cleared when it changes: it
+ * belongs to the status it was recorded with.
+ */
 export async function updateProperty(
   db: Executor,
   id: number,
@@ -98,9 +104,47 @@ export async function updateProperty(
 ): Promise<void> {
   await db
     .updateTable('properties')
-    .set({ ...withSearchText(fields), imported_at: importedAt })
+    .set({
+      ...withSearchText(fields),
+      imported_at: importedAt,
+      // The right-hand sides read the row as it was (SQL's UPDATE), on both engines.
+      closed_price: sql<number | null>`case when status = ${fields.status} then closed_price end`,
+      closed_on: sql<string | null>`case when status = ${fields.status} then closed_on end`,
+    })
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * Records the price (€; the rent a month for a rental) and the day (`YYYY-MM-DD`, the
+ * business's) of a listing's sale or rental (migration 0038), or clears them (null).
+ */
+export async function setClosing(db: Executor, id: number, closing: { price: number; on: string } | null): Promise<void> {
+  await db
+    .updateTable('properties')
+    .set({ closed_price: closing?.price ?? null, closed_on: closing?.on ?? null })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * The photo each listing shows first: its primary one, else the first in order, by listing id
+ * (listings without photos absent). Reads the images of at most a page of listings.
+ */
+export async function firstPhotoUrls(db: Executor, ids: readonly number[]): Promise<Map<number, string>> {
+  const urls = new Map<number, string>();
+  if (ids.length === 0) return urls;
+  const rows = await db
+    .selectFrom('property_images')
+    .select(['property_id', 'url'])
+    .where('property_id', 'in', ids)
+    .orderBy('property_id')
+    .orderBy('is_primary', 'desc')
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) if (!urls.has(row.property_id)) urls.set(row.property_id, row.url);
+  return urls;
 }
 
 /** Stores (or replaces) a property's published documents. */
@@ -397,7 +441,7 @@ export async function withdrawProperties(db: Executor, ids: readonly number[], v
   for (let i = 0; i < ids.length; i += INSERT_CHUNK * 10) {
     await db
       .updateTable('properties')
-      .set({ status: 'retirada', listed: 0, change_seq: version, imported_at: at, updated_at: at })
+      .set({ status: 'retirada', listed: 0, change_seq: version, imported_at: at, updated_at: at, closed_price: null, closed_on: null })
       .where('id', 'in', ids.slice(i, i + INSERT_CHUNK * 10))
       .execute();
   }
@@ -430,6 +474,23 @@ export interface ListingSearch {
   status?: string;
   operation?: 'venta' | 'alquiler' | 'traspaso';
   type?: string;
+  /** The order of the page; newest written first (`date`, `desc`) when not given. */
+  sort?: ListingSort;
+}
+
+/** What the console's listings can be sorted by: the last write (`imported_at`), the price, the reference. */
+export const LISTING_SORT_KEYS = ['date', 'price', 'ref'] as const;
+export type ListingSortKey = (typeof LISTING_SORT_KEYS)[number];
+
+/**
+ * An order of the console's listings (CONTRACT §23). `price` is the operation's price when the
+ * search names one (the rent a month for `alquiler`), else the first price stated (`price_any`);
+ * listings without one come last either way. `ref` compares the references' characters (code
+ * points on both engines). Ties go by id, in the same direction.
+ */
+export interface ListingSort {
+  key: ListingSortKey;
+  dir: 'asc' | 'desc';
 }
 
 /**
@@ -486,17 +547,50 @@ async function statementsOf(db: Db, businessId: number, search: ListingSearch, l
   return {
     count: listingsOf(db, businessId, search, text).select(sql<number>`count(*)`.as('n')),
     page: listingsOf(db, businessId, search, text)
-      .select([...SUMMARY_COLUMNS, 'status', 'public', 'is_featured', 'listed', 'operation', 'type', 'subtype', 'imported_at'])
-      .orderBy('imported_at', 'desc')
-      .orderBy('id', 'desc')
+      .select([
+        ...SUMMARY_COLUMNS,
+        'status',
+        'public',
+        'is_featured',
+        'listed',
+        'operation',
+        'type',
+        'subtype',
+        'imported_at',
+        'closed_price',
+        'closed_on',
+      ])
+      .$call((q) => ordered(db, q, search))
       .limit(limit)
       .offset(offset),
   };
 }
 
+/** The price column a sort by price reads for a search (see {@link ListingSort}). */
+const SORT_PRICE = { venta: 'price', alquiler: 'price_rent', traspaso: 'price_transfer' } as const;
+
+/** `query` in the order of `search.sort` (see {@link ListingSort}). */
+function ordered<Q extends SelectQueryBuilder<Database, 'properties', object>>(db: Db, query: Q, search: ListingSearch): Q {
+  const { key, dir } = search.sort ?? { key: 'date', dir: 'desc' };
+  switch (key) {
+    case 'price': {
+      const column = search.operation ? SORT_PRICE[search.operation] : 'price_any';
+      return query
+        .orderBy(sql`${sql.ref(column)} is null`)
+        .orderBy(column, dir)
+        .orderBy('id', dir) as Q;
+    }
+    case 'ref':
+      // PostgreSQL's default collation would order by its locale's rules; "C" orders as SQLite does.
+      return query.orderBy(db.engine === 'postgres' ? sql`external_ref collate "C"` : sql`external_ref`, dir).orderBy('id', dir) as Q;
+    default:
+      return query.orderBy('imported_at', dir).orderBy('id', dir) as Q;
+  }
+}
+
 /**
- * A page of the business's listings narrowed by `search`, most recently written first
- * (`imported_at` desc, then `id` desc), and how many match in all.
+ * A page of the business's listings narrowed by `search`, in its order (most recently written
+ * first by default: `imported_at` desc, then `id` desc), and how many match in all.
  * @returns `{rows, total}`; prices in €, sizes in m².
  */
 export async function searchListings(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {

@@ -62,3 +62,18 @@ const MARKUP = /[<&]/;
 
 /** Rounds of {@link plainText} before it gives up on decoding. */
 const MAX_ROUNDS = 50;
+
+/** The tags the website kit shows of a published description, without attributes (src/embed/catalogue.ts `ALLOWED`). */
+const KIT: SanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'ul', 'ol', 'li', 'b', 'strong', 'i', 'em', 'h3', 'h4', 'h5', 'h6'],
+  allowedAttributes: {},
+  disallowedTagsMode: 'discard',
+};
+
+/**
+ * A published description as the website kit shows it (CONTRACT §17): only the kit's tags, no
+ * attribute; the text of any other tag is kept, scripts and styles dropped. null stays null.
+ */
+export function kitDescription(html: string | null): string | null {
+  return html === null ? null : sanitizeHtml(html, KIT);
+}

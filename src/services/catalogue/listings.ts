@@ -1,10 +1,11 @@
 /**
- * The business's listings as the console keeps them (CONTRACT §14): searched and counted,
- * shown with their media and public preview, created, edited, moved between statuses and
- * switched public or featured. A listing saved here is an import line written by the same
- * path as an import (services/catalogue/listing-writes.ts), with the same checks and effects.
+ * The business's listings as the console keeps them (CONTRACT §14, §23): searched, sorted and
+ * counted, shown with their media and public preview, created, edited, moved between statuses
+ * (sold and rented with the price and day of the sale, migration 0038), and switched public or
+ * featured, one at a time or several at once. A listing saved here is an import line written by
+ * the same path as an import (services/catalogue/listing-writes.ts), with the same checks and effects.
  */
-import { recordAudit, type AuditActor } from '../access/audit.ts';
+import { recordAudit, recordAudits, type AuditActor } from '../access/audit.ts';
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.ts';
@@ -23,13 +24,16 @@ import {
   type PropertyFields,
 } from '../../domain/catalogue/property-record.ts';
 import { factFaults, FACT_KEYS, type FactFaultKind, type FactKey } from '../../domain/catalogue/listing-facts.ts';
+import { checkClosing, dayIn, isClosingStatus, type Closing, type ClosingFault } from '../../domain/catalogue/closing.ts';
+import { businessClock } from '../viewings/clock.ts';
 import { nowRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { ImportRecord } from '../../schemas/import-record.ts';
 import { validateObject, type ValidationIssue } from '../../validation/validator.ts';
 import { writeListings } from './listing-writes.ts';
 
-export type { ListingSearch } from '../../db/repositories/properties.ts';
+export type { ListingSearch, ListingSort, ListingSortKey } from '../../db/repositories/properties.ts';
+export { LISTING_SORT_KEYS } from '../../db/repositories/properties.ts';
 
 /** Listings per page of the console's list. */
 export const LISTINGS_PER_PAGE = 50;
@@ -56,7 +60,75 @@ export async function listingsPage(db: Db, businessId: number, search: repo.List
     repo.searchListings(db, businessId, search, LISTINGS_PER_PAGE, (page - 1) * LISTINGS_PER_PAGE),
     repo.countListingsByStatus(db, businessId),
   ]);
-  return { rows, total, byStatus };
+  const photos = await repo.firstPhotoUrls(
+    db,
+    rows.map((r) => r.id),
+  );
+  return { rows: rows.map((r) => ({ ...r, photo: photos.get(r.id) ?? null })), total, byStatus };
+}
+
+/**
+ * The statuses whose listings can be published, hidden, featured or unfeatured from the list:
+ * a sold, rented or withdrawn listing shows on no website, so switching it means nothing until
+ * an edit makes it available again (CONTRACT §23).
+ */
+export const SWITCHABLE_STATUSES: readonly string[] = ['disponible', 'reservada'];
+
+/** What can be done to several listings at once (CONTRACT §23). */
+export const BULK_ACTIONS = ['publish', 'unpublish', 'feature', 'unfeature', 'withdraw'] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+
+/** Most listings changed by one bulk action: a page of the list. */
+export const BULK_MAX = LISTINGS_PER_PAGE;
+
+/** A listing an action was refused for: why (`status`: its status allows it not; `invalid`: it breaks a rule of the import format now, so it must be edited first). */
+export interface RefusedListing {
+  id: number;
+  external_ref: string;
+  title: string | null;
+  status: string;
+  reason: 'status' | 'invalid';
+}
+
+/** An action refused for some listings: nothing was changed, not even for the others. */
+export class ListingActionRefusedError extends Error {
+  constructor(
+    readonly action: BulkAction,
+    readonly refused: RefusedListing[],
+  ) {
+    super(`${action} cannot apply to ${refused.length} of the listings: nothing was changed`);
+  }
+}
+
+/** A sale or rental that was not recorded: every fault. Nothing was written. */
+export class ClosingInvalidError extends Error {
+  constructor(readonly faults: ClosingFault[]) {
+    super(`the sale or rental breaks ${faults.length} rule(s)`);
+  }
+}
+
+/** Whether `action` can apply to a listing of `status` (see {@link SWITCHABLE_STATUSES}; a withdrawal is a one-click move, or none for one withdrawn already). */
+function applies(action: BulkAction, status: string): boolean {
+  if (action === 'withdraw') return status === 'retirada' || (STATUS_MOVES[status] ?? []).includes('retirada');
+  return SWITCHABLE_STATUSES.includes(status);
+}
+
+/** The import line after `action`, or null when the listing is that way already. */
+function actedOn(action: BulkAction, record: ListingRecord): ListingRecord | null {
+  const changed = (key: 'public' | 'is_featured' | 'status', value: boolean | string) =>
+    record[key] === value ? null : { ...record, [key]: value };
+  switch (action) {
+    case 'publish':
+      return changed('public', true);
+    case 'unpublish':
+      return changed('public', false);
+    case 'feature':
+      return changed('is_featured', true);
+    case 'unfeature':
+      return changed('is_featured', false);
+    case 'withdraw':
+      return changed('status', 'retirada');
+  }
 }
 
 /** Why `GET /properties/{id}` shows nothing of a listing: not public, or its status (sold, rented, withdrawn). */
@@ -64,15 +136,16 @@ export type HiddenBecause = 'not_public' | 'vendida' | 'alquilada' | 'retirada';
 
 /**
  * A listing of the business in full: its columns, images and videos, its import line (`record`,
- * what the edit form shows), and its public preview: the Property object `GET /properties/{id}`
- * shows, or null with the reason it shows nothing.
+ * what the edit form shows), its public preview: the Property object `GET /properties/{id}`
+ * shows, or null with the reason it shows nothing; and its sale or rental as recorded (`closing`:
+ * price €, day `YYYY-MM-DD`), or null.
  * @returns undefined when the business has no such listing.
  */
 export async function listingInFull(db: Db, businessId: number, id: number) {
   const row = await repo.findListing(db, businessId, id);
   if (!row) return undefined;
   const [images, videos] = await Promise.all([repo.loadImages(db, id), repo.loadVideos(db, id)]);
-  const { api_doc, business_id: _business, change_seq: _seq, imported_at, id: _id, ...fields } = row;
+  const { api_doc, business_id: _business, change_seq: _seq, imported_at, id: _id, closed_price, closed_on, ...fields } = row;
   const published = row.listed === 1 && api_doc !== null ? (JSON.parse(propertyJson(id, api_doc)) as Record<string, unknown>) : null;
   const hiddenBecause: HiddenBecause | null = published !== null ? null : row.public === 0 ? 'not_public' : (row.status as HiddenBecause);
   return {
@@ -84,6 +157,8 @@ export async function listingInFull(db: Db, businessId: number, id: number) {
     record: listingRecordOf(fields as PropertyFields, images, videos),
     published,
     hiddenBecause,
+    /** The sale or rental recorded when it was marked sold or rented (migration 0038), or null. */
+    closing: closed_price !== null && closed_on !== null ? { price: closed_price, on: closed_on } : null,
   };
 }
 
@@ -227,8 +302,9 @@ export interface ListingNow {
  * and an upload) both count. The transaction may run again from the start (SQLite, another
  * process writing), so `edit` must touch the database only through `trx`. An image whose URL
  * the new line still names keeps its id. An empty `external_ref` keeps the listing's.
- * @param edit returns the new line and what editListing returns; it may write more through
- *   `trx` (in the same transaction) and throw to write nothing.
+ * @param edit returns the new line and what editListing returns, and the sale or rental to
+ *   record with it (migration 0038); it may write more through `trx` (in the same
+ *   transaction) and throw to write nothing.
  * @param actor who edits: a withdrawal (`retirada`) is recorded in the audit trail (CONTRACT §18).
  * @throws InmoError PROPERTY_NOT_FOUND when `id` is not a listing of the business;
  *   ListingInvalidError when the new line breaks a rule or its reference is another listing's
@@ -238,7 +314,7 @@ export async function editListing<T>(
   db: Db,
   businessId: number,
   id: number,
-  edit: (now: ListingNow, trx: Transaction<Database>) => Promise<{ record: Record<string, unknown>; value: T }>,
+  edit: (now: ListingNow, trx: Transaction<Database>) => Promise<{ record: Record<string, unknown>; value: T; closing?: Closing }>,
   actor: AuditActor | null = null,
 ): Promise<T> {
   try {
@@ -257,6 +333,8 @@ export async function editListing<T>(
         now,
       );
       await writeListings(trx, businessId, [{ property, id }], now);
+      // A status change clears a recorded sale or rental (repositories/properties.ts); a new one is recorded here.
+      if (next.closing) await repo.setClosing(trx, id, next.closing);
       if (actor !== null && row.status !== 'retirada' && property.fields.status === 'retirada') {
         await recordAudit(trx, businessId, actor, 'property.withdraw', id, now);
       }
@@ -272,10 +350,24 @@ export async function editListing<T>(
 
 /**
  * Moves a listing to another status in one step (see {@link STATUS_MOVES}), saved as an edit
- * of the listing as it is when written.
- * @throws InmoError PROPERTY_NOT_FOUND, or LISTING_STATUS_MOVE when the move is not one click.
+ * of the listing as it is when written. A move to sold or rented records the price and the
+ * day typed (domain/catalogue/closing.ts), checked against the business's day at `now`.
+ * @param typed for `vendida` and `alquilada`: the price (a number, text that is not one, or
+ *   null) and the day (`YYYY-MM-DD`) as typed; ignored for other moves.
+ * @param now epoch ms (the clock by default).
+ * @throws InmoError PROPERTY_NOT_FOUND, or LISTING_STATUS_MOVE when the move is not one click;
+ *   ClosingInvalidError when the price or the day of a sale or rental is missing or wrong.
  */
-export async function moveListing(db: Db, businessId: number, id: number, status: string, actor: AuditActor): Promise<void> {
+export async function moveListing(
+  db: Db,
+  businessId: number,
+  id: number,
+  status: string,
+  actor: AuditActor,
+  typed: { price: number | string | null; on: string } | null = null,
+  now: number = Date.now(),
+): Promise<void> {
+  const today = isClosingStatus(status) ? dayIn((await businessClock(db, businessId)).zone, now) : '';
   await editListing(
     db,
     businessId,
@@ -283,15 +375,27 @@ export async function moveListing(db: Db, businessId: number, id: number, status
     async ({ record }) => {
       const from = record.status ?? '';
       if (!(STATUS_MOVES[from] ?? []).includes(status)) throw new InmoError('LISTING_STATUS_MOVE', { from, to: status });
-      return { record: { ...record, status }, value: undefined };
+      if (!isClosingStatus(status)) return { record: { ...record, status }, value: undefined };
+      const checkedClosing = checkClosing(typed?.price ?? null, typed?.on ?? '', today);
+      if ('faults' in checkedClosing) throw new ClosingInvalidError(checkedClosing.faults);
+      return { record: { ...record, status }, value: undefined, closing: checkedClosing.closing };
     },
     actor,
   );
 }
 
 /**
+ * The business's day now, `YYYY-MM-DD` in its time zone: the day a sale or rental is recorded
+ * on unless another is typed, and the last one it may be.
+ */
+export async function businessToday(db: Db, businessId: number, now: number = Date.now()): Promise<string> {
+  return dayIn((await businessClock(db, businessId)).zone, now);
+}
+
+/**
  * Switches a listing public or featured, saved as an edit of the listing as it is when written.
- * @throws InmoError PROPERTY_NOT_FOUND.
+ * @throws InmoError PROPERTY_NOT_FOUND; ListingActionRefusedError when the listing is sold,
+ *   rented or withdrawn (see {@link SWITCHABLE_STATUSES}).
  */
 export async function switchListing(
   db: Db,
@@ -301,5 +405,86 @@ export async function switchListing(
   on: boolean,
   actor: AuditActor,
 ): Promise<void> {
-  await editListing(db, businessId, id, async ({ record }) => ({ record: { ...record, [flag]: on }, value: undefined }), actor);
+  const action: BulkAction = flag === 'public' ? (on ? 'publish' : 'unpublish') : on ? 'feature' : 'unfeature';
+  await editListing(
+    db,
+    businessId,
+    id,
+    async ({ record }) => {
+      const status = record.status ?? '';
+      if (!applies(action, status)) {
+        throw new ListingActionRefusedError(action, [
+          { id, external_ref: record.external_ref, title: record.title ?? null, status, reason: 'status' },
+        ]);
+      }
+      return { record: { ...record, [flag]: on }, value: undefined };
+    },
+    actor,
+  );
+}
+
+/**
+ * Applies one action to several listings of the business at once (CONTRACT §23): publish,
+ * unpublish, feature, unfeature or withdraw. Every listing is read and checked first, in one
+ * transaction under the lock of the business's catalogue; if the action cannot apply to one
+ * (see {@link SWITCHABLE_STATUSES}; a listing that breaks a rule of the import format now),
+ * nothing changes and each such listing is named. Otherwise the listings it changes are written
+ * as one import batch (one catalogue version, `property.changed` for each that enters, changes
+ * in or leaves the public catalogue, re-matching), each withdrawal recorded in the audit trail
+ * by `actor`, as the one-click actions do; a listing already that way is left as it is.
+ * @param ids listings of the business (repeats count once), at most {@link BULK_MAX}.
+ * @returns how many listings changed, and how many were that way already.
+ * @throws InmoError PROPERTY_NOT_FOUND when one is not a listing of the business (nothing
+ *   changed); ListingActionRefusedError as above.
+ */
+export async function bulkChangeListings(
+  db: Db,
+  businessId: number,
+  ids: readonly number[],
+  action: BulkAction,
+  actor: AuditActor,
+): Promise<{ changed: number; unchanged: number }> {
+  const unique = [...new Set(ids)];
+  if (unique.length > BULK_MAX) throw new RangeError(`at most ${BULK_MAX} listings at once`);
+  const result = await transact(db, async (trx) => {
+    await lockCatalogue(trx, businessId);
+    const now = nowRfc3339();
+    const refused: RefusedListing[] = [];
+    const writes: Array<{ property: ReturnType<typeof checked>; id: number }> = [];
+    for (const id of unique) {
+      const row = await repo.findListing(trx, businessId, id);
+      if (!row) throw new InmoError('PROPERTY_NOT_FOUND');
+      const named = { id, external_ref: row.external_ref, title: row.title, status: row.status };
+      if (!applies(action, row.status)) {
+        refused.push({ ...named, reason: 'status' });
+        continue;
+      }
+      const [images, videos] = [await repo.loadImages(trx, id), await repo.loadVideos(trx, id)];
+      const { api_doc: _doc, business_id: _business, change_seq: _seq, imported_at: _at, id: _id, ...fields } = row;
+      const next = actedOn(action, listingRecordOf(fields as PropertyFields, images, videos));
+      if (next === null) continue;
+      try {
+        writes.push({ property: checked({ ...next, created_at: row.created_at, updated_at: now }, now), id });
+      } catch (error) {
+        if (!(error instanceof ListingInvalidError)) throw error;
+        refused.push({ ...named, reason: 'invalid' });
+      }
+    }
+    if (refused.length > 0) throw new ListingActionRefusedError(action, refused);
+    if (writes.length > 0) {
+      await writeListings(trx, businessId, writes, now);
+      if (action === 'withdraw')
+        await recordAudits(
+          trx,
+          businessId,
+          actor,
+          'property.withdraw',
+          writes.map((w) => w.id),
+          now,
+        );
+    }
+    return { changed: writes.length, unchanged: unique.length - writes.length };
+  });
+  if (result.changed > 0) signalChange(db);
+  return result;
 }

@@ -11,9 +11,12 @@
  * by a console user (lead_history); the assistant, the welcome template and the service's own
  * changes are not a person. A lead is counted for the agent it is assigned to now.
  *
- * A listing's date of reservation, sale or rental is its last write (`updated_at`): inmo keeps
- * no other date of a status change yet. Its days on market run from its `created_at` (the
- * listing's own date when an import line gave one) to that date, or to now for one still available.
+ * A listing's date of sale or rental is the day the console recorded when it was marked sold or
+ * rented (`closed_on`, migration 0038); without one (an import's, a feed's, an older sale) and
+ * for a reservation it is its last write (`updated_at`): inmo keeps no other date of a status
+ * change. Its days on market run from its `created_at` (the listing's own date when an import
+ * line gave one) to that date (whole days of the business's calendar to a recorded day), or to
+ * now for one still available.
  */
 import { DateTime } from 'luxon';
 import type { Db } from '../../db/database.ts';
@@ -117,9 +120,10 @@ export async function ownerFigures(db: Db, businessId: number, now: number = Dat
   if (!business) throw new Error(`business ${businessId} does not exist`);
   const timezone = business.timezone || DEFAULT_TIME_ZONE;
   const from = periodStart(now, timezone);
+  const fromDay = DateTime.fromISO(from, { zone: timezone }).toISODate()!;
   const [leads, listings, users] = await Promise.all([
     repo.leadsWithFirstContact(db, businessId, from),
-    repo.listingsMovedSince(db, businessId, from),
+    repo.listingsMovedSince(db, businessId, from, fromDay),
     repo.consoleUsers(db, businessId),
   ]);
 
@@ -146,11 +150,16 @@ export async function ownerFigures(db: Db, businessId: number, now: number = Dat
 
   const days = new Map<ListingMove, number[]>(LISTING_MOVES.map((m) => [m, []]));
   const daysBetween = (a: string, b: number) => Math.max(0, (b - Date.parse(a)) / DAY_MS);
+  /** Whole days of the business's calendar from the day of instant `a` to day `day` (YYYY-MM-DD), at least 0. */
+  const daysTo = (a: string, day: string) =>
+    Math.max(0, DateTime.fromISO(day, { zone: timezone }).diff(DateTime.fromISO(a, { zone: timezone }).startOf('day'), 'days').days);
   for (const l of listings) {
     const closed = l.status === 'reservada' || l.status === 'vendida' || l.status === 'alquilada';
-    const end = closed ? Date.parse(l.updated_at) : now;
-    if (l.public === 1 && l.created_at >= from) days.get('published')!.push(daysBetween(l.created_at, end));
-    if (closed && l.updated_at >= from) days.get(l.status as ListingMove)!.push(daysBetween(l.created_at, end));
+    const recorded = closed && l.status !== 'reservada' ? l.closed_on : null;
+    const onMarket =
+      recorded !== null ? daysTo(l.created_at, recorded) : daysBetween(l.created_at, closed ? Date.parse(l.updated_at) : now);
+    if (l.public === 1 && l.created_at >= from) days.get('published')!.push(onMarket);
+    if (closed && (recorded !== null ? recorded >= fromDay : l.updated_at >= from)) days.get(l.status as ListingMove)!.push(onMarket);
   }
   return {
     timezone,

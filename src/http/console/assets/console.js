@@ -3,7 +3,7 @@
 // With it: a copy button for the new key, the import's progress follows by itself, and the
 // listing form shows the prices of the operations ticked and the subtypes of the type chosen,
 // and its five languages as tabs (WAI-ARIA tabs pattern; stacked panels without the script);
-// times are shown in the reader's time zone.
+// times are shown in the reader's time zone; the listings' list gets a box that ticks every row.
 document.addEventListener('DOMContentLoaded', () => {
   // Times are written in Madrid's zone; shown in the reader's own.
   const when = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -38,6 +38,23 @@ document.addEventListener('DOMContentLoaded', () => {
     }
   };
   setTimeout(poll, 1000);
+
+  // The listings' list: one box ticks or unticks every row of the page (each row has its own without the script).
+  const all = document.querySelector('[data-select-all]');
+  if (all) {
+    const boxes = [...document.querySelectorAll('input[type="checkbox"][name="ids"]')];
+    const sync = () => {
+      const ticked = boxes.filter((box) => box.checked).length;
+      all.checked = ticked > 0 && ticked === boxes.length;
+      all.indeterminate = ticked > 0 && ticked < boxes.length;
+    };
+    all.hidden = false;
+    all.addEventListener('change', () => {
+      for (const box of boxes) box.checked = all.checked;
+    });
+    for (const box of boxes) box.addEventListener('change', sync);
+    sync();
+  }
 
   const listing = document.querySelector('.listing-form');
   if (listing) {

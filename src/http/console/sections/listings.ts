@@ -5,8 +5,17 @@
  * import format's field names, schemas/console-forms.ts `ListingForm`), 303 to the listing's
  * page, or 422 with each fault beside its field and nothing stored (the title and description in
  * five languages, the energy certificate and the facts of CONTRACT §22 included); one-click changes:
- * `POST /properties/:id/status` (`status`), `/public` and `/featured` (`value` `1` or `0`). The
- * listing's viewings, and `POST /properties/:id/viewings` books one (viewing-form.ts: `lead_id`,
+ * `POST /properties/:id/status` (`status`; for sold and rented also `closed_price` and
+ * `closed_on`, asked by `GET /properties/:id/close?status=`), `/public` and `/featured` (`value`
+ * `1` or `0`), and the list's one control per row, `POST /properties/:id/action` (`action`).
+ *
+ * The list (CONTRACT §23): a thumbnail per row (the first photo's smallest width), sorted by
+ * date, price or reference (`sort`, `dir`; links in the column headers, kept with the search and
+ * filters), and `POST /properties/bulk` (`action`, `ids`): publish, unpublish, feature,
+ * unfeature or withdraw the listings ticked, all or none (409 naming those it cannot apply to).
+ * Every 4xx stores nothing.
+ *
+ * The listing's viewings, and `POST /properties/:id/viewings` books one (viewing-form.ts: `lead_id`,
  * chosen among the newest leads or those `GET /properties/:id?lead_q=` finds, `date`, `time`,
  * `duration_minutes`, `user_id`), 303 to the page's viewings, or the page again with the
  * reasons (422), nothing stored.
@@ -39,8 +48,18 @@ import {
   listingFacts,
 } from '../../../domain/catalogue/listing-facts.ts';
 import { InmoError } from '../../../errors.ts';
-import { ListingForm, ListingStatusForm, ListingSwitchForm, PhotoForm } from '../../../schemas/console-forms.ts';
-import { MAX_PHOTO_BYTES, PhotoRefusedError, type PhotoRefusal } from '../../../media/photos.ts';
+import {
+  ListingBulkForm,
+  ListingForm,
+  ListingRowActionForm,
+  ListingStatusForm,
+  ListingSwitchForm,
+  PhotoForm,
+} from '../../../schemas/console-forms.ts';
+import { MAX_PHOTO_BYTES, PHOTO_WIDTHS, photoAtWidth, PhotoRefusedError, type PhotoRefusal } from '../../../media/photos.ts';
+import { isClosingStatus, type ClosingFault } from '../../../domain/catalogue/closing.ts';
+import { businessClock } from '../../../services/viewings/clock.ts';
+import { kitPreview } from '../kit-preview.ts';
 import { addPhotos, changePhoto, PHOTO_ACTIONS, type PhotoAction } from '../../../services/catalogue/photos.ts';
 import { mediaUrl } from '../../media.ts';
 import { serverOrigin } from '../../origin.ts';
@@ -48,19 +67,29 @@ import { listingPageToken, PAGE_PATH } from '../../../services/catalogue/listing
 import { consoleListingSheet, sheetFileName } from '../../../services/catalogue/listing-sheet.ts';
 import { receiveUploads } from '../uploads.ts';
 import {
+  BULK_ACTIONS,
+  BULK_MAX,
+  LISTING_SORT_KEYS,
+  type ListingSortKey,
+  bulkChangeListings,
+  businessToday,
+  ClosingInvalidError,
   LISTINGS_PER_PAGE,
+  ListingActionRefusedError,
   ListingInvalidError,
   listingsPage,
   moveListing,
   saveListing,
   listingInFull,
   STATUS_MOVES,
+  SWITCHABLE_STATUSES,
   switchListing,
+  type BulkAction,
   type ListingFault,
   type ListingSearch,
 } from '../../../services/catalogue/listings.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
-import { LISTING_FIELD_LABEL } from '../labels.ts';
+import { LISTING_FIELD_LABEL, labelOf, PROPERTY_STATUS_LABEL, STATUS_MOVE_LABEL } from '../labels.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
 import { businessTime } from '../local-time.ts';
@@ -312,6 +341,10 @@ const euros = (lang: string) => {
   return (n: number | null) => (n === null ? '—' : format.format(n));
 };
 
+/** A day (`YYYY-MM-DD`) in words: `27 de noviembre de 2026`, `27 November 2026`. */
+const longDay = (lang: string, day: string) =>
+  new Intl.DateTimeFormat(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+
 /** Photos taken in one upload. */
 const PHOTOS_PER_UPLOAD = 20;
 
@@ -323,6 +356,139 @@ const PHOTO_REFUSALS: Record<PhotoRefusal, MessageKey> = {
   too_large_dimensions: 'photo_refused_too_large_dimensions',
   truncated: 'photo_refused_truncated',
 };
+
+/** The first direction of each sort: newest, cheapest, A to Z. */
+const SORT_DEFAULT_DIR: Record<ListingSortKey, 'asc' | 'desc'> = { date: 'desc', price: 'asc', ref: 'asc' };
+
+/** The filters of a list URL's query, as its links and forms carry them. */
+type ListFilters = { q: string; status: string; operation: string; type: string };
+
+/**
+ * The search, sort and page a list URL's query names (`q`, `status`, `operation`, `type`,
+ * `sort`, `dir`, `page`); a value the list does not know is ignored.
+ */
+function listQuery(q: Record<string, string | undefined>): { search: ListingSearch; page: number; filters: ListFilters } {
+  const key = (LISTING_SORT_KEYS as readonly string[]).includes(q.sort ?? '') ? (q.sort as ListingSortKey) : 'date';
+  const dir = q.dir === 'asc' || q.dir === 'desc' ? q.dir : SORT_DEFAULT_DIR[key];
+  const search: ListingSearch = {
+    text: q.q?.trim() || undefined,
+    status: (PROPERTY_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status : undefined,
+    operation: (OPERATIONS as readonly string[]).includes(q.operation ?? '') ? (q.operation as ListingSearch['operation']) : undefined,
+    type: (PROPERTY_TYPES as readonly string[]).includes(q.type ?? '') ? q.type : undefined,
+    sort: { key, dir },
+  };
+  const page = Math.max(1, Math.min(1_000_000, Number.parseInt(q.page ?? '1', 10) || 1));
+  return {
+    search,
+    page,
+    filters: { q: search.text ?? '', status: search.status ?? '', operation: search.operation ?? '', type: search.type ?? '' },
+  };
+}
+
+/** The query parameters of a sort: none for the default (newest first). */
+const sortParams = (sort: { key: ListingSortKey; dir: 'asc' | 'desc' }): Record<string, string> =>
+  sort.key === 'date' && sort.dir === 'desc' ? {} : { sort: sort.key, dir: sort.dir };
+
+/** The list's URL with these parameters (empty ones left out). */
+function listUrl(params: Record<string, string>): string {
+  const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '')).toString();
+  return `/console/properties${query ? `?${query}` : ''}`;
+}
+
+/** Where a bulk action returns: the list it was sent from, never elsewhere. */
+const listBack = (back: string) => (/^\/console\/properties(\?[^\s#]*)?$/.test(back) ? back : '/console/properties');
+
+/** The words of each bulk action, in the list's menu and its messages. */
+const BULK_ACTION_LABEL: Record<BulkAction, MessageKey> = {
+  publish: 'property_make_public',
+  unpublish: 'property_make_private',
+  feature: 'property_feature',
+  unfeature: 'property_unfeature',
+  withdraw: 'move_retirada',
+};
+
+/** What the list says after a bulk action (`done`, `changed`, `unchanged` of its URL), or null. */
+const BULK_DONE: Record<BulkAction, MessageKey> = {
+  publish: 'bulk_done_publish',
+  unpublish: 'bulk_done_unpublish',
+  feature: 'bulk_done_feature',
+  unfeature: 'bulk_done_unfeature',
+  withdraw: 'bulk_done_withdraw',
+};
+function bulkNotice(t: Translate, q: Record<string, string | undefined>): string | null {
+  if (!(BULK_ACTIONS as readonly string[]).includes(q.done ?? '')) return null;
+  const count = (text: string | undefined) => (/^\d{1,4}$/.test(text ?? '') ? Number(text) : 0);
+  const changed = count(q.changed);
+  const unchanged = count(q.unchanged);
+  const said = t(BULK_DONE[q.done as BulkAction], { n: changed });
+  return unchanged > 0 ? `${said} ${t('bulk_unchanged', { n: unchanged })}` : said;
+}
+
+/**
+ * The one-click moves offered for a listing of `status` and `operation` (the comma-separated
+ * operations): {@link STATUS_MOVES}, with sold only for a sale or transfer and rented only for a
+ * rental (any, for a listing that states none).
+ */
+function offeredMoves(status: string, operation: string | null): readonly string[] {
+  const sells = operation === null || /venta|traspaso/.test(operation);
+  const rents = operation === null || operation.includes('alquiler');
+  return (STATUS_MOVES[status] ?? []).filter((s) => (s !== 'vendida' || sells) && (s !== 'alquilada' || rents));
+}
+
+/**
+ * The one control of a listing's row (CONTRACT §23): its one-click moves (sold and rented only
+ * where its operations allow, each asking for the price and day next), then publish or stop,
+ * feature or stop. None for a sold, rented or withdrawn listing: an edit changes it.
+ */
+function rowActions(
+  t: Translate,
+  p: { status: string; operation: string | null; public: number; is_featured: number },
+): Array<{ value: string; label: string }> | null {
+  if (!SWITCHABLE_STATUSES.includes(p.status)) return null;
+  const moves = offeredMoves(p.status, p.operation).map((s) => ({
+    value: s,
+    label: labelOf(t, STATUS_MOVE_LABEL, s) + (isClosingStatus(s) ? '…' : ''),
+  }));
+  return [
+    ...moves,
+    p.public ? { value: 'unpublish', label: t('property_make_private') } : { value: 'publish', label: t('property_make_public') },
+    p.is_featured ? { value: 'unfeature', label: t('property_unfeature') } : { value: 'feature', label: t('property_feature') },
+  ];
+}
+
+/** A listing as a refusal names it: its title (or "untitled") and reference. */
+const named = (t: Translate, l: { title: string | null; external_ref: string }) =>
+  t('listing_named', { title: l.title ?? t('property_untitled'), ref: l.external_ref });
+
+/** Why an action was refused, in words: a sentence, and a line per listing. */
+function refusedProblem(t: Translate, error: ListingActionRefusedError): { text: string; items: string[] } {
+  return {
+    text: t('bulk_refused', { action: t(BULK_ACTION_LABEL[error.action]) }),
+    items: error.refused.map((l) =>
+      l.reason === 'invalid'
+        ? t('refused_invalid', { listing: named(t, l) })
+        : t('refused_status', { listing: named(t, l), status: labelOf(t, PROPERTY_STATUS_LABEL, l.status).toLocaleLowerCase() }),
+    ),
+  };
+}
+
+/** The words of a fault of a sale or rental, beside its field. */
+function closingFaultText(t: Translate, fault: ClosingFault): string {
+  switch (fault.kind) {
+    case 'missing':
+      return t(fault.field === 'closed_price' ? 'closing_price_missing' : 'closing_day_missing');
+    case 'number':
+      return t('closing_price_number');
+    case 'range':
+      return t('closing_price_range');
+    case 'date':
+      return t('closing_day_invalid');
+    case 'future':
+      return t('closing_day_future');
+    case 'too_old':
+      return t('closing_day_too_old');
+  }
+}
 
 export async function listingPages(app: FastifyInstance, { db, media, publicUrl }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
@@ -342,34 +508,105 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     languageState,
   };
 
-  app.get('/properties', async (request, reply) => {
-    const q = query(request);
-    const search: ListingSearch = {
-      text: q.q?.trim() || undefined,
-      status: (PROPERTY_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status : undefined,
-      operation: (OPERATIONS as readonly string[]).includes(q.operation ?? '') ? (q.operation as ListingSearch['operation']) : undefined,
-      type: (PROPERTY_TYPES as readonly string[]).includes(q.type ?? '') ? q.type : undefined,
+  /**
+   * The list at `url` (a `/console/properties` URL: its search, filters, sort and page), with
+   * `extra` for the page (a problem, the rows still ticked) and `status`.
+   */
+  const listPage = async (request: FastifyRequest, reply: FastifyReply, url: string, extra: Record<string, unknown> = {}, status = 200) => {
+    const t = request.t;
+    const q = Object.fromEntries(new URL(url, 'http://console.invalid').searchParams);
+    const { search, page, filters } = listQuery(q);
+    const businessId = request.consoleSession!.businessId;
+    const [{ rows, total, byStatus }, { zone }] = await Promise.all([
+      listingsPage(db, businessId, search, page),
+      businessClock(db, businessId),
+    ]);
+    const day = new Intl.DateTimeFormat(request.consoleLanguage === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'medium', timeZone: zone });
+    const sort = search.sort!;
+    const link = (extraParams: Record<string, string>) => listUrl({ ...filters, ...sortParams(sort), ...extraParams });
+    const sortLinks = Object.fromEntries(
+      LISTING_SORT_KEYS.map((key) => {
+        const dir = sort.key === key ? (sort.dir === 'asc' ? 'desc' : 'asc') : SORT_DEFAULT_DIR[key];
+        return [
+          key,
+          {
+            href: listUrl({ ...filters, ...sortParams({ key, dir }) }),
+            ariaSort: sort.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : null,
+            ascNext: dir === 'asc',
+          },
+        ];
+      }),
+    );
+    const notice = bulkNotice(t, q);
+    return render(
+      reply,
+      'properties',
+      {
+        ...terms,
+        listings: rows.map((p) => {
+          const name = p.title ?? t('property_untitled');
+          return {
+            ...p,
+            name,
+            thumb: p.photo === null ? null : photoAtWidth(p.photo, PHOTO_WIDTHS[0]),
+            updated: day.format(new Date(p.imported_at)),
+            actions: rowActions(t, p),
+          };
+        }),
+        total,
+        byStatus: Object.fromEntries(byStatus),
+        all: [...byStatus.values()].reduce((a, b) => a + b, 0),
+        filters,
+        sort,
+        sortLinks,
+        statusLink: (s: string) => listUrl({ ...(s ? { status: s } : {}), ...sortParams(sort) }),
+        bulkActions: BULK_ACTIONS.map((a) => ({ value: a, label: t(BULK_ACTION_LABEL[a]) })),
+        selected: [],
+        notice,
+        problem: null,
+        first: total === 0 ? 0 : (page - 1) * LISTINGS_PER_PAGE + 1,
+        last: Math.min(total, page * LISTINGS_PER_PAGE),
+        previous: page > 1 ? link({ page: String(page - 1) }) : null,
+        next: page * LISTINGS_PER_PAGE < total ? link({ page: String(page + 1) }) : null,
+        back: listUrl({ ...filters, ...sortParams(sort), ...(page > 1 ? { page: String(page) } : {}) }),
+        euros: euros(request.consoleLanguage),
+        ...extra,
+      },
+      status,
+    );
+  };
+
+  app.get('/properties', async (request, reply) => listPage(request, reply, request.url));
+
+  app.post('/properties/bulk', csrfChecked, async (request, reply) => {
+    const { value } = readForm(request.body, ListingBulkForm);
+    const back = listBack(value.back);
+    const ids = [...new Set((value.ids as string[]).map(idParam))];
+    const refuse = (problem: string, code: string) => {
+      request.errorCode = code;
+      return listPage(request, reply, back, { problem: { text: problem, items: [] }, selected: ids }, 422);
     };
-    const page = Math.max(1, Math.min(1_000_000, Number.parseInt(q.page ?? '1', 10) || 1));
-    const { rows, total, byStatus } = await listingsPage(db, request.consoleSession!.businessId, search, page);
-    const filters = { q: search.text ?? '', status: search.status ?? '', operation: search.operation ?? '', type: search.type ?? '' };
-    const link = (p: number) =>
-      `/console/properties?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), page: String(p) })}`;
-    return render(reply, 'properties', {
-      ...terms,
-      listings: rows,
-      total,
-      byStatus: Object.fromEntries(byStatus),
-      all: [...byStatus.values()].reduce((a, b) => a + b, 0),
-      filters,
-      first: total === 0 ? 0 : (page - 1) * LISTINGS_PER_PAGE + 1,
-      last: Math.min(total, page * LISTINGS_PER_PAGE),
-      previous: page > 1 ? link(page - 1) : null,
-      next: page * LISTINGS_PER_PAGE < total ? link(page + 1) : null,
-      back: request.url,
-      moves: STATUS_MOVES,
-      euros: euros(request.consoleLanguage),
-    });
+    if (!(BULK_ACTIONS as readonly string[]).includes(value.action)) return refuse(request.t('bulk_action_invalid'), 'LISTING_BULK_ACTION');
+    if (ids.length === 0) return refuse(request.t('bulk_none_selected'), 'LISTING_BULK_EMPTY');
+    if (ids.includes(null)) throw new InmoError('NOT_FOUND');
+    if (ids.length > BULK_MAX) return refuse(request.t('bulk_too_many', { max: BULK_MAX }), 'LISTING_BULK_TOO_MANY');
+    const action = value.action as BulkAction;
+    try {
+      const done = await bulkChangeListings(db, request.consoleSession!.businessId, ids as number[], action, {
+        type: 'user',
+        id: request.consoleSession!.userId,
+      });
+      const to = new URL(back, 'http://console.invalid');
+      to.searchParams.set('done', action);
+      to.searchParams.set('changed', String(done.changed));
+      to.searchParams.set('unchanged', String(done.unchanged));
+      return reply.code(303).header('location', `${to.pathname}${to.search}`).send();
+    } catch (error) {
+      if (error instanceof InmoError && error.code === 'PROPERTY_NOT_FOUND') throw new InmoError('NOT_FOUND');
+      if (!(error instanceof ListingActionRefusedError)) throw error;
+      request.errorCode = 'LISTING_BULK_REFUSED';
+      return listPage(request, reply, back, { problem: refusedProblem(request.t, error), selected: ids }, 409);
+    }
   });
 
   const formPage = (
@@ -445,10 +682,18 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
         listing,
         // The listing's public page and sheet (CONTRACT §21).
         pageUrl: `${PAGE_PATH}${await listingPageToken(db, request.consoleSession!.businessId, listing.id)}`,
-        preview: listing.published === null ? null : JSON.stringify(listing.published, null, 2),
+        preview: listing.published === null ? null : kitPreview(listing.published, request.consoleLanguage, request.t),
+        switchable: SWITCHABLE_STATUSES.includes(listing.fields.status),
+        closing:
+          listing.closing === null
+            ? null
+            : {
+                price: euros(request.consoleLanguage)(listing.closing.price),
+                day: longDay(request.consoleLanguage, listing.closing.on),
+              },
         facts: listingFacts(listing.record.specs),
         held: heldLanguages(listing.fields),
-        moves: STATUS_MOVES[listing.fields.status] ?? [],
+        moves: offeredMoves(listing.fields.status, listing.fields.operation),
         saved: (request.query as Record<string, string>).saved === '1' && status === 200,
         added: (request.query as Record<string, string>).added === '1' && status === 200,
         maxPhotoBytes: MAX_PHOTO_BYTES,
@@ -516,18 +761,123 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   const backTo = (back: string, id: number) =>
     /^\/console\/properties(\/\d+)?(\?[^\s#]*)?$/.test(back) ? back : `/console/properties/${id}`;
 
-  app.post<{ Params: { id: string } }>('/properties/:id/status', csrfChecked, async (request, reply) => {
+  /** The page that asks for the price and day of a sale or rental, with what was typed and its faults. */
+  const closePage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    listing: NonNullable<Awaited<ReturnType<typeof listingInFull>>>,
+    status: string,
+    back: string,
+    typed: { closed_price: string; closed_on: string } | null = null,
+    faults: ClosingFault[] = [],
+    code = 200,
+  ) => {
+    const today = await businessToday(db, request.consoleSession!.businessId);
+    const f = listing.fields;
+    // The asking price, to confirm or correct: the rent for a rental, else the sale (or transfer) price.
+    const asked = status === 'alquilada' ? f.price_rent : (f.price ?? f.price_transfer);
+    const byField: Record<string, string> = {};
+    for (const fault of faults) byField[fault.field] ??= closingFaultText(request.t, fault);
+    return render(
+      reply,
+      'property-close',
+      {
+        listing,
+        name: f.title ?? request.t('property_untitled'),
+        status,
+        back: backTo(back, listing.id),
+        today,
+        todayText: longDay(request.consoleLanguage, today),
+        form: typed ?? { closed_price: asked === null ? '' : String(asked), closed_on: today },
+        faults: byField,
+        title: request.t(status === 'vendida' ? 'close_title_vendida' : 'close_title_alquilada'),
+      },
+      code,
+    );
+  };
+
+  /** A one-click move that is not one (409), shown on the listing's page. */
+  const moveRefused = (request: FastifyRequest, reply: FastifyReply, listing: NonNullable<Awaited<ReturnType<typeof listingInFull>>>) => {
+    request.errorCode = 'LISTING_STATUS_MOVE';
+    return listingPage(request, reply, listing, undefined, [], 409, request.t('LISTING_STATUS_MOVE'));
+  };
+
+  /** A switch or bulk action refused for the listing (409), said in words on its page. */
+  const actionRefused = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    listing: NonNullable<Awaited<ReturnType<typeof listingInFull>>>,
+    error: ListingActionRefusedError,
+  ) => {
+    request.errorCode = 'LISTING_ACTION_REFUSED';
+    const { text, items } = refusedProblem(request.t, error);
+    return listingPage(request, reply, listing, undefined, [], 409, `${text} ${items.join(' ')}`);
+  };
+
+  app.get<{ Params: { id: string } }>('/properties/:id/close', async (request, reply) => {
     const listing = await ownListing(request);
-    const { status, back } = readForm(request.body, ListingStatusForm).value;
+    const q = query(request);
+    const status = q.status ?? '';
+    if (!isClosingStatus(status) || !(STATUS_MOVES[listing.fields.status] ?? []).includes(status))
+      return moveRefused(request, reply, listing);
+    return closePage(request, reply, listing, status, q.back ?? '');
+  });
+
+  /** Moves the listing to `status` (sold and rented with the price and day typed), or answers why not. */
+  const move = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    listing: NonNullable<Awaited<ReturnType<typeof listingInFull>>>,
+    status: string,
+    back: string,
+    typed: { closed_price: string; closed_on: string },
+  ) => {
     try {
-      await moveListing(db, request.consoleSession!.businessId, listing.id, status, { type: 'user', id: request.consoleSession!.userId });
+      await moveListing(
+        db,
+        request.consoleSession!.businessId,
+        listing.id,
+        status,
+        { type: 'user', id: request.consoleSession!.userId },
+        { price: typedNumber(typed.closed_price), on: typed.closed_on },
+      );
     } catch (error) {
+      if (error instanceof ClosingInvalidError) {
+        request.errorCode = 'LISTING_CLOSING_INVALID';
+        return closePage(request, reply, listing, status, back, typed, error.faults, 422);
+      }
       if (!(error instanceof InmoError) || error.code !== 'LISTING_STATUS_MOVE') throw error;
-      request.errorCode = error.code;
-      return listingPage(request, reply, listing, undefined, [], 409, request.t('LISTING_STATUS_MOVE'));
+      return moveRefused(request, reply, listing);
     }
     return reply.code(303).header('location', backTo(back, listing.id)).send();
+  };
+
+  app.post<{ Params: { id: string } }>('/properties/:id/status', csrfChecked, async (request, reply) => {
+    const listing = await ownListing(request);
+    const { status, back, closed_price, closed_on } = readForm(request.body, ListingStatusForm).value;
+    return move(request, reply, listing, status, back, { closed_price, closed_on });
   });
+
+  /** Switches the listing public or featured, or answers why not. */
+  const switchTo = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    listing: NonNullable<Awaited<ReturnType<typeof listingInFull>>>,
+    flag: 'public' | 'is_featured',
+    on: boolean,
+    back: string,
+  ) => {
+    try {
+      await switchListing(db, request.consoleSession!.businessId, listing.id, flag, on, {
+        type: 'user',
+        id: request.consoleSession!.userId,
+      });
+    } catch (error) {
+      if (!(error instanceof ListingActionRefusedError)) throw error;
+      return actionRefused(request, reply, listing, error);
+    }
+    return reply.code(303).header('location', backTo(back, listing.id)).send();
+  };
 
   for (const [path, flag] of [
     ['public', 'public'],
@@ -536,13 +886,34 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     app.post<{ Params: { id: string } }>(`/properties/:id/${path}`, csrfChecked, async (request, reply) => {
       const listing = await ownListing(request);
       const { value, back } = readForm(request.body, ListingSwitchForm).value;
-      await switchListing(db, request.consoleSession!.businessId, listing.id, flag, value === '1', {
-        type: 'user',
-        id: request.consoleSession!.userId,
-      });
-      return reply.code(303).header('location', backTo(back, listing.id)).send();
+      return switchTo(request, reply, listing, flag, value === '1', back);
     });
   }
+
+  /** The list's one control per row: a move (sold and rented ask for the price and day first), or a switch. */
+  app.post<{ Params: { id: string } }>('/properties/:id/action', csrfChecked, async (request, reply) => {
+    const listing = await ownListing(request);
+    const { action, back } = readForm(request.body, ListingRowActionForm).value;
+    if (isClosingStatus(action)) {
+      if (!(STATUS_MOVES[listing.fields.status] ?? []).includes(action)) return moveRefused(request, reply, listing);
+      const to = new URLSearchParams({ status: action, back: backTo(back, listing.id) });
+      return reply.code(303).header('location', `/console/properties/${listing.id}/close?${to}`).send();
+    }
+    if ((PROPERTY_STATUSES as readonly string[]).includes(action))
+      return move(request, reply, listing, action, back, { closed_price: '', closed_on: '' });
+    const switches: Record<string, ['public' | 'is_featured', boolean]> = {
+      publish: ['public', true],
+      unpublish: ['public', false],
+      feature: ['is_featured', true],
+      unfeature: ['is_featured', false],
+    };
+    if (!Object.hasOwn(switches, action)) {
+      request.errorCode = 'LISTING_ACTION';
+      return listingPage(request, reply, listing, undefined, [], 422, request.t('row_action_invalid'));
+    }
+    const [flag, on] = switches[action];
+    return switchTo(request, reply, listing, flag, on, back);
+  });
 
   // Photos: files read only here, after the session and CSRF checks (the token in the URL).
   app.post<{ Params: { id: string } }>('/properties/:id/images', csrfChecked, async (request, reply) => {
