@@ -8,6 +8,11 @@ import { defineConfig } from 'vitest/config';
  *   when INMO_TEST_POSTGRES_URL names a server (`.ci/run` sets it).
  * - `browser`: test/browser/ in Chromium, on SQLite; `browser-postgres` runs the console's
  *   journey once more on PostgreSQL.
+ * - `runtime`: what depends on the Node.js it runs on, for `.ci/run`'s second Node (24): the unit
+ *   tier but for the slowest tooling checks, and the db files that exercise the SQLite binding,
+ *   worker threads, child processes and signals, TLS, sharp, the S3 SDK and the PDF and calendar
+ *   libraries, on SQLite. Not part of `npm test`'s default run (the same files run in `unit` and
+ *   `db-sqlite` there).
  * - `fast-path`, `fast-path-postgres`: the security, fuzz, publishable-key and conditional suites
  *   again, with every GET sent twice, so that their rules are checked on the fast path of cached
  *   reads (http/fast-path.ts) as well as on the full one.
@@ -27,10 +32,46 @@ const FAST_PATH_SUITES = [
   'test/db/conditional.test.ts',
 ];
 
-const tier = (name: string, include: string[], engine?: 'sqlite' | 'postgres', env: Record<string, string> = {}) => ({
+/** Unit files the `runtime` project leaves out: tooling and drift checks that no Node version changes, and the photo memory test (sharp's, not Node's). */
+const RUNTIME_SKIPS_UNIT = [
+  'test/unit/photo-memory.test.ts',
+  'test/unit/openapi-tooling.test.ts',
+  'test/unit/docs.test.ts',
+  'test/unit/architecture.test.ts',
+];
+/** The db files the `runtime` project runs on SQLite: the ones that reach past JavaScript into Node's runtime. */
+const RUNTIME_DB = [
+  'worker-crash', // SIGKILL at every step: the binding's durability, child processes
+  'shutdown', // signals, draining
+  'checkpoints', // the checkpoint thread
+  'group-commit',
+  'bulk-import', // the import and reader threads
+  'kyero-import',
+  'http', // node:http behaviour
+  'security',
+  'host-header',
+  'email-out', // TLS to a real SMTP server
+  'email-pulls', // TLS to a real IMAP server
+  'media-objects', // the S3 SDK
+  'photos.console', // sharp through an upload
+  'cli', // the CLI as a process
+  'worker',
+  'compiled-once',
+  'calendar', // ical-generator
+  'listing-page', // pdfkit, qrcode
+].map((name) => `test/db/${name}.test.ts`);
+
+const tier = (
+  name: string,
+  include: string[],
+  engine?: 'sqlite' | 'postgres',
+  env: Record<string, string> = {},
+  exclude: string[] = [],
+) => ({
   test: {
     name,
     include,
+    exclude,
     ...(engine ? { env: { INMO_TEST_ENGINE: engine, ...env } } : {}),
     pool: 'forks' as const,
     testTimeout: 30_000,
@@ -54,6 +95,10 @@ export default defineConfig({
       tier('fast-path', FAST_PATH_SUITES, 'sqlite', { INMO_TEST_FAST_PATH: 'repeat' }),
       ...(postgres ? [tier('fast-path-postgres', FAST_PATH_SUITES, 'postgres', { INMO_TEST_FAST_PATH: 'repeat' })] : []),
       tier('browser', ['test/browser/**/*.test.ts'], 'sqlite'),
+      // Run by name only (`--project runtime`): .ci/run's Node 24 check.
+      ...(process.env.INMO_TEST_RUNTIME === '1'
+        ? [tier('runtime', ['test/unit/**/*.test.ts', ...RUNTIME_DB], 'sqlite', {}, RUNTIME_SKIPS_UNIT)]
+        : []),
       ...(postgres ? [tier('browser-postgres', ['test/browser/console.browser.test.ts'], 'postgres')] : []),
     ],
   },
