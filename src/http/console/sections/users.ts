@@ -72,13 +72,14 @@ export async function userPages(app: FastifyInstance, { db, publicUrl }: Console
     async (request, reply) => {
       const session = request.consoleSession!;
       const id = idParam(request.params.user_id);
-      const user = id === null ? undefined : await findUser(db, session.businessId, id);
-      if (!user) throw new InmoError('NOT_FOUND');
+      if (id === null) throw new InmoError('NOT_FOUND');
       const { value, faults } = readForm(request.body, UserNameForm);
       try {
         if (faults.length > 0) throw new InmoError('USER_NAME_INVALID');
-        await renameUser(db, session.businessId, user.id, value.name, new Date(), { type: 'user', id: session.userId });
+        // renameUser looks the user up among the business's own: another business's is not found.
+        await renameUser(db, session.businessId, id, value.name, new Date(), { type: 'user', id: session.userId });
       } catch (error) {
+        if (error instanceof InmoError && error.code === 'USER_NOT_FOUND') throw new InmoError('NOT_FOUND');
         if (!(error instanceof InmoError) || error.code !== 'USER_NAME_INVALID') throw error;
         request.errorCode = error.code;
         return usersPage(request, reply, { status: 422, problem: 'USER_NAME_INVALID' });
