@@ -13,7 +13,8 @@
  * carries no value of the document, so it may be shown and logged.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import AjvDraft04 from 'ajv-draft-04';
+import { createRequire } from 'node:module';
+import type AjvDraft04 from 'ajv-draft-04';
 import type { ErrorObject, ValidateFunction } from 'ajv-draft-04';
 import { IDEALISTA_KINDS, type IdealistaKind } from '../domain/catalogue/idealista-feed.ts';
 import { inPackage } from '../package-root.ts';
@@ -53,7 +54,8 @@ function faultOf(errors: ErrorObject[] | null | undefined, under = ''): Idealist
  * @throws Error when a schema cannot be read or compiled.
  */
 export function compileIdealistaSchemas(folder: string): IdealistaSchemas {
-  const Ajv = AjvDraft04.default;
+  // Required here, not at the module's top: only a process that publishes an idealista feed loads Ajv's draft-04 class.
+  const Ajv = (createRequire(import.meta.url)('ajv-draft-04') as typeof AjvDraft04).default;
   const ajv = new Ajv({ strict: false, allErrors: false });
   ajv.addSchema(JSON.parse(readFileSync(`${folder}/rules.json`, 'utf8')) as object);
   for (const file of readdirSync(`${folder}/properties`)

@@ -9,8 +9,7 @@ import { copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { createDb, migrate, type Db } from '../../src/db/database.ts';
+import { createDb, loadPg, migrate, type Db } from '../../src/db/database.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { SCOPES, type Scope } from '../../src/domain/access/api-key.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
@@ -32,7 +31,7 @@ export async function freshDatabaseUrl(template?: string): Promise<string> {
   if (ENGINE === 'sqlite') return `sqlite:${join(mkdtempSync(join(tmpdir(), 'inmo-test-')), 'inmo.db')}`;
   const base = process.env.INMO_TEST_POSTGRES_URL!;
   const name = `inmo_test_${process.env.INMO_TEST_RUN ?? 'local'}_${process.pid}_${++databases}`;
-  const admin = new pg.Client({ connectionString: base });
+  const admin = new (loadPg().Client)({ connectionString: base });
   await admin.connect();
   try {
     await admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`);

@@ -10,7 +10,8 @@
  * libuv's thread pool (async scrypt), never on the event loop.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
+import type { dictionary as Dictionary } from '@zxcvbn-ts/language-common';
 
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
@@ -20,7 +21,11 @@ const KEY_BYTES = 32;
 
 let common: Set<string> | null = null;
 function commonPasswords(): Set<string> {
-  common ??= new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
+  if (!common) {
+    // The list is required at the first password checked, not when the console loads.
+    const { dictionary } = createRequire(import.meta.url)('@zxcvbn-ts/language-common') as { dictionary: typeof Dictionary };
+    common = new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
+  }
   return common;
 }
 

@@ -23,8 +23,8 @@
  * published object as it would be published, privacy applied, so the sheet shows no more than
  * the page would).
  */
-import PDFDocument from 'pdfkit';
-import QRCode from 'qrcode';
+import type PDFKit from 'pdfkit';
+import type QRCodeModule from 'qrcode';
 import type { Db } from '../../db/database.ts';
 import { findListingOfPage } from '../../db/repositories/listing-pages.ts';
 import type { ListingLanguage } from '../../domain/catalogue/languages.ts';
@@ -207,6 +207,12 @@ export function sheetFileName(title: string): string {
 export async function renderListingSheet(content: SheetContent): Promise<Buffer> {
   const { view, business, pageUrl, photos } = content;
   const w = view.words;
+  // pdfkit (with fontkit and its fonts) and qrcode take about a third of a second to load: a
+  // process loads them at its first sheet, never at start.
+  const [{ default: PDFDocument }, { default: QRCode }] = (await Promise.all([import('pdfkit'), import('qrcode')])) as [
+    { default: typeof PDFKit },
+    { default: typeof QRCodeModule },
+  ];
   const qr = await QRCode.toBuffer(pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
   const doc = new PDFDocument({
     size: 'A4',

@@ -10,7 +10,13 @@
  * `Sent:`/`Enviado:`, `To:`/`Para:`, `Subject:`/`Asunto:`. {@link originalOf} finds that block and
  * returns the sender it names and the text after it.
  */
-import { convert } from 'html-to-text';
+import { createRequire } from 'node:module';
+import type { convert as Convert } from 'html-to-text';
+
+/** html-to-text (about a tenth of a second to load), required at the first HTML e-mail read: most processes read none. */
+let convert: typeof Convert | undefined;
+const loadConvert = (): typeof Convert =>
+  (convert ??= (createRequire(import.meta.url)('html-to-text') as { convert: typeof Convert }).convert);
 
 /** What the MIME reader (channels/email-message.ts) gives: decoded text, whatever the charset and transfer encoding. */
 export interface EmailContent {
@@ -36,7 +42,7 @@ const HTML_TO_TEXT = {
 
 /** The text a person sees of an HTML body: blocks on lines of their own, entities decoded, no markup. */
 export function htmlToText(html: string): string {
-  return convert(html, HTML_TO_TEXT);
+  return loadConvert()(html, HTML_TO_TEXT);
 }
 
 /** The texts to read, best first: the text part, then the HTML part as text (distinct, not blank). */
