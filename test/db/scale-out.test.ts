@@ -114,8 +114,8 @@ it(`two API processes and two workers: ${PHONES * 2} concurrent leads, duplicate
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      await response.arrayBuffer();
-      return { path, status: response.status };
+      // The body is kept (cut short) so that a failure can say what an unexpected answer was.
+      return { path, status: response.status, body: (await response.text()).slice(0, 200) };
     }),
   );
   const count = (path: string, status: number) => statuses.filter((s) => s.path === path && s.status === status).length;
@@ -129,9 +129,11 @@ it(`two API processes and two workers: ${PHONES * 2} concurrent leads, duplicate
       ]),
     ),
   );
-  expect(count('/leads/inquiries', 200), tally).toBe(PHONES / 2);
-  expect(count('/leads/inquiries', 409), tally).toBe(PHONES / 2);
-  expect(count('/leads/ingest', 200), tally).toBe(PHONES);
+  const unexpected = statuses.find((s) => s.status !== 200 && s.status !== 409);
+  const told = unexpected ? `${tally}; e.g. ${unexpected.path} ${unexpected.status}: ${unexpected.body}` : tally;
+  expect(count('/leads/inquiries', 200), told).toBe(PHONES / 2);
+  expect(count('/leads/inquiries', 409), told).toBe(PHONES / 2);
+  expect(count('/leads/ingest', 200), told).toBe(PHONES);
 
   // The workers finish: every welcome received, and no job left but the follow-ups due in 30 days.
   const deadline = Date.now() + 90_000;
