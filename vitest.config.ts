@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/sequencer.ts';
 
 /**
  * The suite in three tiers (DEVELOPERS.md):
@@ -87,6 +88,8 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     maxWorkers: workers,
     minWorkers: 1,
+    // The longest files first (test/durations.json), so that no long file starts last.
+    sequence: { sequencer: LongestFirst },
     projects: [
       tier('unit', ['test/unit/**/*.test.ts']),
       tier('db-sqlite', ['test/db/**/*.test.ts'], 'sqlite'),
