@@ -89,6 +89,7 @@ export async function findSession(db: Executor, tokenHash: string) {
       'users.business_id',
       'users.disabled_at',
       'businesses.name as business_name',
+      'businesses.timezone',
     ])
     .where('console_sessions.token_hash', '=', tokenHash)
     .executeTakeFirst();

@@ -102,14 +102,36 @@ const TITLES: Record<string, MessageKey> = {
   assistant: 'assistant_title',
 };
 
+/** The zone of pages shown without a session (login, set password): the default business's. */
+const DEFAULT_ZONE = 'Europe/Madrid';
+
+const formatters = new Map<string, { when: Intl.DateTimeFormat; day: Intl.DateTimeFormat; date: Intl.DateTimeFormat }>();
+
 /**
- * An instant as the agency reads it: date and time in Madrid's time zone, in the page's
- * language. The console's script rewrites each `<time data-local>` in the browser's own zone.
+ * Instants (RFC 3339) as the agency reads them (CONTRACT §23): in the business's time zone, in
+ * the page's language, whatever the device's own zone. `when`: `27 nov 2026, 10:00`; `day`:
+ * `27 nov 2026`; `localDate`: `2026-11-27`, the value of a date field.
  */
-const WHEN = {
-  es: new Intl.DateTimeFormat('es-ES', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Madrid' }),
-  en: new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Madrid' }),
-};
+export function pageTimes(language: 'es' | 'en', zone: string) {
+  const key = `${language} ${zone}`;
+  let format = formatters.get(key);
+  if (!format) {
+    const locale = language === 'es' ? 'es-ES' : 'en-GB';
+    format = {
+      when: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: zone }),
+      day: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: zone }),
+      // Canada's English writes dates as ISO does: YYYY-MM-DD.
+      date: new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: zone }),
+    };
+    formatters.set(key, format);
+  }
+  const { when, day, date } = format;
+  return {
+    when: (instant: string) => when.format(new Date(instant)),
+    day: (instant: string) => day.format(new Date(instant)),
+    localDate: (instant: string) => date.format(new Date(instant)),
+  };
+}
 
 /** What binds a CSRF token to a session: a digest of its cookie (of the empty text, without one). */
 export function sessionBinding(sessionCookie: string | undefined): string {
@@ -131,7 +153,7 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
       t: request.t,
       label: labeller(request.t),
       lang: request.consoleLanguage,
-      when: (instant: string) => WHEN[request.consoleLanguage].format(new Date(instant)),
+      ...pageTimes(request.consoleLanguage, request.consoleSession?.timezone ?? DEFAULT_ZONE),
       session: request.consoleSession,
       // Good only with this request's session (plugin.ts checks it against the session it comes back with).
       csrfToken: reply.generateCsrf({ userInfo: sessionBinding(sessionCookieOf(request)) }),

@@ -255,6 +255,8 @@ export interface ConsoleSession {
   role: Role;
   businessId: number;
   businessName: string;
+  /** The business's time zone (IANA, e.g. `Europe/Madrid`): every time a page shows is in it (CONTRACT §23). */
+  timezone: string;
   /** An opaque id of the session (not its token): binds CSRF tokens to it. */
   id: string;
 }
@@ -281,6 +283,7 @@ export async function sessionOf(db: Db, token: string, now = new Date()): Promis
     role: row.role,
     businessId: row.business_id,
     businessName: row.business_name,
+    timezone: row.timezone,
     id: tokenHash.slice(0, 32),
   };
 }

@@ -5,13 +5,6 @@
 // and its five languages as tabs (WAI-ARIA tabs pattern; stacked panels without the script);
 // times are shown in the reader's time zone; the listings' list gets a box that ticks every row.
 document.addEventListener('DOMContentLoaded', () => {
-  // Times are written in Madrid's zone; shown in the reader's own.
-  const when = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  for (const time of document.querySelectorAll('time[data-local]')) {
-    const instant = new Date(time.getAttribute('datetime'));
-    if (!Number.isNaN(instant.getTime())) time.textContent = when.format(instant);
-  }
-
   for (const button of document.querySelectorAll('button[data-copy]')) {
     const source = document.getElementById(button.dataset.copy);
     if (!source || !navigator.clipboard) continue;
