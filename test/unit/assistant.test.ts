@@ -26,6 +26,8 @@ describe('understand', () => {
     ['¿Puedo verlo el jueves?', 'visit', 'es'],
     ['Quiero visitar el piso', 'visit', 'es'],
     ['Can I see it on Friday?', 'visit', 'en'],
+    ['Can I see Z-2 on Friday?', 'visit', 'en'],
+    ['¿Puedo ver el Z-2 mañana?', 'visit', 'es'],
     ['Please have someone call me', 'agent', 'en'],
     ['Sí, me interesa el piso', 'listings', 'es'],
     ['¿Qué opciones hay?', 'listings', 'es'],
@@ -47,6 +49,9 @@ describe('understand', () => {
     ['Mi teléfono es 612 34 56 78', 'unknown'],
     ['Me llamo Ana, busco piso en Delicias hasta 900', 'refine'],
     ['Can I call you later?', 'unknown'],
+    // Not a visit.
+    ['¿Puedo ver más fotos?', 'unknown'],
+    ['Can I see more photos?', 'unknown'],
     // Declining is not wanting listings.
     ['No me interesa, gracias', 'unknown'],
     ['Not interested, thanks', 'unknown'],

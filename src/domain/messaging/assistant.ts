@@ -55,10 +55,18 @@ const AGENT = {
   es: /\b(agente|asesor[ae]?s?|humano|persona real|hablar con (un|una|el|la|alguien|algun)\w*|ll[aá]m(a|e|ad|en)me|que me llam\w+|me (puede|pueden|podeis|podrias|podria)s? llamar|llamarme|una llamada)\b/,
   en: /\b(agent|advisor|a human|real person|(speak|talk) (to|with) (someone|a person|an agent|a human|somebody)|call me|phone me|give me a call|ring me)\b/,
 };
-// A visit to a listing. Not "ver pisos" (listings) nor "ver los pisos".
+// A visit to a listing. Not "ver pisos", "¿puedo ver más fotos?" (listings, or a question).
+const NOT_A_LISTING = {
+  es: String.raw`(?!(mas |los |las |otr\w+ |unas |unos )?(pisos|casas|inmuebles|opciones|propiedades|fotos|imagenes|precios?)\b)`,
+  en: String.raw`(?!(more |other |the |some )?(flats|apartments|homes|houses|properties|listings|options|photos|pictures|prices?)\b)`,
+};
 const VISIT = {
-  es: /\b(visita\w*|visitar\w*|verl[oa]|verl[oa] en persona|ir a verl[oa]|ensen\w*(melo|mela)|ver (el|la|este|esta|ese|esa) (piso|casa|inmueble|atico|chalet|local|apartamento|vivienda|estudio|duplex))\b/,
-  en: /\b(visit\w*|viewing|view (it|the (flat|apartment|house|property|place|home))|see (it|the (flat|apartment|house|property|place|home))|(come|go) (and|to) see)\b/,
+  es: new RegExp(
+    String.raw`\b(visita\w*|visitar\w*|verl[oa]|ir a verl[oa]|ensen\w*(melo|mela)|ver (el|la|este|esta|ese|esa) (piso|casa|inmueble|atico|chalet|local|apartamento|vivienda|estudio|duplex)|(puedo|podemos|podria|podriamos|se puede|quiero|quisiera|me gustaria) (ir a )?ver ${NOT_A_LISTING.es}\S)`,
+  ),
+  en: new RegExp(
+    String.raw`\b(visit\w*|viewing|view (it|the (flat|apartment|house|property|place|home))|see (it|the (flat|apartment|house|property|place|home))|(come|go) (and|to) see|(can|could|may) (i|we) (come and )?(see|view) ${NOT_A_LISTING.en}\S)`,
+  ),
 };
 /** "No me interesa", "not interested": no listings wanted. */
 const DECLINES = /\b(no (me )?interesa\w*|no estoy interesad[oa]|no gracias|not interested|no thanks)\b/;
