@@ -279,4 +279,25 @@ describe('a lead who asks to visit', () => {
     expect(new Date(viewing.starts_at).toISOString()).toBe('2030-01-08T09:30:00.000Z');
     expect((await showConversation(db, leadId)).state).toBe('waiting_for_agent');
   });
+
+  it('a time chosen after it passed is not booked: the next free times are offered, saying so', async () => {
+    const { leadId, waId } = await inquirer('612300006');
+    await says(waId, 'Quiero visitarlo');
+    const [monday] = lists()[0].action.sections[0].rows;
+    // The lead answers on Monday afternoon: 10:30 has passed.
+    clock.set('2030-01-07T15:00:00Z');
+    await chooses(waId, monday);
+    expect(await viewingsOf(leadId)).toEqual([]);
+    expect(lists()).toHaveLength(2);
+    expect(lists()[1].body.text).toMatch(
+      /^Ese horario ya ha pasado\. Estos son los próximos libres para visitar «Piso luminoso en Delicias»/,
+    );
+    // Two hours ahead of 16:00 in Madrid: Monday 18:30 first.
+    expect(lists()[1].action.sections[0].rows.map((r) => r.title)).toEqual([
+      'Lunes 7 ene, 18:30',
+      'Martes 8 ene, 10:00',
+      'Miércoles 9 ene, 10:00',
+    ]);
+    expect((await showConversation(db, leadId)).state).toBe('assistant');
+  });
 });

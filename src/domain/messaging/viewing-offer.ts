@@ -116,6 +116,8 @@ const TEXTS = {
   es: {
     offer: (listing: string) => `¡Claro! Estos son los próximos huecos libres para visitar ${listing}:`,
     taken: (listing: string) => `Vaya, ese hueco se acaba de ocupar. Estos son los siguientes libres para visitar ${listing}:`,
+    passed: (listing: string) => `Ese horario ya ha pasado. Estos son los próximos libres para visitar ${listing}:`,
+    gone: 'Ese inmueble ya no está disponible para visitas, así que le paso la conversación a un agente de la agencia, que te responderá lo antes posible.',
     choose: 'Elige uno en la lista y te lo reservo.',
     button: 'Ver horarios',
     section: 'Horarios libres',
@@ -130,6 +132,8 @@ const TEXTS = {
   en: {
     offer: (listing: string) => `Of course! These are the next free times to visit ${listing}:`,
     taken: (listing: string) => `Sorry, that time has just been taken. These are the next free times to visit ${listing}:`,
+    passed: (listing: string) => `That time has already passed. These are the next free times to visit ${listing}:`,
+    gone: 'That property is no longer available for viewings, so I am passing the conversation to an agent from the agency, who will answer you as soon as possible.',
     choose: 'Pick one from the list and I will book it for you.',
     button: 'See times',
     section: 'Free times',
@@ -154,19 +158,19 @@ export interface OfferedListing {
 /**
  * The interactive list offering `slots` of `listing` (CONTRACT §20), in the lead's language and
  * the business's time zone: the text lists the times in words, each row is one time.
- * @param taken whether the lead's previous choice was taken meanwhile (the text says so).
+ * @param again why the lead's previous choice could not be booked, when it could not: taken meanwhile, or passed.
  */
 export function offerList(
   listing: OfferedListing,
   slots: readonly Slot[],
   zone: string,
   language: ReplyLanguage,
-  taken = false,
+  again: 'taken' | 'passed' | null = null,
 ): InteractiveList {
   const t = TEXTS[language];
   const name = t.listing(listing.title, listing.external_ref);
   const lines = slots.map((s) => `• ${slotInWords(s.start, zone, language)}`);
-  const body = [taken ? t.taken(name) : t.offer(name), lines.join('\n'), t.choose].join('\n\n');
+  const body = [again === null ? t.offer(name) : t[again](name), lines.join('\n'), t.choose].join('\n\n');
   return {
     body: body.length <= LIMITS.body ? body : body.slice(0, LIMITS.body - 1) + '…',
     button: t.button.slice(0, LIMITS.button),
@@ -190,6 +194,9 @@ export function noSlotsText(listing: OfferedListing, language: ReplyLanguage): s
   const t = TEXTS[language];
   return t.noSlots(t.listing(listing.title, listing.external_ref));
 }
+
+/** The hand-off when the listing is no longer published (sold, withdrawn) by the time of the choice. */
+export const goneText = (language: ReplyLanguage): string => TEXTS[language].gone;
 
 /** An interactive list as stored on its outbound message (`messages.template`), and read back to send it. */
 export const storedList = (list: InteractiveList): string => JSON.stringify(list);

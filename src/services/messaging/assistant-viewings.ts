@@ -17,6 +17,7 @@ import { heldTexts } from '../../domain/catalogue/languages.ts';
 import type { ReplyLanguage } from '../../domain/messaging/assistant.ts';
 import {
   bookedText,
+  goneText,
   inquiryReferences,
   noSlotsText,
   OFFER_DAYS,
@@ -85,7 +86,7 @@ async function offer(
   trx: Executor,
   businessId: number,
   listing: OfferedListing,
-  options: { now: number; weekday: Weekday | null; language: ReplyLanguage; taken: boolean },
+  options: { now: number; weekday: Weekday | null; language: ReplyLanguage; again: 'taken' | 'passed' | null },
 ): Promise<InteractiveList | null> {
   let availability;
   try {
@@ -100,17 +101,18 @@ async function offer(
     throw error;
   }
   const slots = pickSlots(availability.slots, availability.clock.zone, options.weekday);
-  return slots.length ? offerList(listing, slots, availability.clock.zone, options.language, options.taken) : null;
+  return slots.length ? offerList(listing, slots, availability.clock.zone, options.language, options.again) : null;
 }
 
 /**
  * Decides and writes, in `trx`, what a visit request or a chosen slot does:
  * - a choice: the viewing is booked (`scheduled`, source `assistant`; its `viewing.scheduled`
  *   event fires), the lead is given to its agent when nobody had it (history and `lead.updated`),
- *   and the reply confirms it in words; a slot taken meanwhile (or no longer bookable) is
- *   answered with the next free slots;
+ *   and the reply confirms it in words; a slot taken meanwhile (or passed, or outside viewing
+ *   hours changed since) is answered with the next free slots;
  * - a request: up to three free slots as a list;
  * - no free slot, or a listing no longer published: a plain hand-off message.
+ * The listing must be published (CONTRACT §5) at the time of the choice as at the offer.
  * @param request.choice the slot chosen from a list, or null for a request in words.
  * @param request.now the instant, epoch ms.
  * @throws the database's errors (the job runs again; nothing of this run is kept).
@@ -122,8 +124,8 @@ export async function visitOutcome(
 ): Promise<VisitOutcome> {
   const { language, now } = request;
   const listing = await offeredListing(trx, lead.business_id, request.propertyId, language);
-  if (!listing) return { kind: 'hand_off', text: noSlotsText({ id: request.propertyId, title: null, external_ref: '?' }, language) };
-  let taken = false;
+  if (!listing) return { kind: 'hand_off', text: goneText(language) };
+  let again: 'taken' | 'passed' | null = null;
   if (request.choice !== null) {
     try {
       const { viewing } = await bookViewing({ run: (work) => inSavepoint(trx, work), alone: () => null }, lead.business_id, {
@@ -148,14 +150,13 @@ export async function visitOutcome(
         // In the past by now, or outside viewing hours changed since the offer.
         error instanceof RequestValidationError;
       if (!refused) {
-        if (error instanceof InmoError && error.code === 'PROPERTY_NOT_FOUND')
-          return { kind: 'hand_off', text: noSlotsText(listing, language) };
+        if (error instanceof InmoError && error.code === 'PROPERTY_NOT_FOUND') return { kind: 'hand_off', text: goneText(language) };
         throw error;
       }
-      taken = true;
+      again = request.choice.startsAt <= now ? 'passed' : 'taken';
     }
   }
-  const list = await offer(trx, lead.business_id, listing, { now, weekday: request.weekday, language, taken });
+  const list = await offer(trx, lead.business_id, listing, { now, weekday: request.weekday, language, again });
   return list ? { kind: 'offer', list } : { kind: 'hand_off', text: noSlotsText(listing, language) };
 }
 
