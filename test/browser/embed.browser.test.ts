@@ -373,9 +373,15 @@ ${form('inmo-rental-form')}
     const [takenTime, freeTime] = values.slice(-2);
     await select.selectOption(takenTime);
     await form.getByLabel('Nombre', { exact: true }).fill('Marta Visita');
-    await form.getByLabel('Teléfono', { exact: true }).fill('611 70 00 41');
     await form.getByLabel('Correo electrónico', { exact: true }).fill('marta@example.com');
     await form.getByRole('checkbox').check();
+    // A phone the API refuses: beside its field, nothing stored.
+    await form.getByLabel('Teléfono', { exact: true }).fill('12');
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    await expect.poll(() => form.getByLabel('Teléfono', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await form.getByText('Escribe un teléfono válido').waitFor({ state: 'visible' });
+    expect(await t.db.selectFrom('viewings').select('id').execute()).toEqual([]);
+    await form.getByLabel('Teléfono', { exact: true }).fill('611 70 00 41');
     const other = await post(t.app, '/viewings', t.key, {
       property_id: id,
       starts_at: takenTime,
