@@ -61,8 +61,9 @@ describe('the list', () => {
     expect(slotInWords(summer, MADRID, 'es')).toBe('miércoles 30 de septiembre, 16:30');
     expect(slotInWords(summer, MADRID, 'en')).toBe('Wednesday 30 September, 16:30');
     expect(slotInWords(summer, 'Atlantic/Canary', 'es')).toBe('miércoles 30 de septiembre, 15:30');
-    expect(slotRowTitle(summer, MADRID, 'es')).toBe('Miércoles 30 sept, 16:30');
-    expect(slotRowTitle(summer, MADRID, 'en')).toBe('Wednesday 30 Sept, 16:30');
+    const winter = Date.parse('2026-12-30T15:30:00Z');
+    expect(slotRowTitle(winter, MADRID, 'es')).toBe('Miércoles 30 dic, 16:30');
+    expect(slotRowTitle(winter, MADRID, 'en')).toBe('Wednesday 30 Dec, 16:30');
     for (const slot of free) expect(slotRowTitle(slot.start, MADRID, 'es').length).toBeLessThanOrEqual(24);
   });
 
