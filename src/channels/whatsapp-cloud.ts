@@ -9,7 +9,9 @@
  *     {"messaging_product": "whatsapp", "recipient_type": "individual", "to": "+34…",
  *      "biz_opaque_callback_data": "<inmo message id>",
  *      "type": "template", "template": {"name": "…", "language": {"code": "es"}}}
- *     (or "type": "text", "text": {"body": "…", "preview_url": true})
+ *     (or "type": "text", "text": {"body": "…", "preview_url": true}; or "type": "interactive",
+ *     "interactive": {"type": "list", "body": {"text": "…"}, "action": {"button": "…", "sections":
+ *     [{"title": "…", "rows": [{"id", "title", "description"}]}]}}: the assistant's viewing slots)
  *
  * `biz_opaque_callback_data` comes back in every status webhook of the message, so a status
  * finds its message even when the send's own answer was lost (CONTRACT §10).
@@ -28,6 +30,7 @@
 
 import type { OutboundPolicy } from '../config.ts';
 import { outboundFetch, PRIVATE_ADDRESS } from './outbound.ts';
+import type { InteractiveList } from '../domain/messaging/viewing-offer.ts';
 
 /** Default Graph API base (version included). */
 export const GRAPH_API_BASE = 'https://graph.facebook.com/v21.0';
@@ -47,7 +50,8 @@ export interface OutboundMessage {
   callbackData: string;
   content:
     | { type: 'template'; template: string; /** Template language code, e.g. `es`, `en`. */ language: string }
-    | { type: 'text'; body: string };
+    | { type: 'text'; body: string }
+    | ({ type: 'list' } & InteractiveList);
 }
 
 export type SendOutcome =
@@ -111,7 +115,16 @@ export function graphBody(message: OutboundMessage): Record<string, unknown> {
     biz_opaque_callback_data: message.callbackData,
     ...(content.type === 'template'
       ? { type: 'template', template: { name: content.template, language: { code: content.language } } }
-      : { type: 'text', text: { body: content.body, preview_url: true } }),
+      : content.type === 'list'
+        ? {
+            type: 'interactive',
+            interactive: {
+              type: 'list',
+              body: { text: content.body },
+              action: { button: content.button, sections: [{ title: content.section, rows: content.rows }] },
+            },
+          }
+        : { type: 'text', text: { body: content.body, preview_url: true } }),
   };
 }
 

@@ -48,6 +48,8 @@ export interface InboundMessage {
   body: string | null;
   /** The sender's WhatsApp profile name, from `contacts`. */
   profileName: string | null;
+  /** The id of the row a list reply chose (`interactive.list_reply.id`), else null. */
+  listReplyId: string | null;
 }
 
 /** A status of an outbound message. */
@@ -106,6 +108,12 @@ function bodyOf(message: Json, kind: string): string | null {
   }
 }
 
+/** The row id of a list reply, or null. */
+function listReplyId(message: Json, kind: string): string | null {
+  const part = kind === 'interactive' && isObject(message.interactive) ? message.interactive : {};
+  return isObject(part.list_reply) ? asText(part.list_reply.id) : null;
+}
+
 /**
  * Reads the changes of a webhook payload, keeping what inmo uses and skipping what it cannot
  * read (a message without an id or sender, a status of another kind).
@@ -142,6 +150,7 @@ export function readWebhook(payload: unknown): WebhookChange[] {
           kind,
           body: bodyOf(message, kind),
           profileName: names.get(from) ?? null,
+          listReplyId: listReplyId(message, kind),
         });
       }
       const statuses: MessageStatus[] = [];

@@ -336,6 +336,7 @@ export interface MessageTable {
   author: string | null;
   /** What the message says (a button's or list row's title), when it says something. */
   body: string | null;
+  /** A template's name; an outbound interactive list's rows, as JSON (domain/messaging/viewing-offer.ts `storedList`). */
   template: string | null;
   /** Template language code. */
   language: string | null;

@@ -10,7 +10,8 @@
  *   listing in place.
  * - `<inmo-property property-id>`: one listing: its photos (buttons, arrow keys, swipe), prices,
  *   size, rooms, features, the description (the API's sanitised HTML, kept to an allowlist again
- *   here), where it is only as precisely as the API publishes it (CONTRACT §5), and an
+ *   here), where it is only as precisely as the API publishes it (CONTRACT §5), a "Pedir visita"
+ *   button that opens an `<inmo-viewing-form>` (its free times, CONTRACT §20), and an
  *   `<inmo-inquiry-form>` about it.
  *
  * Both pass their `lang` to the API (issue 46, CONTRACT §22): titles and descriptions come in that
@@ -51,6 +52,7 @@ const WORDS = {
     failed: 'No se ha podido cargar. Inténtalo de nuevo más tarde.',
     missing: 'Este inmueble ya no está disponible.',
     ask: 'Pregunta por este inmueble',
+    visit: 'Pedir visita',
     filters: 'Filtros',
     venta: 'Venta',
     alquiler: 'Alquiler',
@@ -86,6 +88,7 @@ const WORDS = {
     failed: 'It could not be loaded. Try again later.',
     missing: 'This property is no longer available.',
     ask: 'Ask about this property',
+    visit: 'Request a viewing',
     filters: 'Filters',
     venta: 'For sale',
     alquiler: 'For rent',
@@ -114,7 +117,9 @@ h3 a{color:inherit}
 .status{margin:.5rem 0}
 .gallery{position:relative;max-width:48rem}
 .gallery .controls{display:flex;gap:.5rem;align-items:center;margin:.5rem 0}
-.description{max-width:48rem}`;
+.description{max-width:48rem}
+.visit{margin:1rem 0}
+#inmo-visit{margin-bottom:1.5rem}`;
 
 type Words = (typeof WORDS)['es'];
 
@@ -453,18 +458,30 @@ class InmoProperty extends HTMLElement {
     // Only as precise as the API publishes it (CONTRACT §5): a hidden address comes without one.
     const place = [p.address, p.city, p.province].filter(Boolean).join(', ');
     if (place) article.append(h('h3', {}, p.specs?.address_privacy === 'approximate' ? w.approximate : w.where), h('p', {}, place));
-    const form = h('inmo-inquiry-form', {
-      api: this.getAttribute('api') ?? '',
-      key: this.getAttribute('key') ?? '',
-      lang,
-      'property-id': String(p.id),
-      'form-label': w.ask,
+    const formOf = (tag: 'inmo-inquiry-form' | 'inmo-viewing-form', label: string) => {
+      const form = h(tag, {
+        api: this.getAttribute('api') ?? '',
+        key: this.getAttribute('key') ?? '',
+        lang,
+        'property-id': String(p.id),
+        'form-label': label,
+      });
+      for (const name of ['source', 'consent-text', 'consent-version', 'consent-marketing']) {
+        const value = this.getAttribute(name);
+        if (value !== null) form.setAttribute(name, value);
+      }
+      return form;
+    };
+    // "Pedir visita" (CONTRACT §20): the free times are asked for when the visitor opens it.
+    const visit = h('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': 'inmo-visit' }, w.visit);
+    const visitPanel = h('div', { id: 'inmo-visit', hidden: '' });
+    visit.addEventListener('click', () => {
+      const open = visitPanel.hidden;
+      if (open && !visitPanel.firstChild) visitPanel.append(formOf('inmo-viewing-form', w.visit));
+      visitPanel.hidden = !open;
+      visit.setAttribute('aria-expanded', String(open));
     });
-    for (const name of ['source', 'consent-text', 'consent-version', 'consent-marketing']) {
-      const value = this.getAttribute(name);
-      if (value !== null) form.setAttribute(name, value);
-    }
-    article.append(h('h3', {}, w.ask), form);
+    article.append(h('div', { class: 'visit' }, visit), visitPanel, h('h3', {}, w.ask), formOf('inmo-inquiry-form', w.ask));
     root.replaceChildren(style, article);
   }
 

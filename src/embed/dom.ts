@@ -39,5 +39,6 @@ declare global {
     'inmo-property': HTMLElement;
     'inmo-inquiry-form': HTMLElement;
     'inmo-rental-form': HTMLElement;
+    'inmo-viewing-form': HTMLElement;
   }
 }

@@ -7,6 +7,8 @@
  *   `POST /leads/inquiries` as a `demandante` with `source` (attribute; the page's host name by
  *   default), `sourcePage`, the §18 `consent` and, with `property-id`, the listing in `notes`.
  * - `<inmo-rental-form>`: the compact rental form, sent to `POST /leads/ingest`.
+ * - `<inmo-viewing-form property-id>`: "Pedir visita" (CONTRACT §20): a listing's free times and
+ *   the person's details, sent to `POST /viewings`; `<inmo-property>` opens one from its button.
  *
  * Each takes `api` (the base URL ending in `/v1/ext`), `key` and `lang` (`es` by default; `en`,
  * and `fr`, `de`, `it`, `gb`, `ge`, which the catalogue elements pass to the API for listings'
@@ -46,6 +48,17 @@ const TEXTS = {
     freeText: 'Algo más que debamos saber',
     form: 'Formulario de contacto',
     rentalForm: 'Formulario de alquiler',
+    viewingForm: 'Pedir visita',
+    slot: 'Día y hora de la visita',
+    slotsLoading: 'Buscando horarios libres…',
+    chooseSlot: 'Elige un horario',
+    noSlots: 'No quedan horarios libres en los próximos 7 días. Escríbenos y te propondremos otro momento.',
+    slotRequired: 'Elige el día y la hora de la visita.',
+    slotTaken: 'Ese horario se acaba de ocupar. Elige otro de la lista, que ya está al día.',
+    slotsFailed: 'No se han podido cargar los horarios libres. Inténtalo de nuevo en unos minutos.',
+    requested: '¡Gracias! Hemos recibido tu petición de visita para el {when}. Un agente te la confirmará pronto.',
+    at: 'a las',
+    locale: 'es-ES',
   },
   en: {
     name: 'Name',
@@ -72,6 +85,17 @@ const TEXTS = {
     freeText: 'Anything else we should know',
     form: 'Contact form',
     rentalForm: 'Rental form',
+    viewingForm: 'Request a viewing',
+    slot: 'Day and time of the viewing',
+    slotsLoading: 'Looking for free times…',
+    chooseSlot: 'Choose a time',
+    noSlots: 'There are no free times in the next 7 days. Write to us and we will suggest another time.',
+    slotRequired: 'Choose the day and time of the viewing.',
+    slotTaken: 'That time has just been taken. Choose another from the list, which is now up to date.',
+    slotsFailed: 'The free times could not be loaded. Try again in a few minutes.',
+    requested: 'Thank you! We have received your request for a viewing on {when}. An agent will confirm it soon.',
+    at: 'at',
+    locale: 'en-GB',
   },
 };
 type TextKey = keyof (typeof TEXTS)['es'];
@@ -80,7 +104,7 @@ const STYLE = `:host{display:block;font-family:var(--inmo-font,system-ui,sans-se
 form{display:grid;gap:.8rem;max-width:34rem}
 label{display:grid;gap:.25rem;font-weight:600}
 .check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}
-input,textarea{font:inherit;padding:.55rem;border:1px solid #6b6b6b;border-radius:var(--inmo-radius,6px);background:#fff;color:#111}
+input,textarea,select{font:inherit;padding:.55rem;border:1px solid #6b6b6b;border-radius:var(--inmo-radius,6px);background:#fff;color:#111}
 input[type=checkbox]{width:1.2rem;height:1.2rem;margin:.1rem 0 0}
 [aria-invalid=true]{border-color:#b00020;outline:1px solid #b00020}
 :focus-visible{outline:3px solid var(--inmo-accent,#1d4ed8);outline-offset:2px}
@@ -93,7 +117,8 @@ button[disabled]{opacity:.7;cursor:progress}
 /** A field of a form: its input's name (CONTRACT §17), kind and whether it must be filled. */
 interface Field {
   name: string;
-  kind: 'text' | 'tel' | 'email' | 'textarea' | 'date' | 'number' | 'checkbox';
+  /** `slots`: a viewing's free times, as a select grouped by day. */
+  kind: 'text' | 'tel' | 'email' | 'textarea' | 'date' | 'number' | 'checkbox' | 'slots';
   required?: boolean;
   autocomplete?: string;
 }
@@ -155,6 +180,8 @@ abstract class InmoForm extends HTMLElement {
       if (field.autocomplete) attrs.autocomplete = field.autocomplete;
       if (field.kind === 'textarea') {
         form.append(h('label', { for: id }, this.t(field.name as TextKey)), h('textarea', { ...attrs, rows: '4' }), error);
+      } else if (field.kind === 'slots') {
+        form.append(h('label', { for: id }, this.t(field.name as TextKey)), h('select', attrs), error);
       } else if (field.kind === 'checkbox') {
         const text = this.getAttribute('consent-text') ?? this.t('consent');
         form.append(h('label', { class: 'check' }, h('input', { ...attrs, type: 'checkbox', value: '1' }), text), error);
@@ -171,9 +198,26 @@ abstract class InmoForm extends HTMLElement {
     });
     root.append(style, form);
     this.form = form;
+    this.prepare();
   }
 
-  private input(name: string): HTMLInputElement | HTMLTextAreaElement {
+  /** Called once the form is in place (the viewing form loads its free times). */
+  protected prepare(): void {}
+
+  /**
+   * A 409 that is not about the lead: the refusal to show, or null to read it as the forms do
+   * (a known person, or the same submission still in flight).
+   */
+  protected conflict(_detail: unknown): Refusal | null {
+    return null;
+  }
+
+  /** The thank-you once sent: `known` when the API said the person was already known. */
+  protected thanks(known: boolean): string {
+    return this.t(known ? 'known' : 'sent');
+  }
+
+  protected input(name: string): HTMLInputElement | HTMLTextAreaElement {
     return this.form!.elements.namedItem(name) as HTMLInputElement;
   }
 
@@ -198,7 +242,7 @@ abstract class InmoForm extends HTMLElement {
     if (first) this.input(first.name).focus();
   }
 
-  private status(text: string): void {
+  protected status(text: string): void {
     this.form!.querySelector('.status')!.textContent = text;
   }
 
@@ -208,6 +252,7 @@ abstract class InmoForm extends HTMLElement {
     for (const field of this.fields) {
       const value = values.get(field.name) ?? '';
       if (field.kind === 'checkbox' && field.required && value !== '1') faults.set(field.name, this.t('consentRequired'));
+      else if (field.kind === 'slots' && value === '') faults.set(field.name, this.t('slotRequired'));
       else if (field.required && value.trim() === '') faults.set(field.name, this.t('required'));
       else if (field.kind === 'email' && value.trim() !== '' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim()))
         faults.set(field.name, this.t('badEmail'));
@@ -246,12 +291,17 @@ abstract class InmoForm extends HTMLElement {
         body: text,
       });
       const answer = (await response.json().catch(() => null)) as { lead_id?: number; detail?: unknown } | null;
+      const conflict = response.status === 409 ? this.conflict(answer?.detail) : null;
+      if (conflict) {
+        this.show(conflict);
+        return;
+      }
       if (response.ok || response.status === 409) {
         const known = response.status === 409 && typeof answer?.detail === 'string' && !/Retry/i.test(answer.detail);
         if (response.status === 409 && !known) throw new Error('in flight');
         // A publishable key is not told whether the person was known (CONTRACT §13): `received`.
         const outcome = known ? 'exists' : (response.headers.get('Inmo-Lead-Outcome') ?? 'received');
-        this.done(known ? 'known' : 'sent', { ...(answer?.lead_id ? { lead_id: answer.lead_id } : {}), outcome });
+        this.done(this.thanks(known), { ...(answer?.lead_id ? { lead_id: answer.lead_id } : {}), outcome });
         return;
       }
       this.show(response.status === 422 ? this.refusal(answer?.detail) : { fields: new Map(), general: this.t('failed') });
@@ -278,8 +328,8 @@ abstract class InmoForm extends HTMLElement {
   }
 
   /** The lead is sent: the form gives way to a thank-you, focused and announced, and the page is told. */
-  private done(message: 'sent' | 'known', detail: { lead_id?: number; outcome: string }): void {
-    const note = h('p', { class: 'done', role: 'status', tabindex: '-1' }, this.t(message));
+  private done(message: string, detail: { lead_id?: number; outcome: string }): void {
+    const note = h('p', { class: 'done', role: 'status', tabindex: '-1' }, message);
     this.form!.replaceWith(note);
     note.focus();
     this.dispatchEvent(new CustomEvent('inmo-lead-created', { detail, bubbles: true, composed: true }));
@@ -386,9 +436,116 @@ class InmoRentalForm extends InmoForm {
   }
 }
 
+/** A free time as `GET /viewings/availability` gives it: local to the business, with its offset. */
+interface FreeSlot {
+  starts_at: string;
+  ends_at: string;
+}
+
+/**
+ * `<inmo-viewing-form property-id>` ("Pedir visita", CONTRACT §20): the listing's free times of
+ * the next 7 days (`GET /viewings/availability`) grouped by day, and the person's name, phone,
+ * e-mail and consent, sent to `POST /viewings` with a `lead`; a publishable key's request is
+ * `requested` until an agent confirms it. A time taken meanwhile (409) is said beside the
+ * select, whose times are loaded again. Times read as the business's local ones (the API's offset).
+ */
+class InmoViewingForm extends InmoForm {
+  protected readonly label = 'viewingForm' as const;
+  protected readonly fields: Field[] = [
+    { name: 'slot', kind: 'slots', required: true },
+    ...CONTACT,
+    { name: 'consent', kind: 'checkbox', required: true },
+  ];
+  protected readonly apiFields = {
+    starts_at: 'slot',
+    'lead.name': 'name',
+    'lead.phone_number_1': 'phone',
+    'lead.personal_email': 'email',
+    'lead.consent': 'consent',
+  };
+
+  private get api(): string {
+    return (this.getAttribute('api') ?? '').replace(/\/+$/, '');
+  }
+
+  /** "jueves 3 de diciembre" / "Thursday 3 December" of a local date `YYYY-MM-DD`. */
+  private day(date: string): string {
+    const format = new Intl.DateTimeFormat(this.t('locale'), { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
+    return format.format(new Date(`${date}T00:00:00Z`)).replace(',', '');
+  }
+
+  protected override prepare(): void {
+    void this.load();
+  }
+
+  /** Fills the select with the free times, by day; says so when there are none or they cannot be read. */
+  private async load(): Promise<void> {
+    const select = this.input('slot') as unknown as HTMLSelectElement;
+    select.replaceChildren(h('option', { value: '' }, this.t('slotsLoading')));
+    select.setAttribute('aria-busy', 'true');
+    let slots: FreeSlot[];
+    try {
+      const id = encodeURIComponent(this.getAttribute('property-id') ?? '');
+      const response = await fetch(`${this.api}/viewings/availability?property_id=${id}&days=7`, {
+        headers: { 'X-Api-Key': this.getAttribute('key') ?? '' },
+      });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      slots = ((await response.json()) as { data: FreeSlot[] }).data;
+    } catch {
+      select.replaceChildren(h('option', { value: '' }, this.t('slotsFailed')));
+      select.removeAttribute('aria-busy');
+      this.status(this.t('slotsFailed'));
+      return;
+    }
+    const days = new Map<string, FreeSlot[]>();
+    for (const slot of slots) days.set(slot.starts_at.slice(0, 10), [...(days.get(slot.starts_at.slice(0, 10)) ?? []), slot]);
+    select.replaceChildren(
+      h('option', { value: '' }, slots.length ? this.t('chooseSlot') : this.t('noSlots')),
+      ...[...days].map(([date, times]) =>
+        h('optgroup', { label: this.day(date) }, ...times.map((t) => h('option', { value: t.starts_at }, t.starts_at.slice(11, 16)))),
+      ),
+    );
+    select.removeAttribute('aria-busy');
+    if (!slots.length) this.status(this.t('noSlots'));
+  }
+
+  /** The time taken meanwhile (VIEWING_SLOT_TAKEN): said beside the select, whose times are read again. */
+  protected override conflict(detail: unknown): Refusal | null {
+    if (typeof detail !== 'string' || !/no longer free/i.test(detail)) return null;
+    void this.load();
+    return { fields: new Map([['slot', this.t('slotTaken')]]), general: null };
+  }
+
+  protected override thanks(): string {
+    const chosen = this.input('slot').value;
+    const when = `${this.day(chosen.slice(0, 10))} ${this.t('at')} ${chosen.slice(11, 16)}`;
+    return this.t('requested').replace('{when}', when);
+  }
+
+  protected request(values: Map<string, string>, consent: object) {
+    const email = values.get('email')!.trim();
+    return {
+      path: '/viewings',
+      body: {
+        property_id: Number(this.getAttribute('property-id')),
+        starts_at: values.get('slot')!,
+        lead: {
+          name: values.get('name')!.trim(),
+          phone_number_1: values.get('phone')!.trim(),
+          ...(email ? { personal_email: email } : {}),
+          source: this.source(),
+          sourcePage: location.href,
+          consent,
+        },
+      },
+    };
+  }
+}
+
 for (const [name, element] of [
   ['inmo-inquiry-form', InmoInquiryForm],
   ['inmo-rental-form', InmoRentalForm],
+  ['inmo-viewing-form', InmoViewingForm],
 ] as const) {
   if (!customElements.get(name)) customElements.define(name, element);
 }

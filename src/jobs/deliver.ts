@@ -29,6 +29,7 @@ import type { Database } from '../db/types.ts';
 import { observeSend } from '../metrics.ts';
 import { openSecret } from '../secrets.ts';
 import { failpoint } from './failpoints.ts';
+import { readStoredList } from '../domain/messaging/viewing-offer.ts';
 import { PermanentJobError, type TaskContext } from './task.ts';
 
 export const INTERRUPTED =
@@ -76,6 +77,9 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
 }
 
 function content(message: MessageRow): OutboundMessage['content'] {
+  // An interactive list keeps its rows where a template keeps its name (domain/messaging/viewing-offer.ts).
+  const list = message.kind === 'interactive' ? readStoredList(message.template) : null;
+  if (list) return { type: 'list', ...list };
   return message.kind === 'template'
     ? { type: 'template', template: message.template ?? '', language: message.language ?? 'es' }
     : { type: 'text', body: message.body ?? '' };

@@ -12,7 +12,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/services/access/api-keys.ts';
 import { embedSnippet } from '../../src/services/integrations/website-kit-bundle.ts';
-import { get, withApp } from '../helpers/http.ts';
+import { get, post, withApp } from '../helpers/http.ts';
+import { createUser } from '../../src/services/access/console-users.ts';
 import { importRecords, listing } from '../helpers/db.ts';
 import { axeCheck, CHROMIUM, chromiumHere, startSite, type Site, WIDTHS } from '../helpers/browser.ts';
 
@@ -312,6 +313,106 @@ ${form('inmo-rental-form')}
     expect(violations).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('“Pedir visita” on a listing: the free times by day, errors beside the fields, a time taken meanwhile refused, then a requested viewing', async () => {
+    const server = new URL(t.base).origin;
+    await createUser(t.db, { businessId: t.businessId, email: 'agente.visitas@agencia.example', role: 'agent', name: 'Bea Martín' });
+    await importRecords(t.db, t.businessId, [listing('VIS-1', { title: 'Piso para visitar', updated_at: '2027-01-02T10:00:00+00:00' })]);
+    const id = (await t.db.selectFrom('properties').select('id').where('external_ref', '=', 'VIS-1').executeTakeFirstOrThrow()).id;
+    const key = (
+      await createApiKey(t.db, {
+        businessId: t.businessId,
+        scopes: ['properties:read', 'leads:ingest', 'viewings:write'],
+        origins: [siteOrigin],
+      })
+    ).key;
+    const { html: snippet } = await embedSnippet(t.db, { businessId: t.businessId, key, baseUrl: server });
+    site.serve(`<!doctype html><html lang="es"><head><meta charset="utf-8"><title>Piso para visitar</title><meta name="viewport" content="width=device-width"></head>
+<body><main><h1>Inmueble</h1>${snippet.split('\n')[0]}
+<inmo-property api="${server}/v1/ext" key="${key}" lang="es" property-id="${id}"></inmo-property></main>
+<script>window.leads = []; document.addEventListener('inmo-lead-created', (e) => window.leads.push(e.detail));</script></body></html>`);
+    const context = await browser.newContext({ viewport: { width: 1366, height: 860 } });
+    const tab = await context.newPage();
+    const hosts: string[] = [];
+    tab.on('request', (request) => hosts.push(new URL(request.url()).origin));
+    await tab.goto(`${siteOrigin}/piso`);
+    const property = tab.locator('inmo-property');
+    await expect.poll(() => property.locator('h2').textContent()).toBe('Piso para visitar');
+    const button = property.getByRole('button', { name: 'Pedir visita' });
+    await expect(button.getAttribute('aria-expanded')).resolves.toBe('false');
+    await button.click();
+    await expect(button.getAttribute('aria-expanded')).resolves.toBe('true');
+    const form = property.locator('inmo-viewing-form');
+    const select = form.getByLabel('Día y hora de la visita');
+    await expect.poll(() => select.locator('option').count()).toBeGreaterThan(2);
+    // The times the API offers, grouped by their local day, as the API gives them.
+    const offered = (await get(t.app, `/viewings/availability?property_id=${id}&days=7`, t.key)).body.data as Array<{ starts_at: string }>;
+    const values = await select
+      .locator('option')
+      .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+    // (A half hour that ended between the kit's read and this one leaves the kit one time more.)
+    expect(values.length - offered.length).toBeGreaterThanOrEqual(0);
+    expect(values.length - offered.length).toBeLessThanOrEqual(1);
+    expect(values.slice(values.length - offered.length)).toEqual(offered.map((s) => s.starts_at));
+    const groups = await select.locator('optgroup').evaluateAll((gs) => gs.map((g) => g.getAttribute('label')));
+    expect(groups.length).toBe(new Set(offered.map((s) => s.starts_at.slice(0, 10))).size);
+    expect(groups[0]).toMatch(/^(lunes|martes|miércoles|jueves|viernes|sábado|domingo) \d{1,2} de [a-z]+$/);
+    const violations: string[] = [];
+    await axeCheck(tab, violations, 'embed-viewing', 'desktop');
+    await tab.setViewportSize(WIDTHS.phone);
+    await axeCheck(tab, violations, 'embed-viewing', 'phone');
+
+    // Nothing chosen, nothing filled: each fault beside its field, nothing sent.
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    await expect(select.getAttribute('aria-invalid')).resolves.toBe('true');
+    await form.getByText('Elige el día y la hora de la visita.').waitFor({ state: 'visible' });
+    await expect(form.getByLabel('Nombre', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(await t.db.selectFrom('viewings').select('id').execute()).toEqual([]);
+
+    // A late time chosen; someone else takes it before the visitor sends: 409, said beside the select, times read again.
+    const [takenTime, freeTime] = values.slice(-2);
+    await select.selectOption(takenTime);
+    await form.getByLabel('Nombre', { exact: true }).fill('Marta Visita');
+    await form.getByLabel('Correo electrónico', { exact: true }).fill('marta@example.com');
+    await form.getByRole('checkbox').check();
+    // A phone the API refuses: beside its field, nothing stored.
+    await form.getByLabel('Teléfono', { exact: true }).fill('12');
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    await expect.poll(() => form.getByLabel('Teléfono', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await form.getByText('Escribe un teléfono válido').waitFor({ state: 'visible' });
+    expect(await t.db.selectFrom('viewings').select('id').execute()).toEqual([]);
+    await form.getByLabel('Teléfono', { exact: true }).fill('611 70 00 41');
+    const other = await post(t.app, '/viewings', t.key, {
+      property_id: id,
+      starts_at: takenTime,
+      lead: { name: 'Otra Persona', phone_number_1: '611700042', consent: { marketing: false, whatsapp: true, text: 'Acepto.' } },
+    });
+    expect(other.status).toBe(201);
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    await form.getByText('Ese horario se acaba de ocupar').waitFor({ state: 'visible' });
+    await expect(select.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect.poll(() => select.locator(`option[value="${takenTime}"]`).count()).toBe(0);
+    expect((await t.db.selectFrom('viewings').select('starts_at').execute()).length).toBe(1);
+    await axeCheck(tab, violations, 'embed-viewing-taken', 'phone');
+
+    await select.selectOption(freeTime);
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toContain('Hemos recibido tu petición de visita para el');
+    const mine = await t.db
+      .selectFrom('viewings')
+      .innerJoin('leads', 'leads.id', 'viewings.lead_id')
+      .select(['viewings.status', 'viewings.source', 'viewings.starts_at', 'viewings.property_id', 'leads.name'])
+      .where('leads.phone_number_1', '=', '+34611700041')
+      .execute();
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ status: 'requested', source: 'website', property_id: id, name: 'Marta Visita' });
+    expect(Date.parse(mine[0].starts_at)).toBe(Date.parse(freeTime));
+    expect(await tab.evaluate(() => (window as unknown as { leads: unknown[] }).leads)).toEqual([{ outcome: 'received' }]);
+    await axeCheck(tab, violations, 'embed-viewing-sent', 'phone');
+    expect(violations).toEqual([]);
+    expect([...new Set(hosts)].sort()).toEqual([siteOrigin, server].sort());
+    await context.close();
+  }, 120_000);
 
   it('serves /embed/demo: the catalogue and the rental form on inmo’s own page, under its CSP, axe clean', async () => {
     const server = new URL(t.base).origin;

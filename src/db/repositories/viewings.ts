@@ -5,7 +5,7 @@
  */
 import type { Insertable, Selectable } from 'kysely';
 import { sql } from 'kysely';
-import { readsMustLock, type Executor } from '../database.ts';
+import { isRowId, readsMustLock, type Executor } from '../database.ts';
 import type { ViewingTable } from '../types.ts';
 
 export type ViewingRow = Selectable<ViewingTable>;
@@ -25,6 +25,48 @@ export async function findListingToView(db: Executor, businessId: number, proper
     .where('id', '=', propertyId)
     .where('business_id', '=', businessId)
     .executeTakeFirst();
+}
+
+/**
+ * The listings of the business named by `refs`, in the order of `refs`: an `external_ref`, or an
+ * inmo id written `#12` (or `12` when `numbersAreIds`): what a lead may call a listing by (the
+ * assistant, CONTRACT §20).
+ */
+export async function findListingsByReferences(
+  db: Executor,
+  businessId: number,
+  refs: readonly string[],
+  numbersAreIds = false,
+): Promise<number[]> {
+  if (refs.length === 0) return [];
+  const idOf = (ref: string) => {
+    const digits = /^#[1-9]\d{0,9}$/.test(ref) ? ref.slice(1) : numbersAreIds && /^[1-9]\d{0,9}$/.test(ref) ? ref : null;
+    return digits !== null && isRowId(Number(digits)) ? Number(digits) : null;
+  };
+  const ids = refs.map(idOf).filter((id): id is number => id !== null);
+  const rows = await db
+    .selectFrom('properties')
+    .select(['id', 'external_ref'])
+    .where('business_id', '=', businessId)
+    .where((eb) => eb.or([eb('external_ref', 'in', [...refs]), ...(ids.length ? [eb('id', 'in', ids)] : [])]))
+    .execute();
+  const found: number[] = [];
+  for (const ref of refs) {
+    const row = rows.find((r) => r.external_ref === ref) ?? rows.find((r) => r.id === idOf(ref));
+    if (row && !found.includes(row.id)) found.push(row.id);
+  }
+  return found;
+}
+
+/** The name the console shows for a user (migration 0036), or null when none was given. */
+export async function findUserDisplayName(db: Executor, businessId: number, userId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('users')
+    .select('display_name')
+    .where('id', '=', userId)
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+  return row?.display_name ?? null;
 }
 
 /** The ids of the business's active (not disabled) users, in id order; `only`: that one, if it is one of them. */

@@ -4,7 +4,9 @@
  *
  * {@link understand} reads a lead's message into one intent, in this order of precedence:
  * - `opt_out`: "baja", "stop", "no me escribáis", "unsubscribe" → never write again;
- * - `agent`: a visit, a call, an agent or a person → hand the conversation to an agent;
+ * - `agent`: a call, an agent or a person → hand the conversation to an agent;
+ * - `visit`: to visit a listing ("¿puedo verlo el jueves?", "quiero visitarlo", "can I see it")
+ *   → free slots are offered (CONTRACT §20, jobs/tasks/assistant-reply.ts), else a hand-off;
  * - `refine`: a budget ("hasta 900", "up to 250k"), bedrooms ("3 habitaciones"), an operation
  *   ("para comprar", "to rent") or a place the catalogue knows ("en Delicias") → the search
  *   preferences change and the new top matches are shown;
@@ -15,7 +17,7 @@
  */
 import { placeKey } from '../leads/matching.ts';
 
-export type Intent = 'opt_out' | 'agent' | 'refine' | 'listings' | 'unknown';
+export type Intent = 'opt_out' | 'agent' | 'visit' | 'refine' | 'listings' | 'unknown';
 export type ReplyLanguage = 'es' | 'en';
 
 /** What a message asks to change in the lead's searches. */
@@ -48,10 +50,23 @@ const OPT_OUT = {
   es: /\b(da(rme|dme|me) de baja|quiero (darme de )?baja|no me escrib\w*|no (me )?(envi|mand)\w* (mas )?(mensajes|whatsapps?)|dej(a|ad|en|e) de escribir\w*|no quiero (recibir )?(mas )?mensajes)\b/,
   en: /\b(unsubscribe me|stop (messaging|texting|contacting|writing to) me|stop sending( me)? messages|do not (message|contact|text) me|don t (message|contact|text) me|no more messages|opt me out)\b/,
 };
-// A person: an agent, a call, a visit. Not "me llamo Ana", "local comercial" or "mi teléfono es".
+// A person: an agent or a call. Not "me llamo Ana", "local comercial" or "mi teléfono es".
 const AGENT = {
-  es: /\b(agente|asesor[ae]?s?|humano|persona real|hablar con (un|una|el|la|alguien|algun)\w*|visita\w*|visitar\w*|verlo en persona|ll[aá]m(a|e|ad|en)me|que me llam\w+|me (puede|pueden|podeis|podrias|podria)s? llamar|llamarme|una llamada)\b/,
-  en: /\b(agent|advisor|a human|real person|(speak|talk) (to|with) (someone|a person|an agent|a human|somebody)|visit\w*|viewing|call me|phone me|give me a call|ring me)\b/,
+  es: /\b(agente|asesor[ae]?s?|humano|persona real|hablar con (un|una|el|la|alguien|algun)\w*|ll[aá]m(a|e|ad|en)me|que me llam\w+|me (puede|pueden|podeis|podrias|podria)s? llamar|llamarme|una llamada)\b/,
+  en: /\b(agent|advisor|a human|real person|(speak|talk) (to|with) (someone|a person|an agent|a human|somebody)|call me|phone me|give me a call|ring me)\b/,
+};
+// A visit to a listing. Not "ver pisos", "¿puedo ver más fotos?" (listings, or a question).
+const NOT_A_LISTING = {
+  es: String.raw`(?!(mas |los |las |otr\w+ |unas |unos )?(pisos|casas|inmuebles|opciones|propiedades|fotos|imagenes|precios?)\b)`,
+  en: String.raw`(?!(more |other |the |some )?(flats|apartments|homes|houses|properties|listings|options|photos|pictures|prices?)\b)`,
+};
+const VISIT = {
+  es: new RegExp(
+    String.raw`\b(visita\w*|visitar\w*|verl[oa]|ir a verl[oa]|ensen\w*(melo|mela)|ver (el|la|este|esta|ese|esa) (piso|casa|inmueble|atico|chalet|local|apartamento|vivienda|estudio|duplex)|(puedo|podemos|podria|podriamos|se puede|quiero|quisiera|me gustaria) (ir a )?ver ${NOT_A_LISTING.es}\S)`,
+  ),
+  en: new RegExp(
+    String.raw`\b(visit\w*|viewing|view (it|the (flat|apartment|house|property|place|home))|see (it|the (flat|apartment|house|property|place|home))|(come|go) (and|to) see|(can|could|may) (i|we) (come and )?(see|view) ${NOT_A_LISTING.en}\S)`,
+  ),
 };
 /** "No me interesa", "not interested": no listings wanted. */
 const DECLINES = /\b(no (me )?interesa\w*|no estoy interesad[oa]|no gracias|not interested|no thanks)\b/;
@@ -176,6 +191,8 @@ export function understand(text: string | null, places: PlaceNames = new Set<str
 
   const agent = said(AGENT);
   if (agent) return { intent: 'agent', language: agent, refinement: {} };
+  const visit = said(VISIT);
+  if (visit) return { intent: 'visit', language: visit, refinement: {} };
   if (Object.keys(refinement).length) return { intent: 'refine', language: language ?? said(LISTINGS), refinement };
   if (DECLINES.test(folded)) return { intent: 'unknown', language: guessLanguage(folded), refinement: {} };
   const listings = said(LISTINGS);
@@ -343,6 +360,8 @@ export function compose(context: ReplyContext): string | null {
     case 'opt_out':
       return null;
     case 'agent':
+    case 'visit':
+      // A visit whose slots are not offered (no listing known): an agent arranges it.
       return t.agent;
     case 'refine':
       return `${t.refined(refinementSummary(context.understanding.refinement, context.operations, context.language))}\n\n${listings()}`;

@@ -13,6 +13,11 @@
  *    A partial unique index allows one reply per inbound message, so a second run, or a
  *    second worker, finds the reply and does not decide again.
  * 4. The reply is delivered at most once (jobs/deliver.ts).
+ *
+ * A lead who asks to visit a listing, or chooses a slot from the list that answered, is answered
+ * by services/messaging/assistant-viewings.ts inside step 3's transaction (CONTRACT §20): the
+ * slots offered as an interactive list, or the viewing booked and the conversation handed to
+ * its agent, or a plain hand-off.
  */
 import { listingLink } from '../../domain/leads/alerts.ts';
 import type { Transaction } from 'kysely';
@@ -43,6 +48,9 @@ import { heldTexts } from '../../domain/catalogue/languages.ts';
 import { initialLeadStatus } from '../../domain/leads/rules.ts';
 import type { LeadMatches } from '../../domain/leads/matching.ts';
 import { assistantOf, replyWithFallback } from '../../services/messaging/assistant.ts';
+import { giveLeadToAgent, listingMeant, visitOutcome } from '../../services/messaging/assistant-viewings.ts';
+import { namedWeekday, readSlotChoice, storedList, type SlotChoice } from '../../domain/messaging/viewing-offer.ts';
+import type { Weekday } from '../../domain/viewings/hours.ts';
 import { recordEvent, recordLeadEvent } from '../../services/integrations/events.ts';
 import { matchSearchPreferences, type CatalogueSnapshot } from '../../services/leads/matching.ts';
 import { deliverMessage, settleParkedDelivery } from '../deliver.ts';
@@ -127,6 +135,8 @@ interface Decision {
   /** New searches and their matches, when the message refined them. */
   refined: { searches: Array<Record<string, unknown>>; matches: LeadMatches; version: number } | null;
   text: string | null;
+  /** A visit to a listing the lead asked for or chose a slot of (CONTRACT §20); null: none, or no listing known. */
+  visit: { propertyId: number; choice: SlotChoice | null; weekday: Weekday | null; language: ReplyLanguage } | null;
 }
 
 /** Applies a decision and records its reply. @returns the reply's id, or undefined when there is none. */
@@ -138,14 +148,30 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
   // after. (An agent took the conversation, or the lead opted out, while the answer was written.)
   if (!(await claimConversation(trx, d.lead.id, ctx.now()))) return undefined;
   const now = ctx.now();
+  let reply = d.text === null ? null : { kind: 'text', body: d.text, template: null as string | null };
+  let visitHandsOff = false;
+  if (d.visit) {
+    // Another run that answered first is seen now that the conversation is claimed: one booking.
+    const answered = await findReplyTo(trx, d.inbound.id);
+    if (answered) return answered.id;
+    const outcome = await visitOutcome(trx, d.lead, { ...d.visit, now: Date.parse(now) });
+    if (outcome.kind === 'offer') {
+      reply = { kind: 'interactive', body: outcome.list.body, template: storedList(outcome.list) };
+    } else {
+      reply = { kind: 'text', body: outcome.text, template: null };
+      visitHandsOff = true;
+      if (outcome.kind === 'booked') await giveLeadToAgent(trx, d.lead, outcome.agentId, now);
+    }
+  }
   let replyId: number | undefined;
-  if (d.text !== null) {
+  if (reply !== null) {
     replyId = await insertOutbound(trx, {
       business_id: d.lead.business_id,
       lead_id: d.lead.id,
-      kind: 'text',
+      kind: reply.kind,
       author: 'assistant',
-      body: d.text,
+      body: reply.body,
+      template: reply.template,
       recipient: d.lead.phone_number_1,
       reply_to: d.inbound.id,
       created_at: now,
@@ -154,8 +180,10 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
     if (replyId === undefined) return (await findReplyTo(trx, d.inbound.id))?.id;
     await trx.updateTable('conversations').set({ last_message_at: now }).where('lead_id', '=', d.lead.id).execute();
   }
-  const state =
-    d.understanding.intent === 'opt_out' ? 'opted_out' : d.understanding.intent === 'agent' || d.handsOff ? 'waiting_for_agent' : null;
+  // A visit hands off unless its slots were offered; a visit with no listing known hands off as a request for an agent.
+  const handsOffToAgent =
+    d.understanding.intent === 'agent' || d.handsOff || visitHandsOff || (d.understanding.intent === 'visit' && d.visit === null);
+  const state = d.understanding.intent === 'opt_out' ? 'opted_out' : handsOffToAgent ? 'waiting_for_agent' : null;
   await setConversationState(trx, d.lead.id, {
     ...(state === null ? {} : { state }),
     unrecognised: d.handsOff ? 0 : d.unrecognised,
@@ -186,8 +214,11 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
   return replyId;
 }
 
-/** Reads the message and writes the answer; null when the assistant must stay silent. */
-async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision | null> {
+/**
+ * Reads the message and writes the answer; null when the assistant must stay silent.
+ * @param listReplyId the row a list reply chose (its job's payload), null for any other message.
+ */
+async function decide(ctx: TaskContext, inbound: MessageRow, listReplyId: string | null): Promise<Decision | null> {
   const lead = await findLead(ctx.db, inbound.lead_id);
   const conversation = await findConversation(ctx.db, inbound.lead_id);
   if (!lead || conversation?.state !== 'assistant') return null;
@@ -202,11 +233,24 @@ async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision |
   // The folded place names of the catalogue: those the snapshot's matching index holds.
   const places = snapshot.index.byPlace;
   const kindHasText = inbound.kind === 'text' || inbound.kind === 'button' || inbound.kind === 'interactive';
-  const understanding = understand(kindHasText ? inbound.body : null, places);
+  const choice = readSlotChoice(listReplyId);
+  // A slot chosen from the assistant's list is a visit, whatever its title reads as.
+  const understanding: Understanding = choice
+    ? { intent: 'visit', language: choice.language, refinement: {} }
+    : understand(kindHasText ? inbound.body : null, places);
   // The assistant is off (the console's assistant page): no answer, the conversation waits for
   // an agent; a lead who opts out is still opted out.
   if (channel.assistant_enabled === 0) {
-    return { inbound, lead, understanding, handsOff: understanding.intent !== 'opt_out', unrecognised: 0, refined: null, text: null };
+    return {
+      inbound,
+      lead,
+      understanding,
+      handsOff: understanding.intent !== 'opt_out',
+      unrecognised: 0,
+      refined: null,
+      text: null,
+      visit: null,
+    };
   }
   const unrecognised = understanding.intent === 'unknown' ? conversation.unrecognised + 1 : 0;
   const handsOff = understanding.intent === 'unknown' && unrecognised >= 2;
@@ -238,16 +282,24 @@ async function decide(ctx: TaskContext, inbound: MessageRow): Promise<Decision |
     { understanding, language, matches, operations, handsOff, leadName: lead.name, searches, thread },
     (error) => ctx.log({ lead_id: lead.id, err: error.message }, 'assistant: the configured assistant failed; the built-in one answered'),
   );
-  return { inbound, lead, understanding, handsOff, unrecognised, refined, text };
+  let visit: Decision['visit'] = null;
+  if (understanding.intent === 'visit') {
+    const propertyId = choice?.propertyId ?? (await listingMeant(ctx.db, lead, inbound.body));
+    if (propertyId !== null) visit = { propertyId, choice, weekday: choice ? null : namedWeekday(inbound.body), language };
+  }
+  return { inbound, lead, understanding, handsOff, unrecognised, refined, text, visit };
 }
 
 async function run(ctx: TaskContext): Promise<void> {
-  const { message_id: messageId } = JSON.parse(ctx.job.payload ?? '{}') as { message_id?: number };
+  const { message_id: messageId, list_reply_id: listReplyId } = JSON.parse(ctx.job.payload ?? '{}') as {
+    message_id?: number;
+    list_reply_id?: string;
+  };
   const inbound = messageId === undefined ? undefined : await findMessage(ctx.db, messageId);
   if (!inbound || inbound.direction !== 'in') return;
   let replyId = (await findReplyTo(ctx.db, inbound.id))?.id;
   if (replyId === undefined) {
-    const decision = await decide(ctx, inbound);
+    const decision = await decide(ctx, inbound, listReplyId ?? null);
     if (!decision) return;
     failpoint('assistant:decided');
     replyId = await transact(ctx.db, (trx) => apply(ctx, trx, decision));

@@ -166,11 +166,12 @@ export async function replyWithFallback(
   input: AssistantInput,
   onFailure: (error: Error) => void,
 ): Promise<string | null> {
-  // Decisions are not the model's: an opt-out gets no answer, a hand-off the fixed one.
+  // Decisions are not the model's: an opt-out gets no answer, a hand-off or a visit the fixed words.
   if (
     assistant === builtInAssistant ||
     input.understanding.intent === 'opt_out' ||
     input.understanding.intent === 'agent' ||
+    input.understanding.intent === 'visit' ||
     input.handsOff
   ) {
     return compose(input);

@@ -305,7 +305,8 @@ export async function processWebhookEvent(
                 businessId: event.business_id,
                 leadId,
                 kind: 'assistant_reply',
-                payload: { message_id: id },
+                // A list reply's row id says which slot was chosen (CONTRACT §20), and is stored nowhere else.
+                payload: message.listReplyId ? { message_id: id, list_reply_id: message.listReplyId } : { message_id: id },
                 runAt: at,
                 now: at,
               });
