@@ -779,7 +779,7 @@ describe('the console', () => {
 
     const period = await owner.submit('/console/jobs', '/console/follow-ups', { type: 'propietario', every_days: '60' });
     expect(period.statusCode).toBe(303);
-    expect((await owner.get('/console/jobs')).body).toMatch(/<dt>propietario<\/dt><dd>cada 60 días<\/dd>/);
+    expect((await owner.get('/console/jobs')).body).toMatch(/<dt>Propietario<\/dt><dd>cada 60 días<\/dd>/);
     const bad = await owner.submit('/console/jobs', '/console/follow-ups', { type: 'propietario', every_days: '0' });
     expect(bad.statusCode).toBe(422);
     const agent = new Browser(t.app);
