@@ -226,6 +226,8 @@ describe('a visit sheet signed on the viewing’s page', () => {
       /id="s-number"[^>]*value="12345678A"[^>]*aria-describedby="s-number-hint s-number-problem" aria-invalid="true"/,
     );
     expect(letter.body).toContain('value="Lucía Beatriz"');
+    // The signature, taken, is handed back for the box: the visitor need not sign again.
+    expect(letter.body).toContain(`data-restore="${signature}"`);
 
     const nie = await sign(agent, viewing, {
       visitor_name: 'Lucía Beatriz',
@@ -275,6 +277,7 @@ describe('a visit sheet signed on the viewing’s page', () => {
       signature: `data:image/png;base64,${white.toString('base64')}`,
     });
     expect(problemOf(blank.body, 's-signature-problem')).toBe('La firma está en blanco: el visitante debe firmar en el recuadro.');
+    expect(blank.body).not.toContain('data-restore');
 
     const missing = await sign(agent, viewing, {
       visitor_name: 'Lucía Beatriz',

@@ -1,6 +1,7 @@
 // The visit sheet's signature box (CONTRACT §20), on a viewing's page only: the visitor draws with a
 // finger, a stylus or the mouse (pointer events) on a canvas, and the drawing is sent with the form
-// as a PNG data URL in its hidden `signature` field. Without this script the box stays hidden and
+// as a PNG data URL in its hidden `signature` field; after a refusal of another field the page
+// hands the signature back (`data-restore`) and it is drawn in the box again. Without this script the box stays hidden and
 // the page offers the blank sheet to sign on paper; the canvas is described to screen readers, and
 // the same alternative is written beside it.
 document.addEventListener('DOMContentLoaded', () => {
@@ -33,6 +34,20 @@ document.addEventListener('DOMContentLoaded', () => {
       state.textContent = pad.dataset.none;
     };
     fit();
+    // The form shown again after a refusal of another field: the signature taken is drawn back.
+    if (pad.dataset.restore) {
+      const image = new Image();
+      image.addEventListener('load', () => {
+        const { width, height } = canvas.getBoundingClientRect();
+        const scale = Math.min(width / image.naturalWidth, height / image.naturalHeight, 1);
+        const w = image.naturalWidth * scale;
+        const h = image.naturalHeight * scale;
+        context.drawImage(image, (width - w) / 2, (height - h) / 2, w, h);
+        drawn = true;
+        state.textContent = pad.dataset.drawn;
+      });
+      image.src = pad.dataset.restore;
+    }
 
     const point = (event) => {
       const box = canvas.getBoundingClientRect();

@@ -114,8 +114,8 @@ class FeedbackFault extends Error {
 interface ViewingForms {
   reschedule?: { values: { date: string; time: string }; faults: Partial<Record<string, string>> };
   feedback?: { values: { interest: string; comment: string }; faults: Partial<Record<string, string>> };
-  /** The visit sheet as typed (the signature is drawn again after a refusal), or a refusal of the whole sheet. */
-  sheet?: { values: Omit<SheetInput, 'signature'>; faults: Partial<Record<string, string>> };
+  /** The visit sheet as typed (`signature`: one that was taken, drawn back in the box), or a refusal of the whole sheet. */
+  sheet?: { values: SheetInput; faults: Partial<Record<string, string>> };
   sheetProblem?: MessageKey;
 }
 
@@ -194,7 +194,7 @@ export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): P
         sheet,
         canSign: sheet === null && takesSheet(viewing.status),
         clause: (await visitSheetClause(db, session.businessId)).text,
-        sheetForm: forms.sheet ?? { values: { visitor_name: '', document_type: 'dni', document_number: '' }, faults: {} },
+        sheetForm: forms.sheet ?? { values: { visitor_name: '', document_type: 'dni', document_number: '', signature: '' }, faults: {} },
         sheetSaved: saved === 'sheet' && status === 200,
         sheetProblem: forms.sheetProblem ?? null,
         documentLabel,
@@ -269,13 +269,18 @@ export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): P
           const faults: Partial<Record<string, string>> = {};
           for (const [name, reason] of Object.entries(error.faults))
             faults[name] = sheetFault(request.t, name as VisitSheetField, reason, input.document_type);
-          return viewingPage(request, reply, id, 422, null, { sheet: { values, faults } });
+          // A signature that was taken is drawn back in the box: the visitor need not sign again for a typo.
+          const signature = error.faults.signature === undefined ? input.signature : '';
+          return viewingPage(request, reply, id, 422, null, { sheet: { values: { ...values, signature }, faults } });
         }
         if (error instanceof InmoError && error.code === 'VIEWING_NOT_FOUND') throw new InmoError('NOT_FOUND');
         const problem = error instanceof InmoError ? SHEET_PROBLEMS[error.code] : undefined;
         if (problem === undefined || !(error instanceof InmoError)) throw error;
         request.errorCode = error.code;
-        return viewingPage(request, reply, id, error.status, null, { sheet: { values, faults: {} }, sheetProblem: problem });
+        return viewingPage(request, reply, id, error.status, null, {
+          sheet: { values: { ...values, signature: '' }, faults: {} },
+          sheetProblem: problem,
+        });
       }
       return reply.code(303).header('location', `/console/viewings/${id}?saved=sheet#h-sheet`).send();
     },
