@@ -64,44 +64,28 @@ describe.skipIf(!here)('the visit sheet in Chromium', () => {
       const bea = await userWithPassword(db, businessId, 'bea@inmo.example', 'agent');
       await importRecords(db, businessId, [listing('PISO-9', { title: 'Piso luminoso en Gràcia', address: 'Carrer de Verdi 12, 2º 1ª' })]);
       const lucia = (await createLeadByHand(db, { businessId, phone: '+34 612 345 678', name: 'Lucía Beatriz' })).id;
-      viewing = (
-        await db
-          .insertInto('viewings')
-          .values({
-            business_id: businessId,
-            lead_id: lucia,
-            property_id: await propertyId(db, 'PISO-9'),
-            user_id: bea.id,
-            starts_at: stored(STARTS),
-            ends_at: stored(STARTS.plus({ minutes: 30 })),
-            status: 'confirmed',
-            source: 'console',
-            feedback: null,
-            created_at: new Date().toISOString(),
-            updated_at: new Date().toISOString(),
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
-      unsigned = (
-        await db
-          .insertInto('viewings')
-          .values({
-            business_id: businessId,
-            lead_id: lucia,
-            property_id: await propertyId(db, 'PISO-9'),
-            user_id: bea.id,
-            starts_at: stored(STARTS.plus({ hours: 2 })),
-            ends_at: stored(STARTS.plus({ hours: 2, minutes: 30 })),
-            status: 'scheduled',
-            source: 'console',
-            feedback: null,
-            created_at: new Date().toISOString(),
-            updated_at: new Date().toISOString(),
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
+      const booked = async (at: DateTime, status: 'confirmed' | 'scheduled') =>
+        (
+          await db
+            .insertInto('viewings')
+            .values({
+              business_id: businessId,
+              lead_id: lucia,
+              property_id: await propertyId(db, 'PISO-9'),
+              user_id: bea.id,
+              starts_at: stored(at),
+              ends_at: stored(at.plus({ minutes: 30 })),
+              status,
+              source: 'console',
+              feedback: null,
+              created_at: new Date().toISOString(),
+              updated_at: new Date().toISOString(),
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
+      viewing = await booked(STARTS, 'confirmed');
+      unsigned = await booked(STARTS.plus({ hours: 2 }), 'scheduled');
     },
   });
   let browser: Browser;

@@ -36,6 +36,42 @@ async function drawnSignature(): Promise<string> {
   return `data:image/png;base64,${png.toString('base64')}`;
 }
 
+/** A viewing of PISO-7 for `lead` with agent `userId`, 30 minutes from `startsAt`. @returns its id. */
+async function viewingOf(lead: number, userId: number, startsAt: string, status = 'confirmed'): Promise<number> {
+  const row = await t.db
+    .insertInto('viewings')
+    .values({
+      business_id: t.businessId,
+      lead_id: lead,
+      property_id: await propertyId(t.db, 'PISO-7'),
+      user_id: userId,
+      starts_at: startsAt,
+      ends_at: new Date(Date.parse(startsAt) + 30 * 60_000).toISOString().replace('Z', '+00:00'),
+      status: status as 'confirmed',
+      source: 'console',
+      feedback: null,
+      created_at: '2026-03-20T09:00:00.000+00:00',
+      updated_at: '2026-03-20T09:00:00.000+00:00',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The form of Lucía Beatriz with a good DNI and a drawn signature, changed by `changes`. */
+async function sheetForm(changes: Record<string, string> = {}): Promise<Record<string, string>> {
+  return {
+    visitor_name: 'Lucía Beatriz',
+    document_type: 'dni',
+    document_number: '12345678Z',
+    signature: await drawnSignature(),
+    ...changes,
+  };
+}
+
+/** `bytes` as a PNG data URL, whatever they are. */
+const asPngUrl = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
+
 interface Agency {
   bea: { id: number };
   lucia: number;
@@ -49,23 +85,7 @@ async function agency(status = 'confirmed'): Promise<Agency> {
   const bea = await userWithPassword(t.db, t.businessId, 'bea@inmo.example', 'agent');
   await t.db.updateTable('users').set({ display_name: 'Bea Agente' }).where('id', '=', bea.id).execute();
   const lucia = (await createLeadByHand(t.db, { businessId: t.businessId, phone: '+34600111001', name: 'Lucía Beatriz' })).id;
-  const { id: viewing } = await t.db
-    .insertInto('viewings')
-    .values({
-      business_id: t.businessId,
-      lead_id: lucia,
-      property_id: await propertyId(t.db, 'PISO-7'),
-      user_id: bea.id,
-      starts_at: '2026-03-23T09:00:00.000+00:00',
-      ends_at: '2026-03-23T09:30:00.000+00:00',
-      status: status as 'confirmed',
-      source: 'console',
-      feedback: null,
-      created_at: '2026-03-20T09:00:00.000+00:00',
-      updated_at: '2026-03-20T09:00:00.000+00:00',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const viewing = await viewingOf(lucia, bea.id, '2026-03-23T09:00:00.000+00:00', status);
   return { bea, lucia, viewing, agent: await loggedIn(t.app, 'bea@inmo.example') };
 }
 
@@ -179,23 +199,7 @@ describe('a visit sheet signed on the viewing’s page', () => {
     ).toBe(303);
     expect((await sheets())[0]).toMatchObject({ document_type: 'other', document_number: 'PA1234567' });
     // A second viewing, signed with a NIE.
-    const other = await t.db
-      .insertInto('viewings')
-      .values({
-        business_id: t.businessId,
-        lead_id: lucia,
-        property_id: await propertyId(t.db, 'PISO-7'),
-        user_id: (await sheets())[0].user_id,
-        starts_at: '2026-03-24T09:00:00.000+00:00',
-        ends_at: '2026-03-24T09:30:00.000+00:00',
-        status: 'scheduled',
-        source: 'console',
-        feedback: null,
-        created_at: '2026-03-20T09:00:00.000+00:00',
-        updated_at: '2026-03-20T09:00:00.000+00:00',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const other = { id: await viewingOf(lucia, (await sheets())[0].user_id, '2026-03-24T09:00:00.000+00:00', 'scheduled') };
     expect(
       (
         await sign(agent, other.id, {
@@ -214,12 +218,7 @@ describe('a visit sheet signed on the viewing’s page', () => {
     const before = await snapshot(t.db, ['console_sessions']);
     const signature = await drawnSignature();
 
-    const letter = await sign(agent, viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'dni',
-      document_number: '12345678A',
-      signature,
-    });
+    const letter = await sign(agent, viewing, await sheetForm({ document_number: '12345678A', signature }));
     expect(letter.statusCode).toBe(422);
     expect(problemOf(letter.body, 's-number-problem')).toBe('La letra no corresponde al número: revise el documento.');
     expect(letter.body).toMatch(
@@ -229,12 +228,7 @@ describe('a visit sheet signed on the viewing’s page', () => {
     // The signature, taken, is handed back for the box: the visitor need not sign again.
     expect(letter.body).toContain(`data-restore="${signature}"`);
 
-    const nie = await sign(agent, viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'nie',
-      document_number: '12345678Z',
-      signature,
-    });
+    const nie = await sign(agent, viewing, await sheetForm({ document_type: 'nie', signature }));
     expect(problemOf(nie.body, 's-number-problem')).toBe('Un NIE empieza por X, Y o Z y sigue con 7 cifras y una letra, como X1234567L.');
 
     const nameless = await sign(agent, viewing, { visitor_name: ' ', document_type: 'dni', document_number: '12345678Z', signature });
@@ -247,22 +241,12 @@ describe('a visit sheet signed on the viewing’s page', () => {
     const jpeg = await sharp({ create: { width: 300, height: 100, channels: 3, background: '#000' } })
       .jpeg()
       .toBuffer();
-    const notPng = await sign(agent, viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'dni',
-      document_number: '12345678Z',
-      signature: `data:image/png;base64,${jpeg.toString('base64')}`,
-    });
+    const notPng = await sign(agent, viewing, await sheetForm({ signature: asPngUrl(jpeg) }));
     expect([notPng.statusCode, problemOf(notPng.body, 's-signature-problem')]).toEqual([
       422,
       'La firma no se pudo leer como imagen. Bórrela y que el visitante firme otra vez.',
     ]);
-    const text = await sign(agent, viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'dni',
-      document_number: '12345678Z',
-      signature: 'data:text/html;base64,PHNjcmlwdD4=',
-    });
+    const text = await sign(agent, viewing, await sheetForm({ signature: 'data:text/html;base64,PHNjcmlwdD4=' }));
     expect(problemOf(text.body, 's-signature-problem')).toBe(
       'La firma no se pudo leer como imagen. Bórrela y que el visitante firme otra vez.',
     );
@@ -270,21 +254,11 @@ describe('a visit sheet signed on the viewing’s page', () => {
     const white = await sharp({ create: { width: 600, height: 200, channels: 4, background: '#ffffff' } })
       .png()
       .toBuffer();
-    const blank = await sign(agent, viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'dni',
-      document_number: '12345678Z',
-      signature: `data:image/png;base64,${white.toString('base64')}`,
-    });
+    const blank = await sign(agent, viewing, await sheetForm({ signature: asPngUrl(white) }));
     expect(problemOf(blank.body, 's-signature-problem')).toBe('La firma está en blanco: el visitante debe firmar en el recuadro.');
     expect(blank.body).not.toContain('data-restore');
 
-    const missing = await sign(agent, viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'dni',
-      document_number: '12345678Z',
-      signature: '',
-    });
+    const missing = await sign(agent, viewing, await sheetForm({ signature: '' }));
     expect(problemOf(missing.body, 's-signature-problem')).toBe('Falta la firma: el visitante debe firmar en el recuadro.');
 
     expect(await snapshot(t.db, ['console_sessions'])).toBe(before);
@@ -299,19 +273,14 @@ describe('a visit sheet signed on the viewing’s page', () => {
       .png({ compressionLevel: 0 })
       .toBuffer();
     expect(large.length).toBeGreaterThan(256 * 1024);
-    const tooLarge = await sign(agent, viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'dni',
-      document_number: '12345678Z',
-      signature: `data:image/png;base64,${large.toString('base64')}`,
-    });
+    const tooLarge = await sign(agent, viewing, await sheetForm({ signature: asPngUrl(large) }));
     expect([tooLarge.statusCode, problemOf(tooLarge.body, 's-signature-problem')]).toEqual([
       422,
       'La firma ocupa demasiado. Bórrela y que el visitante firme otra vez.',
     ]);
     expect(await sheets()).toEqual([]);
 
-    const form = { visitor_name: 'Lucía Beatriz', document_type: 'dni', document_number: '12345678Z', signature: await drawnSignature() };
+    const form = await sheetForm();
     expect((await sign(agent, viewing, form)).statusCode).toBe(303);
     const before = await snapshot(t.db, ['console_sessions']);
     // The form is gone from the page once signed; a second post (another phone) is refused.
@@ -338,7 +307,7 @@ describe('a visit sheet signed on the viewing’s page', () => {
 
   it('refuses a post without the CSRF token, and another business’s viewing is a 404', async () => {
     const { viewing, agent } = await agency();
-    const form = { visitor_name: 'Lucía Beatriz', document_type: 'dni', document_number: '12345678Z', signature: await drawnSignature() };
+    const form = await sheetForm();
     expect((await agent.request('POST', `/console/viewings/${viewing}/sheet`, form)).statusCode).toBe(403);
     expect((await agent.get(`/console/viewings/${viewing + 1000}/sheet.pdf`)).statusCode).toBe(404);
     const elsewhere = await agent.request('POST', `/console/viewings/${viewing + 1000}/sheet`, {
@@ -388,12 +357,7 @@ describe('the clause on the settings page', () => {
     const audit = await t.db.selectFrom('audit_log').selectAll().where('action', '=', 'business.visit_sheet_clause').execute();
     expect(audit.map((a) => [a.target_type, a.target_id])).toEqual([['business', String(t.businessId)]]);
 
-    await sign(agent, viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'dni',
-      document_number: '12345678Z',
-      signature: await drawnSignature(),
-    });
+    await sign(agent, viewing, await sheetForm());
     expect((await sheets())[0].clause).toBe(clause);
     await owner.submit('/console/settings', '/console/settings', { visit_sheet_clause: '' });
     expect((await t.db.selectFrom('businesses').select('visit_sheet_clause').executeTakeFirstOrThrow()).visit_sheet_clause).toBeNull();
@@ -407,12 +371,7 @@ describe('personal data (CONTRACT §18)', () => {
   let signed: Agency;
   beforeEach(async () => {
     signed = await agency();
-    await sign(signed.agent, signed.viewing, {
-      visitor_name: 'Lucía Beatriz',
-      document_type: 'dni',
-      document_number: '12345678Z',
-      signature: await drawnSignature(),
-    });
+    await sign(signed.agent, signed.viewing, await sheetForm());
   });
 
   it('the lead’s export carries the sheet, and its erasure removes it', async () => {

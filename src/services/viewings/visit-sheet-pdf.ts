@@ -16,7 +16,7 @@
  */
 import PDFDocument from 'pdfkit';
 import type { DocumentType } from '../../domain/viewings/visit-sheet.ts';
-import { winAnsi } from '../catalogue/listing-sheet.ts';
+import { A4, ACCENT, drawAgency, INK, MUTED, pdfBytes, winAnsi } from '../catalogue/listing-sheet.ts';
 
 /** The languages a sheet is written in: the console's. */
 export type SheetLanguage = 'es' | 'en';
@@ -86,11 +86,9 @@ const WORDS = {
 } as const;
 
 /** A4 in points, and the page's margin. */
-const PAGE = { width: 595.28, height: 841.89, margin: 48 };
+const PAGE = { ...A4, margin: 48 };
 const CONTENT = PAGE.width - 2 * PAGE.margin;
-const INK = '#1b1f24';
-const MUTED = '#4a5360';
-const ACCENT = '#0b5cad';
+/** The lines to write on and the signature's box: darker than the listing sheet's rules, to be seen on paper. */
 const LINE = '#9aa4b1';
 
 /** The signature's box, points. */
@@ -108,32 +106,9 @@ export async function renderVisitSheet(content: VisitSheetContent): Promise<Buff
     displayTitle: true,
     info: { Title: winAnsi(`${w.title} · ${content.listing.reference}`), Author: winAnsi(content.agency.name) },
   });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const ended = new Promise<void>((resolve, reject) => {
-    doc.on('end', resolve);
-    doc.on('error', reject);
-  });
+  const bytes = pdfBytes(doc);
   const left = PAGE.margin;
-
-  // The agency.
-  doc
-    .font('Helvetica-Bold')
-    .fontSize(12)
-    .fillColor(ACCENT)
-    .text(winAnsi(content.agency.name), left, PAGE.margin, { width: CONTENT * 0.6, lineBreak: false, ellipsis: true });
-  if (content.agency.email)
-    doc
-      .font('Helvetica')
-      .fontSize(9)
-      .fillColor(MUTED)
-      .text(winAnsi(content.agency.email), left + CONTENT * 0.6, PAGE.margin + 2, {
-        width: CONTENT * 0.4,
-        align: 'right',
-        lineBreak: false,
-        ellipsis: true,
-      });
-  rule(doc, PAGE.margin + 20, 0.75);
+  drawAgency(doc, content.agency, left, PAGE.margin, CONTENT);
 
   doc
     .font('Helvetica-Bold')
@@ -222,8 +197,7 @@ export async function renderVisitSheet(content: VisitSheetContent): Promise<Buff
     rule(doc, y + 18, 0.5, left + 60, left + SIGNATURE_BOX.width);
   }
   doc.end();
-  await ended;
-  return Buffer.concat(chunks);
+  return bytes;
 }
 
 /** A horizontal line at `y` from `from` to `to` (the content's width by default). */
