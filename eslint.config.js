@@ -28,7 +28,15 @@ export default tseslint.config(
     // The console's one browser script.
     files: ['src/http/console/assets/*.js'],
     languageOptions: {
-      globals: { document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', fetch: 'readonly', DOMParser: 'readonly' },
+      globals: {
+        document: 'readonly',
+        navigator: 'readonly',
+        setTimeout: 'readonly',
+        fetch: 'readonly',
+        DOMParser: 'readonly',
+        window: 'readonly',
+        Image: 'readonly',
+      },
     },
   },
   {

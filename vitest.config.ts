@@ -60,6 +60,7 @@ const RUNTIME_DB = [
   'compiled-once',
   'calendar', // ical-generator
   'listing-page', // pdfkit, qrcode
+  'visit-sheet.console', // sharp reading a signature, pdfkit drawing it
 ].map((name) => `test/db/${name}.test.ts`);
 
 const tier = (

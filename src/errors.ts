@@ -346,6 +346,11 @@ export const ERRORS = {
     status: 409,
     detail: ({ action, status }) => `A viewing that is ${status} cannot take the action ${action}`,
   }),
+  VISIT_SHEET_SIGNED: spec({ status: 409, detail: 'The visit sheet of this viewing is signed already; a signed sheet is never changed' }),
+  VISIT_SHEET_REFUSED: spec<{ status: string }>({
+    status: 409,
+    detail: ({ status }) => `A viewing that is ${status} takes no visit sheet`,
+  }),
   VIEWING_DURATION: spec({ status: 400, detail: 'A viewing lasts from 5 to 240 minutes' }),
   VIEWING_AGENT_UNKNOWN: spec({ status: 400, detail: 'A viewing can be given only to an active user of the business' }),
   VIEWING_FEEDBACK_INTEREST: spec({ status: 400, detail: 'The interest of a viewing’s feedback is a whole number from 1 to 5' }),

@@ -32,6 +32,8 @@ export interface BusinessTable {
   viewing_hours: string | null;
   /** The local date (`YYYY-MM-DD`) of the latest alert round composed (migration 0032, CONTRACT §21). */
   alerts_round: Generated<string | null>;
+  /** The clause printed on visit sheets (migration 0040, CONTRACT §20); null: the default one (domain/viewings/visit-sheet.ts). */
+  visit_sheet_clause: Generated<string | null>;
 }
 
 export interface ApiKeyTable {
@@ -779,6 +781,27 @@ export interface CalendarUrlTable {
   revoked_at: string | null;
 }
 
+/**
+ * A visit sheet signed by the visitor on the agent's screen (migration 0040, CONTRACT §20): one per
+ * viewing. Personal data (CONTRACT §18): exported and erased with the viewing's lead.
+ */
+export interface VisitSheetTable {
+  viewing_id: number;
+  business_id: number;
+  visitor_name: string;
+  /** `dni`, `nie`, or `other` (a passport or another identity document). */
+  document_type: 'dni' | 'nie' | 'other';
+  /** Upper case, without spaces, dots or dashes. */
+  document_number: string;
+  /** The signature: PNG bytes as inmo re-encoded them (media/signature.ts). */
+  signature_png: Buffer;
+  /** The agency's clause as it read when the sheet was signed. */
+  clause: string;
+  signed_at: string;
+  /** The console user who collected it. */
+  user_id: number;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -828,6 +851,7 @@ export interface Database {
   alert_digests: AlertDigestTable;
   alert_items: AlertItemTable;
   lead_dismissals: LeadDismissalTable;
+  visit_sheets: VisitSheetTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

@@ -104,7 +104,7 @@ let loaded: Promise<typeof Sharp> | null = null;
  * sharp, loaded at the first photo (most processes never render one, and it costs a tenth of a
  * second to load): one thread per libvips operation, and no cache of decoded images between them.
  */
-function sharpLoaded(): Promise<typeof Sharp> {
+export function sharpLoaded(): Promise<typeof Sharp> {
   return (loaded ??= import('sharp').then(({ default: sharp }) => {
     sharp.concurrency(1);
     sharp.cache(false);

@@ -325,6 +325,24 @@ const InboundEmail = Type.Object({
   }),
 });
 
+/** A visit sheet of the export (services/viewings/visit-sheet.ts `visitSheetsOfLead`). */
+const VisitSheet = Type.Object({
+  viewing_id: Type.Integer(),
+  visitor_name: Type.String(),
+  document_type: Literals(['dni', 'nie', 'other'] as const, {
+    description: '`dni`, `nie`, or `other`: a passport or another identity document.',
+  }),
+  document_number: Type.String({ description: 'Upper case, without spaces, dots or dashes.' }),
+  signature_png_base64: Type.String({
+    contentEncoding: 'base64',
+    contentMediaType: 'image/png',
+    description: 'The signature drawn on the screen, a PNG.',
+  }),
+  clause: Type.String({ description: 'The agency’s clause as it read when the sheet was signed.' }),
+  signed_at: Timestamp,
+  user_id: Type.Integer({ description: 'The console user who collected the sheet.' }),
+});
+
 export const LeadExport = Type.Object(
   {
     exported_at: Type.String({ format: 'date-time', description: 'When the export was made (RFC 3339).' }),
@@ -346,6 +364,9 @@ export const LeadExport = Type.Object(
         'The portal e-mails that made the lead or were added to it (CONTRACT §19), oldest first, each as received; a message is kept 30 days.',
     }),
     viewings: Stored('The lead’s viewings (CONTRACT §20), by start time, as GET /viewings shows them, with their `sequence`.'),
+    visit_sheets: Type.Array(VisitSheet, {
+      description: 'The visit sheets signed at the lead’s viewings (CONTRACT §20), by the viewing’s start time.',
+    }),
   },
   responding('Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20).'),
 );

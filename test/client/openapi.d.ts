@@ -1633,6 +1633,32 @@ export interface operations {
                         viewings: {
                             [key: string]: unknown;
                         }[];
+                        /** @description The visit sheets signed at the lead’s viewings (CONTRACT §20), by the viewing’s start time. */
+                        visit_sheets: {
+                            viewing_id: number;
+                            visitor_name: string;
+                            /**
+                             * @description `dni`, `nie`, or `other`: a passport or another identity document.
+                             * @enum {string}
+                             */
+                            document_type: "dni" | "nie" | "other";
+                            /** @description Upper case, without spaces, dots or dashes. */
+                            document_number: string;
+                            /**
+                             * Format: byte
+                             * @description The signature drawn on the screen, a PNG.
+                             */
+                            signature_png_base64: string;
+                            /** @description The agency’s clause as it read when the sheet was signed. */
+                            clause: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 with UTC offset.
+                             */
+                            signed_at: string;
+                            /** @description The console user who collected the sheet. */
+                            user_id: number;
+                        }[];
                     };
                 };
             };

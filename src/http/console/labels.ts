@@ -290,6 +290,8 @@ export const AUDIT_ACTION_LABEL = {
   'property.withdraw': 'audit_action_property_withdraw',
   'calendar.create': 'audit_action_calendar_create',
   'calendar.revoke': 'audit_action_calendar_revoke',
+  'viewing.sheet_sign': 'audit_action_viewing_sheet_sign',
+  'business.visit_sheet_clause': 'audit_action_business_visit_sheet_clause',
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Why an e-mail waits for an agent, or was discarded (services/leads/email-intake.ts). */

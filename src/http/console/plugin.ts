@@ -13,8 +13,9 @@
  * - **Login**: at most LOGIN_PER_IP attempts a minute per client IP, and LOGIN_PER_ACCOUNT failed
  *   ones per 15 minutes per email (`@fastify/rate-limit`; page.ts).
  * - **Pages** are Eta templates (`views/`, escaped by default) in Spanish, or English by
- *   `Accept-Language` (i18n.ts); the one stylesheet and script are served from `assets/`, never a
- *   CDN. Everything works without JavaScript; the script only adds the key's copy button.
+ *   `Accept-Language` (i18n.ts); the one stylesheet and the scripts are served from `assets/`, never a
+ *   CDN. Everything works without JavaScript; the scripts add conveniences (console.js) and the visit
+ *   sheet's signature box (signature.js), whose page offers a sheet to sign on paper without it.
  *
  * Route handlers call the same services and repositories as the API; templates hold no SQL.
  */

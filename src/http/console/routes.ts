@@ -14,7 +14,8 @@
  * - sections/catalogue.ts: the catalogue and its uploads;
  * - sections/leads.ts: leads, a lead's page and its conversation;
  * - sections/listings.ts: the listings, created, edited, moved between statuses (CONTRACT §14);
- * - sections/calendar.ts: the user's own calendar URL for their phone (CONTRACT §20).
+ * - sections/calendar.ts: the user's own calendar URL for their phone (CONTRACT §20);
+ * - sections/settings.ts (owners): the business's settings (the visit sheet's clause, CONTRACT §20).
  *
  * Every POST passes `csrfProtection` before its handler (forms.ts). A form with bad input is
  * shown again with the reason, status 422, and changes nothing. Every page reads the business
@@ -34,6 +35,7 @@ import { keyPages } from './sections/keys.ts';
 import { leadPages } from './sections/leads.ts';
 import { listingPages } from './sections/listings.ts';
 import { overviewPage } from './sections/overview.ts';
+import { settingsPages } from './sections/settings.ts';
 import { userPages } from './sections/users.ts';
 import { viewingPages } from './sections/viewings.ts';
 
@@ -54,6 +56,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     leadPages,
     listingPages,
     calendarPages,
+    settingsPages,
   ]) {
     await app.register(section, deps);
   }

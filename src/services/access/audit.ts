@@ -1,7 +1,8 @@
 /**
  * The audit trail (issue 31, CONTRACT §18): who created or revoked a key, invited or disabled a
  * user, changed the channel or a webhook endpoint, exported or erased a lead, or withdrew a
- * listing, made or revoked an agent's calendar URL, and when. An entry names its actor and target by id only: never a name, phone,
+ * listing, made or revoked an agent's calendar URL, collected a signed visit sheet or changed its
+ * clause (CONTRACT §20), and when. An entry names its actor and target by id only: never a name, phone,
  * email or anything else of a person, so the trail outlives every erasure.
  *
  * {@link recordAudit} runs inside the transaction of the action it records, so an entry exists
@@ -43,6 +44,8 @@ export const AUDIT_ACTIONS = {
   'property.withdraw': 'property',
   'calendar.create': 'user',
   'calendar.revoke': 'user',
+  'viewing.sheet_sign': 'viewing',
+  'business.visit_sheet_clause': 'business',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 

@@ -52,12 +52,15 @@ const THUMB_WIDTH = 480;
 /** Largest photo read from the store, bytes (a stored width is a fraction of this). */
 const PHOTO_MAX_BYTES = 8 * 1024 * 1024;
 
-/** A4 in points, and the page's margin. */
-const PAGE = { width: 595.28, height: 841.89, margin: 40 };
+/** A4 in points. */
+export const A4 = { width: 595.28, height: 841.89 };
+/** The page's margin, points. */
+const PAGE = { ...A4, margin: 40 };
 const CONTENT = PAGE.width - 2 * PAGE.margin;
-const INK = '#1b1f24';
-const MUTED = '#4a5360';
-const ACCENT = '#0b5cad';
+/** The sheets' colours: text, quieter text, the agency's accent (the console's). */
+export const INK = '#1b1f24';
+export const MUTED = '#4a5360';
+export const ACCENT = '#0b5cad';
 const LINE = '#d0d6de';
 
 /** The energy scale's bars: colour and the letter's colour (console.css `.energy-*`). */
@@ -222,38 +225,11 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
     displayTitle: true,
     info: { Title: winAnsi(view.title), Author: winAnsi(business.name), Subject: winAnsi(fill(w.offeredBy, { business: business.name })) },
   });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const ended = new Promise<void>((resolve, reject) => {
-    doc.on('end', resolve);
-    doc.on('error', reject);
-  });
+  const bytes = pdfBytes(doc);
   const left = PAGE.margin;
 
   // The agency.
-  doc
-    .font('Helvetica-Bold')
-    .fontSize(12)
-    .fillColor(ACCENT)
-    .text(winAnsi(business.name), left, PAGE.margin, { width: CONTENT * 0.6, lineBreak: false, ellipsis: true });
-  if (business.email) {
-    doc
-      .font('Helvetica')
-      .fontSize(9)
-      .fillColor(MUTED)
-      .text(winAnsi(business.email), left + CONTENT * 0.6, PAGE.margin + 2, {
-        width: CONTENT * 0.4,
-        align: 'right',
-        lineBreak: false,
-        ellipsis: true,
-      });
-  }
-  doc
-    .moveTo(left, PAGE.margin + 20)
-    .lineTo(left + CONTENT, PAGE.margin + 20)
-    .lineWidth(0.75)
-    .strokeColor(LINE)
-    .stroke();
+  drawAgency(doc, business, left, PAGE.margin, CONTENT);
 
   // Title, kind and prices.
   let y = PAGE.margin + 30;
@@ -432,6 +408,45 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
     doc.page.margins.bottom = bottom;
   }
   doc.end();
-  await ended;
-  return Buffer.concat(chunks);
+  return bytes;
+}
+
+/** The bytes `doc` writes, once it ends (call before drawing; rejects on pdfkit's error). */
+export function pdfBytes(doc: PDFKit.PDFDocument): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+}
+
+/**
+ * The agency at the top of a sheet: its name on the left, its e-mail on the right, a rule under
+ * both (20 pt below `top`), across `width` points from `left`.
+ */
+export function drawAgency(doc: PDFKit.PDFDocument, business: BusinessContact, left: number, top: number, width: number): void {
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(12)
+    .fillColor(ACCENT)
+    .text(winAnsi(business.name), left, top, { width: width * 0.6, lineBreak: false, ellipsis: true });
+  if (business.email) {
+    doc
+      .font('Helvetica')
+      .fontSize(9)
+      .fillColor(MUTED)
+      .text(winAnsi(business.email), left + width * 0.6, top + 2, {
+        width: width * 0.4,
+        align: 'right',
+        lineBreak: false,
+        ellipsis: true,
+      });
+  }
+  doc
+    .moveTo(left, top + 20)
+    .lineTo(left + width, top + 20)
+    .lineWidth(0.75)
+    .strokeColor(LINE)
+    .stroke();
 }

@@ -4,7 +4,7 @@
  *
  * One transaction removes every trace of the person: the lead row and, with it, its notes,
  * searches, matches, jobs (so no queued send or follow-up runs), follow-ups, messages and
- * conversation, viewings (CONTRACT §20); its console history and consents; its events, and so their pending webhook
+ * conversation, viewings and the visit sheets signed at them (CONTRACT §20); its console history and consents; its events, and so their pending webhook
  * deliveries; its Idempotency-Key records; and the stored WhatsApp webhook bodies that name
  * one of its phones. What stays has nothing of the person: a `lead_erasures` row (the id,
  * when, why), the audit entry, and the event `lead.erased` (`{"id"}`) that tells subscribers

@@ -32,6 +32,7 @@ import type { ChangeWatch } from '../../db/change-watch.ts';
 import { recordAudit, type AuditActor } from '../access/audit.ts';
 import { inboundEmailsOfLead } from './email-intake.ts';
 import { viewingsOfLead } from '../viewings/reads.ts';
+import { visitSheetsOfLead } from '../viewings/visit-sheet.ts';
 
 /**
  * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
@@ -178,7 +179,8 @@ export async function getLead(db: Db, businessId: number, id: number) {
  * as kept (the business's id left out): consents, requests that came again, searches, notes, matches, messages, the
  * conversation, follow-ups, the console's history, the events still in the log, and the portal
  * e-mails that made the lead or were added to it (`emails`: each as received, kept 30 days,
- * CONTRACT §19), and its viewings (CONTRACT §20). The export is recorded in the audit trail (by `actor`).
+ * CONTRACT §19), its viewings and the visit sheets signed at them (CONTRACT §20: name, document,
+ * signature as base64 PNG, the clause signed). The export is recorded in the audit trail (by `actor`).
  * @throws InmoError LEAD_NOT_FOUND when it does not exist or belongs to another business.
  */
 export async function exportLead(db: Db, businessId: number, id: number, actor: AuditActor) {
@@ -206,6 +208,7 @@ export async function exportLead(db: Db, businessId: number, id: number, actor: 
     events: (await listEventsOfLead(db, businessId, id)).map(presentEvent),
     emails: await inboundEmailsOfLead(db, id),
     viewings: await viewingsOfLead(db, businessId, id),
+    visit_sheets: await visitSheetsOfLead(db, id),
   };
 }
 

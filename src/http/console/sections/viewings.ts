@@ -15,6 +15,15 @@
  *   the field (422; a time the agent has taken too), an action the status does not allow is the
  *   page posted from with the reason (409), an unknown viewing 404.
  *
+ * - `POST /viewings/:id/sheet` (`visitor_name`, `document_type` `dni`|`nie`|`other`,
+ *   `document_number`, `signature`: a `data:image/png;base64,…` URL from the page's canvas,
+ *   assets/signature.js): the visit sheet signed on the agent's screen (services/viewings/visit-sheet.ts),
+ *   then 303 to the viewing's page. What the form holds wrong is the page again with the reason
+ *   beside the field (422, nothing stored: a DNI or NIE whose letter is not its number's, a
+ *   signature that is no PNG, blank or too large); a sheet signed before or a cancelled viewing 409.
+ * - `GET /viewings/:id/sheet.pdf`: the sheet as an A4 PDF in the console's language; a viewing not
+ *   signed on the screen gets the blank sheet to sign on paper.
+ *
  * A viewing is booked from the lead's page and the listing's (sections/leads.ts,
  * sections/listings.ts, through viewing-form.ts).
  */
@@ -26,7 +35,19 @@ import { VIEWING_COMMENT_MAX, ViewingActionForm } from '../../../schemas/console
 import { assignableUsers } from '../../../services/leads/pipeline.ts';
 import { agendaOf, rescheduleFromConsole, viewingInFull, ViewingFormError, type NamedViewing } from '../../../services/viewings/console.ts';
 import { changeViewing } from '../../../services/viewings/transitions.ts';
-import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
+import {
+  signVisitSheet,
+  takesSheet,
+  visitSheetClause,
+  visitSheetOf,
+  visitSheetPdf,
+  VisitSheetFormError,
+  type SheetInput,
+  type VisitSheetField,
+  type VisitSheetReason,
+} from '../../../services/viewings/visit-sheet.ts';
+import { VISITOR_NAME_MAX, type DocumentType } from '../../../domain/viewings/visit-sheet.ts';
+import { csrfCheckedRoute, field, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
 import { businessTime } from '../local-time.ts';
 import { render } from '../page.ts';
@@ -42,6 +63,43 @@ const VIEWING_PROBLEMS: Partial<Record<string, MessageKey>> = {
   VIEWING_ACTION_REFUSED: 'viewing_action_refused',
 };
 
+/** What a refused visit sheet tells the agent. */
+const SHEET_PROBLEMS: Partial<Record<string, MessageKey>> = {
+  VISIT_SHEET_SIGNED: 'visit_sheet_signed',
+  VISIT_SHEET_REFUSED: 'visit_sheet_refused',
+};
+
+/** The largest signing form taken, bytes: the signature's 256 KB PNG in base64, URL-encoded, and the fields. */
+const SHEET_FORM_MAX_BYTES = 1024 * 1024;
+
+/** The words of a refused field of the visit sheet. */
+function sheetFault(t: Translate, field: VisitSheetField, reason: VisitSheetReason, type: string): string {
+  switch (reason) {
+    case 'required':
+      return t(
+        field === 'visitor_name'
+          ? 'sheet_fault_name_required'
+          : field === 'document_type'
+            ? 'sheet_fault_type_required'
+            : 'sheet_fault_number_required',
+      );
+    case 'too_long':
+      return t('sheet_fault_name_too_long', { max: VISITOR_NAME_MAX });
+    case 'format':
+      return t(type === 'dni' ? 'sheet_fault_dni_format' : type === 'nie' ? 'sheet_fault_nie_format' : 'sheet_fault_other_format');
+    case 'letter':
+      return t('sheet_fault_letter');
+    case 'missing':
+      return t('sheet_fault_signature_missing');
+    case 'blank':
+      return t('sheet_fault_signature_blank');
+    case 'too_large':
+      return t('sheet_fault_signature_too_large');
+    case 'not_png':
+      return t('sheet_fault_signature_not_png');
+  }
+}
+
 /** Where an action may return to besides "Hoy", the viewing and the lead: an agenda of the console, nowhere else. */
 const AGENDA_BACK = /^\/console\/agenda(\?[^\s#\\]*)?$/;
 
@@ -56,6 +114,9 @@ class FeedbackFault extends Error {
 interface ViewingForms {
   reschedule?: { values: { date: string; time: string }; faults: Partial<Record<string, string>> };
   feedback?: { values: { interest: string; comment: string }; faults: Partial<Record<string, string>> };
+  /** The visit sheet as typed (`signature`: one that was taken, drawn back in the box), or a refusal of the whole sheet. */
+  sheet?: { values: SheetInput; faults: Partial<Record<string, string>> };
+  sheetProblem?: MessageKey;
 }
 
 export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
@@ -105,6 +166,10 @@ export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): P
     }
     const { clock, viewing } = found;
     const time = businessTime(clock.zone, request.consoleLanguage);
+    const sheet = await visitSheetOf(db, session.businessId, viewing.id);
+    const documentLabel = (type: DocumentType) =>
+      request.t(type === 'dni' ? 'sheet_document_dni' : type === 'nie' ? 'sheet_document_nie' : 'sheet_document_other');
+    const saved = (request.query as Record<string, string | undefined>).saved;
     return render(
       reply,
       'viewing',
@@ -113,7 +178,7 @@ export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): P
         viewing,
         time,
         problem,
-        saved: (request.query as Record<string, string | undefined>).saved === '1' && status === 200,
+        saved: saved === '1' && status === 200,
         actions: SIMPLE_ACTIONS.filter((action) => nextStatus(viewing.status, action) !== null),
         canReschedule: nextStatus(viewing.status, 'reschedule') !== null,
         canFeedback: nextStatus(viewing.status, 'feedback') !== null,
@@ -126,6 +191,14 @@ export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): P
           faults: {},
         },
         commentMax: VIEWING_COMMENT_MAX,
+        sheet,
+        canSign: sheet === null && takesSheet(viewing.status),
+        clause: (await visitSheetClause(db, session.businessId)).text,
+        sheetForm: forms.sheet ?? { values: { visitor_name: '', document_type: 'dni', document_number: '', signature: '' }, faults: {} },
+        sheetSaved: saved === 'sheet' && status === 200,
+        sheetProblem: forms.sheetProblem ?? null,
+        documentLabel,
+        nameMax: VISITOR_NAME_MAX,
       },
       status,
     );
@@ -171,6 +244,65 @@ export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): P
       if (fromToday) return todayPage(db, request, reply, error.status, problem);
       return viewingPage(request, reply, id, error.status, problem);
     }
+  });
+
+  // The visit sheet signed on the agent's screen (CONTRACT §20).
+  app.post<{ Params: { id: string } }>(
+    '/viewings/:id/sheet',
+    { ...csrfChecked, bodyLimit: SHEET_FORM_MAX_BYTES },
+    async (request, reply) => {
+      const session = request.consoleSession!;
+      const id = idParam(request.params.id);
+      if (id === null) throw new InmoError('NOT_FOUND');
+      const input: SheetInput = {
+        visitor_name: field(request.body, 'visitor_name'),
+        document_type: field(request.body, 'document_type'),
+        document_number: field(request.body, 'document_number'),
+        signature: field(request.body, 'signature'),
+      };
+      const values = { visitor_name: input.visitor_name, document_type: input.document_type, document_number: input.document_number };
+      try {
+        await signVisitSheet(db, session.businessId, id, input, session.userId);
+      } catch (error) {
+        if (error instanceof VisitSheetFormError) {
+          request.errorCode = 'VISIT_SHEET_FORM';
+          const faults: Partial<Record<string, string>> = {};
+          for (const [name, reason] of Object.entries(error.faults))
+            faults[name] = sheetFault(request.t, name as VisitSheetField, reason, input.document_type);
+          // A signature that was taken is drawn back in the box: the visitor need not sign again for a typo.
+          const signature = error.faults.signature === undefined ? input.signature : '';
+          return viewingPage(request, reply, id, 422, null, { sheet: { values: { ...values, signature }, faults } });
+        }
+        if (error instanceof InmoError && error.code === 'VIEWING_NOT_FOUND') throw new InmoError('NOT_FOUND');
+        const problem = error instanceof InmoError ? SHEET_PROBLEMS[error.code] : undefined;
+        if (problem === undefined || !(error instanceof InmoError)) throw error;
+        request.errorCode = error.code;
+        return viewingPage(request, reply, id, error.status, null, {
+          sheet: { values: { ...values, signature: '' }, faults: {} },
+          sheetProblem: problem,
+        });
+      }
+      return reply.code(303).header('location', `/console/viewings/${id}?saved=sheet#h-sheet`).send();
+    },
+  );
+
+  // The visit sheet as an A4 PDF: signed, or blank to sign on paper.
+  app.get<{ Params: { id: string } }>('/viewings/:id/sheet.pdf', async (request, reply) => {
+    const id = idParam(request.params.id);
+    if (id === null) throw new InmoError('NOT_FOUND');
+    let sheet: Awaited<ReturnType<typeof visitSheetPdf>>;
+    try {
+      sheet = await visitSheetPdf(db, request.consoleSession!.businessId, id, request.consoleLanguage);
+    } catch (error) {
+      if (error instanceof InmoError && error.code === 'VIEWING_NOT_FOUND') throw new InmoError('NOT_FOUND');
+      throw error;
+    }
+    return reply
+      .header('content-disposition', `inline; filename="${sheet.fileName}"`)
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .type('application/pdf')
+      .send(sheet.pdf);
   });
 
   /** Does `value.action` to viewing `id`, with the words of `t` for a refused field. @returns the viewing after it. */
