@@ -190,6 +190,8 @@ describe('words everywhere', () => {
       '/console/properties/:id': { url: `/console/properties/${listingId}`, as: 'owner' },
       '/console/properties/:id/sheet.pdf': 'not a page',
       '/console/properties/:id/close': { url: `/console/properties/${listingId}/close?status=vendida`, as: 'owner' },
+      '/console/settings': { url: '/console/settings', as: 'owner' },
+      '/console/viewings/:id/sheet.pdf': 'not a page',
     };
     // The lead of the morning's seed too: its follow-ups, viewings and a request that came again.
     examples['/console/leads/:lead_id (a lead with a day)'] = { url: `/console/leads/${lucia}`, as: 'owner' };
