@@ -118,7 +118,13 @@ export async function claimDigest(db: Executor, row: { business_id: number; lead
   const inserted = await db
     .insertInto('alert_digests')
     .values({ ...row, message_id: null, origin: ALERT_ORIGIN, user_id: null })
-    .onConflict((oc) => oc.columns(['lead_id', 'round']).where('origin', '=', ALERT_ORIGIN).doNothing())
+    // The index's own predicate, written as it is (SQLite matches a partial index by its text, not by a bound value).
+    .onConflict((oc) =>
+      oc
+        .columns(['lead_id', 'round'])
+        .where(sql<boolean>`origin = 'alert'`)
+        .doNothing(),
+    )
     .returning('id')
     .executeTakeFirst();
   return inserted?.id;
