@@ -224,7 +224,13 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
       reply,
       'lead',
       {
-        sendWays: await handSendWays(db, full.lead.business_id, full.lead.id),
+        // Why a way cannot carry listings now, in words (null: it can).
+        sendWays: Object.fromEntries(
+          Object.entries(await handSendWays(db, full.lead.business_id, full.lead.id)).map(([way, why]) => [
+            way,
+            why === null ? null : reply.request.t(`send_fault_${why}`, { max: HAND_SEND_MAX }),
+          ]),
+        ),
         sendForm: sendForm ?? { values: { property_id: [], property_ref: '', channel: '' }, faults: {} },
         sendMax: HAND_SEND_MAX,
         lastSent,
