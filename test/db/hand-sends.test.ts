@@ -123,6 +123,10 @@ describe('listings sent by hand', () => {
     const response = await send(browser, marta.id, { property_id: [String(ids.one), String(ids.two)], property_ref: '', channel: 'email' });
     expect(response.statusCode, response.body).toBe(303);
     expect(response.headers.location).toBe(`/console/leads/${marta.id}#h-alerts`);
+    // The same form posted again at once (a double click) is the same send.
+    const twice = await send(browser, marta.id, { property_id: [String(ids.two), String(ids.one)], property_ref: '', channel: 'email' });
+    expect(twice.statusCode).toBe(303);
+    expect(await t.db.selectFrom('alert_digests').select('id').where('origin', '=', 'agent').execute()).toHaveLength(1);
     await drain();
     await drain();
     const [mail, ...more] = mailTo('marta@example.com');

@@ -148,6 +148,22 @@ export async function insertHandDigest(
 }
 
 /**
+ * The listings of each send by hand to a lead since `since` (RFC 3339), by its message, with the
+ * message's channel (`kind`): what a second post of the same form (a double click) is compared with.
+ */
+export async function listRecentHandSends(db: Executor, leadId: number, since: string) {
+  return db
+    .selectFrom('alert_digests as d')
+    .innerJoin('alert_items as i', 'i.digest_id', 'd.id')
+    .innerJoin('messages as m', 'm.id', 'd.message_id')
+    .select(['d.message_id', 'm.kind', 'i.property_id'])
+    .where('d.lead_id', '=', leadId)
+    .where('d.origin', '=', HAND_ORIGIN)
+    .where('d.created_at', '>=', since)
+    .execute();
+}
+
+/**
  * The business's listings among `propertyIds` as a hand send needs them: reference, whether the
  * listing is in the public catalogue (`listed` 1), prices and operations, and whether the lead
  * dismissed it ("No me interesa").

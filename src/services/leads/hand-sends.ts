@@ -12,10 +12,18 @@
  * as alert items (so an alert never sends them again unless their price drops 3 % or more, and
  * `GET /leads/{id}/matches` marks them `sent_at` once their message went out), one message and
  * its job, written in one transaction; the send is the welcome's send-once (jobs/deliver-email.ts,
- * jobs/deliver.ts): a crash never sends it twice. A refusal ({@link HandSendError}) stores nothing.
+ * jobs/deliver.ts): a crash never sends it twice, and the same listings sent the same way again
+ * within a minute (a double click) are that send, not another. A refusal ({@link HandSendError})
+ * stores nothing.
  */
 import type { Db, Executor } from '../../db/database.ts';
-import { deleteAlertCandidates, insertAlertItems, insertHandDigest, listHandSendables } from '../../db/repositories/alerts.ts';
+import {
+  deleteAlertCandidates,
+  insertAlertItems,
+  insertHandDigest,
+  listHandSendables,
+  listRecentHandSends,
+} from '../../db/repositories/alerts.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
@@ -26,7 +34,7 @@ import { transact } from '../../db/transaction.ts';
 import { alertPriceField, alertTimeZone } from '../../domain/leads/alerts.ts';
 import { handWhatsAppText } from '../../domain/messaging/alert-email.ts';
 import { localDate } from '../../domain/viewings/hours.ts';
-import { nowRfc3339 } from '../../domain/time.ts';
+import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { AGENT_AUTHOR } from '../../jobs/deliver-email.ts';
 import { agentNameForLead, digestListings } from '../messaging/alert-email.ts';
@@ -37,6 +45,9 @@ import { searchOperations } from './alerts.ts';
 
 /** Most listings in one send. */
 export const HAND_SEND_MAX = 10;
+
+/** How long the same listings sent the same way again count as the same send (a double click), ms. */
+const REPEAT_WINDOW_MS = 60_000;
 
 /** The `reason` of an alert item sent by hand (an alert's are `new` and `price_drop`). */
 export const HAND_REASON = 'chosen';
@@ -162,6 +173,18 @@ export async function sendListingsByHand(db: Db, send: HandSend): Promise<{ mess
     const lead = await findLead(trx, send.leadId, send.businessId);
     const business = await findBusiness(trx, send.businessId);
     if (!lead || !business) throw new InmoError('LEAD_NOT_FOUND', { id: send.leadId });
+    // The same listings by the same way a moment ago (a double click, a post sent again): that send, not another.
+    const since = toRfc3339(new Date(Date.parse(now) - REPEAT_WINDOW_MS));
+    const recent = new Map<number, { kind: string; ids: Set<number> }>();
+    for (const row of await listRecentHandSends(trx, lead.id, since)) {
+      const entry = recent.get(row.message_id!) ?? { kind: row.kind, ids: new Set<number>() };
+      entry.ids.add(row.property_id);
+      recent.set(row.message_id!, entry);
+    }
+    const kind = channel === 'email' ? 'email' : 'text';
+    for (const [messageId, entry] of recent) {
+      if (entry.kind === kind && entry.ids.size === ids.length && ids.every((id) => entry.ids.has(id))) return { messageId };
+    }
     const language = emailLanguage(lead.preferred_language);
     const messageId = (await insertOutbound(trx, {
       business_id: send.businessId,
