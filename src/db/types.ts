@@ -670,6 +670,10 @@ export interface AlertDigestTable {
   round: string;
   /** The message carrying it (null only inside the transaction that writes both). */
   message_id: number | null;
+  /** `alert` (the daily digest) or `agent` (sent by hand from the lead page, migration 0041). */
+  origin: Generated<string>;
+  /** The agent who sent it by hand; null for an alert (migration 0041). */
+  user_id: number | null;
   created_at: string;
 }
 

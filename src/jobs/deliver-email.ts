@@ -10,9 +10,10 @@
  * `sending` knows an earlier run died between the call and its record, so the message is marked
  * `needs_reconciliation` and never sent again. The claim also writes what the e-mail says (its
  * text part, in `body`, for the conversation) and its one-click unsubscribe link (RFC 8058: only
- * the token's hash is kept, services/messaging/unsubscribe.ts). The welcome and the alert digests
+ * the token's hash is kept, services/messaging/unsubscribe.ts). The welcome, the alert digests
  * (`author = 'alert'`, CONTRACT §21: written from their listings, services/messaging/alert-email.ts,
- * and sent only while the lead still takes alerts) go through here.
+ * and sent only while the lead still takes alerts) and the listings an agent sends by hand
+ * (`author = 'agent'`, written the same way, services/leads/hand-sends.ts) go through here.
  *
  * Nothing is sent to a lead who opted out (the conversation's `opted_out`, which the unsubscribe
  * link sets), or when the business sends no e-mail any more: the message fails visibly.
@@ -36,6 +37,9 @@ import type { TaskContext } from './task.ts';
 
 /** The `author` of an alert digest's message (CONTRACT §21). */
 export const ALERT_AUTHOR = 'alert';
+
+/** The `author` of an agent's message: listings sent by hand by e-mail carry a digest (CONTRACT §21 "By hand"). */
+export const AGENT_AUTHOR = 'agent';
 
 /** What the claim decided: nothing to send, or the e-mail. */
 type Plan =
@@ -72,7 +76,7 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
   const unsubscribeUrl = await newUnsubscribeLink(trx, message.business_id, message.lead_id, publicUrl, now);
   const said = { businessName: business.name, leadName: lead.name, unsubscribeUrl };
   const words =
-    message.author === ALERT_AUTHOR
+    message.author === ALERT_AUTHOR || message.author === AGENT_AUTHOR
       ? await writeAlertEmail(trx, message, { ...said, publicUrl })
       : welcomeEmail(message.language ?? 'es', said);
   if (words === null) return fail('the alert has no listings left');

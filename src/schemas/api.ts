@@ -279,7 +279,8 @@ export const LeadMatches = Type.Object(
         Type.Ref('Property'),
         Type.Object({
           sent_at: Nullable(Timestamp, {
-            description: 'When the property was last sent to the lead in an alert (RFC 3339; CONTRACT §21), or null when never.',
+            description:
+              'When the property was last sent to the lead, in an alert or by an agent by hand, by e-mail or WhatsApp (RFC 3339; CONTRACT §21), or null when never.',
           }),
           dismissed: Type.Boolean({ description: 'Whether the lead said “No me interesa” to it: it is never sent to the lead again.' }),
         }),

@@ -193,6 +193,13 @@ export const LeadNoteForm = Type.Object({ text: text(5000) });
 /** `POST /console/leads/:id/alerts` (CONTRACT §21): "wants alerts" on ('1', a checkbox) or off (''). */
 export const LeadAlertsForm = Type.Object({ wants_alerts: Type.String({ maxLength: 1 }) });
 
+/** `POST /console/leads/:id/send` (CONTRACT §21 "By hand"): the listings ticked, a reference typed, and `email` or `whatsapp`. */
+export const HandSendForm = Type.Object({
+  property_id: Type.Array(text(20), { maxItems: 1000 }),
+  property_ref: text(200),
+  channel: text(20),
+});
+
 /** `POST /console/leads/:id/assign`: a user id, or '' for nobody. */
 export const LeadAssignForm = Type.Object({ user_id: Type.String({ maxLength: 15, pattern: '^[0-9]*$' }) });
 

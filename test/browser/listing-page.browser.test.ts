@@ -2,8 +2,10 @@
  * A listing's public page in a real browser (issue 45, CONTRACT §21), Debian's Chromium driven
  * by playwright-core: an agent follows "Página pública" from the listing's console page; the
  * page shows the listing with its photos and energy label, switches language, and its inquiry
- * form, sent once with a fault and once right, makes one lead; the console's "Ficha PDF" is a
- * PDF. Every page (the listing's, the refused form, the thanks, the 410 of a sold listing) is
+ * form, sent once with a fault and once right, makes one lead; its viewing form, sent once with
+ * faults and once with a free slot, books a requested viewing and thanks the person; the
+ * console's "Ficha PDF" is a PDF. Every page (the listing's, the refused forms, the thanks, the
+ * 410 of a sold listing) is
  * checked by axe-core at 1366 and 390 px, where nothing may scroll sideways.
  *
  * Skipped, saying so, where /usr/bin/chromium is missing, except under `INMO_REQUIRE_BROWSER=1`
@@ -127,20 +129,21 @@ describe.skipIf(!here)("a listing's public page in Chromium", () => {
 
     // Sent without a name and with a phone that is none: refused beside the fields, nothing stored.
     const before = await snapshot(t.db);
-    await page.getByLabel('Phone', { exact: true }).fill('12');
-    await page.getByLabel('I agree that the agency contacts me').check();
-    await page.getByRole('button', { name: 'Send' }).click();
+    const contact = page.locator('#contact');
+    await contact.getByLabel('Phone', { exact: true }).fill('12');
+    await contact.getByLabel('I agree that the agency contacts me').check();
+    await contact.getByRole('button', { name: 'Send' }).click();
     await page.locator('#e-name').waitFor();
     await expect(page.locator('#e-phone').textContent()).resolves.toContain('Enter a valid phone number');
-    await expect(page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.locator('#contact').getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
     expect(await snapshot(t.db)).toBe(before);
     await checkBoth(page, 'listing-page-refused');
 
-    await page.getByLabel('Name', { exact: true }).fill('Olivia Browne');
-    await page.getByLabel('Phone', { exact: true }).fill('+44 7911 123456');
-    await page.getByLabel('Email (optional)', { exact: true }).fill('olivia@example.co.uk');
-    await page.getByLabel('Message (optional)', { exact: true }).fill('Is the terrace south-facing?');
-    await page.getByRole('button', { name: 'Send' }).click();
+    await contact.getByLabel('Name', { exact: true }).fill('Olivia Browne');
+    await contact.getByLabel('Phone', { exact: true }).fill('+44 7911 123456');
+    await contact.getByLabel('Email (optional)', { exact: true }).fill('olivia@example.co.uk');
+    await contact.getByLabel('Message (optional)', { exact: true }).fill('Is the terrace south-facing?');
+    await contact.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('status').filter({ hasText: 'Thank you!' }).waitFor();
     expect(page.url()).toContain('sent=1');
     const lead = await t.db.selectFrom('leads').selectAll().where('phone_number_1', '=', '+447911123456').executeTakeFirstOrThrow();
@@ -155,6 +158,49 @@ describe.skipIf(!here)("a listing's public page in Chromium", () => {
     await page.getByRole('status').filter({ hasText: 'Thank you!' }).waitFor();
     expect((await t.db.selectFrom('leads').select('id').where('phone_number_1', '=', '+447911123456').execute()).length).toBe(1);
     await checkBoth(page, 'listing-page-sent');
+    await context.close();
+  }, 180_000);
+
+  it('asks for a viewing among the free slots: refused beside the fields first, then a requested viewing and a thank-you page', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, locale: 'es-ES' });
+    const page = await context.newPage();
+    const token = await listingPageToken(t.db, t.businessId, listingId);
+    await page.goto(`${origin}/l/${token}`);
+    const visit = page.locator('#visit');
+    await visit.getByRole('heading', { name: 'Pide una visita' }).waitFor();
+    // Sent without a slot or a consent: refused beside the fields, nothing stored.
+    const before = await snapshot(t.db);
+    await visit.getByLabel('Nombre', { exact: true }).fill('Pablo Ferrer');
+    await visit.getByLabel('Teléfono', { exact: true }).fill('612 77 88 99');
+    await visit.getByRole('button', { name: 'Pedir visita' }).click();
+    await page.locator('#ve-slot').waitFor();
+    await expect(page.locator('#ve-consent').textContent()).resolves.toContain('Marca la casilla');
+    await expect(page.locator('#v-slot').getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(await snapshot(t.db)).toBe(before);
+    await checkBoth(page, 'listing-page-visit-refused');
+
+    // The second free slot, chosen as a person would: by the day's group and the time.
+    const choice = await page
+      .locator('#v-slot optgroup option')
+      .nth(1)
+      .evaluate((option) => ({
+        value: (option as HTMLOptionElement).value,
+        day: (option.parentElement as HTMLOptGroupElement).label,
+        time: option.textContent ?? '',
+      }));
+    await page.locator('#v-slot').selectOption(choice.value);
+    await visit.getByLabel('Acepto que la agencia me contacte por WhatsApp, teléfono o correo sobre mi visita.').check();
+    await visit.getByRole('button', { name: 'Pedir visita' }).click();
+    await page.getByRole('heading', { level: 1, name: '¡Gracias! Hemos recibido tu petición de visita' }).waitFor();
+    await expect(page.getByRole('status').textContent()).resolves.toContain(`${choice.day}, ${choice.time}`);
+    const viewing = await t.db.selectFrom('viewings').selectAll().where('property_id', '=', listingId).executeTakeFirstOrThrow();
+    expect(viewing).toMatchObject({ status: 'requested', source: 'website' });
+    expect(Date.parse(viewing.starts_at)).toBe(Date.parse(choice.value));
+    await checkBoth(page, 'listing-page-visit-thanks');
+    // Back on the page, that time is offered no more.
+    await page.getByRole('link', { name: /Volver al inmueble/ }).click();
+    await visit.getByRole('heading', { name: 'Pide una visita' }).waitFor();
+    await expect(page.locator(`#v-slot option[value="${choice.value}"]`).count()).resolves.toBe(0);
     await context.close();
   }, 180_000);
 

@@ -1751,7 +1751,7 @@ export interface operations {
                     "application/json": {
                         /** @description Public properties matching one of the lead’s searches, best first. */
                         data: (components["schemas"]["Property"] & {
-                            /** @description When the property was last sent to the lead in an alert (RFC 3339; CONTRACT §21), or null when never. */
+                            /** @description When the property was last sent to the lead, in an alert or by an agent by hand, by e-mail or WhatsApp (RFC 3339; CONTRACT §21), or null when never. */
                             sent_at: string | null;
                             /** @description Whether the lead said “No me interesa” to it: it is never sent to the lead again. */
                             dismissed: boolean;

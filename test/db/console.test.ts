@@ -156,7 +156,7 @@ describe('the console', () => {
     const lead = await t.db.selectFrom('leads').select('id').where('name', '=', 'Lucía Uno').executeTakeFirstOrThrow();
     for (const url of [
       ...FORMS.filter((f) => !f.startsWith('/console/leads/')),
-      ...['reply', 'handoff', 'resume'].map((a) => `/console/leads/${lead.id}/${a}`),
+      ...['reply', 'handoff', 'resume', 'send'].map((a) => `/console/leads/${lead.id}/${a}`),
     ]) {
       expect((await browser.request('POST', url, { text: 'hola' })).statusCode, url).toBe(403);
     }

@@ -2,7 +2,7 @@
  * A listing's public page and its sheet (issue 45, CONTRACT §21), on this process's engine:
  * `GET /l/<token>` shows one public listing under its agency's name (photos, prices as es-ES,
  * facts, the A–G energy label, the location exactly as the API publishes it, the description in
- * `lang`); it answers 410 in words once the listing leaves the public catalogue (sold, rented,
+ * `lang`) and a viewing form (test/db/listing-page-viewings.test.ts); it answers 410 in words once the listing leaves the public catalogue (sold, rented,
  * withdrawn, made private) and 404 for a token no listing has. Its form makes the lead the
  * website kit's would (source, page, consent, the listing's reference and a search); a refusal,
  * the trap field, a second post of the same form and a post to a gone listing store nothing.
@@ -275,10 +275,11 @@ describe("a listing's public page and sheet", () => {
     expect(consent.text).toContain('I agree that the agency contacts me');
     const jobs = await t.db.selectFrom('jobs').select('kind').where('lead_id', '=', lead.id).execute();
     expect(jobs.map((j) => j.kind)).toEqual(expect.arrayContaining(['match_lead', 'schedule_follow_ups']));
-    // The page it goes back to thanks the person and shows no form.
+    // The page it goes back to thanks the person and shows no inquiry form (the viewing form stays).
     const thanks = (await page(r.headers.location as string)).body;
     expect(thanks).toContain('<p class="notice" role="status">Thank you! We have received your inquiry');
-    expect(thanks).not.toContain('<form method="post"');
+    expect(thanks).not.toMatch(/<form method="post" action="[^"]*#contact"/);
+    expect(thanks).toMatch(/<form method="post" action="[^"]*#visit"/);
     // The same form sent again (a double click, a reload of the POST) is one inquiry.
     const before = await snapshot(t.db);
     const again = await post(tokens.ATICO, { name: 'Ana Página', phone: '612 34 56 01', consent: '1', submission: 'a'.repeat(32) });

@@ -6,6 +6,13 @@ import type { AlertItemTable } from '../types.ts';
 /** Rows per insert statement. */
 const CHUNK = 500;
 
+/** `alert_digests.origin` of the daily alert, and of listings an agent sends by hand (migration 0041). */
+export const ALERT_ORIGIN = 'alert';
+export const HAND_ORIGIN = 'agent';
+
+/** The states of a message that went out. */
+const SENT_STATES = ['sent', 'delivered', 'read'];
+
 /**
  * Whether the lead aliased `l` takes alerts: searching and active, its newest consent says
  * `marketing` yes or its agent ticked "wants alerts", and it has not opted out.
@@ -48,7 +55,7 @@ export async function insertAlertCandidates(
 const offerable = (round: string) => sql<boolean>`(p.listed = 1 and p.status = 'disponible' and ${TAKES_ALERTS}
   and exists (select 1 from lead_matches m where m.lead_id = x.lead_id and m.property_id = x.property_id and m.failed is null)
   and not exists (select 1 from lead_dismissals dd where dd.lead_id = x.lead_id and dd.property_id = x.property_id)
-  and not exists (select 1 from alert_digests dg where dg.lead_id = x.lead_id and dg.round = ${round}))`;
+  and not exists (select 1 from alert_digests dg where dg.lead_id = x.lead_id and dg.round = ${round} and dg.origin = 'alert'))`;
 
 /** The price a listing states now in the column an item was sent from. */
 const CURRENT_PRICE = sql<
@@ -110,11 +117,77 @@ export async function listDigestSources(db: Executor, leadId: number, propertyId
 export async function claimDigest(db: Executor, row: { business_id: number; lead_id: number; round: string; created_at: string }) {
   const inserted = await db
     .insertInto('alert_digests')
-    .values({ ...row, message_id: null })
-    .onConflict((oc) => oc.columns(['lead_id', 'round']).doNothing())
+    .values({ ...row, message_id: null, origin: ALERT_ORIGIN, user_id: null })
+    // The index's own predicate, written as it is (SQLite matches a partial index by its text, not by a bound value).
+    .onConflict((oc) =>
+      oc
+        .columns(['lead_id', 'round'])
+        .where(sql<boolean>`origin = 'alert'`)
+        .doNothing(),
+    )
     .returning('id')
     .executeTakeFirst();
   return inserted?.id;
+}
+
+/**
+ * Records listings an agent sends by hand (migration 0041): a digest of origin `agent`, by
+ * `user_id`, with no limit per day (`round` is the business's local date of the send).
+ * @returns its id.
+ */
+export async function insertHandDigest(
+  db: Executor,
+  row: { business_id: number; lead_id: number; round: string; user_id: number; message_id: number; created_at: string },
+): Promise<number> {
+  const inserted = await db
+    .insertInto('alert_digests')
+    .values({ ...row, origin: HAND_ORIGIN })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+/**
+ * The listings of each send by hand to a lead since `since` (RFC 3339), by its message, with the
+ * message's channel (`kind`): what a second post of the same form (a double click) is compared with.
+ */
+export async function listRecentHandSends(db: Executor, leadId: number, since: string) {
+  return db
+    .selectFrom('alert_digests as d')
+    .innerJoin('alert_items as i', 'i.digest_id', 'd.id')
+    .innerJoin('messages as m', 'm.id', 'd.message_id')
+    .select(['d.message_id', 'm.kind', 'i.property_id'])
+    .where('d.lead_id', '=', leadId)
+    .where('d.origin', '=', HAND_ORIGIN)
+    .where('d.created_at', '>=', since)
+    .execute();
+}
+
+/**
+ * The business's listings among `propertyIds` as a hand send needs them: reference, whether the
+ * listing is in the public catalogue (`listed` 1), prices and operations, and whether the lead
+ * dismissed it ("No me interesa").
+ */
+export async function listHandSendables(db: Executor, businessId: number, leadId: number, propertyIds: readonly number[]) {
+  if (propertyIds.length === 0) return [];
+  return db
+    .selectFrom('properties as p')
+    .leftJoin('lead_dismissals as x', (join) => join.onRef('x.property_id', '=', 'p.id').on('x.lead_id', '=', leadId))
+    .select([
+      'p.id',
+      'p.external_ref',
+      'p.listed',
+      'p.op_venta',
+      'p.op_alquiler',
+      'p.op_traspaso',
+      'p.price',
+      'p.price_rent',
+      'p.price_transfer',
+      'x.created_at as dismissed_at',
+    ])
+    .where('p.business_id', '=', businessId)
+    .where('p.id', 'in', propertyIds)
+    .execute();
 }
 
 /** Links a digest to its message. */
@@ -255,8 +328,9 @@ export async function isDismissed(db: Executor, leadId: number, propertyId: numb
 
 /**
  * Every listing put in a lead's digests, newest first: the listing, why, the price, the digest's
- * round, its message's channel (`kind`) and state and when it was sent, and whether the lead
- * dismissed the listing.
+ * round, origin (`alert` or `agent`) and agent (`user_id`), its message's channel (`kind`:
+ * `email`, or `text` for WhatsApp) and state and when it was sent, and whether the lead dismissed
+ * the listing.
  */
 export async function listLeadAlertItems(db: Executor, leadId: number) {
   return db
@@ -272,6 +346,8 @@ export async function listLeadAlertItems(db: Executor, leadId: number) {
       'i.price',
       'i.created_at',
       'd.round',
+      'd.origin',
+      'd.user_id',
       'm.kind',
       'm.state',
       'm.sent_at',
@@ -285,8 +361,8 @@ export async function listLeadAlertItems(db: Executor, leadId: number) {
 }
 
 /**
- * Per listing of a lead: when it was last sent in an alert (the newest `sent_at` of a digest's
- * message that went out) and whether the lead dismissed it.
+ * Per listing of a lead: when it was last sent, in an alert or by hand (the newest `sent_at` of
+ * a digest's message that went out, by either channel) and whether the lead dismissed it.
  */
 export async function listAlertMarks(db: Executor, leadId: number): Promise<Map<number, { sent_at: string | null; dismissed: boolean }>> {
   const sent = await db
@@ -295,7 +371,8 @@ export async function listAlertMarks(db: Executor, leadId: number): Promise<Map<
     .innerJoin('messages as m', 'm.id', 'd.message_id')
     .select(['i.property_id', (eb) => eb.fn.max('m.sent_at').as('sent_at')])
     .where('i.lead_id', '=', leadId)
-    .where('m.state', '=', 'sent')
+    // Sent, and perhaps since delivered or read (WhatsApp's statuses move a message on).
+    .where('m.state', 'in', SENT_STATES)
     .groupBy('i.property_id')
     .execute();
   const dismissed = await db.selectFrom('lead_dismissals').select('property_id').where('lead_id', '=', leadId).execute();

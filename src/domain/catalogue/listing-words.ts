@@ -83,6 +83,24 @@ export interface ListingWords {
   fix: string;
   failed: string;
   throttled: string;
+  /** The viewing form (CONTRACT §21, §20): heading, intro, the slot's label and first choice, none free, submit. */
+  visit: string;
+  visitIntro: string;
+  slot: string;
+  slotChoose: string;
+  noSlots: string;
+  visitSend: string;
+  /** Consent of the viewing form. */
+  visitConsent: string;
+  slotRequired: string;
+  /** The slot chosen was taken meanwhile: choose another. */
+  slotTaken: string;
+  /** The slot chosen can no longer be asked for (past, or outside the hours now). */
+  slotGone: string;
+  /** The thank-you page: its title, its text (`{when}`, `{business}`), the link back. */
+  thanksTitle: string;
+  thanksText: string;
+  back: string;
   /** The page of a listing no longer offered (410). */
   goneTitle: string;
   /** `{business}`. */
@@ -168,6 +186,19 @@ const es: ListingWords = {
   fix: 'Revisa los campos marcados.',
   failed: 'No se ha podido enviar. Inténtalo de nuevo en unos minutos.',
   throttled: 'Se han enviado demasiadas consultas desde tu conexión. Inténtalo de nuevo en unos minutos.',
+  visit: 'Pide una visita',
+  visitIntro: 'Elige un día y una hora libres en los próximos 7 días; {business} te confirmará la visita.',
+  slot: 'Día y hora',
+  slotChoose: 'Elige un día y una hora',
+  noSlots: 'No quedan horas libres en los próximos 7 días: pregúntanos con el formulario de abajo.',
+  visitSend: 'Pedir visita',
+  visitConsent: 'Acepto que la agencia me contacte por WhatsApp, teléfono o correo sobre mi visita.',
+  slotRequired: 'Elige un día y una hora.',
+  slotTaken: 'Esa hora se acaba de ocupar: elige otra.',
+  slotGone: 'Esa hora ya no se puede pedir: elige otra.',
+  thanksTitle: '¡Gracias! Hemos recibido tu petición de visita',
+  thanksText: 'Has pedido visitar el inmueble el {when}. {business} te confirmará la visita.',
+  back: 'Volver al inmueble',
   goneTitle: 'Este inmueble ya no está disponible',
   goneText: '{business} ya no ofrece este inmueble: se ha vendido, alquilado o retirado.',
   goneContact: 'Si buscas algo parecido, escríbenos:',
@@ -251,6 +282,19 @@ const en: ListingWords = {
   fix: 'Check the fields marked.',
   failed: 'It could not be sent. Try again in a few minutes.',
   throttled: 'Too many inquiries have been sent from your connection. Try again in a few minutes.',
+  visit: 'Ask for a viewing',
+  visitIntro: 'Choose a free day and time in the next 7 days; {business} will confirm the viewing.',
+  slot: 'Day and time',
+  slotChoose: 'Choose a day and time',
+  noSlots: 'No time is free in the next 7 days: ask us with the form below.',
+  visitSend: 'Ask for a viewing',
+  visitConsent: 'I agree that the agency contacts me by WhatsApp, phone or email about my viewing.',
+  slotRequired: 'Choose a day and time.',
+  slotTaken: 'That time has just been taken: choose another.',
+  slotGone: 'That time can no longer be asked for: choose another.',
+  thanksTitle: 'Thank you! We have received your viewing request',
+  thanksText: 'You asked to view the property on {when}. {business} will confirm the viewing.',
+  back: 'Back to the property',
   goneTitle: 'This property is no longer available',
   goneText: '{business} no longer offers this property: it has been sold, rented or withdrawn.',
   goneContact: 'If you are looking for something similar, write to us:',
@@ -334,6 +378,19 @@ const fr: ListingWords = {
   fix: 'Vérifiez les champs signalés.',
   failed: 'L’envoi a échoué. Réessayez dans quelques minutes.',
   throttled: 'Trop de demandes ont été envoyées depuis votre connexion. Réessayez dans quelques minutes.',
+  visit: 'Demander une visite',
+  visitIntro: 'Choisissez un jour et une heure libres dans les 7 prochains jours ; {business} vous confirmera la visite.',
+  slot: 'Jour et heure',
+  slotChoose: 'Choisissez un jour et une heure',
+  noSlots: 'Aucune heure n’est libre dans les 7 prochains jours : posez-nous la question avec le formulaire ci-dessous.',
+  visitSend: 'Demander une visite',
+  visitConsent: 'J’accepte que l’agence me contacte par WhatsApp, téléphone ou e-mail au sujet de ma visite.',
+  slotRequired: 'Choisissez un jour et une heure.',
+  slotTaken: 'Cette heure vient d’être prise : choisissez-en une autre.',
+  slotGone: 'Cette heure ne peut plus être demandée : choisissez-en une autre.',
+  thanksTitle: 'Merci ! Nous avons bien reçu votre demande de visite',
+  thanksText: 'Vous avez demandé à visiter le bien le {when}. {business} vous confirmera la visite.',
+  back: 'Retour au bien',
   goneTitle: 'Ce bien n’est plus disponible',
   goneText: '{business} ne propose plus ce bien : il a été vendu, loué ou retiré.',
   goneContact: 'Si vous cherchez un bien semblable, écrivez-nous :',
@@ -417,6 +474,19 @@ const de: ListingWords = {
   fix: 'Prüfen Sie die markierten Felder.',
   failed: 'Das Senden ist fehlgeschlagen. Versuchen Sie es in einigen Minuten erneut.',
   throttled: 'Von Ihrer Verbindung wurden zu viele Anfragen gesendet. Versuchen Sie es in einigen Minuten erneut.',
+  visit: 'Besichtigung anfragen',
+  visitIntro: 'Wählen Sie einen freien Tag und eine freie Uhrzeit in den nächsten 7 Tagen; {business} bestätigt Ihnen die Besichtigung.',
+  slot: 'Tag und Uhrzeit',
+  slotChoose: 'Tag und Uhrzeit wählen',
+  noSlots: 'In den nächsten 7 Tagen ist keine Zeit frei: fragen Sie uns mit dem Formular unten.',
+  visitSend: 'Besichtigung anfragen',
+  visitConsent: 'Ich bin einverstanden, dass die Agentur mich per WhatsApp, Telefon oder E-Mail zu meiner Besichtigung kontaktiert.',
+  slotRequired: 'Wählen Sie einen Tag und eine Uhrzeit.',
+  slotTaken: 'Diese Uhrzeit wurde gerade vergeben: wählen Sie eine andere.',
+  slotGone: 'Diese Uhrzeit kann nicht mehr angefragt werden: wählen Sie eine andere.',
+  thanksTitle: 'Vielen Dank! Wir haben Ihre Besichtigungsanfrage erhalten',
+  thanksText: 'Sie möchten die Immobilie am {when} besichtigen. {business} bestätigt Ihnen die Besichtigung.',
+  back: 'Zurück zur Immobilie',
   goneTitle: 'Diese Immobilie ist nicht mehr verfügbar',
   goneText: '{business} bietet diese Immobilie nicht mehr an: Sie wurde verkauft, vermietet oder zurückgezogen.',
   goneContact: 'Wenn Sie etwas Ähnliches suchen, schreiben Sie uns:',
@@ -500,6 +570,19 @@ const it: ListingWords = {
   fix: 'Controlla i campi segnalati.',
   failed: 'Non è stato possibile inviare. Riprova tra qualche minuto.',
   throttled: 'Dalla tua connessione sono state inviate troppe richieste. Riprova tra qualche minuto.',
+  visit: 'Chiedi una visita',
+  visitIntro: 'Scegli un giorno e un orario liberi nei prossimi 7 giorni; {business} ti confermerà la visita.',
+  slot: 'Giorno e ora',
+  slotChoose: 'Scegli giorno e ora',
+  noSlots: 'Nei prossimi 7 giorni non ci sono orari liberi: chiedicelo con il modulo qui sotto.',
+  visitSend: 'Chiedi una visita',
+  visitConsent: 'Accetto che l’agenzia mi contatti via WhatsApp, telefono o e-mail riguardo alla mia visita.',
+  slotRequired: 'Scegli un giorno e un orario.',
+  slotTaken: 'Quell’orario è appena stato preso: scegline un altro.',
+  slotGone: 'Quell’orario non si può più chiedere: scegline un altro.',
+  thanksTitle: 'Grazie! Abbiamo ricevuto la tua richiesta di visita',
+  thanksText: 'Hai chiesto di visitare l’immobile il {when}. {business} ti confermerà la visita.',
+  back: 'Torna all’immobile',
   goneTitle: 'Questo immobile non è più disponibile',
   goneText: '{business} non offre più questo immobile: è stato venduto, affittato o ritirato.',
   goneContact: 'Se cerchi qualcosa di simile, scrivici:',

@@ -23,6 +23,11 @@ interface Wording {
   notInterested: string;
   closing: string;
   unsubscribe: string;
+  /** Listings an agent chose by hand (CONTRACT §21 "By hand"): subjects and intros; `{agent}` the agent's name. */
+  handSubject: string;
+  handSubjectOne: string;
+  handIntro: string;
+  handIntroAgent: string;
 }
 
 const WORDS: Readonly<Record<string, Wording>> = {
@@ -40,6 +45,10 @@ const WORDS: Readonly<Record<string, Wording>> = {
     notInterested: 'No me interesa',
     closing: 'Un saludo,\n{business}',
     unsubscribe: 'Si no quieres recibir más mensajes de {business}, date de baja aquí:',
+    handSubject: 'Inmuebles de {business} seleccionados para ti',
+    handSubjectOne: 'Un inmueble de {business} seleccionado para ti',
+    handIntro: 'Hemos seleccionado para ti estos inmuebles de {business}:',
+    handIntroAgent: '{agent}, de {business}, ha seleccionado para ti estos inmuebles:',
   },
   en: {
     subject: '{n} properties matching your search at {business}',
@@ -55,6 +64,10 @@ const WORDS: Readonly<Record<string, Wording>> = {
     notInterested: 'Not interested',
     closing: 'Kind regards,\n{business}',
     unsubscribe: 'If you would rather not receive more messages from {business}, unsubscribe here:',
+    handSubject: 'Properties of {business} chosen for you',
+    handSubjectOne: 'A property of {business} chosen for you',
+    handIntro: 'We have chosen these properties of {business} for you:',
+    handIntroAgent: '{agent} of {business} has chosen these properties for you:',
   },
   fr: {
     subject: '{n} biens correspondant à votre recherche chez {business}',
@@ -70,6 +83,10 @@ const WORDS: Readonly<Record<string, Wording>> = {
     notInterested: 'Ça ne m’intéresse pas',
     closing: 'Cordialement,\n{business}',
     unsubscribe: 'Si vous ne souhaitez plus recevoir de messages de {business}, désabonnez-vous ici :',
+    handSubject: 'Des biens de {business} sélectionnés pour vous',
+    handSubjectOne: 'Un bien de {business} sélectionné pour vous',
+    handIntro: 'Nous avons sélectionné pour vous ces biens de {business} :',
+    handIntroAgent: '{agent}, de {business}, a sélectionné pour vous ces biens :',
   },
   de: {
     subject: '{n} Immobilien passend zu Ihrer Suche bei {business}',
@@ -85,6 +102,10 @@ const WORDS: Readonly<Record<string, Wording>> = {
     notInterested: 'Kein Interesse',
     closing: 'Mit freundlichen Grüßen\n{business}',
     unsubscribe: 'Wenn Sie keine weiteren Nachrichten von {business} erhalten möchten, melden Sie sich hier ab:',
+    handSubject: 'Für Sie ausgewählte Immobilien von {business}',
+    handSubjectOne: 'Eine für Sie ausgewählte Immobilie von {business}',
+    handIntro: 'Wir haben diese Immobilien von {business} für Sie ausgewählt:',
+    handIntroAgent: '{agent} von {business} hat diese Immobilien für Sie ausgewählt:',
   },
   it: {
     subject: '{n} immobili in linea con la tua ricerca da {business}',
@@ -100,6 +121,10 @@ const WORDS: Readonly<Record<string, Wording>> = {
     notInterested: 'Non mi interessa',
     closing: 'Cordiali saluti,\n{business}',
     unsubscribe: 'Se non desideri ricevere altri messaggi da {business}, annulla l’iscrizione qui:',
+    handSubject: 'Immobili di {business} selezionati per te',
+    handSubjectOne: 'Un immobile di {business} selezionato per te',
+    handIntro: 'Abbiamo selezionato per te questi immobili di {business}:',
+    handIntroAgent: '{agent} di {business} ha selezionato per te questi immobili:',
   },
 };
 
@@ -139,27 +164,29 @@ function facts(wording: Wording, listing: AlertListing): string {
     .join(' · ');
 }
 
-/**
- * The digest e-mail.
- * @param language `es`, `en`, `fr`, `de` or `it` (anything else: `es`).
- * @param words the business's name, the lead's name (null or blank: a greeting without it), the
- *   listings (1 to 5, in order) and the absolute unsubscribe URL.
- * @returns `{subject, text, html}`; the HTML is a complete document with every value escaped.
- */
-export function alertEmail(
+/** Who chose the listings: the daily alert, or an agent by hand (null: the agent's name is not said). */
+export type ChosenBy = { by: 'alert' } | { by: 'agent'; agentName: string | null };
+
+/** What a message's opening says, filled in: subject, greeting, intro, closing, and the text block of each listing. */
+function opening(
   language: string,
-  words: { businessName: string; leadName: string | null; listings: readonly AlertListing[]; unsubscribeUrl: string },
-): { subject: string; text: string; html: string } {
+  words: { businessName: string; leadName: string | null; listings: readonly AlertListing[]; chosenBy?: ChosenBy },
+) {
   const wording = WORDS[language] ?? WORDS.es;
-  const lang = language in WORDS ? language : 'es';
   const business = oneLine(words.businessName);
   const name = words.leadName === null ? '' : oneLine(words.leadName);
+  const agent = words.chosenBy?.by === 'agent' && words.chosenBy.agentName ? oneLine(words.chosenBy.agentName) : '';
   const fill = (text: string) =>
-    text.replaceAll('{business}', business).replaceAll('{name}', name).replaceAll('{n}', String(words.listings.length));
-  const subject = fill(words.listings.length === 1 ? wording.subjectOne : wording.subject);
-  const greeting = fill(name ? wording.greetingNamed : wording.greeting);
+    text
+      .replaceAll('{business}', business)
+      .replaceAll('{name}', name)
+      .replaceAll('{agent}', agent)
+      .replaceAll('{n}', String(words.listings.length));
+  const one = words.listings.length === 1;
+  const byHand = words.chosenBy?.by === 'agent';
+  const subject = fill(byHand ? (one ? wording.handSubjectOne : wording.handSubject) : one ? wording.subjectOne : wording.subject);
+  const intro = fill(byHand ? (agent ? wording.handIntroAgent : wording.handIntro) : wording.intro);
   const titleOf = (l: AlertListing) => oneLine(l.title ?? '') || (l.city ? `${wording.untitled} · ${oneLine(l.city)}` : wording.untitled);
-
   const textBlocks = words.listings.map((l) =>
     [
       `${l.priceDropped ? `[${wording.priceDrop}] ` : ''}${titleOf(l)}`,
@@ -170,8 +197,42 @@ export function alertEmail(
       .filter((line) => line !== null && line !== '')
       .join('\n'),
   );
+  return { wording, fill, subject, greeting: fill(name ? wording.greetingNamed : wording.greeting), intro, titleOf, textBlocks };
+}
+
+/**
+ * Listings an agent sends a lead by WhatsApp, by hand (CONTRACT §21): one free-form text in the
+ * lead's language with, per listing, its title, facts, link and "No me interesa" link.
+ * @param language `es`, `en`, `fr`, `de` or `it` (anything else: `es`).
+ * @returns the message's text (WhatsApp's limit is 4,096 characters: ten listings fit).
+ */
+export function handWhatsAppText(
+  language: string,
+  words: { businessName: string; leadName: string | null; agentName: string | null; listings: readonly AlertListing[] },
+): string {
+  const { fill, wording, greeting, intro, textBlocks } = opening(language, {
+    ...words,
+    chosenBy: { by: 'agent', agentName: words.agentName },
+  });
+  return `${greeting}\n\n${intro}\n\n${textBlocks.join('\n\n')}\n\n${fill(wording.closing)}`;
+}
+
+/**
+ * The digest e-mail, or the e-mail of listings an agent sends by hand (`chosenBy`, CONTRACT §21:
+ * its own subject and intro, the same listing cards).
+ * @param language `es`, `en`, `fr`, `de` or `it` (anything else: `es`).
+ * @param words the business's name, the lead's name (null or blank: a greeting without it), the
+ *   listings (1 to 10, in order), the absolute unsubscribe URL, and who chose them (the alert by default).
+ * @returns `{subject, text, html}`; the HTML is a complete document with every value escaped.
+ */
+export function alertEmail(
+  language: string,
+  words: { businessName: string; leadName: string | null; listings: readonly AlertListing[]; unsubscribeUrl: string; chosenBy?: ChosenBy },
+): { subject: string; text: string; html: string } {
+  const lang = language in WORDS ? language : 'es';
+  const { wording, fill, subject, greeting, intro, titleOf, textBlocks } = opening(language, words);
   const text =
-    `${greeting}\n\n${fill(wording.intro)}\n\n${textBlocks.join('\n\n')}\n\n${fill(wording.closing)}\n\n` +
+    `${greeting}\n\n${intro}\n\n${textBlocks.join('\n\n')}\n\n${fill(wording.closing)}\n\n` +
     `--\n${fill(wording.unsubscribe)}\n${words.unsubscribeUrl}\n`;
 
   const link = (href: string, label: string) => `<a href="${escape(href)}">${escape(label)}</a>`;
@@ -192,7 +253,7 @@ export function alertEmail(
   const html =
     `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${escape(subject)}</title></head>` +
     `<body style="font-family:sans-serif;line-height:1.5;color:#222;max-width:600px">` +
-    `<p>${escape(greeting)}</p><p>${escape(fill(wording.intro))}</p>${htmlBlocks.join('')}` +
+    `<p>${escape(greeting)}</p><p>${escape(intro)}</p>${htmlBlocks.join('')}` +
     `<p>${escape(fill(wording.closing)).replaceAll('\n', '<br>')}</p>` +
     `<hr><p style="font-size:small;color:#555">${escape(fill(wording.unsubscribe))} ` +
     `<a href="${escape(words.unsubscribeUrl)}">${escape(words.unsubscribeUrl)}</a></p></body></html>`;

@@ -55,11 +55,13 @@ export const ALERT_REASON_LABEL = {
   price_drop: 'alert_reason_price_drop',
 } as const satisfies Record<'new' | 'price_drop', MessageKey>;
 
-/** Where an alert's e-mail is (its message's state, jobs/deliver-email.ts). */
+/** Where the message of listings sent is (its state, jobs/deliver-email.ts, jobs/deliver.ts; WhatsApp's statuses move it on). */
 export const ALERT_STATE_LABEL = {
   pending: 'alert_state_pending',
   sending: 'alert_state_sending',
   sent: 'alert_state_sent',
+  delivered: 'alert_state_delivered',
+  read: 'alert_state_read',
   failed: 'alert_state_failed',
   needs_reconciliation: 'alert_state_needs_reconciliation',
 } as const satisfies Record<string, MessageKey>;

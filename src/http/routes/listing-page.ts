@@ -5,7 +5,7 @@
  * - `GET /l/<token>?lang=es|en|fr|de|it` (also `gb`, `ge`; Spanish by default): one page of the
  *   listing under its agency's name: photos, prices, facts, the energy rating on its A–G scale,
  *   the location as the API publishes it, the description in that language where the listing
- *   holds it, and an inquiry form. Served by inmo with the console's stylesheet, no script and
+ *   holds it, a viewing form (the free slots of the next 7 days) and an inquiry form. Served by inmo with the console's stylesheet, no script and
  *   a strict Content-Security-Policy (nothing from another site but photos kept on an https
  *   media host); not cached, not indexed, no referrer (the URL holds the token).
  * - `POST /l/<token>` (`application/x-www-form-urlencoded`: `name`, `phone`, `email`,
@@ -21,6 +21,13 @@
  *   the answer is the same 303 and nothing is stored), and each rendered form's `submission`
  *   nonce, taken once per process for 10 minutes (a double click is one inquiry). Faults are
  *   shown beside their fields (422, nothing stored).
+ * - The same `POST /l/<token>` with `form=viewing` (`slot`, one of the free slots the page offers
+ *   (RFC 3339 with the business's offset), `name`, `phone`, `email`, `consent=1`, `submission`,
+ *   `website`): the website kit's "Pedir visita" (CONTRACT §20), a `requested` viewing with source
+ *   `website` (services/viewings/page-viewings.ts), under the same per-IP limit, trap and nonce;
+ *   then 303 to `GET /l/<token>?visit=<its start, epoch ms>`, a thank-you page in the page's
+ *   language that says the day and time in the business's time zone. A slot taken meanwhile is
+ *   409 with the slots as they are now; other faults 422 beside their fields; nothing stored.
  * - `GET /l/<token>.pdf?lang=…`: the listing's A4 sheet (services/catalogue/listing-sheet.ts).
  *
  * A listing no longer in the public catalogue (sold, rented, withdrawn, made private) answers
@@ -33,6 +40,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.ts';
+import { toLocalRfc3339 } from '../../domain/viewings/hours.ts';
 import { LISTING_LANGUAGES, listingLanguage, type ListingLanguage } from '../../domain/catalogue/languages.ts';
 import { ENERGY_RATINGS } from '../../domain/catalogue/listing-facts.ts';
 import { fill, LISTING_WORDS, type ListingWords } from '../../domain/catalogue/listing-words.ts';
@@ -52,6 +60,15 @@ import {
   type PageInquiryForm,
 } from '../../services/catalogue/listing-page.ts';
 import { publicListingSheet, sheetFileName } from '../../services/catalogue/listing-sheet.ts';
+import {
+  pageViewingSlots,
+  requestPageViewing,
+  type PageViewingFaults,
+  type PageViewingForm,
+  type SlotFault,
+} from '../../services/viewings/page-viewings.ts';
+import type { Slot } from '../../domain/viewings/hours.ts';
+import { DateTime } from 'luxon';
 import type { MediaOptions } from '../media.ts';
 import { serverOrigin } from '../origin.ts';
 import { escape } from './unsubscribe.ts';
@@ -194,8 +211,109 @@ function inquiryForm(token: string, lang: ListingLanguage, state: FormState, sub
   );
 }
 
+/** What the viewing form shows again after a refusal, and what it says. */
+interface ViewingState {
+  values: PageViewingForm;
+  faults: PageViewingFaults;
+  notice: 'fix' | 'failed' | 'throttled' | null;
+}
+
+/** The viewing form's free slots: the business's time zone and the slots (epoch ms). */
+interface Offer {
+  zone: string;
+  slots: Slot[];
+}
+
+/** A slot's fault in words. */
+function slotFaultText(words: ListingWords, fault: SlotFault): string {
+  return fault === 'taken' ? words.slotTaken : fault === 'gone' ? words.slotGone : words.slotRequired;
+}
+
+/** An instant as the page says it, in the business's time zone: `lunes, 30 de noviembre` and `10:00`. */
+function localWords(ms: number, zone: string, lang: ListingLanguage): { day: string; time: string; full: string } {
+  const at = DateTime.fromMillis(ms, { zone }).setLocale(lang);
+  const day = at.toLocaleString({ weekday: 'long', day: 'numeric', month: 'long' });
+  const time = at.toFormat('HH:mm');
+  return { day, time, full: `${day}, ${time}` };
+}
+
+/**
+ * The viewing form (CONTRACT §21, §20): the free slots of the next 7 days grouped by day in
+ * the business's time zone, name, phone, optional e-mail, consent; faults beside the fields.
+ */
+function viewingForm(
+  token: string,
+  lang: ListingLanguage,
+  offer: Offer,
+  state: ViewingState,
+  submission: string,
+  business: string,
+): string {
+  const words = LISTING_WORDS[lang];
+  const value = (name: keyof PageViewingForm) => escape(state.values[name] ?? '');
+  const problem = (name: keyof PageViewingFaults) => {
+    const fault = state.faults[name];
+    if (!fault) return '';
+    const text = name === 'slot' ? slotFaultText(words, fault as SlotFault) : faultText(words, fault as PageInquiryFault);
+    return `<p class="field-problem" id="ve-${name}">${escape(text)}</p>`;
+  };
+  const aria = (name: keyof PageViewingFaults, hint?: string) => {
+    const ids = [hint, state.faults[name] ? `ve-${name}` : null].filter(Boolean).join(' ');
+    return (ids ? ` aria-describedby="${ids}"` : '') + (state.faults[name] ? ' aria-invalid="true"' : '');
+  };
+  const intro = `<p id="v-intro">${escape(fill(words.visitIntro, { business }))}</p>`;
+  const notice = state.notice ? `<p class="problem" role="alert">${escape(words[state.notice])}</p>` : '';
+  if (offer.slots.length === 0) return `${notice}<p>${escape(words.noSlots)}</p>`;
+  const days = new Map<string, string[]>();
+  for (const slot of offer.slots) {
+    const { day, time } = localWords(slot.start, offer.zone, lang);
+    const stamp = toLocalRfc3339(slot.start, offer.zone);
+    const options = days.get(day) ?? [];
+    options.push(`<option value="${stamp}"${state.values.slot === stamp ? ' selected' : ''}>${escape(time)}</option>`);
+    days.set(day, options);
+  }
+  const groups = [...days].map(([day, options]) => `<optgroup label="${escape(day)}">${options.join('')}</optgroup>`).join('');
+  return (
+    intro +
+    notice +
+    `<form method="post" action="${PAGE_PATH}${token}?lang=${lang}#visit" class="stack" novalidate>` +
+    `<input type="hidden" name="form" value="viewing">` +
+    `<label for="v-slot">${escape(words.slot)}</label>` +
+    `<select id="v-slot" name="slot" required${aria('slot')}><option value="">${escape(words.slotChoose)}</option>${groups}</select>${problem('slot')}` +
+    `<label for="v-name">${escape(words.name)}</label>` +
+    `<input id="v-name" name="name" autocomplete="name" required maxlength="${NAME_MAX}" value="${value('name')}"${aria('name')}>${problem('name')}` +
+    `<label for="v-phone">${escape(words.phone)}</label>` +
+    `<input id="v-phone" name="phone" type="tel" autocomplete="tel" required maxlength="64" value="${value('phone')}"${aria('phone')}>${problem('phone')}` +
+    `<label for="v-email">${escape(words.email)} <span class="hint">(${escape(words.optional)})</span></label>` +
+    `<input id="v-email" name="email" type="email" autocomplete="email" maxlength="${EMAIL_MAX}" value="${value('email')}"${aria('email')}>${problem('email')}` +
+    `<div class="trap"><label for="v-website">${escape(words.trap)}</label><input id="v-website" name="website" tabindex="-1" autocomplete="off"></div>` +
+    `<label class="check"><input type="checkbox" name="consent" value="1" required${state.values.consent === '1' ? ' checked' : ''}${aria('consent')}> ${escape(words.visitConsent)}</label>${problem('consent')}` +
+    `<input type="hidden" name="submission" value="${submission}">` +
+    `<button type="submit">${escape(words.visitSend)}</button></form>`
+  );
+}
+
+/** The thank-you page of a viewing asked for, in the page's language. */
+function thanksPage(token: string, lang: ListingLanguage, business: BusinessContact, title: string, when: string): string {
+  const words = LISTING_WORDS[lang];
+  return (
+    head(lang, `${words.thanksTitle} · ${business.name}`) +
+    `<body>${top(token, lang, business)}<main id="main" class="narrow"><h1>${escape(words.thanksTitle)}</h1>` +
+    `<p class="notice" role="status">${escape(fill(words.thanksText, { when, business: business.name }))}</p>` +
+    `<p><a href="${PAGE_PATH}${token}?lang=${lang}">${escape(words.back)}: ${escape(title)}</a></p>` +
+    mailto(words, business) +
+    `</main></body></html>`
+  );
+}
+
 /** The page of a public listing. */
-function listingPage(token: string, page: Extract<ListingPage, { state: 'public' }>, state: FormState, submission: string): string {
+function listingPage(
+  token: string,
+  page: Extract<ListingPage, { state: 'public' }>,
+  state: FormState,
+  submission: string,
+  visit: { offer: Offer; state: ViewingState; submission: string },
+): string {
   const { view, business, photos } = page;
   const words = view.words;
   const lang = view.lang;
@@ -253,6 +371,11 @@ function listingPage(token: string, page: Extract<ListingPage, { state: 'public'
     );
   }
   parts.push(
+    `<section aria-labelledby="h-visit" id="visit" class="listing-contact"><h2 id="h-visit">${escape(words.visit)}</h2>` +
+      viewingForm(token, lang, visit.offer, visit.state, visit.submission, business.name) +
+      `</section>`,
+  );
+  parts.push(
     `<section aria-labelledby="h-contact" id="contact" class="listing-contact"><h2 id="h-contact">${escape(words.form)}</h2>` +
       `<p>${escape(fill(words.contactIntro, { business: business.name }))}</p>${mailto(words, business)}` +
       inquiryForm(token, lang, state, submission) +
@@ -307,17 +430,105 @@ export const listingPageRoutes: FastifyPluginAsync<{
   const send = (reply: FastifyReply, status: number, html: string) =>
     reply.code(status).headers(headers(policy)).type('text/html; charset=utf-8').send(html);
 
-  const show = async (request: FastifyRequest, reply: FastifyReply, token: string, state: FormState, status = 200) => {
+  const blankVisit: ViewingState = { values: {}, faults: {}, notice: null };
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    state: FormState,
+    status = 200,
+    visit: ViewingState = blankVisit,
+  ) => {
     const lang = languageOf(request);
     const page = await readListingPage(db, token, lang, urlOf);
     if (page === null) throw new InmoError('NOT_FOUND');
     if (page.state === 'gone') return send(reply, 410, gonePage(token, lang, page.business));
-    return send(reply, status, listingPage(token, page, state, nonce()));
+    const offer = await pageViewingSlots(db, page.businessId, page.propertyId);
+    return send(reply, status, listingPage(token, page, state, nonce(), { offer, state: visit, submission: nonce() }));
+  };
+
+  /** The thank-you page of a viewing asked for at `ms`. */
+  const thanks = async (request: FastifyRequest, reply: FastifyReply, token: string, ms: number) => {
+    const lang = languageOf(request);
+    const page = await readListingPage(db, token, lang, urlOf);
+    if (page === null) throw new InmoError('NOT_FOUND');
+    if (page.state === 'gone') return send(reply, 410, gonePage(token, lang, page.business));
+    const { zone } = await pageViewingSlots(db, page.businessId, page.propertyId);
+    return send(reply, 200, thanksPage(token, lang, page.business, page.view.title, localWords(ms, zone, lang).full));
+  };
+
+  /** Whether the client may post now (the inquiry form's limit, shared); when not, Retry-After is set. */
+  const allowed = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+    if (!perIp) return true;
+    const verdict = await perIp(request);
+    if (verdict.isAllowed || !verdict.isExceeded) return true;
+    reply.header('retry-after', String(Math.max(1, verdict.ttlInSeconds)));
+    request.errorCode = 'RATE_LIMITED';
+    return false;
+  };
+
+  /**
+   * The viewing form posted (`form=viewing`): limited, trapped and deduplicated as the inquiry
+   * form; booked, then 303 to the thank-you page; refused, the page again with the faults
+   * beside the fields and the slots as they are now (409 for a slot just taken, 422 otherwise).
+   */
+  const postViewing = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    lang: ListingLanguage,
+    form: Record<string, string>,
+  ) => {
+    const values: PageViewingForm = { slot: form.slot, name: form.name, phone: form.phone, email: form.email, consent: form.consent };
+    const blank: FormState = { values: {}, faults: {}, notice: null };
+    if (!(await allowed(request, reply))) return show(request, reply, token, blank, 429, { values, faults: {}, notice: 'throttled' });
+    if (typeof form.website === 'string' && form.website !== '') {
+      if ((await readListingPage(db, token, lang, urlOf)) === null) throw new InmoError('NOT_FOUND');
+      // Told what a person would be: thanked for the time chosen.
+      const at = Date.parse(values.slot ?? '');
+      const to = Number.isNaN(at) ? `sent=1#contact` : `visit=${at}`;
+      return reply.code(303).header('location', `${PAGE_PATH}${token}?lang=${lang}&${to}`).send();
+    }
+    const submission =
+      typeof form.submission === 'string' && /^[0-9a-f]{32}$/.test(form.submission) ? `${token}:v:${form.submission}` : null;
+    if (submission !== null && submissions.has(submission))
+      return reply.code(303).header('location', `${PAGE_PATH}${token}?lang=${lang}#visit`).send();
+    if (submission !== null) submissions.set(submission, true);
+    let result;
+    try {
+      result = await requestPageViewing(db, writes, token, values, {
+        lang,
+        pageUrl: `${serverOrigin(request, publicUrl)}${PAGE_PATH}${token}`,
+      });
+    } catch (error) {
+      if (submission !== null) submissions.delete(submission);
+      if (!(error instanceof InmoError)) throw error;
+      request.errorCode = error.code;
+      return show(request, reply, token, blank, error.status, { values, faults: {}, notice: 'failed' });
+    }
+    if (result === null) {
+      if (submission !== null) submissions.delete(submission);
+      throw new InmoError('NOT_FOUND');
+    }
+    if (result.outcome !== 'sent') {
+      if (submission !== null) submissions.delete(submission);
+      if (result.outcome === 'gone') return show(request, reply, token, blank);
+      const taken = result.faults.slot === 'taken';
+      request.errorCode = taken ? 'VIEWING_SLOT_TAKEN' : 'PAGE_VIEWING_INVALID';
+      // A slot no longer offered is not chosen again.
+      const shown = result.faults.slot ? { ...values, slot: '' } : values;
+      return show(request, reply, token, blank, taken ? 409 : 422, { values: shown, faults: result.faults, notice: 'fix' });
+    }
+    if (result.leadOutcome === 'created' || result.leadOutcome === 'completed') onJobsQueued();
+    return reply.code(303).header('location', `${PAGE_PATH}${token}?lang=${lang}&visit=${result.startsAt}`).send();
   };
 
   app.get<{ Params: { file: string } }>(LISTING_PAGE_ROUTE, { schema: { hide: true } }, async (request, reply) => {
     const { token, pdf } = target(request.params.file);
     if (!pdf) {
+      // After a viewing asked for (`visit` its start, epoch ms): the thank-you page.
+      const visit = (request.query as Record<string, unknown>).visit;
+      if (typeof visit === 'string' && /^\d{12,14}$/.test(visit)) return thanks(request, reply, token, Number(visit));
       const sent = (request.query as Record<string, unknown>).sent === '1';
       return show(request, reply, token, { values: {}, faults: {}, notice: sent ? 'sent' : null });
     }
@@ -342,6 +553,7 @@ export const listingPageRoutes: FastifyPluginAsync<{
       if (pdf) throw new InmoError('NOT_FOUND');
       const lang = languageOf(request);
       const form = request.body ?? {};
+      if (form.form === 'viewing') return postViewing(request, reply, token, lang, form);
       const values: PageInquiryForm = {
         name: form.name,
         phone: form.phone,
@@ -350,14 +562,7 @@ export const listingPageRoutes: FastifyPluginAsync<{
         consent: form.consent,
       };
       const back = () => reply.code(303).header('location', `${PAGE_PATH}${token}?lang=${lang}&sent=1#contact`).send();
-      if (perIp) {
-        const verdict = await perIp(request);
-        if (!verdict.isAllowed && verdict.isExceeded) {
-          reply.header('retry-after', String(Math.max(1, verdict.ttlInSeconds)));
-          request.errorCode = 'RATE_LIMITED';
-          return show(request, reply, token, { values, faults: {}, notice: 'throttled' }, 429);
-        }
-      }
+      if (!(await allowed(request, reply))) return show(request, reply, token, { values, faults: {}, notice: 'throttled' }, 429);
       // A program that filled the field people never see is told what a person would be, and nothing is stored.
       if (typeof form.website === 'string' && form.website !== '') {
         if ((await readListingPage(db, token, lang, urlOf)) === null) throw new InmoError('NOT_FOUND');

@@ -179,7 +179,7 @@ export function checkPageInquiry(form: PageInquiryForm): { faults: PageInquiryFa
 }
 
 /** The spec's `preferred_language` of a page language (CONTRACT §22: English is `gb`, German `ge`). */
-const PREFERRED_LANGUAGE = { es: 'es', en: 'gb', fr: 'fr', de: 'ge', it: 'it' } as const;
+export const PREFERRED_LANGUAGE = { es: 'es', en: 'gb', fr: 'fr', de: 'ge', it: 'it' } as const;
 
 /**
  * Sends the inquiry posted on the page of `token` (see the module's comment): checked, then

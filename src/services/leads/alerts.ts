@@ -88,7 +88,7 @@ export async function recordAlertCandidates(
 }
 
 /** The operations each of a lead's searches asks for (`venta`, `alquiler`, `traspaso`), by entry. */
-function searchOperations(searchPreferences: string | null): string[][] {
+export function searchOperations(searchPreferences: string | null): string[][] {
   let entries: unknown;
   try {
     entries = JSON.parse(searchPreferences ?? '[]');

@@ -215,7 +215,8 @@ export async function exportLead(db: Db, businessId: number, id: number, actor: 
 /**
  * What a lead was matched to (CONTRACT §13 `GET /leads/{lead_id}/matches`), as UTF-8 JSON:
  * `{"data": [Property + {sent_at, dismissed}], "near_misses": [{"property": Property, "missed": [criterion]}]}`
- * (`sent_at`: when last sent in an alert, RFC 3339 or null; `dismissed`: "No me interesa", CONTRACT §21).
+ * (`sent_at`: when last sent, in an alert or by hand, by e-mail or WhatsApp, RFC 3339 or null;
+ * `dismissed`: "No me interesa", CONTRACT §21).
  * Each property appears once, best first (catalogue order: newest update first, as matching
  * keeps them). A property that matches one search entry is not a near miss of another; one
  * that nearly matches several entries names each criterion it missed, once. Properties no
@@ -258,8 +259,9 @@ export async function leadMatchesJson(db: Db, businessId: number, id: number): P
  * matching: {catalogue_version, matched_at, matches_total, near_misses_total} | null,
  * message: {state, template, provider_message_id, …} | null, follow_ups: [{id, due_at, every_days, state}],
  * conversation: {lead_id, state, window_open_until, messages},
- * alerts: [{property_id, external_ref, title, reason: 'new'|'price_drop', price, round, channel, state,
- *   sent_at, created_at, dismissed_at}] (the listings put in its alerts, newest first, CONTRACT §21)}`
+ * alerts: [{property_id, external_ref, title, reason: 'new'|'price_drop'|'chosen', price, round, origin:
+ *   'alert'|'agent', user_id (the agent who sent it by hand, else null), channel: 'email'|'text' (WhatsApp),
+ *   state, sent_at, created_at, dismissed_at}] (the listings sent, in alerts or by hand, newest first, CONTRACT §21)}`
  * (CONTRACT §10).
  * @param businessId the business it must belong to (the console's); any business when omitted (the CLI).
  * @returns undefined when there is no such lead (of that business).
@@ -319,6 +321,8 @@ export async function leadInFull(db: Db, id: number, businessId?: number) {
       reason: a.reason,
       price: a.price,
       round: a.round,
+      origin: a.origin,
+      user_id: a.user_id,
       channel: a.kind,
       state: a.state,
       sent_at: a.sent_at,

@@ -12,7 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Executor } from '../../db/database.ts';
-import { listDigestOfMessage, setAlertItemToken } from '../../db/repositories/alerts.ts';
+import { HAND_ORIGIN, listDigestOfMessage, setAlertItemToken } from '../../db/repositories/alerts.ts';
+import { findUser } from '../../db/repositories/users.ts';
 import { listCoverImages } from '../../db/repositories/matches.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { listingLink } from '../../domain/leads/alerts.ts';
@@ -20,7 +21,7 @@ import { pageTokenOf, pageTokensOf } from '../../db/repositories/listing-pages.t
 import { nowRfc3339 } from '../../domain/time.ts';
 import { PAGE_PATH } from '../catalogue/listing-page.ts';
 import { heldTexts, listingLanguage } from '../../domain/catalogue/languages.ts';
-import { alertEmail, type AlertListing } from '../../domain/messaging/alert-email.ts';
+import { alertEmail, type AlertListing, type ChosenBy } from '../../domain/messaging/alert-email.ts';
 import { unsubscribeTokenHash } from './unsubscribe.ts';
 
 /** Path of the "No me interesa" links on the server: `/a/<token>`. */
@@ -31,20 +32,27 @@ function absolute(url: string, publicUrl: string): string {
   return url.startsWith('/') ? `${publicUrl}${url}` : url;
 }
 
+/** The name an agent is given to a lead: their display name (never their e-mail address), or null. */
+export async function agentNameForLead(db: Executor, businessId: number, userId: number | null): Promise<string | null> {
+  if (userId === null) return null;
+  const user = await findUser(db, userId, businessId);
+  return user?.display_name?.trim() || null;
+}
+
 /**
- * The words of the digest a message carries, in the caller's transaction (which also keeps the
- * new tokens' hashes).
- * @param publicUrl the server's public origin, no trailing slash.
- * @returns `{subject, text, html}`, or null when the message carries no digest or its listings are gone.
+ * The listing cards of the digest a message carries, each with a new "No me interesa" token
+ * (its hash kept on the item in the caller's transaction), and who chose them.
+ * @param publicUrl the server's public origin.
+ * @returns null when the message carries no digest or its listings are gone.
  */
-export async function writeAlertEmail(
+export async function digestListings(
   db: Executor,
   message: { id: number; business_id: number; language: string | null },
-  words: { businessName: string; leadName: string | null; unsubscribeUrl: string; publicUrl: string },
-): Promise<{ subject: string; text: string; html: string } | null> {
+  publicUrl: string,
+): Promise<{ listings: AlertListing[]; chosenBy: ChosenBy } | null> {
   const digest = await listDigestOfMessage(db, message.id);
   if (!digest || digest.items.length === 0) return null;
-  const publicUrl = words.publicUrl.replace(/\/+$/, '');
+  publicUrl = publicUrl.replace(/\/+$/, '');
   const [covers, channel] = await Promise.all([
     listCoverImages(
       db,
@@ -88,10 +96,31 @@ export async function writeAlertEmail(
       priceDropped: item.reason === 'price_drop',
     });
   }
+  const chosenBy: ChosenBy =
+    digest.digest.origin === HAND_ORIGIN
+      ? { by: 'agent', agentName: await agentNameForLead(db, message.business_id, digest.digest.user_id) }
+      : { by: 'alert' };
+  return { listings, chosenBy };
+}
+
+/**
+ * The words of the digest a message carries (an alert's, or listings an agent sent by hand), in
+ * the caller's transaction (which also keeps the new tokens' hashes).
+ * @param publicUrl the server's public origin, no trailing slash.
+ * @returns `{subject, text, html}`, or null when the message carries no digest or its listings are gone.
+ */
+export async function writeAlertEmail(
+  db: Executor,
+  message: { id: number; business_id: number; language: string | null },
+  words: { businessName: string; leadName: string | null; unsubscribeUrl: string; publicUrl: string },
+): Promise<{ subject: string; text: string; html: string } | null> {
+  const cards = await digestListings(db, message, words.publicUrl);
+  if (cards === null) return null;
   return alertEmail(message.language ?? 'es', {
     businessName: words.businessName,
     leadName: words.leadName,
-    listings,
+    listings: cards.listings,
     unsubscribeUrl: words.unsubscribeUrl,
+    chosenBy: cards.chosenBy,
   });
 }

@@ -10,7 +10,10 @@
  * every conversation, those waiting for an agent first, with the inbound messages no agent has
  * seen (opening the lead's page sees them); `POST /leads/:lead_id/viewings` books a viewing
  * (viewing-form.ts: `property_id` or `property_ref`, `date`, `time`, `duration_minutes`,
- * `user_id`), 303 to the page's viewings, or the page again with the reasons (422), nothing stored.
+ * `user_id`), 303 to the page's viewings, or the page again with the reasons (422), nothing stored;
+ * `POST /leads/:lead_id/send` sends listings by hand (CONTRACT §21, services/leads/hand-sends.ts:
+ * `property_id` ticked, repeated, and/or `property_ref`, `channel` `email` or `whatsapp`), 303 to
+ * the listings sent, or the page again with the reasons beside the fields (422), nothing stored.
  */
 import { displayName, listUsers } from '../../../services/access/console-users.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -31,6 +34,7 @@ import { describeSearch } from '../criteria.ts';
 import { csrfCheckedRoute, dayStart, DAY_MS, field, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
 import {
   FollowUpMoveForm,
+  HandSendForm,
   LeadAlertsForm,
   LeadAssignForm,
   LeadNoteForm,
@@ -50,7 +54,9 @@ import {
   moveFollowUpTo,
   type Actor,
 } from '../../../services/leads/pipeline.ts';
-import type { MessageKey } from '../i18n.ts';
+import type { MessageKey, Translate } from '../i18n.ts';
+import { serverOrigin } from '../../origin.ts';
+import { HAND_SEND_MAX, HandSendError, handSendWays, sendListingsByHand, type HandSendField } from '../../../services/leads/hand-sends.ts';
 import { messageKeyOf } from '../labels.ts';
 import { businessTime } from '../local-time.ts';
 import { bookFromForm, newViewingForm, type ViewingFormState } from '../viewing-form.ts';
@@ -102,7 +108,20 @@ export function shortNearMisses<T extends { missed: string[] }>(all: T[]): { nea
   return { nearMisses: [...inPlace, ...elsewhere].slice(0, NEAR_MISSES_SHOWN), nearMissesTotal: all.length };
 }
 
-export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: ConsoleDeps): Promise<void> {
+/** The send form as a page shows it: the values posted (or none), and the words of each refused field. */
+export interface SendFormState {
+  values: { property_id: string[]; property_ref: string; channel: string };
+  faults: Partial<Record<HandSendField, string>>;
+}
+
+/** The words of a refused send's field (the first fault of a field is the one said). */
+function sendFaultWords(t: Translate, error: HandSendError): SendFormState['faults'] {
+  const faults: SendFormState['faults'] = {};
+  for (const f of error.faults) faults[f.field] ??= t(`send_fault_${f.reason}`, { max: HAND_SEND_MAX });
+  return faults;
+}
+
+export async function leadPages(app: FastifyInstance, { db, onJobsQueued, publicUrl }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
   app.get('/leads', async (request, reply) => {
@@ -183,6 +202,8 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     problemAt: 'thread' | 'work' | 'notes' | 'follow' = 'thread',
     /** The viewing form as typed, after a refusal. */
     viewingForm?: ViewingFormState,
+    /** The send form as posted, after a refusal. */
+    sendForm?: SendFormState,
   ) => {
     const ids = [...full.matches.map((m) => m.property_id), ...full.near_misses.map((m) => m.property_id)];
     const summaries = new Map((await listingSummaries(db, full.lead.business_id, ids)).map((p) => [p.id, p]));
@@ -196,10 +217,23 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
     const listings = new Map<number, { id: number; external_ref: string; title: string | null }>();
     for (const p of [...summaries.values(), ...viewings.map((v) => ({ id: v.property_id, external_ref: v.external_ref, title: v.title }))])
       if (!listings.has(p.id)) listings.set(p.id, { id: p.id, external_ref: p.external_ref, title: p.title });
+    // When each listing was last sent (the send form says so beside it).
+    const lastSent = new Map<number, string>();
+    for (const a of full.alerts) if (a.sent_at && !lastSent.has(a.property_id)) lastSent.set(a.property_id, a.sent_at);
     return render(
       reply,
       'lead',
       {
+        // Why a way cannot carry listings now, in words (null: it can).
+        sendWays: Object.fromEntries(
+          Object.entries(await handSendWays(db, full.lead.business_id, full.lead.id)).map(([way, why]) => [
+            way,
+            why === null ? null : reply.request.t(`send_fault_${why}`, { max: HAND_SEND_MAX }),
+          ]),
+        ),
+        sendForm: sendForm ?? { values: { property_id: [], property_ref: '', channel: '' }, faults: {} },
+        sendMax: HAND_SEND_MAX,
+        lastSent,
         viewings,
         time: businessTime(zone, reply.request.consoleLanguage),
         viewingListings: [...listings.values()],
@@ -236,6 +270,36 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued }: Cons
       return leadPage(reply, full, 422, null, 'thread', booked.form);
     }
     return reply.code(303).header('location', `/console/leads/${full.lead.id}#h-viewings`).send();
+  });
+
+  // Listings sent by hand (CONTRACT §21): refused, the page again with the reasons beside the fields (422), nothing stored.
+  app.post<{ Params: { lead_id: string } }>('/leads/:lead_id/send', csrfChecked, async (request, reply) => {
+    const full = await ownLead(request);
+    const session = request.consoleSession!;
+    const { value } = readForm(request.body, HandSendForm);
+    const values = {
+      property_id: Array.isArray(value.property_id) ? value.property_id.map(String) : [],
+      property_ref: typeof value.property_ref === 'string' ? value.property_ref : '',
+      channel: typeof value.channel === 'string' ? value.channel : '',
+    };
+    try {
+      await sendListingsByHand(db, {
+        businessId: full.lead.business_id,
+        leadId: full.lead.id,
+        userId: session.userId,
+        channel: values.channel,
+        // A value that is no id names no listing of the business (0): refused as not published.
+        propertyIds: values.property_id.map((v) => (/^\d{1,10}$/.test(v.trim()) ? Number(v.trim()) : 0)),
+        reference: values.property_ref,
+        publicUrl: serverOrigin(request, publicUrl),
+      });
+    } catch (error) {
+      if (!(error instanceof HandSendError)) throw error;
+      request.errorCode = 'LISTINGS_SEND_FORM';
+      return leadPage(reply, full, 422, null, 'thread', undefined, { values, faults: sendFaultWords(request.t, error) });
+    }
+    onJobsQueued();
+    return reply.code(303).header('location', `/console/leads/${full.lead.id}#h-alerts`).send();
   });
 
   app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => {
