@@ -122,7 +122,7 @@ describe('words everywhere', () => {
     await t.db.updateTable('businesses').set({ timezone: ZONE }).where('id', '=', t.businessId).execute();
     const owner = await userWithPassword(t.db, t.businessId, 'duena@words.example', 'owner');
     const agent = await userWithPassword(t.db, t.businessId, 'agente@words.example', 'agent');
-    const { lucia, beasViewing } = await seedDay(t.db, t.businessId, agent.id, owner.id);
+    const { lucia, mario, beasViewing } = await seedDay(t.db, t.businessId, agent.id, owner.id);
     await importRecords(t.db, t.businessId, [
       listing('W-1', { title: 'Ático en Chamberí', city: 'Madrid' }),
       listing('W-2', { title: 'Local en Delicias', type: 'local', subtype: 'local', operation: 'alquiler', price: null, price_rent: 900 }),
@@ -195,6 +195,8 @@ describe('words everywhere', () => {
     };
     // The lead of the morning's seed too: its follow-ups, viewings and a request that came again.
     examples['/console/leads/:lead_id (a lead with a day)'] = { url: `/console/leads/${lucia}`, as: 'owner' };
+    // And one with a WhatsApp thread: who wrote each message, and where it is.
+    examples['/console/leads/:lead_id (a lead with a thread)'] = { url: `/console/leads/${mario}`, as: 'owner' };
   });
 
   it('walks every console page it has an example of, and has one of every page', () => {

@@ -1,7 +1,7 @@
 /**
  * A day to show on "Hoy" (issue 47), for the console's tests: a listing; leads of an agent
  * (Lucía, with an overdue follow-up, a viewing today and a request that came again), of nobody
- * (Mario, new, a follow-up due today, a conversation waiting, a viewing tomorrow) and of the owner
+ * (Mario, new, a follow-up due today, a conversation waiting with two messages, a viewing tomorrow) and of the owner
  * (Olga, a follow-up due today and a viewing today). Times are today's in Europe/Madrid.
  */
 import { DateTime } from 'luxon';
@@ -92,6 +92,32 @@ export async function seedDay(db: Db, businessId: number, agentId: number, owner
       updated_at: at,
       agent_seen_message_id: null,
     })
+    .execute();
+  // What Mario wrote, and the assistant's answer that sent him to an agent.
+  const message = (direction: 'in' | 'out', body: string, author: string | null, state: string) => ({
+    business_id: businessId,
+    lead_id: mario,
+    direction,
+    kind: 'text',
+    author,
+    body,
+    template: null,
+    language: null,
+    recipient: direction === 'out' ? '+34600000002' : null,
+    state,
+    provider_message_id: null,
+    reply_to: null,
+    last_error: null,
+    sent_at: direction === 'out' ? at : null,
+    created_at: at,
+    updated_at: at,
+  });
+  await db
+    .insertInto('messages')
+    .values([
+      message('in', '¿Sigue disponible el piso de Delicias?', null, 'received'),
+      message('out', 'Te paso con una agente ahora mismo.', 'assistant', 'delivered'),
+    ])
     .execute();
   await db
     .insertInto('lead_interactions')

@@ -94,8 +94,8 @@ describe('console labels', () => {
       const template = readFileSync(join(VIEWS, file), 'utf8');
       for (const argument of translatedKeys(template)) {
         calls++;
-        // A page's problem or notice is a MessageKey, typed where the section hands it over.
-        if (argument === 'it.problem' || argument === 'it.notice') continue;
+        // A page's problem or notice (the visit sheet's too) is a MessageKey, typed where the section hands it over.
+        if (argument === 'it.problem' || argument === 'it.notice' || argument === 'it.sheetProblem') continue;
         const keys = literal.exec(argument)?.slice(2, 3) ?? either.exec(argument)?.filter((_, i) => i === 2 || i === 4);
         if (!keys) faults.push(`${file}: it.t(${argument}) builds its key`);
         else for (const key of keys) if (!words[key]) faults.push(`${file}: no message ${key}`);

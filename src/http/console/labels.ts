@@ -66,6 +66,21 @@ export const ALERT_STATE_LABEL = {
   needs_reconciliation: 'alert_state_needs_reconciliation',
 } as const satisfies Record<string, MessageKey>;
 
+/** Who wrote a message of a lead's WhatsApp thread: its `author`, or the lead for one that came in (`lead`). */
+export const MESSAGE_AUTHOR_LABEL = {
+  lead: 'message_author_lead',
+  welcome: 'message_author_welcome',
+  assistant: 'message_author_assistant',
+  agent: 'message_author_agent',
+  alert: 'message_author_alert',
+} as const satisfies Record<string, MessageKey>;
+
+/** Where a message of the thread is: the states of one sent (as the listings sent) and one received. */
+export const MESSAGE_STATE_LABEL = {
+  ...ALERT_STATE_LABEL,
+  received: 'message_state_received',
+} as const satisfies Record<string, MessageKey>;
+
 export const FOLLOW_UP_STATE_LABEL = {
   scheduled: 'follow_up_scheduled',
   due: 'follow_up_due',
@@ -374,6 +389,8 @@ export const LABELS = {
   interactionChannel: INTERACTION_CHANNEL_LABEL,
   alertReason: ALERT_REASON_LABEL,
   alertState: ALERT_STATE_LABEL,
+  messageAuthor: MESSAGE_AUTHOR_LABEL,
+  messageState: MESSAGE_STATE_LABEL,
   followUpState: FOLLOW_UP_STATE_LABEL,
   viewingStatus: VIEWING_STATUS_LABEL,
   viewingSource: VIEWING_SOURCE_LABEL,
