@@ -196,4 +196,26 @@ describe('the listing editor in five languages, with the energy certificate', ()
       energy_certificate: { status: 'in_process', rating: null, consumption_kwh_m2_year: null, emissions_kg_co2_m2_year: null },
     });
   });
+  it('refuses a sale or a rental from the form (only the page that asks for the price and day records one), storing nothing', async () => {
+    const agent = await loggedIn(t.app, 'agent@uno.example');
+    const { id } = await stored(t.businessId);
+    const before = await snapshot(t.db);
+    for (const status of ['vendida', 'alquilada']) {
+      const edit = await agent.submit(`/console/properties/${id}`, `/console/properties/${id}`, { ...form, status });
+      expect(edit.statusCode).toBe(422);
+      expect(edit.body).toContain('Para marcarlo como vendido o alquilado usa su botón');
+      expect(edit.body).toMatch(/id="p-status-select"[^>]*aria-invalid="true"/);
+      const created = await agent.submit('/console/properties/new', '/console/properties', {
+        ...form,
+        external_ref: `NUEVO-${status}`,
+        status,
+      });
+      expect(created.statusCode).toBe(422);
+    }
+    expect(await snapshot(t.db)).toBe(before);
+    // Reserved from the form is a status like any other.
+    expect(
+      (await agent.submit(`/console/properties/${id}`, `/console/properties/${id}`, { ...form, status: 'reservada' })).statusCode,
+    ).toBe(303);
+  });
 });

@@ -257,6 +257,18 @@ function formField(field: string): string {
 }
 
 /** What a fault tells the user beside its field. */
+/**
+ * A sale or rental asked of the listing form (its status field moved to `vendida` or
+ * `alquilada`): refused beside the field, since only the page that asks for the price and the
+ * day records one (CONTRACT §23, `/console/properties/{id}/close`); null for any other status,
+ * or the one the listing already has.
+ */
+function closingFromForm(body: unknown, current: string | null | undefined): ListingFault | null {
+  const status = (body as { status?: unknown } | null)?.status;
+  if ((status === 'vendida' || status === 'alquilada') && status !== current) return { field: 'status', type: 'closing' };
+  return null;
+}
+
 function faultText(t: Translate, fault: ListingFault): string {
   const ctx = fault.ctx ?? {};
   switch (fault.type) {
@@ -278,6 +290,8 @@ function faultText(t: Translate, fault: ListingFault): string {
       return t('listing_fault_choice');
     case 'taken':
       return t('listing_fault_taken');
+    case 'closing':
+      return t('listing_fault_closing');
     case 'fact':
       switch (fault.kind) {
         case 'choice':
@@ -627,6 +641,11 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   app.get('/properties/new', async (_request, reply) => formPage(reply, 'property-new', NEW_LISTING, {}));
 
   app.post('/properties', csrfChecked, async (request, reply) => {
+    const closing = closingFromForm(request.body, null);
+    if (closing) {
+      request.errorCode = 'LISTING_INVALID';
+      return formPage(reply, 'property-new', formValues(request.body), {}, [closing], 422);
+    }
     try {
       const { id } = await saveListing(db, request.consoleSession!.businessId, null, recordFromForm(request.body, null), {
         type: 'user',
@@ -733,6 +752,11 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     const listing = await ownListing(request);
     // Photos and videos are not the form's: kept as they are when the edit is written (an upload may have come since).
     const { images: _images, videos: _videos, ...edited } = recordFromForm(request.body, listing.record);
+    const closing = closingFromForm(request.body, listing.record.status);
+    if (closing) {
+      request.errorCode = 'LISTING_INVALID';
+      return listingPage(request, reply, listing, formValues(request.body), [closing], 422);
+    }
     try {
       await saveListing(db, request.consoleSession!.businessId, listing.id, edited, {
         type: 'user',
