@@ -48,6 +48,8 @@ export interface InboundMessage {
   body: string | null;
   /** The sender's WhatsApp profile name, from `contacts`. */
   profileName: string | null;
+  /** A template's quick-reply button reply (`button`): the payload the send gave the button, else null. */
+  buttonPayload: string | null;
 }
 
 /** A status of an outbound message. */
@@ -142,6 +144,7 @@ export function readWebhook(payload: unknown): WebhookChange[] {
           kind,
           body: bodyOf(message, kind),
           profileName: names.get(from) ?? null,
+          buttonPayload: kind === 'button' && isObject(message.button) ? asText(message.button.payload) : null,
         });
       }
       const statuses: MessageStatus[] = [];

@@ -38,6 +38,7 @@ import * as m0035 from './0035_calendar_urls.ts';
 import * as m0036 from './0036_user_display_names.ts';
 import * as m0037 from './0037_listing_pages.ts';
 import * as m0038 from './0038_listing_closings.ts';
+import * as m0039 from './0039_viewing_notices.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -80,6 +81,7 @@ export const migrationProvider: MigrationProvider = {
       '0036_user_display_names': m0036,
       '0037_listing_pages': m0037,
       '0038_listing_closings': m0038,
+      '0039_viewing_notices': m0039,
     };
   },
 };
