@@ -3,7 +3,7 @@ import { outboundPolicy } from '../config.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { action, cli, CliError, command, positiveInt, print, withDb } from './common.ts';
 import { PROVIDERS } from '../domain/messaging/providers.ts';
-import { TEMPLATE_PURPOSES } from '../domain/messaging/viewing-notice.ts';
+import { TEMPLATE_PURPOSES } from '../domain/messaging/templates.ts';
 
 function languageOverride(value: string, previous: Record<string, string>): Record<string, string> {
   const match = /^([a-z]{2})=([A-Za-z_]{2,10})$/.exec(value);

@@ -17,8 +17,10 @@ import { Worker } from '../../src/jobs/worker.ts';
 import { createUser } from '../../src/services/access/console-users.ts';
 import { connectEmail } from '../../src/services/messaging/email.ts';
 import { changeViewing } from '../../src/services/viewings/transitions.ts';
+import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
-import { importRecords, listing, propertyId } from '../helpers/db.ts';
+import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
+import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { inmo } from '../helpers/cli.ts';
 import { post, withApp } from '../helpers/http.ts';
 import { runCrashableWorker } from '../helpers/processes.ts';
@@ -150,6 +152,24 @@ describe('by WhatsApp', () => {
     // The same reply delivered again changes nothing.
     await press(waId, 'Confirmar', `viewing:${id}:confirm`);
     expect(await updates(id)).toEqual(['confirmed']);
+  });
+
+  it('booking from the console’s lead page sends the template too', async () => {
+    await whatsapp();
+    const ana = await userWithPassword(t.db, t.businessId, 'ana@inmo.example', 'owner');
+    const owner = await loggedIn(t.app, 'ana@inmo.example');
+    const lead = (await createLeadByHand(t.db, { businessId: t.businessId, phone: '+34600111001', name: 'Lucía Beatriz' })).id;
+    const booked = await owner.submit(`/console/leads/${lead}`, `/console/leads/${lead}/viewings`, {
+      property_id: String(await propertyId(t.db, 'PISO-1')),
+      date: '2026-03-23',
+      time: '11:30',
+      user_id: String(ana.id),
+    });
+    expect(booked.statusCode).toBe(303);
+    await drain();
+    const [notice] = sent('visita_programada');
+    expect(notice.body.to).toBe('+34600111001');
+    expect(notice.body.template.components[0].parameters[1]).toEqual({ type: 'text', text: '11:30' });
   });
 
   it('“Cancelar” cancels; a button without our payload answers the lead’s next viewing; another lead’s payload does nothing', async () => {
@@ -383,5 +403,41 @@ describe('the channel’s templates', () => {
     expect(badName.stdout + badName.stderr).toContain('lower-case letters, digits and underscores');
     const stored = await t.db.selectFrom('channels').select('templates').executeTakeFirstOrThrow();
     expect(JSON.parse(stored.templates)).toEqual({ viewing_reminder: 'recordatorio', property_alert: 'alerta' });
+  });
+
+  it('are set on the console’s channel form, shown on its page, and a name WhatsApp would not take is refused with nothing stored', async () => {
+    await userWithPassword(t.db, t.businessId, 'ana@inmo.example', 'owner');
+    const owner = await loggedIn(t.app, 'ana@inmo.example');
+    const form = {
+      phone_number_id: PHONE_NUMBER_ID,
+      template: 'bienvenida',
+      languages: '',
+      listing_url: '',
+      base_url: graph.baseUrl,
+      access_token: 'EAAG-token',
+      app_secret: '',
+      template_viewing_scheduled: 'visita_programada',
+      template_viewing_rescheduled: '',
+      template_viewing_cancelled: '',
+      template_viewing_reminder: 'visita_recordatorio',
+      template_property_alert: 'alerta_inmuebles',
+    };
+    const saved = await owner.submit('/console/channel', '/console/channel', form);
+    expect(saved.statusCode).toBe(303);
+    const page = (await owner.get('/console/channel')).body;
+    expect(page).toContain('<dt>Recordatorio de visita</dt><dd>visita_recordatorio</dd>');
+    expect(page).toContain('<dt>Visita cancelada</dt><dd>ninguna: va por correo electrónico</dd>');
+    expect(page).toContain('name="template_viewing_scheduled" value="visita_programada"');
+    const before = await snapshot(t.db);
+    const refused = await owner.submit('/console/channel', '/console/channel', { ...form, template_viewing_reminder: 'Recordatorio!' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.body).toContain('Los nombres de plantilla solo pueden llevar minúsculas, números y guiones bajos.');
+    expect(await snapshot(t.db)).toBe(before);
+    const stored = await t.db.selectFrom('channels').select('templates').executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.templates)).toEqual({
+      viewing_scheduled: 'visita_programada',
+      viewing_reminder: 'visita_recordatorio',
+      property_alert: 'alerta_inmuebles',
+    });
   });
 });

@@ -32,7 +32,7 @@ import { signalChange } from '../../db/change-watch.ts';
 import { replyLanguage, understand } from '../../domain/messaging/assistant.ts';
 import { assistantOf, replyWithFallback } from './assistant.ts';
 import { PROVIDERS } from '../../domain/messaging/providers.ts';
-import { checkTemplates, storedTemplates, type ChannelTemplates } from '../../domain/messaging/viewing-notice.ts';
+import { checkTemplates, storedTemplates, type ChannelTemplates } from '../../domain/messaging/templates.ts';
 
 /** Path of the WhatsApp webhook on the server (CONTRACT §10). */
 export const WEBHOOK_PATH = '/webhooks/whatsapp';

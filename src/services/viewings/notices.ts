@@ -47,6 +47,7 @@ import { findViewing, type ViewingRow } from '../../db/repositories/viewings.ts'
 import { transact } from '../../db/transaction.ts';
 import type { Database } from '../../db/types.ts';
 import { heldTexts, listingLanguage } from '../../domain/catalogue/languages.ts';
+import { storedTemplates } from '../../domain/messaging/templates.ts';
 import {
   asksToConfirm,
   buttonPayloads,
@@ -54,7 +55,6 @@ import {
   noticePlace,
   readButtonPayload,
   readButtonText,
-  storedTemplates,
   templateParameters,
   templatePurposeOf,
   viewingEmail,

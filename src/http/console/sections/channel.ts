@@ -18,7 +18,7 @@ import { render } from '../page.ts';
 import { serverOrigin } from '../../origin.ts';
 import { csrfCheckedRoute, readForm, type ConsoleDeps } from '../forms.ts';
 import { ChannelForm, ChannelTestForm } from '../../../schemas/console-forms.ts';
-import { TEMPLATE_PURPOSES, type TemplatePurpose } from '../../../domain/messaging/viewing-notice.ts';
+import { TEMPLATE_PURPOSES, type TemplatePurpose } from '../../../domain/messaging/templates.ts';
 import type { Static } from '@sinclair/typebox';
 
 /** What each refusal of connectChannel tells the owner. */
@@ -49,6 +49,15 @@ export function parseLanguages(text: string): Record<string, string> | null {
   }
   return languages;
 }
+
+/** The label of each purpose's template field. */
+const TEMPLATE_LABELS = {
+  viewing_scheduled: 'channel_template_viewing_scheduled',
+  viewing_rescheduled: 'channel_template_viewing_rescheduled',
+  viewing_cancelled: 'channel_template_viewing_cancelled',
+  viewing_reminder: 'channel_template_viewing_reminder',
+  property_alert: 'channel_template_property_alert',
+} as const satisfies Record<TemplatePurpose, MessageKey>;
 
 /** The form's template fields, `template_<purpose>`, trimmed. */
 function templateFields(value: Static<typeof ChannelForm>): Record<`template_${TemplatePurpose}`, string> {
@@ -101,7 +110,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound, publicU
         problem: extra.problem ?? null,
         test: extra.test ?? null,
         callbackUrl: `${serverOrigin(request, publicUrl)}${WEBHOOK_PATH}`,
-        purposes: TEMPLATE_PURPOSES,
+        purposes: TEMPLATE_PURPOSES.map((purpose) => ({ purpose, label: request.t(TEMPLATE_LABELS[purpose]) })),
       },
       extra.status ?? 200,
     );
