@@ -798,6 +798,8 @@ export interface ViewingNoticeTable {
   starts_at: string;
   sequence: number;
   message_id: number | null;
+  /** The e-mail standing in for the notice's template when that failed for good. */
+  fallback_message_id: Generated<number | null>;
   created_at: string;
 }
 

@@ -334,6 +334,38 @@ describe('by e-mail', () => {
     expect(cancelled[0].mail.text).not.toContain('/v/');
   });
 
+  it('a template WhatsApp refuses for good is replaced by one e-mail', async () => {
+    await whatsapp();
+    await email();
+    const inquiry = await post(t.app, '/leads/inquiries', t.key, {
+      name: 'Lucía Gómez',
+      phone_number_1: '+34612809998',
+      personal_email: 'lucia@example.com',
+      type: 'demandante',
+    });
+    expect(inquiry.status).toBe(200);
+    await drain(); // its welcome template
+    graph.script.push({ status: 400, body: { error: { message: 'Template name does not exist in the translation', code: 132001 } } });
+    const booked = await post(t.app, '/viewings', t.key, {
+      property_id: await propertyId(t.db, 'PISO-1'),
+      starts_at: MONDAY_10,
+      lead_id: inquiry.body.lead_id,
+    });
+    expect(booked.status).toBe(201);
+    await drain();
+    await drain();
+    expect(sent('visita_programada')).toHaveLength(1);
+    const mails = smtp.received.filter((r) => r.mail.subject?.includes('visita'));
+    expect(mails.map((m) => m.to)).toEqual([['lucia@example.com']]);
+    expect(mails[0].mail.text).toContain('Confirmar: ');
+    const thread = await t.db.selectFrom('messages').selectAll().where('author', '=', 'viewing').orderBy('id').execute();
+    expect(thread.map((m) => [m.kind, m.state])).toEqual([
+      ['template', 'failed'],
+      ['email', 'sent'],
+    ]);
+    expect(thread[0].last_error).toContain('132001');
+  });
+
   it('a crash between handing the e-mail over and recording it never sends it twice', async () => {
     vi.useRealTimers();
     await email();

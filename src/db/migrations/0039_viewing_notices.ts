@@ -6,7 +6,8 @@
  *   `property_alert`); `{}` names none (each purpose then goes by e-mail).
  * - viewing_notices: one row per thing a lead is told about a viewing: `purpose` (`scheduled`,
  *   `rescheduled`, `cancelled`, `reminder`), the viewing's start and `sequence` it speaks of, and
- *   the message that carries it (null when nothing could carry it, or a reminder not needed).
+ *   the message that carries it (null when nothing could carry it, or a reminder not needed), and
+ *   the e-mail standing in for its WhatsApp template when that failed for good.
  *   Unique (viewing, purpose, sequence): one notice per change; unique (viewing, starts_at) among
  *   reminders: never two reminders for one start time.
  * - viewing_links: the one-click links of a notice's e-mail (`confirm`, `cancel`): only the
@@ -37,6 +38,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     starts_at text not null,
     sequence integer not null,
     message_id integer references messages(id) on delete cascade,
+    fallback_message_id integer references messages(id) on delete cascade,
     created_at text not null
   )`.execute(db);
   await sql`create unique index viewing_notices_once on viewing_notices (viewing_id, purpose, sequence) where purpose <> 'reminder'`.execute(
@@ -44,6 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   );
   await sql`create unique index viewing_notices_reminder on viewing_notices (viewing_id, starts_at) where purpose = 'reminder'`.execute(db);
   await sql`create index viewing_notices_message on viewing_notices (message_id)`.execute(db);
+  await sql`create index viewing_notices_fallback on viewing_notices (fallback_message_id)`.execute(db);
   await sql`create table viewing_links (
     ${id},
     business_id integer not null references businesses(id),

@@ -28,9 +28,24 @@ export async function setNoticeMessage(db: Executor, noticeId: number, messageId
   await db.updateTable('viewing_notices').set({ message_id: messageId }).where('id', '=', noticeId).execute();
 }
 
-/** The notice a message carries. */
+/** The notice a message carries (its own message, or the e-mail standing in for its template). */
 export async function findNoticeOfMessage(db: Executor, messageId: number): Promise<ViewingNoticeRow | undefined> {
-  return db.selectFrom('viewing_notices').selectAll().where('message_id', '=', messageId).executeTakeFirst();
+  return db
+    .selectFrom('viewing_notices')
+    .selectAll()
+    .where((eb) => eb.or([eb('message_id', '=', messageId), eb('fallback_message_id', '=', messageId)]))
+    .executeTakeFirst();
+}
+
+/** Sets the e-mail standing in for a notice's template, unless it has one. @returns whether it was set. */
+export async function setNoticeFallback(db: Executor, noticeId: number, messageId: number): Promise<boolean> {
+  const result = await db
+    .updateTable('viewing_notices')
+    .set({ fallback_message_id: messageId })
+    .where('id', '=', noticeId)
+    .where('fallback_message_id', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** A viewing's notices, oldest first. */

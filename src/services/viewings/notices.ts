@@ -12,7 +12,8 @@
  *   the welcome's send-once rule (jobs/deliver.ts, jobs/deliver-email.ts). What it says is written
  *   when its send is claimed ({@link viewingTemplate}, {@link writeViewingEmail}), from the
  *   viewing as it is then: a notice that no longer holds (the viewing moved, was cancelled, or
- *   began) fails visibly instead of misleading.
+ *   began) fails visibly instead of misleading. A template that fails for good is replaced by an
+ *   e-mail when the lead has an address ({@link queueNoticeFallback}), once.
  * - **Reminders** are found by the worker ({@link composeDueReminders}): `scheduled` and
  *   `confirmed` viewings starting within the reminder hours; one per viewing and start time (a
  *   partial unique index), so a moved viewing gets a new one and a start time never two. A
@@ -32,7 +33,7 @@ import type { Db, Executor } from '../../db/database.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findLead, refusesWhatsApp } from '../../db/repositories/leads.ts';
-import { findChannel, insertOutbound, type MessageRow } from '../../db/repositories/messaging.ts';
+import { findChannel, findConversation, insertOutbound, type MessageRow } from '../../db/repositories/messaging.ts';
 import {
   findNoticeOfMessage,
   findTimeNotice,
@@ -41,6 +42,7 @@ import {
   insertViewingLink,
   listReminderCandidates,
   markViewingLinkUsed,
+  setNoticeFallback,
   setNoticeMessage,
 } from '../../db/repositories/viewing-notices.ts';
 import { findViewing, type ViewingRow } from '../../db/repositories/viewings.ts';
@@ -149,6 +151,51 @@ export async function queueViewingNotice(trx: Executor, viewing: ViewingRow, pur
   return messageId;
 }
 
+/** Why a notice no longer holds for `viewing` as it is at `now` (moved, cancelled, begun), or null when it does. */
+function noticeOutrun(notice: { purpose: string; starts_at: string }, viewing: ViewingRow, now: string): string | null {
+  if (notice.purpose === 'cancelled') return null;
+  if (viewing.status === 'cancelled') return 'not sent: the viewing was cancelled since';
+  if (viewing.starts_at !== notice.starts_at) return 'not sent: the viewing was moved since (the new time has its own message)';
+  if (viewing.starts_at <= now || viewing.status === 'done' || viewing.status === 'no_show') return 'not sent: the viewing has begun';
+  return null;
+}
+
+/**
+ * Queues the e-mail that stands in for a notice's WhatsApp template that failed for good (refused
+ * by the provider or the lead's consent, or out of attempts; never one whose outcome is unknown),
+ * as the welcome's does (jobs/tasks/send-welcome.ts): once per notice (`fallback_message_id`),
+ * only while the notice still holds, the lead has an address, has not opted out, and the business
+ * sends e-mail.
+ * @param templateId the failed template's message.
+ * @returns the e-mail's message id (the one queued before, after a crash), or null.
+ */
+export async function queueNoticeFallback(db: Db, templateId: number, at: string): Promise<number | null> {
+  return transact(db, async (trx) => {
+    const notice = await findNoticeOfMessage(trx, templateId);
+    if (!notice || notice.message_id !== templateId) return null;
+    if (notice.fallback_message_id !== null) return notice.fallback_message_id;
+    const viewing = await findViewing(trx, notice.business_id, notice.viewing_id);
+    const lead = await findLead(trx, notice.lead_id, notice.business_id);
+    if (!viewing || !lead || noticeOutrun(notice, viewing, at) !== null) return null;
+    if ((await findConversation(trx, lead.id))?.state === 'opted_out') return null;
+    const address = leadEmailAddress(lead);
+    if (address === null || !sendsEmail(await findEmailSettings(trx, notice.business_id))) return null;
+    const messageId = await insertOutbound(trx, {
+      business_id: notice.business_id,
+      lead_id: lead.id,
+      author: VIEWING_AUTHOR,
+      kind: 'email',
+      template: null,
+      language: emailLanguage(lead.preferred_language),
+      recipient: address,
+      created_at: at,
+      updated_at: at,
+    });
+    if (messageId === undefined || !(await setNoticeFallback(trx, notice.id, messageId))) return null;
+    return messageId;
+  });
+}
+
 /** What a notice speaks of, read when its send is claimed; or why it no longer holds. */
 async function noticeFacts(
   db: Executor,
@@ -160,14 +207,8 @@ async function noticeFacts(
   const lead = await findLead(db, message.lead_id);
   if (!notice || !viewing || !lead) return { refused: 'the viewing is gone' };
   const purpose = notice.purpose as NoticePurpose;
-  if (purpose !== 'cancelled') {
-    if (viewing.status === 'cancelled') return { refused: 'not sent: the viewing was cancelled since' };
-    if (viewing.starts_at !== notice.starts_at)
-      return { refused: 'not sent: the viewing was moved since (the new time has its own message)' };
-    if (viewing.starts_at <= now || viewing.status === 'done' || viewing.status === 'no_show') {
-      return { refused: 'not sent: the viewing has begun' };
-    }
-  }
+  const outrun = noticeOutrun(notice, viewing, now);
+  if (outrun !== null) return { refused: outrun };
   const listing = await db
     .selectFrom('properties')
     .select(['external_ref', 'title', 'titles', 'address', 'address_approximate', 'address_privacy', 'city'])
