@@ -109,11 +109,20 @@ const updates = async (id: number) =>
     .filter((v: { id: number }) => v.id === id)
     .map((v: { status: string }) => v.status);
 
-/** A quick-reply button's reply, as WhatsApp posts it. */
-async function press(waId: string, text: string, payload: string) {
-  const response = await deliver(t.app, inbound({ from: waId, type: 'button', part: { text, payload } }));
+/** The texts sent to leads, in order. */
+const texts = () => graph.requests.filter((r) => r.body?.type === 'text').map((r) => r.body.text.body as string);
+
+/** A quick-reply button's reply, as WhatsApp posts it (again: `delivery`, the same bytes). @returns the delivery. */
+async function press(
+  waId: string,
+  text: string,
+  payload: string,
+  delivery = inbound({ from: waId, type: 'button', part: { text, payload } }),
+) {
+  const response = await deliver(t.app, delivery);
   expect(response.statusCode).toBe(200);
   await drain();
+  return delivery;
 }
 
 describe('by WhatsApp', () => {
@@ -143,15 +152,16 @@ describe('by WhatsApp', () => {
     const message = await t.db.selectFrom('messages').selectAll().where('author', '=', 'viewing').executeTakeFirstOrThrow();
     expect(message).toMatchObject({ kind: 'template', state: 'sent', template: 'visita_programada' });
 
-    await press(waId, 'Confirmar', `viewing:${id}:confirm`);
+    const delivery = await press(waId, 'Confirmar', `viewing:${id}:confirm`);
     expect(await status(id)).toBe('confirmed');
     expect(await updates(id)).toEqual(['confirmed']);
-    // The answer is applied, not answered by the assistant; nor is the lead told back.
-    expect(graph.requests.filter((r) => r.body?.type === 'text')).toHaveLength(0);
+    // The answer is applied and acknowledged in the lead's language, not answered by the assistant.
+    expect(texts()).toEqual(['Hecho: tu visita a Piso en Delicias del lunes, 23 de marzo a las 10:00 queda confirmada. ¡Te esperamos!']);
     expect(sent()).toHaveLength(2); // the welcome and the notice
     // The same reply delivered again changes nothing.
-    await press(waId, 'Confirmar', `viewing:${id}:confirm`);
+    await press(waId, 'Confirmar', `viewing:${id}:confirm`, delivery);
     expect(await updates(id)).toEqual(['confirmed']);
+    expect(texts()).toHaveLength(1);
   });
 
   it('booking from the console’s lead page sends the template too', async () => {
@@ -185,6 +195,14 @@ describe('by WhatsApp', () => {
     expect(sent('visita_cancelada')).toHaveLength(0);
     await press(mario.waId, 'Confirmar', 'Confirmar');
     expect(await status(mario.id)).toBe('confirmed');
+    // Each answer is acknowledged; a cancelled viewing's "Confirmar" says it was cancelled.
+    await press(lucia.waId, 'Confirmar', `viewing:${lucia.id}:confirm`);
+    expect(await status(lucia.id)).toBe('cancelled');
+    expect(texts()).toEqual([
+      'Hecho: tu visita a Piso en Delicias del lunes, 23 de marzo a las 10:00 queda cancelada. Tu agente lo sabe.',
+      'Hecho: tu visita a Piso en Delicias del lunes, 23 de marzo a las 11:00 queda confirmada. ¡Te esperamos!',
+      'Esta visita ya estaba cancelada. Si quieres otra fecha, contesta a nuestro mensaje.',
+    ]);
   });
 
   it('moving and cancelling (the console’s changes) tell the lead; a hidden address says the agent sends the meeting point, in English', async () => {

@@ -329,7 +329,8 @@ export async function composeDueReminders(db: Db, now: Date, hours: number, limi
  * transaction: the payload `viewing:<id>:confirm|cancel` of the lead's own viewing, else the
  * button's text ("Confirmar", "Cancelar" or their translations) for the lead's next viewing. The
  * answer confirms or cancels it through services/viewings/transitions.ts (`viewing.updated`); an
- * answer that no longer applies (already cancelled, begun) changes nothing.
+ * answer that no longer applies (already cancelled, begun) changes nothing. Either way the lead
+ * is told what became of the viewing, in a text inside the window its reply opened.
  * @param now the instant of processing, epoch ms.
  * @returns whether the reply was an answer to a notice (the assistant then does not answer it).
  */
@@ -358,15 +359,64 @@ export async function answerViewingButton(
     answer = { viewingId: next.id, action };
   }
   const viewing = await findViewing(trx, businessId, answer.viewingId);
-  // Another lead's viewing (a forwarded message's button): not an answer of this lead's.
-  if (!viewing || viewing.lead_id !== leadId) return false;
-  if (answer.action === 'confirm' && viewing.status === 'confirmed') return true;
-  try {
-    await changeViewingIn(trx, businessId, viewing.id, { action: answer.action }, now, 'lead');
-  } catch (error) {
-    if (!(error instanceof InmoError)) throw error;
+  // Another lead's viewing (a forwarded message's button): ours, but it changes nothing.
+  if (!viewing || viewing.lead_id !== leadId) return true;
+  const at = toRfc3339(new Date(now));
+  let outcome = linkObstacle(viewing, { action: answer.action, starts_at: viewing.starts_at }, at);
+  if (outcome === null) {
+    try {
+      await changeViewingIn(trx, businessId, viewing.id, { action: answer.action }, now, 'lead');
+    } catch (error) {
+      // An answer the viewing's status does not take (a requested viewing): nothing to say.
+      if (error instanceof InmoError) return true;
+      throw error;
+    }
+    outcome = answer.action === 'confirm' ? 'confirmed' : 'cancelled';
   }
+  await acknowledge(trx, viewing, answer.action, outcome, at);
   return true;
+}
+
+/**
+ * Tells the lead what its button did, as a text inside the 24-hour window its reply just opened
+ * (`send_message`, jobs/deliver.ts): the words of the e-mail link's page, in the lead's language.
+ */
+async function acknowledge(
+  trx: Transaction<Database>,
+  viewing: ViewingRow,
+  action: 'confirm' | 'cancel',
+  outcome: LinkOutcome,
+  at: string,
+): Promise<void> {
+  const lead = await findLead(trx, viewing.lead_id, viewing.business_id);
+  if (!lead?.phone_number_1) return;
+  const language = emailLanguage(lead.preferred_language);
+  const clock = await businessClock(trx, viewing.business_id);
+  const facts = { startsAt: viewing.starts_at, zone: clock.zone, listing: await listingTitle(trx, viewing.property_id, language) };
+  const messageId = await insertOutbound(trx, {
+    business_id: viewing.business_id,
+    lead_id: lead.id,
+    kind: 'text',
+    author: VIEWING_AUTHOR,
+    body: linkPageWords(language, action, facts, outcome).done,
+    recipient: lead.phone_number_1,
+    created_at: at,
+    updated_at: at,
+  });
+  if (messageId === undefined) return;
+  const job = { businessId: viewing.business_id, leadId: lead.id, payload: { message_id: messageId }, runAt: at, now: at };
+  await enqueueJob(trx, { ...job, kind: 'send_message' });
+}
+
+/** A listing's title in `language` where it is written, else its own, else its reference. */
+async function listingTitle(db: Executor, propertyId: number, language: string): Promise<string> {
+  const listing = await db
+    .selectFrom('properties')
+    .select(['external_ref', 'title', 'titles'])
+    .where('id', '=', propertyId)
+    .executeTakeFirst();
+  const title = listing ? (heldTexts(listing.title, listing.titles)[listingLanguage(language) ?? 'es'] ?? listing.title) : null;
+  return title?.trim() || listing?.external_ref || '';
 }
 
 /** The form of a link's token: 43 base64url characters. */
@@ -395,21 +445,11 @@ async function linkView(db: Executor, token: string, now: string, outcome?: Link
   const lead = link && (await findLead(db, link.lead_id));
   if (!link || !viewing || !lead) return null;
   const language = emailLanguage(lead.preferred_language);
-  const listing = await db
-    .selectFrom('properties')
-    .select(['external_ref', 'title', 'titles'])
-    .where('id', '=', viewing.property_id)
-    .executeTakeFirst();
-  const title = listing ? (heldTexts(listing.title, listing.titles)[listingLanguage(language) ?? 'es'] ?? listing.title) : null;
+  const title = await listingTitle(db, viewing.property_id, language);
   const clock = await businessClock(db, link.business_id);
   const shown = outcome ?? linkObstacle(viewing, link, now);
   const action = link.action === 'cancel' ? 'cancel' : 'confirm';
-  const words = linkPageWords(
-    language,
-    action,
-    { startsAt: link.starts_at, zone: clock.zone, listing: title?.trim() || listing?.external_ref || '' },
-    shown,
-  );
+  const words = linkPageWords(language, action, { startsAt: link.starts_at, zone: clock.zone, listing: title }, shown);
   return { link, viewing, view: { language, done: shown !== null, words } satisfies ViewingLinkView };
 }
 
