@@ -389,7 +389,7 @@ async function acknowledge(
   at: string,
 ): Promise<void> {
   const lead = await findLead(trx, viewing.lead_id, viewing.business_id);
-  if (!lead?.phone_number_1) return;
+  if (!lead?.phone_number_1 || (await findConversation(trx, lead.id))?.state === 'opted_out') return;
   const language = emailLanguage(lead.preferred_language);
   const clock = await businessClock(trx, viewing.business_id);
   const facts = { startsAt: viewing.starts_at, zone: clock.zone, listing: await listingTitle(trx, viewing.property_id, language) };
