@@ -379,6 +379,13 @@ export const SETTINGS: readonly Setting[] = [
     default: String(DEFAULT_WORKER_SETTINGS.alertHour),
     see: 'operators.md',
   },
+  {
+    name: 'INMO_VIEWING_REMINDER_HOURS',
+    meaning:
+      'how many hours before a scheduled or confirmed viewing its lead is reminded of it, by WhatsApp or e-mail (CONTRACT §20); `0` sends no reminders',
+    default: String(DEFAULT_WORKER_SETTINGS.viewingReminderHours),
+    see: 'whatsapp.md',
+  },
   { name: 'INMO_METRICS', meaning: '`off` turns `GET /metrics` and its counting off', default: '`on`', see: 'operators.md' },
   {
     name: 'INMO_METRICS_PORT',
@@ -435,6 +442,20 @@ export function alertHourFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   return hour;
 }
 
+/**
+ * `INMO_VIEWING_REMINDER_HOURS`: hours before a viewing its reminder goes, 0 (none) to 720, default 24.
+ * @throws Error naming the variable otherwise.
+ */
+export function viewingReminderHoursFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const hours = intFromEnv(env, 'INMO_VIEWING_REMINDER_HOURS', DEFAULT_WORKER_SETTINGS.viewingReminderHours, 0);
+  if (hours > 720) {
+    throw new Error(
+      `INMO_VIEWING_REMINDER_HOURS must be a number of hours from 0 to 720, got ${JSON.stringify(env.INMO_VIEWING_REMINDER_HOURS)}`,
+    );
+  }
+  return hours;
+}
+
 function trustProxyFromEnv(raw: string | undefined): boolean | string[] {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
@@ -466,6 +487,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pullWithdrawMaxShare: shareFromEnv(env, 'INMO_PULL_WITHDRAW_MAX_SHARE', DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare),
     leadRetentionDays: env.INMO_LEAD_RETENTION_DAYS ? intFromEnv(env, 'INMO_LEAD_RETENTION_DAYS', 0, 1) : null,
     alertHour: alertHourFromEnv(env),
+    viewingReminderHours: viewingReminderHoursFromEnv(env),
   };
   // A lease that ran out while the provider was still answering would let another worker
   // take the job back mid-send (it would then find the message `sending`, never send again).

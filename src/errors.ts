@@ -206,6 +206,11 @@ export const ERRORS = {
     cli: '--phone-number-id must not be blank',
   }),
   CHANNEL_TEMPLATE_BLANK: spec({ status: 400, detail: 'The template name must not be blank', cli: '--template must not be blank' }),
+  CHANNEL_TEMPLATES: spec<{ reason: string }>({
+    status: 400,
+    detail: ({ reason }) => `The templates by purpose are not valid: ${reason}`,
+    cli: ({ reason }) => `--template-for: ${reason}`,
+  }),
   CHANNEL_TOKEN_ENV_NOT_A_NAME: spec({
     status: 400,
     detail: 'The access token must come from an environment variable named for it, not be given as the name',

@@ -49,7 +49,16 @@ export interface OutboundMessage {
   /** inmo's own message id, echoed back by the provider's status webhooks. */
   callbackData: string;
   content:
-    | { type: 'template'; template: string; /** Template language code, e.g. `es`, `en`. */ language: string }
+    | {
+        type: 'template';
+        template: string;
+        /** Template language code, e.g. `es`, `en`. */
+        language: string;
+        /** The body's parameters, {{1}} first (plain text); none when absent. */
+        parameters?: string[];
+        /** The payloads of the template's quick-reply buttons, in their order; none when absent. */
+        buttons?: string[];
+      }
     | { type: 'text'; body: string }
     | ({ type: 'list' } & InteractiveList);
 }
@@ -105,6 +114,21 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A template's `components`: the body's text parameters and each quick-reply button's payload
+ * (Cloud API's shape); nothing when it has neither.
+ */
+function templateComponents(content: { parameters?: string[]; buttons?: string[] }): { components?: unknown[] } {
+  const components: unknown[] = [];
+  if (content.parameters?.length) {
+    components.push({ type: 'body', parameters: content.parameters.map((text) => ({ type: 'text', text })) });
+  }
+  (content.buttons ?? []).forEach((payload, index) =>
+    components.push({ type: 'button', sub_type: 'quick_reply', index: String(index), parameters: [{ type: 'payload', payload }] }),
+  );
+  return components.length ? { components } : {};
+}
+
 /** The Graph request body of a send. */
 export function graphBody(message: OutboundMessage): Record<string, unknown> {
   const { content } = message;
@@ -114,7 +138,7 @@ export function graphBody(message: OutboundMessage): Record<string, unknown> {
     to: message.to,
     biz_opaque_callback_data: message.callbackData,
     ...(content.type === 'template'
-      ? { type: 'template', template: { name: content.template, language: { code: content.language } } }
+      ? { type: 'template', template: { name: content.template, language: { code: content.language }, ...templateComponents(content) } }
       : content.type === 'list'
         ? {
             type: 'interactive',

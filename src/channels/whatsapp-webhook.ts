@@ -50,6 +50,8 @@ export interface InboundMessage {
   profileName: string | null;
   /** The id of the row a list reply chose (`interactive.list_reply.id`), else null. */
   listReplyId: string | null;
+  /** A template's quick-reply button reply (`button`): the payload the send gave the button, else null. */
+  buttonPayload: string | null;
 }
 
 /** A status of an outbound message. */
@@ -151,6 +153,7 @@ export function readWebhook(payload: unknown): WebhookChange[] {
           body: bodyOf(message, kind),
           profileName: names.get(from) ?? null,
           listReplyId: listReplyId(message, kind),
+          buttonPayload: kind === 'button' && isObject(message.button) ? asText(message.button.payload) : null,
         });
       }
       const statuses: MessageStatus[] = [];

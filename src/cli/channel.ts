@@ -3,11 +3,20 @@ import { outboundPolicy } from '../config.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { action, cli, CliError, command, positiveInt, print, withDb } from './common.ts';
 import { PROVIDERS } from '../domain/messaging/providers.ts';
+import { TEMPLATE_PURPOSES } from '../domain/messaging/templates.ts';
 
 function languageOverride(value: string, previous: Record<string, string>): Record<string, string> {
   const match = /^([a-z]{2})=([A-Za-z_]{2,10})$/.exec(value);
   if (!match) throw new InvalidArgumentError('must look like gb=en_GB');
   return { ...previous, [match[1]]: match[2] };
+}
+
+/** `--template-for PURPOSE=NAME`: an approved template for a purpose (`PURPOSE=` names none). */
+function templateFor(value: string, previous: Record<string, string>): Record<string, string> {
+  const match = /^([a-z_]+)=(.*)$/.exec(value.trim());
+  if (!match)
+    throw new InvalidArgumentError(`must look like viewing_reminder=recordatorio_visita; purposes: ${TEMPLATE_PURPOSES.join(', ')}`);
+  return { ...previous, [match[1]]: match[2].trim() };
 }
 
 export function register(program: Command): void {
@@ -28,6 +37,11 @@ export function register(program: Command): void {
       "link to a listing for the assistant's answers, with {id} or {ref}, e.g. 'https://agency.example/inmueble/{id}'",
     )
     .option('--public-url <url>', "this server's public base URL, for the webhook callback URL printed", cli.env.INMO_PUBLIC_URL)
+    .option(
+      '--template-for <purpose=name>',
+      `approved template for a purpose (repeatable; ${TEMPLATE_PURPOSES.join(', ')}); a purpose without one goes by e-mail; given, it replaces the stored ones`,
+      templateFor,
+    )
     .addOption(
       new Option('--language <code=lang>', 'template language for a preferred_language, e.g. gb=en_GB (repeatable)')
         .argParser(languageOverride)
@@ -46,6 +60,7 @@ export function register(program: Command): void {
           appSecretEnv?: string;
           listingUrl?: string;
           publicUrl?: string;
+          templateFor?: Record<string, string>;
         }) => {
           const { connectChannel } = await import('../services/messaging/channels.ts');
           const connected = await withDb((db) =>
@@ -62,6 +77,7 @@ export function register(program: Command): void {
                 appSecretEnv: opts.appSecretEnv,
                 listingUrl: opts.listingUrl,
                 publicUrl: opts.publicUrl,
+                templates: opts.templateFor,
               },
               cli.env,
               outboundPolicy(cli.env),
@@ -71,6 +87,11 @@ export function register(program: Command): void {
             connected,
             [
               `connected ${connected.provider} for business #${connected.business_id}: template ${connected.template}, ${connected.token}`,
+              `templates by purpose: ${
+                Object.entries(connected.templates)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(', ') || 'none (viewing notices go by e-mail)'
+              }`,
               `webhooks: ${connected.webhooks}`,
               'In Meta\'s dashboard (WhatsApp > Configuration > Webhook), paste these, then subscribe to the "messages" field:',
               `  Callback URL: ${connected.callback_url}`,

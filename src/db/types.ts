@@ -319,6 +319,11 @@ export interface ChannelTable {
   assistant: string | null;
   /** 1 while the assistant answers leads' messages; 0 hands each one to the agents (migration 0016). */
   assistant_enabled: Generated<number>;
+  /**
+   * JSON object: purpose (`viewing_scheduled`, `viewing_rescheduled`, `viewing_cancelled`,
+   * `viewing_reminder`, `property_alert`) → approved template name (migration 0039); `{}` names none.
+   */
+  templates: Generated<string>;
 }
 
 /**
@@ -786,6 +791,41 @@ export interface CalendarUrlTable {
 }
 
 /**
+ * What a lead is told about a viewing (migration 0039, CONTRACT §20): the purpose, the start and
+ * `sequence` of the viewing it speaks of, and the message carrying it (null: nothing could carry
+ * it, or a reminder not needed).
+ */
+export interface ViewingNoticeTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  viewing_id: number;
+  /** `scheduled`, `rescheduled`, `cancelled` or `reminder`. */
+  purpose: string;
+  starts_at: string;
+  sequence: number;
+  message_id: number | null;
+  /** The e-mail standing in for the notice's template when that failed for good. */
+  fallback_message_id: Generated<number | null>;
+  created_at: string;
+}
+
+/** A one-click link of a viewing notice's e-mail (migration 0039): only its token's SHA-256 (hex) is kept. */
+export interface ViewingLinkTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  viewing_id: number;
+  /** `confirm` or `cancel`. */
+  action: string;
+  /** The viewing's start the e-mail told (a link of a moved viewing does nothing). */
+  starts_at: string;
+  token_hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+/**
  * A visit sheet signed by the visitor on the agent's screen (migration 0040, CONTRACT §20): one per
  * viewing. Personal data (CONTRACT §18): exported and erased with the viewing's lead.
  */
@@ -856,6 +896,8 @@ export interface Database {
   alert_items: AlertItemTable;
   lead_dismissals: LeadDismissalTable;
   visit_sheets: VisitSheetTable;
+  viewing_notices: ViewingNoticeTable;
+  viewing_links: ViewingLinkTable;
 }
 
 export type LeadRow = Selectable<LeadTable>;

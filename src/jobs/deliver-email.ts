@@ -13,7 +13,9 @@
  * the token's hash is kept, services/messaging/unsubscribe.ts). The welcome, the alert digests
  * (`author = 'alert'`, CONTRACT §21: written from their listings, services/messaging/alert-email.ts,
  * and sent only while the lead still takes alerts) and the listings an agent sends by hand
- * (`author = 'agent'`, written the same way, services/leads/hand-sends.ts) go through here.
+ * (`author = 'agent'`, written the same way, services/leads/hand-sends.ts) and the viewings'
+ * notices (`author = 'viewing'`, CONTRACT §20: written from the viewing as it is then, with their
+ * one-click links, services/viewings/notices.ts) go through here.
  *
  * Nothing is sent to a lead who opted out (the conversation's `opted_out`, which the unsubscribe
  * link sets), or when the business sends no e-mail any more: the message fails visibly.
@@ -31,6 +33,7 @@ import { leadTakesAlerts } from '../db/repositories/alerts.ts';
 import { writeAlertEmail } from '../services/messaging/alert-email.ts';
 import { emailSenderOf, type EmailSender } from '../services/messaging/email.ts';
 import { newUnsubscribeLink } from '../services/messaging/unsubscribe.ts';
+import { VIEWING_AUTHOR, writeViewingEmail } from '../services/viewings/notices.ts';
 import { INTERRUPTED_EMAIL, recordSendOutcome } from './deliver.ts';
 import { failpoint } from './failpoints.ts';
 import type { TaskContext } from './task.ts';
@@ -75,10 +78,17 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
   const { publicUrl } = emailOutSettings();
   const unsubscribeUrl = await newUnsubscribeLink(trx, message.business_id, message.lead_id, publicUrl, now);
   const said = { businessName: business.name, leadName: lead.name, unsubscribeUrl };
-  const words =
-    message.author === ALERT_AUTHOR || message.author === AGENT_AUTHOR
-      ? await writeAlertEmail(trx, message, { ...said, publicUrl })
-      : welcomeEmail(message.language ?? 'es', said);
+  let words: { subject: string; text: string; html: string } | null;
+  if (message.author === VIEWING_AUTHOR) {
+    const notice = await writeViewingEmail(trx, message, { businessName: business.name, unsubscribeUrl, publicUrl, now });
+    if ('refused' in notice) return fail(notice.refused);
+    words = notice;
+  } else {
+    words =
+      message.author === ALERT_AUTHOR || message.author === AGENT_AUTHOR
+        ? await writeAlertEmail(trx, message, { ...said, publicUrl })
+        : welcomeEmail(message.language ?? 'es', said);
+  }
   if (words === null) return fail('the alert has no listings left');
   const claimed = await trx
     .updateTable('messages')

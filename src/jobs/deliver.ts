@@ -1,7 +1,8 @@
 /**
  * Delivery of one outbound message over the business's WhatsApp channel, sent at most once
- * (CONTRACT §7, §10). The welcome template, the assistant's replies and agents' replies all
- * go through here.
+ * (CONTRACT §7, §10). The welcome template, the assistant's replies, agents' replies and the
+ * viewings' notices (CONTRACT §20: their parameters and buttons written at the claim,
+ * services/viewings/notices.ts) all go through here.
  *
  * The message row moves through
  *
@@ -28,6 +29,7 @@ import { transact } from '../db/transaction.ts';
 import type { Database } from '../db/types.ts';
 import { observeSend } from '../metrics.ts';
 import { openSecret } from '../secrets.ts';
+import { VIEWING_AUTHOR, viewingTemplate } from '../services/viewings/notices.ts';
 import { failpoint } from './failpoints.ts';
 import { readStoredList } from '../domain/messaging/viewing-offer.ts';
 import { PermanentJobError, type TaskContext } from './task.ts';
@@ -41,7 +43,7 @@ export const INTERRUPTED_EMAIL =
   "check the server's log before writing to this lead again";
 
 /** What the claim decided. */
-type Plan = { send: false } | { send: true; channel: ChannelRow; message: MessageRow };
+type Plan = { send: false } | { send: true; channel: ChannelRow; message: MessageRow; content: OutboundMessage['content'] };
 
 /** Why a pending message may not be sent now, or null when it may. */
 async function refusal(trx: Transaction<Database>, message: MessageRow, now: string): Promise<string | null> {
@@ -72,8 +74,19 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
     await moveMessage(trx, messageId, 'pending', { state: 'failed', last_error: refused, updated_at: ctx.now() });
     return { send: false };
   }
+  let said = content(message);
+  if (message.author === VIEWING_AUTHOR && said.type === 'template') {
+    // A viewing's notice says what holds when it is sent (services/viewings/notices.ts).
+    const notice = await viewingTemplate(trx, message, ctx.now());
+    if ('refused' in notice) {
+      await moveMessage(trx, messageId, 'pending', { state: 'failed', last_error: notice.refused, updated_at: ctx.now() });
+      return { send: false };
+    }
+    said = { ...said, parameters: notice.parameters, buttons: notice.buttons };
+    await trx.updateTable('messages').set({ body: notice.summary }).where('id', '=', messageId).execute();
+  }
   if (!(await moveMessage(trx, messageId, 'pending', { state: 'sending', updated_at: ctx.now() }))) return { send: false };
-  return { send: true, channel: channel!, message };
+  return { send: true, channel: channel!, message, content: said };
 }
 
 function content(message: MessageRow): OutboundMessage['content'] {
@@ -94,7 +107,7 @@ function content(message: MessageRow): OutboundMessage['content'] {
 export async function deliverMessage(ctx: TaskContext, messageId: number): Promise<void> {
   const plan = await transact(ctx.db, (trx) => claimSend(ctx, trx, messageId));
   if (!plan.send) return;
-  const { channel, message } = plan;
+  const { channel, message, content } = plan;
   let accessToken: string;
   try {
     accessToken = openSecret(channel.access_token);
@@ -114,7 +127,7 @@ export async function deliverMessage(ctx: TaskContext, messageId: number): Promi
       accessToken,
       to: message.recipient ?? '',
       callbackData: String(message.id),
-      content: content(message),
+      content,
     },
     { outbound: ctx.outbound, timeoutMs: ctx.settings.sendTimeoutMs },
   );

@@ -1,4 +1,4 @@
-/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES`, `INMO_PULL_WITHDRAW_MAX_SHARE`, `INMO_LEAD_RETENTION_DAYS` and `INMO_ALERT_HOUR`. */
+/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES`, `INMO_PULL_WITHDRAW_MAX_SHARE`, `INMO_LEAD_RETENTION_DAYS`, `INMO_ALERT_HOUR` and `INMO_VIEWING_REMINDER_HOURS`. */
 export interface WorkerSettings {
   /** Jobs claimed and run at once. */
   concurrency: number;
@@ -30,6 +30,8 @@ export interface WorkerSettings {
   leadRetentionDays: number | null;
   /** The hour (0–23, business time) at which each day's alert digests are composed and sent (CONTRACT §21). */
   alertHour: number;
+  /** Hours before a viewing its lead is reminded of it (CONTRACT §20); 0 sends no reminders. */
+  viewingReminderHours: number;
 }
 
 export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
@@ -45,4 +47,5 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
   pullWithdrawMaxShare: 0.5,
   leadRetentionDays: null,
   alertHour: 10,
+  viewingReminderHours: 24,
 };

@@ -34,6 +34,7 @@ import {
 } from '../db/repositories/jobs.ts';
 import { eraseQuietLeads } from '../services/leads/erasure.ts';
 import { composeDueAlerts } from '../services/leads/alerts.ts';
+import { composeDueReminders } from '../services/viewings/notices.ts';
 import { purgeOldInboundEmails } from '../services/leads/email-intake.ts';
 import { purgeEventsBefore } from '../db/repositories/events.ts';
 import { transact } from '../db/transaction.ts';
@@ -53,6 +54,8 @@ const EVENT_PURGE_EVERY_MS = 60 * 60_000;
 const RETENTION_EVERY_MS = 24 * 60 * 60_000;
 /** How often a worker looks whether a business's alert round is due (INMO_ALERT_HOUR), ms. */
 const ALERTS_EVERY_MS = 60_000;
+/** How often a worker looks for viewings whose reminder is due (INMO_VIEWING_REMINDER_HOURS), ms. */
+const REMINDERS_EVERY_MS = 60_000;
 
 /** Structured logger (pino's shape). */
 export interface WorkerLogger {
@@ -93,6 +96,7 @@ export class Worker {
   private purgedAt = Number.NEGATIVE_INFINITY;
   private retainedAt = Number.NEGATIVE_INFINITY;
   private alertsAt = Number.NEGATIVE_INFINITY;
+  private remindersAt = Number.NEGATIVE_INFINITY;
 
   /** Where the jobs' outgoing requests (sends, the assistant's model, webhooks) may go. */
   readonly outbound: OutboundPolicy;
@@ -189,6 +193,7 @@ export class Worker {
     await this.purgeOldEvents();
     await this.applyRetention();
     await this.composeAlerts();
+    await this.composeReminders();
     // While jobs keep coming, claim straight away; after an empty claim, look with a read
     // first, so idle workers polling never take SQLite's write lock.
     if (!this.busy && !(await hasClaimableJobs(this.db, now))) return [];
@@ -257,6 +262,28 @@ export class Worker {
       }
     } catch (error) {
       this.logger.error({ err: error }, 'worker: composing alert digests failed; it is tried again in a minute');
+    }
+  }
+
+  /**
+   * Queues the reminders of viewings starting within INMO_VIEWING_REMINDER_HOURS (CONTRACT §20,
+   * services/viewings/notices.ts), at most once a minute per worker; their `send_viewing_notice`
+   * jobs are then claimed like any other. Several workers looking at once queue one reminder per
+   * viewing and start time (a unique index). A failure is logged and tried again a minute later.
+   */
+  private async composeReminders(): Promise<void> {
+    const hours = this.settings.viewingReminderHours;
+    const nowMs = this.clock.now().getTime();
+    if (hours <= 0 || nowMs - this.remindersAt < REMINDERS_EVERY_MS) return;
+    this.remindersAt = nowMs;
+    try {
+      const queued = await composeDueReminders(this.db, this.clock.now(), hours);
+      if (queued) {
+        this.busy = true;
+        this.logger.info({ reminders: queued }, 'worker: queued viewing reminders');
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'worker: queueing viewing reminders failed; it is tried again in a minute');
     }
   }
 

@@ -57,6 +57,12 @@ export const ChannelForm = Type.Object({
   base_url: text(LINE_MAX),
   access_token: text(4096),
   app_secret: text(LINE_MAX),
+  /** Approved templates by purpose (CONTRACT §20, §21); blank: none, that purpose goes by e-mail. */
+  template_viewing_scheduled: text(512),
+  template_viewing_rescheduled: text(512),
+  template_viewing_cancelled: text(512),
+  template_viewing_reminder: text(512),
+  template_property_alert: text(512),
 });
 
 /** `POST /console/channel/test`: the number a test template goes to, as people type it. */

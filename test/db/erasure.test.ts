@@ -19,7 +19,6 @@ import { DEFAULT_WORKER_SETTINGS } from '../../src/jobs/settings.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { outboundPolicy } from '../../src/config.ts';
 import { CatalogueSnapshots } from '../../src/services/leads/matching.ts';
-import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { addWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
 import { setFollowUpRule } from '../../src/services/leads/follow-ups.ts';
 import { addLeadNote, changeLeadStatus } from '../../src/services/leads/pipeline.ts';
@@ -31,7 +30,7 @@ import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { inmo } from '../helpers/cli.ts';
 import { businessWithKey, ENGINE, importRecords, listing, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
-import { APP_SECRET, deliver, inbound, PHONE_NUMBER_ID, status } from '../helpers/whatsapp.ts';
+import { connectFakeChannel, deliver, inbound, status } from '../helpers/whatsapp.ts';
 
 const t = withApp({ each: true });
 let graph: FakeGraph;
@@ -39,19 +38,7 @@ let hooks: { server: Server; url: string; received: Array<{ type: string; data: 
 
 beforeEach(async () => {
   graph = await startFakeGraph();
-  await connectChannel(
-    t.db,
-    {
-      businessId: t.businessId,
-      provider: 'whatsapp-cloud',
-      phoneNumberId: PHONE_NUMBER_ID,
-      tokenEnv: 'WA_TOKEN',
-      appSecretEnv: 'WA_APP_SECRET',
-      template: 'bienvenida',
-      baseUrl: graph.baseUrl,
-    },
-    { WA_TOKEN: 'token', WA_APP_SECRET: APP_SECRET },
-  );
+  await connectFakeChannel(t.db, t.businessId, graph.baseUrl);
   const received: typeof hooks.received = [];
   const server = createServer((request, response) => {
     let body = '';

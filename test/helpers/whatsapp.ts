@@ -5,6 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { signature } from '../../src/channels/whatsapp-webhook.ts';
+import type { Db } from '../../src/db/database.ts';
+import { connectChannel, type ChannelSettings } from '../../src/services/messaging/channels.ts';
 
 export const APP_SECRET = 'meta-app-secret-used-only-in-tests';
 export const PHONE_NUMBER_ID = '1099887766';
@@ -89,4 +91,25 @@ export async function deliver(app: FastifyInstance, payload: unknown, options: {
   const signed = options.signature === undefined ? signature(body, options.secret ?? APP_SECRET) : options.signature;
   if (signed !== null) headers['x-hub-signature-256'] = signed;
   return app.inject({ method: 'POST', url: '/webhooks/whatsapp', headers, payload: body });
+}
+
+/**
+ * Connects the business's channel to a fake Graph API (test/helpers/fake-graph.ts): template
+ * `bienvenida`, {@link PHONE_NUMBER_ID}, webhooks signed with {@link APP_SECRET}; `more` on top.
+ */
+export function connectFakeChannel(db: Db, businessId: number, baseUrl: string, more: Partial<ChannelSettings> = {}) {
+  return connectChannel(
+    db,
+    {
+      businessId,
+      provider: 'whatsapp-cloud',
+      phoneNumberId: PHONE_NUMBER_ID,
+      tokenEnv: 'WA_TOKEN',
+      appSecretEnv: 'WA_APP_SECRET',
+      template: 'bienvenida',
+      baseUrl,
+      ...more,
+    },
+    { WA_TOKEN: 'token-of-the-tests', WA_APP_SECRET: APP_SECRET },
+  );
 }

@@ -38,6 +38,7 @@ import * as m0035 from './0035_calendar_urls.ts';
 import * as m0036 from './0036_user_display_names.ts';
 import * as m0037 from './0037_listing_pages.ts';
 import * as m0038 from './0038_listing_closings.ts';
+import * as m0039 from './0039_viewing_notices.ts';
 import * as m0040 from './0040_visit_sheets.ts';
 import * as m0041 from './0041_hand_sends.ts';
 
@@ -82,6 +83,7 @@ export const migrationProvider: MigrationProvider = {
       '0036_user_display_names': m0036,
       '0037_listing_pages': m0037,
       '0038_listing_closings': m0038,
+      '0039_viewing_notices': m0039,
       '0040_visit_sheets': m0040,
       '0041_hand_sends': m0041,
     };

@@ -28,7 +28,8 @@ export type JobKind =
   | 'pull_feed'
   | 'process_email'
   | 'pull_email'
-  | 'send_alert';
+  | 'send_alert'
+  | 'send_viewing_notice';
 
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;

@@ -73,6 +73,7 @@ export const MESSAGE_AUTHOR_LABEL = {
   assistant: 'message_author_assistant',
   agent: 'message_author_agent',
   alert: 'message_author_alert',
+  viewing: 'message_author_viewing',
 } as const satisfies Record<string, MessageKey>;
 
 /** Where a message of the thread is: the states of one sent (as the listings sent) and one received. */

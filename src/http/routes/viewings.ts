@@ -153,7 +153,8 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
           },
           record && ((trx, booked) => record(trx, { status: 201, body: JSON.stringify(answer(booked)), leadId: booked.lead_id })),
         );
-        if (leadOutcome === 'created' || leadOutcome === 'completed') onJobsQueued();
+        // A new lead's jobs, or the lead's notice of a scheduled viewing (services/viewings/notices.ts).
+        if (leadOutcome === 'created' || leadOutcome === 'completed' || viewing.status === 'scheduled') onJobsQueued();
         return reply.code(201).send(answer(viewing));
       }),
   );

@@ -15,6 +15,7 @@ import { pullFeedTask } from './pull-feed.ts';
 import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
 import { sendAlertTask } from './send-alert.ts';
 import { sendMessageTask } from './send-message.ts';
+import { sendViewingNoticeTask } from './send-viewing-notice.ts';
 import { sendWelcomeTask } from './send-welcome.ts';
 
 export const TASKS = {
@@ -31,6 +32,7 @@ export const TASKS = {
   process_email: processEmailTask,
   pull_email: pullEmailTask,
   send_alert: sendAlertTask,
+  send_viewing_notice: sendViewingNoticeTask,
 } as const satisfies Record<JobKind, TaskDefinition>;
 
 /** The task of a stored job kind, or undefined for a kind this release does not know. */

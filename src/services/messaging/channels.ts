@@ -32,6 +32,7 @@ import { signalChange } from '../../db/change-watch.ts';
 import { replyLanguage, understand } from '../../domain/messaging/assistant.ts';
 import { assistantOf, replyWithFallback } from './assistant.ts';
 import { PROVIDERS } from '../../domain/messaging/providers.ts';
+import { checkTemplates, storedTemplates, type ChannelTemplates } from '../../domain/messaging/templates.ts';
 
 /** Path of the WhatsApp webhook on the server (CONTRACT §10). */
 export const WEBHOOK_PATH = '/webhooks/whatsapp';
@@ -99,6 +100,12 @@ export interface ChannelSettings {
   listingUrl?: string;
   /** The server's public base URL, for the callback URL printed. */
   publicUrl?: string;
+  /**
+   * Approved templates by purpose (CONTRACT §20, §21: `viewing_scheduled`, `viewing_rescheduled`,
+   * `viewing_cancelled`, `viewing_reminder`, `property_alert`), replacing the stored ones; a blank
+   * name names none. Absent: the stored ones are kept.
+   */
+  templates?: Record<string, unknown>;
 }
 
 /** Refuses a listing link that is not http(s) or names no listing (`{id}` or `{ref}`). @throws InmoError CHANNEL_LISTING_URL. */
@@ -116,7 +123,8 @@ function checkListingUrl(listingUrl: string | null): void {
  * @throws InmoError UNKNOWN_BUSINESS, or CHANNEL_* for an unknown provider, a blank phone
  *   number id or template, a token or app-secret variable that is not a name or is unset, a
  *   base URL the token may not go to (`isProviderUrl`), no token given while the base URL
- *   changes origin (CHANNEL_TOKEN_REQUIRED), a listing URL without `{id}` or `{ref}`, or a phone number id
+ *   changes origin (CHANNEL_TOKEN_REQUIRED), a listing URL without `{id}` or `{ref}`, templates by
+ *   purpose with an unknown purpose or a name WhatsApp would not take (CHANNEL_TEMPLATES), or a phone number id
  *   another business has connected (its webhooks must reach one business).
  */
 export async function connectChannel(
@@ -149,6 +157,12 @@ export async function connectChannel(
   const appSecret = settings.appSecretEnv === undefined ? null : secretFromEnv('--app-secret-env', settings.appSecretEnv, env);
   const listingUrl = settings.listingUrl?.trim() || null;
   checkListingUrl(listingUrl);
+  let templates: ChannelTemplates | null = null;
+  if (settings.templates !== undefined) {
+    const checked = checkTemplates(settings.templates);
+    if ('error' in checked) throw new InmoError('CHANNEL_TEMPLATES', { reason: checked.error });
+    templates = checked.templates;
+  }
   if (!(await findBusiness(db, settings.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: settings.businessId });
   const holder = await db
     .selectFrom('channels')
@@ -174,6 +188,7 @@ export async function connectChannel(
       // Reconnecting without them keeps the app secret, the listing URL and the assistant.
       ...(appSecret === null ? {} : { app_secret: sealSecret(appSecret) }),
       ...(listingUrl === null ? {} : { listing_url: listingUrl }),
+      ...(templates === null ? {} : { templates: JSON.stringify(templates) }),
     });
     await recordAudit(trx, settings.businessId, actor, 'channel.connect', settings.businessId, connectedAt);
   });
@@ -190,6 +205,7 @@ export async function connectChannel(
     token: settings.tokenEnv === null ? 'kept' : `stored from ${settings.tokenEnv}`,
     app_secret: settings.appSecretEnv !== undefined ? `stored from ${settings.appSecretEnv}` : stored?.app_secret ? 'kept' : null,
     listing_url: stored?.listing_url ?? null,
+    templates: storedTemplates(stored?.templates),
     webhooks: stored?.app_secret ? 'on' : 'off: without --app-secret-env, webhooks of this number are refused (401)',
     verify_token: verifyToken,
     callback_url: `${(settings.publicUrl ?? 'http://127.0.0.1:8080').replace(/\/+$/, '')}${WEBHOOK_PATH}`,
@@ -301,6 +317,7 @@ export async function channelOverview(db: Db, businessId: number) {
       languages: JSON.parse(stored.languages) as Record<string, string>,
       base_url: stored.base_url,
       listing_url: stored.listing_url,
+      templates: storedTemplates(stored.templates),
       webhooks: stored.app_secret !== null,
       verify_token: stored.verify_token === null ? null : openSecret(stored.verify_token),
       connected_at: stored.connected_at,

@@ -39,6 +39,7 @@ import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { recordEvent } from '../integrations/events.ts';
 import { openSecret } from '../../secrets.ts';
+import { answerViewingButton } from '../viewings/notices.ts';
 
 /** WhatsApp's customer-service window: free-form replies within 24 hours of the lead's last message. */
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -299,6 +300,11 @@ export async function processWebhookEvent(
               at,
               windowOpenUntil: toRfc3339(new Date(Date.parse(wrote) + WINDOW_MS)),
             });
+            // A quick-reply answer to a viewing's notice (CONTRACT §20) is applied, not answered.
+            if (message.kind === 'button') {
+              const reply = { payload: message.buttonPayload, text: message.body };
+              if (await answerViewingButton(trx, event.business_id, leadId, reply, Date.parse(at))) continue;
+            }
             const conversation = await findConversation(trx, leadId);
             if (ANSWERED_KINDS.has(message.kind) && conversation?.state === 'assistant') {
               await enqueueJob(trx, {

@@ -15,6 +15,8 @@
  * a time, and a transaction that read before another committed is run again
  * (db/transaction.ts). An exclusion constraint (btree_gist) would say the same in the schema,
  * but needs an extension not every PostgreSQL lets an application create.
+ *
+ * A `scheduled` booking queues the lead's notice in the same unit (services/viewings/notices.ts).
  */
 import type { Transaction } from 'kysely';
 import { isWriteConflict } from '../../db/errors.ts';
@@ -38,6 +40,7 @@ import { recordEvent } from '../integrations/events.ts';
 import { createInquiryLead, type Inquiry, type InquiryOutcome, type LeadWrites } from '../leads/intake.ts';
 import { heldBetween, listingToView } from './availability.ts';
 import { businessClock, type BusinessClock } from './clock.ts';
+import { queueViewingNotice } from './notices.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -170,6 +173,8 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
     });
     const viewing = presentViewing(row, clock.zone);
     await recordEvent(trx, businessId, 'viewing.scheduled', leadId, { viewing }, at);
+    // The lead is told of a viewing the agency booked; a requested one when an agent accepts it.
+    if (row.status === 'scheduled') await queueViewingNotice(trx, row, 'scheduled', at);
     await onBooked?.(trx, viewing);
     return { viewing, leadOutcome };
   });

@@ -2,7 +2,8 @@
  * The WhatsApp channel (owners): `GET /channel`, `POST /channel` (fields `phone_number_id`,
  * `access_token` and `app_secret` (write-only: blank keeps the stored ones, the token only while
  * the base URL keeps its origin), `template`, `languages` (`gb=en_GB, …`), `listing_url`,
- * `base_url`): connects or changes WhatsApp with connectChannel's rules; the page shows the
+ * `base_url`, and `template_<purpose>`: the approved template of each purpose of CONTRACT §20 and
+ * §21, blank for none): connects or changes WhatsApp with connectChannel's rules; the page shows the
  * webhook callback URL and verify token. `POST /channel/test` (field `test_phone`) sends the
  * template to a number now and shows the provider's answer.
  */
@@ -17,6 +18,8 @@ import { render } from '../page.ts';
 import { serverOrigin } from '../../origin.ts';
 import { csrfCheckedRoute, readForm, type ConsoleDeps } from '../forms.ts';
 import { ChannelForm, ChannelTestForm } from '../../../schemas/console-forms.ts';
+import { TEMPLATE_PURPOSES, type TemplatePurpose } from '../../../domain/messaging/templates.ts';
+import type { Static } from '@sinclair/typebox';
 
 /** What each refusal of connectChannel tells the owner. */
 const CHANNEL_PROBLEMS = {
@@ -27,6 +30,7 @@ const CHANNEL_PROBLEMS = {
   CHANNEL_BASE_URL: 'channel_base_url_invalid',
   CHANNEL_LISTING_URL: 'channel_listing_url_invalid',
   CHANNEL_PHONE_NUMBER_ID_TAKEN: 'channel_phone_number_id_taken',
+  CHANNEL_TEMPLATES: 'channel_templates_invalid',
 } as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
 /**
@@ -44,6 +48,26 @@ export function parseLanguages(text: string): Record<string, string> | null {
     languages[match[1]] = match[2];
   }
   return languages;
+}
+
+/** The label of each purpose's template field. */
+const TEMPLATE_LABELS = {
+  viewing_scheduled: 'channel_template_viewing_scheduled',
+  viewing_rescheduled: 'channel_template_viewing_rescheduled',
+  viewing_cancelled: 'channel_template_viewing_cancelled',
+  viewing_reminder: 'channel_template_viewing_reminder',
+  property_alert: 'channel_template_property_alert',
+} as const satisfies Record<TemplatePurpose, MessageKey>;
+
+/** The form's template fields, `template_<purpose>`, trimmed. */
+function templateFields(value: Static<typeof ChannelForm>): Record<`template_${TemplatePurpose}`, string> {
+  return {
+    template_viewing_scheduled: value.template_viewing_scheduled.trim(),
+    template_viewing_rescheduled: value.template_viewing_rescheduled.trim(),
+    template_viewing_cancelled: value.template_viewing_cancelled.trim(),
+    template_viewing_reminder: value.template_viewing_reminder.trim(),
+    template_property_alert: value.template_property_alert.trim(),
+  };
 }
 
 export async function channelPages(app: FastifyInstance, { db, outbound, publicUrl }: ConsoleDeps): Promise<void> {
@@ -68,6 +92,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound, publicU
       listing_url: stored.listing_url ?? '',
     };
     const form = extra.form ?? {
+      ...Object.fromEntries(TEMPLATE_PURPOSES.map((purpose) => [`template_${purpose}`, stored?.templates[purpose] ?? ''])),
       phone_number_id: channel?.phone_number_id ?? '',
       template: channel?.template ?? '',
       languages: channel?.languages ?? '',
@@ -85,6 +110,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound, publicU
         problem: extra.problem ?? null,
         test: extra.test ?? null,
         callbackUrl: `${serverOrigin(request, publicUrl)}${WEBHOOK_PATH}`,
+        purposes: TEMPLATE_PURPOSES.map((purpose) => ({ purpose, label: request.t(TEMPLATE_LABELS[purpose]) })),
       },
       extra.status ?? 200,
     );
@@ -102,6 +128,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound, publicU
       listing_url: value.listing_url.trim(),
       base_url: value.base_url.trim() || GRAPH_API_BASE,
       test_phone: '',
+      ...templateFields(value),
     };
     if (faults.length > 0) return channelPage(request, reply, { status: 422, problem: 'channel_field_too_long', form });
     const languages = parseLanguages(form.languages);
@@ -124,6 +151,7 @@ export async function channelPages(app: FastifyInstance, { db, outbound, publicU
           languages,
           appSecretEnv: appSecret === '' ? undefined : 'INMO_CONSOLE_APP_SECRET',
           listingUrl: form.listing_url || undefined,
+          templates: Object.fromEntries(TEMPLATE_PURPOSES.map((purpose) => [purpose, form[`template_${purpose}`]])),
         },
         env,
         outbound,
