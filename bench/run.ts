@@ -36,6 +36,8 @@
  * PostgreSQL (bench/viewings.ts). `--only calendar` times an agent's calendar of 5,000 viewings
  * cold and its 304 under load, on SQLite and PostgreSQL (bench/calendar.ts). `--only listing-search` times the console's listing search of
  * 203,090 listings with and without its index, on SQLite and PostgreSQL (bench/listing-search.ts).
+ * `--only alerts` (not in the default run: minutes at 100,000 leads) times a catalogue change
+ * reaching 10,000 of 100,000 searching leads, queued and composed (bench/alerts.ts).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -54,6 +56,7 @@ import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
 import { viewingsBench } from './viewings.ts';
 import { calendarBench } from './calendar.ts';
+import { alertsBench } from './alerts.ts';
 import { listingSearchBench } from './listing-search.ts';
 import { feedsBench } from './feeds.ts';
 import { idealistaBench } from './idealista.ts';
@@ -114,11 +117,12 @@ if (
     'viewings',
     'calendar',
     'listing-search',
+    'alerts',
     'scale',
   ].includes(ONLY)
 ) {
   throw new Error(
-    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-pull, viewings, calendar, listing-search or scale',
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-pull, viewings, calendar, listing-search, alerts or scale',
   );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
@@ -347,6 +351,8 @@ async function main() {
   if (ONLY === null || ONLY === 'viewings') await viewings();
   if (ONLY === null || ONLY === 'calendar') await calendar();
   if (ONLY === null || ONLY === 'listing-search') await listingSearch();
+  // Minutes at 100,000 leads: only when asked for, as the scale benchmark.
+  if (ONLY === 'alerts') await alerts();
 }
 
 async function emailInbound(): Promise<void> {
@@ -374,6 +380,11 @@ async function calendar(): Promise<void> {
   if (!wrkVersion()) throw new Error('the calendar benchmark needs wrk, a C load generator: apt-get install wrk');
   process.stderr.write("calendar: an agent's calendar of 5,000 viewings, cold and 304\n");
   process.stdout.write(`\n${(await calendarBench(ROOT, WORK, PIN, DURATION)).join('\n')}\n`);
+}
+
+async function alerts(): Promise<void> {
+  process.stderr.write('alerts: a catalogue change reaching a tenth of the searching leads, queued and composed\n');
+  process.stdout.write(`\n${(await alertsBench(WORK)).join('\n')}\n`);
 }
 
 async function listingSearch(): Promise<void> {

@@ -1,0 +1,218 @@
+/**
+ * Alerts (issue 45 "Speed", CONTRACT §21), `npm run bench -- --only alerts`: a catalogue change
+ * that matches MATCHING searching leads of LEADS (10,000 of 100,000 by default;
+ * `INMO_BENCH_ALERT_LEADS` sets LEADS, a tenth of them match), on SQLite and (when it answers)
+ * PostgreSQL, in this process.
+ *
+ * - **Seed**: a generated catalogue of 1,000 listings (src/demo/catalogue-generator.ts: Madrid,
+ *   Barcelona, Valencia, Sevilla…) and LEADS leads searching, each taking alerts (`wants_alerts`)
+ *   and marked as matched once already (a `lead_match_runs` row: a listing that matches them
+ *   from now on is new to them). MATCHING of them look for a flat for sale in Teruel, the others
+ *   in Soria: neither town has a listing yet, so no lead has a match before the change, and
+ *   the others' searches store nothing after it either (their re-matching is the pipeline's
+ *   fixed cost per lead, a lower bound of what leads with matches cost).
+ * - **Queue**: one listing in Teruel imported (as the console or a feed writes one), its
+ *   `rematch_catalogue` job made due at once (its 2 s debounce left out), then an in-process
+ *   Worker drains the queue: one `match_lead` per searching lead, each recording the listing as
+ *   an alert candidate of the leads it newly matches. Timed from the import to the drained
+ *   queue, with the event loop's delay sampled meanwhile (`monitorEventLoopDelay`: in `inmo
+ *   serve` the API answers on that loop). Target: under 10 s, loop delay p99 under 50 ms.
+ * - **Baseline, same run**: the matching alone, every lead's searches against the catalogue's
+ *   snapshot in a loop (services/leads/matching.ts `matchSearchPreferences`), with no job, read
+ *   or write: what re-matching every lead costs before the database is touched.
+ * - **Compose**: the round's digests written (services/leads/alerts.ts `composeDigests`: one
+ *   message, its items and a `send_alert` job per lead), timed.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { sql } from 'kysely';
+import { createDb, migrate, type Db } from '../src/db/database.ts';
+import { insertBusiness } from '../src/db/repositories/businesses.ts';
+import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
+import { nowRfc3339 } from '../src/domain/time.ts';
+import { Worker } from '../src/jobs/worker.ts';
+import { importCatalogueLines } from '../src/services/catalogue/import/import.ts';
+import { composeDigests } from '../src/services/leads/alerts.ts';
+import { CatalogueSnapshots, matchSearchPreferences } from '../src/services/leads/matching.ts';
+import { emptyPostgresSchema } from './engines.ts';
+
+const LEADS = Number(process.env.INMO_BENCH_ALERT_LEADS) || 100_000;
+const MATCHING = Math.round(LEADS / 10);
+const CATALOGUE = 1_000;
+const BATCH = 1_000;
+
+const search = (town: string) =>
+  JSON.stringify([
+    { operations: ['venta'], property_types: ['apartamento'], locations: [{ name: town }], apartamento: { price_max: 250_000 } },
+  ]);
+
+/** The listing the change brings: a flat for sale in Teruel that every MATCHING lead wants. */
+const TERUEL = {
+  external_ref: 'ALERT-TERUEL-1',
+  public: true,
+  status: 'disponible',
+  operation: 'venta',
+  type: 'apartamento',
+  subtype: 'piso',
+  title: 'Piso en Teruel',
+  description: '<p>Piso céntrico.</p>',
+  price: 150_000,
+  size_total: 85,
+  bedrooms: 3,
+  bathrooms: 1,
+  address: 'Calle Amantes 3',
+  city: 'Teruel',
+  province: 'Teruel',
+  postal_code: '44001',
+  images: [],
+};
+
+/** LEADS searching leads, every tenth (and so MATCHING of them) after Teruel; each already matched once. */
+async function seedLeads(db: Db, businessId: number): Promise<void> {
+  const at = nowRfc3339();
+  for (let first = 0; first < LEADS; first += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, LEADS - first) }, (_, k) => {
+      const i = first + k;
+      return {
+        business_id: businessId,
+        name: `Lead ${i}`,
+        type: 'demandante',
+        status: 'searching_property',
+        active: 1,
+        rating: 3,
+        phone_number_1: `+346${String(10_000_000 + i).padStart(8, '0')}`,
+        personal_email: `lead${i}@example.com`,
+        search_preferences: search(i % 10 === 0 ? 'Teruel' : 'Soria'),
+        wants_alerts: 1,
+        created_at: at,
+        updated_at: at,
+      };
+    });
+    const ids = await db.insertInto('leads').values(rows).returning('id').execute();
+    await db
+      .insertInto('lead_match_runs')
+      .values(ids.map(({ id }) => ({ lead_id: id, catalogue_version: 0, matched_at: at, matches_total: 0, near_misses_total: 0 })))
+      .execute();
+  }
+}
+
+const ms = (n: number) => `${n.toFixed(0)} ms`;
+
+/** One engine's lines of the report. */
+async function onEngine(engine: string, url: string): Promise<string[]> {
+  const db = createDb(url);
+  try {
+    await migrate(db);
+    const business = await insertBusiness(db, 'Agencia de las alertas', nowRfc3339());
+    const catalogue = [...generateCatalogue(CATALOGUE)].map((record) => JSON.stringify(record));
+    await importCatalogueLines(db, business.id, catalogue);
+    await seedLeads(db, business.id);
+    // The business sends e-mail (its own server's settings; nothing is sent here).
+    const at = nowRfc3339();
+    await db
+      .insertInto('email_settings')
+      .values({
+        business_id: business.id,
+        host: 'smtp.example.com',
+        port: 587,
+        security: 'starttls',
+        username: null,
+        password: null,
+        from_address: 'hola@agencia.example',
+        reply_to: null,
+        connected_at: at,
+        updated_at: at,
+      })
+      .execute();
+    // The seed's own catalogue change queued a re-match of everyone: not the change measured.
+    await db.deleteFrom('jobs').execute();
+    if (engine === 'postgres') await sql`analyze`.execute(db);
+
+    // Baseline: every lead's searches against the snapshot the change will give, in a loop.
+    const leads = await db.selectFrom('leads').select('search_preferences').where('business_id', '=', business.id).execute();
+
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    // A timer's lateness too, sampled every 10 ms: what a request arriving meanwhile waits.
+    const late: number[] = [];
+    let expected = performance.now() + 10;
+    const sampler = setInterval(() => {
+      const now = performance.now();
+      late.push(Math.max(0, now - expected));
+      expected = now + 10;
+    }, 10);
+    const started = performance.now();
+    await importCatalogueLines(db, business.id, [JSON.stringify(TERUEL)]);
+    await db.updateTable('jobs').set({ run_at: nowRfc3339() }).where('kind', '=', 'rematch_catalogue').execute();
+    // The worker's own loop, as `inmo serve` runs it beside the API, until no job is left.
+    const worker = new Worker({ db, settings: { pollMs: 20 } });
+    worker.start();
+    await new Promise<void>((resolve) => {
+      const look = setInterval(async () => {
+        const [{ n }] = await db
+          .selectFrom('jobs')
+          .select(sql<number>`count(*)`.as('n'))
+          .where('state', 'in', ['pending', 'running'])
+          .where('kind', 'in', ['rematch_catalogue', 'match_lead'])
+          .execute();
+        if (Number(n) === 0) {
+          clearInterval(look);
+          resolve();
+        }
+      }, 50);
+    });
+    const queued = performance.now() - started;
+    delay.disable();
+    clearInterval(sampler);
+    late.sort((x, y) => x - y);
+    await worker.stop();
+    const [{ n: ran }] = await db
+      .selectFrom('jobs')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('state', '=', 'done')
+      .execute();
+    const [{ n: candidates }] = await db
+      .selectFrom('alert_candidates')
+      .select(sql<number>`count(*)`.as('n'))
+      .execute();
+
+    const snapshot = await new CatalogueSnapshots().get(db, business.id);
+    const matchStarted = performance.now();
+    let matched = 0;
+    for (const lead of leads) if (matchSearchPreferences(lead.search_preferences, snapshot, 200).matches.length > 0) matched++;
+    const matchOnly = performance.now() - matchStarted;
+
+    const composeStarted = performance.now();
+    const digests = await composeDigests(db, business.id, '2026-11-28', nowRfc3339());
+    const composed = performance.now() - composeStarted;
+
+    const p99 = delay.percentile(99) / 1e6;
+    return [
+      `${engine}: ${LEADS.toLocaleString('en')} searching leads, ${CATALOGUE.toLocaleString('en')} listings; one listing imported that ${MATCHING.toLocaleString('en')} of them want`,
+      `  queued: ${ms(queued)} from the import to a drained queue (${Number(ran).toLocaleString('en')} jobs, ${(Number(ran) / (queued / 1000)).toFixed(0)} jobs/s), ${Number(candidates).toLocaleString('en')} alert candidates (target: under 10 s)`,
+      `  event loop delay meanwhile: p99 ${p99.toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms (${delay.count} samples); a 10 ms timer late by p99 ${(late[Math.floor(late.length * 0.99)] ?? 0).toFixed(1)} ms, max ${(late.at(-1) ?? 0).toFixed(1)} ms (${late.length} samples; target: p99 under 50 ms)`,
+      `  baseline, the matching alone (${leads.length.toLocaleString('en')} leads against the snapshot, no job, read or write): ${ms(matchOnly)}, ${matched.toLocaleString('en')} matched; the queue took ${(queued / matchOnly).toFixed(1)}× that`,
+      `  composed: ${digests.length.toLocaleString('en')} digests (message, items, send_alert job each) in ${ms(composed)}`,
+    ];
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The report: SQLite, then PostgreSQL when it answers. */
+export async function alertsBench(work: string): Promise<string[]> {
+  const sqlitePath = join(work, 'alerts.db');
+  for (const suffix of ['', '-wal', '-shm']) rmSync(sqlitePath + suffix, { force: true });
+  const engines: Array<[string, string | null]> = [
+    ['sqlite', `sqlite:${sqlitePath}`],
+    ['postgres', await emptyPostgresSchema('alerts')],
+  ];
+  const lines = [`alerts: a catalogue change reaching ${MATCHING.toLocaleString('en')} of ${LEADS.toLocaleString('en')} searching leads`];
+  for (const [engine, url] of engines) {
+    lines.push('');
+    if (url === null) lines.push(`${engine}: skipped, the server did not answer (INMO_BENCH_POSTGRES_URL)`);
+    else lines.push(...(await onEngine(engine, url)));
+  }
+  return lines;
+}
