@@ -16,7 +16,8 @@ for (const report of positionals) {
     // A file's time: from its start to its last test's end (collect and hooks included).
     files.push({
       run: basename(report, '.json'),
-      name: relative(process.cwd(), file.name),
+      // The path from the checkout's root (test/…), wherever the report was written.
+      name: file.name.includes('/test/') ? file.name.slice(file.name.lastIndexOf('/test/') + 1) : relative(process.cwd(), file.name),
       seconds: (file.endTime - file.startTime) / 1000,
     });
   }
