@@ -14,6 +14,7 @@ import type { CertificateStatus, Condition } from '../../domain/catalogue/listin
 import type { IdealistaLeftOutReason } from '../../domain/catalogue/idealista-feed.ts';
 import type { LeadStatus, LeadType } from '../../domain/leads/rules.ts';
 import type { ViewingSource, ViewingStatus } from '../../domain/viewings/status.ts';
+import type { Weekday } from '../../domain/viewings/hours.ts';
 import type { ApiKeyInfo, keyState } from '../../services/access/api-keys.ts';
 import type { AuditAction } from '../../services/access/audit.ts';
 import type { Role, UserInfo } from '../../services/access/console-users.ts';
@@ -81,6 +82,17 @@ export const MESSAGE_STATE_LABEL = {
   ...ALERT_STATE_LABEL,
   received: 'message_state_received',
 } as const satisfies Record<string, MessageKey>;
+
+/** The days of the week of a business's viewing hours (domain/viewings/hours.ts `WEEKDAYS`). */
+export const WEEKDAY_LABEL = {
+  mon: 'weekday_mon',
+  tue: 'weekday_tue',
+  wed: 'weekday_wed',
+  thu: 'weekday_thu',
+  fri: 'weekday_fri',
+  sat: 'weekday_sat',
+  sun: 'weekday_sun',
+} as const satisfies Record<Weekday, MessageKey>;
 
 export const FOLLOW_UP_STATE_LABEL = {
   scheduled: 'follow_up_scheduled',
@@ -310,6 +322,7 @@ export const AUDIT_ACTION_LABEL = {
   'calendar.revoke': 'audit_action_calendar_revoke',
   'viewing.sheet_sign': 'audit_action_viewing_sheet_sign',
   'business.visit_sheet_clause': 'audit_action_business_visit_sheet_clause',
+  'business.clock': 'audit_action_business_clock',
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Why an e-mail waits for an agent, or was discarded (services/leads/email-intake.ts). */
@@ -392,6 +405,7 @@ export const LABELS = {
   alertState: ALERT_STATE_LABEL,
   messageAuthor: MESSAGE_AUTHOR_LABEL,
   messageState: MESSAGE_STATE_LABEL,
+  weekday: WEEKDAY_LABEL,
   followUpState: FOLLOW_UP_STATE_LABEL,
   viewingStatus: VIEWING_STATUS_LABEL,
   viewingSource: VIEWING_SOURCE_LABEL,

@@ -46,6 +46,7 @@ export const AUDIT_ACTIONS = {
   'calendar.revoke': 'user',
   'viewing.sheet_sign': 'viewing',
   'business.visit_sheet_clause': 'business',
+  'business.clock': 'business',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 

@@ -8,6 +8,9 @@ import type { Executor } from '../../db/database.ts';
 import { findBusinessClock, setBusinessClock } from '../../db/repositories/businesses.ts';
 import { canonicalTimeZone, checkViewingHours, parseViewingHours, type ViewingHours } from '../../domain/viewings/hours.ts';
 import { InmoError } from '../../errors.ts';
+import { transact } from '../../db/transaction.ts';
+import type { Db } from '../../db/database.ts';
+import { recordAudit, type AuditActor } from '../access/audit.ts';
 
 /** A business's time zone (IANA name) and viewing hours. */
 export interface BusinessClock {
@@ -58,4 +61,22 @@ export async function setBusinessClockTo(
   if (Object.keys(set).length > 0 && !(await setBusinessClock(db, businessId, set)))
     throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
   return businessClock(db, businessId);
+}
+
+/**
+ * {@link setBusinessClockTo} by a person (the console's settings), with an audit entry
+ * `business.clock` (the business's id only), in one transaction: a refusal stores neither.
+ * @throws InmoError TIME_ZONE_INVALID, VIEWING_HOURS_INVALID, UNKNOWN_BUSINESS.
+ */
+export async function setBusinessClockBy(
+  db: Db,
+  businessId: number,
+  clock: { timezone: string; hours: unknown },
+  actor: AuditActor,
+): Promise<BusinessClock> {
+  return transact(db, async (trx) => {
+    const set = await setBusinessClockTo(trx, businessId, clock);
+    await recordAudit(trx, businessId, actor, 'business.clock', businessId);
+    return set;
+  });
 }
