@@ -17,6 +17,38 @@ async function workspace() {
   return { dir, env: { ...process.env, DATABASE_URL: await freshDatabaseUrl(), LOG_LEVEL: 'warn', INMO_MEDIA_DIR: join(dir, 'media') } };
 }
 
+/**
+ * A console session over HTTP at `origin`: the password set through `setPasswordPath` (the
+ * demo's one-time link), then a login; its `get` sends the session's cookies.
+ */
+async function consoleSession(origin: string, setPasswordPath: string) {
+  const cookies = new Map<string, string>();
+  const send = async (path: string, form?: Record<string, string>) => {
+    const response = await fetch(origin + path, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair.indexOf('=');
+      cookies.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return response;
+  };
+  const csrf = async (path: string) => /name="_csrf" value="([^"]+)"/.exec(await (await send(path)).text())![1];
+  const password = 'tejado-azul-sobre-Zaragoza';
+  const set = await send(setPasswordPath, { _csrf: await csrf(setPasswordPath), password, password_confirm: password });
+  expect(set.status).toBe(303);
+  const login = await send('/console/login', { _csrf: await csrf('/console/login'), email: 'demo@inmo.example', password });
+  expect(login.status).toBe(303);
+  return { get: (path: string) => send(path) };
+}
+
 describe('inmo CLI', () => {
   it('creates a business and keys, lists and revokes them, imports a catalogue reporting bad lines, records leads', async () => {
     const { dir, env } = await workspace();
@@ -83,7 +115,7 @@ describe('inmo CLI', () => {
     expect((await inmo(env, 'leads', 'show', '99', '--json')).json).toEqual({ error: 'No lead with id 99' });
   }, 90_000);
 
-  it('serve --demo seeds an empty database once, prints the URL, docs, console and a working key; a later start reuses it', async () => {
+  it('serve --demo seeds an empty database once, prints the URL, docs, console and a working key; a later start reuses it, photos following it in the API and the console', async () => {
     const { env } = await workspace();
     const start = () => startServe(env, '--demo', '--no-worker');
     const first = await start();
@@ -142,6 +174,15 @@ describe('inmo CLI', () => {
     expect(movedUrls.length).toBe(urls.length);
     for (const url of movedUrls) expect(url).toMatch(new RegExp(`^${again}/media/p/0/[0-9a-f-]{36}-1600\\.jpg$`));
     for (const url of new Set(movedUrls)) expect((await fetch(url)).status).toBe(200);
+    // And in the console: the owner sets a password through the first start's link, logs in on the
+    // new address, and every thumbnail of the listings page answers 200 there.
+    const owner = await consoleSession(again, first.info.set_password_url);
+    const listingsPage = await owner.get('/console/properties');
+    expect(listingsPage.status).toBe(200);
+    const thumbnails = [...(await listingsPage.text()).matchAll(/<img[^>]*src="([^"]+)"/g)].map(([, src]) => new URL(src, again).href);
+    expect(thumbnails.length).toBeGreaterThan(10);
+    for (const src of thumbnails) expect(src.startsWith(`${again}/media/`), src).toBe(true);
+    for (const src of new Set(thumbnails)) expect((await fetch(src)).status, src).toBe(200);
     await second.stop();
   }, 90_000);
 
