@@ -203,9 +203,31 @@ export async function sendPageInquiry(
   const { faults, phone } = checkPageInquiry(form);
   if (Object.keys(faults).length > 0 || phone === null) return { outcome: 'invalid', faults };
   const message = form.message?.trim() ?? '';
+  const inquiry = pageInquiry(row, { name: form.name!, email: form.email }, phone, {
+    ...context,
+    // As the website kit writes it (CONTRACT §17): the message, then the listing's reference.
+    notes: [message, `Ref. ${row.external_ref}`].filter(Boolean).join('\n'),
+    consentText: LISTING_WORDS[context.lang].consent,
+  });
+  const { outcome } = await createInquiryLead(writes, row.business_id, inquiry);
+  return { outcome: 'sent', leadOutcome: outcome };
+}
+
+/**
+ * The inquiry a form of a listing's page makes (the inquiry form, the viewing form,
+ * services/viewings/page-viewings.ts): a `demandante` searching what the listing is, with source
+ * `listing_page`, the page's URL, its language, and the consent the form's words asked for.
+ * @param phone the form's phone, already E.164.
+ */
+export function pageInquiry(
+  row: Parameters<typeof searchOfListing>[0] & { external_ref: string },
+  form: { name: string; email?: string },
+  phone: string,
+  context: { lang: ListingLanguage; pageUrl: string; notes: string; consentText: string },
+): Inquiry {
   const search = searchOfListing(row);
-  const inquiry: Inquiry = {
-    name: form.name!.trim(),
+  return {
+    name: form.name.trim(),
     type: 'demandante',
     phone_number_1: phone,
     phone_number_2: null,
@@ -214,13 +236,10 @@ export async function sendPageInquiry(
     preferred_language: PREFERRED_LANGUAGE[context.lang],
     source: PAGE_SOURCE,
     sourcePage: context.pageUrl,
-    // As the website kit writes it (CONTRACT §17): the message, then the listing's reference.
-    notes: [message, `Ref. ${row.external_ref}`].filter(Boolean).join('\n'),
+    notes: context.notes,
     search_preferences: search ? ([search] as Inquiry['search_preferences']) : undefined,
-    consent: { marketing: false, whatsapp: true, text: LISTING_WORDS[context.lang].consent },
+    consent: { marketing: false, whatsapp: true, text: context.consentText },
   };
-  const { outcome } = await createInquiryLead(writes, row.business_id, inquiry);
-  return { outcome: 'sent', leadOutcome: outcome };
 }
 
 /** The business's name, for a page of one of its listings made from the console. */

@@ -12,11 +12,10 @@ import type { Db } from '../../db/database.ts';
 import { findListingOfPage } from '../../db/repositories/listing-pages.ts';
 import type { ListingLanguage } from '../../domain/catalogue/languages.ts';
 import { LISTING_WORDS } from '../../domain/catalogue/listing-words.ts';
-import { searchOfListing } from '../../domain/leads/portal-emails/search.ts';
 import type { Slot } from '../../domain/viewings/hours.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
-import { checkPageInquiry, PAGE_SOURCE, PAGE_TOKEN, PREFERRED_LANGUAGE, type PageInquiryFaults } from '../catalogue/listing-page.ts';
-import type { Inquiry, InquiryOutcome, LeadWrites } from '../leads/intake.ts';
+import { checkPageInquiry, PAGE_TOKEN, pageInquiry, type PageInquiryFaults } from '../catalogue/listing-page.ts';
+import type { InquiryOutcome, LeadWrites } from '../leads/intake.ts';
 import { viewingAvailability } from './availability.ts';
 import { bookViewing } from './booking.ts';
 
@@ -92,21 +91,11 @@ export async function requestPageViewing(
   const startsAt = INSTANT.test(slot) ? Date.parse(slot) : Number.NaN;
   if (Number.isNaN(startsAt)) faults.slot = 'required';
   if (Object.keys(faults).length > 0 || phone === null) return { outcome: 'invalid', faults };
-  const search = searchOfListing(row);
-  const inquiry: Inquiry = {
-    name: form.name!.trim(),
-    type: 'demandante',
-    phone_number_1: phone,
-    phone_number_2: null,
-    landline_phone: null,
-    personal_email: form.email?.trim() || undefined,
-    preferred_language: PREFERRED_LANGUAGE[context.lang],
-    source: PAGE_SOURCE,
-    sourcePage: context.pageUrl,
+  const inquiry = pageInquiry(row, { name: form.name!, email: form.email }, phone, {
+    ...context,
     notes: `Ref. ${row.external_ref}`,
-    search_preferences: search ? ([search] as Inquiry['search_preferences']) : undefined,
-    consent: { marketing: false, whatsapp: true, text: LISTING_WORDS[context.lang].visitConsent },
-  };
+    consentText: LISTING_WORDS[context.lang].visitConsent,
+  });
   try {
     const { leadOutcome } = await bookViewing(writes, row.business_id, {
       propertyId: row.id,
