@@ -6,20 +6,20 @@
  *
  * - **Seed**: a generated catalogue of 1,000 listings (src/demo/catalogue-generator.ts: Madrid,
  *   Barcelona, Valencia, Sevilla…) and LEADS leads searching, each taking alerts (`wants_alerts`)
- *   and marked as matched once already (a `lead_match_runs` row: a listing that matches them
- *   from now on is new to them). MATCHING of them look for a flat for sale in Teruel, the others
- *   in Soria: neither town has a listing yet, so no lead has a match before the change, and
- *   the others' searches store nothing after it either (their re-matching is the pipeline's
- *   fixed cost per lead, a lower bound of what leads with matches cost).
+ *   and matched once already at the catalogue's version (nothing found), the business's leads
+ *   brought up to it. MATCHING of them look for a five-bedroom flat for sale in Teruel, the others
+ *   in Soria for less: neither town has a listing yet, so no lead stores anything before the
+ *   change.
  * - **Queue**: one listing in Teruel imported (as the console or a feed writes one), its
  *   `rematch_catalogue` job made due at once (its 2 s debounce left out), then an in-process
- *   Worker drains the queue: one `match_lead` per searching lead, each recording the listing as
- *   an alert candidate of the leads it newly matches. Timed from the import to the drained
- *   queue, with the event loop's delay sampled meanwhile (`monitorEventLoopDelay`: in `inmo
- *   serve` the API answers on that loop). Target: under 10 s, loop delay p99 under 50 ms.
+ *   Worker drains the queue: the one job matches again the leads the listing reaches
+ *   (services/leads/rematch.ts), recording it as an alert candidate of each. Timed from the
+ *   import to the drained queue, with the event loop's delay sampled meanwhile
+ *   (`monitorEventLoopDelay`: in `inmo serve` the API answers on that loop). Target: under 10 s,
+ *   loop delay p99 under 50 ms.
  * - **Baseline, same run**: the matching alone, every lead's searches against the catalogue's
  *   snapshot in a loop (services/leads/matching.ts `matchSearchPreferences`), with no job, read
- *   or write: what re-matching every lead costs before the database is touched.
+ *   or write: what matching every lead whole costs before the database is touched.
  * - **Compose**: the round's digests written (services/leads/alerts.ts `composeDigests`: one
  *   message, its items and a `send_alert` job per lead), timed.
  */
@@ -30,6 +30,7 @@ import { sql } from 'kysely';
 import { createDb, migrate, type Db } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
+import { matchRunDigest } from '../src/domain/leads/matching.ts';
 import { nowRfc3339 } from '../src/domain/time.ts';
 import { Worker } from '../src/jobs/worker.ts';
 import { importCatalogueLines } from '../src/services/catalogue/import/import.ts';
@@ -42,9 +43,20 @@ const MATCHING = Math.round(LEADS / 10);
 const CATALOGUE = 1_000;
 const BATCH = 1_000;
 
-const search = (town: string) =>
+/**
+ * A search that no generated listing matches or misses by one criterion only (none has 5
+ * bedrooms), so that no lead stores anything before the change. Teruel's leads pay up to
+ * 250,000 €, the others up to 100,000 €: the new flat (150,000 €) misses theirs by two criteria,
+ * so it is not even a near miss of theirs, and the change reaches a tenth of the leads.
+ */
+const search = (town: string, priceMax: number) =>
   JSON.stringify([
-    { operations: ['venta'], property_types: ['apartamento'], locations: [{ name: town }], apartamento: { price_max: 250_000 } },
+    {
+      operations: ['venta'],
+      property_types: ['apartamento'],
+      locations: [{ name: town }],
+      apartamento: { price_max: priceMax, bedrooms_min: 5 },
+    },
   ]);
 
 /** The listing the change brings: a flat for sale in Teruel that every MATCHING lead wants. */
@@ -59,8 +71,8 @@ const TERUEL = {
   description: '<p>Piso céntrico.</p>',
   price: 150_000,
   size_total: 85,
-  bedrooms: 3,
-  bathrooms: 1,
+  bedrooms: 5,
+  bathrooms: 2,
   address: 'Calle Amantes 3',
   city: 'Teruel',
   province: 'Teruel',
@@ -68,9 +80,19 @@ const TERUEL = {
   images: [],
 };
 
-/** LEADS searching leads, every tenth (and so MATCHING of them) after Teruel; each already matched once. */
+/**
+ * LEADS searching leads, every tenth (and so MATCHING of them) after Teruel; each already matched
+ * at the catalogue's version (nothing found: a run whose digest is the empty result's), and the
+ * business's leads brought up to that version, as the re-match of the seed's import leaves them.
+ */
 async function seedLeads(db: Db, businessId: number): Promise<void> {
   const at = nowRfc3339();
+  const { catalogue_version: version } = await db
+    .selectFrom('businesses')
+    .select('catalogue_version')
+    .where('id', '=', businessId)
+    .executeTakeFirstOrThrow();
+  const nothing = matchRunDigest([], { matches_total: 0, near_misses_total: 0 });
   for (let first = 0; first < LEADS; first += BATCH) {
     const rows = Array.from({ length: Math.min(BATCH, LEADS - first) }, (_, k) => {
       const i = first + k;
@@ -83,7 +105,7 @@ async function seedLeads(db: Db, businessId: number): Promise<void> {
         rating: 3,
         phone_number_1: `+346${String(10_000_000 + i).padStart(8, '0')}`,
         personal_email: `lead${i}@example.com`,
-        search_preferences: search(i % 10 === 0 ? 'Teruel' : 'Soria'),
+        search_preferences: i % 10 === 0 ? search('Teruel', 250_000) : search('Soria', 100_000),
         wants_alerts: 1,
         created_at: at,
         updated_at: at,
@@ -92,9 +114,20 @@ async function seedLeads(db: Db, businessId: number): Promise<void> {
     const ids = await db.insertInto('leads').values(rows).returning('id').execute();
     await db
       .insertInto('lead_match_runs')
-      .values(ids.map(({ id }) => ({ lead_id: id, catalogue_version: 0, matched_at: at, matches_total: 0, near_misses_total: 0 })))
+      .values(
+        ids.map(({ id }) => ({
+          lead_id: id,
+          catalogue_version: version,
+          matched_at: at,
+          matches_total: 0,
+          near_misses_total: 0,
+          result_hash: nothing.hash,
+          truncated: nothing.truncated,
+        })),
+      )
       .execute();
   }
+  await db.updateTable('businesses').set({ rematched_version: version }).where('id', '=', businessId).execute();
 }
 
 const ms = (n: number) => `${n.toFixed(0)} ms`;

@@ -34,6 +34,8 @@ export interface BusinessTable {
   alerts_round: Generated<string | null>;
   /** The clause printed on visit sheets (migration 0040, CONTRACT §20); null: the default one (domain/viewings/visit-sheet.ts). */
   visit_sheet_clause: Generated<string | null>;
+  /** The catalogue version the searching leads' stored matches were last brought up to (migration 0042); null before the first re-match. */
+  rematched_version: Generated<number | null>;
 }
 
 export interface ApiKeyTable {
@@ -292,6 +294,10 @@ export interface LeadMatchRunTable {
   /** All matches found, before the storage cap. */
   matches_total: number;
   near_misses_total: number;
+  /** A digest of the stored rows and both totals (migration 0042, db/repositories/matches.ts); null for runs stored before. */
+  result_hash: Generated<string | null>;
+  /** 1 when the run found more matches or near misses than it stored (the per-entry cap). */
+  truncated: Generated<number>;
 }
 
 /** A business's messaging channel (CONTRACT §7). */

@@ -28,20 +28,35 @@ export async function leadTakesAlerts(db: Executor, leadId: number): Promise<boo
   return row !== undefined;
 }
 
-/** Records listings that newly match a lead as candidates of its next digest (a listing already waiting stays once). */
+/** Which of these leads take alerts now (see {@link TAKES_ALERTS}). */
+export async function listLeadsTakingAlerts(db: Executor, leadIds: readonly number[]): Promise<Set<number>> {
+  const taking = new Set<number>();
+  for (let i = 0; i < leadIds.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('leads as l')
+      .select('l.id')
+      .where('l.id', 'in', leadIds.slice(i, i + CHUNK))
+      .where(TAKES_ALERTS)
+      .execute();
+    for (const row of rows) taking.add(row.id);
+  }
+  return taking;
+}
+
+/** Records listings that newly match leads as candidates of their next digests (a listing already waiting stays once). */
 export async function insertAlertCandidates(
   db: Executor,
   businessId: number,
-  leadId: number,
-  propertyIds: readonly number[],
+  candidates: ReadonlyArray<{ leadId: number; propertyIds: readonly number[] }>,
   at: string,
 ): Promise<void> {
-  for (let i = 0; i < propertyIds.length; i += CHUNK) {
+  const rows = candidates.flatMap((c) =>
+    c.propertyIds.map((property_id) => ({ lead_id: c.leadId, property_id, business_id: businessId, created_at: at })),
+  );
+  for (let i = 0; i < rows.length; i += CHUNK) {
     await db
       .insertInto('alert_candidates')
-      .values(
-        propertyIds.slice(i, i + CHUNK).map((property_id) => ({ lead_id: leadId, property_id, business_id: businessId, created_at: at })),
-      )
+      .values(rows.slice(i, i + CHUNK))
       .onConflict((oc) => oc.columns(['lead_id', 'property_id']).doNothing())
       .execute();
   }

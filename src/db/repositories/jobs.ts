@@ -93,21 +93,6 @@ export async function noteCatalogueChange(db: Executor, businessId: number, at: 
 }
 
 /**
- * Queues matching again for every lead of the business that is still searching
- * (`searching_property`) and has no matching queued yet: the catalogue changed (CONTRACT §7).
- * @returns the number of jobs queued.
- */
-export async function enqueueRematch(db: Executor, businessId: number, now: string): Promise<number> {
-  const result = await sql`
-    insert into jobs (business_id, lead_id, kind, payload, state, run_at, created_at, updated_at)
-    select l.business_id, l.id, 'match_lead', null, 'pending', ${now}, ${now}, ${now}
-    from leads l
-    where l.business_id = ${businessId} and l.status = 'searching_property'
-      and not exists (select 1 from jobs j where j.lead_id = l.id and j.kind = 'match_lead' and j.state = 'pending')`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
-}
-
-/**
  * Claims up to `limit` due pending jobs for `workerId`, oldest due first, holding each until
  * `lockedUntil`; counts the attempt.
  *

@@ -32,6 +32,7 @@
  * `plot_size_min`, `min_seats`, the `edificio` counts, …) are kept on the lead and not
  * used.
  */
+import { createHash } from 'node:crypto';
 import { PROPERTY_TYPES } from '../catalogue/terms.ts';
 import type { MapArea } from '../catalogue/geo.ts';
 import { areaTest, boundingBox, parseMapArea } from '../catalogue/geo.ts';
@@ -632,4 +633,35 @@ export function matchLead(
     }
   }
   return result;
+}
+
+/** One stored row of a lead's matching: a match (`failed` null) or a near miss naming the criterion missed. */
+export interface MatchRow {
+  property_id: number;
+  search_index: number;
+  failed: string | null;
+}
+
+/** The rows a matching result stores: its matches, then its near misses (CONTRACT §7). */
+export function matchRows(result: LeadMatches): MatchRow[] {
+  return [
+    ...result.matches.map(([property_id, search_index]) => ({ property_id, search_index, failed: null })),
+    ...result.nearMisses.map(([property_id, search_index, failed]) => ({ property_id, search_index, failed })),
+  ];
+}
+
+/**
+ * What a stored matching result is, in two values (migration 0042): `hash`, a digest of its rows
+ * (in any order) and both totals, equal for equal results, so a re-match that finds the same
+ * result need not write it; and `truncated`, whether the run found more matches or near misses
+ * than it stored (the per-entry cap), so that a listing it matched may be missing from the rows.
+ */
+export function matchRunDigest(rows: readonly MatchRow[], totals: { matches_total: number; near_misses_total: number }) {
+  const keys = rows.map((r) => `${r.search_index}:${r.property_id}:${r.failed ?? ''}`).sort();
+  const hash = createHash('sha256')
+    .update(`${totals.matches_total}/${totals.near_misses_total}|${keys.join(',')}`)
+    .digest('base64url');
+  const stored = rows.filter((r) => r.failed === null).length;
+  const truncated = stored < totals.matches_total || rows.length - stored < totals.near_misses_total ? 1 : 0;
+  return { hash, truncated };
 }

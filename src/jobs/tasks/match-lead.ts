@@ -1,7 +1,8 @@
 /**
  * `match_lead`: matches the lead's searches against the catalogue and stores the matches
  * and near misses (spec §6 step 1, CONTRACT §7). Queued with every new lead, and for every
- * lead still searching when an import changes the catalogue. Running it again replaces
+ * lead whose searches change; a catalogue change re-matches the searching leads it can reach in
+ * one `rematch_catalogue` job (services/leads/rematch.ts). Running it again replaces
  * what it stored, so a repeated run is harmless. After the lead's first matching, the properties
  * it newly matches become candidates of its next alert (CONTRACT §21, services/leads/alerts.ts).
  */
@@ -10,6 +11,7 @@ import { findLeadMatchRun, listLeadMatches, replaceLeadMatches } from '../../db/
 import { recordEvent } from '../../services/integrations/events.ts';
 import { recordAlertCandidates } from '../../services/leads/alerts.ts';
 import { matchSearchPreferences } from '../../services/leads/matching.ts';
+import { matchRows } from '../../domain/leads/matching.ts';
 import { failpoint } from '../failpoints.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
@@ -19,10 +21,7 @@ async function run(ctx: TaskContext): Promise<void> {
   const snapshot = await ctx.snapshots.get(ctx.db, lead.business_id);
   const result = matchSearchPreferences(lead.search_preferences, snapshot, ctx.settings.matchLimit);
   failpoint('match:computed');
-  const rows = [
-    ...result.matches.map(([property_id, search_index]) => ({ property_id, search_index, failed: null })),
-    ...result.nearMisses.map(([property_id, search_index, failed]) => ({ property_id, search_index, failed })),
-  ];
+  const rows = matchRows(result);
   await ctx.finish(async (trx) => {
     // A run of another job may have stored a newer result meanwhile (a newer catalogue, or
     // searches an inquiry changed, which queued that job): an older result never replaces it.

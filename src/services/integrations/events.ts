@@ -93,10 +93,32 @@ export async function recordEvent(
 }
 
 /**
+ * Writes events of several leads (a re-match's `match.found`) and queues their webhook
+ * deliveries, in the caller's transaction, as {@link recordEvent} does one by one (see
+ * {@link recordOrdered}).
+ * @param events each event's lead and data, in order.
+ * @param at the instant of the change, canonical RFC 3339.
+ */
+export async function recordLeadEvents(
+  trx: Executor,
+  businessId: number,
+  type: EventType,
+  events: ReadonlyArray<{ leadId: number; data: object }>,
+  at: string,
+): Promise<void> {
+  await recordOrdered(
+    trx,
+    businessId,
+    type,
+    'lead_id',
+    events.map((e) => ({ key: e.leadId, data: e.data })),
+    at,
+  );
+}
+
+/**
  * Writes events of no lead (`property.changed`) and queues their webhook deliveries, in the
- * caller's transaction: one statement per 500 events, the endpoints read once. A listing's
- * deliveries to an endpoint go in order: one waits behind an earlier pending one of the same
- * listing (`data.id`), as a lead's do.
+ * caller's transaction (see {@link recordOrdered}); a listing's deliveries keep its order (`data.id`).
  * @param data each event's data, in order.
  * @param at the instant of the change, canonical RFC 3339.
  */
@@ -107,25 +129,48 @@ export async function recordEvents(
   data: Array<{ id: number }>,
   at: string,
 ): Promise<void> {
-  if (data.length === 0) return;
+  await recordOrdered(
+    trx,
+    businessId,
+    type,
+    'property_id',
+    data.map((d) => ({ key: d.id, data: d })),
+    at,
+  );
+}
+
+/**
+ * Writes events and queues their webhook deliveries: one statement per 500 events, the
+ * endpoints read once. Deliveries of one lead, or one listing (`of`), to an endpoint go in
+ * order: one waits behind an earlier pending one of the same key, before this call or in it.
+ */
+async function recordOrdered(
+  trx: Executor,
+  businessId: number,
+  type: EventType,
+  of: 'lead_id' | 'property_id',
+  events: ReadonlyArray<{ key: number; data: object }>,
+  at: string,
+): Promise<void> {
+  if (events.length === 0) return;
+  const leadOf = (key: number) => (of === 'lead_id' ? key : null);
   const ids = await repo.insertEvents(
     trx,
-    data.map((d) => ({ business_id: businessId, type, lead_id: null, data: JSON.stringify(d), created_at: at })),
+    events.map((e) => ({ business_id: businessId, type, lead_id: leadOf(e.key), data: JSON.stringify(e.data), created_at: at })),
   );
   for (const endpoint of await repo.listActiveEndpoints(trx, businessId)) {
     if (!subscribes(endpoint, type)) continue;
-    // Listings with a delivery pending already, before this call or in it: the next ones wait behind it.
     const queued = new Set<number>();
-    for (let start = 0; start < data.length; start += 500) {
-      const chunk = [...new Set(data.slice(start, start + 500).map((d) => d.id))];
-      for (const id of await repo.lockPendingDeliveries(trx, endpoint.id, 'property_id', chunk)) queued.add(id);
+    for (let start = 0; start < events.length; start += 500) {
+      const chunk = [...new Set(events.slice(start, start + 500).map((e) => e.key))];
+      for (const key of await repo.lockPendingDeliveries(trx, endpoint.id, of, chunk)) queued.add(key);
     }
     for (const [i, id] of ids.entries()) {
-      const propertyId = data[i].id;
-      const waiting = queued.has(propertyId);
-      const deliveryId = await repo.insertDelivery(trx, pendingDelivery(endpoint.id, id, null, at, propertyId));
-      if (!waiting) await queueDelivery(trx, businessId, null, deliveryId, at);
-      queued.add(propertyId);
+      const key = events[i].key;
+      const delivery = pendingDelivery(endpoint.id, id, leadOf(key), at, of === 'property_id' ? key : null);
+      const deliveryId = await repo.insertDelivery(trx, delivery);
+      if (!queued.has(key)) await queueDelivery(trx, businessId, leadOf(key), deliveryId, at);
+      queued.add(key);
     }
   }
 }

@@ -34,6 +34,7 @@ import {
   isDismissed,
   leadTakesAlerts,
   listAlertRounds,
+  listLeadsTakingAlerts,
   listDigestCandidates,
   listDigestSources,
   setDigestMessage,
@@ -84,7 +85,25 @@ export async function recordAlertCandidates(
   at: string,
 ): Promise<void> {
   if (newlyMatched.length === 0 || !(await leadTakesAlerts(trx, lead.id))) return;
-  await insertAlertCandidates(trx, lead.business_id, lead.id, newlyMatched, at);
+  await insertAlertCandidates(trx, lead.business_id, [{ leadId: lead.id, propertyIds: newlyMatched }], at);
+}
+
+/**
+ * {@link recordAlertCandidates} for several leads of a business at once (a catalogue re-match,
+ * services/leads/rematch.ts): two statements per 500 leads or candidates.
+ * @param newlyMatched per lead, the property ids it matches now and did not at its previous matching.
+ */
+export async function recordAlertCandidatesOfLeads(
+  trx: Executor,
+  businessId: number,
+  newlyMatched: ReadonlyMap<number, readonly number[]>,
+  at: string,
+): Promise<void> {
+  const leadIds = [...newlyMatched].filter(([, ids]) => ids.length > 0).map(([leadId]) => leadId);
+  if (leadIds.length === 0) return;
+  const taking = await listLeadsTakingAlerts(trx, leadIds);
+  const candidates = leadIds.filter((id) => taking.has(id)).map((leadId) => ({ leadId, propertyIds: newlyMatched.get(leadId)! }));
+  await insertAlertCandidates(trx, businessId, candidates, at);
 }
 
 /** The operations each of a lead's searches asks for (`venta`, `alquiler`, `traspaso`), by entry. */
