@@ -41,6 +41,7 @@ import * as m0038 from './0038_listing_closings.ts';
 import * as m0039 from './0039_viewing_notices.ts';
 import * as m0040 from './0040_visit_sheets.ts';
 import * as m0041 from './0041_hand_sends.ts';
+import * as m0043 from './0043_alert_pages.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -86,6 +87,7 @@ export const migrationProvider: MigrationProvider = {
       '0039_viewing_notices': m0039,
       '0040_visit_sheets': m0040,
       '0041_hand_sends': m0041,
+      '0043_alert_pages': m0043,
     };
   },
 };
