@@ -6,7 +6,9 @@
  * a lead with an e-mail address still gets an e-mail (a real SMTP server); never after an opt-out
  * or a consent that refuses WhatsApp; a crash between the send and its record never sends twice.
  */
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { composeDigests, runAlertsNow } from '../../src/services/leads/alerts.ts';
@@ -17,6 +19,7 @@ import { nowRfc3339 } from '../../src/domain/time.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
 import { inmo } from '../helpers/cli.ts';
+import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { post, withApp } from '../helpers/http.ts';
 import { runCrashableWorker } from '../helpers/processes.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
@@ -131,6 +134,12 @@ describe('alerts by WhatsApp', () => {
       .executeTakeFirstOrThrow();
     expect(message).toMatchObject({ kind: 'template', template: 'alerta_inmuebles', state: 'sent', recipient: marta.phone });
     expect(message.body).toContain('alerta_inmuebles: Marta · 2 · Inmobiliaria Test · http://127.0.0.1:8080/d/');
+    // The lead page lists the listings sent, by WhatsApp.
+    await userWithPassword(t.db, t.businessId, 'agente@agency.example', 'agent');
+    const agent = await loggedIn(t.app, 'agente@agency.example');
+    const leadPage = (await agent.request('GET', `/console/leads/${marta.id}`)).body;
+    expect(leadPage).toContain('Inmuebles enviados');
+    expect(leadPage).toMatch(/Ático con terraza<\/a>[^<]*por WhatsApp/);
     // Only the token's hash is kept.
     const token = new URL(parameters[3]).pathname.slice(3);
     expect(JSON.stringify(await t.db.selectFrom('alert_digests').selectAll().execute())).not.toContain(token);
@@ -138,6 +147,23 @@ describe('alerts by WhatsApp', () => {
     // The next run sends neither again.
     expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
     expect(alerts()).toHaveLength(1);
+
+    // The token is never logged: the request line names the route's pattern.
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const logged = await buildApp({ db: t.db, logger: { level: 'debug', stream } });
+    try {
+      expect((await logged.inject({ method: 'GET', url: `/d/${token}` })).statusCode).toBe(200);
+    } finally {
+      await logged.close();
+    }
+    expect(lines.join('')).toContain('"route":"/d/:token"');
+    expect(lines.join('')).not.toContain(token);
   });
 
   it('the link opens the digest’s page: its listings with photo, facts, links and a working “No me interesa”', async () => {
