@@ -49,6 +49,7 @@ import { webhookRoutes } from './http/routes/webhooks.ts';
 import { emailWebhookRoutes } from './http/routes/email-webhook.ts';
 import { unsubscribeRoutes } from './http/routes/unsubscribe.ts';
 import { alertDismissRoutes } from './http/routes/alert-dismiss.ts';
+import { alertPageRoutes } from './http/routes/alert-page.ts';
 import { viewingLinkRoutes } from './http/routes/viewing-link.ts';
 import { listingPageRoutes } from './http/routes/listing-page.ts';
 import { WebhookChannels } from './services/messaging/whatsapp-inbound.ts';
@@ -255,6 +256,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(unsubscribeRoutes, { db: options.db });
   // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).
   await app.register(alertDismissRoutes, { db: options.db });
+  // The pages of alert digests sent by WhatsApp: the token is the credential (CONTRACT §21).
+  await app.register(alertPageRoutes, { db: options.db, mediaPublicUrl: media.publicUrl });
   // Viewing notices' confirm and cancel links (CONTRACT §20): the token is the credential.
   await app.register(viewingLinkRoutes, { db: options.db });
   // Listings' public pages and sheets, with their inquiry form: the token names the listing (CONTRACT §21).

@@ -1,7 +1,8 @@
 /**
  * `inmo alerts run [--business ID] --json` (CONTRACT §21): sends now the alert digest each
  * searching lead would get at the next alert hour (`INMO_ALERT_HOUR`, business time) →
- * `{"sent": int, "leads": int}` (e-mails sent; leads a digest was written for). That round's
+ * `{"sent": int, "leads": int}` (digests sent, by e-mail or WhatsApp template; leads a digest was
+ * written for). That round's
  * digests are then not sent again, so a second run right after sends nothing; a digest that
  * could not be sent now is retried by the worker.
  */
@@ -27,7 +28,7 @@ export function register(program: Command): void {
             }),
           { mustExist: true },
         );
-        print(result, `${result.sent} alert e-mail(s) sent, to ${result.leads} lead(s) with a digest`);
+        print(result, `${result.sent} alert digest(s) sent (by e-mail or WhatsApp), to ${result.leads} lead(s) with a digest`);
       }),
     );
 }

@@ -685,6 +685,8 @@ export interface AlertDigestTable {
   origin: Generated<string>;
   /** The agent who sent it by hand; null for an alert (migration 0041). */
   user_id: number | null;
+  /** SHA-256 (hex) of the token of its page `/d/<token>`, for a digest sent by WhatsApp (migration 0043); else null. */
+  page_token_hash: Generated<string | null>;
   created_at: string;
 }
 

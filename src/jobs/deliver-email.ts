@@ -29,6 +29,7 @@ import { findConversation, findMessage, moveMessage } from '../db/repositories/m
 import { transact } from '../db/transaction.ts';
 import type { Database } from '../db/types.ts';
 import { welcomeEmail } from '../domain/messaging/welcome-email.ts';
+import { ALERT_AUTHOR } from '../domain/leads/alerts.ts';
 import { leadTakesAlerts } from '../db/repositories/alerts.ts';
 import { writeAlertEmail } from '../services/messaging/alert-email.ts';
 import { emailSenderOf, type EmailSender } from '../services/messaging/email.ts';
@@ -39,7 +40,7 @@ import { failpoint } from './failpoints.ts';
 import type { TaskContext } from './task.ts';
 
 /** The `author` of an alert digest's message (CONTRACT §21). */
-export const ALERT_AUTHOR = 'alert';
+export { ALERT_AUTHOR };
 
 /** The `author` of an agent's message: listings sent by hand by e-mail carry a digest (CONTRACT §21 "By hand"). */
 export const AGENT_AUTHOR = 'agent';

@@ -1,8 +1,10 @@
 /**
  * Delivery of one outbound message over the business's WhatsApp channel, sent at most once
- * (CONTRACT §7, §10). The welcome template, the assistant's replies, agents' replies and the
+ * (CONTRACT §7, §10). The welcome template, the assistant's replies, agents' replies, the
  * viewings' notices (CONTRACT §20: their parameters and buttons written at the claim,
- * services/viewings/notices.ts) all go through here.
+ * services/viewings/notices.ts) and the alert digests' `property_alert` templates (CONTRACT §21:
+ * their parameters and page link written at the claim, only while the lead takes alerts,
+ * services/leads/alert-pages.ts) all go through here.
  *
  * The message row moves through
  *
@@ -30,6 +32,9 @@ import type { Database } from '../db/types.ts';
 import { observeSend } from '../metrics.ts';
 import { openSecret } from '../secrets.ts';
 import { VIEWING_AUTHOR, viewingTemplate } from '../services/viewings/notices.ts';
+import { alertTemplate } from '../services/leads/alert-pages.ts';
+import { ALERT_AUTHOR } from '../domain/leads/alerts.ts';
+import { emailOutSettings } from '../config.ts';
 import { failpoint } from './failpoints.ts';
 import { readStoredList } from '../domain/messaging/viewing-offer.ts';
 import { PermanentJobError, type TaskContext } from './task.ts';
@@ -84,6 +89,16 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
     }
     said = { ...said, parameters: notice.parameters, buttons: notice.buttons };
     await trx.updateTable('messages').set({ body: notice.summary }).where('id', '=', messageId).execute();
+  }
+  if (message.author === ALERT_AUTHOR && said.type === 'template') {
+    // An alert digest's template links its page, made now (services/leads/alert-pages.ts).
+    const alert = await alertTemplate(trx, message, emailOutSettings().publicUrl);
+    if ('refused' in alert) {
+      await moveMessage(trx, messageId, 'pending', { state: 'failed', last_error: alert.refused, updated_at: ctx.now() });
+      return { send: false };
+    }
+    said = { ...said, parameters: alert.parameters };
+    await trx.updateTable('messages').set({ body: alert.summary }).where('id', '=', messageId).execute();
   }
   if (!(await moveMessage(trx, messageId, 'pending', { state: 'sending', updated_at: ctx.now() }))) return { send: false };
   return { send: true, channel: channel!, message, content: said };

@@ -42,6 +42,7 @@ import * as m0039 from './0039_viewing_notices.ts';
 import * as m0040 from './0040_visit_sheets.ts';
 import * as m0041 from './0041_hand_sends.ts';
 import * as m0042 from './0042_rematch.ts';
+import * as m0043 from './0043_alert_pages.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -88,6 +89,7 @@ export const migrationProvider: MigrationProvider = {
       '0040_visit_sheets': m0040,
       '0041_hand_sends': m0041,
       '0042_rematch': m0042,
+      '0043_alert_pages': m0043,
     };
   },
 };

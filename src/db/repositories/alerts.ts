@@ -344,7 +344,7 @@ export async function isDismissed(db: Executor, leadId: number, propertyId: numb
 /**
  * Every listing put in a lead's digests, newest first: the listing, why, the price, the digest's
  * round, origin (`alert` or `agent`) and agent (`user_id`), its message's channel (`kind`:
- * `email`, or `text` for WhatsApp) and state and when it was sent, and whether the lead dismissed
+ * `email`, or `text` or `template` for WhatsApp) and state and when it was sent, and whether the lead dismissed
  * the listing.
  */
 export async function listLeadAlertItems(db: Executor, leadId: number) {

@@ -10,6 +10,9 @@ export const PRICE_DROP_SHARE = 0.03;
 /** Listings in one digest, at most. */
 export const DIGEST_SIZE = 5;
 
+/** The `author` of an alert digest's message, by e-mail or by WhatsApp template. */
+export const ALERT_AUTHOR = 'alert';
+
 /** The business time zone until businesses carry their own (CONTRACT §20: `Europe/Madrid` by default). */
 export const DEFAULT_TIME_ZONE = 'Europe/Madrid';
 

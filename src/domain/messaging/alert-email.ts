@@ -9,7 +9,7 @@
 import { escape, oneLine } from './welcome-email.ts';
 
 /** What one language says. `{business}`, `{name}`, `{n}` are filled in. */
-interface Wording {
+export interface Wording {
   subject: string;
   subjectOne: string;
   greeting: string;
@@ -152,8 +152,13 @@ export interface AlertListing {
   priceDropped: boolean;
 }
 
+/** The words of alerts in `language` (`es`, `en`, `fr`, `de` or `it`; anything else `es`), for the digest's page. */
+export function alertWording(language: string): Readonly<Wording> {
+  return WORDS[language] ?? WORDS.es;
+}
+
 /** The facts line of a listing: price, size, rooms, city (those it states). */
-function facts(wording: Wording, listing: AlertListing): string {
+export function facts(wording: Wording, listing: Pick<AlertListing, 'price' | 'monthly' | 'size' | 'bedrooms' | 'city'>): string {
   return [
     listing.price === null ? null : `${EUROS.format(listing.price)}${listing.monthly ? wording.perMonth : ''}`,
     listing.size === null ? null : `${NUMBER.format(listing.size)} m²`,

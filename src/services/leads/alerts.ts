@@ -3,8 +3,11 @@
  *
  * - **Who.** A lead takes alerts while it is `searching_property` and active, its newest consent
  *   says `marketing` yes or its agent ticked "wants alerts", and it has not opted out
- *   (db/repositories/alerts.ts `TAKES_ALERTS`); it needs an e-mail address, and its business must
- *   send e-mail (alerts go by e-mail only for now).
+ *   (db/repositories/alerts.ts `TAKES_ALERTS`).
+ * - **How.** By e-mail when the business sends e-mail and the lead has an address; else by the
+ *   business's WhatsApp channel when it names a `property_alert` template, the lead has a phone
+ *   and its newest consent does not refuse WhatsApp: the template links the digest's page
+ *   (services/leads/alert-pages.ts); else not at all (nothing is composed for that lead).
  * - **What.** A listing that newly matches one of its searches after its first matching (entering
  *   the public catalogue, or starting to match after a change) becomes a candidate when matching
  *   stores it (jobs/tasks/match-lead.ts → {@link recordAlertCandidates}); a listing already sent
@@ -14,11 +17,11 @@
  *   at most 5 listings, newest first. The worker composes a round's digests once its hour has come
  *   ({@link composeDueAlerts}); `inmo alerts run` composes the next round's now and sends them
  *   ({@link runAlertsNow}), so that round is not composed again.
- * - **Durably.** A digest is its message row (`author = 'alert'`, `pending`), its listings and a
- *   `send_alert` job, written in one transaction with the candidates it consumes; one digest per
- *   lead and round (a unique index). The send is the welcome's send-once (jobs/deliver-email.ts): a
- *   crash never sends it twice, a failure is retried, a parked job leaves it `failed` or
- *   `needs_reconciliation`.
+ * - **Durably.** A digest is its message row (`author = 'alert'`, `pending`; kind `email`, or
+ *   `template` for WhatsApp), its listings and a `send_alert` job, written in one transaction with
+ *   the candidates it consumes; one digest per lead and round (a unique index). The send is the
+ *   welcome's send-once (jobs/deliver-email.ts, jobs/deliver.ts): a crash never sends it twice, a
+ *   failure is retried, a parked job leaves it `failed` or `needs_reconciliation`.
  */
 import type { OutboundPolicy } from '../../config.ts';
 import type { Db, Executor } from '../../db/database.ts';
@@ -43,8 +46,8 @@ import {
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
-import { findLead, insertInteraction } from '../../db/repositories/leads.ts';
-import { findMessage } from '../../db/repositories/messaging.ts';
+import { findLead, insertInteraction, refusesWhatsApp } from '../../db/repositories/leads.ts';
+import { findChannel, findMessage } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import {
   alertPriceField,
@@ -55,14 +58,20 @@ import {
   PRICE_DROP_SHARE,
   type DigestCandidate,
 } from '../../domain/leads/alerts.ts';
+import { storedTemplates } from '../../domain/messaging/templates.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
+import { templateLanguage } from '../../channels/whatsapp-cloud.ts';
 import { InmoError } from '../../errors.ts';
-import { ALERT_AUTHOR, deliverEmail } from '../../jobs/deliver-email.ts';
+import { ALERT_AUTHOR } from '../../jobs/deliver-email.ts';
+import { deliverDigest } from '../../jobs/tasks/send-alert.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../../jobs/settings.ts';
 import type { TaskContext } from '../../jobs/task.ts';
 import { sendsEmail } from '../messaging/email.ts';
 import { unsubscribeTokenHash } from '../messaging/unsubscribe.ts';
 import { emailLanguage, leadEmailAddress } from '../messaging/welcome.ts';
+
+/** The states of a message that went out (WhatsApp's statuses move a sent message on). */
+const SENT_STATES = ['sent', 'delivered', 'read'];
 
 /** Leads whose digests are written per transaction. */
 const LEADS_PER_TRANSACTION = 100;
@@ -121,10 +130,45 @@ export function searchOperations(searchPreferences: string | null): string[][] {
   });
 }
 
+/** How a business can carry its digests: e-mail, and its WhatsApp `property_alert` template (name and language mapping). */
+interface DigestChannels {
+  email: boolean;
+  whatsapp: { template: string; languages: Record<string, string> } | null;
+}
+
+/** The channels a business's digests can go by now (CONTRACT §21: e-mail, else the `property_alert` template). */
+async function digestChannels(db: Executor, businessId: number): Promise<DigestChannels> {
+  const [email, channel] = await Promise.all([findEmailSettings(db, businessId), findChannel(db, businessId)]);
+  const template = channel ? storedTemplates(channel.templates).property_alert : undefined;
+  return {
+    email: sendsEmail(email),
+    whatsapp: channel && template ? { template, languages: JSON.parse(channel.languages) as Record<string, string> } : null,
+  };
+}
+
 /**
- * Writes one lead's digest of `round` in the caller's transaction: the message, the listings at
- * their current prices, the `send_alert` job, and the consumed candidates dropped.
- * @returns the message's id, or undefined when the lead has no address or that round's digest already.
+ * How one lead's digest goes: an e-mail to its address when the business sends e-mail, else the
+ * `property_alert` template to its phone when its newest consent does not refuse WhatsApp, else null.
+ */
+async function digestMessage(
+  trx: Executor,
+  lead: { id: number; preferred_language: string | null; personal_email: string | null; professional_email: string | null },
+  channels: DigestChannels,
+): Promise<{ kind: 'email' | 'template'; template: string | null; language: string; recipient: string } | null> {
+  const address = channels.email ? leadEmailAddress(lead) : null;
+  if (address) return { kind: 'email', template: null, language: emailLanguage(lead.preferred_language), recipient: address };
+  if (!channels.whatsapp) return null;
+  const phone = (await findLead(trx, lead.id))?.phone_number_1?.trim();
+  if (!phone || (await refusesWhatsApp(trx, lead.id))) return null;
+  const { template, languages } = channels.whatsapp;
+  return { kind: 'template', template, language: templateLanguage(languages, lead.preferred_language), recipient: phone };
+}
+
+/**
+ * Writes one lead's digest of `round` in the caller's transaction: the message (an e-mail, or the
+ * WhatsApp template, {@link digestMessage}), the listings at their current prices, the
+ * `send_alert` job, and the consumed candidates dropped.
+ * @returns the message's id, or undefined when nothing can carry it or the lead has that round's digest already.
  */
 async function writeDigest(
   trx: Executor,
@@ -133,14 +177,15 @@ async function writeDigest(
   picks: readonly DigestCandidate[],
   round: string,
   at: { now: string; jobAt: string },
+  channels: DigestChannels,
 ): Promise<number | undefined> {
   const { lead, listings, matches } = await listDigestSources(
     trx,
     leadId,
     picks.map((p) => p.property_id),
   );
-  const address = lead && leadEmailAddress(lead);
-  if (!lead || !address) return undefined;
+  const carrier = lead && (await digestMessage(trx, lead, channels));
+  if (!lead || !carrier) return undefined;
   const digestId = await claimDigest(trx, { business_id: businessId, lead_id: leadId, round, created_at: at.now });
   if (digestId === undefined) return undefined;
   const message = await trx
@@ -149,10 +194,11 @@ async function writeDigest(
       business_id: businessId,
       lead_id: leadId,
       direction: 'out',
-      kind: 'email',
+      kind: carrier.kind,
       author: ALERT_AUTHOR,
-      language: emailLanguage(lead.preferred_language),
-      recipient: address,
+      template: carrier.template,
+      language: carrier.language,
+      recipient: carrier.recipient,
       state: 'pending',
       created_at: at.now,
       updated_at: at.now,
@@ -199,7 +245,8 @@ async function writeDigest(
  * @returns the ids of the messages written.
  */
 export async function composeDigests(db: Db, businessId: number, round: string, now: string, jobAt: string = now): Promise<number[]> {
-  if (!sendsEmail(await findEmailSettings(db, businessId))) return [];
+  const channels = await digestChannels(db, businessId);
+  if (!channels.email && !channels.whatsapp) return [];
   await deleteSpentCandidates(db, businessId);
   const rows = await listDigestCandidates(db, businessId, round, 1 - PRICE_DROP_SHARE);
   const byLead = new Map<number, DigestCandidate[]>();
@@ -215,7 +262,7 @@ export async function composeDigests(db: Db, businessId: number, round: string, 
     const ids = await transact(db, async (trx) => {
       const made: number[] = [];
       for (const leadId of batch) {
-        const id = await writeDigest(trx, businessId, leadId, pickDigest(byLead.get(leadId)!), round, { now, jobAt });
+        const id = await writeDigest(trx, businessId, leadId, pickDigest(byLead.get(leadId)!), round, { now, jobAt }, channels);
         if (id !== undefined) made.push(id);
       }
       return made;
@@ -248,7 +295,7 @@ export async function composeDueAlerts(db: Db, at: Date, alertHour: number): Pro
  * sends them at once (their jobs stay queued, later, to retry a send that failed); that round is
  * then not composed again, so a second run right after sends nothing.
  * @param options.businessId only this business (every business when omitted).
- * @returns `{sent, leads}`: e-mails sent, leads a digest was composed for.
+ * @returns `{sent, leads}`: digests sent (e-mails and WhatsApp templates), leads a digest was composed for.
  * @throws InmoError UNKNOWN_BUSINESS.
  */
 export async function runAlertsNow(
@@ -281,11 +328,12 @@ export async function runAlertsNow(
       job: { id: 0, business_id: 0, lead_id: null, kind: 'send_alert', payload: null, attempts: 1 },
     } as unknown as TaskContext;
     try {
-      await deliverEmail(context, messageId);
+      await deliverDigest(context, messageId);
     } catch {
       // Not sent now: its job retries it (the message says why).
     }
-    if ((await findMessage(db, messageId))?.state === 'sent') sent++;
+    // Sent, or already delivered or read (a WhatsApp status may come first).
+    if (SENT_STATES.includes((await findMessage(db, messageId))?.state ?? '')) sent++;
   }
   return { sent, leads: messages.length };
 }
