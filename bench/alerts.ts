@@ -22,11 +22,16 @@
  *   or write: what matching every lead whole costs before the database is touched.
  * - **Compose**: the round's digests written (services/leads/alerts.ts `composeDigests`: one
  *   message, its items and a `send_alert` job per lead), timed.
+ * - **Send**: the composed digests sent by the worker through a real SMTP server on loopback
+ *   (smtp-server), against that server's pace with nodemailer alone; peak RSS meanwhile.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
+import nodemailer from 'nodemailer';
+import { SMTPServer } from 'smtp-server';
 import { createDb, migrate, type Db } from '../src/db/database.ts';
 import { insertBusiness } from '../src/db/repositories/businesses.ts';
 import { generateCatalogue } from '../src/demo/catalogue-generator.ts';
@@ -35,6 +40,7 @@ import { nowRfc3339 } from '../src/domain/time.ts';
 import { Worker } from '../src/jobs/worker.ts';
 import { importCatalogueLines } from '../src/services/catalogue/import/import.ts';
 import { composeDigests } from '../src/services/leads/alerts.ts';
+import { connectEmail } from '../src/services/messaging/email.ts';
 import { CatalogueSnapshots, matchSearchPreferences } from '../src/services/leads/matching.ts';
 import { emptyPostgresSchema } from './engines.ts';
 
@@ -132,6 +138,87 @@ async function seedLeads(db: Db, businessId: number): Promise<void> {
 
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
+/** Where the bench's e-mail may go: its own server on loopback. */
+const OUTBOUND = { allowPrivateNetwork: true, channelHosts: [] };
+/** Messages the baseline sends, and at once (as many as the worker's default concurrency). */
+const BASELINE_MESSAGES = 1000;
+const SENDERS = 4;
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/** A real SMTP server on loopback (smtp-server) that reads every message whole and keeps only a count. */
+async function smtpSink(): Promise<{ port: number; count: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const server = new SMTPServer({
+    secure: false,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    disableReverseLookup: true,
+    logger: false,
+    onData(stream, _session, callback) {
+      stream.on('data', () => undefined);
+      stream.on('end', () => {
+        count++;
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    count: () => count,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The composed digests sent by the worker through a real SMTP server, against the server's own
+ * pace: nodemailer sending {@link BASELINE_MESSAGES} messages of the same size to it, {@link SENDERS}
+ * at a time, a connection each (as the worker's sends are). The process's peak RSS is sampled
+ * every 100 ms.
+ */
+async function sendDigests(db: Db, businessId: number, digests: number): Promise<string[]> {
+  const sink = await smtpSink();
+  try {
+    await connectEmail(db, { businessId, url: `smtp://127.0.0.1:${sink.port}`, from: 'hola@agencia.example', replyTo: null }, OUTBOUND);
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: sink.port, secure: false, ignoreTLS: true });
+    const text = 'Piso en Teruel: 150.000 €, 85 m², 5 habitaciones.\n'.repeat(40);
+    let next = 0;
+    const baselineStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: SENDERS }, async () => {
+        while (next++ < BASELINE_MESSAGES) {
+          await transport.sendMail({
+            from: 'hola@agencia.example',
+            to: 'lead@example.com',
+            subject: 'Inmuebles para usted',
+            text,
+            html: `<p>${text}</p>`,
+          });
+        }
+      }),
+    );
+    const baselineRate = BASELINE_MESSAGES / ((performance.now() - baselineStarted) / 1000);
+    transport.close();
+
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const rss = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+    const counted = sink.count();
+    const started = performance.now();
+    const worker = new Worker({ db, settings: { pollMs: 20 }, outbound: OUTBOUND });
+    worker.start();
+    while (sink.count() - counted < digests) await new Promise((resolve) => setTimeout(resolve, 100));
+    const took = performance.now() - started;
+    await worker.stop();
+    clearInterval(rss);
+    const rate = digests / (took / 1000);
+    return [
+      `  sent: ${digests.toLocaleString('en')} digests through a real SMTP server in ${ms(took)} (${rate.toFixed(0)}/s); the server's pace with nodemailer, ${SENDERS} at a time: ${baselineRate.toFixed(0)}/s, so ${(rate / baselineRate).toFixed(2)}× it; RSS ${mib(before)} before, peak ${mib(peak)}`,
+    ];
+  } finally {
+    await sink.close();
+  }
+}
+
 /** One engine's lines of the report. */
 async function onEngine(engine: string, url: string): Promise<string[]> {
   const db = createDb(url);
@@ -220,6 +307,8 @@ async function onEngine(engine: string, url: string): Promise<string[]> {
     const digests = await composeDigests(db, business.id, '2026-11-28', nowRfc3339());
     const composed = performance.now() - composeStarted;
 
+    const send = await sendDigests(db, business.id, digests.length);
+
     const p99 = delay.percentile(99) / 1e6;
     return [
       `${engine}: ${LEADS.toLocaleString('en')} searching leads, ${CATALOGUE.toLocaleString('en')} listings; one listing imported that ${MATCHING.toLocaleString('en')} of them want`,
@@ -227,6 +316,7 @@ async function onEngine(engine: string, url: string): Promise<string[]> {
       `  event loop delay meanwhile: p99 ${p99.toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms (${delay.count} samples); a 10 ms timer late by p99 ${(late[Math.floor(late.length * 0.99)] ?? 0).toFixed(1)} ms, max ${(late.at(-1) ?? 0).toFixed(1)} ms (${late.length} samples; target: p99 under 50 ms)`,
       `  baseline, the matching alone (${leads.length.toLocaleString('en')} leads against the snapshot, no job, read or write): ${ms(matchOnly)}, ${matched.toLocaleString('en')} matched; the queue took ${(queued / matchOnly).toFixed(1)}× that`,
       `  composed: ${digests.length.toLocaleString('en')} digests (message, items, send_alert job each) in ${ms(composed)}`,
+      ...send,
     ];
   } finally {
     await db.destroy();

@@ -9,6 +9,8 @@
  * - lead_match_runs.truncated: 1 when the run found more matches or near misses than it stored
  *   (the per-entry cap), so a listing it matched may not be among the rows.
  * - lead_matches_property: the leads that store a listing, found when that listing changes.
+ * - leads_status: a business's leads of one status by id, read a page at a time (SQLite otherwise
+ *   sorted every searching lead for each page: 2.7 s to read 100,000 leads in pages of 1,000).
  *
  * Frozen; imports nothing from the app.
  */
@@ -20,10 +22,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table lead_match_runs add column result_hash text`.execute(db);
   await sql`alter table lead_match_runs add column truncated integer not null default 0`.execute(db);
   await sql`create index lead_matches_property on lead_matches (property_id)`.execute(db);
+  await sql`create index leads_status on leads (business_id, status, id)`.execute(db);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop index leads_status`.execute(db);
   await sql`drop index lead_matches_property`.execute(db);
   await sql`alter table lead_match_runs drop column truncated`.execute(db);
   await sql`alter table lead_match_runs drop column result_hash`.execute(db);

@@ -125,9 +125,9 @@ export async function replaceMatchesOfLeads(
 }
 
 /**
- * Marks runs as current at catalogue version `to` without changing what they store: the runs of
- * `leadIds` (all of the business's searching leads when omitted) whose version is at least
- * `from` and below `to` (a newer run is left as it is).
+ * Marks runs as current at catalogue version `to` without changing what they store: the runs
+ * whose version is at least `from` and below `to` (a newer run is left as it is), of `leads`:
+ * the business's searching leads with ids in `(after, upTo]`, or the leads listed.
  * @returns the number of runs marked.
  */
 export async function advanceMatchRuns(
@@ -135,22 +135,44 @@ export async function advanceMatchRuns(
   businessId: number,
   versions: { from: number; to: number },
   matchedAt: string,
-  leadIds?: readonly number[],
+  leads: { after: number; upTo: number } | readonly number[],
 ): Promise<number> {
-  if (leadIds !== undefined && leadIds.length === 0) return 0;
+  if (Array.isArray(leads) && leads.length === 0) return 0;
   let query = db
     .updateTable('lead_match_runs')
     .set({ catalogue_version: versions.to, matched_at: matchedAt })
     .where('catalogue_version', '>=', versions.from)
     .where('catalogue_version', '<', versions.to);
-  query =
-    leadIds === undefined
-      ? query.where('lead_id', 'in', (eb) =>
-          eb.selectFrom('leads').select('id').where('business_id', '=', businessId).where('status', '=', 'searching_property'),
-        )
-      : query.where('lead_id', 'in', leadIds);
+  if (Array.isArray(leads)) query = query.where('lead_id', 'in', leads);
+  else {
+    const { after, upTo } = leads as { after: number; upTo: number };
+    query = query
+      .where('lead_id', '>', after)
+      .where('lead_id', '<=', upTo)
+      .where('lead_id', 'in', (eb) =>
+        eb
+          .selectFrom('leads')
+          .select('id')
+          .where('business_id', '=', businessId)
+          .where('status', '=', 'searching_property')
+          .where('id', '>', after)
+          .where('id', '<=', upTo),
+      );
+  }
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** The leads of the business with a `match_lead` job pending or running (it will match them whole). */
+export async function listLeadsWithMatchQueued(db: Executor, businessId: number): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select('lead_id')
+    .where('business_id', '=', businessId)
+    .where('kind', '=', 'match_lead')
+    .where('state', 'in', ['pending', 'running'])
+    .execute();
+  return new Set(rows.flatMap((r) => (r.lead_id === null ? [] : [r.lead_id])));
 }
 
 /** A page of {@link listSearchingLeads}. */
@@ -158,24 +180,13 @@ export type SearchingLeadRow = Awaited<ReturnType<typeof listSearchingLeads>>[nu
 
 /**
  * A page of the business's searching leads (`searching_property`), by id after `afterId`, with
- * their searches, their stored run (nulls when never matched) and whether a `match_lead` job is
- * pending or running for them (it will match them whole).
+ * their searches and their stored run (nulls when never matched).
  */
 export async function listSearchingLeads(db: Executor, businessId: number, afterId: number, limit: number) {
   return db
     .selectFrom('leads as l')
     .leftJoin('lead_match_runs as r', 'r.lead_id', 'l.id')
-    .select([
-      'l.id',
-      'l.updated_at',
-      'l.search_preferences',
-      'r.catalogue_version',
-      'r.result_hash',
-      'r.truncated',
-      sql<number>`case when exists (select 1 from jobs j where j.lead_id = l.id and j.kind = 'match_lead' and j.state in ('pending', 'running')) then 1 else 0 end`.as(
-        'match_queued',
-      ),
-    ])
+    .select(['l.id', 'l.updated_at', 'l.search_preferences', 'r.catalogue_version', 'r.result_hash', 'r.truncated'])
     .where('l.business_id', '=', businessId)
     .where('l.status', '=', 'searching_property')
     .where('l.id', '>', afterId)

@@ -21,8 +21,8 @@
  *    candidates (after a lead's first matching, as jobs/tasks/match-lead.ts does), a `match.found`
  *    event per lead that found a listing it was not matched to before. A lead whose searches
  *    changed meanwhile, or that a newer run matched, is skipped: its own job matches it.
- * 4. Every other searching lead's run is marked current at the new version in one statement, and
- *    the job records the version reached (`setRematchedVersion`, in its finishing transaction).
+ * 4. Every other searching lead's run is marked current at the new version, a statement a page,
+ *    and the job records the version reached (`setRematchedVersion`, in its finishing transaction).
  *
  * Every step can run again after a crash: what was written compares equal and is not written twice.
  * The event loop is given back at least every {@link TURN_MS} ms, as `inmo serve` answers the API on it.
@@ -34,6 +34,7 @@ import {
   advanceMatchRuns,
   listLeadsMatchable,
   listLeadsStoring,
+  listLeadsWithMatchQueued,
   listMatchableProperties,
   listMatchedPropertiesOfLeads,
   listPropertiesChangedAfter,
@@ -48,8 +49,8 @@ import { recordLeadEvents } from '../integrations/events.ts';
 import { recordAlertCandidatesOfLeads } from './alerts.ts';
 import { matchSearchPreferences, toListing, type CatalogueSnapshot, type CatalogueSnapshots } from './matching.ts';
 
-/** Searching leads read per statement. */
-const LEADS_PAGE = 2000;
+/** Searching leads read per statement (on SQLite, the loop waits for the read). */
+const LEADS_PAGE = 1000;
 /** Most leads, and most stored rows, written per transaction. */
 const WRITE_LEADS = 250;
 const WRITE_ROWS = 5000;
@@ -117,9 +118,8 @@ export async function rematchLeads(
       changed = { version, index: indexListings(rows.map(toListing)) };
       storing = await listLeadsStoring(db, changedIds);
     }
-    // 4, first: whatever step 3 finds for a lead replaces this mark.
-    await advanceMatchRuns(db, businessId, { from: since, to: version }, now);
   }
+  const queued = await listLeadsWithMatchQueued(db, businessId);
   const reaches = (lead: SearchingLeadRow): boolean => {
     if (since === null || lead.catalogue_version === null || lead.catalogue_version < since) return true;
     if (changed === null) return false;
@@ -142,9 +142,13 @@ export async function rematchLeads(
   };
   for (let afterId = 0; ;) {
     const page = await listSearchingLeads(db, businessId, afterId, LEADS_PAGE);
+    // 4, a page at a time and first: whatever step 3 finds for a lead replaces this mark.
+    if (since !== null && page.length > 0) {
+      await advanceMatchRuns(db, businessId, { from: since, to: version }, now, { after: afterId, upTo: page[page.length - 1].id });
+    }
     for (const lead of page) {
       outcome.leads++;
-      if (lead.match_queued === 1 || !reaches(lead)) continue;
+      if (queued.has(lead.id) || !reaches(lead)) continue;
       outcome.matched++;
       const result = matchSearchPreferences(lead.search_preferences, snapshot, options.matchLimit);
       const rows = matchRows(result);
