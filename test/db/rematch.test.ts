@@ -11,6 +11,7 @@ import { listLeadMatches, findLeadMatchRun } from '../../src/db/repositories/mat
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { CatalogueSnapshots, matchSearchPreferences } from '../../src/services/leads/matching.ts';
+import { addWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
 import { rematchLeads } from '../../src/services/leads/rematch.ts';
 import { matchRows } from '../../src/domain/leads/matching.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
@@ -178,6 +179,33 @@ describe('a catalogue change', () => {
     expect(
       await t.db.selectFrom('events').select('id').where('type', '=', 'match.found').where('lead_id', '=', teruel).execute(),
     ).toHaveLength(1);
+  });
+
+  it("sends a re-match's match.found to the endpoints that take it, each behind the lead's pending delivery", async () => {
+    const { id: endpointId } = await addWebhook(
+      t.db,
+      { businessId: t.businessId, url: 'http://127.0.0.1:9/hook', events: ['match.found'] },
+      { allowPrivateNetwork: true, channelHosts: [] },
+    );
+    await importRecords(t.db, t.businessId, [listing('M-1', { price: 150_000 })]);
+    const teruel = await lead({ locations: [{ name: 'Teruel' }], apartamento: { price_max: 400_000 } });
+    await drain();
+    const options = { snapshots: new CatalogueSnapshots(), matchLimit: MATCH_LIMIT, now: '2026-11-27T10:00:00.000+00:00' };
+    const deliveries = () =>
+      t.db.selectFrom('webhook_deliveries').select(['lead_id', 'state']).where('endpoint_id', '=', endpointId).orderBy('id').execute();
+    const sending = () =>
+      t.db.selectFrom('jobs').select('id').where('kind', '=', 'deliver_webhook').where('state', '=', 'pending').execute();
+    expect(await deliveries()).toEqual([]);
+    for (const ref of ['T-1', 'T-2']) {
+      await importRecords(t.db, t.businessId, [listing(ref, { city: 'Teruel', province: 'Teruel', price: 300_000 })]);
+      expect(await rematchLeads(t.db, t.businessId, options)).toMatchObject({ written: 1 });
+    }
+    expect(await deliveries()).toEqual([
+      { lead_id: teruel, state: 'pending' },
+      { lead_id: teruel, state: 'pending' },
+    ]);
+    // One delivery job: the second waits for the first to be delivered, in order.
+    expect(await sending()).toHaveLength(1);
   });
 
   it('drops a listing sold or no longer public from the leads that stored it', async () => {

@@ -3,6 +3,7 @@
  * page token's hash, and its listings as the page shows them. SQL only.
  */
 import type { Executor } from '../database.ts';
+import { DIGEST_ITEM_COLUMNS } from './alerts.ts';
 
 /** Sets the hash of a digest's page token (a claim again replaces it: the old link stops working). */
 export async function setDigestPageToken(db: Executor, digestId: number, tokenHash: string): Promise<void> {
@@ -30,21 +31,7 @@ export async function listDigestPageItems(db: Executor, digestId: number) {
     .selectFrom('alert_items as i')
     .innerJoin('properties as p', 'p.id', 'i.property_id')
     .leftJoin('lead_dismissals as x', (join) => join.onRef('x.lead_id', '=', 'i.lead_id').onRef('x.property_id', '=', 'i.property_id'))
-    .select([
-      'i.id',
-      'i.property_id',
-      'i.reason',
-      'i.price',
-      'i.price_field',
-      'p.external_ref',
-      'p.title',
-      'p.titles',
-      'p.size_total',
-      'p.bedrooms',
-      'p.city',
-      'p.listed',
-      'x.created_at as dismissed_at',
-    ])
+    .select([...DIGEST_ITEM_COLUMNS, 'p.listed', 'x.created_at as dismissed_at'])
     .where('i.digest_id', '=', digestId)
     .orderBy('i.id')
     .execute();

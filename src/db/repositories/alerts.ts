@@ -276,6 +276,21 @@ export async function listAlertRounds(db: Executor) {
   return db.selectFrom('businesses').select(['id', 'alerts_round', 'timezone']).orderBy('id').execute();
 }
 
+/** What a digest's item says of its listing (`i` the item, `p` the listing): the e-mail's and the digest page's columns. */
+export const DIGEST_ITEM_COLUMNS = [
+  'i.id',
+  'i.property_id',
+  'i.reason',
+  'i.price',
+  'i.price_field',
+  'p.external_ref',
+  'p.title',
+  'p.titles',
+  'p.size_total',
+  'p.bedrooms',
+  'p.city',
+] as const;
+
 /** The digest a message carries, with its listings as the e-mail shows them, in the digest's order. */
 export async function listDigestOfMessage(db: Executor, messageId: number) {
   const digest = await db.selectFrom('alert_digests').selectAll().where('message_id', '=', messageId).executeTakeFirst();
@@ -283,19 +298,7 @@ export async function listDigestOfMessage(db: Executor, messageId: number) {
   const items = await db
     .selectFrom('alert_items as i')
     .innerJoin('properties as p', 'p.id', 'i.property_id')
-    .select([
-      'i.id',
-      'i.property_id',
-      'i.reason',
-      'i.price',
-      'i.price_field',
-      'p.external_ref',
-      'p.title',
-      'p.titles',
-      'p.size_total',
-      'p.bedrooms',
-      'p.city',
-    ])
+    .select(DIGEST_ITEM_COLUMNS)
     .where('i.digest_id', '=', digest.id)
     .orderBy('i.id')
     .execute();

@@ -80,11 +80,11 @@ export async function replaceLeadMatches(db: Executor, leadId: number, rows: rea
 
 /**
  * Replaces the stored matches and near misses of several leads, and records their runs with
- * their digests: one delete, then inserts of {@link INSERT_CHUNK} rows, whatever the number of leads.
+ * their digests (computed here unless given): one delete, then inserts of {@link INSERT_CHUNK} rows, whatever the number of leads.
  */
 export async function replaceMatchesOfLeads(
   db: Executor,
-  results: ReadonlyArray<{ leadId: number; rows: readonly MatchRow[]; run: MatchRun }>,
+  results: ReadonlyArray<{ leadId: number; rows: readonly MatchRow[]; run: MatchRun; digest?: { hash: string; truncated: number } }>,
 ): Promise<void> {
   if (results.length === 0) return;
   const leadIds = results.map((r) => r.leadId);
@@ -102,7 +102,7 @@ export async function replaceMatchesOfLeads(
       .execute();
   }
   const runs = results.map((r) => {
-    const { hash, truncated } = matchRunDigest(r.rows, r.run);
+    const { hash, truncated } = r.digest ?? matchRunDigest(r.rows, r.run);
     return { lead_id: r.leadId, ...r.run, result_hash: hash, truncated };
   });
   // 7 parameters a run: well under SQLite's limit at INSERT_CHUNK / 4 runs a statement.

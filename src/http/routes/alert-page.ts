@@ -18,16 +18,11 @@ import type { Db } from '../../db/database.ts';
 import { digestPageWords } from '../../domain/messaging/alert-page.ts';
 import { InmoError } from '../../errors.ts';
 import { readDigestPage, type DigestPage } from '../../services/leads/alert-pages.ts';
+import { headers, pagePolicy } from './listing-page.ts';
 import { escape } from './unsubscribe.ts';
 
 /** The route's path. */
 export const DIGEST_PAGE_ROUTE = '/d/:token';
-
-/** The page's Content-Security-Policy: this server's files, photos over https (or the media's own http origin), no script. */
-function pagePolicy(mediaPublicUrl: string | null): string {
-  const media = mediaPublicUrl?.startsWith('http:') ? ` ${new URL(mediaPublicUrl).origin}` : '';
-  return `default-src 'none'; img-src 'self' https:${media}; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
-}
 
 /** The page's HTML, every value escaped. */
 export function digestPageHtml(page: DigestPage): string {
@@ -71,15 +66,7 @@ export const alertPageRoutes: FastifyPluginAsync<{ db: Db; mediaPublicUrl: strin
     if (page === null) throw new InmoError('NOT_FOUND');
     return reply
       .code(200)
-      .headers({
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': policy,
-        'x-frame-options': 'DENY',
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
-        'cache-control': 'no-store',
-        'x-robots-tag': 'noindex',
-      })
+      .headers({ 'content-type': 'text/html; charset=utf-8', ...headers(policy) })
       .send(digestPageHtml(page));
   });
 };

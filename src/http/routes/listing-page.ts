@@ -83,15 +83,15 @@ const SUBMISSIONS_KEPT = 50_000;
 /** Largest form body, bytes. */
 const FORM_MAX_BYTES = 16 * 1024;
 
-/** The page's Content-Security-Policy: this server's files, photos over https, no script. */
-function pagePolicy(mediaPublicUrl: string | null): string {
+/** The Content-Security-Policy of the public pages (this one, the digest's: alert-page.ts): this server's files, photos over https, no script. */
+export function pagePolicy(mediaPublicUrl: string | null): string {
   // Photos on a plain-http media base (a laptop install) are allowed by their own origin.
   const media = mediaPublicUrl?.startsWith('http:') ? ` ${new URL(mediaPublicUrl).origin}` : '';
   return `default-src 'none'; img-src 'self' https:${media}; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 
-/** Headers of the page, the sheet and the gone page. */
-function headers(policy: string) {
+/** Headers of the public pages (this one, its sheet and gone page, the digest's page): not framed, cached or indexed, no referrer. */
+export function headers(policy: string) {
   return {
     'content-security-policy': policy,
     'x-frame-options': 'DENY',

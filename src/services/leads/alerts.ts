@@ -35,7 +35,6 @@ import {
   insertAlertItems,
   insertDismissal,
   isDismissed,
-  leadTakesAlerts,
   listAlertRounds,
   listLeadsTakingAlerts,
   listDigestCandidates,
@@ -93,8 +92,7 @@ export async function recordAlertCandidates(
   newlyMatched: readonly number[],
   at: string,
 ): Promise<void> {
-  if (newlyMatched.length === 0 || !(await leadTakesAlerts(trx, lead.id))) return;
-  await insertAlertCandidates(trx, lead.business_id, [{ leadId: lead.id, propertyIds: newlyMatched }], at);
+  await recordAlertCandidatesOfLeads(trx, lead.business_id, new Map([[lead.id, newlyMatched]]), at);
 }
 
 /**

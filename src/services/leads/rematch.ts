@@ -76,6 +76,7 @@ interface Pending {
   lead: SearchingLeadRow;
   rows: MatchRow[];
   run: MatchRun;
+  digest: { hash: string; truncated: number };
 }
 
 /** Gives the event loop a turn once {@link TURN_MS} ms have passed since the last. */
@@ -158,10 +159,11 @@ export async function rematchLeads(
         matches_total: result.matchesTotal,
         near_misses_total: result.nearMissesTotal,
       };
-      if (lead.result_hash !== null && lead.result_hash === matchRunDigest(rows, run).hash) {
+      const digest = matchRunDigest(rows, run);
+      if (lead.result_hash !== null && lead.result_hash === digest.hash) {
         if ((lead.catalogue_version ?? -1) < version) unchanged.push(lead.id);
       } else {
-        pending.push({ lead, rows, run });
+        pending.push({ lead, rows, run, digest });
         pendingRows += rows.length;
         if (pending.length >= WRITE_LEADS || pendingRows >= WRITE_ROWS) await flush();
       }
@@ -208,7 +210,7 @@ async function writeResults(
     );
     await replaceMatchesOfLeads(
       trx,
-      batch.map((p) => ({ leadId: p.lead.id, rows: p.rows, run: p.run })),
+      batch.map((p) => ({ leadId: p.lead.id, rows: p.rows, run: p.run, digest: p.digest })),
     );
     const newlyMatched = new Map<number, number[]>();
     const events: Array<{ leadId: number; data: object }> = [];
