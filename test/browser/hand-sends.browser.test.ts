@@ -90,7 +90,7 @@ describe.skipIf(!here)('listings sent by hand from the lead page in Chromium', (
 
     // Nothing ticked: refused beside the list, nothing stored.
     const before = await snapshot(t.db, ['sessions']);
-    await form.getByRole('button', { name: 'Enviar' }).click();
+    await form.getByRole('button', { name: 'Enviar los inmuebles' }).click();
     await page.locator('#s-property_id-problem').waitFor();
     await expect(page.locator('#s-property_id-problem').textContent()).resolves.toBe(
       'Marca al menos un inmueble o escribe una referencia.',
@@ -100,7 +100,7 @@ describe.skipIf(!here)('listings sent by hand from the lead page in Chromium', (
 
     await form.getByLabel(/H-1 · Piso luminoso en Chamberí/).check();
     await form.getByLabel(/H-2 · Piso exterior con balcón/).check();
-    await form.getByRole('button', { name: 'Enviar' }).click();
+    await form.getByRole('button', { name: 'Enviar los inmuebles' }).click();
     await page.waitForURL(`${origin}/console/leads/${leadId}#h-alerts`);
     const sent = page.locator('.sent-listings li');
     await expect.poll(() => sent.count()).toBe(2);

@@ -83,7 +83,7 @@ describe.skipIf(!here)('Hoy in Chromium', () => {
     await expect.poll(() => page.url()).toMatch(/\/console\/leads\/\d+#h-thread$/);
     const thread = page.getByRole('region', { name: 'Conversación' });
     await thread.getByLabel('Tu respuesta').fill('Hola Mario, te llamo en diez minutos.');
-    await thread.getByRole('button', { name: 'Enviar', exact: true }).click();
+    await thread.getByRole('button', { name: 'Enviar respuesta' }).click();
     await expect.poll(() => thread.textContent()).toContain('te llamo en diez minutos');
     // The worker sends it: Meta's API receives the text, to Mario's phone.
     await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
