@@ -9,6 +9,7 @@
  */
 import type { Scope } from './domain/access/api-key.ts';
 import type { ValidationIssue } from './validation/validator.ts';
+import { SLOT_TAKEN_DETAIL } from './domain/viewings/slot-taken.ts';
 
 interface ErrorSpec<P> {
   status: number;
@@ -343,10 +344,7 @@ export const ERRORS = {
 
   // Viewings (CONTRACT §20).
   VIEWING_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: 'Viewing not found', cli: ({ id }) => `No viewing with id ${id}` }),
-  VIEWING_SLOT_TAKEN: spec({
-    status: 409,
-    detail: 'This time is no longer free for a viewing of this listing: ask for the availability again and choose another slot',
-  }),
+  VIEWING_SLOT_TAKEN: spec({ status: 409, detail: SLOT_TAKEN_DETAIL }),
   VIEWING_ACTION_REFUSED: spec<{ action: string; status: string }>({
     status: 409,
     detail: ({ action, status }) => `A viewing that is ${status} cannot take the action ${action}`,

@@ -19,6 +19,7 @@
  * outcome}` otherwise) once the lead is sent. It requests nothing from any host but `api`.
  */
 
+import { SLOT_TAKEN_DETAIL } from '../domain/viewings/slot-taken.ts';
 import { h, languageOf, type Lang } from './dom.ts';
 import './catalogue.ts';
 
@@ -511,7 +512,7 @@ class InmoViewingForm extends InmoForm {
 
   /** The time taken meanwhile (VIEWING_SLOT_TAKEN): said beside the select, whose times are read again. */
   protected override conflict(detail: unknown): Refusal | null {
-    if (typeof detail !== 'string' || !/no longer free/i.test(detail)) return null;
+    if (detail !== SLOT_TAKEN_DETAIL) return null;
     void this.load();
     return { fields: new Map([['slot', this.t('slotTaken')]]), general: null };
   }
