@@ -128,6 +128,12 @@ describe.skipIf(!here)('the visit sheet in Chromium', () => {
 
     // The right letter; the signature taken is back in the box, not to be drawn again.
     await expect.poll(() => page.locator('[data-signature-state]').textContent()).toBe('Firma dibujada en el recuadro.');
+    // The phone turned and back: the box takes its new width, the signature stays (the PDF's ink below).
+    await page.setViewportSize({ width: WIDTHS.phone.height, height: WIDTHS.phone.width });
+    await expect.poll(() => page.locator('canvas').evaluate((c) => c.getBoundingClientRect().width)).toBeGreaterThan(WIDTHS.phone.width);
+    await page.setViewportSize(WIDTHS.phone);
+    await expect.poll(() => page.locator('canvas').evaluate((c) => c.getBoundingClientRect().width)).toBeLessThan(WIDTHS.phone.width);
+    expect(await page.locator('[data-signature-state]').textContent()).toBe('Firma dibujada en el recuadro.');
     await page.locator('#s-number').fill('12345678Z');
     await page.getByRole('button', { name: 'Firmar la hoja de visita' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Hoja de visita firmada.');

@@ -85,14 +85,27 @@ document.addEventListener('DOMContentLoaded', () => {
       fit();
       field.value = '';
     });
-    // A new size (a phone turned) clears the box rather than stretch a signature.
-    let width = canvas.getBoundingClientRect().width;
+    // A new size (a phone turned, a scroll bar come or gone) fits the box again and keeps what was
+    // drawn: at its size, or smaller if the box shrank, never stretched.
+    let size = canvas.getBoundingClientRect();
     window.addEventListener('resize', () => {
-      const now = canvas.getBoundingClientRect().width;
-      if (Math.abs(now - width) > 1) {
-        width = now;
-        fit();
+      const now = canvas.getBoundingClientRect();
+      if (Math.abs(now.width - size.width) <= 1) return;
+      const before = size;
+      size = now;
+      let kept = null;
+      if (drawn) {
+        kept = document.createElement('canvas');
+        kept.width = canvas.width;
+        kept.height = canvas.height;
+        kept.getContext('2d').drawImage(canvas, 0, 0);
       }
+      fit();
+      if (!kept) return;
+      const scale = Math.min(now.width / before.width, now.height / before.height, 1);
+      context.drawImage(kept, 0, 0, before.width * scale, before.height * scale);
+      drawn = true;
+      state.textContent = pad.dataset.drawn;
     });
     form.addEventListener('submit', () => {
       field.value = drawn ? canvas.toDataURL('image/png') : '';
