@@ -1,8 +1,32 @@
 /** Group commit (db/group-commit.ts): units share a commit but keep their own outcome. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/db/group-commit.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
-import { ENGINE, freshDb } from '../helpers/db.ts';
+import { SQLITE_PACKAGE } from '../../src/db/sqlite-binding.ts';
+import { ENGINE, freshDb, REPO_ROOT } from '../helpers/db.ts';
+
+/**
+ * Another process that commits a small write every millisecond or two on the SQLite file at
+ * `path` until killed: it prints `ready` once writing.
+ */
+function busyWriter(path: string) {
+  const code = `
+    const Database = require(${JSON.stringify(SQLITE_PACKAGE)});
+    const db = new Database(${JSON.stringify(path)});
+    db.pragma('busy_timeout = 10000');
+    db.exec('create table if not exists busy_writes (n integer)');
+    const write = db.prepare('insert into busy_writes (n) values (1)');
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    let told = false;
+    for (;;) {
+      db.transaction(() => { write.run(); Atomics.wait(pause, 0, 0, 1); })();
+      if (!told) { process.stdout.write('ready\\n'); told = true; }
+      Atomics.wait(pause, 0, 0, 1);
+    }`;
+  return spawn(process.execPath, ['-e', code], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+}
 
 describe('GroupCommit', () => {
   // SQLite batches units in one transaction; PostgreSQL runs each in its own, concurrently (twin below).
@@ -30,6 +54,37 @@ describe('GroupCommit', () => {
       expect(names).toEqual(['uno', 'dos']);
       await db.destroy();
     },
+  );
+
+  it.skipIf(ENGINE !== 'sqlite')(
+    'SQLite: a batch that reads before it writes commits while another process writes all the time',
+    async () => {
+      // Under load a batch of 64 ingests and inquiries read, then wrote, and found its snapshot
+      // stale on every try (SQLITE_BUSY_SNAPSHOT cannot be waited out): 64 requests failed at once.
+      // The batch now takes the write lock before it reads, waiting for it as long as busy_timeout.
+      const { db, path } = await freshDb();
+      await insertBusiness(db, 'primera', 'x');
+      const writer = busyWriter(path!);
+      try {
+        await once(writer.stdout!, 'data');
+        const writes = new GroupCommit(db);
+        const ids = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            writes.run(async (trx) => {
+              const count = (await trx.selectFrom('businesses').select('id').execute()).length;
+              // A read that takes a while, as a loaded machine makes every read: other commits land meanwhile.
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              return (await insertBusiness(trx, `b${i}-${count}`, 'x')).id;
+            }),
+          ),
+        );
+        expect(new Set(ids).size).toBe(40);
+      } finally {
+        writer.kill('SIGKILL');
+        await db.destroy();
+      }
+    },
+    60_000,
   );
 
   it.skipIf(ENGINE !== 'postgres')(
