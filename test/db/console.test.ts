@@ -489,6 +489,50 @@ describe('the console', () => {
     expect((await other.get(page)).statusCode).toBe(404);
   }, 60_000);
 
+  it("says each rejected line's faults in the console's language: the field's label, its name in the file, what is wrong", async () => {
+    const lines = [
+      '{"external_ref": "W-1",',
+      JSON.stringify(listing('W-2', { price: -5 })),
+      JSON.stringify(listing('W-3', { specs: { energy_certificate: { status: 'available', rating: 'Z' } } })),
+      JSON.stringify(listing('W-4', { titles: { pt: 'Cobertura' } })),
+      JSON.stringify(listing('W-5')),
+    ];
+    const report = async (browser: Browser) => {
+      const response = await browser.upload(
+        '/console/catalogue',
+        { _csrf: await browser.token('/console/catalogue') },
+        { field: 'file', name: 'faults.ndjson', content: lines.join('\n') },
+      );
+      const page = response.headers.location as string;
+      let body = '';
+      await expect.poll(async () => (body = (await browser.get(page)).body).includes('<tbody>')).toBe(true);
+      return [...body.matchAll(/<tr><td>(\d+)<\/td><td>\s*([\s\S]*?)<\/td><\/tr>/g)].map(([, line, words]) => [Number(line), words.trim()]);
+    };
+    const spanish = new Browser(t.app);
+    await spanish.login('owner@uno.example');
+    expect(await report(spanish)).toEqual([
+      [1, 'La línea no es JSON válido.'],
+      [2, 'Precio de venta (€) · <code>price</code>: No puede ser menor que 0.'],
+      [3, 'Calificación energética (letra) · <code>specs.energy_certificate.rating</code>: Elige una de las opciones.'],
+      [4, '<code>titles</code>: «pt» no es uno de los idiomas que se guardan (es, en, fr, de, it).'],
+    ]);
+    const english = new Browser(t.app, { 'accept-language': 'en-GB,en;q=0.9' });
+    await english.login('owner@uno.example');
+    expect(await report(english)).toEqual([
+      [1, 'The line is not valid JSON.'],
+      [2, 'Sale price (€) · <code>price</code>: It cannot be less than 0.'],
+      [3, 'Energy rating (letter) · <code>specs.energy_certificate.rating</code>: Choose one of the options.'],
+      [4, '<code>titles</code>: “pt” is not one of the languages kept (es, en, fr, de, it).'],
+    ]);
+    // The rejected lines are kept with their faults, and the CLI's reason in English beside them.
+    const [run] = await t.db.selectFrom('catalogue_imports').select('rejected').where('file_name', '=', 'faults.ndjson').limit(1).execute();
+    expect(JSON.parse(run.rejected!)[1]).toEqual({
+      line: 2,
+      reason: 'price: Input should be greater than or equal to 0',
+      faults: [{ field: 'price', rule: 'greater_than_equal', ctx: { ge: 0 } }],
+    });
+  }, 60_000);
+
   it("imports an upload of a reader thread's size on the import thread, with its rejected line and its progress", async () => {
     const browser = new Browser(t.app);
     await browser.login('owner@uno.example');
@@ -518,7 +562,9 @@ describe('the console', () => {
       price: 123456,
     });
     expect(await t.db.selectFrom('import_refs').select('run').execute()).toEqual([]);
-    expect(JSON.parse((await done()).rejected!)).toEqual([{ line: 1235, reason: expect.any(String) }]);
+    expect(JSON.parse((await done()).rejected!)).toEqual([
+      { line: 1235, reason: expect.any(String), faults: [{ field: null, rule: 'json_invalid' }] },
+    ]);
     expect((await get(t.app, '/properties?limit=1', t.key)).body.total).toBeGreaterThanOrEqual(2498);
   }, 120_000);
 

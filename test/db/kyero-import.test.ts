@@ -103,7 +103,8 @@ describe('Kyero v3 feeds imported', () => {
     // The page polls while the import runs.
     await expect.poll(async () => (body = (await owner.get(page)).body).includes('data-poll')).toBe(false);
     expect(body).toContain('inmueble 4 (&lt;id&gt; D-400)');
-    expect(body).toContain('&lt;type&gt; &quot;Yacht&quot; is not a property type inmo can place');
+    // In the page's language, the feed's element named (import-faults.ts).
+    expect(body).toContain('Tipo · <code>type</code>: «Yacht» no es un tipo de inmueble que inmo sepa clasificar.');
     expect(await propertyId(t.db, 'kyero:C-300')).toBeGreaterThan(0);
   }, 60_000);
 });

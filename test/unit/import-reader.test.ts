@@ -89,7 +89,11 @@ describe('the import reader thread', () => {
       expect(reading.error).toBeNull();
       const all = reading.batches.flatMap((b) => b.items);
       expect(all).toHaveLength(2600);
-      expect(all[4]).toEqual({ line: 5, reason: 'invalid JSON: nesting deeper than 64 levels' });
+      expect(all[4]).toEqual({
+        line: 5,
+        reason: 'invalid JSON: nesting deeper than 64 levels',
+        faults: [{ field: null, rule: 'json_too_deep', ctx: { max: 64 } }],
+      });
       expect(all.filter((i) => 'reason' in i)).toHaveLength(1);
     }
   });
@@ -118,6 +122,7 @@ describe('the import reader thread', () => {
       line: 601,
       id: 'P601',
       reason: '<type> "Yacht" is not a property type inmo can place',
+      faults: [{ field: 'type', rule: 'kyero_type', ctx: { value: 'Yacht' } }],
     });
   });
 

@@ -25,11 +25,13 @@ describe('media URLs in an import line', () => {
     expect(parseImportLine(line({ images: [{ url: 'https://cdn.example/a.jpg' }, { url }] }), NOW)).toEqual({
       ok: false,
       reason: 'images[1].url: must be an http or https URL',
+      faults: [{ field: 'images[1].url', rule: 'url' }],
     });
     for (const field of ['url', 'hls_url', 'thumbnail_url', 'embed_url']) {
       expect(parseImportLine(line({ videos: [{ [field]: url }] }), NOW)).toEqual({
         ok: false,
         reason: `videos[0].${field}: must be an http or https URL`,
+        faults: [{ field: `videos[0].${field}`, rule: 'url' }],
       });
     }
   });
@@ -77,7 +79,11 @@ describe('published URLs and plain text (issue 41)', () => {
     'http://a{b}.example/',
     'https://user:pw@cdn.example/a.jpg',
   ])('refuses %j: a host that is no DNS name or address, or credentials, could break out of an attribute or leak', (url) => {
-    expect(parseImportLine(line({ images: [{ url }] }), NOW)).toEqual({ ok: false, reason: 'images[0].url: must be an http or https URL' });
+    expect(parseImportLine(line({ images: [{ url }] }), NOW)).toEqual({
+      ok: false,
+      reason: 'images[0].url: must be an http or https URL',
+      faults: [{ field: 'images[0].url', rule: 'url' }],
+    });
   });
 
   it('keeps hosts that are names or addresses: IDN as punycode, IPv4, bracketed IPv6', () => {
@@ -91,10 +97,12 @@ describe('published URLs and plain text (issue 41)', () => {
     expect(parseImportLine(line({ specs: { url: 'javascript:alert(13)' } }), NOW)).toEqual({
       ok: false,
       reason: 'specs.url: must be an http or https URL',
+      faults: [{ field: 'specs.url', rule: 'url' }],
     });
     expect(parseImportLine(line({ specs: { url: { en: 'https://a.example/en', es: 'javascript:alert(13)' } } }), NOW)).toEqual({
       ok: false,
       reason: 'specs.url.es: must be an http or https URL',
+      faults: [{ field: 'specs.url.es', rule: 'url' }],
     });
     expect(parseImportLine(line({ specs: { tour_url: 'data:text/html,x' } }), NOW)).toMatchObject({ ok: false });
     const specs = JSON.parse(parsed({ specs: { url: { en: 'https://a.example/"x"' }, floor: 3 } }).fields.specs!);
@@ -141,6 +149,7 @@ describe('published URLs and plain text (issue 41)', () => {
     expect(parseImportLine(line({ features: [{ key: '<b></b>' }] }), NOW)).toEqual({
       ok: false,
       reason: 'features[0].key: must hold text, not only markup',
+      faults: [{ field: 'features[0].key', rule: 'markup_only' }],
     });
   });
 

@@ -247,8 +247,16 @@ describe('the mapping of a hand-written feed with the quirks of real ones', () =
 
   it('refuses a type it cannot place and a price in another currency, saying why', async () => {
     const [, , , yacht, pounds] = await read();
-    expect(recordOfKyero(yacht)).toEqual({ ok: false, reason: '<type> "Yacht" is not a property type inmo can place' });
-    expect(recordOfKyero(pounds)).toEqual({ ok: false, reason: 'the price is in GBP: inmo keeps prices in euros' });
+    expect(recordOfKyero(yacht)).toEqual({
+      ok: false,
+      reason: '<type> "Yacht" is not a property type inmo can place',
+      fault: { field: 'type', rule: 'kyero_type', ctx: { value: 'Yacht' } },
+    });
+    expect(recordOfKyero(pounds)).toEqual({
+      ok: false,
+      reason: 'the price is in GBP: inmo keeps prices in euros',
+      fault: { field: 'currency', rule: 'kyero_currency', ctx: { value: 'GBP' } },
+    });
   });
 
   it('refuses a property without an id or a price frequency it knows', () => {

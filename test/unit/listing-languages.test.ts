@@ -70,16 +70,26 @@ describe('texts by language in the import line', () => {
   });
 
   it('rejects a language inmo does not keep, and a Spanish text given twice differently', () => {
-    expect(rejection({ titles: { pt: 'Cobertura' } })).toEqual({ ok: false, reason: 'titles: "pt" is not one of es, en, fr, de, it' });
+    expect(rejection({ titles: { pt: 'Cobertura' } })).toEqual({
+      ok: false,
+      reason: 'titles: "pt" is not one of es, en, fr, de, it',
+      faults: [{ field: 'titles', rule: 'language', ctx: { value: 'pt', expected: 'es, en, fr, de, it' } }],
+    });
     expect(rejection({ descriptions: { en: 'x', gb: 'y' } })).toEqual({
       ok: false,
       reason: 'descriptions: "gb" is not one of es, en, fr, de, it',
+      faults: [{ field: 'descriptions', rule: 'language', ctx: { value: 'gb', expected: 'es, en, fr, de, it' } }],
     });
     expect(rejection({ title: 'Piso', titles: { es: 'Otro piso', en: 'Flat' } })).toEqual({
       ok: false,
       reason: 'titles.es: differs from title; give the Spanish title once',
+      faults: [{ field: 'titles.es', rule: 'language_twice', ctx: { other: 'title' } }],
     });
-    expect(rejection({ titles: { en: 12 } })).toEqual({ ok: false, reason: 'titles.en: Input should be a valid string' });
+    expect(rejection({ titles: { en: 12 } })).toEqual({
+      ok: false,
+      reason: 'titles.en: Input should be a valid string',
+      faults: [{ field: 'titles.en', rule: 'string_type' }],
+    });
     expect(rejection({ descriptions: { de: 'x'.repeat(100_001) } })).toMatchObject({
       ok: false,
       reason: /^descriptions\.de: String should have at most/,

@@ -26,6 +26,7 @@ import { escapeUTF8 } from 'entities';
 import { placePortalType } from './kyero-types.ts';
 import { LISTING_LANGUAGES } from './languages.ts';
 import type { ListingRecord } from './property-record.ts';
+import { importFault, type ImportFault, type ImportRule } from './import-faults.ts';
 
 /** A `<property>` as read (feeds/kyero-read.ts): texts by path (the first of repeated elements), and the lists. */
 export interface KyeroProperty {
@@ -47,7 +48,7 @@ export interface KyeroProperty {
 const TITLE_MAX = 120;
 
 /** A property placed, or refused with the reason (English, for the import's report). */
-export type KyeroMapping = { ok: true; record: ListingRecord } | { ok: false; reason: string };
+export type KyeroMapping = { ok: true; record: ListingRecord } | { ok: false; reason: string; fault: ImportFault };
 
 /** The lower-case ASCII slug of a feature text: `Aire acondicionado` → `aire_acondicionado`. */
 export function featureKey(text: string): string {
@@ -112,18 +113,29 @@ const flag = (text: string | undefined) => (text === '1' ? true : text === '0' ?
 /** Maps one property, refusing what the import format cannot hold, with the reason. */
 export function recordOfKyero(p: KyeroProperty): KyeroMapping {
   const t = (path: string) => p.texts.get(path);
-  const refuse = (reason: string): KyeroMapping => ({ ok: false, reason });
-  if (p.overlong) return refuse(`<${p.overlong}> is longer than ${p.overlong.startsWith('desc') ? 'a description' : 'any field'} can be`);
+  const refuse = (reason: string, field: string, rule: ImportRule, ctx?: Record<string, unknown>): KyeroMapping => ({
+    ok: false,
+    reason,
+    fault: importFault(field, rule, ctx),
+  });
+  if (p.overlong)
+    return refuse(
+      `<${p.overlong}> is longer than ${p.overlong.startsWith('desc') ? 'a description' : 'any field'} can be`,
+      p.overlong,
+      'kyero_overlong',
+    );
   const id = t('id');
-  if (!id) return refuse('<id> is missing');
-  if (id.length > 50) return refuse('<id> is longer than 50 characters');
+  if (!id) return refuse('<id> is missing', 'id', 'kyero_id_missing');
+  if (id.length > 50) return refuse('<id> is longer than 50 characters', 'id', 'kyero_id_long', { max: 50 });
 
   const currency = t('currency');
-  if (currency && currency.toUpperCase() !== 'EUR') return refuse(`the price is in ${currency}: inmo keeps prices in euros`);
+  if (currency && currency.toUpperCase() !== 'EUR')
+    return refuse(`the price is in ${currency}: inmo keeps prices in euros`, 'currency', 'kyero_currency', { value: currency });
   const freq = t('price_freq');
   const priceText = t('price');
   const price = priceText === undefined || priceText.toLowerCase() === 'x' ? null : number(priceText);
-  if (price === undefined) return refuse(`<price> ${JSON.stringify(priceText)} is not a number`);
+  if (price === undefined)
+    return refuse(`<price> ${JSON.stringify(priceText)} is not a number`, 'price', 'kyero_price', { value: priceText });
   const operation: Partial<ListingRecord> =
     freq === 'sale'
       ? { operation: 'venta', price }
@@ -136,11 +148,15 @@ export function recordOfKyero(p: KyeroProperty): KyeroMapping {
               price_rent: price === null ? null : Math.round((price * 52 * 100) / 12) / 100,
             }
           : {};
-  if (!operation.operation) return refuse(`<price_freq> ${JSON.stringify(freq ?? '')} is not sale, month or week`);
+  if (!operation.operation)
+    return refuse(`<price_freq> ${JSON.stringify(freq ?? '')} is not sale, month or week`, 'price_freq', 'kyero_price_freq', {
+      value: freq ?? '',
+    });
 
   const typeText = t('type') ?? '';
   const placed = placePortalType(typeText);
-  if (!placed) return refuse(`<type> ${JSON.stringify(typeText)} is not a property type inmo can place`);
+  if (!placed)
+    return refuse(`<type> ${JSON.stringify(typeText)} is not a property type inmo can place`, 'type', 'kyero_type', { value: typeText });
 
   const integer = (path: string) => {
     const n = number(t(path));

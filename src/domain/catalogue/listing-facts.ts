@@ -24,6 +24,7 @@
  *
  * A fact that is null or absent is not stated.
  */
+import { importFault, type ImportFault } from './import-faults.ts';
 
 export const CERTIFICATE_STATUSES = ['available', 'in_process', 'exempt'] as const;
 export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
@@ -70,7 +71,7 @@ export interface ListingFacts {
 }
 
 /** A fact that breaks a rule: the English reason, starting with the fact's place (`floor: …`, `specs.floor: …`). */
-export type FactsOutcome = { ok: true; specs: Record<string, unknown> | null } | { ok: false; reason: string };
+export type FactsOutcome = { ok: true; specs: Record<string, unknown> | null } | { ok: false; reason: string; fault: ImportFault };
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isInteger = (v: unknown): v is number => isNumber(v) && Number.isInteger(v);
@@ -238,6 +239,12 @@ export function factFaults(
   return faults;
 }
 
+/** A fact refused at `place` (`specs.floor`, `floor`): its English reason and its fault. */
+function refused(place: string, refusal: Refusal): FactsOutcome {
+  const field = refusal.part ? `${place}.${refusal.part}` : place;
+  return { ok: false, reason: `${place}: ${refusal.reason}`, fault: importFault(field, `fact_${refusal.kind}`, refusal.ctx) };
+}
+
 /**
  * The `specs` of an import line with its facts checked and in their stored form: the facts of
  * `specs` checked where they are, those given at the top level (`topLevel`) put in their place,
@@ -257,15 +264,19 @@ export function factsInSpecs(
     let stored: unknown = null;
     if (inSpecs !== null) {
       const checked = checkFact(key, inSpecs, year);
-      if ('reason' in checked) return { ok: false, reason: `specs.${key}: ${checked.reason}` };
+      if ('reason' in checked) return refused(`specs.${key}`, checked);
       stored = out![key] = checked.value;
     }
     const given = topLevel[key] ?? null;
     if (given === null) continue;
     const checked = checkFact(key, given, year);
-    if ('reason' in checked) return { ok: false, reason: `${key}: ${checked.reason}` };
+    if ('reason' in checked) return refused(key, checked);
     if (stored !== null && JSON.stringify(stored) !== JSON.stringify(checked.value)) {
-      return { ok: false, reason: `${key}: given at the top level and in specs with different values` };
+      return {
+        ok: false,
+        reason: `${key}: given at the top level and in specs with different values`,
+        fault: importFault(key, 'fact_twice'),
+      };
     }
     (out ??= {})[key] = checked.value;
   }

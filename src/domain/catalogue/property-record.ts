@@ -12,6 +12,7 @@ import { plainText } from './html.ts';
 import { LISTING_LANGUAGES, type ListingLanguage, type TextsByLanguage } from './languages.ts';
 import { factsInSpecs, FACT_KEYS, type FactKey } from './listing-facts.ts';
 import { cleanStrings, publishedUrl } from './text.ts';
+import { importFault, type ImportFault } from './import-faults.ts';
 import { parseRfc3339 } from '../time.ts';
 
 /**
@@ -176,8 +177,15 @@ export interface NormalizedProperty {
   videos: VideoInput[];
 }
 
-/** A line that breaks a rule of the import format; the message says which. */
-export class ImportRuleError extends Error {}
+/** A line that breaks a rule of the import format; the message says which, in English, and `fault` in parts any language can word. */
+export class ImportRuleError extends Error {
+  constructor(
+    message: string,
+    readonly fault: ImportFault,
+  ) {
+    super(message);
+  }
+}
 
 /** Case-insensitive key of a city name: Unicode lower case of its NFC form (CONTRACT §4). */
 export function cityKey(city: string): string {
@@ -201,7 +209,10 @@ export function parseOperations(text: string): string[] {
   ];
   for (const op of ops) {
     if (!(OPERATIONS as readonly string[]).includes(op)) {
-      throw new ImportRuleError(`operation: ${JSON.stringify(op)} is not one of venta, alquiler, traspaso`);
+      throw new ImportRuleError(
+        `operation: ${JSON.stringify(op)} is not one of venta, alquiler, traspaso`,
+        importFault('operation', 'choice', { value: op, expected: OPERATIONS.join(', ') }),
+      );
     }
   }
   return ops;
@@ -220,7 +231,7 @@ const flag = (b: boolean | null | undefined, fallback: boolean) => ((b ?? fallba
 function webUrl<T extends string | null>(field: string, value: T): T {
   if (value === null) return value;
   const url = publishedUrl(value);
-  if (url === null) throw new ImportRuleError(`${field}: must be an http or https URL`);
+  if (url === null) throw new ImportRuleError(`${field}: must be an http or https URL`, importFault(field, 'url'));
   return url as T;
 }
 
@@ -278,7 +289,10 @@ function textsByLanguage(
   if (!byLanguage) return { single: given, json: null };
   for (const lang of Object.keys(byLanguage)) {
     if (!(LISTING_LANGUAGES as readonly string[]).includes(lang)) {
-      throw new ImportRuleError(`${field}s: ${JSON.stringify(lang)} is not one of ${LISTING_LANGUAGES.join(', ')}`);
+      throw new ImportRuleError(
+        `${field}s: ${JSON.stringify(lang)} is not one of ${LISTING_LANGUAGES.join(', ')}`,
+        importFault(`${field}s`, 'language', { value: lang, expected: LISTING_LANGUAGES.join(', ') }),
+      );
     }
   }
   const held: TextsByLanguage = {};
@@ -286,7 +300,10 @@ function textsByLanguage(
     const text = clean(byLanguage[lang] ?? null);
     if (lang === 'es' && given !== null && given.trim() !== '') {
       if (text !== null && text.trim() !== '' && text !== given) {
-        throw new ImportRuleError(`${field}s.es: differs from ${field}; give the Spanish ${field} once`);
+        throw new ImportRuleError(
+          `${field}s.es: differs from ${field}; give the Spanish ${field} once`,
+          importFault(`${field}s.es`, 'language_twice', { other: field }),
+        );
       }
       held.es = given;
     } else if (text !== null && text.trim() !== '') held[lang] = text;
@@ -311,13 +328,17 @@ export function normalizeImportRecord(given: ListingRecord, now: string): Normal
   const record = cleanStrings(given);
   const operations = record.operation ? parseOperations(record.operation) : [];
   if ((record.lat == null) !== (record.lon == null)) {
-    throw new ImportRuleError('lat and lon must be given together');
+    throw new ImportRuleError('lat and lon must be given together', importFault('lat', 'latlon'));
   }
   const timestamp = (name: 'created_at' | 'updated_at') => {
     const text = record[name];
     if (text === undefined || text === null) return null;
     const parsed = parseRfc3339(text);
-    if (parsed === null) throw new ImportRuleError(`${name}: ${JSON.stringify(text)} is not an RFC 3339 timestamp with an offset`);
+    if (parsed === null)
+      throw new ImportRuleError(
+        `${name}: ${JSON.stringify(text)} is not an RFC 3339 timestamp with an offset`,
+        importFault(name, 'timestamp', { value: text }),
+      );
     return parsed;
   };
   const updatedAt = timestamp('updated_at') ?? now;
@@ -355,13 +376,17 @@ export function normalizeImportRecord(given: ListingRecord, now: string): Normal
   const topFacts: Partial<Record<FactKey, unknown>> = {};
   for (const key of FACT_KEYS) topFacts[key] = record[key];
   const facts = factsInSpecs(topFacts, record.specs, now);
-  if (!facts.ok) throw new ImportRuleError(facts.reason);
+  if (!facts.ok) throw new ImportRuleError(facts.reason, facts.fault);
 
   const features = record.features?.length
     ? JSON.stringify(
         record.features.map((f, i) => {
           const key = plainText(f.key)!;
-          if (!key.trim()) throw new ImportRuleError(`features[${i}].key: must hold text, not only markup`);
+          if (!key.trim())
+            throw new ImportRuleError(
+              `features[${i}].key: must hold text, not only markup`,
+              importFault(`features[${i}].key`, 'markup_only'),
+            );
           const value = typeof f.value === 'string' ? plainText(f.value) : (f.value ?? null);
           return { key, label: plain(f.label) ?? key, value, isextra: f.isextra ?? false };
         }),

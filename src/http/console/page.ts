@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_MAX_MS } from '../../services/access/console-users.ts';
 import type { MessageKey } from './i18n.ts';
 import { labeller } from './labels.ts';
+import { rejectionWords } from './import-faults.ts';
 
 /**
  * The console's two cookies, the session and the CSRF secret. Served over HTTPS (the public
@@ -142,7 +143,8 @@ export function sessionBinding(sessionCookie: string | undefined): string {
 
 /**
  * Renders a page with the layout, the translator (`it.t('key')`), the labels of stored values
- * (`it.label.leadStatus(s)`, labels.ts), the session and a fresh CSRF token.
+ * (`it.label.leadStatus(s)`, labels.ts), rejected import lines in words (`it.rejection(r)`,
+ * import-faults.ts), the session and a fresh CSRF token.
  */
 export function render(reply: FastifyReply, page: string, data: Record<string, unknown> = {}, status = 200) {
   const request = reply.request;
@@ -152,6 +154,7 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
     .view(`${page}.eta`, {
       t: request.t,
       label: labeller(request.t),
+      rejection: rejectionWords(request.t),
       lang: request.consoleLanguage,
       ...pageTimes(request.consoleLanguage, request.consoleSession?.timezone ?? DEFAULT_ZONE),
       session: request.consoleSession,

@@ -31,6 +31,7 @@ import { InmoError } from '../../errors.ts';
 import { ImportRecord } from '../../schemas/import-record.ts';
 import { validateObject, type ValidationIssue } from '../../validation/validator.ts';
 import { writeListings } from './listing-writes.ts';
+import type { ImportFault } from '../../domain/catalogue/import-faults.ts';
 
 export type { ListingSearch, ListingSort, ListingSortKey } from '../../db/repositories/properties.ts';
 export { LISTING_SORT_KEYS } from '../../db/repositories/properties.ts';
@@ -172,6 +173,8 @@ export interface ListingFault {
   reason?: string;
   /** For `fact` faults (domain/catalogue/listing-facts.ts): the kind of rule broken. */
   kind?: FactFaultKind;
+  /** For `rule` faults: the rule of the import format broken (domain/catalogue/import-faults.ts). */
+  rule?: ImportFault['rule'];
 }
 
 /** A listing that was not saved: every fault, by field. Nothing was written. */
@@ -225,7 +228,7 @@ function checked(record: Record<string, unknown>, now: string) {
     return normalizeImportRecord(valid as unknown as ListingRecord, now);
   } catch (error) {
     if (!(error instanceof ImportRuleError)) throw error;
-    throw new ListingInvalidError([{ field: ruleField(error.message), type: 'rule', reason: error.message }]);
+    throw new ListingInvalidError([{ field: ruleField(error.message), type: 'rule', reason: error.message, rule: error.fault.rule }]);
   }
 }
 

@@ -38,15 +38,7 @@ import {
   type ListingLanguage,
   type StoredTexts,
 } from '../../../domain/catalogue/languages.ts';
-import {
-  CERTIFICATE_STATUSES,
-  CONDITIONS,
-  ENERGY_RATINGS,
-  FLOOR_MAX,
-  FLOOR_MIN,
-  FLOOR_TEXT_MAX,
-  listingFacts,
-} from '../../../domain/catalogue/listing-facts.ts';
+import { CERTIFICATE_STATUSES, CONDITIONS, ENERGY_RATINGS, listingFacts } from '../../../domain/catalogue/listing-facts.ts';
 import { InmoError } from '../../../errors.ts';
 import {
   ListingBulkForm,
@@ -89,6 +81,8 @@ import {
   type ListingSearch,
 } from '../../../services/catalogue/listings.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
+import { importFaultText } from '../import-faults.ts';
+import { importFault } from '../../../domain/catalogue/import-faults.ts';
 import { LISTING_FIELD_LABEL, labelOf, PROPERTY_STATUS_LABEL, STATUS_MOVE_LABEL } from '../labels.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
@@ -256,7 +250,6 @@ function formField(field: string): string {
   return Object.hasOwn(LISTING_FIELD_LABEL, field) ? field : 'external_ref';
 }
 
-/** What a fault tells the user beside its field. */
 /**
  * A sale or rental asked of the listing form (its status field moved to `vendida` or
  * `alquilada`): refused beside the field, since only the page that asks for the price and the
@@ -269,54 +262,17 @@ function closingFromForm(body: unknown, current: string | null | undefined): Lis
   return null;
 }
 
+/**
+ * What a fault tells the user beside its field: the words of a rejected import line
+ * (import-faults.ts), but where the form offers a list ("Choose one of the options").
+ */
 function faultText(t: Translate, fault: ListingFault): string {
-  const ctx = fault.ctx ?? {};
-  switch (fault.type) {
-    case 'string_too_long':
-      return t('listing_fault_too_long', { max: String(ctx.max_length) });
-    case 'int_parsing':
-    case 'int_type':
-    case 'int_from_float':
-      return t('listing_fault_integer');
-    case 'float_parsing':
-    case 'float_type':
-    case 'finite_number':
-      return t('listing_fault_number');
-    case 'greater_than_equal':
-      return t('listing_fault_min', { min: String(ctx.ge) });
-    case 'less_than_equal':
-      return t('listing_fault_max', { max: String(ctx.le) });
-    case 'literal_error':
-      return t('listing_fault_choice');
-    case 'taken':
-      return t('listing_fault_taken');
-    case 'closing':
-      return t('listing_fault_closing');
-    case 'fact':
-      switch (fault.kind) {
-        case 'choice':
-          return t('listing_fault_choice');
-        case 'range':
-          return t('listing_fault_range', { min: String(ctx.min), max: String(ctx.max) });
-        case 'year':
-          return t('listing_fault_year', { min: String(ctx.min), max: String(ctx.max) });
-        case 'floor':
-          return t('listing_fault_floor', { min: FLOOR_MIN, max: FLOOR_MAX, length: FLOOR_TEXT_MAX });
-        case 'rating_required':
-          return t('listing_fault_rating_required');
-        case 'rating_only_available':
-          return t('listing_fault_rating_only_available');
-        default:
-          return t('listing_fault_invalid');
-      }
-    case 'rule':
-      if (fault.reason?.startsWith('lat and lon')) return t('listing_fault_latlon');
-      if (fault.reason?.includes('http or https')) return t('listing_fault_url');
-      if (fault.field === 'operation') return t('listing_fault_choice');
-      return t('listing_fault_invalid');
-    default:
-      return t('listing_fault_invalid');
-  }
+  if (fault.type === 'taken') return t('listing_fault_taken');
+  if (fault.type === 'closing') return t('listing_fault_closing');
+  const rule = fault.type === 'fact' ? `fact_${fault.kind}` : fault.type === 'rule' ? fault.rule : fault.type;
+  if (rule === undefined) return t('listing_fault_invalid');
+  if (rule === 'literal_error' || rule === 'choice' || rule === 'fact_choice') return t('listing_fault_choice');
+  return importFaultText(t, importFault(fault.field, rule, fault.ctx));
 }
 
 /** The form's values as sent, to show again (every field as text). */

@@ -20,7 +20,8 @@ import * as repo from '../../../db/repositories/properties.ts';
 import type { NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
 import { nowRfc3339 } from '../../../domain/time.ts';
 import { withdrawListings, writeListings } from '../listing-writes.ts';
-import { checkedBatches, readCatalogueFile, type ImportFormat, type ReadBatch } from './read.ts';
+import { checkedBatches, readCatalogueFile, type ImportFormat, type ReadBatch, type ReadItem } from './read.ts';
+import type { ImportFault } from '../../../domain/catalogue/import-faults.ts';
 import { readCatalogueBatches } from './reader-thread.ts';
 import { InmoError } from '../../../errors.ts';
 
@@ -44,6 +45,13 @@ export interface RejectedLine {
   line: number;
   reason: string;
   id?: string;
+  /** The reason in parts any language can word (domain/catalogue/import-faults.ts); absent from runs stored before them. */
+  faults?: ImportFault[];
+}
+
+/** A rejected item as reported: its line, reason, feed `<id>` when it has one, and faults. */
+function rejectedLine(item: Extract<ReadItem, { reason: string }>): RejectedLine {
+  return { line: item.line, reason: item.reason, ...(item.id === undefined ? {} : { id: item.id }), faults: item.faults };
 }
 
 /** What an import did. */
@@ -156,7 +164,7 @@ async function importBatches(
         const refs = new Set<string>();
         for (const item of read.items) {
           if (!('property' in item)) {
-            summary.rejected.push({ line: item.line, reason: item.reason, ...(item.id === undefined ? {} : { id: item.id }) });
+            summary.rejected.push(rejectedLine(item));
             continue;
           }
           const ref = item.property.fields.external_ref;
@@ -246,7 +254,7 @@ export async function scanCatalogueFile(path: string, format: ImportFormat): Pro
   for await (const { items } of readCatalogueBatches(path, format, nowRfc3339())) {
     for (const item of items) {
       if ('property' in item) refs.add(item.property.fields.external_ref);
-      else rejected.push({ line: item.line, reason: item.reason, ...(item.id === undefined ? {} : { id: item.id }) });
+      else rejected.push(rejectedLine(item));
     }
   }
   return { refs, rejected };

@@ -7,6 +7,7 @@ import { normalizeImportRecord, ImportRuleError, type NormalizedProperty } from 
 import { ImportRecord } from '../../../schemas/import-record.ts';
 import { validateObject, type ValidationIssue } from '../../../validation/validator.ts';
 import { DEFAULT_LIMITS, tooDeepAt } from '../../../limits.ts';
+import { importFault, type ImportFault } from '../../../domain/catalogue/import-faults.ts';
 
 /**
  * The deepest nesting of arrays and objects a line may have: a request body's (CONTRACT §8), 64.
@@ -16,8 +17,8 @@ import { DEFAULT_LIMITS, tooDeepAt } from '../../../limits.ts';
  */
 const LINE_MAX_DEPTH = DEFAULT_LIMITS.jsonDepth;
 
-/** A line accepted, normalized; or rejected, with an English reason. */
-export type Parsed = { ok: true; property: NormalizedProperty } | { ok: false; reason: string };
+/** A line accepted, normalized; or rejected, with an English reason and its faults in parts (domain/catalogue/import-faults.ts). */
+export type Parsed = { ok: true; property: NormalizedProperty } | { ok: false; reason: string; faults: ImportFault[] };
 
 function describeIssues(issues: ValidationIssue[]): string {
   return issues.map((i) => `${i.loc.join('.') || 'line'}: ${i.msg}`).join('; ');
@@ -29,12 +30,17 @@ function describeIssues(issues: ValidationIssue[]): string {
  * @param now canonical timestamp for lines without dates.
  */
 export function parseImportLine(text: string, now: string): Parsed {
-  if (tooDeepAt(text, LINE_MAX_DEPTH) !== null) return { ok: false, reason: `invalid JSON: nesting deeper than ${LINE_MAX_DEPTH} levels` };
+  if (tooDeepAt(text, LINE_MAX_DEPTH) !== null)
+    return {
+      ok: false,
+      reason: `invalid JSON: nesting deeper than ${LINE_MAX_DEPTH} levels`,
+      faults: [importFault(null, 'json_too_deep', { max: LINE_MAX_DEPTH })],
+    };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: `invalid JSON: ${(error as Error).message}` };
+    return { ok: false, reason: `invalid JSON: ${(error as Error).message}`, faults: [importFault(null, 'json_invalid')] };
   }
   return parseImportRecord(value, now);
 }
@@ -46,15 +52,16 @@ export function parseImportLine(text: string, now: string): Parsed {
  */
 export function parseImportRecord(value: unknown, now: string): Parsed {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, reason: 'a line must be a JSON object' };
+    return { ok: false, reason: 'a line must be a JSON object', faults: [importFault(null, 'not_object')] };
   }
   const issues: ValidationIssue[] = [];
   const record = validateObject(ImportRecord, value as Record<string, unknown>, [], 'json', issues);
-  if (issues.length) return { ok: false, reason: describeIssues(issues) };
+  if (issues.length)
+    return { ok: false, reason: describeIssues(issues), faults: issues.map((i) => importFault(i.loc.join('.') || null, i.type, i.ctx)) };
   try {
     return { ok: true, property: normalizeImportRecord(record as ImportRecord, now) };
   } catch (error) {
-    if (error instanceof ImportRuleError) return { ok: false, reason: error.message };
+    if (error instanceof ImportRuleError) return { ok: false, reason: error.message, faults: [error.fault] };
     throw error;
   }
 }

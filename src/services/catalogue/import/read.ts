@@ -9,6 +9,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { recordOfKyero } from '../../../domain/catalogue/kyero-import-line.ts';
+import type { ImportFault } from '../../../domain/catalogue/import-faults.ts';
 import type { NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
 import { readKyeroFeed } from '../../../feeds/kyero-read.ts';
 import { parseImportLine, parseImportRecord } from './line.ts';
@@ -20,10 +21,12 @@ export { IMPORT_FORMATS, type ImportFormat };
 export const BATCH_SIZE = 500;
 
 /**
- * An item read: accepted and normalized, or rejected with an English reason. `line` is the
- * 1-based line number (in a Kyero feed, the property's position); `id` a feed property's `<id>`.
+ * An item read: accepted and normalized, or rejected with an English reason and its faults in
+ * parts (domain/catalogue/import-faults.ts). `line` is the 1-based line number (in a Kyero feed,
+ * the property's position); `id` a feed property's `<id>`.
  */
-export type ReadItem = { line: number; property: NormalizedProperty } | { line: number; reason: string; id?: string };
+export type ReadItem =
+  { line: number; property: NormalizedProperty } | { line: number; reason: string; faults: ImportFault[]; id?: string };
 
 /** A batch of items, and how far the input has been read after it (lines, and bytes of the file). */
 export interface ReadBatch {
@@ -33,7 +36,8 @@ export interface ReadBatch {
 }
 
 /** An input line: NDJSON text, or a feed's property already mapped (its record) or refused. */
-type Source = AsyncIterable<string | { record: unknown; id: string } | { rejected: string; id?: string }> | Iterable<string>;
+type Source =
+  AsyncIterable<string | { record: unknown; id: string } | { rejected: string; fault: ImportFault; id?: string }> | Iterable<string>;
 
 /**
  * Checks the items of `source` in batches of {@link BATCH_SIZE} (blank lines count as lines but
@@ -54,14 +58,15 @@ export async function* checkedBatches(source: Source, now: string, bytesRead?: (
         const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
         if (text.trim() === '') continue;
         const parsed = parseImportLine(text, now);
-        items.push(parsed.ok ? { line, property: parsed.property } : { line, reason: parsed.reason });
+        items.push(parsed.ok ? { line, property: parsed.property } : { line, reason: parsed.reason, faults: parsed.faults });
       } else {
         bytes = bytesRead ? bytesRead() : bytes;
-        const parsed = 'rejected' in raw ? { ok: false as const, reason: raw.rejected } : parseImportRecord(raw.record, now);
+        const parsed =
+          'rejected' in raw ? { ok: false as const, reason: raw.rejected, faults: [raw.fault] } : parseImportRecord(raw.record, now);
         items.push(
           parsed.ok
             ? { line, property: parsed.property }
-            : { line, reason: parsed.reason, ...(raw.id === undefined ? {} : { id: raw.id }) },
+            : { line, reason: parsed.reason, faults: parsed.faults, ...(raw.id === undefined ? {} : { id: raw.id }) },
         );
       }
       if (items.length >= BATCH_SIZE) {
@@ -92,7 +97,9 @@ export async function* readCatalogueFile(path: string, format: ImportFormat, now
           for await (const property of readKyeroFeed(stream)) {
             const id = property.texts.get('id') || undefined;
             const mapped = recordOfKyero(property);
-            yield mapped.ok ? { record: mapped.record, id: id! } : { rejected: mapped.reason, ...(id === undefined ? {} : { id }) };
+            yield mapped.ok
+              ? { record: mapped.record, id: id! }
+              : { rejected: mapped.reason, fault: mapped.fault, ...(id === undefined ? {} : { id }) };
           }
         })(),
         now,
