@@ -98,7 +98,12 @@ describe('inmo CLI', () => {
     expect(imported.json.created).toBe(1);
     expect(imported.json.updated).toBe(1);
     expect(imported.json.rejected.map((r: { line: number }) => r.line)).toEqual([2, 3, 5]);
-    expect(imported.json.rejected[1].reason).toBe('price: Input should be a valid number, unable to parse string as a number');
+    // Each rejected line: its number, the English reason, and the same in parts (docs/operators.md).
+    expect(imported.json.rejected[1]).toEqual({
+      line: 3,
+      reason: 'price: Input should be a valid number, unable to parse string as a number',
+      faults: [{ field: 'price', rule: 'float_parsing' }],
+    });
     expect(imported.json.rejected[2].reason).toMatch(/permuta/);
     const human = await inmo(env, 'properties', 'import', '--business', '1', file);
     expect(human.stdout).toMatch(/created 0, updated 2, rejected 3/);

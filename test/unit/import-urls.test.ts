@@ -25,13 +25,13 @@ describe('media URLs in an import line', () => {
     expect(parseImportLine(line({ images: [{ url: 'https://cdn.example/a.jpg' }, { url }] }), NOW)).toEqual({
       ok: false,
       reason: 'images[1].url: must be an http or https URL',
-      faults: [{ field: 'images[1].url', rule: 'url' }],
+      faults: [{ field: 'images.1.url', rule: 'url' }],
     });
     for (const field of ['url', 'hls_url', 'thumbnail_url', 'embed_url']) {
       expect(parseImportLine(line({ videos: [{ [field]: url }] }), NOW)).toEqual({
         ok: false,
         reason: `videos[0].${field}: must be an http or https URL`,
-        faults: [{ field: `videos[0].${field}`, rule: 'url' }],
+        faults: [{ field: `videos.0.${field}`, rule: 'url' }],
       });
     }
   });
@@ -82,7 +82,7 @@ describe('published URLs and plain text (issue 41)', () => {
     expect(parseImportLine(line({ images: [{ url }] }), NOW)).toEqual({
       ok: false,
       reason: 'images[0].url: must be an http or https URL',
-      faults: [{ field: 'images[0].url', rule: 'url' }],
+      faults: [{ field: 'images.0.url', rule: 'url' }],
     });
   });
 
@@ -149,7 +149,7 @@ describe('published URLs and plain text (issue 41)', () => {
     expect(parseImportLine(line({ features: [{ key: '<b></b>' }] }), NOW)).toEqual({
       ok: false,
       reason: 'features[0].key: must hold text, not only markup',
-      faults: [{ field: 'features[0].key', rule: 'markup_only' }],
+      faults: [{ field: 'features.0.key', rule: 'markup_only' }],
     });
   });
 

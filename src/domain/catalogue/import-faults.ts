@@ -48,15 +48,19 @@ export interface ImportFault {
 }
 
 /** A fault's context kept to its plain values (strings and numbers), as stored and worded. */
-export function plainContext(ctx: Record<string, unknown> | undefined): Record<string, string | number> | undefined {
+function plainContext(ctx: Record<string, unknown> | undefined): Record<string, string | number> | undefined {
   if (!ctx) return undefined;
   const out: Record<string, string | number> = {};
   for (const [key, value] of Object.entries(ctx)) if (typeof value === 'string' || typeof value === 'number') out[key] = value;
   return Object.keys(out).length ? out : undefined;
 }
 
-/** A fault, its context left out when empty. */
+/**
+ * A fault, its context left out when empty. `field` is written as a path whichever way it came:
+ * the rules' `images[2].url` and validation's `images.2.url` are both `images.2.url`.
+ */
 export function importFault(field: string | null, rule: ImportFault['rule'], ctx?: Record<string, unknown>): ImportFault {
+  const path = field === null ? null : field.replace(/\[(\d+)\]/g, '.$1');
   const plain = plainContext(ctx);
-  return plain ? { field, rule, ctx: plain } : { field, rule };
+  return plain ? { field: path, rule, ctx: plain } : { field: path, rule };
 }

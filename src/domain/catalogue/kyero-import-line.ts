@@ -151,6 +151,7 @@ export function recordOfKyero(p: KyeroProperty): KyeroMapping {
   if (!operation.operation)
     return refuse(`<price_freq> ${JSON.stringify(freq ?? '')} is not sale, month or week`, 'price_freq', 'kyero_price_freq', {
       value: freq ?? '',
+      expected: 'sale, month, week',
     });
 
   const typeText = t('type') ?? '';

@@ -63,7 +63,7 @@ export function importFaultText(t: Translate, fault: ImportFault): string {
     case 'literal_error':
     case 'choice':
     case 'kyero_price_freq':
-      return t('import_fault_choice', { expected: value(ctx, 'expected') || 'sale, month, week' });
+      return t('import_fault_choice', { expected: value(ctx, 'expected') });
     case 'date_parsing':
     case 'datetime_from_date_parsing':
     case 'timezone_aware':
