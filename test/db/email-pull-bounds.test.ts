@@ -148,4 +148,26 @@ describe('pulls and worker slots', () => {
       await worker.stop();
     }
   });
+
+  it("a pull's run ends within half the job's lease: the job is never taken back and run again meanwhile", async () => {
+    fake = await startFakeImap({ hangAtLogin: true });
+    const { id } = await addEmailPull(db, { businessId, url: fake.url }, outbound);
+    const worker = new Worker({ db, outbound, settings: { pollMs: 20, leaseMs: 2000, emailPullTimeoutMs: 10 * 60_000 } });
+    worker.start();
+    try {
+      await expect
+        .poll(
+          async () => (await db.selectFrom('email_pulls').select('last_status').where('id', '=', id).executeTakeFirstOrThrow()).last_status,
+        )
+        .toBe('failed');
+    } finally {
+      await worker.stop();
+    }
+    const [listed] = await listEmailPulls(db, businessId);
+    expect(listed.last_result?.error).toMatch(/time limit/);
+    const pulls = await db.selectFrom('jobs').select(['state', 'attempts']).where('kind', '=', 'pull_email').orderBy('id').execute();
+    expect(pulls[0]).toEqual({ state: 'done', attempts: 1 });
+    // One connection: no second run of the same mailbox took another slot.
+    expect(fake.connections).toBe(1);
+  });
 });
