@@ -359,6 +359,13 @@ export const SETTINGS: readonly Setting[] = [
     default: `${DEFAULT_WORKER_SETTINGS.feedMaxBytes.toLocaleString('en')} (200 MiB)`,
   },
   {
+    name: 'INMO_EMAIL_PULL_TIMEOUT_MS',
+    meaning:
+      'the deadline of one run of a mailbox pull over IMAP (`inmo email pull`): then its connection is closed and the run ends, what was stored staying; at most half of `INMO_JOB_LEASE_MS` in the worker',
+    default: ms(DEFAULT_WORKER_SETTINGS.emailPullTimeoutMs),
+    see: 'security.md',
+  },
+  {
     name: 'INMO_PULL_WITHDRAW_MAX_SHARE',
     meaning:
       "the share of a pulled source's listings (0 to 1) a pull may withdraw by itself; a pull that would withdraw more is held on the console's catalogue page until an owner confirms it (`inmo feeds pull confirm`)",
@@ -484,6 +491,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     matchLimit: intFromEnv(env, 'INMO_MATCH_LIMIT', DEFAULT_WORKER_SETTINGS.matchLimit, 0),
     sendTimeoutMs: intFromEnv(env, 'INMO_SEND_TIMEOUT_MS', DEFAULT_WORKER_SETTINGS.sendTimeoutMs, 100),
     feedMaxBytes: intFromEnv(env, 'INMO_FEED_MAX_BYTES', DEFAULT_WORKER_SETTINGS.feedMaxBytes, 1),
+    emailPullTimeoutMs: intFromEnv(env, 'INMO_EMAIL_PULL_TIMEOUT_MS', DEFAULT_WORKER_SETTINGS.emailPullTimeoutMs, 100),
     pullWithdrawMaxShare: shareFromEnv(env, 'INMO_PULL_WITHDRAW_MAX_SHARE', DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare),
     leadRetentionDays: env.INMO_LEAD_RETENTION_DAYS ? intFromEnv(env, 'INMO_LEAD_RETENTION_DAYS', 0, 1) : null,
     alertHour: alertHourFromEnv(env),

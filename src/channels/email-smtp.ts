@@ -14,7 +14,8 @@
  * - `retry`: it certainly did not take it, and may later: no connection, a 4xx answer, or a
  *   failure before the message's data was sent;
  * - `rejected`: a 5xx answer (a refused recipient, a refused login, a refused message), or a
- *   destination that is not a public address: trying again would fail the same way;
+ *   destination that is not a public address (`privateAddress`; the error never names the
+ *   address a name resolved to): trying again would fail the same way;
  * - `unknown`: the connection was lost or timed out while the message's data was being sent or
  *   before its answer: it may have been accepted, and must not be sent again without a person checking.
  *
@@ -26,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { OutboundPolicy } from '../config.ts';
-import { isPublicAddress } from './outbound.ts';
+import { isPrivateHost, isPublicAddress } from './outbound.ts';
 
 /** Where and how to reach an SMTP server. */
 export interface SmtpTarget {
@@ -54,7 +55,8 @@ export interface OutboundEmail {
 export type EmailOutcome =
   | { kind: 'sent'; messageId: string | null }
   | { kind: 'retry'; error: string }
-  | { kind: 'rejected'; error: string }
+  /** `privateAddress`: refused before connecting, the server not being at a public address. */
+  | { kind: 'rejected'; error: string; privateAddress?: true }
   | { kind: 'unknown'; error: string };
 
 /**
@@ -94,14 +96,16 @@ const NOT_SENT = new Set(['ECONNECTION', 'EDNS', 'ETLS', 'EAUTH', 'ENOTFOUND', '
 
 type SmtpError = Error & { code?: string; command?: string; responseCode?: number };
 
-/** The address to connect to, checked (CONTRACT §8): the host itself when private networks are allowed. */
-async function destination(host: string, policy: OutboundPolicy): Promise<{ address: string } | { refused: string }> {
+/**
+ * The address to connect to, checked (CONTRACT §8): the host itself when private networks are
+ * allowed. A refusal never says what a name resolved to (the outcome reaches the console).
+ */
+async function destination(host: string, policy: OutboundPolicy): Promise<{ address: string } | { refused: true }> {
   if (policy.allowPrivateNetwork) return { address: host };
-  if (host === 'localhost' || host.endsWith('.localhost')) return { refused: `${host} is not a public address` };
-  if (isIP(host)) return isPublicAddress(host) ? { address: host } : { refused: `${host} is not a public address` };
+  if (isPrivateHost(host)) return { refused: true };
+  if (isIP(host)) return { address: host };
   const addresses = await lookup(host, { all: true });
-  const refused = addresses.find((a) => !isPublicAddress(a.address));
-  if (refused) return { refused: `${host} resolves to ${refused.address}, not a public address` };
+  if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return { refused: true };
   return { address: addresses[0].address };
 }
 
@@ -148,7 +152,11 @@ export async function sendEmail(
   try {
     const where = await destination(target.host, options.outbound);
     if ('refused' in where)
-      return { kind: 'rejected', error: `refused to connect: ${where.refused} (INMO_ALLOW_PRIVATE_NETWORK=1 allows it)` };
+      return {
+        kind: 'rejected',
+        error: "refused to connect: the SMTP server's address is not a public address (INMO_ALLOW_PRIVATE_NETWORK=1 allows it)",
+        privateAddress: true,
+      };
     address = where.address;
   } catch (error) {
     return { kind: 'retry', error: `no address for the SMTP server (${(error as SmtpError).code ?? 'lookup failed'})` };

@@ -66,13 +66,35 @@ const SPECIAL_PURPOSE = [
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /**
- * Whether a URL's host (`URL.hostname`, brackets and all) names a place that is not public:
- * `localhost`, a `.localhost` name, or an IP literal outside public space. A DNS name is judged
- * when it is connected to (the addresses it resolves to), never here.
+ * A host as WHATWG's URL parser reads it in an `http` URL (brackets removed, lower case): an IPv4
+ * address in any spelling the resolver also takes (`127.1`, `0x7f000001`, `2130706433`,
+ * `0177.0.0.1`) in dotted decimal, an IPv6 one compressed. `new URL('imap://127.1')` keeps such a
+ * host as written (not a special scheme), which `getaddrinfo` would still reach as 127.0.0.1.
+ * @returns null when it is no host an `http` URL could name.
+ */
+export function canonicalHost(hostname: string): string | null {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  if (bare === '' || /[\s/\\?#@]/.test(bare)) return null;
+  try {
+    return new URL(`http://${isIP(bare) === 6 ? `[${bare}]` : bare}/`).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a URL's host (`URL.hostname`, brackets and all, or without them) names a place that is
+ * not public: `localhost`, a `.localhost` name, or an IP literal outside public space, in any
+ * spelling ({@link canonicalHost}: `127.1`, `0x7f000001`, `[::ffff:127.0.0.1]`…). A DNS name is
+ * judged when it is connected to (the addresses it resolves to), never here.
  */
 export function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && !isPublicAddress(host));
+  const raw = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const canonical = canonicalHost(hostname);
+  return [raw, ...(canonical === null ? [] : [canonical])].some((spelling) => {
+    const host = spelling.replace(/\.$/, '');
+    return host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && !isPublicAddress(host));
+  });
 }
 
 /**

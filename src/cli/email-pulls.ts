@@ -24,8 +24,8 @@ function describeRun(result: EmailPullResult): string {
   if (result.status === 'busy') return 'another run of this pull is under way: nothing read';
   const counts =
     `read ${result.found} unseen messages: ${result.stored} stored, ${result.already} stored before` +
-    (result.too_large ? `; ${result.too_large} larger than 10 MiB left unseen` : '') +
-    (result.skipped ? `; ${result.skipped} empty left unseen` : '') +
+    (result.too_large ? `; ${result.too_large} larger than 10 MiB left unseen and skipped from now on` : '') +
+    (result.skipped ? `; ${result.skipped} empty left unseen and skipped from now on` : '') +
     (result.more ? '; more wait for the next run (queued at once)' : '');
   return result.status === 'failed' ? `failed: ${result.error} (${counts})` : counts;
 }
@@ -81,8 +81,8 @@ export function register(program: Command): void {
     .action(
       action(async (id: number) => {
         const { runEmailPull } = await import('../services/leads/email-pulls.ts');
-        const { outbound } = loadConfig(cli.env);
-        const result = await withDb((db) => runEmailPull(db, id, { outbound }), { mustExist: true });
+        const { outbound, worker } = loadConfig(cli.env);
+        const result = await withDb((db) => runEmailPull(db, id, { outbound, timeoutMs: worker.emailPullTimeoutMs }), { mustExist: true });
         print(result, describeRun(result));
         if (result.status !== 'done') cli.exitCode = 1;
       }),

@@ -605,7 +605,7 @@ export interface FeedSourceTable {
   held_of: number | null;
 }
 
-/** A mailbox pulled over IMAP for portal e-mails (migration 0026, CONTRACT §19). */
+/** A mailbox pulled over IMAP for portal e-mails (migrations 0026 and 0046, CONTRACT §19). */
 export interface EmailPullTable {
   id: Generated<number>;
   business_id: number;
@@ -625,6 +625,11 @@ export interface EmailPullTable {
   /** JSON: `{found, stored, already, skipped, too_large}`. */
   last_result: string | null;
   last_error: string | null;
+  /**
+   * JSON `{validity, uids}`: the messages skipped for good (too large, empty) within the
+   * mailbox's UIDVALIDITY (migration 0046); null when none.
+   */
+  skipped_uids: string | null;
 }
 
 /** An address a business forwards portal e-mails to (migration 0025, CONTRACT §19): only its token's hash is kept. */

@@ -1,4 +1,4 @@
-/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES`, `INMO_PULL_WITHDRAW_MAX_SHARE`, `INMO_LEAD_RETENTION_DAYS`, `INMO_ALERT_HOUR` and `INMO_VIEWING_REMINDER_HOURS`. */
+/** Tunables of a worker (src/jobs/worker.ts); config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES`, `INMO_EMAIL_PULL_TIMEOUT_MS`, `INMO_PULL_WITHDRAW_MAX_SHARE`, `INMO_LEAD_RETENTION_DAYS`, `INMO_ALERT_HOUR` and `INMO_VIEWING_REMINDER_HOURS`. */
 export interface WorkerSettings {
   /** Jobs claimed and run at once. */
   concurrency: number;
@@ -18,6 +18,12 @@ export interface WorkerSettings {
   sendTimeoutMs: number;
   /** The largest feed document a pull reads, bytes once decompressed (CONTRACT §15). */
   feedMaxBytes: number;
+  /**
+   * The deadline of one run of an IMAP pull, ms (services/leads/email-pulls.ts, issue 55): then its
+   * connection is closed and the run ends. The task holds it to half of `leaseMs` at most, so a
+   * running pull's job is never taken back by another worker.
+   */
+  emailPullTimeoutMs: number;
   /**
    * The share of a pulled source's listings (0 to 1) one pull may withdraw; a pull that would
    * withdraw more is held until an owner confirms it (services/catalogue/feeds/pulls.ts, issue 41).
@@ -44,6 +50,7 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
   matchLimit: 200,
   sendTimeoutMs: 15_000,
   feedMaxBytes: 200 * 1024 * 1024,
+  emailPullTimeoutMs: 2 * 60_000,
   pullWithdrawMaxShare: 0.5,
   leadRetentionDays: null,
   alertHour: 10,

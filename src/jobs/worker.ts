@@ -17,6 +17,10 @@
  *   is parked the same way, since each claim counts an attempt.
  * - **Several workers** (`inmo worker` ×N, with or without `inmo serve`) share the table:
  *   the claim is one statement, with `FOR UPDATE SKIP LOCKED` on PostgreSQL.
+ * - **Pulls never take every slot.** A pull (`pull_email`, `pull_feed`) waits on a server
+ *   outside (a slow or hostile one holds it until its deadline), so pulls run in at most
+ *   `concurrency - 1` slots (1 when `concurrency` is 1): a new lead's matching, welcome and
+ *   follow-ups always find a slot ({@link PULL_KINDS}, issue 55).
  * - **Stopping** (SIGTERM) stops claiming and lets the jobs already running finish.
  */
 import { randomUUID } from 'node:crypto';
@@ -31,6 +35,7 @@ import {
   releaseExpiredJobs,
   settleFailedRun,
   type ClaimedJob,
+  type JobKind,
 } from '../db/repositories/jobs.ts';
 import { eraseQuietLeads } from '../services/leads/erasure.ts';
 import { composeDueAlerts } from '../services/leads/alerts.ts';
@@ -56,6 +61,9 @@ const RETENTION_EVERY_MS = 24 * 60 * 60_000;
 const ALERTS_EVERY_MS = 60_000;
 /** How often a worker looks for viewings whose reminder is due (INMO_VIEWING_REMINDER_HOURS), ms. */
 const REMINDERS_EVERY_MS = 60_000;
+
+/** Job kinds that wait on a server outside for long: they share all the worker's slots but one. */
+export const PULL_KINDS: readonly JobKind[] = ['pull_email', 'pull_feed'];
 
 /** Structured logger (pino's shape). */
 export interface WorkerLogger {
@@ -91,6 +99,8 @@ export class Worker {
   private woken = false;
   /** Whether the last claim found jobs. */
   private busy = false;
+  /** Pull jobs ({@link PULL_KINDS}) claimed and not yet finished. */
+  private pullsRunning = 0;
   /** When expired leases were last looked for, ms since the epoch by the worker's clock. */
   private releasedAt = Number.NEGATIVE_INFINITY;
   private purgedAt = Number.NEGATIVE_INFINITY;
@@ -212,7 +222,17 @@ export class Worker {
       for (const job of parked.failed) await this.afterParking(job, 'the worker running it stopped on its last attempt');
     }
     const lease = toRfc3339(new Date(nowMs + this.settings.leaseMs));
-    const jobs = await claimJobs(this.db, this.id, limit, now, lease);
+    // Pulls may take every slot but one: while the room left for them is smaller than `limit`,
+    // up to that room is claimed of any kind, then the rest of other kinds only.
+    const pullRoom = Math.max(1, this.settings.concurrency - 1) - this.pullsRunning;
+    let jobs: ClaimedJob[];
+    if (pullRoom >= limit) jobs = await claimJobs(this.db, this.id, limit, now, lease);
+    else {
+      jobs = pullRoom > 0 ? await claimJobs(this.db, this.id, pullRoom, now, lease) : [];
+      if (jobs.length === Math.max(0, pullRoom))
+        jobs.push(...(await claimJobs(this.db, this.id, limit - jobs.length, now, lease, PULL_KINDS)));
+    }
+    this.pullsRunning += jobs.filter((job) => PULL_KINDS.includes(job.kind as JobKind)).length;
     this.busy = jobs.length > 0;
     if (jobs.length) failpoint('job:claimed');
     return jobs;
@@ -336,6 +356,14 @@ export class Worker {
   }
 
   private async runJob(job: ClaimedJob): Promise<void> {
+    try {
+      await this.runClaimedJob(job);
+    } finally {
+      if (PULL_KINDS.includes(job.kind as JobKind)) this.pullsRunning--;
+    }
+  }
+
+  private async runClaimedJob(job: ClaimedJob): Promise<void> {
     const task = taskFor(job.kind);
     const log = { job_id: job.id, kind: job.kind, lead_id: job.lead_id, attempt: job.attempts };
     let finished = false;

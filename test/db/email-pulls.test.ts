@@ -286,7 +286,7 @@ describe.skipIf(!HERE)('email pulls over TLS (dovecot with a self-signed certifi
     // With the setting, the same address opens, and the message was left unseen.
     const mailbox = await openImapMailboxAt(target, '127.0.0.1', outbound);
     try {
-      expect(mailbox.unseen).toBe(1);
+      expect(await mailbox.unseenUids()).toHaveLength(1);
     } finally {
       await mailbox.close();
     }

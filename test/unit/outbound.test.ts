@@ -120,6 +120,23 @@ describe('isPrivateHost', () => {
     ['8.8.8.8', false],
     ['[2606:4700::1111]', false],
     ['crm.example.com', false],
+    // Every spelling getaddrinfo reads as an IPv4 address (issue 55): a URL of a scheme that is not
+    // special (imap:, smtp:) keeps the host as written.
+    ['127.1', true],
+    ['0x7f000001', true],
+    ['2130706433', true],
+    ['0177.0.0.1', true],
+    ['0x7f.1', true],
+    ['127.0.0.1.', true],
+    ['localhost.', true],
+    ['0', true],
+    ['10.1', true],
+    ['::1', true],
+    ['[::ffff:127.0.0.1]', true],
+    ['[::ffff:7f00:1]', true],
+    ['0:0:0:0:0:ffff:7f00:1', true],
+    ['0x08080808', false],
+    ['134744072', false],
   ])('judges %s', (host, expected) => {
     expect(isPrivateHost(host)).toBe(expected);
   });

@@ -1,4 +1,4 @@
-/** Mailboxes pulled over IMAP (migration 0026, CONTRACT §19): SQL only (see services/leads/email-pulls.ts). */
+/** Mailboxes pulled over IMAP (migrations 0026 and 0046, CONTRACT §19): SQL only (see services/leads/email-pulls.ts). */
 import type { Updateable } from 'kysely';
 import type { Executor } from '../database.ts';
 import { insertReturningId } from '../compiled-once.ts';
@@ -51,23 +51,13 @@ export async function takeEmailPullLease(db: Executor, id: number, run: string, 
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Extends run `run`'s lease until `until`. @returns false when the run no longer holds it. */
-export async function renewEmailPullLease(db: Executor, id: number, run: string, until: string): Promise<boolean> {
-  const result = await db
-    .updateTable('email_pulls')
-    .set({ running_until: until })
-    .where('id', '=', id)
-    .where('running_run', '=', run)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /** Ends run `run`'s lease and records its outcome (nothing, when another run holds the lease). */
 export async function finishEmailPullRun(
   db: Executor,
   id: number,
   run: string,
-  outcome: Pick<EmailPullTable, 'last_run_at' | 'last_status' | 'last_result' | 'last_error'>,
+  outcome: Pick<EmailPullTable, 'last_run_at' | 'last_status' | 'last_result' | 'last_error'> &
+    Partial<Pick<EmailPullTable, 'skipped_uids'>>,
 ): Promise<void> {
   await db
     .updateTable('email_pulls')

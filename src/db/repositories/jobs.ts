@@ -94,14 +94,22 @@ export async function noteCatalogueChange(db: Executor, businessId: number, at: 
 
 /**
  * Claims up to `limit` due pending jobs for `workerId`, oldest due first, holding each until
- * `lockedUntil`; counts the attempt.
+ * `lockedUntil`; counts the attempt. Jobs of the kinds in `except` are left (the worker's pulls
+ * when they hold all the slots they may, jobs/worker.ts).
  *
  * On PostgreSQL the candidates are locked with `FOR UPDATE SKIP LOCKED`, so workers running
  * this at once each take different jobs without waiting on one another. SQLite has one
  * writer at a time, which gives the same guarantee to the single statement.
  */
-export async function claimJobs(db: Db, workerId: string, limit: number, now: string, lockedUntil: string): Promise<ClaimedJob[]> {
-  let candidates = dueJobIds(db, limit, now);
+export async function claimJobs(
+  db: Db,
+  workerId: string,
+  limit: number,
+  now: string,
+  lockedUntil: string,
+  except: readonly JobKind[] = [],
+): Promise<ClaimedJob[]> {
+  let candidates = dueJobIds(db, limit, now, except);
   if (locksRows(db)) candidates = candidates.forUpdate().skipLocked();
   return db
     .updateTable('jobs')
@@ -114,17 +122,12 @@ export async function claimJobs(db: Db, workerId: string, limit: number, now: st
 /**
  * The ids of up to `limit` due pending jobs (`run_at` ≤ `now`), earliest `run_at` first: read
  * in order from the `jobs_due (state, run_at, id)` index (migration 0013), never by sorting the
- * whole backlog.
+ * whole backlog; jobs of the kinds in `except` are passed over.
  */
-export function dueJobIds(db: Executor, limit: number, now: string) {
-  return db
-    .selectFrom('jobs')
-    .select('id')
-    .where('state', '=', 'pending')
-    .where('run_at', '<=', now)
-    .orderBy('run_at')
-    .orderBy('id')
-    .limit(limit);
+export function dueJobIds(db: Executor, limit: number, now: string, except: readonly JobKind[] = []) {
+  let query = db.selectFrom('jobs').select('id').where('state', '=', 'pending').where('run_at', '<=', now);
+  if (except.length > 0) query = query.where('kind', 'not in', [...except]);
+  return query.orderBy('run_at').orderBy('id').limit(limit);
 }
 
 /**

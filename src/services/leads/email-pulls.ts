@@ -7,18 +7,29 @@
  *   `imap://` and private addresses only with `INMO_ALLOW_PRIVATE_NETWORK=1` (channels/imap-mailbox.ts).
  * - A durable `pull_email` job runs it every `every_minutes` (jobs/tasks/pull-email.ts), or
  *   `inmo email pull run` at once. One run at a time per pull: a run holds the pull's lease
- *   (renewed as it goes; a crashed run's lapses), and another run meanwhile is `busy`.
- * - A run reads the messages not seen, in windows of UIDs and one message's bytes at a time,
- *   stores each as the webhook does (email-intake.ts `acceptInboundEmail`: once per business,
- *   then its `process_email` job), and only then marks it `\Seen`. A crash between the two reads
- *   it again next time, and storing it again is a no-op. A message that could not be stored
- *   stays unseen and ends the run (`failed`); one larger than {@link EMAIL_MAX_BYTES} or empty
- *   stays unseen and is counted.
+ *   (a crashed run's lapses), and another run meanwhile is `busy`.
+ * - A run reads the messages not seen (one SEARCH, at most `maxMessages` of them, one message's
+ *   bytes at a time), stores each as the webhook does (email-intake.ts `acceptInboundEmail`: once
+ *   per business, then its `process_email` job), and only then marks it `\Seen`. A crash between
+ *   the two reads it again next time, and storing it again is a no-op. A message that could not be
+ *   stored stays unseen and ends the run (`failed`); one larger than {@link EMAIL_MAX_BYTES}
+ *   (whatever size the server announced: never held past the limit) or empty stays unseen, is
+ *   counted once, and is skipped for good (its UID remembered, migration 0046).
+ * - A run ends at its deadline (`INMO_EMAIL_PULL_TIMEOUT_MS`, 2 minutes): the connection is closed,
+ *   what was stored stays, the rest comes with the next run; its lease lasts the deadline and 30 s
+ *   and is never renewed. The worker runs pulls in all its slots but one (jobs/worker.ts).
  * - Each run's outcome is kept for `list`: counts, and an error in words without personal data.
  */
 import { randomUUID } from 'node:crypto';
 import type { OutboundPolicy } from '../../config.ts';
-import { imapFailure, imapUrlWithoutPassword, openImapMailbox, parseImapUrl, type ImapMailbox } from '../../channels/imap-mailbox.ts';
+import {
+  imapFailure,
+  imapUrlWithoutPassword,
+  openImapMailbox,
+  parseImapUrl,
+  RUN_DEADLINE,
+  type ImapMailbox,
+} from '../../channels/imap-mailbox.ts';
 import type { Db } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/email-pulls.ts';
@@ -32,11 +43,11 @@ import { acceptInboundEmail, EMAIL_MAX_BYTES } from './email-intake.ts';
 /** Minutes between a pull's runs: 5 by default, 1 to 10,080 (a week). */
 export const EMAIL_PULL_MINUTES = { default: 5, min: 1, max: 10_080 } as const;
 
-/** How long a run's lease lasts before it is renewed, ms: 10 minutes. */
-const LEASE_MS = 10 * 60_000;
+/** A run's deadline by default, ms (`INMO_EMAIL_PULL_TIMEOUT_MS`): 2 minutes. */
+export const EMAIL_PULL_TIMEOUT_MS = 2 * 60_000;
 
-/** UIDs searched at a time. */
-const WINDOW = 2000;
+/** How long a run's lease outlasts its deadline, ms: the time to close the connection and record the outcome. */
+const CLOSE_GRACE_MS = 30_000;
 
 /** What one run came to. */
 export interface EmailPullResult {
@@ -48,9 +59,9 @@ export interface EmailPullResult {
   stored: number;
   /** Of those, stored before (a message seen again: nothing new). */
   already: number;
-  /** Left unseen: larger than 10 MiB. */
+  /** Left unseen and skipped from now on: larger than 10 MiB (found in this run). */
   too_large: number;
-  /** Left unseen: empty. */
+  /** Left unseen and skipped from now on: empty (found in this run). */
   skipped: number;
   /** The run stopped at its limit of messages: the rest come with the next run, queued at once. */
   more: boolean;
@@ -129,8 +140,13 @@ export async function removeEmailPull(db: Db, id: number, businessId: number | n
 /** What a run is given. */
 export interface EmailPullOptions {
   outbound: OutboundPolicy;
-  /** Messages read at most in one run (default 500): the rest wait for the next. */
+  /** Messages looked at most in one run (default 500): the rest wait for the next, queued at once. */
   maxMessages?: number;
+  /**
+   * The run's deadline, ms (`INMO_EMAIL_PULL_TIMEOUT_MS`, default 2 minutes): then the connection
+   * is closed and the run ends; what was stored stays, the rest comes with the next run.
+   */
+  timeoutMs?: number;
   /**
    * How a message is stored (default: the webhook's `acceptInboundEmail`); a test's seam for a
    * failing store. Throws when it could not be stored.
@@ -141,8 +157,32 @@ export interface EmailPullOptions {
 /** A run's failure while storing: the database's words are not the operator's. */
 class StoreFailed extends Error {}
 
+/** The messages a pull skips for good (too large or empty), by UID within one UIDVALIDITY. */
+interface Skipped {
+  validity: string;
+  uids: number[];
+}
+
+/** UIDs remembered at most per pull (the newest kept). */
+const SKIPPED_MAX = 1000;
+
+function skippedOf(stored: string | null, validity: string): Set<number> {
+  if (stored === null) return new Set();
+  try {
+    const parsed = JSON.parse(stored) as Skipped;
+    return parsed.validity === validity && Array.isArray(parsed.uids) ? new Set(parsed.uids) : new Set();
+  } catch {
+    return new Set();
+  }
+}
+
 /**
- * Runs pull `id` now (see the module's comment) and records its outcome.
+ * Runs pull `id` now (see the module's comment) and records its outcome. The run is bounded
+ * whatever the server says (issue 55): in time by `timeoutMs` (the pull's lease lasts that and
+ * {@link CLOSE_GRACE_MS}, never renewed), in round trips by one `UID SEARCH UNSEEN`, one FETCH of
+ * sizes and at most `maxMessages` messages, and in bytes by {@link EMAIL_MAX_BYTES} per message
+ * (channels/imap-mailbox.ts). A message too large or empty is skipped for good: its UID is
+ * remembered, and it stays unseen on the server.
  * @returns the run's counts; `busy` when another run holds the pull. A failed run does not throw:
  *   its result says why.
  * @throws InmoError EMAIL_PULL_NOT_FOUND (a removed pull too).
@@ -152,50 +192,62 @@ export async function runEmailPull(db: Db, id: number, options: EmailPullOptions
   if (!pull || pull.removed_at !== null) throw new InmoError('EMAIL_PULL_NOT_FOUND', { id });
   const result: EmailPullResult = { status: 'done', found: 0, stored: 0, already: 0, too_large: 0, skipped: 0, more: false };
   const run = randomUUID();
-  const leaseFrom = (at: number) => toRfc3339(new Date(at + LEASE_MS));
-  if (!(await repo.takeEmailPullLease(db, id, run, nowRfc3339(), leaseFrom(Date.now())))) return { ...result, status: 'busy' };
+  const timeoutMs = options.timeoutMs ?? EMAIL_PULL_TIMEOUT_MS;
+  const started = Date.now();
+  if (!(await repo.takeEmailPullLease(db, id, run, nowRfc3339(), toRfc3339(new Date(started + timeoutMs + CLOSE_GRACE_MS)))))
+    return { ...result, status: 'busy' };
   const store = options.store ?? acceptInboundEmail;
   const max = options.maxMessages ?? 500;
   const at = nowRfc3339();
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
   let mailbox: ImapMailbox | undefined;
+  let skipped: Skipped | null = null;
   try {
     const target = parseImapUrl(pull.url, options.outbound, openSecret(pull.password_sealed));
-    mailbox = await openImapMailbox(target, options.outbound);
-    let unseenLeft = mailbox.unseen;
-    for (let from = 1; from < mailbox.uidNext && unseenLeft > 0 && !result.more; from += WINDOW) {
-      const uids = await mailbox.unseenBetween(from, Math.min(from + WINDOW - 1, mailbox.uidNext - 1));
-      unseenLeft -= uids.length;
-      const sizes = await mailbox.sizes(uids);
-      for (const uid of uids) {
-        if (result.found >= max) {
+    mailbox = await openImapMailbox(target, options.outbound, { maxBytes: EMAIL_MAX_BYTES, timeoutMs, signal: deadline.signal });
+    const known = skippedOf(pull.skipped_uids, mailbox.uidValidity);
+    skipped = { validity: mailbox.uidValidity, uids: [...known] };
+    const skip = (uid: number) => skipped!.uids.push(uid);
+    const unseen = (await mailbox.unseenUids()).filter((uid) => !known.has(uid));
+    const uids = unseen.slice(0, max);
+    result.more = unseen.length > max;
+    const sizes = await mailbox.sizes(uids);
+    for (const [index, uid] of uids.entries()) {
+      if (deadline.signal.aborted) throw Object.assign(new Error('deadline'), { code: RUN_DEADLINE });
+      if ((sizes.get(uid) ?? 0) > EMAIL_MAX_BYTES) {
+        result.too_large++;
+        skip(uid);
+        continue;
+      }
+      const raw = await mailbox.source(uid);
+      if (raw === null) continue;
+      if (raw === 'too_large' || raw.length === 0) {
+        if (raw === 'too_large') result.too_large++;
+        else result.skipped++;
+        skip(uid);
+        // A literal refused at its marker closed the connection: the rest with the next run, at once.
+        if (mailbox.closed) {
           result.more = true;
           break;
         }
-        if ((sizes.get(uid) ?? 0) > EMAIL_MAX_BYTES) {
-          result.too_large++;
-          continue;
-        }
-        const raw = await mailbox.source(uid);
-        if (raw === null) continue;
-        if (raw.length === 0) {
-          result.skipped++;
-          continue;
-        }
-        result.found++;
-        let stored: boolean;
-        try {
-          ({ stored } = await store(db, pull.business_id, raw));
-        } catch {
-          throw new StoreFailed();
-        }
-        if (stored) result.stored++;
-        else result.already++;
-        // Only once it is kept: a crash before this line reads it again, and storing it again is a no-op.
-        await mailbox.markSeen(uid);
+        continue;
       }
-      if (!(await repo.renewEmailPullLease(db, id, run, leaseFrom(Date.now())))) break;
-      const still = await repo.findEmailPull(db, id);
-      if (!still || still.removed_at !== null) break;
+      result.found++;
+      let stored: boolean;
+      try {
+        ({ stored } = await store(db, pull.business_id, raw));
+      } catch {
+        throw new StoreFailed();
+      }
+      if (stored) result.stored++;
+      else result.already++;
+      // Only once it is kept: a crash before this line reads it again, and storing it again is a no-op.
+      await mailbox.markSeen(uid);
+      if ((index + 1) % 50 === 0) {
+        const still = await repo.findEmailPull(db, id);
+        if (!still || still.removed_at !== null || still.running_run !== run) break;
+      }
     }
   } catch (error) {
     result.status = 'failed';
@@ -204,8 +256,11 @@ export async function runEmailPull(db: Db, id: number, options: EmailPullOptions
         ? 'a message could not be stored (it stays unseen and is read again next time)'
         : error instanceof InmoError
           ? 'the stored mailbox URL is no longer allowed (INMO_ALLOW_PRIVATE_NETWORK)'
-          : imapFailure(error);
+          : deadline.signal.aborted
+            ? 'the mail server was too slow: the run stopped at its time limit (INMO_EMAIL_PULL_TIMEOUT_MS); what was stored stays, the rest comes with the next run'
+            : imapFailure(error);
   } finally {
+    clearTimeout(timer);
     await mailbox?.close();
   }
   await repo.finishEmailPullRun(db, id, run, {
@@ -213,6 +268,9 @@ export async function runEmailPull(db: Db, id: number, options: EmailPullOptions
     last_status: result.status,
     last_result: JSON.stringify(result),
     last_error: result.error ?? null,
+    ...(skipped
+      ? { skipped_uids: JSON.stringify({ validity: skipped.validity, uids: skipped.uids.sort((a, b) => a - b).slice(-SKIPPED_MAX) }) }
+      : {}),
   });
   return result;
 }

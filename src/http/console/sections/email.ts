@@ -10,11 +10,13 @@
  * password); `POST /email` (fields `host`, `port`, `security` `tls`|`starttls`, `user`, `password`
  * (write-only: blank keeps the stored one while the host and user stay), `from`, `reply_to`)
  * connects or changes it with connectEmail's rules; `POST /email/test` (field `test_to`) sends a
- * test e-mail now through the business's sender (its own server, else `INMO_SMTP_URL`) and shows
- * the server's answer. Both forms are CSRF-checked.
+ * test e-mail now through the business's sender (its own server, else `INMO_SMTP_URL`) and says
+ * how it went in the page's language (never an address, nor what a name resolved to). Both forms
+ * are CSRF-checked.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { connectEmail, emailOverview, sendTestEmail } from '../../../services/messaging/email.ts';
+import type { EmailOutcome } from '../../../channels/email-smtp.ts';
 import {
   createInboundAddress,
   discardEmail,
@@ -42,6 +44,20 @@ const EMAIL_PROBLEMS = {
   EMAIL_TO: 'email_test_to_invalid',
   EMAIL_NOT_CONNECTED: 'email_not_connected',
 } as const satisfies Partial<Record<ErrorCode, MessageKey>>;
+
+/** What the owner reads of a test send's outcome (never the server's or the resolver's words). */
+const TEST_OUTCOMES = {
+  sent: 'email_test_sent',
+  private: 'email_test_private',
+  rejected: 'email_test_refused',
+  retry: 'email_test_unreachable',
+  unknown: 'email_test_unknown',
+} as const satisfies Record<string, MessageKey>;
+
+/** The kind of a test send's outcome, a refused private address apart. */
+function testOutcomeOf(outcome: EmailOutcome): keyof typeof TEST_OUTCOMES {
+  return outcome.kind === 'rejected' && outcome.privateAddress ? 'private' : outcome.kind;
+}
 
 /** What each refusal of makeLeadFromEmail tells the agent. */
 const LEAD_PROBLEMS = {
@@ -243,10 +259,9 @@ export async function emailPages(app: FastifyInstance, { db, outbound, publicUrl
       const problem = problemOf(request, error);
       return emailPage(request, reply, { status: problem === 'email_not_connected' ? 409 : 422, problem });
     }
-    const test =
-      outcome.kind === 'sent'
-        ? { ok: true, text: request.t('email_test_sent') }
-        : { ok: false, text: request.t('email_test_failed', { error: outcome.error }) };
+    // In the page's words only: the outcome's error is the operator's, and never says to the
+    // page how a server's name resolved (issue 55).
+    const test = { ok: outcome.kind === 'sent', text: request.t(TEST_OUTCOMES[testOutcomeOf(outcome)]) };
     return emailPage(request, reply, { status: outcome.kind === 'sent' ? 200 : 502, test });
   });
 }
