@@ -260,6 +260,39 @@ describe('booking through the API and the console', () => {
     now('2026-03-21T09:00:01Z');
     expect((await ask(key, listingId, SATURDAY[5], person(phone()))).status).toBe(201);
   });
+  it('counts a key’s requests sent at once one after the other: exactly INMO_VIEWING_REQUESTS_PER_DAY are booked', async () => {
+    vi.stubEnv('INMO_VIEWING_REQUESTS_PER_DAY', '3');
+    now(NOW);
+    const listings = await ids();
+    // An agent per listing: no agent's lock puts the requests in turn, only the key's.
+    for (const id of listings)
+      await t.db
+        .updateTable('properties')
+        .set({ agent_user_id: await agent() })
+        .where('id', '=', id)
+        .execute();
+    const key = await publishable();
+    const answers = await Promise.all(SATURDAY.slice(0, 8).map((at, i) => ask(key, listings[i % 4], at, person(phone()))));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 429, 429, 429, 429, 429]);
+    expect((await stored()).length).toBe(3);
+  });
+  it('holds a person to one viewing at a time when their requests come at once through several agents', async () => {
+    now(NOW);
+    const listings = await ids();
+    for (const id of listings)
+      await t.db
+        .updateTable('properties')
+        .set({ agent_user_id: await agent() })
+        .where('id', '=', id)
+        .execute();
+    const key = await publishable();
+    const one = phone();
+    // The person is known first, so that the requests do not race to make the lead.
+    expect((await ask(key, listings[0], SATURDAY[7], person(one))).status).toBe(201);
+    const answers = await Promise.all(listings.slice(1).map((id) => ask(key, id, SATURDAY[0], person(one))));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    expect((await stored()).length).toBe(2);
+  });
 });
 
 describe('the listing page’s viewing form', () => {
