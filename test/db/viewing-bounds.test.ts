@@ -14,7 +14,7 @@ import { listingPageToken } from '../../src/services/catalogue/listing-page.ts';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { bookFromConsole, ViewingFormError } from '../../src/services/viewings/console.ts';
 import { changeViewing } from '../../src/services/viewings/transitions.ts';
-import { userWithPassword } from '../helpers/console.ts';
+import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 
@@ -111,6 +111,10 @@ describe('booking through the API and the console', () => {
     expect((await post(t.app, '/viewings', t.key, { property_id: listingId, starts_at: SATURDAY[1], lead: person(phone()) })).status).toBe(
       409,
     );
+    // The agenda shows the agent the two requests booked over, to move or cancel.
+    await userWithPassword(t.db, t.businessId, 'duena@agencia.example', 'owner');
+    const agenda = await (await loggedIn(t.app, 'duena@agencia.example')).get('/console/agenda?date=2026-03-28&user=all');
+    expect(agenda.body.split('Coincide con otra visita del agente').length - 1).toBe(2);
   });
 
   it('refuses a start beyond the horizon (2099, 9999) or off the slot grid (10:15) with a 422 at starts_at, storing nothing', async () => {

@@ -104,7 +104,9 @@ export interface AgendaDay {
  * to Sunday), of one agent or of all.
  * @returns `{zone, today, date, view, days: [{date, viewings}] (every day of the range, empty
  *   ones too), previous, next (the date a day or a week before and after), truncated (more than
- *   {@link AGENDA_MAX} viewings: the later ones are left out)}`.
+ *   {@link AGENDA_MAX} viewings: the later ones are left out), clashes (the ids of `requested`
+ *   viewings that a scheduled or confirmed viewing of the same agent overlaps: the agency booked
+ *   over them, services/viewings/booking.ts, and the agent moves or cancels them)}`.
  */
 export async function agendaOf(db: Db, businessId: number, query: AgendaQuery, now: number = Date.now()) {
   const { zone } = await businessClock(db, businessId);
@@ -130,7 +132,17 @@ export async function agendaOf(db: Db, businessId: number, query: AgendaQuery, n
     previous: addDays(date, -count),
     next: addDays(date, count),
     truncated: rows.length > AGENDA_MAX,
+    clashes: requestClashes(rows),
   };
+}
+
+/** The ids of the `requested` viewings among `rows` that a `scheduled` or `confirmed` one of the same agent overlaps. */
+export function requestClashes(rows: readonly NamedViewing[]): number[] {
+  const holding = rows.filter((v) => v.status === 'scheduled' || v.status === 'confirmed');
+  return rows
+    .filter((r) => r.status === 'requested')
+    .filter((r) => holding.some((h) => h.user_id === r.user_id && h.starts_at < r.ends_at && r.starts_at < h.ends_at))
+    .map((r) => r.id);
 }
 
 /**
