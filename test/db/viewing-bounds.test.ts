@@ -187,6 +187,25 @@ describe('booking through the API and the console', () => {
     await expect(busy).rejects.toMatchObject({ faults: [{ field: 'time', reason: 'lead_busy' }] });
   });
 
+  it('the console’s lead page says beside the field, in words, a date beyond the horizon and a lead busy at that time', async () => {
+    now(NOW);
+    await userWithPassword(t.db, t.businessId, 'ana@agencia.example', 'owner');
+    await userWithPassword(t.db, t.businessId, 'bea@agencia.example', 'agent');
+    const lead = (await createLeadByHand(t.db, { businessId: t.businessId, phone: phone() })).id;
+    const browser = await loggedIn(t.app, 'ana@agencia.example');
+    const submit = (date: string, time: string) =>
+      browser.submit(`/console/leads/${lead}`, `/console/leads/${lead}/viewings`, { property_ref: 'b-1', date, time });
+    const far = await submit('2099-03-23', '10:00');
+    expect(far.statusCode).toBe(422);
+    expect(far.body).toContain('Es demasiado adelante: las visitas se reservan como mucho con 90 días de antelación.');
+    expect((await submit('2026-03-23', '10:15')).statusCode).toBe(303);
+    const before = await snapshot(t.db);
+    const busy = await submit('2026-03-23', '10:30');
+    expect(busy.statusCode).toBe(422);
+    expect(busy.body).toContain('El cliente tiene otra visita a esa hora.');
+    expect(await snapshot(t.db)).toBe(before);
+  });
+
   it('one lead never holds viewings at overlapping times: a secret key gets 409, a publishable key the same 201 as anyone', async () => {
     now(NOW);
     const [ana, bea] = [await agent(), await agent()];
