@@ -177,6 +177,18 @@ export function failpointSetting(env: NodeJS.ProcessEnv = process.env): { name: 
 }
 
 /** Default database location, relative to the working directory. */
+/** The bounds of booking a viewing (CONTRACT §20, docs/security.md). */
+export interface ViewingRules {
+  /** A viewing starts at most this many days (of 24 h) after the booking. */
+  horizonDays: number;
+  /** Upcoming open viewings one lead may hold through a publishable key or a listing page. */
+  leadMaxOpen: number;
+  /** `requested` viewings per publishable key, and per listing page, in 24 hours; 0: no limit. */
+  requestsPerDay: number;
+}
+
+export const DEFAULT_VIEWING_RULES: Readonly<ViewingRules> = Object.freeze({ horizonDays: 90, leadMaxOpen: 3, requestsPerDay: 50 });
+
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/inmo.db';
 
 /** One environment variable inmo reads: its name, what it sets, and its default, in words. */
@@ -393,6 +405,26 @@ export const SETTINGS: readonly Setting[] = [
     default: String(DEFAULT_WORKER_SETTINGS.viewingReminderHours),
     see: 'whatsapp.md',
   },
+  {
+    name: 'INMO_VIEWING_HORIZON_DAYS',
+    meaning:
+      'how far ahead a viewing may start, days (CONTRACT §20): later starts are refused everywhere and the free slots offered stop there',
+    default: String(DEFAULT_VIEWING_RULES.horizonDays),
+    see: 'security.md',
+  },
+  {
+    name: 'INMO_VIEWING_LEAD_MAX_OPEN',
+    meaning:
+      'upcoming viewings (requested, scheduled or confirmed) one lead may hold through a publishable key or a listing page, at most one per listing; beyond, the request is kept as an interaction only',
+    default: String(DEFAULT_VIEWING_RULES.leadMaxOpen),
+    see: 'security.md',
+  },
+  {
+    name: 'INMO_VIEWING_REQUESTS_PER_DAY',
+    meaning: '`requested` viewings per publishable key, and per listing page, in 24 hours; beyond, 429 (0 = no limit)',
+    default: String(DEFAULT_VIEWING_RULES.requestsPerDay),
+    see: 'security.md',
+  },
   { name: 'INMO_METRICS', meaning: '`off` turns `GET /metrics` and its counting off', default: '`on`', see: 'operators.md' },
   {
     name: 'INMO_METRICS_PORT',
@@ -450,6 +482,26 @@ export function alertHourFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * `INMO_VIEWING_HORIZON_DAYS` (1 to 3650, default 90), `INMO_VIEWING_LEAD_MAX_OPEN` (at least 1,
+ * default 3) and `INMO_VIEWING_REQUESTS_PER_DAY` (0 = no limit, default 50). Read at each booking,
+ * so a process always follows its environment; {@link loadConfig} reads it at start to refuse a bad value.
+ * @throws Error naming the variable.
+ */
+export function viewingRulesFromEnv(env: NodeJS.ProcessEnv = process.env): ViewingRules {
+  const horizonDays = intFromEnv(env, 'INMO_VIEWING_HORIZON_DAYS', DEFAULT_VIEWING_RULES.horizonDays, 1);
+  if (horizonDays > 3650) {
+    throw new Error(
+      `INMO_VIEWING_HORIZON_DAYS must be a number of days from 1 to 3650, got ${JSON.stringify(env.INMO_VIEWING_HORIZON_DAYS)}`,
+    );
+  }
+  return {
+    horizonDays,
+    leadMaxOpen: intFromEnv(env, 'INMO_VIEWING_LEAD_MAX_OPEN', DEFAULT_VIEWING_RULES.leadMaxOpen, 1),
+    requestsPerDay: intFromEnv(env, 'INMO_VIEWING_REQUESTS_PER_DAY', DEFAULT_VIEWING_RULES.requestsPerDay, 0),
+  };
+}
+
+/**
  * `INMO_VIEWING_REMINDER_HOURS`: hours before a viewing its reminder goes, 0 (none) to 720, default 24.
  * @throws Error naming the variable otherwise.
  */
@@ -497,6 +549,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     alertHour: alertHourFromEnv(env),
     viewingReminderHours: viewingReminderHoursFromEnv(env),
   };
+  viewingRulesFromEnv(env);
   // A lease that ran out while the provider was still answering would let another worker
   // take the job back mid-send (it would then find the message `sending`, never send again).
   if (worker.leaseMs <= worker.sendTimeoutMs) {

@@ -345,6 +345,11 @@ export const ERRORS = {
   // Viewings (CONTRACT §20).
   VIEWING_NOT_FOUND: spec<{ id: number }>({ status: 404, detail: 'Viewing not found', cli: ({ id }) => `No viewing with id ${id}` }),
   VIEWING_SLOT_TAKEN: spec({ status: 409, detail: SLOT_TAKEN_DETAIL }),
+  VIEWING_LEAD_BUSY: spec({ status: 409, detail: 'The lead has another viewing at this time' }),
+  VIEWING_REQUESTS_LIMIT: spec<{ seconds: number }>({
+    status: 429,
+    detail: ({ seconds }) => `Too many viewing requests through this key or page in the last 24 hours: retry in ${seconds} s`,
+  }),
   VIEWING_ACTION_REFUSED: spec<{ action: string; status: string }>({
     status: 409,
     detail: ({ action, status }) => `A viewing that is ${status} cannot take the action ${action}`,

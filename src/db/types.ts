@@ -789,6 +789,8 @@ export interface ViewingTable extends Omit<StoredViewing, 'id'> {
   id: Generated<number>;
   business_id: number;
   sequence: Generated<number>;
+  /** The publishable key a `requested` viewing came through (migration 0047); null otherwise. */
+  api_key_id: Generated<string | null>;
 }
 
 /** A console user's private calendar URL (migration 0035, CONTRACT §20): only its token's hash is kept. */

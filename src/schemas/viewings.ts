@@ -57,7 +57,7 @@ export function viewingRequestSchemas(limits: Limits) {
       maxLength: 64,
       format: 'date-time',
       description:
-        'RFC 3339 with an offset: a `starts_at` of GET /viewings/availability, or any time whose 30 minutes lie within the business’s viewing hours, in the future.',
+        'RFC 3339 with an offset: a `starts_at` of GET /viewings/availability: within the business’s viewing hours, every 30 minutes from the start of each period of them, in the future and at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`).',
       examples: ['2026-03-30T10:00:00+02:00'],
     }),
     lead_id: Type.Optional(Id('An existing lead of the business (secret keys only). Give this or `lead`.')),

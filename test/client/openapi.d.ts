@@ -234,7 +234,7 @@ export interface paths {
         };
         /**
          * Free viewing slots of a listing
-         * @description The 30-minute slots in which the listing can be visited, from `from` for `days` days: within the business’s viewing hours (by default Monday to Friday 10:00–14:00 and 16:00–20:00, Saturday 10:00–14:00, in its time zone, `Europe/Madrid` by default), starting on the hour or half hour, in the future, and free for the listing’s agent (or, when it has none, for at least one agent of the business). Times carry the business’s local offset, so the change to summer time shows (`+01:00` in winter, `+02:00` in summer for Madrid). Publishable keys may ask, for a website’s “Pedir visita”.
+         * @description The 30-minute slots in which the listing can be visited, from `from` for `days` days: within the business’s viewing hours (by default Monday to Friday 10:00–14:00 and 16:00–20:00, Saturday 10:00–14:00, in its time zone, `Europe/Madrid` by default), every 30 minutes from the start of each period of them, in the future and at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`; later days are empty), and free for the listing’s agent (or, when it has none, for at least one agent of the business). For a publishable key a `requested` viewing holds its slot; a secret key books over requests, and sees their slots free. Times carry the business’s local offset, so the change to summer time shows (`+01:00` in winter, `+02:00` in summer for Madrid). Publishable keys may ask, for a website’s “Pedir visita”.
          */
         get: operations["getViewingAvailability"];
         put?: never;
@@ -260,7 +260,7 @@ export interface paths {
         put?: never;
         /**
          * Book a viewing
-         * @description Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). A secret key books it `scheduled`; a publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not. The time must lie within the viewing hours and be free: a slot taken meanwhile is 409, and nothing is stored. Subscribers get `viewing.scheduled`.
+         * @description Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). The time must be a slot of GET /viewings/availability: within the viewing hours, every 30 minutes from the start of each period, at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), and free: a slot taken meanwhile is 409, and nothing is stored. A secret key books it `scheduled`, over any `requested` viewing of the agent (the agent settles the clash), and never for a lead who has another viewing at that time (409). A publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not: a person with another open viewing of the listing, one at an overlapping time, or 3 open ones already (`INMO_VIEWING_LEAD_MAX_OPEN`) gets the same 201, the request kept only as an interaction of their lead. A publishable key makes at most 50 requests in 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`; beyond, 429). Subscribers get `viewing.scheduled`.
          */
         post: operations["createViewing"];
         delete?: never;
@@ -2477,7 +2477,7 @@ export interface operations {
                     property_id: number;
                     /**
                      * Format: date-time
-                     * @description RFC 3339 with an offset: a `starts_at` of GET /viewings/availability, or any time whose 30 minutes lie within the business’s viewing hours, in the future.
+                     * @description RFC 3339 with an offset: a `starts_at` of GET /viewings/availability: within the business’s viewing hours, every 30 minutes from the start of each period of them, in the future and at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`).
                      * @example 2026-03-30T10:00:00+02:00
                      */
                     starts_at: string;
@@ -2569,7 +2569,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlainError"];
                 };
             };
-            /** @description The slot is no longer free: ask for the availability again and choose another. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
+            /** @description The slot is no longer free: ask for the availability again and choose another. Or (a secret key) the lead has another viewing at that time. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2587,7 +2587,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlainError"];
                 };
             };
-            /** @description A field is invalid (Pydantic-shaped): among others a `starts_at` in the past or outside the viewing hours, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number (`detail` is then a single message string). */
+            /** @description A field is invalid (Pydantic-shaped): among others a `starts_at` in the past, more than 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), outside the viewing hours or off the 30-minute grid of GET /viewings/availability, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number (`detail` is then a single message string). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,7 +2596,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            /** @description Too many requests: of this key in the last minute (or, on POST, from this client address), or of this publishable key’s viewing requests in the last 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`). `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (the per-minute limits). */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -9,7 +9,7 @@
  * time), and the lead's messages carry that time, so the slots below never depend on today.
  */
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { Db } from '../../src/db/database.ts';
 import { toRfc3339 } from '../../src/domain/time.ts';
@@ -254,11 +254,14 @@ describe('a lead who asks to visit', () => {
     const taken = '2030-01-08T09:00:00Z';
     // Someone else takes Tuesday 10:00 through the API meanwhile: Bea is the only one who shows Z-1.
     const other = await post(app, '/leads/inquiries', key, { name: 'Otro', phone_number_1: '612399999', type: 'demandante' });
+    // Booked at the worker's time: a start years after the real clock is beyond the horizon (INMO_VIEWING_HORIZON_DAYS).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(clock.now());
     const booked = await post(app, '/viewings', key, {
       property_id: await propertyId(db, 'Z-1'),
       starts_at: taken,
       lead_id: other.body.lead_id,
-    });
+    }).finally(() => vi.useRealTimers());
     expect(booked.status).toBe(201);
 
     await chooses(waId, rows[1]);

@@ -150,9 +150,9 @@ describe('availability', () => {
     const lead = (await createLeadByHand(t.db, { businessId: t.businessId, phone: '+34612000001' })).id;
     const first = await book({ property_id: id, starts_at: '2026-03-23T10:00:00+01:00', lead_id: lead });
     expect(await slots(id, '2026-03-23')).toContain('2026-03-23T10:00:00+01:00');
-    const second = await book({ property_id: id, starts_at: '2026-03-23T10:00:00+01:00', lead_id: lead });
-    // A viewing that starts off the half hour takes two slots of the one agent left.
-    await book({ property_id: id, starts_at: '2026-03-23T11:15:00+01:00', lead_id: lead });
+    const other = (await createLeadByHand(t.db, { businessId: t.businessId, phone: '+34612000011' })).id;
+    const second = await book({ property_id: id, starts_at: '2026-03-23T10:00:00+01:00', lead_id: other });
+    await book({ property_id: id, starts_at: '2026-03-23T11:00:00+01:00', lead_id: lead });
     expect((await viewings()).map((v) => v.user_id)).toEqual([ana, bea, ana]);
     const offered = await slots(id, '2026-03-23');
     expect(offered).not.toContain('2026-03-23T10:00:00+01:00');
@@ -285,12 +285,14 @@ describe('booking', () => {
     const id = await propertyId(t.db, 'v-1');
     expect((await book({ property_id: id, starts_at: '2026-03-23T10:00:00+01:00', lead: person() })).status).toBe(201);
     const before = await snapshot(t.db);
-    for (const starts_at of ['2026-03-23T10:00:00+01:00', '2026-03-23T10:15:00+01:00', '2026-03-23T10:29:00+01:00']) {
-      const r = await book({ property_id: id, starts_at, lead: person() });
-      expect([r.status, r.body], starts_at).toEqual([
-        409,
-        { detail: 'This time is no longer free for a viewing of this listing: ask for the availability again and choose another slot' },
-      ]);
+    const r = await book({ property_id: id, starts_at: '2026-03-23T10:00:00+01:00', lead: person() });
+    expect([r.status, r.body]).toEqual([
+      409,
+      { detail: 'This time is no longer free for a viewing of this listing: ask for the availability again and choose another slot' },
+    ]);
+    // Off the slot grid is refused whatever the agenda holds (issue 55): 10:15 would take two slots.
+    for (const starts_at of ['2026-03-23T10:15:00+01:00', '2026-03-23T10:29:00+01:00']) {
+      expect((await book({ property_id: id, starts_at, lead: person() })).status, starts_at).toBe(422);
     }
     // The viewing after the first one may start when it ends.
     expect(await snapshot(t.db)).toBe(before);

@@ -44,6 +44,7 @@ import * as m0041 from './0041_hand_sends.ts';
 import * as m0042 from './0042_rematch.ts';
 import * as m0043 from './0043_alert_pages.ts';
 import * as m0046 from './0046_email_pull_skips.ts';
+import * as m0047 from './0047_viewing_requests.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -92,6 +93,7 @@ export const migrationProvider: MigrationProvider = {
       '0042_rematch': m0042,
       '0043_alert_pages': m0043,
       '0046_email_pull_skips': m0046,
+      '0047_viewing_requests': m0047,
     };
   },
 };

@@ -104,6 +104,7 @@ export async function listHeldTimes(
   agents: readonly number[],
   range: { from: string; to: string; earliest: string },
   except?: number,
+  withRequested = true,
 ): Promise<HeldTime[]> {
   if (agents.length === 0) return [];
   let query = db
@@ -118,7 +119,67 @@ export async function listHeldTimes(
     // engines see the index applies.
     .where('status', '<>', sql.lit('cancelled'));
   if (except !== undefined) query = query.where('id', '!=', except);
+  if (!withRequested) query = query.where('status', '<>', 'requested');
   return query.execute();
+}
+
+/** A lead's viewing that is still to come and not settled: requested, scheduled or confirmed. */
+export interface OpenViewing {
+  id: number;
+  property_id: number;
+  starts_at: string;
+  ends_at: string;
+}
+
+/** The lead's viewings `requested`, `scheduled` or `confirmed` that end after `now` (canonical UTC). */
+export async function listOpenViewingsOfLead(db: Executor, businessId: number, leadId: number, now: string): Promise<OpenViewing[]> {
+  return db
+    .selectFrom('viewings')
+    .select(['id', 'property_id', 'starts_at', 'ends_at'])
+    .where('lead_id', '=', leadId)
+    .where('business_id', '=', businessId)
+    .where('status', 'in', ['requested', 'scheduled', 'confirmed'])
+    .where('ends_at', '>', now)
+    .orderBy('starts_at')
+    .execute();
+}
+
+/**
+ * How many viewings were booked since `since` (canonical UTC) through publishable key `apiKeyId`,
+ * or, for `{propertyId}`, from the listing's public page (source `website`, no key), in any status;
+ * `oldest`: the first one's `created_at`.
+ */
+export async function countRequestsSince(
+  db: Executor,
+  businessId: number,
+  by: { apiKeyId: string } | { propertyId: number },
+  since: string,
+): Promise<{ count: number; oldest: string | null }> {
+  let query = db
+    .selectFrom('viewings')
+    .select([sql<number>`count(*)`.as('n'), sql<string | null>`min(created_at)`.as('oldest')])
+    .where('business_id', '=', businessId);
+  query =
+    'apiKeyId' in by
+      ? query.where('api_key_id', '=', by.apiKeyId)
+      : query.where('property_id', '=', by.propertyId).where('source', '=', 'website').where('api_key_id', 'is', null);
+  const row = await query.where('created_at', '>', since).executeTakeFirstOrThrow();
+  return { count: Number(row.n), oldest: row.oldest };
+}
+
+/**
+ * Locks a lead's row, or a key's, until the transaction ends (`FOR NO KEY UPDATE` on PostgreSQL;
+ * SQLite has one writer at a time), so that two bookings counted against one bound take turns.
+ */
+export async function lockForCount(trx: Executor, what: { leadId: number } | { apiKeyId: string }): Promise<void> {
+  if (!readsMustLock(trx)) return;
+  if ('leadId' in what) await trx.selectFrom('leads').select('id').where('id', '=', what.leadId).forNoKeyUpdate().execute();
+  else await trx.selectFrom('api_keys').select('key_id').where('key_id', '=', what.apiKeyId).forNoKeyUpdate().execute();
+}
+
+/** Removes a viewing just inserted (a request kept as an interaction only, services/viewings/booking.ts). */
+export async function deleteViewing(trx: Executor, id: number): Promise<void> {
+  await trx.deleteFrom('viewings').where('id', '=', id).execute();
 }
 
 export async function insertViewing(trx: Executor, row: Insertable<ViewingTable>): Promise<ViewingRow> {

@@ -282,3 +282,22 @@ export function withinViewingHours(zone: string, hours: ViewingHours, start: num
   if (!(end > start)) return false;
   return periodsOn(localDate(start, zone), zone, hours).some((period) => start >= period.start && end <= period.end);
 }
+
+/**
+ * Whether `[start, end)` is a slot {@link candidateSlots} offers: within one period of the
+ * viewing hours of its local day in `zone`, starting a whole number of `stepMinutes` (30 by
+ * default) of real time after the period's start (10:00, 10:30, … for a period from 10:00).
+ */
+export function onSlotGrid(
+  zone: string,
+  hours: ViewingHours,
+  start: number,
+  end: number,
+  stepMinutes: number = SLOT_STEP_MINUTES,
+): boolean {
+  if (!(end > start)) return false;
+  const step = stepMinutes * MINUTE_MS;
+  return periodsOn(localDate(start, zone), zone, hours).some(
+    (period) => start >= period.start && end <= period.end && (start - period.start) % step === 0,
+  );
+}

@@ -4,6 +4,7 @@
  * (views/_viewing-form.eta); the viewing's page moves one (date and time) and records feedback.
  * The rules are services/viewings/console.ts's.
  */
+import { viewingRulesFromEnv } from '../../config.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import { ViewingForm } from '../../schemas/console-forms.ts';
@@ -47,11 +48,13 @@ function faultWords(t: Translate, field: ViewingFormField, reason: ViewingFormRe
     past: 'viewing_fault_past',
     outside_hours: 'viewing_fault_outside_hours',
     taken: 'viewing_fault_taken',
+    horizon: 'viewing_fault_horizon',
+    lead_busy: 'viewing_fault_lead_busy',
     not_found: field === 'lead_id' ? 'viewing_fault_lead_not_found' : 'viewing_fault_property_not_found',
     agent: 'viewing_fault_agent',
     duration: 'viewing_fault_duration',
   };
-  return t(keys[reason]);
+  return reason === 'horizon' ? t(keys[reason], { days: viewingRulesFromEnv().horizonDays }) : t(keys[reason]);
 }
 
 /** The words of each refused field (the first fault of a field is the one said). */

@@ -504,6 +504,11 @@ export const listingPageRoutes: FastifyPluginAsync<{
       if (submission !== null) submissions.delete(submission);
       if (!(error instanceof InmoError)) throw error;
       request.errorCode = error.code;
+      // The listing's requests of the last 24 hours are used up: said as the per-IP limit is.
+      if (error.code === 'VIEWING_REQUESTS_LIMIT') {
+        reply.headers(error.headers);
+        return show(request, reply, token, blank, 429, { values, faults: {}, notice: 'throttled' });
+      }
       return show(request, reply, token, blank, error.status, { values, faults: {}, notice: 'failed' });
     }
     if (result === null) {

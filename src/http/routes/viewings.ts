@@ -65,7 +65,7 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
         tags: ['viewings'],
         summary: 'Free viewing slots of a listing',
         description:
-          'The 30-minute slots in which the listing can be visited, from `from` for `days` days: within the business’s viewing hours (by default Monday to Friday 10:00–14:00 and 16:00–20:00, Saturday 10:00–14:00, in its time zone, `Europe/Madrid` by default), starting on the hour or half hour, in the future, and free for the listing’s agent (or, when it has none, for at least one agent of the business). Times carry the business’s local offset, so the change to summer time shows (`+01:00` in winter, `+02:00` in summer for Madrid). Publishable keys may ask, for a website’s “Pedir visita”.',
+          'The 30-minute slots in which the listing can be visited, from `from` for `days` days: within the business’s viewing hours (by default Monday to Friday 10:00–14:00 and 16:00–20:00, Saturday 10:00–14:00, in its time zone, `Europe/Madrid` by default), every 30 minutes from the start of each period of them, in the future and at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`; later days are empty), and free for the listing’s agent (or, when it has none, for at least one agent of the business). For a publishable key a `requested` viewing holds its slot; a secret key books over requests, and sees their slots free. Times carry the business’s local offset, so the change to summer time shows (`+01:00` in winter, `+02:00` in summer for Madrid). Publishable keys may ask, for a website’s “Pedir visita”.',
         querystring: AvailabilityQuery,
         response: { 200: Availability, 404: plain('No published listing with this id in the business.') },
       },
@@ -77,6 +77,7 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
         from: datesOf.of(request).from,
         days,
         listedOnly: true,
+        withRequested: isPublishable(request),
       });
       return { data: slots.map((s) => ({ starts_at: toLocalRfc3339(s.start, clock.zone), ends_at: toLocalRfc3339(s.end, clock.zone) })) };
     },
@@ -92,7 +93,7 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
         tags: ['viewings'],
         summary: 'Book a viewing',
         description:
-          'Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). A secret key books it `scheduled`; a publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not. The time must lie within the viewing hours and be free: a slot taken meanwhile is 409, and nothing is stored. Subscribers get `viewing.scheduled`.',
+          'Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). The time must be a slot of GET /viewings/availability: within the viewing hours, every 30 minutes from the start of each period, at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), and free: a slot taken meanwhile is 409, and nothing is stored. A secret key books it `scheduled`, over any `requested` viewing of the agent (the agent settles the clash), and never for a lead who has another viewing at that time (409). A publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not: a person with another open viewing of the listing, one at an overlapping time, or 3 open ones already (`INMO_VIEWING_LEAD_MAX_OPEN`) gets the same 201, the request kept only as an interaction of their lead. A publishable key makes at most 50 requests in 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`; beyond, 429). Subscribers get `viewing.scheduled`.',
         querystring: Type.Object({}),
         headers: IdempotencyHeaders,
         body: schemas.ViewingBody,
@@ -101,12 +102,16 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
           400: plain('The lead could not be stored.'),
           404: plain('No published listing with this `property_id`, or no lead with this `lead_id`, in the business.'),
           409: plain(
-            'The slot is no longer free: ask for the availability again and choose another. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds.',
+            'The slot is no longer free: ask for the availability again and choose another. Or (a secret key) the lead has another viewing at that time. Or the first request with this Idempotency-Key is still running: retry after `Retry-After` seconds.',
           ),
           413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
           422: Type.Ref('ValidationError', {
             description:
-              'A field is invalid (Pydantic-shaped): among others a `starts_at` in the past or outside the viewing hours, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number (`detail` is then a single message string).',
+              'A field is invalid (Pydantic-shaped): among others a `starts_at` in the past, more than 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), outside the viewing hours or off the 30-minute grid of GET /viewings/availability, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number (`detail` is then a single message string).',
+          }),
+          429: Type.Ref('PlainError', {
+            description:
+              'Too many requests: of this key in the last minute (or, on POST, from this client address), or of this publishable key’s viewing requests in the last 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`). `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (the per-minute limits).',
           }),
         },
       },
@@ -150,12 +155,14 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
             status: publishable ? 'requested' : 'scheduled',
             source: publishable ? 'website' : 'api',
             listedOnly: true,
+            apiKeyId: publishable ? key.keyId : undefined,
           },
-          record && ((trx, booked) => record(trx, { status: 201, body: JSON.stringify(answer(booked)), leadId: booked.lead_id })),
+          record &&
+            ((trx, booked) => record(trx, { status: 201, body: JSON.stringify(answer(booked, publishable)), leadId: booked.lead_id })),
         );
         // A new lead's jobs, or the lead's notice of a scheduled viewing (services/viewings/notices.ts).
         if (leadOutcome === 'created' || leadOutcome === 'completed' || viewing.status === 'scheduled') onJobsQueued();
-        return reply.code(201).send(answer(viewing));
+        return reply.code(201).send(answer(viewing, publishable));
       }),
   );
 
@@ -189,5 +196,8 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
   );
 };
 
-/** POST /viewings's 201 body. */
-const answer = (viewing: { id: number; status: string }) => ({ id: viewing.id, status: viewing.status as 'scheduled' | 'requested' });
+/** POST /viewings's 201 body: a publishable key's is always `requested` (a request kept as an interaction only answers alike). */
+const answer = (viewing: { id: number; status: string }, publishable: boolean) => ({
+  id: viewing.id,
+  status: publishable ? ('requested' as const) : (viewing.status as 'scheduled' | 'requested'),
+});

@@ -95,6 +95,8 @@ async function offer(
       days: OFFER_DAYS,
       now: options.now + OFFER_NOTICE_MINUTES * MINUTE_MS,
       listedOnly: true,
+      // The assistant books `scheduled` viewings, made over website requests (services/viewings/booking.ts).
+      withRequested: false,
     });
   } catch (error) {
     if (error instanceof InmoError && error.code === 'PROPERTY_NOT_FOUND') return null;
@@ -109,7 +111,8 @@ async function offer(
  * - a choice: the viewing is booked (`scheduled`, source `assistant`; its `viewing.scheduled`
  *   event fires), the lead is given to its agent when nobody had it (history and `lead.updated`),
  *   and the reply confirms it in words; a slot taken meanwhile (or passed, or outside viewing
- *   hours changed since) is answered with the next free slots;
+ *   hours changed since, or one at which the lead has another viewing) is answered with the next
+ *   free slots;
  * - a request: up to three free slots as a list;
  * - no free slot, or a listing no longer published: a plain hand-off message.
  * The listing must be published (CONTRACT §5) at the time of the choice as at the offer.
@@ -146,7 +149,7 @@ export async function visitOutcome(
       };
     } catch (error) {
       const refused =
-        (error instanceof InmoError && error.code === 'VIEWING_SLOT_TAKEN') ||
+        (error instanceof InmoError && (error.code === 'VIEWING_SLOT_TAKEN' || error.code === 'VIEWING_LEAD_BUSY')) ||
         // In the past by now, or outside viewing hours changed since the offer.
         error instanceof RequestValidationError;
       if (!refused) {

@@ -17,18 +17,45 @@
  * but needs an extension not every PostgreSQL lets an application create.
  *
  * A `scheduled` booking queues the lead's notice in the same unit (services/viewings/notices.ts).
+ *
+ * Bounds (issue 55, docs/security.md "Viewings"), so that a publishable key cannot take the
+ * agents' time:
+ * - every booking starts in the future and at most INMO_VIEWING_HORIZON_DAYS ahead; every one but
+ *   the console's starts on the slot grid availability offers (`onSlotGrid`); a 422 at `starts_at`;
+ * - a `requested` viewing (a publishable key, a listing page) holds its agent's time only against
+ *   other requests: the agency's bookings (the console, a secret key, the assistant) are made over
+ *   it, and the agent settles the clash (confirming the request is then refused as taken,
+ *   services/viewings/transitions.ts);
+ * - requests are counted per publishable key, and per listing page, over 24 hours
+ *   (INMO_VIEWING_REQUESTS_PER_DAY; beyond, 429 `VIEWING_REQUESTS_LIMIT`);
+ * - a lead never holds two viewings at overlapping times (the agency's booking: 409
+ *   `VIEWING_LEAD_BUSY`), and a request holds at most one open viewing per listing and
+ *   INMO_VIEWING_LEAD_MAX_OPEN in all. A request beyond these is kept as an interaction of the
+ *   lead only (CONTRACT §22): its answer is a booking's, with an id spent and no viewing, so that
+ *   a publishable key learns nothing of who is a client or what they booked.
  */
 import type { Transaction } from 'kysely';
 import { isWriteConflict } from '../../db/errors.ts';
 import { inSavepoint } from '../../db/transaction.ts';
 import type { Database } from '../../db/types.ts';
 import { findLead } from '../../db/repositories/leads.ts';
-import { insertViewing, listActiveAgents, lockAgents } from '../../db/repositories/viewings.ts';
+import { viewingRulesFromEnv, type ViewingRules } from '../../config.ts';
+import {
+  countRequestsSince,
+  deleteViewing,
+  insertViewing,
+  listActiveAgents,
+  listOpenViewingsOfLead,
+  lockAgents,
+  lockForCount,
+  type OpenViewing,
+} from '../../db/repositories/viewings.ts';
 import { freeAgent } from '../../domain/viewings/agenda.ts';
 import {
   localDateTime,
   MAX_VIEWING_MINUTES,
   MIN_VIEWING_MINUTES,
+  onSlotGrid,
   VIEWING_MINUTES,
   withinViewingHours,
 } from '../../domain/viewings/hours.ts';
@@ -43,6 +70,7 @@ import { businessClock, type BusinessClock } from './clock.ts';
 import { queueViewingNotice } from './notices.ts';
 
 const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 /** A viewing to book. */
 export interface ViewingBooking {
@@ -62,12 +90,23 @@ export interface ViewingBooking {
   listedOnly: boolean;
   /** The instant of the booking, epoch ms (tests); now by default. */
   now?: number;
+  /** The publishable key a request comes through (counted per key); absent for a listing page's request and the agency's bookings. */
+  apiKeyId?: string;
+  /** The console's bookings only: any start within viewing hours, not only the slot grid. */
+  offGrid?: boolean;
+  /** The bounds; INMO_VIEWING_* of the environment by default. */
+  rules?: ViewingRules;
 }
 
-/** What a booking did: the viewing, and what became of the lead (null: an existing lead by id). */
+/**
+ * What a booking did: the viewing, and what became of the lead (null: an existing lead by id).
+ * `kept` is `interaction` for a request beyond the lead's bounds: no viewing was stored (its
+ * id was spent), the request is only the lead's interaction.
+ */
 export interface Booked {
   viewing: Viewing;
   leadOutcome: InquiryOutcome | null;
+  kept: 'viewing' | 'interaction';
 }
 
 /**
@@ -84,15 +123,65 @@ function timeRefused(reason: string, input: string): RequestValidationError {
 }
 
 /**
- * Why `[start, end)` cannot be a viewing of the business, or null when it can: in the past, or
- * not within one period of its day's viewing hours. (Whether an agent is free is another matter.)
+ * Why `[start, end)` cannot be a viewing of the business, or null when it can: in the past, more
+ * than `horizonDays` days after `now`, not within one period of its day's viewing hours, or (with
+ * `grid`) not on the slot grid availability offers. (Whether an agent is free is another matter.)
  */
-export function viewingTimeFault(clock: BusinessClock, start: number, end: number, now: number): string | null {
+export function viewingTimeFault(
+  clock: BusinessClock,
+  start: number,
+  end: number,
+  now: number,
+  bounds: { horizonDays: number; grid: boolean },
+): string | null {
   if (start <= now) return 'the viewing would start in the past';
+  if (start > now + bounds.horizonDays * DAY_MS) return `a viewing starts at most ${bounds.horizonDays} days ahead`;
   if (!withinViewingHours(clock.zone, clock.hours, start, end)) {
     return `the viewing must lie within the business's viewing hours, in its time zone ${clock.zone}`;
   }
+  if (bounds.grid && !onSlotGrid(clock.zone, clock.hours, start, end)) {
+    return 'the viewing must start on a slot of GET /viewings/availability: every 30 minutes from the start of the viewing hours';
+  }
   return null;
+}
+
+/**
+ * Refuses a request beyond INMO_VIEWING_REQUESTS_PER_DAY: of its publishable key, or of the
+ * listing's page (a request with no key), in the 24 hours before `now`. The key's row is locked
+ * first (PostgreSQL), so two requests at once are counted one after the other; a page's requests
+ * take turns on the listing's agents' lock, taken before.
+ * @throws InmoError VIEWING_REQUESTS_LIMIT (429, `Retry-After`: when the oldest counted one leaves the window).
+ */
+async function checkRequestCount(
+  trx: Transaction<Database>,
+  businessId: number,
+  by: { apiKeyId: string } | { propertyId: number },
+  perDay: number,
+  now: number,
+): Promise<void> {
+  if (perDay === 0) return;
+  if ('apiKeyId' in by) await lockForCount(trx, by);
+  const { count, oldest } = await countRequestsSince(trx, businessId, by, toRfc3339(new Date(now - DAY_MS)));
+  if (count < perDay) return;
+  const seconds = Math.max(1, Math.ceil(((oldest === null ? now : Date.parse(oldest)) + DAY_MS - now) / 1000));
+  throw new InmoError('VIEWING_REQUESTS_LIMIT', { seconds }, { 'retry-after': String(seconds) });
+}
+
+/**
+ * Which of the lead's open viewings stands in the way of `slot` of listing `propertyId`: one at
+ * an overlapping time (any booking); for a request (`maxOpen` given), also one of the same
+ * listing, or the latest when the lead already holds `maxOpen`. Null: none.
+ */
+export function leadObstacle(
+  open: readonly OpenViewing[],
+  slot: { start: number; end: number },
+  propertyId: number,
+  maxOpen: number | null,
+) {
+  const overlapping = open.find((v) => Date.parse(v.starts_at) < slot.end && slot.start < Date.parse(v.ends_at));
+  if (overlapping) return overlapping;
+  if (maxOpen === null) return null;
+  return open.find((v) => v.property_id === propertyId) ?? (open.length >= maxOpen ? open.at(-1)! : null);
 }
 
 /** A lead's writes inside the booking's transaction, each try in a savepoint of its own (intake retries races). */
@@ -115,20 +204,36 @@ function bookingHeading(listing: { title: string | null; external_ref: string },
  * @returns the viewing (its agent chosen) and what became of the lead: `created`, `completed` (an
  *   unnamed lead with that phone), `known` (a lead with that phone or e-mail: the request is kept as
  *   its interaction, CONTRACT §22, and the viewing is that lead's), null for a lead given by id.
- * @throws RequestValidationError (422 at `starts_at`) for a time in the past or outside viewing hours;
+ * @throws RequestValidationError (422 at `starts_at`) for a time in the past, beyond the horizon,
+ *   outside viewing hours or (but for the console) off the slot grid;
  *   InmoError VIEWING_DURATION, PROPERTY_NOT_FOUND, LEAD_NOT_FOUND, VIEWING_AGENT_UNKNOWN (the chosen agent is not an
- *   active user), VIEWING_SLOT_TAKEN (409: no agent of the listing is free then), LEAD_NOT_STORED.
+ *   active user), VIEWING_REQUESTS_LIMIT (429: a request beyond its key's or page's count),
+ *   VIEWING_SLOT_TAKEN (409: no agent of the listing is free then; a `scheduled` booking does not
+ *   count `requested` viewings), VIEWING_LEAD_BUSY (409: the agency's booking of a lead who has
+ *   another viewing then), LEAD_NOT_STORED.
  */
 export async function bookViewing(writes: LeadWrites, businessId: number, booking: ViewingBooking, onBooked?: OnBooked): Promise<Booked> {
   const now = booking.now ?? Date.now();
+  const rules = booking.rules ?? viewingRulesFromEnv();
+  const request = booking.status === 'requested';
   const minutes = booking.durationMinutes ?? VIEWING_MINUTES;
   if (!Number.isInteger(minutes) || minutes < MIN_VIEWING_MINUTES || minutes > MAX_VIEWING_MINUTES) throw new InmoError('VIEWING_DURATION');
   const slot = { start: booking.startsAt, end: booking.startsAt + minutes * MINUTE_MS };
   return writes.run(async (trx) => {
     const clock = await businessClock(trx, businessId);
-    const fault = viewingTimeFault(clock, slot.start, slot.end, now);
+    const fault = viewingTimeFault(clock, slot.start, slot.end, now, { horizonDays: rules.horizonDays, grid: booking.offGrid !== true });
     if (fault !== null) throw timeRefused(fault, toRfc3339(new Date(slot.start)));
     const listing = await listingToView(trx, businessId, booking.propertyId, booking.listedOnly);
+    let agents = listing.agents;
+    if (booking.userId !== undefined) {
+      agents = await listActiveAgents(trx, businessId, booking.userId);
+      if (agents.length === 0) throw new InmoError('VIEWING_AGENT_UNKNOWN');
+    }
+    await lockAgents(trx, agents);
+    if (request) {
+      const by = booking.apiKeyId !== undefined ? { apiKeyId: booking.apiKeyId } : { propertyId: listing.id };
+      await checkRequestCount(trx, businessId, by, rules.requestsPerDay, now);
+    }
     let leadId: number;
     let leadOutcome: InquiryOutcome | null = null;
     if ('id' in booking.lead) {
@@ -145,19 +250,19 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
         throw error;
       }));
     }
-    let agents = listing.agents;
-    if (booking.userId !== undefined) {
-      agents = await listActiveAgents(trx, businessId, booking.userId);
-      if (agents.length === 0) throw new InmoError('VIEWING_AGENT_UNKNOWN');
-    }
-    await lockAgents(trx, agents);
-    const held = await heldBetween(trx, businessId, agents, slot.start, slot.end);
+    // A request sees every held time; the agency's booking is made over requests.
+    const held = await heldBetween(trx, businessId, agents, slot.start, slot.end, undefined, request);
     // The lead's own agent first, when it may show the listing.
     const assigned = (await findLead(trx, leadId, businessId))?.assigned_user_id ?? null;
     const preferred = assigned !== null && agents.includes(assigned) ? [assigned, ...agents.filter((a) => a !== assigned)] : agents;
     const agent = freeAgent(slot, preferred, held);
+    // Checked before the lead's own bounds, so that the answer is the same whoever the person is.
     if (agent === null) throw new InmoError('VIEWING_SLOT_TAKEN');
     const at = toRfc3339(new Date(now));
+    await lockForCount(trx, { leadId });
+    const open = await listOpenViewingsOfLead(trx, businessId, leadId, at);
+    const obstacle = leadObstacle(open, slot, listing.id, request ? rules.leadMaxOpen : null);
+    if (obstacle !== null && !request) throw new InmoError('VIEWING_LEAD_BUSY');
     const row = await insertViewing(trx, {
       business_id: businessId,
       lead_id: leadId,
@@ -170,12 +275,20 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
       feedback: null,
       created_at: at,
       updated_at: at,
+      api_key_id: request ? (booking.apiKeyId ?? null) : null,
     });
     const viewing = presentViewing(row, clock.zone);
+    if (obstacle !== null) {
+      // Beyond the lead's bounds: the request stays the lead's interaction (made above for a
+      // known person, CONTRACT §22); the row goes, its id spent, so the answer is a booking's.
+      await deleteViewing(trx, row.id);
+      await onBooked?.(trx, viewing);
+      return { viewing, leadOutcome, kept: 'interaction' as const };
+    }
     await recordEvent(trx, businessId, 'viewing.scheduled', leadId, { viewing }, at);
     // The lead is told of a viewing the agency booked; a requested one when an agent accepts it.
     if (row.status === 'scheduled') await queueViewingNotice(trx, row, 'scheduled', at);
     await onBooked?.(trx, viewing);
-    return { viewing, leadOutcome };
+    return { viewing, leadOutcome, kept: 'viewing' as const };
   });
 }

@@ -11,6 +11,7 @@
  * Local days are the business's (its time zone, domain/viewings/hours.ts): a day is from its
  * local midnight to the next one, 23 or 25 hours long on the days summer time starts or ends.
  */
+import { viewingRulesFromEnv } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { isRowId } from '../../db/database.ts';
 import { findIdsByRef } from '../../db/repositories/properties.ts';
@@ -103,7 +104,9 @@ export interface AgendaDay {
  * to Sunday), of one agent or of all.
  * @returns `{zone, today, date, view, days: [{date, viewings}] (every day of the range, empty
  *   ones too), previous, next (the date a day or a week before and after), truncated (more than
- *   {@link AGENDA_MAX} viewings: the later ones are left out)}`.
+ *   {@link AGENDA_MAX} viewings: the later ones are left out), clashes (the ids of `requested`
+ *   viewings that a scheduled or confirmed viewing of the same agent overlaps: the agency booked
+ *   over them, services/viewings/booking.ts, and the agent moves or cancels them)}`.
  */
 export async function agendaOf(db: Db, businessId: number, query: AgendaQuery, now: number = Date.now()) {
   const { zone } = await businessClock(db, businessId);
@@ -129,7 +132,17 @@ export async function agendaOf(db: Db, businessId: number, query: AgendaQuery, n
     previous: addDays(date, -count),
     next: addDays(date, count),
     truncated: rows.length > AGENDA_MAX,
+    clashes: requestClashes(rows),
   };
+}
+
+/** The ids of the `requested` viewings among `rows` that a `scheduled` or `confirmed` one of the same agent overlaps. */
+export function requestClashes(rows: readonly NamedViewing[]): number[] {
+  const holding = rows.filter((v) => v.status === 'scheduled' || v.status === 'confirmed');
+  return rows
+    .filter((r) => r.status === 'requested')
+    .filter((r) => holding.some((h) => h.user_id === r.user_id && h.starts_at < r.ends_at && r.starts_at < h.ends_at))
+    .map((r) => r.id);
 }
 
 /**
@@ -157,13 +170,25 @@ export type ViewingFormField = 'property_id' | 'property_ref' | 'lead_id' | 'dat
 
 /**
  * Why a field was refused: `required` (nothing chosen), `date` (not a date), `time` (not `HH:MM`),
- * `time_skipped` (a local time the change to summer time skips), `past`, `outside_hours` (not
- * within one period of the day's viewing hours), `taken` (the agent, or every agent of the
- * listing, has another viewing then), `not_found` (no such listing or lead in the business),
- * `agent` (not an active user of the business), `duration` (not 5 to 240 minutes).
+ * `time_skipped` (a local time the change to summer time skips), `past`, `horizon` (more than
+ * INMO_VIEWING_HORIZON_DAYS ahead), `outside_hours` (not within one period of the day's viewing
+ * hours), `taken` (the agent, or every agent of the listing, has another viewing then, requests
+ * aside), `lead_busy` (the lead has another viewing then), `not_found` (no such listing or lead in
+ * the business), `agent` (not an active user of the business), `duration` (not 5 to 240 minutes).
  */
 export type ViewingFormReason =
-  'required' | 'date' | 'time' | 'time_skipped' | 'past' | 'outside_hours' | 'taken' | 'not_found' | 'agent' | 'duration';
+  | 'required'
+  | 'date'
+  | 'time'
+  | 'time_skipped'
+  | 'past'
+  | 'horizon'
+  | 'outside_hours'
+  | 'taken'
+  | 'lead_busy'
+  | 'not_found'
+  | 'agent'
+  | 'duration';
 
 /** A form's fields refused, each with why; nothing was stored. */
 export class ViewingFormError extends Error {
@@ -189,7 +214,8 @@ export interface LocalBooking {
 
 /**
  * The instant of a local date and time of the business, checked as a viewing's start: a real
- * date and time, existing in its zone, in the future, and (with `minutes`) within viewing hours.
+ * date and time, existing in its zone, in the future, at most INMO_VIEWING_HORIZON_DAYS ahead, and
+ * (with `minutes`) within viewing hours.
  * @throws ViewingFormError at `date` or `time`.
  */
 function checkedStart(clock: BusinessClock, date: string, time: string, minutes: number, now: number): number {
@@ -200,6 +226,7 @@ function checkedStart(clock: BusinessClock, date: string, time: string, minutes:
   const start = localInstant(date, time, clock.zone);
   if (start === null) throw new ViewingFormError([{ field: 'time', reason: 'time_skipped' }]);
   if (start <= now) throw new ViewingFormError([{ field: date < localDate(now, clock.zone) ? 'date' : 'time', reason: 'past' }]);
+  if (start > now + viewingRulesFromEnv().horizonDays * 86_400_000) throw new ViewingFormError([{ field: 'date', reason: 'horizon' }]);
   if (!withinViewingHours(clock.zone, clock.hours, start, start + minutes * 60_000)) {
     throw new ViewingFormError([{ field: 'time', reason: 'outside_hours' }]);
   }
@@ -253,6 +280,8 @@ export async function bookFromConsole(db: Db, businessId: number, booking: Local
       source: 'console',
       userId: booking.userId ?? undefined,
       listedOnly: false,
+      // An agent may book any minute within viewing hours (the grid binds the website and the API).
+      offGrid: true,
       now,
     });
     return viewing;
@@ -271,6 +300,7 @@ const BOOKING_FAULTS: Partial<Record<string, { field: ViewingFormField; reason: 
   LEAD_NOT_FOUND: { field: 'lead_id', reason: 'not_found' },
   VIEWING_AGENT_UNKNOWN: { field: 'user_id', reason: 'agent' },
   VIEWING_SLOT_TAKEN: { field: 'time', reason: 'taken' },
+  VIEWING_LEAD_BUSY: { field: 'time', reason: 'lead_busy' },
   VIEWING_DURATION: { field: 'duration_minutes', reason: 'duration' },
 };
 

@@ -6,18 +6,23 @@
  * `website` (an agent confirms it) through services/viewings/booking.ts, the person made a lead
  * as the page's inquiry makes one (services/catalogue/listing-page.ts), or, when known by the
  * phone or e-mail, kept as an interaction of their lead (CONTRACT §22) with the viewing theirs.
- * A slot taken meanwhile is refused (no agent is booked twice) and the form shows the slots again.
+ * A slot taken meanwhile is refused (no agent is booked twice) and the form shows the slots again;
+ * any instant the page does not offer (off the grid, past its 7 days) is refused as `gone`. The
+ * bounds of every request hold (services/viewings/booking.ts): the listing's page makes at most
+ * INMO_VIEWING_REQUESTS_PER_DAY requests in 24 hours (VIEWING_REQUESTS_LIMIT), and a person's
+ * request beyond their own bounds is kept as an interaction only, thanked for alike.
  */
 import type { Db } from '../../db/database.ts';
 import { findListingOfPage } from '../../db/repositories/listing-pages.ts';
 import type { ListingLanguage } from '../../domain/catalogue/languages.ts';
 import { LISTING_WORDS } from '../../domain/catalogue/listing-words.ts';
-import type { Slot } from '../../domain/viewings/hours.ts';
+import { addDays, dayStart, localDate, onSlotGrid, VIEWING_MINUTES, type Slot } from '../../domain/viewings/hours.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
 import { checkPageInquiry, PAGE_TOKEN, pageInquiry, type PageInquiryFaults } from '../catalogue/listing-page.ts';
 import type { InquiryOutcome, LeadWrites } from '../leads/intake.ts';
 import { viewingAvailability } from './availability.ts';
 import { bookViewing } from './booking.ts';
+import { businessClock } from './clock.ts';
 
 /** Days of free slots the page offers. */
 export const PAGE_VIEWING_DAYS = 7;
@@ -69,10 +74,23 @@ export async function pageViewingSlots(
 }
 
 /**
+ * Whether the page offers a slot starting at `startsAt` when free (what {@link pageViewingSlots}
+ * walks): on the slot grid of the viewing hours, after `now`, on one of the next
+ * {@link PAGE_VIEWING_DAYS} local days. Whether it is free is the booking's to say (a `requested`
+ * booking sees every held time, as the page's offer does), as is the horizon.
+ */
+async function offerable(db: Db, businessId: number, startsAt: number, now: number): Promise<boolean> {
+  const clock = await businessClock(db, businessId);
+  const end = dayStart(addDays(localDate(now, clock.zone), PAGE_VIEWING_DAYS), clock.zone);
+  return startsAt > now && startsAt < end && onSlotGrid(clock.zone, clock.hours, startsAt, startsAt + VIEWING_MINUTES * 60_000);
+}
+
+/**
  * Books the viewing asked for on the page of `token` (see the module's comment).
  * @param context the page's language and absolute URL (the lead's `sourcePage`); `now` epoch ms (tests).
  * @returns null for a token no listing has; `gone`; `invalid` with the faults; else `sent`. Only `sent` stores anything.
- * @throws InmoError LEAD_NOT_STORED when the lead cannot be stored.
+ * @throws InmoError LEAD_NOT_STORED when the lead cannot be stored; VIEWING_REQUESTS_LIMIT (429)
+ *   beyond the page's requests of 24 hours.
  */
 export async function requestPageViewing(
   db: Db,
@@ -90,6 +108,7 @@ export async function requestPageViewing(
   const slot = form.slot?.trim() ?? '';
   const startsAt = INSTANT.test(slot) ? Date.parse(slot) : Number.NaN;
   if (Number.isNaN(startsAt)) faults.slot = 'required';
+  else if (!(await offerable(db, row.business_id, startsAt, context.now ?? Date.now()))) faults.slot = 'gone';
   if (Object.keys(faults).length > 0 || phone === null) return { outcome: 'invalid', faults };
   const inquiry = pageInquiry(row, { name: form.name!, email: form.email }, phone, {
     ...context,

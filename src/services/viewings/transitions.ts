@@ -12,6 +12,7 @@
  * `scheduled` viewing or cancel one, and are not told back.
  */
 import type { Transaction } from 'kysely';
+import { viewingRulesFromEnv } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/types.ts';
 import { findViewing, lockAgents, updateViewing } from '../../db/repositories/viewings.ts';
@@ -45,8 +46,10 @@ export type ViewingChange =
  * @returns the viewing as it is after the change.
  * @throws InmoError VIEWING_NOT_FOUND; VIEWING_ACTION_REFUSED (409) when the action does not apply
  *   to the viewing's status; for `reschedule`, RequestValidationError (422 at `starts_at`) for a
- *   time in the past or outside viewing hours, VIEWING_DURATION, VIEWING_SLOT_TAKEN (409) when its
- *   agent has another viewing then; for `feedback`, VIEWING_FEEDBACK_INTEREST.
+ *   time in the past, beyond INMO_VIEWING_HORIZON_DAYS or outside viewing hours, VIEWING_DURATION,
+ *   VIEWING_SLOT_TAKEN (409) when its agent has another viewing then (`requested` ones aside); for
+ *   `confirm` of a `requested` viewing, VIEWING_SLOT_TAKEN when its agent has another viewing
+ *   (not requested) at its time; for `feedback`, VIEWING_FEEDBACK_INTEREST.
  */
 export async function changeViewing(
   db: Db,
@@ -97,7 +100,8 @@ export async function changeViewingIn(
     if (!Number.isInteger(minutes) || minutes < MIN_VIEWING_MINUTES || minutes > MAX_VIEWING_MINUTES)
       throw new InmoError('VIEWING_DURATION');
     const slot = { start: change.startsAt, end: change.startsAt + minutes * MINUTE_MS };
-    const fault = viewingTimeFault(clock, slot.start, slot.end, now);
+    // The agency moves a viewing as the console books one: on any minute, over requests.
+    const fault = viewingTimeFault(clock, slot.start, slot.end, now, { horizonDays: viewingRulesFromEnv().horizonDays, grid: false });
     const input = toRfc3339(new Date(slot.start));
     if (fault !== null) {
       throw new RequestValidationError([
@@ -105,9 +109,16 @@ export async function changeViewingIn(
       ]);
     }
     await lockAgents(trx, [viewing.user_id]);
-    const held = await heldBetween(trx, businessId, [viewing.user_id], slot.start, slot.end, viewing.id);
+    const held = await heldBetween(trx, businessId, [viewing.user_id], slot.start, slot.end, viewing.id, false);
     if (freeAgent(slot, [viewing.user_id], held) === null) throw new InmoError('VIEWING_SLOT_TAKEN');
     set = { ...set, starts_at: input, ends_at: toRfc3339(new Date(slot.end)) };
+  } else if (viewing.status === 'requested' && status === 'scheduled') {
+    // A request accepted: the agency's bookings were made over requests (services/viewings/booking.ts),
+    // so one that now overlaps another viewing of the agent is moved or cancelled instead.
+    const slot = { start: Date.parse(viewing.starts_at), end: Date.parse(viewing.ends_at) };
+    await lockAgents(trx, [viewing.user_id]);
+    const held = await heldBetween(trx, businessId, [viewing.user_id], slot.start, slot.end, viewing.id, false);
+    if (freeAgent(slot, [viewing.user_id], held) === null) throw new InmoError('VIEWING_SLOT_TAKEN');
   } else if (change.action === 'feedback') {
     const comment = change.comment?.trim() || null;
     set = { ...set, feedback: JSON.stringify({ interest: change.interest, comment }) };

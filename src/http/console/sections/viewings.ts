@@ -61,6 +61,7 @@ const SIMPLE_ACTIONS = ['confirm', 'cancel', 'done', 'no_show'] as const;
 const VIEWING_PROBLEMS: Partial<Record<string, MessageKey>> = {
   VIEWING_NOT_FOUND: 'viewing_not_found',
   VIEWING_ACTION_REFUSED: 'viewing_action_refused',
+  VIEWING_SLOT_TAKEN: 'viewing_confirm_taken',
 };
 
 /** What a refused visit sheet tells the agent. */
