@@ -129,9 +129,9 @@ export function cutText(text: string, max: number): string {
  *
  * pdfkit breaks a word wider than its line itself, measuring the rest of the word again for
  * every line it fills: time quadratic in the word's length (a description of 99,000 characters
- * without a space took 18 s here, 42 s on a loaded server). Here each character is measured once
- * (widths kept per character), so the time is linear in the text's length and pdfkit only ever
- * gets words that fit a line.
+ * without a space took 18 s on an idle core, 42 to 67 s on a loaded one). Here each character
+ * is measured once (widths kept per character), so the time is linear in the text's length and
+ * pdfkit only ever gets words that fit a line.
  * @param max the most characters kept; `Infinity` keeps them all (a text bounded elsewhere).
  */
 export function fitText(doc: PDFKit.PDFDocument, text: string, width: number, max: number = SHEET_TEXT_MAX): string {
