@@ -11,6 +11,35 @@
 
 import { heldTexts } from './catalogue/languages.ts';
 
+/** The most characters of typed search text that a search reads (the console's search boxes hold no more). */
+export const SEARCH_TEXT_MAX = 200;
+
+/** Half of a UTF-16 surrogate pair without its other half (in `u` mode a pair is one code point). */
+const LONE_SURROGATE = /[\ud800-\udfff]/gu;
+
+/**
+ * Text typed into a search (or a filter matched exactly) as both engines can compare it: U+0000
+ * removed (PostgreSQL refuses it in a parameter, SQLite's FTS5 reads it as the phrase's end:
+ * both a 500 before) and a lone surrogate made U+FFFD, as stored text has them (docs/security.md).
+ */
+export function comparableText(text: string): string {
+  const wellFormed = /[\ud800-\udfff]/.test(text) ? text.replace(LONE_SURROGATE, '\ufffd') : text;
+  return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '') : wellFormed;
+}
+
+/**
+ * What a search reads of typed text: {@link comparableText}, its first {@link SEARCH_TEXT_MAX}
+ * characters (never half a surrogate pair), trimmed. A LIKE pattern of it then stays far below
+ * SQLite's 50,000 bytes (a longer one was "LIKE or GLOB pattern too complex", a 500), and no search
+ * costs more than one of that length.
+ */
+export function searchedText(text: string): string {
+  const comparable = comparableText(text);
+  if (comparable.length <= SEARCH_TEXT_MAX) return comparable.trim();
+  const head = comparable.slice(0, SEARCH_TEXT_MAX);
+  return (/[\ud800-\udbff]$/.test(head) ? head.slice(0, -1) : head).trim();
+}
+
 /** Combining marks: what NFD splits off a letter (the acute of á, the tilde of ñ, the cedilla of ç). */
 const MARKS = /\p{M}+/gu;
 

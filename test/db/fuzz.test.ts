@@ -2,7 +2,8 @@
  * Fuzzing from the OpenAPI document (issue 6). For every operation of /v1/ext/openapi.json,
  * fast-check builds requests from the document's own parameter and body schemas, valid and
  * invalid (wrong types, junk, missing and extra fields, limits crossed, bodies that are not
- * JSON). Each response must:
+ * JSON, and the text that found 500s in issue 55: NUL, lone surrogates, 60,000 characters,
+ * 14,000 nested `<b>`). Each response must:
  * - not be a 5xx, except the documented 500 of a malformed ingest `search.budget`;
  * - have a status the document lists for the operation, and a body valid against its schema;
  * - leave the database unchanged when it is a 4xx (a 409 for a known person aside: it keeps the
@@ -87,6 +88,21 @@ const polygons = fc
     ),
   );
 
+/**
+ * Text that found 500s elsewhere (issue 55): NUL, lone surrogates, 60,000 characters (past
+ * SQLite's 50,000-byte LIKE pattern, also of `%`, `_` and digits) and 14,000 nested `<b>`.
+ */
+const HOSTILE_TEXT = fc.constantFrom(
+  'a\u0000b',
+  '\u0000',
+  'Ma\ud800drid',
+  '\udfff',
+  'x'.repeat(60_000),
+  '%_\\'.repeat(20_000),
+  '6'.repeat(60_000),
+  `${'<b>'.repeat(14_000)}x${'</b>'.repeat(14_000)}`,
+);
+
 /** Values real clients send for some fields (valid ones first), so the fuzzer also reaches the success paths. */
 const HINTS: Record<string, { valid: fc.Arbitrary<unknown>; any: fc.Arbitrary<unknown> }> = {
   phone_number_1: { valid: validPhone, any: fc.string({ maxLength: 20 }) },
@@ -159,6 +175,7 @@ function validValueOf(schema: Schema, valid: boolean, depth: number): fc.Arbitra
       return fc.oneof(
         text,
         ...(schema.maxLength !== undefined && schema.maxLength <= 300 ? [fc.constant('x'.repeat(schema.maxLength + 1))] : []),
+        HOSTILE_TEXT,
       );
     }
     case 'array': {

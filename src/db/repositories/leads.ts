@@ -2,7 +2,7 @@
 import { likeLiteral } from '../like.ts';
 import type { Executor } from '../database.ts';
 import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/leads/presenter.ts';
-import { foldForSearch, leadSearchText } from '../../domain/search-text.ts';
+import { comparableText, foldForSearch, leadSearchText, searchedText } from '../../domain/search-text.ts';
 import { sql } from 'kysely';
 import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
 import type { Insertable } from 'kysely';
@@ -181,7 +181,10 @@ export interface LeadSearch {
   createdBefore?: string;
   /** Updated at or after this instant, in the canonical form of domain/time.ts (compared as text). */
   updatedSince?: string;
-  /** Part of the name or an e-mail address (any case), or digits of a phone number. */
+  /**
+   * Part of the name or an e-mail address (any case), or digits of a phone number; its first 200
+   * characters are read, without U+0000 (domain/search-text.ts `searchedText`).
+   */
   text?: string;
   /** The console user handling the lead; null for leads nobody handles (CONTRACT §16). */
   assigned?: number | null;
@@ -235,11 +238,11 @@ function narrowed(db: Executor, businessId: number, search: LeadSearch) {
   else if (search.assigned !== undefined) query = query.where('assigned_user_id', '=', search.assigned);
   if (search.status) query = query.where('status', '=', search.status);
   if (search.type) query = query.where('type', '=', search.type);
-  if (search.source) query = query.where('source', '=', search.source);
+  if (search.source) query = query.where('source', '=', comparableText(search.source));
   if (search.createdFrom) query = query.where('created_at', '>=', search.createdFrom);
   if (search.createdBefore) query = query.where('created_at', '<', search.createdBefore);
   if (search.updatedSince) query = query.where('updated_at', '>=', search.updatedSince);
-  const text = search.text?.trim();
+  const text = searchedText(search.text ?? '');
   if (text) {
     const digits = text.replace(/\D/g, '');
     // Name and e-mail addresses, without case or accents (migration 0031).

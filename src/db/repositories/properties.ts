@@ -6,7 +6,7 @@ import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/prope
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalogue/property-record.ts';
 import type { PublishedDocs, StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
-import { foldForSearch, listingSearchText } from '../../domain/search-text.ts';
+import { foldForSearch, listingSearchText, searchedText } from '../../domain/search-text.ts';
 import { insertPageTokens } from './listing-pages.ts';
 import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
@@ -469,6 +469,7 @@ export interface ListingSearch {
   /**
    * Part of the reference, title (in any language held), address, approximate address, city or
    * postal code, without regard to case or accents (CONTRACT §23); `%` and `_` are themselves.
+   * Its first 200 characters are read, without U+0000 (domain/search-text.ts `searchedText`).
    */
   text?: string;
   status?: string;
@@ -542,7 +543,7 @@ function listingsOf(db: Db, businessId: number, search: ListingSearch, text: Exp
 
 /** The statements of {@link searchListings}: the count and the page. */
 async function statementsOf(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {
-  const typed = search.text?.trim();
+  const typed = searchedText(search.text ?? '');
   const text = typed ? await searchTextHolds(db, typed) : null;
   return {
     count: listingsOf(db, businessId, search, text).select(sql<number>`count(*)`.as('n')),

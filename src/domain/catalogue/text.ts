@@ -6,6 +6,9 @@
  * - Characters XML 1.0 cannot carry (C0 controls other than tab, line feed and carriage return;
  *   U+FFFE and U+FFFF) never reach a feed: one of them makes the whole Kyero document
  *   ill-formed and every portal refuses it.
+ * - A lone UTF-16 surrogate becomes U+FFFD, as the API's request bodies have it
+ *   (http/request-pipeline.ts): both engines then store the same valid UTF-8, and every
+ *   published document carries a character rather than the escape `\udXXX`.
  * - A published URL is an absolute `http` or `https` URL in the WHATWG serialisation, with
  *   every character that could end an HTML attribute percent-encoded, so a partner may put it
  *   in a `src`, `href` or `iframe` attribute quoted either way.
@@ -37,13 +40,28 @@ export function xmlText(text: string): string {
   return withoutControls(text).replace(LONE_SURROGATE, '\uFFFD');
 }
 
+/** Any half of a UTF-16 surrogate pair, paired or not (a cheap test before {@link LONE_SURROGATE}). */
+const SURROGATE_HALF = /[\uD800-\uDFFF]/;
+
 /**
- * Every string in a JSON value (object keys too) with {@link withoutControls} applied; other
+ * `text` as a listing stores it: {@link withoutControls}, and each lone surrogate replaced by
+ * U+FFFD, as `String.prototype.toWellFormed` does. A lone surrogate (JSON's `"\ud800"` in an
+ * import line, half of an emoji cut off) is no character: SQLite stored it as invalid UTF-8 and
+ * `JSON.stringify` wrote it into the published documents as the escape `\ud800`, which the API
+ * and the idealista feed then served as it was. Other text is returned as it is (the same string).
+ */
+export function storedText(text: string): string {
+  const clean = withoutControls(text);
+  return SURROGATE_HALF.test(clean) ? clean.replace(LONE_SURROGATE, '\uFFFD') : clean;
+}
+
+/**
+ * Every string in a JSON value (object keys too) with {@link storedText} applied; other
  * values as they are. A value with nothing to clean is returned unchanged (the same object,
  * nothing copied: most listings have nothing to clean).
  */
 export function cleanStrings<T>(value: T): T {
-  return mapStrings(value, withoutControls);
+  return mapStrings(value, storedText);
 }
 
 /**

@@ -28,7 +28,10 @@
  *   then 303 to `GET /l/<token>?visit=<its start, epoch ms>`, a thank-you page in the page's
  *   language that says the day and time in the business's time zone. A slot taken meanwhile is
  *   409 with the slots as they are now; other faults 422 beside their fields; nothing stored.
- * - `GET /l/<token>.pdf?lang=…`: the listing's A4 sheet (services/catalogue/listing-sheet.ts).
+ * - `GET /l/<token>.pdf?lang=…`: the listing's A4 sheet (services/catalogue/listing-sheet.ts),
+ *   laid out once for the same listing, language and agency (services/catalogue/sheet-cache.ts):
+ *   a strong `ETag`, `Cache-Control: no-cache` (kept, asked again each time: a listing that
+ *   leaves the catalogue is 410 at once), and 304 to an `If-None-Match` naming it.
  *
  * A listing no longer in the public catalogue (sold, rented, withdrawn, made private) answers
  * 410 with a short page in words, for the page, the sheet and the form; a token no listing has
@@ -70,6 +73,7 @@ import {
 import type { Slot } from '../../domain/viewings/hours.ts';
 import { DateTime } from 'luxon';
 import type { MediaOptions } from '../media.ts';
+import { noneMatch } from '../conditional.ts';
 import { serverOrigin } from '../origin.ts';
 import { escape } from './unsubscribe.ts';
 
@@ -542,9 +546,11 @@ export const listingPageRoutes: FastifyPluginAsync<{
     if (sheet === null) throw new InmoError('NOT_FOUND');
     // Gone: the words of the page, as for the page itself.
     if (sheet === 'gone') return show(request, reply, token, { values: {}, faults: {}, notice: null });
+    reply.headers(headers(policy)).header('cache-control', 'no-cache').header('etag', sheet.etag);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch !== undefined && noneMatch(ifNoneMatch, sheet.etag.slice(1, -1))) return reply.code(304).send();
     return reply
       .code(200)
-      .headers(headers(policy))
       .header('content-type', 'application/pdf')
       .header('content-disposition', `inline; filename="${sheetFileName(sheet.title)}"`)
       .send(sheet.pdf);

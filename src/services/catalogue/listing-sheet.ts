@@ -18,11 +18,17 @@
  * written as its closest letters or left out. No code of a vocabulary is written (words come
  * from domain/catalogue/listing-words.ts).
  *
+ * Layout takes time linear in what the listing holds (issue 55): every text is fitted before
+ * pdfkit gets it ({@link fitText}: at most {@link SHEET_TEXT_MAX} characters, the description
+ * {@link SHEET_DESCRIPTION_MAX}, read from its HTML in one pass, and no word wider than its
+ * line), and a sheet is laid out once for the same inputs (sheet-cache.ts).
+ *
  * Two ways to one sheet: the public `/l/<token>.pdf` of a listing in the public catalogue, and
  * the console's `/console/properties/{id}/sheet.pdf` of any listing of the business (its
  * published object as it would be published, privacy applied, so the sheet shows no more than
  * the page would).
  */
+import { createHash } from 'node:crypto';
 import type PDFKit from 'pdfkit';
 import type QRCodeModule from 'qrcode';
 import type { Db } from '../../db/database.ts';
@@ -30,7 +36,7 @@ import { findListingOfPage } from '../../db/repositories/listing-pages.ts';
 import type { ListingLanguage } from '../../domain/catalogue/languages.ts';
 import { buildPublishedDocs } from '../../domain/catalogue/property-doc.ts';
 import { fill, listingView, type ListingView } from '../../domain/catalogue/listing-words.ts';
-import { htmlToText } from '../../domain/leads/portal-emails/content.ts';
+import { descriptionText } from '../../domain/catalogue/html.ts';
 import type { MediaStore } from '../../media/store.ts';
 import {
   businessContact,
@@ -42,6 +48,7 @@ import {
   type BusinessContact,
 } from './listing-page.ts';
 import { listingInFull } from './listings.ts';
+import { listingSheets, type CachedSheet } from './sheet-cache.ts';
 
 /** Photos on a sheet: the primary one and up to 4 more. */
 export const SHEET_PHOTOS = 5;
@@ -94,6 +101,71 @@ export function winAnsi(text: string): string {
   return out.replace(/[ \u00a0]{3,}/g, '  ');
 }
 
+/** The most characters of a short text on a sheet (a title, an address line, the features). */
+export const SHEET_TEXT_MAX = 500;
+/** The most characters of a description on a sheet: about one A4 page of its text (9.5 pt across the page). */
+export const SHEET_DESCRIPTION_MAX = 6_000;
+/** The most characters of the features' line on a sheet. */
+const SHEET_FEATURES_MAX = 1_000;
+
+/**
+ * `text` cut to `max` UTF-16 code units: at the last space or line end of its last fifth when
+ * there is one, else where `max` falls (never inside a surrogate pair), with `…` added. A text
+ * within `max` is returned as it is.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let head = text.slice(0, max);
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+  const space = Math.max(head.lastIndexOf(' '), head.lastIndexOf('\n'));
+  if (space >= max * 0.8) head = head.slice(0, space);
+  return `${head.trimEnd()}…`;
+}
+
+/**
+ * `text` as a sheet lays it out `width` points wide in the document's current font and size:
+ * cut to `max` characters ({@link cutText}), written as the standard fonts can ({@link winAnsi}),
+ * and each word wider than `width` broken by spaces into pieces that fit.
+ *
+ * pdfkit breaks a word wider than its line itself, measuring the rest of the word again for
+ * every line it fills: time quadratic in the word's length (a description of 99,000 characters
+ * without a space took 18 s on an idle core, 42 to 67 s on a loaded one). Here each character
+ * is measured once (widths kept per character), so the time is linear in the text's length and
+ * pdfkit only ever gets words that fit a line.
+ * @param max the most characters kept; `Infinity` keeps them all (a text bounded elsewhere).
+ */
+export function fitText(doc: PDFKit.PDFDocument, text: string, width: number, max: number = SHEET_TEXT_MAX): string {
+  const written = winAnsi(cutText(text, max));
+  const widths = new Map<string, number>();
+  const widthOf = (c: string) => {
+    let w = widths.get(c);
+    if (w === undefined) widths.set(c, (w = doc.widthOfString(c)));
+    return w;
+  };
+  // Kerning is left out of the sum: a margin keeps each piece within the line either way.
+  const room = width * 0.95 - widthOf(' ');
+  return written.replace(/[^ \n]{8,}/g, (word) => {
+    let total = 0;
+    for (const c of word) total += widthOf(c);
+    if (total <= room) return word;
+    const pieces: string[] = [];
+    let piece = '';
+    let w = 0;
+    for (const c of word) {
+      const cw = widthOf(c);
+      if (piece !== '' && w + cw > room) {
+        pieces.push(piece);
+        piece = '';
+        w = 0;
+      }
+      piece += c;
+      w += cw;
+    }
+    pieces.push(piece);
+    return pieces.join(' ');
+  });
+}
+
 /** What a sheet is made of. */
 export interface SheetContent {
   view: ListingView;
@@ -121,26 +193,60 @@ async function readPhoto(store: MediaStore, key: string): Promise<Buffer | null>
   }
 }
 
-/** The JPEG bytes of the listing's photos that inmo keeps, the primary one first, {@link SHEET_PHOTOS} at most. */
-async function sheetPhotos(db: Db, store: MediaStore, businessId: number, propertyId: number, view: ListingView): Promise<Buffer[]> {
+/** The media keys of the listing's photos that inmo keeps, at the width a sheet reads, the primary one first, {@link SHEET_PHOTOS} at most. */
+async function sheetPhotoKeys(db: Db, businessId: number, propertyId: number, view: ListingView): Promise<string[]> {
   const stored = await storedWidths(db, businessId, propertyId, (key) => key);
-  const photos: Buffer[] = [];
+  const keys: string[] = [];
   for (const photo of view.photos) {
-    if (photos.length >= SHEET_PHOTOS) break;
+    if (keys.length >= SHEET_PHOTOS) break;
     const widths = stored.get(photo.url);
     if (!widths?.length) continue;
-    const wanted = photos.length === 0 ? PRIMARY_WIDTH : THUMB_WIDTH;
-    const chosen = widths.find((w) => w.width >= wanted) ?? widths.at(-1)!;
-    const bytes = await readPhoto(store, chosen.key);
-    if (bytes) photos.push(bytes);
+    const wanted = keys.length === 0 ? PRIMARY_WIDTH : THUMB_WIDTH;
+    keys.push((widths.find((w) => w.width >= wanted) ?? widths.at(-1)!).key);
   }
-  return photos;
+  return keys;
+}
+
+/** A sheet as the routes send it: its bytes, their ETag, and the listing's title in the sheet's language. */
+export interface ListingSheet extends CachedSheet {
+  title: string;
 }
 
 /**
- * The sheet of the listing whose page is `token`, in language `lang`.
+ * The sheet of a published listing, from this process's cache when one was laid out from the
+ * same inputs (sheet-cache.ts): the key is a hash of everything the sheet shows, so any change
+ * (the listing, a photo, the language, the agency's name or e-mail, the page's URL) lays it out
+ * again.
+ */
+async function cachedSheet(
+  db: Db,
+  store: MediaStore,
+  listing: { businessId: number; id: number; apiDoc: string; langTexts: string | null; businessName: string },
+  lang: ListingLanguage,
+  pageUrl: string,
+): Promise<ListingSheet> {
+  const view = listingView(listing.apiDoc, listing.langTexts, lang);
+  const business = await businessContact(db, listing.businessId, listing.businessName);
+  const photoKeys = await sheetPhotoKeys(db, listing.businessId, listing.id, view);
+  const key = createHash('sha256')
+    .update(JSON.stringify([lang, listing.apiDoc, listing.langTexts, business.name, business.email, pageUrl, photoKeys]))
+    .digest('base64url');
+  const sheet = await listingSheets.get(key, async () => {
+    const photos: Buffer[] = [];
+    for (const photoKey of photoKeys) {
+      const bytes = await readPhoto(store, photoKey);
+      if (bytes) photos.push(bytes);
+    }
+    return renderListingSheet({ view, business, pageUrl, photos });
+  });
+  return { ...sheet, title: view.title };
+}
+
+/**
+ * The sheet of the listing whose page is `token`, in language `lang` (laid out once for the same
+ * inputs: {@link cachedSheet}).
  * @param origin this server's public origin (no trailing slash), for the page's absolute URL.
- * @returns the PDF and the listing's title in `lang`; `gone` for a listing no longer in the public catalogue; null for a token no listing has.
+ * @returns the PDF, its ETag and the listing's title in `lang`; `gone` for a listing no longer in the public catalogue; null for a token no listing has.
  */
 export async function publicListingSheet(
   db: Db,
@@ -148,25 +254,25 @@ export async function publicListingSheet(
   token: string,
   lang: ListingLanguage,
   origin: string,
-): Promise<{ pdf: Buffer; title: string } | 'gone' | null> {
+): Promise<ListingSheet | 'gone' | null> {
   if (!PAGE_TOKEN.test(token)) return null;
   const row = await findListingOfPage(db, token);
   if (!row) return null;
   if (row.listed !== 1 || row.api_doc === null) return 'gone';
-  const view = listingView(row.api_doc, row.lang_texts, lang);
-  const pdf = await renderListingSheet({
-    view,
-    business: await businessContact(db, row.business_id, row.business_name),
-    pageUrl: `${origin}${PAGE_PATH}${token}`,
-    photos: await sheetPhotos(db, store, row.business_id, row.id, view),
-  });
-  return { pdf, title: view.title };
+  return cachedSheet(
+    db,
+    store,
+    { businessId: row.business_id, id: row.id, apiDoc: row.api_doc, langTexts: row.lang_texts, businessName: row.business_name },
+    lang,
+    `${origin}${PAGE_PATH}${token}`,
+  );
 }
 
 /**
  * The sheet of listing `id` of the business, made from the console: any listing of the
- * business, shown as it would be published (privacy applied).
- * @returns the PDF and the listing's title in `lang`, or undefined when the business has no such listing.
+ * business, shown as it would be published (privacy applied); laid out once for the same
+ * inputs ({@link cachedSheet}).
+ * @returns the PDF, its ETag and the listing's title in `lang`, or undefined when the business has no such listing.
  */
 export async function consoleListingSheet(
   db: Db,
@@ -175,20 +281,19 @@ export async function consoleListingSheet(
   id: number,
   lang: ListingLanguage,
   origin: string,
-): Promise<{ pdf: Buffer; title: string } | undefined> {
+): Promise<ListingSheet | undefined> {
   const listing = await listingInFull(db, businessId, id);
   if (!listing) return undefined;
   const token = await listingPageToken(db, businessId, id);
   if (token === undefined) return undefined;
   const docs = buildPublishedDocs(listing.fields, listing.images, listing.videos);
-  const view = listingView(docs.api_doc, docs.lang_texts, lang);
-  const pdf = await renderListingSheet({
-    view,
-    business: await businessContact(db, businessId, await businessName(db, businessId)),
-    pageUrl: `${origin}${PAGE_PATH}${token}`,
-    photos: await sheetPhotos(db, store, businessId, id, view),
-  });
-  return { pdf, title: view.title };
+  return cachedSheet(
+    db,
+    store,
+    { businessId, id, apiDoc: docs.api_doc, langTexts: docs.lang_texts, businessName: await businessName(db, businessId) },
+    lang,
+    `${origin}${PAGE_PATH}${token}`,
+  );
 }
 
 /**
@@ -223,9 +328,15 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
     bufferPages: true,
     lang: view.lang,
     displayTitle: true,
-    info: { Title: winAnsi(view.title), Author: winAnsi(business.name), Subject: winAnsi(fill(w.offeredBy, { business: business.name })) },
+    info: {
+      Title: winAnsi(cutText(view.title, SHEET_TEXT_MAX)),
+      Author: winAnsi(cutText(business.name, SHEET_TEXT_MAX)),
+      Subject: winAnsi(cutText(fill(w.offeredBy, { business: business.name }), SHEET_TEXT_MAX)),
+    },
   });
   const bytes = pdfBytes(doc);
+  // Every text fitted to its width in the font it is written in (set before `text` reads its arguments).
+  const fit = (text: string, width: number, max?: number) => fitText(doc, text, width, max);
   const left = PAGE.margin;
 
   // The agency.
@@ -233,10 +344,14 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
 
   // Title, kind and prices.
   let y = PAGE.margin + 30;
-  doc.font('Helvetica-Bold').fontSize(18).fillColor(INK).text(winAnsi(view.title), left, y, { width: CONTENT, height: 48, ellipsis: true });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(18)
+    .fillColor(INK)
+    .text(fit(view.title, CONTENT), left, y, { width: CONTENT, height: 48, ellipsis: true });
   y = doc.y + 2;
   if (view.kind) {
-    doc.font('Helvetica').fontSize(10).fillColor(MUTED).text(winAnsi(view.kind), left, y, { width: CONTENT });
+    doc.font('Helvetica').fontSize(10).fillColor(MUTED).text(fit(view.kind, CONTENT), left, y, { width: CONTENT });
     y = doc.y + 2;
   }
   if (view.prices.length) {
@@ -244,7 +359,7 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
       .font('Helvetica-Bold')
       .fontSize(16)
       .fillColor(ACCENT)
-      .text(winAnsi(view.prices.join('  ·  ')), left, y, { width: CONTENT });
+      .text(fit(view.prices.join('  ·  '), CONTENT), left, y, { width: CONTENT });
     y = doc.y + 8;
   }
 
@@ -270,13 +385,13 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
   doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(winAnsi(w.facts), left, columnTop, { width: leftWidth });
   y = doc.y + 3;
   for (const fact of view.facts) {
-    doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(winAnsi(fact.label), left, y, { width: 125 });
+    doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(fit(fact.label, 125), left, y, { width: 125 });
     const labelBottom = doc.y;
     doc
       .font('Helvetica-Bold')
       .fontSize(9.5)
       .fillColor(INK)
-      .text(winAnsi(fact.value), left + 130, y, { width: leftWidth - 130 });
+      .text(fit(fact.value, leftWidth - 130), left + 130, y, { width: leftWidth - 130 });
     y = Math.max(labelBottom, doc.y) + 1;
   }
   if (view.features.length) {
@@ -286,7 +401,7 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
       .font('Helvetica')
       .fontSize(9.5)
       .fillColor(INK)
-      .text(winAnsi(view.features.join('  ·  ')), left, doc.y + 2, { width: leftWidth });
+      .text(fit(view.features.join('  ·  '), leftWidth, SHEET_FEATURES_MAX), left, doc.y + 2, { width: leftWidth });
     y = doc.y;
   }
   if (view.energy) {
@@ -332,11 +447,11 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
           .font('Helvetica')
           .fontSize(8)
           .fillColor(MUTED)
-          .text(winAnsi(view.energy.figures), left, y + 2, { width: leftWidth });
+          .text(fit(view.energy.figures, leftWidth), left, y + 2, { width: leftWidth });
         y = doc.y;
       }
     } else if (view.energy.state) {
-      doc.font('Helvetica').fontSize(9.5).fillColor(INK).text(winAnsi(view.energy.state), left, y, { width: leftWidth });
+      doc.font('Helvetica').fontSize(9.5).fillColor(INK).text(fit(view.energy.state, leftWidth), left, y, { width: leftWidth });
       y = doc.y;
     }
   }
@@ -359,22 +474,24 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
         .font('Helvetica')
         .fontSize(9)
         .fillColor(INK)
-        .text(winAnsi(line), rightX, doc.y + 1, { width: rightWidth });
+        .text(fit(line, rightWidth), rightX, doc.y + 1, { width: rightWidth });
     if (view.location.note)
       doc
         .font('Helvetica')
         .fontSize(8)
         .fillColor(MUTED)
-        .text(winAnsi(view.location.note), rightX, doc.y + 2, { width: rightWidth });
+        .text(fit(view.location.note, rightWidth), rightX, doc.y + 2, { width: rightWidth });
   }
   y = Math.max(leftBottom, doc.y) + 14;
 
   // The description, on as many pages as it takes.
-  const description = view.description ? htmlToText(view.description).trim() : '';
-  if (description) {
-    // The heading and the first lines (or all of a short text) go together: never a heading alone at the foot of a page.
+  // Cut to about a page before it is fitted; what was cut is said by an ellipsis.
+  const described = view.description ? descriptionText(view.description) : '';
+  if (described) {
     doc.font('Helvetica').fontSize(9.5);
-    const opening = Math.min(doc.heightOfString(winAnsi(description), { width: CONTENT, lineGap: 1.5 }), 40);
+    const description = fit(described, CONTENT, SHEET_DESCRIPTION_MAX);
+    // The heading and the first lines (or all of a short text) go together: never a heading alone at the foot of a page.
+    const opening = Math.min(doc.heightOfString(description, { width: CONTENT, lineGap: 1.5 }), 40);
     if (y + 18 + opening > PAGE.height - PAGE.margin - 16) {
       doc.addPage();
       y = PAGE.margin;
@@ -384,11 +501,12 @@ export async function renderListingSheet(content: SheetContent): Promise<Buffer>
       .font('Helvetica')
       .fontSize(9.5)
       .fillColor(INK)
-      .text(winAnsi(description), left, doc.y + 3, { width: CONTENT, lineGap: 1.5 });
+      .text(description, left, doc.y + 3, { width: CONTENT, lineGap: 1.5 });
     y = doc.y + 10;
   }
   // The foot of every page: who offers it, and how to reach them.
-  const foot = winAnsi([fill(w.offeredBy, { business: business.name }), business.email].filter(Boolean).join('  ·  '));
+  doc.font('Helvetica').fontSize(8);
+  const foot = fit([fill(w.offeredBy, { business: business.name }), business.email].filter(Boolean).join('  ·  '), CONTENT);
   const range = doc.bufferedPageRange();
   for (let i = range.start; i < range.start + range.count; i++) {
     doc.switchToPage(i);
@@ -430,13 +548,13 @@ export function drawAgency(doc: PDFKit.PDFDocument, business: BusinessContact, l
     .font('Helvetica-Bold')
     .fontSize(12)
     .fillColor(ACCENT)
-    .text(winAnsi(business.name), left, top, { width: width * 0.6, lineBreak: false, ellipsis: true });
+    .text(fitText(doc, business.name, width * 0.6), left, top, { width: width * 0.6, lineBreak: false, ellipsis: true });
   if (business.email) {
     doc
       .font('Helvetica')
       .fontSize(9)
       .fillColor(MUTED)
-      .text(winAnsi(business.email), left + width * 0.6, top + 2, {
+      .text(fitText(doc, business.email, width * 0.4), left + width * 0.6, top + 2, {
         width: width * 0.4,
         align: 'right',
         lineBreak: false,

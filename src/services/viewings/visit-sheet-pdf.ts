@@ -12,11 +12,14 @@
  *   in and sign on paper;
  * - the agency's clause.
  *
- * Text uses the standard Helvetica (WinAnsi, `winAnsi` of listing-sheet.ts).
+ * Text uses the standard Helvetica (WinAnsi, `winAnsi` of listing-sheet.ts), each value fitted as
+ * the listing's sheet fits it (`fitText`: at most 500 characters, words wider than their line
+ * broken, so the layout's time is linear in the text); the clause is kept whole (at most 3,000
+ * characters, visit-sheet.ts `CLAUSE_MAX`).
  */
 import PDFDocument from 'pdfkit';
 import type { DocumentType } from '../../domain/viewings/visit-sheet.ts';
-import { A4, ACCENT, drawAgency, INK, MUTED, pdfBytes, winAnsi } from '../catalogue/listing-sheet.ts';
+import { A4, ACCENT, cutText, drawAgency, fitText, INK, MUTED, pdfBytes, SHEET_TEXT_MAX, winAnsi } from '../catalogue/listing-sheet.ts';
 
 /** The languages a sheet is written in: the console's. */
 export type SheetLanguage = 'es' | 'en';
@@ -104,7 +107,10 @@ export async function renderVisitSheet(content: VisitSheetContent): Promise<Buff
     margins: { top: PAGE.margin, left: PAGE.margin, right: PAGE.margin, bottom: PAGE.margin },
     lang: content.lang,
     displayTitle: true,
-    info: { Title: winAnsi(`${w.title} · ${content.listing.reference}`), Author: winAnsi(content.agency.name) },
+    info: {
+      Title: winAnsi(cutText(`${w.title} · ${content.listing.reference}`, SHEET_TEXT_MAX)),
+      Author: winAnsi(cutText(content.agency.name, SHEET_TEXT_MAX)),
+    },
   });
   const bytes = pdfBytes(doc);
   const left = PAGE.margin;
@@ -130,7 +136,7 @@ export async function renderVisitSheet(content: VisitSheetContent): Promise<Buff
       .font('Helvetica-Bold')
       .fontSize(10.5)
       .fillColor(INK)
-      .text(winAnsi(value), left + 160, y - 1, { width: CONTENT - 160 });
+      .text(fitText(doc, value, CONTENT - 160), left + 160, y - 1, { width: CONTENT - 160 });
     y = Math.max(labelBottom, doc.y) + 6;
   };
   const heading = (text: string) => {
@@ -163,7 +169,7 @@ export async function renderVisitSheet(content: VisitSheetContent): Promise<Buff
     .font('Helvetica')
     .fontSize(9.5)
     .fillColor(INK)
-    .text(winAnsi(content.clause), left, y, { width: CONTENT, lineGap: 1.5, align: 'justify' });
+    .text(fitText(doc, content.clause, CONTENT, Infinity), left, y, { width: CONTENT, lineGap: 1.5, align: 'justify' });
   y = doc.y + 16;
 
   // The signature: never split from its label; on a new page when this one is full.
