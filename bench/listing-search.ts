@@ -1,7 +1,7 @@
 /**
  * The console's listing search (issue 47, CONTRACT §14, §23), `npm run bench -- --only
  * listing-search`: `/console/properties?q=` on a catalogue of 203,090 listings of one business
- * (the real catalogues of ../shared/data, 20,309 lines, imported 10 times under distinct
+ * (the real catalogues of `INMO_BENCH_DATA`, 20,309 lines, imported 10 times under distinct
  * references), on SQLite and (when it answers) PostgreSQL, in process through the repository
  * the page calls (db/repositories/properties.ts `searchListings`: the count and the first page
  * of 50).

@@ -215,7 +215,7 @@ async function rawFloor(root: string, work: string, dbPath: string, path: string
 
 /**
  * Runs the scale benchmark.
- * @param realFiles the real catalogues (../shared/data); `listings`: size of the generated one.
+ * @param realFiles the real catalogues (`INMO_BENCH_DATA`, by default ../shared/data); `listings`: size of the generated one.
  * @returns the printable report.
  */
 export async function scaleBench(options: {

@@ -1,7 +1,7 @@
 /**
  * Test databases and what goes in them: a new database per test file on the engine of this
  * process (a SQLite file in a temp folder, or a PostgreSQL database of this run), businesses
- * and keys, catalogue fixtures, the real catalogues of ../shared/data, and a snapshot of every
+ * and keys, catalogue fixtures, a sample of the real catalogues (test/fixtures/catalogues), and a snapshot of every
  * table to prove a request changed nothing.
  */
 import { sql } from 'kysely';
@@ -185,11 +185,15 @@ async function readTables(db: Db): Promise<string[]> {
 /** What a request about a known person may write (CONTRACT §22): its interaction, the consent it carried, the event saying so. */
 export const INTERACTION_TABLES = ['lead_interactions', 'lead_consents', 'events'] as const;
 
-/** The shared real catalogues (../shared/data). */
+/** The repository's root folder. */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const SHARED_DATA = join(REPO_ROOT, '..', 'shared', 'data');
+/**
+ * A sample of the three real catalogues (test/fixtures/catalogues/README.md says its source and
+ * how it was drawn); the full catalogues are for the benchmarks (`INMO_BENCH_DATA`).
+ */
+export const SAMPLE_CATALOGUES = join(REPO_ROOT, 'test', 'fixtures', 'catalogues');
 export const CATALOGUES = ['catalogue-madrid-sale.ndjson', 'catalogue-zaragoza-rent.ndjson', 'catalogue-zaragoza-sale.ndjson'].map((f) =>
-  join(SHARED_DATA, f),
+  join(SAMPLE_CATALOGUES, f),
 );
 export function readCatalogue(path: string): Array<Record<string, any>> {
   statSync(path);

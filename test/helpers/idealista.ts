@@ -1,5 +1,5 @@
 /**
- * idealista's v6 format in tests (CONTRACT §22): the spec's own schemas (../shared/spec/idealista-v6,
+ * idealista's v6 format in tests (CONTRACT §22): the spec's own schemas (test/fixtures/spec/idealista-v6,
  * not the copy inmo ships) compiled with the same draft-04 validator, and a listing of the import
  * format turned into the Property object the API publishes, privacy applied, as the feed reads it.
  */
@@ -11,8 +11,8 @@ import { SUBTYPES } from '../../src/domain/catalogue/terms.ts';
 import { compileIdealistaSchemas, type IdealistaSchemas } from '../../src/feeds/idealista-schema.ts';
 import { REPO_ROOT } from './db.ts';
 
-/** idealista's v6 properties format as the spec holds it. */
-export const SPEC_IDEALISTA = join(REPO_ROOT, '..', 'shared', 'spec', 'idealista-v6');
+/** idealista's v6 properties format as the spec holds it, with idealista's examples (test/fixtures/spec/README.md). */
+export const SPEC_IDEALISTA = join(REPO_ROOT, 'test', 'fixtures', 'spec', 'idealista-v6');
 
 let spec: IdealistaSchemas | null = null;
 

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './db.ts';
 
-/** The Kyero v3 schema of ../shared/spec. */
-export const KYERO_XSD = join(REPO_ROOT, '..', 'shared', 'spec', 'kyero-v3.xsd');
+/** The Kyero v3 schema as the spec holds it (test/fixtures/spec/README.md). */
+export const KYERO_XSD = join(REPO_ROOT, 'test', 'fixtures', 'spec', 'kyero-v3.xsd');
 
 /** Whether xmllint can be run here; when not, says so (and fails under `INMO_REQUIRE_XMLLINT=1`). */
 export function xmllintHere(suite: string): boolean {

@@ -77,7 +77,7 @@ describe('recordFromForm', () => {
 });
 
 describe('listingRecordOf', () => {
-  it('gives back, for every listing of the real catalogues, the line that stores the same listing', () => {
+  it('gives back, for every listing of the sample of the real catalogues, the line that stores the same listing', () => {
     const now = '2026-11-24T12:00:00+00:00';
     let checked = 0;
     for (const path of CATALOGUES) {
@@ -88,6 +88,6 @@ describe('listingRecordOf', () => {
         checked++;
       }
     }
-    expect(checked).toBeGreaterThan(20_000);
+    expect(checked).toBe(608); // every line of the sample (test/fixtures/catalogues)
   });
 });
