@@ -89,10 +89,16 @@ export function parserFor(sender: string | null): PortalParser | null {
  * Reads `content` (see the module's comment): each text of the message (text part, then HTML
  * part as text) cut at the portal's footer, read by the portal's own wording and then as
  * labelled text; the first text that names a field gives it.
+ * @param believed whether a portal's parser may read a message from this original sender
+ *   (trust.ts `emailTrust`: a verified portal, or a forward from the agency); when it says no,
+ *   the generic reader alone reads it. Not given: yes.
  */
-export function readPortalEmail(content: EmailContent): PortalContact {
+export function readPortalEmail(
+  content: EmailContent,
+  believed: (original: { sender: string | null; forwarded: boolean }) => boolean = () => true,
+): PortalContact {
   const original = originalOf(content);
-  const portal = parserFor(original.sender);
+  const portal = believed(original) ? parserFor(original.sender) : null;
   let fields: Fields = { ...NO_FIELDS };
   for (const whole of original.bodies) {
     const cut = portal?.footer ? whole.split(portal.footer)[0] : whole;
