@@ -13,15 +13,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { createApiKey } from '../../src/services/access/api-keys.ts';
+import { createUser } from '../../src/services/access/console-users.ts';
 import { createInboundAddress } from '../../src/services/leads/email-intake.ts';
 import { runAlertsNow } from '../../src/services/leads/alerts.ts';
+import { listingPageToken } from '../../src/services/catalogue/listing-page.ts';
 import { connectEmail } from '../../src/services/messaging/email.ts';
 import { Browser, userWithPassword } from '../helpers/console.ts';
-import { importRecords, listing, REPO_ROOT } from '../helpers/db.ts';
+import { importRecords, listing, propertyId, REPO_ROOT } from '../helpers/db.ts';
 import { post, withApp } from '../helpers/http.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
@@ -35,6 +37,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await smtp.close();
+});
+afterEach(() => {
+  vi.useRealTimers();
 });
 beforeEach(async () => {
   smtp.received.length = 0;
@@ -169,6 +174,57 @@ describe('consent from a request that cannot prove it comes from the person (iss
     const { id } = await t.db.selectFrom('leads').select('id').where('phone_number_1', '=', '+34611810002').executeTakeFirstOrThrow();
     const page = (await browser.get(`/console/leads/${id}`)).body;
     expect(page).toContain('no verificada');
+  });
+});
+
+describe('consent carried by the listing page and a viewing request (issue 55 item 4)', () => {
+  it('the listing page’s form (no key at all) lifts no refusal of WhatsApp', async () => {
+    await importRecords(t.db, t.businessId, [listing('P-1')]);
+    const token = (await listingPageToken(t.db, t.businessId, await propertyId(t.db, 'P-1')))!;
+    const marta = { name: 'Marta Ruiz', type: 'buyer', phone_number_1: '+34611840001' };
+    expect((await post(t.app, '/leads/inquiries', t.key, { ...marta, consent: NO })).status).toBe(200);
+    const fields = { name: 'Marta', phone: '611 84 00 01', consent: '1', website: '', submission: 'c'.repeat(32) };
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/l/${token}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(fields).toString(),
+      remoteAddress: '10.9.0.7',
+    });
+    expect(sent.statusCode).toBe(303);
+    expect(await consentsOf('+34611840001')).toEqual([
+      { marketing: 0, whatsapp: 0, verified: 1, carried_marketing: null, carried_whatsapp: null },
+      { marketing: 0, whatsapp: 0, verified: 0, carried_marketing: 0, carried_whatsapp: 1 },
+    ]);
+  });
+
+  it('a publishable booking with a `lead` keeps the viewing request but lifts no refusal', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-03-20T09:00:00Z'));
+    await createUser(t.db, { businessId: t.businessId, email: 'agente@uno.example', role: 'agent' });
+    await importRecords(t.db, t.businessId, [listing('V-1')]);
+    const marta = { name: 'Marta Ruiz', type: 'buyer', phone_number_1: '+34611830001', personal_email: 'marta@example.com' };
+    expect((await post(t.app, '/leads/inquiries', t.key, { ...marta, consent: NO })).status).toBe(200);
+    const key = (
+      await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read', 'leads:ingest', 'viewings:write'], origins: [SITE] })
+    ).key;
+    const property = await propertyId(t.db, 'V-1');
+    const booked = await post(
+      t.app,
+      '/viewings',
+      key,
+      {
+        property_id: property,
+        starts_at: '2026-03-23T10:00:00+01:00',
+        lead: { name: 'Marta', phone_number_1: '+34611830001', consent: YES },
+      },
+      fromSite,
+    );
+    expect(booked.status, JSON.stringify(booked.body)).toBe(201);
+    expect(await consentsOf('+34611830001')).toEqual([
+      { marketing: 0, whatsapp: 0, verified: 1, carried_marketing: null, carried_whatsapp: null },
+      { marketing: 0, whatsapp: 0, verified: 0, carried_marketing: 1, carried_whatsapp: 1 },
+    ]);
   });
 });
 
