@@ -21,7 +21,9 @@ import { createUser } from '../../src/services/access/console-users.ts';
 import { createInboundAddress } from '../../src/services/leads/email-intake.ts';
 import { runAlertsNow } from '../../src/services/leads/alerts.ts';
 import { listingPageToken } from '../../src/services/catalogue/listing-page.ts';
+import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { connectEmail } from '../../src/services/messaging/email.ts';
+import { startFakeGraph } from '../helpers/fake-graph.ts';
 import { Browser, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, propertyId, REPO_ROOT } from '../helpers/db.ts';
 import { post, withApp } from '../helpers/http.ts';
@@ -262,6 +264,42 @@ describe('the welcome tells nothing of who is a client (issue 55 item 7)', () =>
       .where('phone_number_1', '=', '+34611820002')
       .executeTakeFirstOrThrow();
     expect(made.contact_verified).toBe(0);
+  });
+  it('nor the e-mail that stands in for a failed template: a publishable lead’s welcome goes by WhatsApp or not at all', async () => {
+    const graph = await startFakeGraph();
+    try {
+      await connectChannel(
+        t.db,
+        {
+          businessId: t.businessId,
+          provider: 'whatsapp-cloud',
+          phoneNumberId: '555',
+          tokenEnv: 'T',
+          template: 'hola',
+          baseUrl: graph.baseUrl,
+        },
+        { T: 'token' },
+      );
+      const key = await publishableKey();
+      // Refused WhatsApp (a new lead's own consent), and a template that fails for good: neither falls back to the address.
+      const body = (phone: string, consent?: object) => ({
+        name: 'X',
+        type: 'buyer',
+        phone_number_1: phone,
+        personal_email: 'probe@attacker.example',
+        ...(consent ? { consent } : {}),
+      });
+      expect((await post(t.app, '/leads/inquiries', key, body('+34611850001', { ...YES, whatsapp: false }), fromSite)).status).toBe(200);
+      graph.script.push({ status: 400, body: { error: { message: 'Template not approved', code: 132001 } } });
+      expect((await post(t.app, '/leads/inquiries', key, body('+34611850002'), fromSite)).status).toBe(200);
+      await drain();
+      await drain();
+      expect(recipients()).toEqual([]);
+      const sent = await t.db.selectFrom('messages').select(['kind', 'author', 'state']).orderBy('id').execute();
+      expect(sent.filter((m) => m.kind === 'email')).toEqual([]);
+    } finally {
+      await graph.close();
+    }
   });
 });
 
