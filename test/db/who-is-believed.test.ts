@@ -332,7 +332,10 @@ describe('portal e-mails are believed from their senders only (issue 55 item 6)'
     await userWithPassword(t.db, t.businessId, 'agente@uno.example', 'agent');
     const browser = new Browser(t.app);
     await browser.login('agente@uno.example');
-    expect((await browser.get(`/console/leads/${forged.lead_id}`)).body).toContain('no se pudo verificar');
+    const forgedPage = (await browser.get(`/console/leads/${forged.lead_id}`)).body;
+    expect(forgedPage).toContain('no se pudo verificar');
+    // Its notes (and a known person's history, for an interaction) say so too.
+    expect(forgedPage).toContain('Consulta recibida por correo electrónico (remitente no verificado: puede no venir de quien dice).');
     expect((await browser.get(`/console/leads/${real.lead_id}`)).body).not.toContain('no se pudo verificar');
   });
 

@@ -155,10 +155,12 @@ export interface ProcessedEmail {
 }
 
 /** The notes' heading of a portal's contact: how it came (completed by an agent or not), and the ad it was about. */
-function heading(contact: { source: string; reference: string | null }, byHand = false): string {
+function heading(contact: { source: string; reference: string | null }, byHand = false, verified = true): string {
   const through = contact.source === SOURCE_OF.generic ? 'por correo electrónico' : `por correo de ${contact.source}`;
+  // An unverified sender says so in the lead's notes and its history (trust.ts).
+  const unverified = verified ? '' : ' (remitente no verificado: puede no venir de quien dice)';
   return (
-    `Consulta recibida ${through}${byHand ? ', completada a mano' : ''}.` +
+    `Consulta recibida ${through}${unverified}${byHand ? ', completada a mano' : ''}.` +
     (contact.reference ? `\nReferencia del anuncio: ${contact.reference}` : '')
   );
 }
@@ -223,7 +225,7 @@ export async function processInboundEmail(
   if (contact.phone === null || contact.name === null) {
     // No new lead without a phone and a name; a person known by either contact still has the request added.
     const reason = contact.phone === null ? NOT_UNDERSTOOD.noPhone : NOT_UNDERSTOOD.noName;
-    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact) });
+    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact, false, verified) });
     return run.finish(async (trx) => {
       const known =
         (contact.phone === null ? undefined : await findLeadByPhone(trx, row.business_id, contact.phone)) ??
@@ -244,7 +246,7 @@ export async function processInboundEmail(
   await createInquiryLead(run.writes, row.business_id, inquiry, onStored, {
     channel: 'email',
     knownEmail: contact.email,
-    heading: heading(contact),
+    heading: heading(contact, false, verified),
     verified,
   });
   return settled;
@@ -398,7 +400,7 @@ export async function makeLeadFromEmail(db: Db, businessId: number, id: number, 
   return createInquiryLead(writes, businessId, inquiryOf(contact, listing ? searchOfListing(listing) : null), onStored, {
     channel: 'email',
     knownEmail: email,
-    heading: heading({ source: input.source, reference }, true),
+    heading: heading({ source: input.source, reference }, true, row.trust !== 'unverified'),
     // Made by an agent, but from the message's words: an unverified message's address stays unverified.
     verified: row.trust !== 'unverified',
   });

@@ -21,7 +21,10 @@
  * that receives the agency's mail records its results (Gmail, Microsoft 365 and servers with
  * OpenDKIM/OpenDMARC or Rspamd do): behind one that records none, the topmost header is whatever
  * the sender wrote. The webhook's URL is the agency's mail pipe: whoever holds it is believed as
- * that server is.
+ * that server is. `ARC-Authentication-Results` are not read: what an intermediary recorded is
+ * worth only what its seal is, and checking seals needs a DKIM verifier inmo does not carry; a
+ * notification relayed by a third party is believed as a forward from the agency's own address
+ * or not at all.
  *
  * Pure: the headers are mailparser's (channels/email-message.ts), each value unfolded.
  */
