@@ -43,7 +43,7 @@ import type { Database, InboundEmailState } from '../../db/types.ts';
 import { randomBase62 } from '../../domain/access/api-key.ts';
 import { inquiryNotes } from '../../domain/leads/notes.ts';
 import { readPortalEmail, SOURCE_OF, type PortalContact } from '../../domain/leads/portal-emails/index.ts';
-import { emailTrust, type EmailTrust } from '../../domain/leads/portal-emails/trust.ts';
+import type { EmailTrust } from '../../domain/leads/portal-emails/trust.ts';
 import { htmlToText } from '../../domain/leads/portal-emails/content.ts';
 import { normalizePhone } from '../../domain/leads/phone.ts';
 import { searchOfListing } from '../../domain/leads/portal-emails/search.ts';
@@ -202,18 +202,13 @@ export async function processInboundEmail(
   const at = nowRfc3339();
   const own = await repo.listAgencyAddresses(db, row.business_id);
   let contact: PortalContact;
-  let trust: EmailTrust = 'unverified';
   try {
-    const content = await readEmail(Buffer.from(row.raw));
-    contact = readPortalEmail(content, (original) => (trust = emailTrust(content, original, own)) !== 'unverified');
+    contact = readPortalEmail(await readEmail(Buffer.from(row.raw)), { ownAddresses: own });
   } catch {
-    return settle(
-      run,
-      emailId,
-      { state: 'not_understood', parser: null, sender: null, subject: null, reason: NOT_UNDERSTOOD.unreadable, trust },
-      at,
-    );
+    const unreadable = { parser: null, sender: null, subject: null, reason: NOT_UNDERSTOOD.unreadable, trust: 'unverified' as const };
+    return settle(run, emailId, { state: 'not_understood', ...unreadable }, at);
   }
+  const trust: EmailTrust = contact.trust ?? 'unverified';
   const verified = trust !== 'unverified';
   const seen = { parser: contact.parser, sender: contact.sender, subject: contact.subject.slice(0, SUBJECT_MAX) || null, trust };
   const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason }, at);
@@ -346,7 +341,7 @@ export async function emailToReview(db: Db, businessId: number, id: number): Pro
     const content = await readEmail(Buffer.from(row.raw));
     text = content.text ?? (content.html === null ? '' : htmlToText(content.html));
     // An unverified message is read as it was at its processing: by the generic reader alone.
-    const { name, phone, email, message, reference, source } = readPortalEmail(content, () => row.trust !== 'unverified');
+    const { name, phone, email, message, reference, source } = readPortalEmail(content, { believed: row.trust !== 'unverified' });
     found = { name, phone, email, message, reference, source };
   } catch {
     // Not readable as an e-mail: the agent sees its sender and subject, and may discard it.
