@@ -79,7 +79,7 @@ export type InquiryOutcome = 'created' | 'completed' | 'known';
  */
 export type LeadWrites = Pick<GroupCommit, 'run' | 'alone'>;
 
-/** How an inquiry came, when not through POST /leads/inquiries (CONTRACT §19: a portal's e-mail). */
+/** How an inquiry came: who vouches for it, and, when not through POST /leads/inquiries, its way (CONTRACT §19: a portal's e-mail). */
 export interface InquiryOrigin {
   /**
    * Whether the request can prove it comes from the person or the agency: a secret key (the
