@@ -36,7 +36,8 @@ function headerEnd(raw: Buffer): number {
 
 /**
  * The sender, subject and parts of a raw message, decoded to text.
- * @returns `{from, subject, text, html}`; a part the message lacks (or that is empty) is null, the subject `''`.
+ * @returns `{from, subject, text, html, authentication}`; a part the message lacks (or that is empty) is null, the
+ *   subject `''`; `authentication` the `Authentication-Results` values, topmost first.
  * @throws Error only when the bytes cannot be read as a message at all (mailparser's own failure).
  */
 export async function readEmail(raw: Buffer): Promise<EmailContent> {
@@ -44,10 +45,13 @@ export async function readEmail(raw: Buffer): Promise<EmailContent> {
   const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
   const from = mail.from?.value.find((a) => a.address)?.address?.toLowerCase() ?? null;
+  // What the receiving servers recorded of the sender's authentication (domain/leads/portal-emails/trust.ts).
+  const results = mail.headers.get('authentication-results');
   return {
     from,
     subject: mail.subject ?? '',
     text: mail.text ? mail.text : null,
     html: typeof mail.html === 'string' && mail.html !== '' ? mail.html : null,
+    authentication: (Array.isArray(results) ? results : results === undefined ? [] : [results]).filter((v) => typeof v === 'string'),
   };
 }

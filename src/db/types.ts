@@ -198,6 +198,12 @@ export interface LeadTable {
   search_text: string | null;
   /** 0/1: the agent ticked "wants alerts" (migration 0032, CONTRACT §21). */
   wants_alerts: Generated<number>;
+  /**
+   * 0/1: 0 when its phone and e-mail address came from a request that cannot prove it comes
+   * from the person (a publishable key, the listing page, an unverified portal e-mail): no
+   * automatic e-mail goes to that address (migration 0045).
+   */
+  contact_verified: Generated<number>;
 }
 
 export interface LeadNoteTable {
@@ -224,6 +230,14 @@ export interface LeadConsentTable {
   /** The form's page (`sourcePage`). */
   source_page: string | null;
   created_at: string;
+  /**
+   * 1: given by the person or the agency; 0: carried by a request that cannot prove it comes
+   * from the person, about a known lead: `marketing`/`whatsapp` then hold what took effect (never
+   * more than before), `carried_*` what it said (migration 0045, CONTRACT §18).
+   */
+  verified: Generated<number>;
+  carried_marketing: number | null;
+  carried_whatsapp: number | null;
 }
 
 /** A request about a lead that already existed and did not change it (migration 0023, CONTRACT §22). */
@@ -746,7 +760,12 @@ export interface InboundEmailTable {
   /** Why it is `not_understood` or `discarded`, in words (no personal data). */
   reason: string | null;
   updated_at: string;
+  /** What inmo believed of it (migration 0045): `portal`, `agency` or `unverified`; null until read. */
+  trust: EmailTrust | null;
 }
+
+/** What inmo believed of a portal e-mail (domain/leads/portal-emails/trust.ts). */
+export type EmailTrust = 'portal' | 'agency' | 'unverified';
 
 /** An external ref accepted by an import run (migration 0017): the run's refs, kept off the heap. */
 export interface ImportRefTable {

@@ -26,6 +26,7 @@ import { importRecords, listing, propertyId, REPO_ROOT, snapshot, businessWithKe
 import { inmo } from '../helpers/cli.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 import { expectDocumented } from '../helpers/openapi.ts';
+import { userWithPassword } from '../helpers/console.ts';
 
 const t = withApp({ each: true });
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'email');
@@ -226,8 +227,10 @@ describe('the process_email job', () => {
     expect(created.data.lead).toMatchObject({ id: lead.id, source: 'idealista' });
   });
 
-  it('a rent: the band is on the monthly rent; a forward through Gmail is read as idealista\u2019s', async () => {
+  it('a rent: the band is on the monthly rent; a forward through Gmail from the agency\u2019s own address is read as idealista\u2019s', async () => {
     await seedListings();
+    // The forwarding mailbox is one of the agency's own addresses (a console user's): its forward is believed.
+    await userWithPassword(t.db, t.businessId, 'agencia.sol@gmail.com', 'agent');
     const { url } = await createInboundAddress(t.db, t.businessId);
     await postEmail(url, fixture('fotocasa.eml'));
     await postEmail(url, fixture('gmail-forward-idealista.eml'));
@@ -243,7 +246,8 @@ describe('the process_email job', () => {
         locations: [{ name: 'Barcelona' }],
       },
     ]);
-    expect(forwarded).toMatchObject({ state: 'lead', parser: 'idealista', sender: 'noreply.pro.es@idealista.com' });
+    expect(rent).toMatchObject({ trust: 'portal' });
+    expect(forwarded).toMatchObject({ state: 'lead', parser: 'idealista', sender: 'noreply.pro.es@idealista.com', trust: 'agency' });
     const forwardedLead = await leadRow(t.db, forwarded.lead_id!);
     expect(forwardedLead).toMatchObject({ source: 'idealista', name: 'Pablo Ortega Díaz', phone_number_1: '+34622112233' });
     expect(JSON.parse(forwardedLead.search_preferences!)[0]).toMatchObject({

@@ -135,15 +135,23 @@ describe('a new lead in one statement', () => {
     (await t.db.selectFrom('leads').select('id').where('phone_number_1', '=', phone).executeTakeFirstOrThrow()).id;
   /** The reference lead: the same request, stored by the intake's transactional path. */
   const byHand = async (kind: 'inquiries' | 'ingest', businessId: number, phone: string, preferred: string | null) => {
-    if (kind === 'ingest') return void (await ingestRentalLead(transactional(), businessId, ingest(phone) as never, phone));
+    // As a secret key's request (verified: its consent and e-mail are taken as given).
+    if (kind === 'ingest')
+      return void (await ingestRentalLead(transactional(), businessId, ingest(phone) as never, phone, undefined, true));
     const { phone_number_1: _phone, ...rest } = inquiry(phone, preferred);
-    await createInquiryLead(transactional(), businessId, {
-      ...rest,
-      type: canonicalLeadType('buyer')!,
-      phone_number_1: phone,
-      phone_number_2: null,
-      landline_phone: null,
-    } as never);
+    await createInquiryLead(
+      transactional(),
+      businessId,
+      {
+        ...rest,
+        type: canonicalLeadType('buyer')!,
+        phone_number_1: phone,
+        phone_number_2: null,
+        landline_phone: null,
+      } as never,
+      undefined,
+      { verified: true },
+    );
   };
 
   let phones = 0;
@@ -262,13 +270,19 @@ describe('a new lead in one statement', () => {
       const plain = await post(t.app, '/leads/inquiries', mail.key, body(plainPhone));
       expect(plain.status, JSON.stringify(plain.body)).toBe(200);
       const { phone_number_1: _phone, ...rest } = body(byHandPhone);
-      await createInquiryLead(transactional(), mail.businessId, {
-        ...rest,
-        type: canonicalLeadType('buyer')!,
-        phone_number_1: byHandPhone,
-        phone_number_2: null,
-        landline_phone: null,
-      } as never);
+      await createInquiryLead(
+        transactional(),
+        mail.businessId,
+        {
+          ...rest,
+          type: canonicalLeadType('buyer')!,
+          phone_number_1: byHandPhone,
+          phone_number_2: null,
+          landline_phone: null,
+        } as never,
+        undefined,
+        { verified: true },
+      );
       const a = await storedFor(await idOf(plainPhone), plainPhone);
       const reference = await storedFor(await idOf(byHandPhone), byHandPhone);
       const address = (phone: string) => `marta.${phone.slice(1)}@example.com`;

@@ -72,6 +72,7 @@ export async function settleInboundEmail(
   id: number,
   outcome: Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason' | 'updated_at'> & {
     state: Exclude<InboundEmailState, 'pending'>;
+    trust?: InboundEmailTable['trust'];
   },
   from: 'pending' | 'not_understood' = 'pending',
 ): Promise<boolean> {
@@ -93,7 +94,7 @@ export async function listInboundEmailsOfLead(db: Executor, leadId: number) {
 export async function listInboundEmailsInState(db: Executor, businessId: number, state: InboundEmailState, limit: number) {
   return db
     .selectFrom('inbound_emails')
-    .select(['id', 'received_at', 'state', 'parser', 'lead_id', 'sender', 'subject', 'reason'])
+    .select(['id', 'received_at', 'state', 'parser', 'lead_id', 'sender', 'subject', 'reason', 'trust'])
     .where('business_id', '=', businessId)
     .where('state', '=', state)
     .orderBy('id', 'desc')
@@ -144,3 +145,17 @@ export async function findListingByReference(db: Executor, businessId: number, r
 export type InboundOutcome = Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason'> & {
   state: Exclude<InboundEmailState, 'pending'>;
 };
+
+/**
+ * The agency's own addresses, lower-case: its active console users' e-mails and its e-mail
+ * settings' from and reply-to addresses (a forward from one of them is believed when it
+ * authenticated, domain/leads/portal-emails/trust.ts).
+ */
+export async function listAgencyAddresses(db: Executor, businessId: number): Promise<Set<string>> {
+  const [users, settings] = await Promise.all([
+    db.selectFrom('users').select('email').where('business_id', '=', businessId).where('disabled_at', 'is', null).execute(),
+    db.selectFrom('email_settings').select(['from_address', 'reply_to']).where('business_id', '=', businessId).executeTakeFirst(),
+  ]);
+  const addresses = [...users.map((u) => u.email), settings?.from_address, settings?.reply_to];
+  return new Set(addresses.filter((a): a is string => Boolean(a?.trim())).map((a) => a.trim().toLowerCase()));
+}

@@ -109,8 +109,24 @@ export async function insertNote(db: Executor, leadId: number, text: string, at:
 }
 
 /** Records a `consent` object given with a lead (CONTRACT §18). */
-export async function insertConsent(db: Executor, row: Omit<LeadConsentTable, 'id'>): Promise<void> {
+export async function insertConsent(db: Executor, row: Omit<Insertable<LeadConsentTable>, 'id'>): Promise<void> {
   await db.insertInto('lead_consents').values(row).execute();
+}
+
+/**
+ * What a lead's consent allows now: its newest record's `marketing` and `whatsapp` (0/1); with
+ * none recorded, marketing 0 (none given) and WhatsApp 1 (not refused), as every reader takes
+ * them (CONTRACT §18, §21).
+ */
+export async function consentInForce(db: Executor, leadId: number): Promise<{ marketing: number; whatsapp: number }> {
+  const newest = await db
+    .selectFrom('lead_consents')
+    .select(['marketing', 'whatsapp'])
+    .where('lead_id', '=', leadId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return newest ?? { marketing: 0, whatsapp: 1 };
 }
 
 /** Records a request about a known lead that did not change it (CONTRACT §22). */

@@ -307,6 +307,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
           key.businessId,
           { ...body, type: canonicalLeadType(body.type)!, phone_number_1: primary, phone_number_2: second, landline_phone: landline },
           onStoredFor(idempotency, request, answer),
+          // A publishable key's request cannot prove it comes from the person (docs/security.md).
+          { verified: !publishable },
         );
         if (outcome === 'known') {
           // Kept as the known lead's interaction (CONTRACT §22); a secret key is told the spec's 409.
@@ -350,7 +352,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         const phone = ingestPrimaryPhone(request.body.contact);
         if (phone === null) throw new InmoError('INVALID_PHONE');
         const answer = () => ({ status: 'ok' as const, authenticated_as: key.businessName });
-        const leadId = await ingestRentalLead(writes, key.businessId, request.body, phone, onStoredFor(idempotency, request, answer));
+        const onStored = onStoredFor(idempotency, request, answer);
+        const leadId = await ingestRentalLead(writes, key.businessId, request.body, phone, onStored, !isPublishable(request));
         if (leadId !== null) onJobsQueued();
         // A publishable key's answer is the same for a new and a known person (CONTRACT §13).
         if (!isPublishable(request)) reply.header('inmo-lead-outcome', leadId === null ? 'unchanged' : 'created');

@@ -142,6 +142,7 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
           }
           lead = {
             inquiry: { ...body.lead, type: 'demandante', phone_number_1: primary, phone_number_2: second, landline_phone: landline },
+            verified: !publishable,
           };
         } else lead = { id: body.lead_id! };
         const record = idempotency.onResponse(request.idempotencyTicket);

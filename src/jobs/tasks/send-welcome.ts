@@ -32,7 +32,8 @@ async function queueFallback(ctx: TaskContext, leadId: number): Promise<number |
     if (existing) return existing.id;
     const lead = await findLead(trx, leadId);
     const address = lead && leadEmailAddress(lead);
-    if (!lead || !address || !sendsEmail(await findEmailSettings(trx, lead.business_id))) return undefined;
+    // Never to an address an unverified request gave (migration 0045, docs/security.md).
+    if (!lead || !address || lead.contact_verified === 0 || !sendsEmail(await findEmailSettings(trx, lead.business_id))) return undefined;
     const now = ctx.now();
     await insertWelcomeFallback(trx, {
       business_id: lead.business_id,

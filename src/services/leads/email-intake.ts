@@ -18,6 +18,11 @@
  *   address adds an interaction to that lead instead (CONTRACT §22). Without a phone or a name,
  *   a known phone or e-mail address still adds the interaction; otherwise the message waits as
  *   `not_understood` with a reason, as does a message with no contact at all.
+ * - **Believing** (domain/leads/portal-emails/trust.ts): a portal's parser reads only a message
+ *   its portal's domain authenticated, or a forward from one of the agency's own addresses; any
+ *   other message is read by the generic reader, kept as `unverified` (`trust`), and the lead or
+ *   interaction it makes is marked: its consent only tightens, and no automatic e-mail goes to
+ *   the address it gave (services/leads/intake.ts `InquiryOrigin.verified`).
  * - **Keeping**: 30 days from receipt (the worker's hourly purge, jobs/worker.ts); gone with
  *   the lead it made or was added to (its erasure, CONTRACT §18), and part of its export.
  *
@@ -38,6 +43,7 @@ import type { Database, InboundEmailState } from '../../db/types.ts';
 import { randomBase62 } from '../../domain/access/api-key.ts';
 import { inquiryNotes } from '../../domain/leads/notes.ts';
 import { readPortalEmail, SOURCE_OF, type PortalContact } from '../../domain/leads/portal-emails/index.ts';
+import type { EmailTrust } from '../../domain/leads/portal-emails/trust.ts';
 import { htmlToText } from '../../domain/leads/portal-emails/content.ts';
 import { normalizePhone } from '../../domain/leads/phone.ts';
 import { searchOfListing } from '../../domain/leads/portal-emails/search.ts';
@@ -149,10 +155,12 @@ export interface ProcessedEmail {
 }
 
 /** The notes' heading of a portal's contact: how it came (completed by an agent or not), and the ad it was about. */
-function heading(contact: { source: string; reference: string | null }, byHand = false): string {
+function heading(contact: { source: string; reference: string | null }, byHand = false, verified = true): string {
   const through = contact.source === SOURCE_OF.generic ? 'por correo electrónico' : `por correo de ${contact.source}`;
+  // An unverified sender says so in the lead's notes and its history (trust.ts).
+  const unverified = verified ? '' : ' (remitente no verificado: puede no venir de quien dice)';
   return (
-    `Consulta recibida ${through}${byHand ? ', completada a mano' : ''}.` +
+    `Consulta recibida ${through}${unverified}${byHand ? ', completada a mano' : ''}.` +
     (contact.reference ? `\nReferencia del anuncio: ${contact.reference}` : '')
   );
 }
@@ -192,18 +200,17 @@ export async function processInboundEmail(
   if (!row) return { state: 'gone', leadId: null };
   if (row.state !== 'pending') return { state: row.state, leadId: row.lead_id };
   const at = nowRfc3339();
+  const own = await repo.listAgencyAddresses(db, row.business_id);
   let contact: PortalContact;
   try {
-    contact = readPortalEmail(await readEmail(Buffer.from(row.raw)));
+    contact = readPortalEmail(await readEmail(Buffer.from(row.raw)), { ownAddresses: own });
   } catch {
-    return settle(
-      run,
-      emailId,
-      { state: 'not_understood', parser: null, sender: null, subject: null, reason: NOT_UNDERSTOOD.unreadable },
-      at,
-    );
+    const unreadable = { parser: null, sender: null, subject: null, reason: NOT_UNDERSTOOD.unreadable, trust: 'unverified' as const };
+    return settle(run, emailId, { state: 'not_understood', ...unreadable }, at);
   }
-  const seen = { parser: contact.parser, sender: contact.sender, subject: contact.subject.slice(0, SUBJECT_MAX) || null };
+  const trust: EmailTrust = contact.trust ?? 'unverified';
+  const verified = trust !== 'unverified';
+  const seen = { parser: contact.parser, sender: contact.sender, subject: contact.subject.slice(0, SUBJECT_MAX) || null, trust };
   const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason }, at);
   if (contact.phone === null && contact.email === null) return notUnderstood(NOT_UNDERSTOOD.noContact);
 
@@ -213,13 +220,13 @@ export async function processInboundEmail(
   if (contact.phone === null || contact.name === null) {
     // No new lead without a phone and a name; a person known by either contact still has the request added.
     const reason = contact.phone === null ? NOT_UNDERSTOOD.noPhone : NOT_UNDERSTOOD.noName;
-    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact) });
+    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact, false, verified) });
     return run.finish(async (trx) => {
       const known =
         (contact.phone === null ? undefined : await findLeadByPhone(trx, row.business_id, contact.phone)) ??
         (contact.email === null ? undefined : await findLeadByEmail(trx, row.business_id, contact.email));
       if (!known) return settleIn(trx, emailId, { state: 'not_understood', ...seen, reason }, at);
-      const request = { channel: 'email' as const, source: contact.source, note, consent: undefined };
+      const request = { channel: 'email' as const, source: contact.source, note, consent: undefined, verified };
       await keepInteraction(trx, row.business_id, known.id, request, null, at);
       return settleIn(trx, emailId, { state: 'interaction', ...seen, lead_id: known.id, reason: null }, at);
     });
@@ -234,12 +241,17 @@ export async function processInboundEmail(
   await createInquiryLead(run.writes, row.business_id, inquiry, onStored, {
     channel: 'email',
     knownEmail: contact.email,
-    heading: heading(contact),
+    heading: heading(contact, false, verified),
+    verified,
   });
   return settled;
 }
 
-type Outcome = Pick<repo.InboundOutcome, 'state' | 'parser' | 'sender' | 'subject' | 'reason'> & { lead_id?: number | null };
+type Outcome = Pick<repo.InboundOutcome, 'state' | 'parser' | 'sender' | 'subject' | 'reason'> & {
+  lead_id?: number | null;
+  /** What inmo believed of it (trust.ts); not given: unchanged. */
+  trust?: EmailTrust;
+};
 
 /** Settles the message in the job's completing transaction. */
 async function settle(
@@ -308,6 +320,8 @@ export interface EmailToReview {
   subject: string | null;
   /** One of {@link NOT_UNDERSTOOD}'s. */
   reason: string | null;
+  /** What inmo believed of it (trust.ts): `portal`, `agency`, `unverified`; null for a message read before it was recorded. */
+  trust: EmailTrust | null;
   /** Its text part, else its HTML part as text; empty when it has neither or cannot be read. */
   text: string;
   /** What the parsers did find, to start the agent's form from; null when it cannot be read. */
@@ -326,13 +340,14 @@ export async function emailToReview(db: Db, businessId: number, id: number): Pro
   try {
     const content = await readEmail(Buffer.from(row.raw));
     text = content.text ?? (content.html === null ? '' : htmlToText(content.html));
-    const { name, phone, email, message, reference, source } = readPortalEmail(content);
+    // An unverified message is read as it was at its processing: by the generic reader alone.
+    const { name, phone, email, message, reference, source } = readPortalEmail(content, { believed: row.trust !== 'unverified' });
     found = { name, phone, email, message, reference, source };
   } catch {
     // Not readable as an e-mail: the agent sees its sender and subject, and may discard it.
   }
-  const { sender, subject, reason, received_at } = row;
-  return { id, received_at, sender, subject, reason, text, found };
+  const { sender, subject, reason, received_at, trust } = row;
+  return { id, received_at, sender, subject, reason, trust, text, found };
 }
 
 /** What an agent writes to make a lead of a message not understood. */
@@ -380,7 +395,9 @@ export async function makeLeadFromEmail(db: Db, businessId: number, id: number, 
   return createInquiryLead(writes, businessId, inquiryOf(contact, listing ? searchOfListing(listing) : null), onStored, {
     channel: 'email',
     knownEmail: email,
-    heading: heading({ source: input.source, reference }, true),
+    heading: heading({ source: input.source, reference }, true, row.trust !== 'unverified'),
+    // Made by an agent, but from the message's words: an unverified message's address stays unverified.
+    verified: row.trust !== 'unverified',
   });
 }
 

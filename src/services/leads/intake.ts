@@ -79,8 +79,16 @@ export type InquiryOutcome = 'created' | 'completed' | 'known';
  */
 export type LeadWrites = Pick<GroupCommit, 'run' | 'alone'>;
 
-/** How an inquiry came, when not through POST /leads/inquiries (CONTRACT §19: a portal's e-mail). */
+/** How an inquiry came: who vouches for it, and, when not through POST /leads/inquiries, its way (CONTRACT §19: a portal's e-mail). */
 export interface InquiryOrigin {
+  /**
+   * Whether the request can prove it comes from the person or the agency: a secret key (the
+   * agency's own systems), an agent in the console. Not given (false): a publishable key, the
+   * listing page's forms, a portal e-mail inmo could not verify. An unverified request's consent
+   * only tightens a known lead's (a refusal applies, a "yes" never lifts a refusal), and the
+   * lead it makes gets no automatic e-mail at the address it gave (CONTRACT §18; docs/security.md).
+   */
+  verified?: boolean;
   /** The interaction's channel when the person is known (CONTRACT §22): `inquiry` unless said. */
   channel?: 'inquiry' | 'email';
   /** Also known by this e-mail address (any lead of the business with it, personal or professional), when the phone is new. */
@@ -146,7 +154,7 @@ async function queueWelcome(
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** The lead columns an inquiry sets (spec §4.2 rules 1, 6; the accepted-but-ignored fields are not read). */
-function inquiryColumns(inquiry: Inquiry, at: string): Omit<NewLead, 'business_id' | 'phone_number_1' | 'created_at'> {
+function inquiryColumns(inquiry: Inquiry, at: string, verified: boolean): Omit<NewLead, 'business_id' | 'phone_number_1' | 'created_at'> {
   const searches = (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>;
   return {
     name: inquiry.name.trim(),
@@ -168,6 +176,8 @@ function inquiryColumns(inquiry: Inquiry, at: string): Omit<NewLead, 'business_i
     agency_property_ids: OWNS_AGENCY_PROPERTY_IDS.has(inquiry.type) ? json(inquiry.agency_property_ids) : null,
     services: OWNS_SERVICES.has(inquiry.type) ? json(inquiry.services) : null,
     updated_at: at,
+    // Unverified: no automatic e-mail to the address it gave (docs/security.md); verified: the default, 1.
+    ...(verified ? {} : { contact_verified: 0 }),
   };
 }
 
@@ -207,7 +217,8 @@ async function storeInquiryLead(
   origin: InquiryOrigin,
 ): Promise<{ leadId: number; outcome: InquiryOutcome }> {
   const at = nowRfc3339();
-  const columns = inquiryColumns(inquiry, at);
+  const verified = origin.verified === true;
+  const columns = inquiryColumns(inquiry, at, verified);
   const notes = inquiryNotes({
     searches: (inquiry.search_preferences ?? []) as Array<Record<string, unknown>>,
     sourcePage: inquiry.sourcePage,
@@ -229,6 +240,7 @@ async function storeInquiryLead(
             inquiry.preferred_language ?? null,
             INQUIRY_JOBS,
             at,
+            verified,
           ),
           onStored,
         );
@@ -240,7 +252,7 @@ async function storeInquiryLead(
       const byEmail = existing || knownEmail === null ? undefined : await repo.findLeadByEmail(trx, businessId, knownEmail);
       if (byEmail) {
         // Known by the e-mail address though the phone is new (CONTRACT §22): the lead does not change.
-        const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent };
+        const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent, verified };
         await keepInteraction(trx, businessId, byEmail.id, interaction, inquiry.sourcePage, at);
         await onStored?.(trx, null, 'unchanged', byEmail.id, true);
         return { leadId: byEmail.id, outcome: 'known' as const };
@@ -252,7 +264,7 @@ async function storeInquiryLead(
         // again about a known person, kept as an interaction (CONTRACT §22).
         const named = existing.name !== null && existing.name.trim() !== '';
         if (named || !(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) {
-          const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent };
+          const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent, verified };
           await keepInteraction(trx, businessId, existing.id, interaction, inquiry.sourcePage, at);
           await onStored?.(trx, null, 'unchanged', existing.id, true);
           return { leadId: existing.id, outcome: 'known' as const };
@@ -262,7 +274,7 @@ async function storeInquiryLead(
         // and a lead who wrote on WhatsApp first is already in a conversation (CONTRACT §10).
         const queued = new Set((await listJobsOfLead(trx, leadId)).map((j) => j.kind));
         const talking = (await findConversation(trx, leadId)) !== undefined;
-        jobs = INQUIRY_JOBS.filter((kind) => kind !== 'send_welcome' || (!queued.has(kind) && !talking));
+        jobs = jobs.filter((kind) => kind !== 'send_welcome' || (!queued.has(kind) && !talking));
       } else {
         leadId = await repo.insertLeadId(trx, {
           ...columns,
@@ -272,7 +284,8 @@ async function storeInquiryLead(
         });
       }
       await repo.insertNote(trx, leadId, notes, at);
-      await recordConsent(trx, businessId, leadId, inquiry.consent, inquiry.sourcePage, at);
+      // A completed lead was known before this request: its consent is only tightened by an unverified one.
+      await recordConsent(trx, businessId, leadId, inquiry.consent, inquiry.sourcePage, at, existing !== undefined && !verified);
       if (jobs.includes('send_welcome')) {
         await queueWelcome(
           trx,
@@ -280,7 +293,8 @@ async function storeInquiryLead(
           leadId,
           {
             phone: inquiry.phone_number_1,
-            email: leadEmailAddress(inquiry) ?? (existing ? leadEmailAddress(existing) : null),
+            // No automatic e-mail to an address an unverified request gave (docs/security.md).
+            email: !verified ? null : (leadEmailAddress(inquiry) ?? (existing ? leadEmailAddress(existing) : null)),
           },
           inquiry.preferred_language ?? existing?.preferred_language ?? null,
           at,
@@ -308,8 +322,10 @@ function newLead(
   preferredLanguage: string | null,
   jobs: JobKind[],
   at: string,
+  verified: boolean,
 ): NewLeadParts {
-  return { businessId, lead, note, consent, welcome: jobs.includes('send_welcome') ? { preferredLanguage } : null, jobs, at };
+  const welcome = jobs.includes('send_welcome') ? { preferredLanguage, byEmail: verified } : null;
+  return { businessId, lead, note, consent, welcome, jobs, at };
 }
 
 /** The columns of the `consent` a POST carried, with the form's page (CONTRACT §18); null: none given. */
@@ -327,6 +343,11 @@ function consentColumns(consent: InquiryBody['consent'], sourcePage: string | nu
 /**
  * Records the `consent` a POST carried (CONTRACT §18), with the form's page and the time; none
  * given, nothing is recorded.
+ * @param tightenOnly the request cannot prove it comes from the person and the lead was known
+ *   before it: the record is kept as not verified (`verified` 0), with what it said in
+ *   `carried_marketing`/`carried_whatsapp`, and its `marketing`/`whatsapp` are what takes effect:
+ *   each what it said and what the consent in force allowed ({@link repo.consentInForce}), so a
+ *   refusal applies and a "yes" never lifts an earlier refusal, nor gives what was never given.
  */
 async function recordConsent(
   trx: Transaction<Database>,
@@ -335,18 +356,35 @@ async function recordConsent(
   consent: InquiryBody['consent'],
   sourcePage: string | null | undefined,
   at: string,
+  tightenOnly: boolean,
 ): Promise<void> {
   const columns = consentColumns(consent, sourcePage);
   if (!columns) return;
-  await repo.insertConsent(trx, { business_id: businessId, lead_id: leadId, ...columns, created_at: at });
+  if (!tightenOnly) {
+    await repo.insertConsent(trx, { business_id: businessId, lead_id: leadId, ...columns, created_at: at });
+    return;
+  }
+  const inForce = await repo.consentInForce(trx, leadId);
+  await repo.insertConsent(trx, {
+    business_id: businessId,
+    lead_id: leadId,
+    ...columns,
+    marketing: Math.min(columns.marketing, inForce.marketing),
+    whatsapp: Math.min(columns.whatsapp, inForce.whatsapp),
+    verified: 0,
+    carried_marketing: columns.marketing,
+    carried_whatsapp: columns.whatsapp,
+    created_at: at,
+  });
 }
 
 /**
  * Keeps a request about a known lead as its interaction (CONTRACT §22): the way it came
  * (`inquiry`, `ingest`, or a portal's `email`, CONTRACT §19), the request's `source` and the
  * note a new lead would have got (message, page, search), the consent it carried (recorded as
- * any consent is), and the event `lead.contacted_again` (`{id, source}`). The lead's own columns
- * and `updated_at` do not change. Runs in the caller's transaction.
+ * any consent is when `verified`; otherwise it only tightens the lead's, {@link recordConsent}),
+ * and the event `lead.contacted_again` (`{id, source}`). The lead's own columns and `updated_at`
+ * do not change. Runs in the caller's transaction.
  */
 export async function keepInteraction(
   trx: Transaction<Database>,
@@ -357,6 +395,8 @@ export async function keepInteraction(
     source: string | null | undefined;
     note: string;
     consent: InquiryBody['consent'];
+    /** The request proves it comes from the person or the agency ({@link InquiryOrigin.verified}). */
+    verified: boolean;
   },
   sourcePage: string | null | undefined,
   at: string,
@@ -370,7 +410,7 @@ export async function keepInteraction(
     note: request.note,
     created_at: at,
   });
-  await recordConsent(trx, businessId, leadId, request.consent, sourcePage, at);
+  await recordConsent(trx, businessId, leadId, request.consent, sourcePage, at, !request.verified);
   await recordEvent(trx, businessId, 'lead.contacted_again', leadId, { id: leadId, source: source ?? request.channel }, at);
 }
 
@@ -378,6 +418,8 @@ export async function keepInteraction(
  * Creates a rental-seeking lead from the compact landing-form payload (spec §4.3).
  * @param phone the primary phone, already chosen and normalised.
  * @param onStored runs last in the same transaction (also when nothing else changes).
+ * @param verified the request proves it comes from the person or the agency (a secret key);
+ *   not (a publishable key): see {@link InquiryOrigin.verified}.
  * @returns the new lead's id, or null when a lead with that phone exists: the lead does not
  *   change, and the request is kept as its interaction (CONTRACT §22).
  * @throws MalformedBudgetError (MALFORMED_BUDGET) for a budget that is not a whole number or range (nothing stored),
@@ -389,6 +431,7 @@ export async function ingestRentalLead(
   body: IngestBody,
   phone: string,
   onStored?: OnStored,
+  verified = false,
 ): Promise<number | null> {
   // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
   const rentMax = parseBudget(body.search.budget);
@@ -418,12 +461,13 @@ export async function ingestRentalLead(
     search_preferences: JSON.stringify([entry]),
     created_at: at,
     updated_at: at,
+    ...(verified ? {} : { contact_verified: 0 }),
   };
   const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
   const notes = ingestNotes(body, habsInNotes, rentMax);
   const created = await newLeadAtOnce(
     writes,
-    newLead(businessId, lead, notes, consentColumns(body.consent, body.sourcePage), null, INGEST_JOBS, at),
+    newLead(businessId, lead, notes, consentColumns(body.consent, body.sourcePage), null, INGEST_JOBS, at, verified),
     onStored,
   );
   if (created !== null) return created;
@@ -431,15 +475,15 @@ export async function ingestRentalLead(
     writes.run(async (trx) => {
       const existing = await repo.findLeadByPhone(trx, businessId, phone);
       if (existing) {
-        const interaction = { channel: 'ingest' as const, source: body.source, note: notes, consent: body.consent };
+        const interaction = { channel: 'ingest' as const, source: body.source, note: notes, consent: body.consent, verified };
         await keepInteraction(trx, businessId, existing.id, interaction, body.sourcePage, at);
         await onStored?.(trx, null, 'unchanged', existing.id);
         return null;
       }
       const leadId = await repo.insertLeadId(trx, lead);
       await repo.insertNote(trx, leadId, notes, at);
-      await recordConsent(trx, businessId, leadId, body.consent, body.sourcePage, at);
-      await queueWelcome(trx, businessId, leadId, { phone, email: leadEmailAddress(lead) }, null, at);
+      await recordConsent(trx, businessId, leadId, body.consent, body.sourcePage, at, false);
+      await queueWelcome(trx, businessId, leadId, { phone, email: verified ? leadEmailAddress(lead) : null }, null, at);
       await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
       await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
       await onStored?.(trx, leadId, 'created', leadId);

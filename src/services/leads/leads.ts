@@ -254,7 +254,8 @@ export async function leadMatchesJson(db: Db, businessId: number, id: number): P
 /**
  * A lead in full, with everything the background did for it, for `inmo leads show` (CONTRACT §9)
  * and the console's lead page:
- * `{lead, notes, consents: [{marketing, whatsapp, text, version, source_page, created_at}],
+ * `{lead, notes, consents: [{marketing, whatsapp, text, version, source_page, created_at, verified,
+ * carried_marketing, carried_whatsapp}] (the last two null on verified records, CONTRACT §18),
  * matches: [{property_id, search_index}], near_misses: [{…, failed}],
  * matching: {catalogue_version, matched_at, matches_total, near_misses_total} | null,
  * message: {state, template, provider_message_id, …} | null, follow_ups: [{id, due_at, every_days, state}],
@@ -282,15 +283,20 @@ export async function leadInFull(db: Db, id: number, businessId?: number) {
       agency_property_ids: json(lead.agency_property_ids),
       services: json(lead.services),
       wants_alerts: lead.wants_alerts === 1,
+      contact_verified: lead.contact_verified === 1,
     },
     notes: await repo.listNotes(db, id),
-    consents: (await repo.listConsents(db, id)).map(({ marketing, whatsapp, text, version, source_page, created_at }) => ({
-      marketing: marketing === 1,
-      whatsapp: whatsapp === 1,
-      text,
-      version,
-      source_page,
-      created_at,
+    consents: (await repo.listConsents(db, id)).map((c) => ({
+      marketing: c.marketing === 1,
+      whatsapp: c.whatsapp === 1,
+      text: c.text,
+      version: c.version,
+      source_page: c.source_page,
+      created_at: c.created_at,
+      // Carried by a request that could not prove it came from the person: what it said, when it did not take effect (migration 0045).
+      verified: c.verified === 1,
+      carried_marketing: c.carried_marketing === null ? null : c.carried_marketing === 1,
+      carried_whatsapp: c.carried_whatsapp === null ? null : c.carried_whatsapp === 1,
     })),
     matches: matched.filter((m) => m.failed === null).map(({ property_id, search_index }) => ({ property_id, search_index })),
     near_misses: matched.filter((m) => m.failed !== null),

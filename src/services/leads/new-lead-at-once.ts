@@ -53,8 +53,12 @@ export interface NewLeadParts {
   note: string;
   /** The consent's columns (`marketing`, `whatsapp` 0/1, `text`, `version`, `source_page`), or null: none given. */
   consent: NewLeadRows['consent'];
-  /** Whether the lead is queued a welcome (its `send_welcome` job), and in which `preferred_language`. */
-  welcome: { preferredLanguage: string | null } | null;
+  /**
+   * Whether the lead is queued a welcome (its `send_welcome` job), in which `preferred_language`,
+   * and whether it may go by e-mail (not to an address an unverified request gave, intake.ts
+   * `InquiryOrigin.verified`).
+   */
+  welcome: { preferredLanguage: string | null; byEmail: boolean } | null;
   jobs: JobKind[];
   at: string;
 }
@@ -131,7 +135,7 @@ export async function newLeadAtOnce(
       parts.welcome &&
       decideWelcome(channel, ownEmail || sendsEmail(undefined), {
         phone: parts.lead.phone_number_1,
-        email: leadEmailAddress(parts.lead),
+        email: parts.welcome.byEmail ? leadEmailAddress(parts.lead) : null,
         preferredLanguage: parts.welcome.preferredLanguage,
         refusesWhatsApp: parts.consent?.whatsapp === 0,
       });

@@ -80,7 +80,13 @@ export interface ViewingBooking {
   /** Minutes, 30 by default, 5 to 240. */
   durationMinutes?: number;
   /** The lead's id, or the contact details of an inquiry (type `demandante`, phones in E.164) to make or find the lead by. */
-  lead: { id: number } | { inquiry: Inquiry };
+  lead:
+    | { id: number }
+    | {
+        inquiry: Inquiry;
+        /** The request proves it comes from the person or the agency (a secret key): see intake.ts `InquiryOrigin.verified`. */
+        verified?: boolean;
+      };
   /** `scheduled` (the agency books it) or `requested` (a website asks; an agent confirms it). */
   status: 'requested' | 'scheduled';
   source: ViewingSource;
@@ -244,6 +250,7 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
       const heading = bookingHeading(listing, slot.start, clock.zone);
       ({ leadId, outcome: leadOutcome } = await createInquiryLead(inTransaction(trx), businessId, booking.lead.inquiry, undefined, {
         heading,
+        verified: booking.lead.verified === true,
       }).catch((error: unknown) => {
         // Contention is the whole unit's to retry (group commit, db/transaction.ts), not a lead that cannot be stored.
         if (error instanceof InmoError && error.code === 'LEAD_NOT_STORED' && isWriteConflict(error.cause)) throw error.cause;

@@ -27,6 +27,8 @@ export interface EmailContent {
   text: string | null;
   /** The text/html part, when there is one. */
   html: string | null;
+  /** The message's own `Authentication-Results` values (RFC 8601), topmost first, unfolded; none: empty or absent (trust.ts). */
+  authentication?: string[];
 }
 
 /** Selectors of html-to-text: every table cell a block of its own, headings as written, no link targets or images. */

@@ -16,6 +16,7 @@ import { idealista } from './idealista.ts';
 import { labelledFields, merged, NO_FIELDS, type Fields } from './labels.ts';
 import { pisosCom } from './pisos-com.ts';
 import type { ParserName, PortalParser } from './portal.ts';
+import { emailTrust, type EmailTrust } from './trust.ts';
 
 export type { EmailContent } from './content.ts';
 export type { ParserName } from './portal.ts';
@@ -42,6 +43,8 @@ export interface PortalContact {
   parser: ParserName;
   /** The lead's `source`: {@link SOURCE_OF} the parser. */
   source: string;
+  /** What was believed of it (trust.ts), when the agency's addresses were given; absent otherwise. */
+  trust?: EmailTrust;
   /** The original sender's address (the portal's, also through a forward), lower-case. */
   sender: string | null;
   /** Whether it came forwarded (the sender read from the forward's quoted headers). */
@@ -85,14 +88,27 @@ export function parserFor(sender: string | null): PortalParser | null {
   return PORTAL_PARSERS.find((portal) => portal.sends(domain)) ?? null;
 }
 
+/** Whom a reading believes (trust.ts); plain data, so that a reading can run in another thread. */
+export interface Belief {
+  /** The agency's own addresses, lower-case: the message's trust is then decided (trust.ts `emailTrust`). */
+  ownAddresses?: ReadonlySet<string>;
+  /** false: read by the generic reader alone (a message already judged unverified). */
+  believed?: boolean;
+}
+
 /**
  * Reads `content` (see the module's comment): each text of the message (text part, then HTML
  * part as text) cut at the portal's footer, read by the portal's own wording and then as
  * labelled text; the first text that names a field gives it.
+ * @param belief with `ownAddresses`, a portal's parser reads the message only when trust.ts
+ *   believes it (a verified portal, or a forward from the agency), else the generic reader alone,
+ *   and `trust` says which; with `believed: false`, the generic reader alone. Not given: every
+ *   sender is believed and `trust` is absent (the parsers' own tests).
  */
-export function readPortalEmail(content: EmailContent): PortalContact {
+export function readPortalEmail(content: EmailContent, belief: Belief = {}): PortalContact {
   const original = originalOf(content);
-  const portal = parserFor(original.sender);
+  const trust = belief.ownAddresses ? emailTrust(content, original, belief.ownAddresses) : null;
+  const portal = belief.believed === false || trust === 'unverified' ? null : parserFor(original.sender);
   let fields: Fields = { ...NO_FIELDS };
   for (const whole of original.bodies) {
     const cut = portal?.footer ? whole.split(portal.footer)[0] : whole;
@@ -103,6 +119,7 @@ export function readPortalEmail(content: EmailContent): PortalContact {
   return {
     parser,
     source: SOURCE_OF[parser],
+    ...(trust === null ? {} : { trust }),
     sender: original.sender,
     forwarded: original.forwarded,
     subject: oneLine(content.subject.replace(SUBJECT_PREFIX, '')),
