@@ -285,6 +285,7 @@ function unquote(lines: string[]): string[] {
 function forwardIn(text: string): { sender: string | null; rest: string } | null {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue;
     const line = lines[i].replace(/^\s*(?:>\s*)*/, '').trim();
     const marked = FORWARD_MARKERS.some((marker) => marker.test(line));
     const header = QUOTED_HEADER.exec(line);

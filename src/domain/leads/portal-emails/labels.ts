@@ -141,6 +141,7 @@ export function labelledFields(text: string): Fields {
   const lines = text.split('\n');
   const fields: Fields = { ...NO_FIELDS };
   for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue;
     const found = labelledLine(lines[i]);
     if (!found || fields[found.field] !== null) continue;
     if (found.field === 'message') {
