@@ -43,6 +43,7 @@ import * as m0040 from './0040_visit_sheets.ts';
 import * as m0041 from './0041_hand_sends.ts';
 import * as m0042 from './0042_rematch.ts';
 import * as m0043 from './0043_alert_pages.ts';
+import * as m0044 from './0044_email_reading.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -90,6 +91,7 @@ export const migrationProvider: MigrationProvider = {
       '0041_hand_sends': m0041,
       '0042_rematch': m0042,
       '0043_alert_pages': m0043,
+      '0044_email_reading': m0044,
     };
   },
 };
