@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { messageKeyOf } from '../../src/channels/email-message.ts';
-import { addressIn, HTML_MAX_DEPTH, htmlToText, scanHtml } from '../../src/domain/leads/portal-emails/content.ts';
+import { addressIn, BODY_READ_MAX, HTML_MAX_DEPTH, htmlToText, scanHtml } from '../../src/domain/leads/portal-emails/content.ts';
 import { fotocasa } from '../../src/domain/leads/portal-emails/fotocasa.ts';
 import { readPortalEmail, type EmailContent } from '../../src/domain/leads/portal-emails/index.ts';
 import { labelledLine } from '../../src/domain/leads/portal-emails/labels.ts';
@@ -96,6 +96,15 @@ describe('long runs without what ends a match', () => {
     const contact = readPortalEmail(mail('x@example.org', `Nombre: Ana${','.repeat(300_000)}x\nTel: 600112233`));
     expect(contact.name).toBe(`Ana${','.repeat(300_000)}x`.slice(0, 200));
     expect(readPortalEmail(mail('x@example.org', `Nombre: Ana Gil,;.\nTel: 600112233`)).name).toBe('Ana Gil');
+  });
+});
+
+describe('how much is read', () => {
+  it('the first 512 KiB of each text: a contact at the top of 10 MiB is read, what follows that is not', () => {
+    const filler = '\u201c\n\n'.repeat(1_700_000);
+    const contact = readPortalEmail(mail('x@example.org', `Nombre: Ana\nTel: 600112233\n${filler}Email: ana@example.es\n`));
+    expect(contact).toMatchObject({ name: 'Ana', phone: '+34600112233', email: null });
+    expect(BODY_READ_MAX).toBe(512 * 1024);
   });
 });
 

@@ -189,11 +189,18 @@ export function htmlToText(html: string): string {
   return scanned.deeper || html.length > HTML_CONVERT_MAX ? scanned.text : loadConvert()(html, HTML_TO_TEXT);
 }
 
-/** The texts to read, best first: the text part, then the HTML part as text (distinct, not blank). */
+/**
+ * How much of each text the parsers read, characters: a portal's notification is a few KB, its
+ * contact at the top (also when forwarded: the forward's quoted headers come first). Beyond it,
+ * reading 10 MiB of lines built to be slow took most of the reading's deadline for nothing.
+ */
+export const BODY_READ_MAX = 512 * 1024;
+
+/** The texts to read, best first: the text part, then the HTML part as text (distinct, not blank), each its first {@link BODY_READ_MAX} characters. */
 export function bodiesOf(content: EmailContent): string[] {
   const bodies: string[] = [];
   for (const body of [content.text, content.html === null ? null : htmlToText(content.html)]) {
-    const clean = body === null ? '' : normaliseText(body);
+    const clean = body === null ? '' : normaliseText(body.slice(0, BODY_READ_MAX));
     if (clean.trim() !== '' && !bodies.includes(clean)) bodies.push(clean);
   }
   return bodies;
