@@ -251,15 +251,10 @@ interface Reading {
   found: FoundFields | null;
 }
 
-/** The longest text kept for an agent to read, characters: the page shows a message, not a book. */
-const REVIEW_TEXT_MAX = 100_000;
-
 /** What is kept of a reading for the console (JSON of {@link Reading}). */
 function readingOf(read: ReadOutcome): string {
   const reading: Reading =
-    read.outcome === 'read'
-      ? { text: read.read.text.slice(0, REVIEW_TEXT_MAX), found: foundFieldsOf(read.read.contact) }
-      : { text: '', found: null };
+    read.outcome === 'read' ? { text: read.read.text, found: foundFieldsOf(read.read.contact) } : { text: '', found: null };
   return JSON.stringify(reading);
 }
 

@@ -11,10 +11,13 @@ import { readPortalEmail, type PortalContact } from '../../domain/leads/portal-e
 /** What the parsers found, to start an agent's form from (CONTRACT §19). */
 export type FoundFields = Pick<PortalContact, 'name' | 'phone' | 'email' | 'message' | 'reference' | 'source'>;
 
+/** The longest text kept for an agent to read, characters: the console shows a message, not a book. */
+export const REVIEW_TEXT_MAX = 100_000;
+
 /** A message read: what it says of the person, and the text an agent reads of it. */
 export interface MessageRead {
   contact: PortalContact;
-  /** Its text part, else its HTML part as text; empty when it has neither. */
+  /** Its text part, else its HTML part as text, its first {@link REVIEW_TEXT_MAX} characters; empty when it has neither. */
   text: string;
 }
 
@@ -25,7 +28,8 @@ export interface MessageRead {
 export async function readMessage(raw: Uint8Array): Promise<MessageRead> {
   const content = await readEmail(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
   const text = content.text ?? (content.html === null ? '' : htmlToText(content.html));
-  return { contact: readPortalEmail(content), text };
+  // Cut here: only what is kept crosses back to the serving thread.
+  return { contact: readPortalEmail(content), text: text.slice(0, REVIEW_TEXT_MAX) };
 }
 
 /** The fields of a contact an agent's form starts from. */
