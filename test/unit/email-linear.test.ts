@@ -31,9 +31,11 @@ describe("portals' patterns over many blank lines", () => {
   // `^\s*` under the `m` flag: tried at each of the 200,000 lines, each time to the end of the run.
   const body = (sender: string, last: string) => mail(sender, `Nombre: Ana\nTeléfono: 600 11 22 33\n${'\n'.repeat(200_000)}${last}`);
 
-  it('idealista: its footer after 200,000 blank lines', () => {
-    const contact = readPortalEmail(body('noreply.pro.es@idealista.com', 'El equipo de idealista\nTeléfono: 900 000 000'));
-    expect(contact).toMatchObject({ parser: 'idealista', name: 'Ana', phone: '+34600112233' });
+  it('idealista: its footer sought over 200,000 blank lines, and found after them', () => {
+    const contact = readPortalEmail(body('noreply.pro.es@idealista.com', 'Tu inmueble con referencia PISO-1\nx'));
+    expect(contact).toMatchObject({ parser: 'idealista', name: 'Ana', phone: '+34600112233', reference: 'PISO-1' });
+    const footed = readPortalEmail(body('noreply.pro.es@idealista.com', 'El equipo de idealista\nTeléfono: 900 000 000'));
+    expect(footed).toMatchObject({ parser: 'idealista', name: 'Ana', phone: '+34600112233' });
   });
 
   it('fotocasa: its name, message and footer patterns after 200,000 blank lines', () => {
