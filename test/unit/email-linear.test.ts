@@ -66,8 +66,11 @@ describe('long runs without what ends a match', () => {
     expect(readPortalEmail(mail('no-reply@messaging.fotocasa.es', '"Hola" dijo')).message).toBeNull();
   });
 
-  it('habitaclia: `Tu referencia:` and 200,000 blanks to the line end', () => {
-    const text = `Tu referencia:${blanks(200_000)}\n**Tu referencia:** _HAB-2_`;
+  it('habitaclia: `Tu referencia:` and 200,000 blanks to the end', () => {
+    expect(
+      readPortalEmail(mail('solicitudes@envios.habitaclia.com', `Nombre: Ana\nTu referencia:${blanks(200_000)}`)).reference,
+    ).toBeNull();
+    const text = `Tu referencia:${blanks(2_000)}\n**Tu referencia:** _HAB-2_`;
     expect(readPortalEmail(mail('solicitudes@envios.habitaclia.com', text)).reference).toBe('HAB-2_');
   });
 
