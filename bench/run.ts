@@ -33,7 +33,8 @@
  * shows it, and photo uploads with the server's memory (bench/listings.ts). `--only email-inbound`
  * posts portal e-mails to the inbound webhook until they are leads, beside servers answering 202
  * alone (bench/email-inbound.ts); `--only email-pull` pulls a dovecot mailbox of 1,000 and 5,000
- * messages over IMAP with its time and memory (bench/email-pull.ts). `--only viewings` times
+ * messages over IMAP with its time and memory (bench/email-pull.ts). `--only email-hostile` posts
+ * e-mails built to be slow to read while it times `/healthz` (bench/email-hostile.ts). `--only viewings` times
  * a listing's free viewing slots over 7 days with 10 agents and 2,000 viewings, on SQLite and
  * PostgreSQL (bench/viewings.ts). `--only calendar` times an agent's calendar of 5,000 viewings
  * cold and its 304 under load, on SQLite and PostgreSQL (bench/calendar.ts). `--only listing-search` times the console's listing search of
@@ -69,6 +70,7 @@ import { engineBench, preparePostgres } from './engines.ts';
 import { benchLead, eventCostBench, leadBench } from './leads.ts';
 import { webhookBench } from './webhooks.ts';
 import { emailInboundBench } from './email-inbound.ts';
+import { emailHostileBench } from './email-hostile.ts';
 import { emailPullBench } from './email-pull.ts';
 import { eventBench } from './events.ts';
 import { feedBench } from './feed.ts';
@@ -117,6 +119,7 @@ if (
     'embed',
     'startup',
     'email-inbound',
+    'email-hostile',
     'email-pull',
     'viewings',
     'calendar',
@@ -126,7 +129,7 @@ if (
   ].includes(ONLY)
 ) {
   throw new Error(
-    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-pull, viewings, calendar, listing-search, alerts or scale',
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-hostile, email-pull, viewings, calendar, listing-search, alerts or scale',
   );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
@@ -363,6 +366,7 @@ async function main() {
   if (ONLY === null || ONLY === 'embed') await withCatalogues('embed', embed);
   if (ONLY === null || ONLY === 'startup') process.stdout.write(`\n${startupBench(ROOT).join('\n')}\n`);
   if (ONLY === null || ONLY === 'email-inbound') await emailInbound();
+  if (ONLY === null || ONLY === 'email-hostile') await emailHostile();
   if (ONLY === null || ONLY === 'email-pull') await emailPull();
   if (ONLY === null || ONLY === 'viewings') await viewings();
   if (ONLY === null || ONLY === 'calendar') await calendar();
@@ -378,6 +382,12 @@ async function emailInbound(): Promise<void> {
   const ceiling = await generatorCeiling();
   const context = { root: ROOT, work: WORK, bin: join(ROOT, 'bin', 'inmo.mjs'), pin: PIN, connections: CONNECTIONS };
   const lines = ['', ...(await emailInboundBench(context, ceiling, version))];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function emailHostile(): Promise<void> {
+  process.stderr.write('email-hostile: e-mails built to be slow to read, /healthz timed meanwhile\n');
+  const lines = ['', ...(await emailHostileBench({ root: ROOT, work: WORK, bin: join(ROOT, 'bin', 'inmo.mjs') }))];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -38,6 +38,7 @@ export const THREAD_ENTRIES = [
   'src/services/catalogue/import/reader-thread-main.ts',
   'src/services/catalogue/import/import-thread-main.ts',
   'src/db/checkpoint-thread-main.ts',
+  'src/services/leads/email-read-thread-main.ts',
 ];
 
 /** The newest modification time (ms) of the sources the build reads: src/ and package.json. */

@@ -200,6 +200,9 @@ export interface Setting {
   see?: string;
 }
 
+/** How long a received e-mail is read for by default, ms (services/leads/email-read-thread.ts). */
+export const EMAIL_READ_TIMEOUT_MS = 10_000;
+
 const ms = (n: number) => `${n.toLocaleString('en')} ms`;
 
 /**
@@ -366,6 +369,12 @@ export const SETTINGS: readonly Setting[] = [
     default: ms(DEFAULT_WORKER_SETTINGS.sendTimeoutMs),
   },
   {
+    name: 'INMO_EMAIL_READ_TIMEOUT_MS',
+    meaning: 'the longest a received e-mail is read for, on its own thread; one not read by then waits as not understood',
+    default: ms(EMAIL_READ_TIMEOUT_MS),
+    see: 'security.md',
+  },
+  {
     name: 'INMO_FEED_MAX_BYTES',
     meaning: 'the largest feed document a scheduled pull reads, bytes once decompressed; a larger one is refused',
     default: `${DEFAULT_WORKER_SETTINGS.feedMaxBytes.toLocaleString('en')} (200 MiB)`,
@@ -513,6 +522,14 @@ export function viewingReminderHoursFromEnv(env: NodeJS.ProcessEnv = process.env
     );
   }
   return hours;
+}
+
+/**
+ * `INMO_EMAIL_READ_TIMEOUT_MS`: the deadline of reading one received e-mail, ms (at least 1).
+ * @throws Error naming the variable when it is not an integer >= 1.
+ */
+export function emailReadTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  return intFromEnv(env, 'INMO_EMAIL_READ_TIMEOUT_MS', EMAIL_READ_TIMEOUT_MS, 1);
 }
 
 function trustProxyFromEnv(raw: string | undefined): boolean | string[] {

@@ -759,6 +759,11 @@ export interface InboundEmailTable {
   subject: string | null;
   /** Why it is `not_understood` or `discarded`, in words (no personal data). */
   reason: string | null;
+  /**
+   * While `not_understood`: what reading it found, JSON `{text, found}` (services/leads/email-intake.ts
+   * `EmailToReview`), so that its page does not read it again (migration 0044); null otherwise.
+   */
+  reading: string | null;
   updated_at: string;
   /** What inmo believed of it (migration 0045): `portal`, `agency` or `unverified`; null until read. */
   trust: EmailTrust | null;

@@ -43,6 +43,7 @@ import * as m0040 from './0040_visit_sheets.ts';
 import * as m0041 from './0041_hand_sends.ts';
 import * as m0042 from './0042_rematch.ts';
 import * as m0043 from './0043_alert_pages.ts';
+import * as m0044 from './0044_email_reading.ts';
 import * as m0045 from './0045_who_is_believed.ts';
 import * as m0046 from './0046_email_pull_skips.ts';
 import * as m0047 from './0047_viewing_requests.ts';
@@ -93,6 +94,7 @@ export const migrationProvider: MigrationProvider = {
       '0041_hand_sends': m0041,
       '0042_rematch': m0042,
       '0043_alert_pages': m0043,
+      '0044_email_reading': m0044,
       '0045_who_is_believed': m0045,
       '0046_email_pull_skips': m0046,
       '0047_viewing_requests': m0047,

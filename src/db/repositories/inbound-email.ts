@@ -73,10 +73,18 @@ export async function settleInboundEmail(
   outcome: Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason' | 'updated_at'> & {
     state: Exclude<InboundEmailState, 'pending'>;
     trust?: InboundEmailTable['trust'];
+    reading?: string | null;
   },
   from: 'pending' | 'not_understood' = 'pending',
 ): Promise<boolean> {
-  const result = await db.updateTable('inbound_emails').set(outcome).where('id', '=', id).where('state', '=', from).executeTakeFirst();
+  // What reading found is kept only while the message waits for an agent.
+  const reading = outcome.state === 'not_understood' ? (outcome.reading ?? null) : null;
+  const result = await db
+    .updateTable('inbound_emails')
+    .set({ ...outcome, reading })
+    .where('id', '=', id)
+    .where('state', '=', from)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

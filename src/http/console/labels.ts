@@ -331,6 +331,7 @@ export const EMAIL_REASON_LABEL = {
   'no phone number or e-mail address found': 'email_reason_no_contact',
   'no phone number found: a lead needs one': 'email_reason_no_phone',
   'no name found': 'email_reason_no_name',
+  'not read within its time limit': 'email_reason_timed_out',
   'discarded by an agent': 'email_reason_discarded',
 } as const satisfies Record<(typeof NOT_UNDERSTOOD)[keyof typeof NOT_UNDERSTOOD] | typeof DISCARDED_BY_AGENT, MessageKey>;
 

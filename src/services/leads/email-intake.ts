@@ -11,7 +11,8 @@
  *   digest of the bytes; channels/email-message.ts `messageKeyOf`) with a `process_email` job, in
  *   one transaction. A message posted again is acknowledged and nothing new is stored.
  * - **Processing** reads the message (mailparser; domain/leads/portal-emails/ for what it
- *   says). With a phone, the lead is made as an inquiry makes it (services/leads/intake.ts
+ *   says) on the e-mail reader's thread, within `INMO_EMAIL_READ_TIMEOUT_MS`
+ *   (services/leads/email-read-thread.ts); one not read by then waits as `not_understood`. With a phone, the lead is made as an inquiry makes it (services/leads/intake.ts
  *   `createInquiryLead`: type `demandante`, `source` the portal's name, the message in the
  *   notes, a search from the listing the reference names, and the same jobs: matching, the
  *   welcome, follow-ups), in the transaction that completes the job; a known phone or e-mail
@@ -31,7 +32,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { messageKeyOf, readEmail } from '../../channels/email-message.ts';
+import { messageKeyOf } from '../../channels/email-message.ts';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
@@ -42,13 +43,14 @@ import { transact } from '../../db/transaction.ts';
 import type { Database, InboundEmailState } from '../../db/types.ts';
 import { randomBase62 } from '../../domain/access/api-key.ts';
 import { inquiryNotes } from '../../domain/leads/notes.ts';
-import { readPortalEmail, SOURCE_OF, type PortalContact } from '../../domain/leads/portal-emails/index.ts';
+import { SOURCE_OF } from '../../domain/leads/portal-emails/index.ts';
 import type { EmailTrust } from '../../domain/leads/portal-emails/trust.ts';
-import { htmlToText } from '../../domain/leads/portal-emails/content.ts';
 import { normalizePhone } from '../../domain/leads/phone.ts';
 import { searchOfListing } from '../../domain/leads/portal-emails/search.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
+import { readInThread, type ReadOutcome } from './email-read-thread.ts';
+import { foundFieldsOf, type FoundFields } from './email-reading.ts';
 import { createInquiryLead, keepInteraction, type Inquiry, type LeadWrites, type OnStored } from './intake.ts';
 
 /** The largest message accepted, bytes: 10 MiB (CONTRACT §19). */
@@ -73,6 +75,7 @@ export const NOT_UNDERSTOOD = {
   noContact: 'no phone number or e-mail address found',
   noPhone: 'no phone number found: a lead needs one',
   noName: 'no name found',
+  timedOut: 'not read within its time limit',
 } as const;
 export const DISCARDED_BY_AGENT = 'discarded by an agent';
 
@@ -199,19 +202,20 @@ export async function processInboundEmail(
   const row = await repo.findInboundEmail(db, emailId);
   if (!row) return { state: 'gone', leadId: null };
   if (row.state !== 'pending') return { state: row.state, leadId: row.lead_id };
-  const at = nowRfc3339();
   const own = await repo.listAgencyAddresses(db, row.business_id);
-  let contact: PortalContact;
-  try {
-    contact = readPortalEmail(await readEmail(Buffer.from(row.raw)), { ownAddresses: own });
-  } catch {
-    const unreadable = { parser: null, sender: null, subject: null, reason: NOT_UNDERSTOOD.unreadable, trust: 'unverified' as const };
-    return settle(run, emailId, { state: 'not_understood', ...unreadable }, at);
+  const read = await readInThread(row.raw, { belief: { ownAddresses: own } });
+  const at = nowRfc3339();
+  if (read.outcome !== 'read') {
+    const reason = read.outcome === 'timed_out' ? NOT_UNDERSTOOD.timedOut : NOT_UNDERSTOOD.unreadable;
+    const unread = { parser: null, sender: null, subject: null, reason, reading: readingOf(read), trust: 'unverified' as const };
+    return settle(run, emailId, { state: 'not_understood', ...unread }, at);
   }
+  const { contact } = read.read;
+  const reading = readingOf(read);
   const trust: EmailTrust = contact.trust ?? 'unverified';
   const verified = trust !== 'unverified';
   const seen = { parser: contact.parser, sender: contact.sender, subject: contact.subject.slice(0, SUBJECT_MAX) || null, trust };
-  const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason }, at);
+  const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason, reading }, at);
   if (contact.phone === null && contact.email === null) return notUnderstood(NOT_UNDERSTOOD.noContact);
 
   const listing = contact.reference ? await repo.findListingByReference(db, row.business_id, contact.reference) : undefined;
@@ -225,7 +229,7 @@ export async function processInboundEmail(
       const known =
         (contact.phone === null ? undefined : await findLeadByPhone(trx, row.business_id, contact.phone)) ??
         (contact.email === null ? undefined : await findLeadByEmail(trx, row.business_id, contact.email));
-      if (!known) return settleIn(trx, emailId, { state: 'not_understood', ...seen, reason }, at);
+      if (!known) return settleIn(trx, emailId, { state: 'not_understood', ...seen, reason, reading }, at);
       const request = { channel: 'email' as const, source: contact.source, note, consent: undefined, verified };
       await keepInteraction(trx, row.business_id, known.id, request, null, at);
       return settleIn(trx, emailId, { state: 'interaction', ...seen, lead_id: known.id, reason: null }, at);
@@ -251,7 +255,22 @@ type Outcome = Pick<repo.InboundOutcome, 'state' | 'parser' | 'sender' | 'subjec
   lead_id?: number | null;
   /** What inmo believed of it (trust.ts); not given: unchanged. */
   trust?: EmailTrust;
+  /** JSON of {@link Reading}, kept while the message waits as `not_understood`. */
+  reading?: string | null;
 };
+
+/** What the console's page of a message not understood shows of it, as kept (migration 0044). */
+interface Reading {
+  text: string;
+  found: FoundFields | null;
+}
+
+/** What is kept of a reading for the console (JSON of {@link Reading}). */
+function readingOf(read: ReadOutcome): string {
+  const reading: Reading =
+    read.outcome === 'read' ? { text: read.read.text, found: foundFieldsOf(read.read.contact) } : { text: '', found: null };
+  return JSON.stringify(reading);
+}
 
 /** Settles the message in the job's completing transaction. */
 async function settle(
@@ -325,27 +344,23 @@ export interface EmailToReview {
   /** Its text part, else its HTML part as text; empty when it has neither or cannot be read. */
   text: string;
   /** What the parsers did find, to start the agent's form from; null when it cannot be read. */
-  found: Pick<PortalContact, 'name' | 'phone' | 'email' | 'message' | 'reference' | 'source'> | null;
+  found: FoundFields | null;
 }
 
 /**
- * Message `id` of `businessId` while it waits for an agent, read again from its bytes.
+ * Message `id` of `businessId` while it waits for an agent: what reading it found when it
+ * settled (kept, migration 0044), so that its page never reads the bytes again. A message
+ * settled before that was kept is read once more, on the reader's thread within its deadline.
+ * A message not readable, or not read in time, shows its sender and subject only.
  * @returns null for none such: another business's, already handled, purged or erased.
  */
 export async function emailToReview(db: Db, businessId: number, id: number): Promise<EmailToReview | null> {
   const row = await repo.findInboundEmail(db, id);
   if (!row || row.business_id !== businessId || row.state !== 'not_understood') return null;
-  let text = '';
-  let found: EmailToReview['found'] = null;
-  try {
-    const content = await readEmail(Buffer.from(row.raw));
-    text = content.text ?? (content.html === null ? '' : htmlToText(content.html));
-    // An unverified message is read as it was at its processing: by the generic reader alone.
-    const { name, phone, email, message, reference, source } = readPortalEmail(content, { believed: row.trust !== 'unverified' });
-    found = { name, phone, email, message, reference, source };
-  } catch {
-    // Not readable as an e-mail: the agent sees its sender and subject, and may discard it.
-  }
+  // Kept when it settled; one settled before migration 0044 is read once more, as it was then:
+  // an unverified message by the generic reader alone.
+  const kept = row.reading ?? readingOf(await readInThread(row.raw, { belief: { believed: row.trust !== 'unverified' } }));
+  const { text, found } = JSON.parse(kept) as Reading;
   const { sender, subject, reason, received_at, trust } = row;
   return { id, received_at, sender, subject, reason, trust, text, found };
 }

@@ -13,7 +13,8 @@ export const habitaclia: PortalParser = {
   name: 'habitaclia',
   sends: (domain) => isDomainOf(domain, 'habitaclia.com'),
   read(body: string): Fields {
-    return { ...NO_FIELDS, reference: first(/^\s*[*_]*(?:Tu|Su) referencia[*_]*\s*:\s*[*_]*\s*(\S+)/im, body) };
+    // Marks and blanks after the colon in one class: no two repetitions can share them.
+    return { ...NO_FIELDS, reference: first(/^[ \t]*[*_]*(?:Tu|Su) referencia[*_]*[ \t]*:[ \t*_]*(\S+)/im, body) };
   },
-  footer: /^\s*(?:Gracias por confiar en habitaclia|Este correo ha sido enviado)/im,
+  footer: /^[ \t]*(?:Gracias por confiar en habitaclia|Este correo ha sido enviado)/im,
 };

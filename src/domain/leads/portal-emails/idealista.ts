@@ -19,5 +19,5 @@ export const idealista: PortalParser = {
       reference: first(/\bcon (?:tu |su )?referencia:?\s+([A-Za-z0-9][A-Za-z0-9._/-]*)/i, body),
     };
   },
-  footer: /^\s*(?:Responde a este (?:mensaje|correo)|El equipo de idealista)/im,
+  footer: /^[ \t]*(?:Responde a este (?:mensaje|correo)|El equipo de idealista)/im,
 };

@@ -66,13 +66,20 @@ const SUBJECT_PREFIX = /^\s*(?:(?:fwd?|fw|rv|re|tr|wg|i|enc|rif|reenv)\s*:\s*)+/
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+/** `text` without the characters of `chars` at its end; linear (a pattern `[…]+$` is tried at every position of a long run). */
+function withoutTrailing(text: string, chars: string): string {
+  let end = text.length;
+  while (end > 0 && chars.includes(text[end - 1])) end--;
+  return text.slice(0, end);
+}
+
 /** The fields as stored: one-line name within {@link NAME_MAX}, phone in E.164, address checked, message bounded, reference one word. */
 function normalised(fields: Fields) {
-  const name = fields.name === null ? '' : oneLine(fields.name).replace(/[,;:.]+$/, '');
+  const name = fields.name === null ? '' : withoutTrailing(oneLine(fields.name), ',;:.');
   const phone = fields.phone === null ? null : normalizePhone(fields.phone.replace(/[^\d+() .-]/g, '').slice(0, 64));
   const email = fields.email === null ? null : addressIn(fields.email);
   const message = fields.message === null ? '' : fields.message.trim().slice(0, MESSAGE_MAX);
-  const reference = fields.reference === null ? '' : (/^[^\s,;()]+/.exec(fields.reference.trim())?.[0] ?? '').replace(/[.:]+$/, '');
+  const reference = fields.reference === null ? '' : withoutTrailing(/^[^\s,;()]+/.exec(fields.reference.trim())?.[0] ?? '', '.:');
   return {
     name: name === '' ? null : name.slice(0, NAME_MAX),
     phone,

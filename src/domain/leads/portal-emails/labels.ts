@@ -74,18 +74,59 @@ export function fieldOfLabel(label: string): Field | null {
   return FIELD_OF.get(labelKey(label)) ?? null;
 }
 
-/** `Label: value` (value may be empty), or a line that is only a label; Gmail's `*` and `_` marks around the label ignored. */
-const LABELLED = /^\s*[*_]*([\p{L}][\p{L}\p{N} .'’-]{0,40}?)[*_]*\s*[:：]\s*[*_]*\s*(.*?)\s*$/u;
+/** Characters of a label (after its first, a letter), and the marks Gmail and Outlook put around one. */
+const LETTER = /^\p{L}$/u;
+const LABEL_CHARACTER = /^[\p{L}\p{N} .'’-]$/u;
+const isMark = (c: string | undefined) => c === '*' || c === '_';
+const isBlank = (c: string | undefined) => c !== undefined && c.trim() === '';
+/** The longest label before a colon, characters. */
+const LABEL_MAX = 41;
+
+/** `text` without the characters `drop` accepts at its start and end; in linear time. */
+export function trimWhere(text: string, drop: (c: string) => boolean): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && drop(text[start])) start++;
+  while (end > start && drop(text[end - 1])) end--;
+  return text.slice(start, end);
+}
+
+/**
+ * The label of a `Label: value` line and the value, or null when the line is not one: blanks,
+ * then `*`/`_` marks, then a label (a letter, then at most 40 letters, digits, spaces, `.`, `'`,
+ * `’` or `-`), marks and blanks, a colon (`:` or `：`), and the value with the marks and blanks
+ * around it removed. String operations only: linear in the line's length, whatever it holds
+ * (issue 55: the pattern this replaces took time quadratic in a line padded with blanks).
+ */
+function labelAndValue(line: string): { label: string; value: string } | null {
+  let at = 0;
+  while (isBlank(line[at])) at++;
+  while (isMark(line[at])) at++;
+  const start = at;
+  // The first colon ends the label: no character of a label, a mark or a blank is one.
+  const colon = line.slice(start, start + 2 * LABEL_MAX + 64).search(/[:：]/);
+  if (colon < 0) return null;
+  // Before the colon: the label, then marks, then blanks.
+  let end = start + colon;
+  while (end > start && isBlank(line[end - 1])) end--;
+  while (end > start && isMark(line[end - 1])) end--;
+  const before = line.slice(start, end);
+  const characters = [...before];
+  if (characters.length === 0 || characters.length > LABEL_MAX || !LETTER.test(characters[0])) return null;
+  if (!characters.every((c) => LABEL_CHARACTER.test(c))) return null;
+  const value = trimWhere(line.slice(start + colon + 1), (c) => isBlank(c) || isMark(c));
+  return { label: before, value };
+}
 
 /** A line's label and value: `{field, value}` when it begins with a known label, else null. */
 export function labelledLine(line: string): { field: Field; value: string } | null {
-  const match = LABELLED.exec(line);
-  if (match) {
-    const field = fieldOfLabel(match[1]);
-    return field === null ? null : { field, value: match[2].replace(/^[*_]+|[*_]+$/g, '').trim() };
+  const labelled = labelAndValue(line);
+  if (labelled) {
+    const field = fieldOfLabel(labelled.label);
+    return field === null ? null : { field, value: labelled.value };
   }
   // A label alone on its line, without a colon (a table's cell).
-  const bare = line.replace(/^[\s*_]+|[\s*_]+$/g, '');
+  const bare = trimWhere(line, (c) => isBlank(c) || isMark(c));
   const field = bare.length <= 40 ? fieldOfLabel(bare) : null;
   return field === null ? null : { field, value: '' };
 }
@@ -100,6 +141,7 @@ export function labelledFields(text: string): Fields {
   const lines = text.split('\n');
   const fields: Fields = { ...NO_FIELDS };
   for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue;
     const found = labelledLine(lines[i]);
     if (!found || fields[found.field] !== null) continue;
     if (found.field === 'message') {

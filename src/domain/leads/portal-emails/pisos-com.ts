@@ -12,7 +12,7 @@ export const pisosCom: PortalParser = {
   name: 'pisos.com',
   sends: (domain) => isDomainOf(domain, 'pisos.com'),
   read(body: string): Fields {
-    return { ...NO_FIELDS, reference: first(/\(\s*Ref\.?\s*:?\s*([A-Za-z0-9][A-Za-z0-9._/-]*)\s*\)/i, body) };
+    return { ...NO_FIELDS, reference: first(/\(\s*Ref\.?\s*(?::\s*)?([A-Za-z0-9][A-Za-z0-9._/-]*)\s*\)/i, body) };
   },
-  footer: /^\s*(?:Este email ha sido enviado|pisos\.com es una marca|Para dejar de recibir)/im,
+  footer: /^[ \t]*(?:Este email ha sido enviado|pisos\.com es una marca|Para dejar de recibir)/im,
 };
