@@ -106,6 +106,17 @@ describe('an IMAP pull against a hostile server', () => {
     await expect.poll(() => fake!.open).toBe(0);
   });
 
+  it('a server that never answers LOGOUT, talking all the while, still ends the run at its deadline', async () => {
+    fake = await startFakeImap({ messages: [{ uid: 1, body: fixture('idealista.eml') }], dripAfterLogoutMs: 100 });
+    const { id } = await addEmailPull(db, { businessId, url: fake.url }, outbound);
+    const result = await runEmailPull(db, id, { outbound, timeoutMs: 1500 });
+    expect(result).toMatchObject({ stored: 1 });
+    // The connection is closed by inmo, not left to the server's goodwill.
+    await expect.poll(() => fake!.open).toBe(0);
+    const row = await db.selectFrom('email_pulls').select(['running_until', 'last_status']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.running_until).toBeNull();
+  });
+
   it('UIDNEXT 4294967295 costs one SEARCH, and a run fetches at most its limit of messages', async () => {
     const top = 4_294_967_290;
     fake = await startFakeImap({

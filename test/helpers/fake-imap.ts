@@ -34,6 +34,8 @@ export interface FakeImapOptions {
   hangAtLogin?: boolean;
   /** Closes the connection after this many SEARCH commands (so a runaway client ends). */
   maxSearches?: number;
+  /** Never answers LOGOUT: sends an untagged `* OK` every this many ms instead (each resets an idle timer). */
+  dripAfterLogoutMs?: number;
 }
 
 export interface FakeImap {
@@ -215,6 +217,12 @@ export async function startFakeImap(options: FakeImapOptions = {}): Promise<Fake
           return write(`${tag} OK done\r\n`);
         }
         case 'LOGOUT':
+          if (options.dripAfterLogoutMs) {
+            const every = options.dripAfterLogoutMs;
+            const drip = setInterval(() => (socket.destroyed ? clearInterval(drip) : write('* OK still here\r\n')), every);
+            socket.on('close', () => clearInterval(drip));
+            return;
+          }
           write('* BYE bye\r\n');
           write(`${tag} OK done\r\n`);
           return socket.end();

@@ -260,8 +260,9 @@ export async function runEmailPull(db: Db, id: number, options: EmailPullOptions
             ? 'the mail server was too slow: the run stopped at its time limit (INMO_EMAIL_PULL_TIMEOUT_MS); what was stored stays, the rest comes with the next run'
             : imapFailure(error);
   } finally {
-    clearTimeout(timer);
+    // Closed while the deadline can still cut it short: a server that never answers LOGOUT ends with it.
     await mailbox?.close();
+    clearTimeout(timer);
   }
   await repo.finishEmailPullRun(db, id, run, {
     last_run_at: at,
