@@ -232,11 +232,36 @@ describe('booking through the API and the console', () => {
     const lead = held[0].lead_id;
     const notes = await t.db.selectFrom('lead_interactions').select('id').where('lead_id', '=', lead).execute();
     expect(notes.length).toBeGreaterThanOrEqual(1);
-    // The agency's booking of that lead at that time is refused, storing nothing.
+    // Once an agent accepts the request, the agency's booking of that lead at that time is refused, storing nothing.
+    await changeViewing(t.db, t.businessId, held[0].id, { action: 'confirm' });
     const before = await snapshot(t.db);
     const secret = await post(t.app, '/viewings', t.key, { property_id: b2, starts_at: SATURDAY[0], lead_id: lead });
     expect([secret.status, secret.body]).toEqual([409, { detail: 'The lead has another viewing at this time' }]);
     expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('a request in a client’s name never keeps the agency from booking that client at the same time', async () => {
+    now(NOW);
+    await agent();
+    const key = await publishable();
+    const [a, b] = await ids();
+    const client = phone();
+    const lead = (await createLeadByHand(t.db, { businessId: t.businessId, phone: client })).id;
+    // A stranger who knows her phone requests listing A at 11:00 in her name…
+    expect((await ask(key, a, SATURDAY[2], person(client))).status).toBe(201);
+    expect((await stored()).filter((v) => v.lead_id === lead).map((v) => v.status)).toEqual(['requested']);
+    // …and the owner still books her on listing B at 11:00; the request is left for the agent to settle.
+    const booked = await bookFromConsole(
+      t.db,
+      t.businessId,
+      { propertyId: b, leadId: lead, date: '2026-03-28', time: '11:00', userId: null },
+      Date.now(),
+    );
+    expect(booked.status).toBe('scheduled');
+    // Her own scheduled viewing still keeps the agency from a second one at that time.
+    await expect(
+      bookFromConsole(t.db, t.businessId, { propertyId: a, leadId: lead, date: '2026-03-28', time: '11:00', userId: null }, Date.now()),
+    ).rejects.toBeInstanceOf(ViewingFormError);
   });
 
   it('a publishable key’s person holds one open viewing per listing and 3 in all', async () => {

@@ -129,13 +129,14 @@ export interface OpenViewing {
   property_id: number;
   starts_at: string;
   ends_at: string;
+  status: string;
 }
 
 /** The lead's viewings `requested`, `scheduled` or `confirmed` that end after `now` (canonical UTC). */
 export async function listOpenViewingsOfLead(db: Executor, businessId: number, leadId: number, now: string): Promise<OpenViewing[]> {
   return db
     .selectFrom('viewings')
-    .select(['id', 'property_id', 'starts_at', 'ends_at'])
+    .select(['id', 'property_id', 'starts_at', 'ends_at', 'status'])
     .where('lead_id', '=', leadId)
     .where('business_id', '=', businessId)
     .where('status', 'in', ['requested', 'scheduled', 'confirmed'])

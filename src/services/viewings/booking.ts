@@ -175,7 +175,7 @@ async function checkRequestCount(
 
 /**
  * Which of the lead's open viewings stands in the way of `slot` of listing `propertyId`: one at
- * an overlapping time (any booking); for a request (`maxOpen` given), also one of the same
+ * an overlapping time (any booking; the agency's bookings are given no `requested` ones); for a request (`maxOpen` given), also one of the same
  * listing, or the latest when the lead already holds `maxOpen`. Null: none.
  */
 export function leadObstacle(
@@ -268,7 +268,9 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
     const at = toRfc3339(new Date(now));
     await lockForCount(trx, { leadId });
     const open = await listOpenViewingsOfLead(trx, businessId, leadId, at);
-    const obstacle = leadObstacle(open, slot, listing.id, request ? rules.leadMaxOpen : null);
+    // The agency's booking is made over the lead's requests too: anyone may request in a client's name.
+    const standing = request ? open : open.filter((v) => v.status !== 'requested');
+    const obstacle = leadObstacle(standing, slot, listing.id, request ? rules.leadMaxOpen : null);
     if (obstacle !== null && !request) throw new InmoError('VIEWING_LEAD_BUSY');
     const row = await insertViewing(trx, {
       business_id: businessId,
