@@ -105,3 +105,23 @@ describe('the page of a message not understood', () => {
     expect(await emailToReview(db, businessId, row.id)).toMatchObject({ text: 'Nombre: Luis\n', found: { name: 'Luis' } });
   });
 });
+
+describe('what an e-mail says is stored as text both engines keep', () => {
+  it('a NUL or a lone surrogate in its subject, name or message is cleaned, not a job that fails until it is parked', async () => {
+    // Encoded words (RFC 2047) may carry any byte: U+0000, and half of a surrogate pair, which PostgreSQL refuses.
+    const raw = Buffer.from(
+      'From: web@agencia.example\r\nSubject: =?utf-8?q?Hola=00mundo?=\r\nMessage-ID: <nul@example.org>\r\n' +
+        'Content-Type: text/plain; charset=utf-8\r\n\r\nNombre: Ana\u0000 Ruiz\r\nTel\u00e9fono: 612 34 56 78\r\nMensaje: Quiero verlo \ud83c\r\n',
+    );
+    await acceptInboundEmail(db, businessId, raw);
+    await drain();
+    const [row] = await emails();
+    expect(row.state).toBe('lead');
+    expect(row.subject).toBe('Holamundo');
+    const lead = await db.selectFrom('leads').select('name').where('id', '=', row.lead_id!).executeTakeFirstOrThrow();
+    expect(lead.name).toBe('Ana Ruiz');
+    const notes = await db.selectFrom('lead_notes').select('text').where('lead_id', '=', row.lead_id!).execute();
+    expect(notes.map((n) => n.text).join('\n')).toContain('Quiero verlo \ufffd');
+    expect(await db.selectFrom('jobs').select('state').where('kind', '=', 'process_email').execute()).toEqual([{ state: 'done' }]);
+  });
+});

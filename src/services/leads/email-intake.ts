@@ -42,6 +42,7 @@ import { findLeadByEmail, findLeadByPhone } from '../../db/repositories/leads.ts
 import { transact } from '../../db/transaction.ts';
 import type { Database, InboundEmailState } from '../../db/types.ts';
 import { randomBase62 } from '../../domain/access/api-key.ts';
+import { cleanStrings, storedText } from '../../domain/catalogue/text.ts';
 import { inquiryNotes } from '../../domain/leads/notes.ts';
 import { SOURCE_OF } from '../../domain/leads/portal-emails/index.ts';
 import type { EmailTrust } from '../../domain/leads/portal-emails/trust.ts';
@@ -210,11 +211,17 @@ export async function processInboundEmail(
     const unread = { parser: null, sender: null, subject: null, reason, reading: readingOf(read), trust: 'unverified' as const };
     return settle(run, emailId, { state: 'not_understood', ...unread }, at);
   }
-  const { contact } = read.read;
+  // Text as both engines keep it: no U+0000 (an encoded word may carry one), no half of a surrogate pair.
+  const contact = cleanStrings(read.read.contact);
   const reading = readingOf(read);
   const trust: EmailTrust = contact.trust ?? 'unverified';
   const verified = trust !== 'unverified';
-  const seen = { parser: contact.parser, sender: contact.sender, subject: contact.subject.slice(0, SUBJECT_MAX) || null, trust };
+  const seen = {
+    parser: contact.parser,
+    sender: contact.sender,
+    subject: storedText(contact.subject.slice(0, SUBJECT_MAX)) || null,
+    trust,
+  };
   const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason, reading }, at);
   if (contact.phone === null && contact.email === null) return notUnderstood(NOT_UNDERSTOOD.noContact);
 
