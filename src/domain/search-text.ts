@@ -89,3 +89,31 @@ export function listingSearchText(listing: ListingSearchFields): string | null {
   const titles = new Set([listing.title, ...Object.values(heldTexts(listing.title, listing.titles))]);
   return searchTextOf([listing.external_ref, ...titles, listing.address, listing.address_approximate, listing.city, listing.postal_code]);
 }
+
+/**
+ * The most words of a search that are read (issue 57): the first 8 kept by {@link searchWords};
+ * one more word could only narrow a search that 8 words already narrow, and each costs one more
+ * condition.
+ */
+export const SEARCH_WORDS_MAX = 8;
+
+/** What separates the words of a search: white space and commas ("atico, chamberi"). */
+const WORD_BREAK = /[\s,]+/u;
+
+/**
+ * The words of typed search text, folded as `search_text` is ({@link foldForSearch}), each of
+ * which a row must hold somewhere in its `search_text` for a search to find it, in any order
+ * (issue 57, CONTRACT §25: "atico chamberi" and "chamberi atico" both find "Ático luminoso en
+ * Chamberí"). Read from {@link searchedText} (200 characters, no NUL), split at white space and
+ * commas; a repeated word, and a word inside another word typed ("en" beside "chamberi" is
+ * not, "ama" beside "salamanca" is), are left out, as they narrow nothing; then the first
+ * {@link SEARCH_WORDS_MAX} are kept. Text of commas alone is one word, itself.
+ * @returns the words, in the order typed; none for blank text.
+ */
+export function searchWords(text: string): string[] {
+  const folded = foldForSearch(searchedText(text));
+  if (folded === '') return [];
+  const split = folded.split(WORD_BREAK).filter((word) => word !== '');
+  const distinct = split.length === 0 ? [folded] : [...new Set(split)];
+  return distinct.filter((word) => !distinct.some((other) => other !== word && other.includes(word))).slice(0, SEARCH_WORDS_MAX);
+}

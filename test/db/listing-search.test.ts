@@ -12,6 +12,7 @@ import { createDb, migrate, type Db } from '../../src/db/database.ts';
 import { migrationProvider } from '../../src/db/migrations/index.ts';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { searchListings } from '../../src/db/repositories/properties.ts';
+import { SEARCH_WORDS_MAX } from '../../src/domain/search-text.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { listingInFull, saveListing } from '../../src/services/catalogue/listings.ts';
 import {
@@ -103,6 +104,49 @@ describe('listing search without case or accents', () => {
       const index = await sql`select 1 from pg_indexes where indexname = 'properties_search_text_trgm'`.execute(db);
       expect(index.rows).toHaveLength(1);
     }
+  });
+});
+
+describe('listing search by words (issue 57, CONTRACT §25)', () => {
+  let db: Db;
+  let businessId = 0;
+  beforeAll(async () => {
+    ({ db } = await freshDb());
+    businessId = (await insertBusiness(db, 'Agencia Uno', nowRfc3339())).id;
+    const place = { address_approximate: 'Centro', postal_code: '28010', city: 'Madrid' };
+    await importRecords(db, businessId, [
+      listing('CHB-1', { ...place, title: 'Ático luminoso en Chamberí', address: 'Calle Fernández de los Ríos 12' }),
+      listing('CHB-2', { ...place, title: 'Piso en Chamberí', address: 'Calle Galileo 40' }),
+      listing('SAL-1', { ...place, title: 'Ático en Salamanca', address: 'Calle Goya 7', postal_code: '28001' }),
+    ]);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it('finds a listing by every word typed, in any order, case and accents aside, none when a word is absent', async () => {
+    expect(await found(db, businessId, 'atico chamberi')).toEqual(['CHB-1']);
+    expect(await found(db, businessId, 'chamberi atico')).toEqual(['CHB-1']);
+    expect(await found(db, businessId, '  CHAMBERÍ\tÁtico  ')).toEqual(['CHB-1']);
+    expect(await found(db, businessId, 'rios luminoso')).toEqual(['CHB-1']);
+    expect(await found(db, businessId, 'chamberi, calle')).toEqual(['CHB-1', 'CHB-2']);
+    expect(await found(db, businessId, 'atico madrid')).toEqual(['CHB-1', 'SAL-1']);
+    // Nothing when one word is absent.
+    expect(await found(db, businessId, 'atico chamberi garaje')).toEqual([]);
+    expect(await found(db, businessId, 'garaje atico')).toEqual([]);
+  });
+
+  it('matches a word under 3 characters row by row beside the indexed ones', async () => {
+    expect(await found(db, businessId, 'atico 12')).toEqual(['CHB-1']);
+    expect(await found(db, businessId, '7 atico')).toEqual(['SAL-1']);
+    expect(await found(db, businessId, 'en 40')).toEqual(['CHB-2']);
+    expect(await found(db, businessId, 'en 99')).toEqual([]);
+  });
+
+  it(`reads the first ${SEARCH_WORDS_MAX} words`, async () => {
+    const eight = 'atico luminoso chamberi calle fernandez rios 12 madrid';
+    expect(await found(db, businessId, `${eight} garaje`)).toEqual(['CHB-1']);
+    expect(await found(db, businessId, `garaje ${eight}`)).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@
 import { likeLiteral } from '../like.ts';
 import type { Executor } from '../database.ts';
 import { PRESENTED_COLUMNS, type PresentedRow } from '../../domain/leads/presenter.ts';
-import { comparableText, foldForSearch, leadSearchText, searchedText } from '../../domain/search-text.ts';
+import { comparableText, leadSearchText, searchedText, searchWords } from '../../domain/search-text.ts';
 import { sql } from 'kysely';
 import { insertReturningId, runCompiledOnce } from '../compiled-once.ts';
 import type { Insertable } from 'kysely';
@@ -198,8 +198,9 @@ export interface LeadSearch {
   /** Updated at or after this instant, in the canonical form of domain/time.ts (compared as text). */
   updatedSince?: string;
   /**
-   * Part of the name or an e-mail address (any case), or digits of a phone number; its first 200
-   * characters are read, without U+0000 (domain/search-text.ts `searchedText`).
+   * Words each found in the name or an e-mail address, in any order, without regard to case or
+   * accents (CONTRACT §23, §25), or digits of a phone number; its first 200 characters are read,
+   * without U+0000, and their first 8 words (domain/search-text.ts `searchWords`).
    */
   text?: string;
   /** The console user handling the lead; null for leads nobody handles (CONTRACT §16). */
@@ -261,8 +262,11 @@ function narrowed(db: Executor, businessId: number, search: LeadSearch) {
   const text = searchedText(search.text ?? '');
   if (text) {
     const digits = text.replace(/\D/g, '');
-    // Name and e-mail addresses, without case or accents (migration 0031).
-    const words = sql<boolean>`search_text like ${`%${likeLiteral(foldForSearch(text))}%`} escape '\\'`;
+    // Name and e-mail addresses, without case or accents (migration 0031): each word typed, in any order (issue 57).
+    const words = sql<boolean>`(${sql.join(
+      searchWords(text).map((word) => sql`search_text like ${`%${likeLiteral(word)}%`} escape '\\'`),
+      sql` and `,
+    )})`;
     query =
       digits.length >= 3 && /^[\d\s+().-]+$/.test(text)
         ? query.where((eb) => eb.or([words, eb('phone_number_1', 'like', `%${digits}%`), eb('phone_number_2', 'like', `%${digits}%`)]))

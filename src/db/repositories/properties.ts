@@ -6,7 +6,7 @@ import { priceColumnFor, type PropertyQuery } from '../../domain/catalogue/prope
 import type { ImageInput, PropertyFields, VideoInput } from '../../domain/catalogue/property-record.ts';
 import type { PublishedDocs, StoredImage, StoredVideo } from '../../domain/catalogue/property-doc.ts';
 import type { Db, Executor } from '../database.ts';
-import { foldForSearch, listingSearchText, searchedText } from '../../domain/search-text.ts';
+import { listingSearchText, searchWords } from '../../domain/search-text.ts';
 import { insertPageTokens } from './listing-pages.ts';
 import { boxesCondition, filterConditions, orderBy, pageOrder, type ScanPlan } from './property-filters.ts';
 
@@ -467,9 +467,10 @@ export const SUMMARY_COLUMNS = [
 /** What the console's listings page narrows by (CONTRACT §14). */
 export interface ListingSearch {
   /**
-   * Part of the reference, title (in any language held), address, approximate address, city or
-   * postal code, without regard to case or accents (CONTRACT §23); `%` and `_` are themselves.
-   * Its first 200 characters are read, without U+0000 (domain/search-text.ts `searchedText`).
+   * Words each found in the reference, title (in any language held), address, approximate
+   * address, city or postal code, in any order, without regard to case or accents (CONTRACT §23,
+   * §25); `%` and `_` are themselves. Its first 200 characters are read, without U+0000, and
+   * their first 8 words (domain/search-text.ts `searchWords`).
    */
   text?: string;
   status?: string;
@@ -508,25 +509,38 @@ const TRIGRAM = 3;
  */
 const INDEX_MATCHES_MAX = 20_000;
 
+/** `search_text LIKE '%word%'` for each word, joined by AND: matched row by row (or through PostgreSQL's pg_trgm index). */
+function eachWordLike(words: readonly string[]): Expression<SqlBool> {
+  return sql<SqlBool>`(${sql.join(
+    words.map((word) => sql`search_text like ${`%${likeLiteral(word)}%`} escape '\\'`),
+    sql` and `,
+  )})`;
+}
+
 /**
- * The condition that a listing's `search_text` holds `text` (folded here as it was when
- * written). On SQLite, text of 3 characters or more is asked of the trigram index
- * `properties_fts` (migration 0033) as an FTS5 phrase, which matches where the phrase is a
- * substring (quotes doubled; nothing else is special inside one), unless the index names more
- * than {@link INDEX_MATCHES_MAX} rows (counted up to there: a few ms); otherwise, and on
- * PostgreSQL, `search_text LIKE '%…%'`, which PostgreSQL answers from its pg_trgm GIN index
- * when its planner finds it cheaper.
+ * The condition that a listing's `search_text` holds every one of `words` (domain/search-text.ts
+ * `searchWords`: folded as it was when written), anywhere, in any order (issue 57). On SQLite,
+ * the words of 3 characters or more are asked of the trigram index `properties_fts` (migration
+ * 0033) as FTS5 phrases joined by AND, each of which matches where it is a substring (quotes
+ * doubled; nothing else is special inside one), unless the index names more than
+ * {@link INDEX_MATCHES_MAX} rows (counted up to there: a few ms); the shorter words are then
+ * matched by `LIKE` in the rows it names. Otherwise, and on PostgreSQL, one
+ * `search_text LIKE '%…%'` per word, AND-ed, which PostgreSQL answers from its pg_trgm GIN index
+ * (one scan of it for all the words) when its planner finds it cheaper.
  */
-async function searchTextHolds(db: Db, text: string) {
-  const folded = foldForSearch(text);
-  if (db.engine === 'sqlite' && [...folded].length >= TRIGRAM) {
-    const phrase = `"${folded.replace(/"/g, '""')}"`;
+async function searchTextHolds(db: Db, words: readonly string[]): Promise<Expression<SqlBool>> {
+  const indexed = words.filter((word) => [...word].length >= TRIGRAM);
+  if (db.engine === 'sqlite' && indexed.length > 0) {
+    const query = indexed.map((word) => `"${word.replace(/"/g, '""')}"`).join(' AND ');
     const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from properties_fts
-      where properties_fts match ${phrase} limit ${INDEX_MATCHES_MAX + 1})`.execute(db);
-    if (rows[0].n <= INDEX_MATCHES_MAX)
-      return sql<SqlBool>`properties.id in (select rowid from properties_fts where properties_fts match ${phrase})`;
+      where properties_fts match ${query} limit ${INDEX_MATCHES_MAX + 1})`.execute(db);
+    if (rows[0].n <= INDEX_MATCHES_MAX) {
+      const named = sql<SqlBool>`properties.id in (select rowid from properties_fts where properties_fts match ${query})`;
+      const short = words.filter((word) => [...word].length < TRIGRAM);
+      return short.length === 0 ? named : sql<SqlBool>`(${named} and ${eachWordLike(short)})`;
+    }
   }
-  return sql<SqlBool>`search_text like ${`%${likeLiteral(folded)}%`} escape '\\'`;
+  return eachWordLike(words);
 }
 
 /** The business's listings narrowed by `search` (its text already a condition, or null), any status, public or not. */
@@ -543,8 +557,8 @@ function listingsOf(db: Db, businessId: number, search: ListingSearch, text: Exp
 
 /** The statements of {@link searchListings}: the count and the page. */
 async function statementsOf(db: Db, businessId: number, search: ListingSearch, limit: number, offset: number) {
-  const typed = searchedText(search.text ?? '');
-  const text = typed ? await searchTextHolds(db, typed) : null;
+  const words = searchWords(search.text ?? '');
+  const text = words.length > 0 ? await searchTextHolds(db, words) : null;
   return {
     count: listingsOf(db, businessId, search, text).select(sql<number>`count(*)`.as('n')),
     page: listingsOf(db, businessId, search, text)
