@@ -18,7 +18,7 @@ const raw = (name: string) => readFileSync(join(FIXTURES, name));
 const read = async (name: string) => readPortalEmail(await readEmail(raw(name)));
 
 /** What each fixture must give. */
-const EXPECTED: Record<string, Omit<PortalContact, 'subject'> & { subject: string | RegExp }> = {
+const EXPECTED: Record<string, Omit<PortalContact, 'subject' | 'candidates' | 'words'> & { subject: string | RegExp }> = {
   'idealista.eml': {
     parser: 'idealista',
     source: 'idealista',
@@ -120,7 +120,9 @@ const EXPECTED: Record<string, Omit<PortalContact, 'subject'> & { subject: strin
 describe('each fixture read to its fields', () => {
   for (const [file, expected] of Object.entries(EXPECTED)) {
     it(file, async () => {
-      expect(await read(file)).toEqual(expected);
+      // The listing's candidates and words are test/unit/portal-references.test.ts's.
+      const { candidates: _candidates, words: _words, ...contact } = await read(file);
+      expect(contact).toEqual(expected);
     });
   }
 });

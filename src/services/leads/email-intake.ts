@@ -39,6 +39,7 @@ import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/inbound-email.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findLeadByEmail, findLeadByPhone } from '../../db/repositories/leads.ts';
+import { findChannel } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Database, InboundEmailState } from '../../db/types.ts';
 import { randomBase62 } from '../../domain/access/api-key.ts';
@@ -202,8 +203,8 @@ export async function processInboundEmail(
   const row = await repo.findInboundEmail(db, emailId);
   if (!row) return { state: 'gone', leadId: null };
   if (row.state !== 'pending') return { state: row.state, leadId: row.lead_id };
-  const own = await repo.listAgencyAddresses(db, row.business_id);
-  const read = await readInThread(row.raw, { belief: { ownAddresses: own } });
+  const [own, channel] = await Promise.all([repo.listAgencyAddresses(db, row.business_id), findChannel(db, row.business_id)]);
+  const read = await readInThread(row.raw, { belief: { ownAddresses: own, listingUrl: channel?.listing_url ?? null } });
   const at = nowRfc3339();
   if (read.outcome !== 'read') {
     const reason = read.outcome === 'timed_out' ? NOT_UNDERSTOOD.timedOut : NOT_UNDERSTOOD.unreadable;
@@ -218,13 +219,16 @@ export async function processInboundEmail(
   const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason, reading }, at);
   if (contact.phone === null && contact.email === null) return notUnderstood(NOT_UNDERSTOOD.noContact);
 
-  const listing = contact.reference ? await repo.findListingByReference(db, row.business_id, contact.reference) : undefined;
+  // The first way the message names a listing the business holds (references.ts), else a word of it that is one of its references.
+  const listing = await repo.findListingOfEmail(db, row.business_id, contact.candidates, contact.words);
   const search = listing ? searchOfListing(listing) : null;
+  // The notes name the listing found: its reference, else its inmo id; else the reference as written.
+  const about = { ...contact, reference: listing ? (listing.external_ref ?? String(listing.id)) : contact.reference };
 
   if (contact.phone === null || contact.name === null) {
     // No new lead without a phone and a name; a person known by either contact still has the request added.
     const reason = contact.phone === null ? NOT_UNDERSTOOD.noPhone : NOT_UNDERSTOOD.noName;
-    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact, false, verified) });
+    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(about, false, verified) });
     return run.finish(async (trx) => {
       const known =
         (contact.phone === null ? undefined : await findLeadByPhone(trx, row.business_id, contact.phone)) ??
@@ -245,7 +249,7 @@ export async function processInboundEmail(
   await createInquiryLead(run.writes, row.business_id, inquiry, onStored, {
     channel: 'email',
     knownEmail: contact.email,
-    heading: heading(contact, false, verified),
+    heading: heading(about, false, verified),
     verified,
   });
   return settled;
