@@ -73,6 +73,7 @@ export async function settleInboundEmail(
   outcome: Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason' | 'updated_at'> & {
     state: Exclude<InboundEmailState, 'pending'>;
     trust?: InboundEmailTable['trust'];
+    property_id?: number | null;
     reading?: string | null;
   },
   from: 'pending' | 'not_understood' = 'pending',
@@ -86,6 +87,30 @@ export async function settleInboundEmail(
     .where('state', '=', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * The portal e-mails that made or were added to lead `leadId` of `businessId`, oldest first, each
+ * with the listing it named (migration 0048; `property_id` and `external_ref` null when it named
+ * none, or the listing is gone): for the lead's page (issue 57).
+ */
+export async function listEmailListingsOfLead(db: Executor, businessId: number, leadId: number) {
+  return db
+    .selectFrom('inbound_emails')
+    .leftJoin('properties', (join) =>
+      join.onRef('properties.id', '=', 'inbound_emails.property_id').on('properties.business_id', '=', businessId),
+    )
+    .select([
+      'inbound_emails.id',
+      'inbound_emails.received_at',
+      'inbound_emails.parser',
+      'properties.id as property_id',
+      'properties.external_ref',
+    ])
+    .where('inbound_emails.business_id', '=', businessId)
+    .where('inbound_emails.lead_id', '=', leadId)
+    .orderBy('inbound_emails.id')
+    .execute();
 }
 
 /** The messages that made or were added to a lead, oldest first (its export, CONTRACT §18). */

@@ -236,15 +236,25 @@ export async function processInboundEmail(
       if (!known) return settleIn(trx, emailId, { state: 'not_understood', ...seen, reason, reading }, at);
       const request = { channel: 'email' as const, source: contact.source, note, consent: undefined, verified };
       await keepInteraction(trx, row.business_id, known.id, request, null, at);
-      return settleIn(trx, emailId, { state: 'interaction', ...seen, lead_id: known.id, reason: null }, at);
+      return settleIn(
+        trx,
+        emailId,
+        { state: 'interaction', ...seen, lead_id: known.id, reason: null, property_id: listing?.id ?? null },
+        at,
+      );
     });
   }
 
   const inquiry = inquiryOf({ ...contact, name: contact.name, phone: contact.phone }, search);
   let settled: ProcessedEmail = { state: 'pending', leadId: null };
-  const onStored: OnStored = async (trx, leadId, _outcome, about, known) => {
+  const onStored: OnStored = async (trx, leadId, _outcome, aboutLead, known) => {
     const state = known ? 'interaction' : 'lead';
-    settled = await settleIn(trx, emailId, { state, ...seen, lead_id: known ? about : leadId, reason: null }, at);
+    settled = await settleIn(
+      trx,
+      emailId,
+      { state, ...seen, lead_id: known ? aboutLead : leadId, reason: null, property_id: listing?.id ?? null },
+      at,
+    );
   };
   await createInquiryLead(run.writes, row.business_id, inquiry, onStored, {
     channel: 'email',
@@ -257,6 +267,8 @@ export async function processInboundEmail(
 
 type Outcome = Pick<repo.InboundOutcome, 'state' | 'parser' | 'sender' | 'subject' | 'reason'> & {
   lead_id?: number | null;
+  /** The listing it named (migration 0048); not given: none. */
+  property_id?: number | null;
   /** What inmo believed of it (trust.ts); not given: unchanged. */
   trust?: EmailTrust;
   /** JSON of {@link Reading}, kept while the message waits as `not_understood`. */
@@ -325,6 +337,15 @@ export async function inboundEmailsOfLead(db: Db, leadId: number) {
     const isUtf8 = Buffer.from(text, 'utf8').equals(bytes);
     return { ...email, raw: isUtf8 ? text : null, raw_base64: isUtf8 ? null : bytes.toString('base64') };
   });
+}
+
+/**
+ * The portal e-mails that made or were added to lead `leadId` of `businessId`, oldest first:
+ * `[{id, received_at, parser, property_id, external_ref}]`, the listing each named (issue 57;
+ * `property_id` null when it named none the business holds), for the lead's page.
+ */
+export async function emailListingsOfLead(db: Db, businessId: number, leadId: number) {
+  return repo.listEmailListingsOfLead(db, businessId, leadId);
 }
 
 /**
@@ -407,7 +428,12 @@ export async function makeLeadFromEmail(db: Db, businessId: number, id: number, 
   const contact = { name: input.name.trim(), phone, email, message: input.message?.trim() || null, source: input.source };
   const at = nowRfc3339();
   const onStored: OnStored = async (trx, leadId, _outcome, about, known) => {
-    const outcome = { state: known ? ('interaction' as const) : ('lead' as const), lead_id: known ? about : leadId, reason: null };
+    const outcome = {
+      state: known ? ('interaction' as const) : ('lead' as const),
+      lead_id: known ? about : leadId,
+      reason: null,
+      property_id: listing?.id ?? null,
+    };
     await settleIn(trx, id, { ...outcome, parser: row.parser, sender: row.sender, subject: row.subject }, at, 'not_understood');
   };
   const writes: LeadWrites = { run: (work) => transact(db, work), alone: () => null };
