@@ -767,6 +767,8 @@ export interface InboundEmailTable {
   updated_at: string;
   /** What inmo believed of it (migration 0045): `portal`, `agency` or `unverified`; null until read. */
   trust: EmailTrust | null;
+  /** The business's listing it named (migration 0048), when it made or was added to a lead; null when none. */
+  property_id: number | null;
 }
 
 /** What inmo believed of a portal e-mail (domain/leads/portal-emails/trust.ts). */

@@ -26,7 +26,7 @@ import { importRecords, listing, propertyId, REPO_ROOT, snapshot, businessWithKe
 import { inmo } from '../helpers/cli.ts';
 import { get, post, withApp } from '../helpers/http.ts';
 import { expectDocumented } from '../helpers/openapi.ts';
-import { userWithPassword } from '../helpers/console.ts';
+import { loggedIn, userWithPassword } from '../helpers/console.ts';
 
 const t = withApp({ each: true });
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'email');
@@ -507,5 +507,33 @@ describe('inmo email inbound', () => {
     expect([noBusiness.code, noBusiness.json]).toEqual([1, { error: 'Business 99999 does not exist' }]);
     const human = await inmo(env, 'email', 'inbound', '--business', String(t.businessId));
     expect(human.stdout).toMatch(/^address #\d+, shown once; .*\n {2}\/webhooks\/email\/[A-Za-z0-9]{43}\n$/);
+  });
+});
+
+describe("the lead's page (issue 57)", () => {
+  it('says which listing the e-mail was about, with a link to it, or that none was found', async () => {
+    await importRecords(t.db, t.businessId, [
+      listing('demo:37', { operation: 'venta', type: 'apartamento', city: 'Sabadell', price: 185000 }),
+    ]);
+    const { url } = await createInboundAddress(t.db, t.businessId);
+    await postEmail(url, fixture('habitaclia-sentence-ref.eml'));
+    await postEmail(
+      url,
+      Buffer.from(
+        'From: avisos@otro.example\r\nSubject: Contacto\r\nMessage-ID: <none@otro.example>\r\n\r\nNombre: Ana\r\nTel: 611000009\r\n',
+      ),
+    );
+    await drain();
+    const [named, unnamed] = await emails(t.db);
+    const id = await propertyId(t.db, 'demo:37');
+    expect(named).toMatchObject({ state: 'lead', property_id: id });
+    expect(unnamed).toMatchObject({ state: 'lead', property_id: null });
+    await userWithPassword(t.db, t.businessId, 'agente@inmobiliariasol.es', 'agent');
+    const browser = await loggedIn(t.app, 'agente@inmobiliariasol.es');
+    const page = (await browser.get(`/console/leads/${named.lead_id}`)).body as string;
+    expect(page).toContain(`Consulta recibida por correo (habitaclia,`);
+    expect(page).toContain(`sobre el inmueble <a href="/console/properties/${id}">demo:37</a>`);
+    const none = (await browser.get(`/console/leads/${unnamed.lead_id}`)).body as string;
+    expect(none).toContain('no se encontró el inmueble por el que pregunta');
   });
 });

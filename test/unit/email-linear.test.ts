@@ -13,6 +13,7 @@ import { addressIn, BODY_READ_MAX, HTML_MAX_DEPTH, htmlToText, scanHtml } from '
 import { fotocasa } from '../../src/domain/leads/portal-emails/fotocasa.ts';
 import { readPortalEmail, type EmailContent } from '../../src/domain/leads/portal-emails/index.ts';
 import { labelledLine } from '../../src/domain/leads/portal-emails/labels.ts';
+import { addressOfMailto, candidateOfLink, keywordReferences, referenceWords } from '../../src/domain/leads/portal-emails/references.ts';
 
 const mail = (from: string, text: string): EmailContent => ({ from, subject: 'Consulta', text, html: null });
 const blanks = (n: number) => ' '.repeat(n);
@@ -132,5 +133,43 @@ describe('HTML bodies', () => {
     expect(scanHtml('<span>'.repeat(HTML_MAX_DEPTH + 1)).deeper).toBe(true);
     expect(scanHtml('<span>'.repeat(HTML_MAX_DEPTH)).deeper).toBe(false);
     expect(lines(htmlToText('<table><tr><td>Nombre</td><td>Ana</td></tr></table><script>x()</script>'))).toEqual(['Nombre', 'Ana']);
+  });
+});
+
+describe('where a message names its listing and its person (issue 57)', () => {
+  // Each a shape a backtracking pattern takes quadratic time on: a keyword then a long run of
+  // what the pattern may skip (blanks before and after an optional colon), and runs of keywords.
+  it('`referencia` followed by 300,000 blanks, and by blanks, a colon and blanks, never a reference', () => {
+    expect(keywordReferences(`referencia${blanks(300_000)}!`)).toEqual([]);
+    expect(keywordReferences(`Ref.${blanks(150_000)}:${blanks(150_000)}!`)).toEqual([]);
+    expect(keywordReferences(`x tu referencia: demo:37. (Ref: demo:23) anuncio 2 dormitorios, anuncio FTC-2002`)).toEqual([
+      'demo:37',
+      'demo:23',
+      'FTC-2002',
+    ]);
+  });
+
+  it('100,000 keywords in a row, and a reference of 300,000 characters', () => {
+    expect(keywordReferences('ref '.repeat(100_000))).toEqual([]);
+    expect(keywordReferences(`referencia:${'ref:'.repeat(75_000)}1`)).toEqual([]);
+    expect(keywordReferences(`referencia ${'a1'.repeat(150_000)}`)).toEqual([]);
+  });
+
+  it("the words of 10 MiB of text, and links to a listing's page or website 300,000 characters long", () => {
+    expect(referenceWords([`${'x '.repeat(2_500_000)}A-1`, '(B-2)'])).toEqual(['A-1', 'B-2']);
+    expect(referenceWords([`${'a1 '.repeat(1_000_000)}`])).toEqual(['a1']);
+    expect(candidateOfLink(`https://x.example/l/${'a'.repeat(300_000)}`, 'https://x.example/inmueble/{id}')).toBeNull();
+    expect(candidateOfLink(`https://x.example/inmueble/${'1'.repeat(300_000)}`, 'https://x.example/inmueble/{id}')).toBeNull();
+    expect(candidateOfLink('https://x.example/inmueble/42?a=1', 'https://X.example/inmueble/{id}')).toEqual({ id: 42 });
+    expect(candidateOfLink('http://web.example/p/FTC%2D2002.html', 'https://web.example/p/{ref}.html')).toEqual({ ref: 'FTC-2002' });
+    expect(candidateOfLink(`https://inmo.example/l/${'0123456789abcdef'.repeat(2)}`, null)).toEqual({ page: '0123456789abcdef'.repeat(2) });
+  });
+
+  it('a mailto: link whose domain is 300,000 dots, and an HTML part of 100,000 links', () => {
+    expect(addressOfMailto(`mailto:a@b${'.'.repeat(300_000)} `)).toBeNull();
+    expect(addressOfMailto('mailto:Laura.Gomez%40example.org?subject=x')).toBe('laura.gomez@example.org');
+    const html = `${'<a href="mailto:no-reply@portal.example">x</a>'.repeat(100_000)}<p>Nombre: Ana</p><p>Tel: 600112233</p>`;
+    const contact = readPortalEmail({ from: 'no-reply@portal.example', subject: 'Consulta', text: null, html });
+    expect(contact).toMatchObject({ name: 'Ana', phone: '+34600112233', email: null });
   });
 });

@@ -18,7 +18,7 @@ const raw = (name: string) => readFileSync(join(FIXTURES, name));
 const read = async (name: string) => readPortalEmail(await readEmail(raw(name)));
 
 /** What each fixture must give. */
-const EXPECTED: Record<string, Omit<PortalContact, 'subject'> & { subject: string | RegExp }> = {
+const EXPECTED: Record<string, Omit<PortalContact, 'subject' | 'candidates' | 'words'> & { subject: string | RegExp }> = {
   'idealista.eml': {
     parser: 'idealista',
     source: 'idealista',
@@ -120,7 +120,9 @@ const EXPECTED: Record<string, Omit<PortalContact, 'subject'> & { subject: strin
 describe('each fixture read to its fields', () => {
   for (const [file, expected] of Object.entries(EXPECTED)) {
     it(file, async () => {
-      expect(await read(file)).toEqual(expected);
+      // The listing's candidates and words: the cases below, test/unit/email-linear.test.ts and test/db/email-references.test.ts.
+      const { candidates: _candidates, words: _words, ...contact } = await read(file);
+      expect(contact).toEqual(expected);
     });
   }
 });
@@ -289,5 +291,27 @@ describe('the generic reader of labelled text', () => {
     const contact = readPortalEmail(content({ text: `Nombre: ${'a '.repeat(300)}\nMensaje: ${'m'.repeat(20_000)}` }));
     expect(contact.name!.length).toBe(200);
     expect(contact.message!.length).toBe(10_000);
+  });
+});
+
+describe('where the listing and the person are named (issue 57)', () => {
+  it('the references of each new fixture, best first, and the address of a mailto: link', async () => {
+    expect((await read('habitaclia-sentence-ref.eml')).candidates[0]).toEqual({ ref: 'demo:37' });
+    expect((await read('idealista-ref-brackets.eml')).candidates).toEqual([{ ref: 'demo:23' }]);
+    expect((await read('fotocasa-sentence-ref.eml')).candidates).toEqual([{ ref: 'FTC-2002' }]);
+    expect((await read('fotocasa-subject-ref.eml')).candidates).toEqual([{ ref: 'FTC-2002' }]);
+    const mailto = await read('habitaclia-mailto.eml');
+    expect(mailto).toMatchObject({ reference: 'HAB-3321', email: 'laura.gomez@example.org' });
+    // The portal's own code comes after the agency's reference, and is one of the words looked up.
+    expect(mailto.candidates).toEqual([{ ref: 'HAB-3321' }, { ref: '4567-8899' }]);
+    expect(mailto.words).toContain('4567-8899');
+  });
+
+  it("never the portal's, a no-reply or the agency's own address", () => {
+    const html = '<a href="mailto:no-reply@portal.example">a</a><a href="mailto:info@agencia.example">b</a><p>Nombre: Ana</p>';
+    const content = { from: 'avisos@portal.example', subject: 'x', text: null, html };
+    expect(readPortalEmail(content, { ownAddresses: new Set(['info@agencia.example']) }).email).toBeNull();
+    const text = 'Nombre: Ana\nEscríbele a ana.gil@example.org o a soporte@idealista.com';
+    expect(readPortalEmail({ from: 'x@otro.example', subject: 'x', text, html: null }).email).toBe('ana.gil@example.org');
   });
 });

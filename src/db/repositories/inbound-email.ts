@@ -73,6 +73,7 @@ export async function settleInboundEmail(
   outcome: Pick<InboundEmailTable, 'parser' | 'lead_id' | 'sender' | 'subject' | 'reason' | 'updated_at'> & {
     state: Exclude<InboundEmailState, 'pending'>;
     trust?: InboundEmailTable['trust'];
+    property_id?: number | null;
     reading?: string | null;
   },
   from: 'pending' | 'not_understood' = 'pending',
@@ -86,6 +87,30 @@ export async function settleInboundEmail(
     .where('state', '=', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * The portal e-mails that made or were added to lead `leadId` of `businessId`, oldest first, each
+ * with the listing it named (migration 0048; `property_id` and `external_ref` null when it named
+ * none, or the listing is gone): for the lead's page (issue 57).
+ */
+export async function listEmailListingsOfLead(db: Executor, businessId: number, leadId: number) {
+  return db
+    .selectFrom('inbound_emails')
+    .leftJoin('properties', (join) =>
+      join.onRef('properties.id', '=', 'inbound_emails.property_id').on('properties.business_id', '=', businessId),
+    )
+    .select([
+      'inbound_emails.id',
+      'inbound_emails.received_at',
+      'inbound_emails.parser',
+      'properties.id as property_id',
+      'properties.external_ref',
+    ])
+    .where('inbound_emails.business_id', '=', businessId)
+    .where('inbound_emails.lead_id', '=', leadId)
+    .orderBy('inbound_emails.id')
+    .execute();
 }
 
 /** The messages that made or were added to a lead, oldest first (its export, CONTRACT §18). */
@@ -122,31 +147,70 @@ export async function purgeInboundEmailsBefore(db: Executor, before: string): Pr
  * listing still says what the person looks for).
  */
 export async function findListingByReference(db: Executor, businessId: number, reference: string) {
-  const columns = [
-    'id',
-    'operation',
-    'op_venta',
-    'op_alquiler',
-    'op_traspaso',
-    'type',
-    'city',
-    'price',
-    'price_rent',
-    'price_transfer',
-  ] as const;
   const byRef = await db
     .selectFrom('properties')
-    .select(columns)
+    .select(LISTING_COLUMNS)
     .where('business_id', '=', businessId)
     .where('external_ref', '=', reference)
     .executeTakeFirst();
   if (byRef || !/^[1-9]\d{0,9}$/.test(reference) || !isRowId(Number(reference))) return byRef;
-  return db
+  return findListingById(db, businessId, Number(reference));
+}
+
+/** What a portal e-mail's listing is read as: its reference, and what its search is built from (domain/leads/portal-emails/search.ts). */
+const LISTING_COLUMNS = [
+  'id',
+  'external_ref',
+  'operation',
+  'op_venta',
+  'op_alquiler',
+  'op_traspaso',
+  'type',
+  'city',
+  'price',
+  'price_rent',
+  'price_transfer',
+] as const;
+
+/** The business's listing of inmo id `id`, any status. */
+async function findListingById(db: Executor, businessId: number, id: number) {
+  if (!isRowId(id)) return undefined;
+  return db.selectFrom('properties').select(LISTING_COLUMNS).where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The listing a portal e-mail is about (CONTRACT §19, issue 57): the first of `candidates`
+ * (domain/leads/portal-emails/references.ts, best first) the business holds (a reference as
+ * {@link findListingByReference} reads it, an inmo id, or the token of its page `/l/<token>`);
+ * else the first of `words` (at most 200) that is one of its `external_ref`s, looked up in one
+ * query. Any status. At most one query per candidate (24 at most) and one for the words.
+ */
+export async function findListingOfEmail(
+  db: Executor,
+  businessId: number,
+  candidates: ReadonlyArray<{ ref: string } | { id: number } | { page: string }>,
+  words: readonly string[],
+) {
+  for (const candidate of candidates.slice(0, 24)) {
+    let found;
+    if ('ref' in candidate) found = await findListingByReference(db, businessId, candidate.ref);
+    else if ('id' in candidate) found = await findListingById(db, businessId, candidate.id);
+    else {
+      const page = await db.selectFrom('property_pages').select('property_id').where('token', '=', candidate.page).executeTakeFirst();
+      found = page ? await findListingById(db, businessId, page.property_id) : undefined;
+    }
+    if (found) return found;
+  }
+  const bounded = [...new Set(words)].slice(0, 200);
+  if (bounded.length === 0) return undefined;
+  const held = await db
     .selectFrom('properties')
-    .select(columns)
+    .select(LISTING_COLUMNS)
     .where('business_id', '=', businessId)
-    .where('id', '=', Number(reference))
-    .executeTakeFirst();
+    .where('external_ref', 'in', bounded)
+    .execute();
+  const byRef = new Map(held.map((listing) => [listing.external_ref, listing]));
+  return bounded.map((word) => byRef.get(word)).find((listing) => listing !== undefined);
 }
 
 /** What reading a message made of it (the columns {@link settleInboundEmail} sets). */

@@ -39,6 +39,7 @@ import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/inbound-email.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findLeadByEmail, findLeadByPhone } from '../../db/repositories/leads.ts';
+import { findChannel } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Database, InboundEmailState } from '../../db/types.ts';
 import { randomBase62 } from '../../domain/access/api-key.ts';
@@ -203,8 +204,8 @@ export async function processInboundEmail(
   const row = await repo.findInboundEmail(db, emailId);
   if (!row) return { state: 'gone', leadId: null };
   if (row.state !== 'pending') return { state: row.state, leadId: row.lead_id };
-  const own = await repo.listAgencyAddresses(db, row.business_id);
-  const read = await readInThread(row.raw, { belief: { ownAddresses: own } });
+  const [own, channel] = await Promise.all([repo.listAgencyAddresses(db, row.business_id), findChannel(db, row.business_id)]);
+  const read = await readInThread(row.raw, { belief: { ownAddresses: own, listingUrl: channel?.listing_url ?? null } });
   const at = nowRfc3339();
   if (read.outcome !== 'read') {
     const reason = read.outcome === 'timed_out' ? NOT_UNDERSTOOD.timedOut : NOT_UNDERSTOOD.unreadable;
@@ -225,13 +226,16 @@ export async function processInboundEmail(
   const notUnderstood = (reason: string) => settle(run, emailId, { state: 'not_understood', ...seen, reason, reading }, at);
   if (contact.phone === null && contact.email === null) return notUnderstood(NOT_UNDERSTOOD.noContact);
 
-  const listing = contact.reference ? await repo.findListingByReference(db, row.business_id, contact.reference) : undefined;
+  // The first way the message names a listing the business holds (references.ts), else a word of it that is one of its references.
+  const listing = await repo.findListingOfEmail(db, row.business_id, contact.candidates, contact.words);
   const search = listing ? searchOfListing(listing) : null;
+  // The notes name the listing found: its reference, else its inmo id; else the reference as written.
+  const about = { ...contact, reference: listing ? (listing.external_ref ?? String(listing.id)) : contact.reference };
 
   if (contact.phone === null || contact.name === null) {
     // No new lead without a phone and a name; a person known by either contact still has the request added.
     const reason = contact.phone === null ? NOT_UNDERSTOOD.noPhone : NOT_UNDERSTOOD.noName;
-    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(contact, false, verified) });
+    const note = inquiryNotes({ searches: search ? [search] : [], notes: contact.message, heading: heading(about, false, verified) });
     return run.finish(async (trx) => {
       const known =
         (contact.phone === null ? undefined : await findLeadByPhone(trx, row.business_id, contact.phone)) ??
@@ -239,20 +243,30 @@ export async function processInboundEmail(
       if (!known) return settleIn(trx, emailId, { state: 'not_understood', ...seen, reason, reading }, at);
       const request = { channel: 'email' as const, source: contact.source, note, consent: undefined, verified };
       await keepInteraction(trx, row.business_id, known.id, request, null, at);
-      return settleIn(trx, emailId, { state: 'interaction', ...seen, lead_id: known.id, reason: null }, at);
+      return settleIn(
+        trx,
+        emailId,
+        { state: 'interaction', ...seen, lead_id: known.id, reason: null, property_id: listing?.id ?? null },
+        at,
+      );
     });
   }
 
   const inquiry = inquiryOf({ ...contact, name: contact.name, phone: contact.phone }, search);
   let settled: ProcessedEmail = { state: 'pending', leadId: null };
-  const onStored: OnStored = async (trx, leadId, _outcome, about, known) => {
+  const onStored: OnStored = async (trx, leadId, _outcome, aboutLead, known) => {
     const state = known ? 'interaction' : 'lead';
-    settled = await settleIn(trx, emailId, { state, ...seen, lead_id: known ? about : leadId, reason: null }, at);
+    settled = await settleIn(
+      trx,
+      emailId,
+      { state, ...seen, lead_id: known ? aboutLead : leadId, reason: null, property_id: listing?.id ?? null },
+      at,
+    );
   };
   await createInquiryLead(run.writes, row.business_id, inquiry, onStored, {
     channel: 'email',
     knownEmail: contact.email,
-    heading: heading(contact, false, verified),
+    heading: heading(about, false, verified),
     verified,
   });
   return settled;
@@ -260,6 +274,8 @@ export async function processInboundEmail(
 
 type Outcome = Pick<repo.InboundOutcome, 'state' | 'parser' | 'sender' | 'subject' | 'reason'> & {
   lead_id?: number | null;
+  /** The listing it named (migration 0048); not given: none. */
+  property_id?: number | null;
   /** What inmo believed of it (trust.ts); not given: unchanged. */
   trust?: EmailTrust;
   /** JSON of {@link Reading}, kept while the message waits as `not_understood`. */
@@ -328,6 +344,15 @@ export async function inboundEmailsOfLead(db: Db, leadId: number) {
     const isUtf8 = Buffer.from(text, 'utf8').equals(bytes);
     return { ...email, raw: isUtf8 ? text : null, raw_base64: isUtf8 ? null : bytes.toString('base64') };
   });
+}
+
+/**
+ * The portal e-mails that made or were added to lead `leadId` of `businessId`, oldest first:
+ * `[{id, received_at, parser, property_id, external_ref}]`, the listing each named (issue 57;
+ * `property_id` null when it named none the business holds), for the lead's page.
+ */
+export async function emailListingsOfLead(db: Db, businessId: number, leadId: number) {
+  return repo.listEmailListingsOfLead(db, businessId, leadId);
 }
 
 /**
@@ -410,7 +435,12 @@ export async function makeLeadFromEmail(db: Db, businessId: number, id: number, 
   const contact = { name: input.name.trim(), phone, email, message: input.message?.trim() || null, source: input.source };
   const at = nowRfc3339();
   const onStored: OnStored = async (trx, leadId, _outcome, about, known) => {
-    const outcome = { state: known ? ('interaction' as const) : ('lead' as const), lead_id: known ? about : leadId, reason: null };
+    const outcome = {
+      state: known ? ('interaction' as const) : ('lead' as const),
+      lead_id: known ? about : leadId,
+      reason: null,
+      property_id: listing?.id ?? null,
+    };
     await settleIn(trx, id, { ...outcome, parser: row.parser, sender: row.sender, subject: row.subject }, at, 'not_understood');
   };
   const writes: LeadWrites = { run: (work) => transact(db, work), alone: () => null };

@@ -35,8 +35,10 @@ export async function readMessage(raw: Uint8Array, belief: Belief = {}): Promise
 }
 
 /** The fields of a contact an agent's form starts from. */
-export function foundFieldsOf({ name, phone, email, message, reference, source }: PortalContact): FoundFields {
-  return { name, phone, email, message, reference, source };
+export function foundFieldsOf({ name, phone, email, message, reference, source, candidates }: PortalContact): FoundFields {
+  // Without a labelled reference, the first the message names elsewhere (a sentence, the subject, brackets).
+  const named = candidates.find((c): c is { ref: string } => 'ref' in c)?.ref ?? null;
+  return { name, phone, email, message, reference: reference ?? named, source };
 }
 
 /** Loads the libraries a reading needs (mailparser, html-to-text), so that the first message's deadline is not spent on them. */

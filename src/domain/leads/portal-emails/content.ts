@@ -340,3 +340,60 @@ export function originalOf(content: EmailContent): OriginalMessage {
     bodies: bodies.map((body, i) => forwards[i]?.rest ?? body),
   };
 }
+
+/** The most links read of one HTML part, and the longest link kept, characters. */
+export const HREFS_MAX = 200;
+const HREF_MAX = 2048;
+
+/**
+ * The targets of the HTML part's links (`<a href>`, entities decoded), in order, at most
+ * {@link HREFS_MAX}, each its first 2,048 characters: html-to-text drops them (`ignoreHref`),
+ * and a portal may give the person's address only as a `mailto:` link, or the listing only as a
+ * link to its page. One pass of htmlparser2's tokenizer: linear in the HTML's length.
+ */
+export function hrefsIn(html: string): string[] {
+  const { Tokenizer } = loadHtmlparser2();
+  const hrefs: string[] = [];
+  let tag = '';
+  let attribute = '';
+  let value = '';
+  const noop = () => undefined;
+  const add = (text: string) => {
+    if (attribute === 'href' && value.length < HREF_MAX) value += text.slice(0, HREF_MAX - value.length);
+  };
+  const tokenizer = new Tokenizer(
+    { decodeEntities: true },
+    {
+      onopentagname(start, end) {
+        tag = html.slice(start, end).toLowerCase();
+      },
+      onattribname(start, end) {
+        attribute = tag === 'a' && hrefs.length < HREFS_MAX ? html.slice(start, end).toLowerCase() : '';
+        value = '';
+      },
+      onattribdata(start, end) {
+        add(html.slice(start, Math.min(end, start + HREF_MAX)));
+      },
+      onattribentity(codepoint) {
+        add(String.fromCodePoint(codepoint));
+      },
+      onattribend() {
+        if (attribute === 'href' && value.trim() !== '') hrefs.push(value.trim());
+        attribute = '';
+      },
+      onclosetag: noop,
+      ontext: noop,
+      ontextentity: noop,
+      oncdata: noop,
+      oncomment: noop,
+      ondeclaration: noop,
+      onend: noop,
+      onopentagend: noop,
+      onprocessinginstruction: noop,
+      onselfclosingtag: noop,
+    },
+  );
+  tokenizer.write(html);
+  tokenizer.end();
+  return hrefs;
+}

@@ -9,17 +9,28 @@
  * labelled text (labels.ts) fills in what they leave, and reads every other sender alone.
  */
 import { normalizePhone } from '../phone.ts';
-import { addressIn, originalOf, type EmailContent } from './content.ts';
+import { addressIn, hrefsIn, originalOf, type EmailContent } from './content.ts';
 import { fotocasa } from './fotocasa.ts';
 import { habitaclia } from './habitaclia.ts';
 import { idealista } from './idealista.ts';
 import { labelledFields, merged, NO_FIELDS, type Fields } from './labels.ts';
 import { pisosCom } from './pisos-com.ts';
 import type { ParserName, PortalParser } from './portal.ts';
+import {
+  addressOfMailto,
+  candidateOfLink,
+  CANDIDATES_MAX,
+  isPersonAddress,
+  keywordReferences,
+  linksInText,
+  referenceWords,
+  type ListingCandidate,
+} from './references.ts';
 import { emailTrust, type EmailTrust } from './trust.ts';
 
 export type { EmailContent } from './content.ts';
 export type { ParserName } from './portal.ts';
+export type { ListingCandidate } from './references.ts';
 
 /** The portals read by a parser of their own. */
 export const PORTAL_PARSERS: readonly PortalParser[] = [idealista, fotocasa, habitaclia, pisosCom];
@@ -59,6 +70,15 @@ export interface PortalContact {
   message: string | null;
   /** The listing's reference as the ad writes it: the agency's `external_ref`, or inmo's id. */
   reference: string | null;
+  /**
+   * Every way the message names a listing, best first, at most 24 (references.ts): `reference`,
+   * references after a keyword in the texts (`tu referencia: demo:37`, `(Ref: demo:23)`, `anuncio
+   * con referencia FTC-2002`) and in the subject, then links to the listing's page on inmo or
+   * on the agency's website (`listing_url`). The first the business holds is the listing.
+   */
+  candidates: ListingCandidate[];
+  /** Words of the subject and texts that could be a reference, in order, at most 200: looked up among the business's `external_ref`s when no candidate names a listing. */
+  words: string[];
 }
 
 /** Forward and reply prefixes of a subject, in the clients' languages. */
@@ -101,6 +121,55 @@ export interface Belief {
   ownAddresses?: ReadonlySet<string>;
   /** false: read by the generic reader alone (a message already judged unverified). */
   believed?: boolean;
+  /** The business's `listing_url` template (`{id}` or `{ref}`, CONTRACT §10): links to its website name a listing. */
+  listingUrl?: string | null;
+}
+
+/** Whether `domain` is a portal's (its notifications' addresses are never the person's). */
+const isPortalDomain = (domain: string) => PORTAL_PARSERS.some((portal) => portal.sends(domain));
+
+/** The key of a candidate, to keep each once. */
+const keyOf = (candidate: ListingCandidate) =>
+  'ref' in candidate ? `r:${candidate.ref}` : 'id' in candidate ? `i:${candidate.id}` : `p:${candidate.page}`;
+
+/** {@link PortalContact.candidates} of a message (see there), distinct, at most {@link CANDIDATES_MAX}. */
+function candidatesOf(
+  reference: string | null,
+  bodies: readonly string[],
+  subject: string,
+  links: readonly string[],
+  template?: string | null,
+) {
+  const found = new Map<string, ListingCandidate>();
+  const add = (candidate: ListingCandidate | null) => {
+    if (candidate !== null && found.size < CANDIDATES_MAX && !found.has(keyOf(candidate))) found.set(keyOf(candidate), candidate);
+  };
+  if (reference !== null) add({ ref: reference });
+  for (const body of bodies) for (const ref of keywordReferences(body)) add({ ref });
+  for (const ref of keywordReferences(subject)) add({ ref });
+  for (const link of links) add(candidateOfLink(link, template));
+  return [...found.values()];
+}
+
+/**
+ * The person's address where no label gives it: the first `mailto:` link, else the first address
+ * written in a line of the texts, that is not the sender's, the envelope's, the agency's own, a
+ * portal's or a no-reply one.
+ */
+function personAddressOf(hrefs: readonly string[], bodies: readonly string[], excluded: ReadonlySet<string>): string | null {
+  const person = (address: string | null) => address !== null && isPersonAddress(address, excluded, isPortalDomain);
+  for (const href of hrefs) {
+    const address = addressOfMailto(href);
+    if (person(address)) return address;
+  }
+  for (const body of bodies) {
+    for (const line of body.split('\n')) {
+      if (!line.includes('@')) continue;
+      const address = addressIn(line);
+      if (person(address)) return address;
+    }
+  }
+  return null;
 }
 
 /**
@@ -123,13 +192,21 @@ export function readPortalEmail(content: EmailContent, belief: Belief = {}): Por
     fields = merged(fields, read);
   }
   const parser: ParserName = portal?.name ?? 'generic';
+  const subject = oneLine(content.subject.replace(SUBJECT_PREFIX, ''));
+  const found = normalised(fields);
+  const hrefs = content.html === null ? [] : hrefsIn(content.html);
+  const links = [...hrefs, ...original.bodies.flatMap(linksInText)];
+  const excluded = new Set([original.sender, content.from, ...(belief.ownAddresses ?? [])].filter((a): a is string => Boolean(a)));
   return {
     parser,
     source: SOURCE_OF[parser],
     ...(trust === null ? {} : { trust }),
     sender: original.sender,
     forwarded: original.forwarded,
-    subject: oneLine(content.subject.replace(SUBJECT_PREFIX, '')),
-    ...normalised(fields),
+    subject,
+    ...found,
+    email: found.email ?? personAddressOf(hrefs, original.bodies, excluded),
+    candidates: candidatesOf(found.reference, original.bodies, subject, links, belief.listingUrl),
+    words: referenceWords([subject, ...original.bodies]),
   };
 }

@@ -29,6 +29,7 @@ import {
 import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/messaging/conversations.ts';
 import { InmoError, type ErrorCode } from '../../../errors.ts';
 import { eraseLead } from '../../../services/leads/erasure.ts';
+import { emailListingsOfLead } from '../../../services/leads/email-intake.ts';
 import { render } from '../page.ts';
 import { describeSearch } from '../criteria.ts';
 import { csrfCheckedRoute, dayStart, DAY_MS, field, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
@@ -248,6 +249,8 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
         users,
         names,
         history: await listLeadHistory(db, full.lead.business_id, full.lead.id),
+        // The listing each of its portal e-mails was about, or that none was found (issue 57).
+        emailListings: await emailListingsOfLead(db, full.lead.business_id, full.lead.id),
         interactions: await listLeadInteractions(db, full.lead.business_id, full.lead.id),
         windowOpen: full.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),
         matches: full.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
