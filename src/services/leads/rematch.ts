@@ -181,7 +181,8 @@ export async function rematchLeads(
   // Thousands of rows more or less: PostgreSQL's planner must know before the day's digests read
   // them (left as they were, composing 10,000 digests ran past the statement timeout instead of 0.5 s).
   if (outcome.written >= STATISTICS_AFTER) {
-    for (const table of ['lead_matches', 'lead_match_runs', 'alert_candidates'] as const) await refreshStatisticsWhileGrowing(db, table);
+    for (const table of ['lead_matches', 'lead_match_runs', 'alert_candidates', 'alert_match_prices'] as const)
+      await refreshStatisticsWhileGrowing(db, table);
   }
   return outcome;
 }
