@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ParsedMail } from 'mailparser';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import { runAlertsNow } from '../../src/services/leads/alerts.ts';
+import { runAlertsNow, setLeadWantsAlerts } from '../../src/services/leads/alerts.ts';
 import { connectEmail } from '../../src/services/messaging/email.ts';
 import { insertDismissal } from '../../src/db/repositories/alerts.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
@@ -172,5 +172,28 @@ describe('alerts on price drops', () => {
       { reason: 'price_drop', price: 140_000, price_before: 150_000 },
       { reason: 'price_drop', price: 135_800, price_before: 140_000 },
     ]);
+  });
+
+  it('measure a listing that entered the catalogue after the first matching from its price then (the re-match records it)', async () => {
+    await importRecords(t.db, t.businessId, [listing('FLAT-1', { price: 150_000 })]);
+    const ana = await lead('ana@example.com', { consent: { ...CONSENT, marketing: false } });
+    await lead('bea@example.com');
+    await drain();
+    smtp.received.length = 0;
+    // NEW-1 enters while Ana takes no alerts: it matches her, and is not sent to her.
+    await importRecords(t.db, t.businessId, [listing('NEW-1', { title: 'Ático', price: 190_000 })]);
+    await drain();
+    expect(await runAlerts()).toEqual({ sent: 1, leads: 1 });
+    expect(recipients()).toEqual(['bea@example.com']);
+    smtp.received.length = 0;
+    // Her agent ticks "wants alerts"; a drop of 3 % from 190,000 € is news to her.
+    await setLeadWantsAlerts(t.db, t.businessId, ana, true);
+    await importRecords(t.db, t.businessId, [
+      listing('NEW-1', { title: 'Ático', price: 184_300, updated_at: '2026-03-01T10:00:00+00:00' }),
+    ]);
+    await drain();
+    expect(await runAlerts()).toEqual({ sent: 2, leads: 2 });
+    expect(recipients()).toEqual(['ana@example.com', 'bea@example.com']);
+    expect(mailTo('ana@example.com')[0].text).toMatch(/184\.300\s€ \(antes 190\.000\s€\)/);
   });
 });
