@@ -724,8 +724,25 @@ export interface AlertItemTable {
   price_field: string;
   /** 1 on the newest item of its (lead, listing). */
   latest: Generated<number>;
+  /** For a `price_drop` item, the reference price it dropped from, € (migration 0051); null otherwise. */
+  price_before: number | null;
   /** SHA-256 (hex) of the token of its "No me interesa" link; null until the e-mail is written. */
   token_hash: string | null;
+  created_at: string;
+}
+
+/**
+ * The price a listing had when it started matching a lead (migration 0051): the reference of a
+ * price drop while the listing was never sent to the lead (CONTRACT §21).
+ */
+export interface AlertMatchPriceTable {
+  lead_id: number;
+  property_id: number;
+  business_id: number;
+  /** Which price column `price` was read from: `price`, `price_rent` or `price_transfer`. */
+  price_field: string;
+  /** €, null when the listing stated none. */
+  price: number | null;
   created_at: string;
 }
 
@@ -935,6 +952,7 @@ export interface Database {
   alert_candidates: AlertCandidateTable;
   alert_digests: AlertDigestTable;
   alert_items: AlertItemTable;
+  alert_match_prices: AlertMatchPriceTable;
   lead_dismissals: LeadDismissalTable;
   visit_sheets: VisitSheetTable;
   viewing_notices: ViewingNoticeTable;

@@ -64,4 +64,14 @@ describe('the digest page', () => {
     expect(gone.listings).toEqual([{ title: 'Piso', facts: '' }]);
     expect(gone.gone).toBe('Nicht mehr verfügbar.');
   });
+
+  it('says after a price drop the price it dropped from, in the five languages (issue 57)', () => {
+    const dropped = { ...listing, priceDropped: true, price: 1100, priceBefore: 1200 };
+    const before = { es: 'antes', en: 'was', fr: 'avant', de: 'vorher', it: 'prima' };
+    for (const [language, word] of Object.entries(before)) {
+      const words = digestPageWords(language, { businessName: 'Sol', listings: [dropped] });
+      expect(words.listings[0].facts).toMatch(new RegExp(`^1\\.?100\\s€/\\S+ \\(${word} 1\\.?200\\s€/\\S+\\) · 60 m²`));
+    }
+    expect(digestPageWords('es', { businessName: 'Sol', listings: [listing] }).listings[0].facts).not.toContain('antes');
+  });
 });

@@ -72,20 +72,27 @@ const offerable = (round: string) => sql<boolean>`(p.listed = 1 and p.status = '
   and not exists (select 1 from lead_dismissals dd where dd.lead_id = x.lead_id and dd.property_id = x.property_id)
   and not exists (select 1 from alert_digests dg where dg.lead_id = x.lead_id and dg.round = ${round} and dg.origin = 'alert'))`;
 
-/** The price a listing states now in the column an item was sent from. */
+/** The price a listing states now in the column `x.price_field` names (an item's, or a match price's). */
 const CURRENT_PRICE = sql<
   number | null
 >`(case x.price_field when 'price_rent' then p.price_rent when 'price_transfer' then p.price_transfer else p.price end)`;
 
 /**
  * What the business's leads that take alerts may be sent in `round` (any lead not sent that
- * round's digest yet): listings waiting as candidates that were never sent to the lead
- * (`reason: 'new'`), and listings sent before whose price in the column they were sent from is now
- * at most `keepShare` of it (`price_drop`); both only while offerable ({@link offerable}).
- * @returns `[{lead_id, property_id, since (RFC 3339: when it became a candidate, or was sent), reason}]`.
+ * round's digest yet), each only while offerable ({@link offerable}):
+ *
+ * - `new`: listings waiting as candidates that were never sent to the lead;
+ * - `price_drop`: listings whose price, in the column the reference was read from, is now at most
+ *   `keepShare` of the reference (CONTRACT §21 "drops its price by 3 % or more"). The reference
+ *   is the price the lead last saw, the newest item sent to it (in an alert or by hand), else the
+ *   price the listing had when it started matching the lead (`alert_match_prices`, migration
+ *   0051). A reference moves only when the listing is sent, or starts matching again, so small
+ *   drops add up; a rise does not move it.
+ * @returns `[{lead_id, property_id, since (RFC 3339: when it became a candidate, was sent, or
+ *   started matching), reason, price_field, before (the reference, €; null for `new`)}]`.
  */
 export async function listDigestCandidates(db: Executor, businessId: number, round: string, keepShare: number) {
-  const offered = (from: 'alert_candidates' | 'alert_items') =>
+  const offered = (from: 'alert_candidates' | 'alert_items' | 'alert_match_prices') =>
     db
       .selectFrom(`${from} as x` as 'alert_candidates as x')
       .innerJoin('leads as l', 'l.id', 'x.lead_id')
@@ -93,13 +100,74 @@ export async function listDigestCandidates(db: Executor, businessId: number, rou
       .select(['x.lead_id', 'x.property_id', 'x.created_at as since'])
       .where('x.business_id', '=', businessId)
       .where(offerable(round));
-  const fresh = await offered('alert_candidates')
-    .where(sql<boolean>`not exists (select 1 from alert_items i where i.lead_id = x.lead_id and i.property_id = x.property_id)`)
+  const neverSent = sql<boolean>`not exists (select 1 from alert_items i where i.lead_id = x.lead_id and i.property_id = x.property_id)`;
+  const dropped = sql<boolean>`x.price > 0 and ${CURRENT_PRICE} <= x.price * ${keepShare}`;
+  const reference = [sql<string>`x.price_field`.as('price_field'), sql<number>`x.price`.as('before')];
+  const fresh = await offered('alert_candidates').where(neverSent).execute();
+  const droppedSinceSent = await offered('alert_items')
+    .select(reference)
+    .where(sql<boolean>`x.latest = 1 and ${dropped}`)
     .execute();
-  const dropped = await offered('alert_items')
-    .where(sql<boolean>`x.latest = 1 and x.price > 0 and ${CURRENT_PRICE} <= x.price * ${keepShare}`)
-    .execute();
-  return [...fresh.map((r) => ({ ...r, reason: 'new' as const })), ...dropped.map((r) => ({ ...r, reason: 'price_drop' as const }))];
+  const droppedSinceMatched = await offered('alert_match_prices').select(reference).where(neverSent).where(dropped).execute();
+  return [
+    ...fresh.map((r) => ({ ...r, reason: 'new' as const, price_field: null, before: null })),
+    ...[...droppedSinceSent, ...droppedSinceMatched].map((r) => ({ ...r, reason: 'price_drop' as const, before: Number(r.before) })),
+  ];
+}
+
+/**
+ * Records the prices listings had when they started matching leads (the reference of a price
+ * drop while never sent, migration 0051), replacing any older one, and drops those of listings
+ * that stopped matching.
+ * @param started `[{lead_id, property_id, price_field, price (€ or null)}]`.
+ * @param stopped per lead, the listings it no longer matches.
+ */
+export async function writeMatchPrices(
+  db: Executor,
+  businessId: number,
+  started: ReadonlyArray<{ lead_id: number; property_id: number; price_field: string; price: number | null }>,
+  stopped: ReadonlyArray<{ leadId: number; propertyIds: readonly number[] }>,
+  at: string,
+): Promise<void> {
+  for (const { leadId, propertyIds } of stopped) {
+    for (let i = 0; i < propertyIds.length; i += CHUNK) {
+      await db
+        .deleteFrom('alert_match_prices')
+        .where('lead_id', '=', leadId)
+        .where('property_id', 'in', propertyIds.slice(i, i + CHUNK))
+        .execute();
+    }
+  }
+  const rows = started.map((r) => ({ ...r, business_id: businessId, created_at: at }));
+  // 6 parameters a row: well under SQLite's limit.
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await db
+      .insertInto('alert_match_prices')
+      .values(rows.slice(i, i + CHUNK))
+      .onConflict((oc) =>
+        oc.columns(['lead_id', 'property_id']).doUpdateSet((eb) => ({
+          price_field: eb.ref('excluded.price_field'),
+          price: eb.ref('excluded.price'),
+          created_at: eb.ref('excluded.created_at'),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** The prices and offers of some listings, as the reference of a match is read from them. */
+export async function listListingPrices(db: Executor, propertyIds: readonly number[]) {
+  const rows = [];
+  for (let i = 0; i < propertyIds.length; i += CHUNK) {
+    rows.push(
+      ...(await db
+        .selectFrom('properties')
+        .select(['id', 'op_venta', 'op_alquiler', 'op_traspaso', 'price', 'price_rent', 'price_transfer'])
+        .where('id', 'in', propertyIds.slice(i, i + CHUNK))
+        .execute()),
+    );
+  }
+  return rows;
 }
 
 /** What a digest's listings are written from: the lead's searches and address, and each listing's prices and offers. */
@@ -282,6 +350,7 @@ export const DIGEST_ITEM_COLUMNS = [
   'i.property_id',
   'i.reason',
   'i.price',
+  'i.price_before',
   'i.price_field',
   'p.external_ref',
   'p.title',

@@ -4,7 +4,11 @@
  * digest carries. Pure functions; the use cases are in services/leads/alerts.ts.
  */
 
-/** A listing already sent is sent again only when its price fell by at least this share (3 %). */
+/**
+ * A listing is news again to a lead it matches when its price fell by at least this share (3 %)
+ * below the reference: the price the lead last saw it at, else the price it had when it started
+ * matching (CONTRACT §21).
+ */
 export const PRICE_DROP_SHARE = 0.03;
 
 /** Listings in one digest, at most. */
@@ -113,6 +117,8 @@ export interface DigestCandidate {
   reason: 'new' | 'price_drop';
   /** When it became a candidate (RFC 3339); a price drop counts as now. */
   since: string;
+  /** For a price drop: the column the reference price was read from, and that price (€). */
+  drop?: { field: PriceField; before: number };
 }
 
 /**

@@ -19,6 +19,8 @@ export interface Wording {
   perMonth: string;
   rooms: string;
   priceDrop: string;
+  /** Before the reference price of a drop: "antes 180.000 €". */
+  before: string;
   view: string;
   notInterested: string;
   closing: string;
@@ -41,6 +43,7 @@ const WORDS: Readonly<Record<string, Wording>> = {
     perMonth: '/mes',
     rooms: 'hab.',
     priceDrop: 'Ha bajado de precio',
+    before: 'antes',
     view: 'Ver el inmueble',
     notInterested: 'No me interesa',
     closing: 'Un saludo,\n{business}',
@@ -60,6 +63,7 @@ const WORDS: Readonly<Record<string, Wording>> = {
     perMonth: '/month',
     rooms: 'bedrooms',
     priceDrop: 'Price reduced',
+    before: 'was',
     view: 'See the property',
     notInterested: 'Not interested',
     closing: 'Kind regards,\n{business}',
@@ -79,6 +83,7 @@ const WORDS: Readonly<Record<string, Wording>> = {
     perMonth: '/mois',
     rooms: 'chambres',
     priceDrop: 'Prix en baisse',
+    before: 'avant',
     view: 'Voir le bien',
     notInterested: 'Ça ne m’intéresse pas',
     closing: 'Cordialement,\n{business}',
@@ -98,6 +103,7 @@ const WORDS: Readonly<Record<string, Wording>> = {
     perMonth: '/Monat',
     rooms: 'Schlafzimmer',
     priceDrop: 'Preis gesenkt',
+    before: 'vorher',
     view: 'Immobilie ansehen',
     notInterested: 'Kein Interesse',
     closing: 'Mit freundlichen Grüßen\n{business}',
@@ -117,6 +123,7 @@ const WORDS: Readonly<Record<string, Wording>> = {
     perMonth: '/mese',
     rooms: 'camere',
     priceDrop: 'Prezzo ribassato',
+    before: 'prima',
     view: 'Vedi l’immobile',
     notInterested: 'Non mi interessa',
     closing: 'Cordiali saluti,\n{business}',
@@ -150,6 +157,8 @@ export interface AlertListing {
   /** Absolute URL of its "No me interesa" link. */
   dismissUrl: string;
   priceDropped: boolean;
+  /** For a price drop, the price it dropped from (€, in the same column as `price`), else null. */
+  priceBefore?: number | null;
 }
 
 /** The words of alerts in `language` (`es`, `en`, `fr`, `de` or `it`; anything else `es`), for the digest's page. */
@@ -157,10 +166,24 @@ export function alertWording(language: string): Readonly<Wording> {
   return WORDS[language] ?? WORDS.es;
 }
 
-/** The facts line of a listing: price, size, rooms, city (those it states). */
-export function facts(wording: Wording, listing: Pick<AlertListing, 'price' | 'monthly' | 'size' | 'bedrooms' | 'city'>): string {
+/** A price as written in Spain, with "/mes" for a monthly rent. */
+function euros(wording: Wording, price: number, monthly: boolean): string {
+  return `${EUROS.format(price)}${monthly ? wording.perMonth : ''}`;
+}
+
+/**
+ * The facts line of a listing: price (after a drop, with the price it dropped from: "171.000 €
+ * (antes 180.000 €)"), size, rooms, city (those it states).
+ */
+export function facts(
+  wording: Wording,
+  listing: Pick<AlertListing, 'price' | 'monthly' | 'size' | 'bedrooms' | 'city'> & { priceBefore?: number | null },
+): string {
+  const before = listing.priceBefore ?? null;
   return [
-    listing.price === null ? null : `${EUROS.format(listing.price)}${listing.monthly ? wording.perMonth : ''}`,
+    listing.price === null
+      ? null
+      : `${euros(wording, listing.price, listing.monthly)}${before === null ? '' : ` (${wording.before} ${euros(wording, before, listing.monthly)})`}`,
     listing.size === null ? null : `${NUMBER.format(listing.size)} m²`,
     listing.bedrooms === null ? null : `${listing.bedrooms} ${wording.rooms}`,
     listing.city === null ? null : oneLine(listing.city),
@@ -249,7 +272,11 @@ export function alertEmail(
         : `<img src="${escape(l.photoUrl)}" alt="${escape(titleOf(l))}" width="560" style="max-width:100%;height:auto;border-radius:4px">`;
     return (
       `<div style="margin:0 0 24px">${photo}` +
-      (l.priceDropped ? `<p style="margin:8px 0 0;color:#a40000;font-weight:bold">${escape(wording.priceDrop)}</p>` : '') +
+      (l.priceDropped
+        ? `<p style="margin:8px 0 0;color:#a40000;font-weight:bold">${escape(wording.priceDrop)}` +
+          (l.priceBefore === null || l.priceBefore === undefined ? '' : ` · <s>${escape(euros(wording, l.priceBefore, l.monthly))}</s>`) +
+          `</p>`
+        : '') +
       `<h2 style="font-size:1.1em;margin:8px 0 4px">${title}</h2>` +
       `<p style="margin:0 0 4px">${escape(facts(wording, l))}</p>` +
       `<p style="margin:0">${l.url === null ? '' : `${link(l.url, wording.view)} · `}${link(l.dismissUrl, wording.notInterested)}</p></div>`

@@ -89,7 +89,10 @@ export function alertTemplateParameters(
 }
 
 /** One listing of a digest as its page shows it. */
-export interface PageListing extends Pick<AlertListing, 'title' | 'price' | 'monthly' | 'size' | 'bedrooms' | 'city' | 'priceDropped'> {
+export interface PageListing extends Pick<
+  AlertListing,
+  'title' | 'price' | 'monthly' | 'size' | 'bedrooms' | 'city' | 'priceDropped' | 'priceBefore'
+> {
   /** The photo's URL (on this server, or the listing's own), or null. */
   photoUrl: string | null;
   /** The listing's page (`/l/<token>` or the business's own `listing_url`), or null. */

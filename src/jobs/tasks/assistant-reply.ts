@@ -53,6 +53,7 @@ import { namedWeekday, readSlotChoice, storedList, type SlotChoice } from '../..
 import type { Weekday } from '../../domain/viewings/hours.ts';
 import { recordEvent, recordLeadEvent } from '../../services/integrations/events.ts';
 import { matchSearchPreferences, type CatalogueSnapshot } from '../../services/leads/matching.ts';
+import { recordMatchPrices } from '../../services/leads/alerts.ts';
 import { deliverMessage, settleParkedDelivery } from '../deliver.ts';
 import { failpoint } from '../failpoints.ts';
 import { defineTask, type TaskContext } from '../task.ts';
@@ -200,6 +201,7 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
     if (await updateSearchPreferences(trx, d.lead.id, { search_preferences: searches, status, updated_at: now }, d.lead.updated_at)) {
       await recordLeadEvent(trx, d.lead.business_id, d.lead.id, 'lead.updated', now);
       const { matches, nearMisses, matchesTotal, nearMissesTotal } = d.refined.matches;
+      const had = new Set((await listLeadMatches(trx, d.lead.id)).filter((m) => m.failed === null).map((m) => m.property_id));
       await replaceLeadMatches(
         trx,
         d.lead.id,
@@ -208,6 +210,21 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
           ...nearMisses.map(([property_id, search_index, failed]) => ({ property_id, search_index, failed })),
         ],
         { catalogue_version: d.refined.version, matched_at: now, matches_total: matchesTotal, near_misses_total: nearMissesTotal },
+      );
+      // The price each listing starts matching at: the reference of a later drop (CONTRACT §21).
+      const kept = new Set(matches.map(([id]) => id));
+      await recordMatchPrices(
+        trx,
+        d.lead.business_id,
+        [
+          {
+            leadId: d.lead.id,
+            searchPreferences: searches,
+            started: matches.filter(([id]) => !had.has(id)).map(([property_id, search_index]) => ({ property_id, search_index })),
+            stopped: [...had].filter((id) => !kept.has(id)),
+          },
+        ],
+        now,
       );
     }
   }

@@ -4,12 +4,13 @@
  * lead whose searches change; a catalogue change re-matches the searching leads it can reach in
  * one `rematch_catalogue` job (services/leads/rematch.ts). Running it again replaces
  * what it stored, so a repeated run is harmless. After the lead's first matching, the properties
- * it newly matches become candidates of its next alert (CONTRACT §21, services/leads/alerts.ts).
+ * it newly matches become candidates of its next alert (CONTRACT §21, services/leads/alerts.ts),
+ * and every listing that starts matching it records its price then, the reference of a later drop.
  */
 import { findLead } from '../../db/repositories/leads.ts';
 import { findLeadMatchRun, listLeadMatches, replaceLeadMatches } from '../../db/repositories/matches.ts';
 import { recordEvent } from '../../services/integrations/events.ts';
-import { recordAlertCandidates } from '../../services/leads/alerts.ts';
+import { recordAlertCandidates, recordMatchPrices } from '../../services/leads/alerts.ts';
 import { matchSearchPreferences } from '../../services/leads/matching.ts';
 import { matchRows } from '../../domain/leads/matching.ts';
 import { failpoint } from '../failpoints.ts';
@@ -40,6 +41,22 @@ async function run(ctx: TaskContext): Promise<void> {
     const newlyMatched = matches.filter((id) => !before.has(id));
     // After the lead's first matching, what newly matches waits for its next alert (CONTRACT §21).
     if (stored) await recordAlertCandidates(trx, lead, newlyMatched, ctx.now());
+    // The price each listing starts matching at: the reference of a later drop (CONTRACT §21).
+    const fresh = new Set(newlyMatched);
+    const kept = new Set(matches);
+    await recordMatchPrices(
+      trx,
+      lead.business_id,
+      [
+        {
+          leadId: lead.id,
+          searchPreferences: lead.search_preferences,
+          started: rows.filter((r) => r.failed === null && fresh.has(r.property_id)),
+          stopped: [...before].filter((id) => !kept.has(id)),
+        },
+      ],
+      ctx.now(),
+    );
     if (newlyMatched.length > 0) {
       const data = { lead_id: lead.id, matches, near_misses: new Set(result.nearMisses.map(([propertyId]) => propertyId)).size };
       await recordEvent(trx, lead.business_id, 'match.found', lead.id, data, ctx.now());

@@ -118,6 +118,7 @@ export async function readDigestPage(db: Db, token: string): Promise<DigestPage 
         bedrooms: null,
         city: item.city,
         priceDropped: false,
+        priceBefore: null,
         photoUrl: null,
         url: null,
         dismissAction: null,
@@ -134,6 +135,7 @@ export async function readDigestPage(db: Db, token: string): Promise<DigestPage 
       bedrooms: item.bedrooms,
       city: item.city,
       priceDropped: item.reason === 'price_drop',
+      priceBefore: item.reason === 'price_drop' ? item.price_before : null,
       photoUrl: covers.get(item.property_id) ?? null,
       // On this server's pages the listing's page follows the page's origin, in the page's language.
       url: listingLink(

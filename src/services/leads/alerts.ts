@@ -10,9 +10,14 @@
  *   (services/leads/alert-pages.ts); else not at all (nothing is composed for that lead).
  * - **What.** A listing that newly matches one of its searches after its first matching (entering
  *   the public catalogue, or starting to match after a change) becomes a candidate when matching
- *   stores it (jobs/tasks/match-lead.ts → {@link recordAlertCandidates}); a listing already sent
- *   whose price fell 3 % or more since is found again when a digest is composed. Never a listing
- *   sent before at the same price, never one the lead dismissed ("No me interesa").
+ *   stores it (jobs/tasks/match-lead.ts → {@link recordAlertCandidates}). A listing it matches
+ *   whose price fell 3 % or more below the reference is found when a digest is composed, sent
+ *   before or not (issue 57): the reference is the price the lead last saw (the newest item sent,
+ *   in an alert or by hand), else the price the listing had when it started matching (recorded
+ *   by matching, {@link recordMatchPrices}); it moves only on a send or a new start of matching,
+ *   so small drops add up. Never a listing sent before at the same price, never one the lead
+ *   dismissed ("No me interesa"). A price drop's item keeps the reference (`price_before`), which
+ *   the digest shows struck through ("antes 180.000 €").
  * - **When.** One digest a day per lead at `INMO_ALERT_HOUR` (business time, domain/leads/alerts.ts),
  *   at most 5 listings, newest first. The worker composes a round's digests once its hour has come
  *   ({@link composeDueAlerts}); `inmo alerts run` composes the next round's now and sends them
@@ -35,12 +40,14 @@ import {
   insertAlertItems,
   insertDismissal,
   isDismissed,
+  listListingPrices,
   listAlertRounds,
   listLeadsTakingAlerts,
   listDigestCandidates,
   listDigestSources,
   setDigestMessage,
   setWantsAlerts,
+  writeMatchPrices,
 } from '../../db/repositories/alerts.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
@@ -56,6 +63,7 @@ import {
   pickDigest,
   PRICE_DROP_SHARE,
   type DigestCandidate,
+  type PriceField,
 } from '../../domain/leads/alerts.ts';
 import { storedTemplates } from '../../domain/messaging/templates.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
@@ -111,6 +119,44 @@ export async function recordAlertCandidatesOfLeads(
   const taking = await listLeadsTakingAlerts(trx, leadIds);
   const candidates = leadIds.filter((id) => taking.has(id)).map((leadId) => ({ leadId, propertyIds: newlyMatched.get(leadId)! }));
   await insertAlertCandidates(trx, businessId, candidates, at);
+}
+
+/**
+ * Records, in the matching's transaction, the price each listing that started matching a lead has
+ * now (the reference of a price drop while it is never sent, CONTRACT §21), read from the column
+ * of the operation the first search entry it matches asks for ({@link alertPriceField}); and
+ * forgets the references of listings that stopped matching. Two statements per 500 rows.
+ * @param leads per lead: its searches (`search_preferences` JSON), the listings that started
+ *   matching it with the entry each matches (`[{property_id, search_index}]`, the lead's first
+ *   matching included), and the listings it stopped matching.
+ * @param at RFC 3339.
+ */
+export async function recordMatchPrices(
+  trx: Executor,
+  businessId: number,
+  leads: ReadonlyArray<{
+    leadId: number;
+    searchPreferences: string | null;
+    started: ReadonlyArray<{ property_id: number; search_index: number }>;
+    stopped: readonly number[];
+  }>,
+  at: string,
+): Promise<void> {
+  const ids = [...new Set(leads.flatMap((l) => l.started.map((r) => r.property_id)))];
+  const listings = new Map((await listListingPrices(trx, ids)).map((l) => [l.id, l]));
+  const started = leads.flatMap((lead) => {
+    const operations = searchOperations(lead.searchPreferences);
+    const entry = new Map<number, number>();
+    for (const r of lead.started) entry.set(r.property_id, Math.min(entry.get(r.property_id) ?? r.search_index, r.search_index));
+    return [...entry].flatMap(([propertyId, index]) => {
+      const listing = listings.get(propertyId);
+      if (!listing) return [];
+      const field = alertPriceField(listing, operations[index] ?? []);
+      return [{ lead_id: lead.leadId, property_id: propertyId, price_field: field, price: listing[field] }];
+    });
+  });
+  const stopped = leads.filter((l) => l.stopped.length > 0).map((l) => ({ leadId: l.leadId, propertyIds: l.stopped }));
+  await writeMatchPrices(trx, businessId, started, stopped, at);
 }
 
 /** The operations each of a lead's searches asks for (`venta`, `alquiler`, `traspaso`), by entry. */
@@ -211,7 +257,8 @@ async function writeDigest(
   const items = picks.flatMap((pick) => {
     const listing = byId.get(pick.property_id);
     if (!listing) return [];
-    const field = alertPriceField(listing, operations[entryOf.get(pick.property_id) ?? -1] ?? []);
+    // A price drop is sent at the price of the column its reference was read from.
+    const field: PriceField = pick.drop?.field ?? alertPriceField(listing, operations[entryOf.get(pick.property_id) ?? -1] ?? []);
     return [
       {
         business_id: businessId,
@@ -219,6 +266,7 @@ async function writeDigest(
         property_id: pick.property_id,
         reason: pick.reason,
         price: listing[field],
+        price_before: pick.drop?.before ?? null,
         price_field: field,
         token_hash: null,
         created_at: at.now,
@@ -250,7 +298,16 @@ export async function composeDigests(db: Db, businessId: number, round: string, 
   const byLead = new Map<number, DigestCandidate[]>();
   for (const row of rows) {
     const list = byLead.get(row.lead_id) ?? [];
-    list.push({ property_id: row.property_id, reason: row.reason, since: row.reason === 'price_drop' ? now : row.since });
+    list.push(
+      row.reason === 'price_drop'
+        ? {
+            property_id: row.property_id,
+            reason: row.reason,
+            since: now,
+            drop: { field: row.price_field as PriceField, before: row.before },
+          }
+        : { property_id: row.property_id, reason: row.reason, since: row.since },
+    );
     byLead.set(row.lead_id, list);
   }
   const leads = [...byLead.keys()].sort((a, b) => a - b);

@@ -18,7 +18,8 @@
  * 3. **Match them whole** against the catalogue's snapshot; a result whose digest is the stored
  *    one (domain/leads/matching.ts matchRunDigest) is only marked current. The others are written
  *    a few hundred leads per transaction: their rows and runs, the listings newly matched as alert
- *    candidates (after a lead's first matching, as jobs/tasks/match-lead.ts does), a `match.found`
+ *    candidates (after a lead's first matching, as jobs/tasks/match-lead.ts does), the prices
+ *    listings start matching at (the reference of a later price drop), a `match.found`
  *    event per lead that found a listing it was not matched to before. A lead whose searches
  *    changed meanwhile, or that a newer run matched, is skipped: its own job matches it.
  * 4. Every other searching lead's run is marked current at the new version, a statement a page,
@@ -46,7 +47,7 @@ import {
 import { transact } from '../../db/transaction.ts';
 import { indexListings, matchRunDigest, matchRows, type MatchRow } from '../../domain/leads/matching.ts';
 import { recordLeadEvents } from '../integrations/events.ts';
-import { recordAlertCandidatesOfLeads } from './alerts.ts';
+import { recordAlertCandidatesOfLeads, recordMatchPrices } from './alerts.ts';
 import { matchSearchPreferences, toListing, type CatalogueSnapshot, type CatalogueSnapshots } from './matching.ts';
 
 /** Searching leads read per statement (on SQLite, the loop waits for the read). */
@@ -180,7 +181,8 @@ export async function rematchLeads(
   // Thousands of rows more or less: PostgreSQL's planner must know before the day's digests read
   // them (left as they were, composing 10,000 digests ran past the statement timeout instead of 0.5 s).
   if (outcome.written >= STATISTICS_AFTER) {
-    for (const table of ['lead_matches', 'lead_match_runs', 'alert_candidates'] as const) await refreshStatisticsWhileGrowing(db, table);
+    for (const table of ['lead_matches', 'lead_match_runs', 'alert_candidates', 'alert_match_prices'] as const)
+      await refreshStatisticsWhileGrowing(db, table);
   }
   return outcome;
 }
@@ -214,10 +216,22 @@ async function writeResults(
     );
     const newlyMatched = new Map<number, number[]>();
     const events: Array<{ leadId: number; data: object }> = [];
+    const prices: Parameters<typeof recordMatchPrices>[2][number][] = [];
     for (const { lead, rows } of batch) {
       const had = before.get(lead.id) ?? new Set<number>();
       const matches = [...new Set(rows.filter((r) => r.failed === null).map((r) => r.property_id))];
       const fresh = matches.filter((id) => !had.has(id));
+      const kept = new Set(matches);
+      const stopped = [...had].filter((id) => !kept.has(id));
+      if (fresh.length > 0 || stopped.length > 0) {
+        const started = new Set(fresh);
+        prices.push({
+          leadId: lead.id,
+          searchPreferences: lead.search_preferences,
+          started: rows.filter((r) => r.failed === null && started.has(r.property_id)),
+          stopped,
+        });
+      }
       if (fresh.length === 0) continue;
       // After the lead's first matching, what newly matches waits for its next alert (CONTRACT §21).
       if (writable.get(lead.id)) newlyMatched.set(lead.id, fresh);
@@ -225,6 +239,8 @@ async function writeResults(
       events.push({ leadId: lead.id, data: { lead_id: lead.id, matches, near_misses: nearMisses } });
     }
     await recordAlertCandidatesOfLeads(trx, businessId, newlyMatched, at.now);
+    // The price each listing starts matching at: the reference of a later drop (CONTRACT §21).
+    await recordMatchPrices(trx, businessId, prices, at.now);
     await recordLeadEvents(trx, businessId, 'match.found', events, at.now);
     return batch.length;
   });

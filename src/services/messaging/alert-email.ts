@@ -94,6 +94,7 @@ export async function digestListings(
       ),
       dismissUrl: `${publicUrl}${DISMISS_PATH}${token}`,
       priceDropped: item.reason === 'price_drop',
+      priceBefore: item.reason === 'price_drop' ? item.price_before : null,
     });
   }
   const chosenBy: ChosenBy =
