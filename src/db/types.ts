@@ -6,6 +6,7 @@ import type { Generated, Insertable, Kysely, Selectable, Transaction } from 'kys
 import type { PresentedRow } from '../domain/leads/presenter.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../domain/catalogue/property-record.ts';
 import type { StoredViewing } from '../domain/viewings/presenter.ts';
+import type { EmailTrust } from '../domain/leads/portal-emails/trust.ts';
 
 /** The engines inmo runs on. */
 export type Engine = 'sqlite' | 'postgres';
@@ -789,7 +790,7 @@ export interface InboundEmailTable {
 }
 
 /** What inmo believed of a portal e-mail (domain/leads/portal-emails/trust.ts). */
-export type EmailTrust = 'portal' | 'agency' | 'unverified';
+export type { EmailTrust } from '../domain/leads/portal-emails/trust.ts';
 
 /** An external ref accepted by an import run (migration 0017): the run's refs, kept off the heap. */
 export interface ImportRefTable {

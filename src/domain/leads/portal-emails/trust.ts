@@ -28,11 +28,11 @@
  *
  * Pure: the headers are mailparser's (channels/email-message.ts), each value unfolded.
  */
-import type { EmailTrust } from '../../../db/types.ts';
 import type { EmailContent } from './content.ts';
 import { PORTAL_PARSERS } from './index.ts';
 
-export type { EmailTrust } from '../../../db/types.ts';
+/** What inmo believes of a message (see the module's comment); stored as `inbound_emails.trust` (migration 0045). */
+export type EmailTrust = 'portal' | 'agency' | 'unverified';
 
 /** The longest `Authentication-Results` value read, characters; a longer one is not read (unverified). */
 export const AUTH_RESULTS_MAX = 8 * 1024;
