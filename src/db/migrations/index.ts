@@ -47,6 +47,7 @@ import * as m0044 from './0044_email_reading.ts';
 import * as m0045 from './0045_who_is_believed.ts';
 import * as m0046 from './0046_email_pull_skips.ts';
 import * as m0047 from './0047_viewing_requests.ts';
+import * as m0049 from './0049_email_from_name.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -98,6 +99,7 @@ export const migrationProvider: MigrationProvider = {
       '0045_who_is_believed': m0045,
       '0046_email_pull_skips': m0046,
       '0047_viewing_requests': m0047,
+      '0049_email_from_name': m0049,
     };
   },
 };

@@ -9,7 +9,15 @@
 import type { OutboundPolicy } from '../../config.ts';
 import { emailOutSettings, outboundPolicy, type EmailOutSettings } from '../../config.ts';
 import { isPrivateHost } from '../../channels/outbound.ts';
-import { isEmailAddress, parseSmtpUrl, sendEmail, type EmailOutcome, type SmtpTarget } from '../../channels/email-smtp.ts';
+import {
+  formatMailbox,
+  isEmailAddress,
+  parseMailbox,
+  parseSmtpUrl,
+  sendEmail,
+  type EmailOutcome,
+  type SmtpTarget,
+} from '../../channels/email-smtp.ts';
 import type { Db } from '../../db/database.ts';
 import type { Executor } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
@@ -26,7 +34,7 @@ export interface EmailConnection {
   businessId: number;
   /** `smtp://user:pass@host:587` or `smtps://user:pass@host:465`. */
   url: string;
-  /** The From address (`local@domain`). */
+  /** The From address: `local@domain`, or with a display name `Agencia Sol <local@domain>`. */
   from: string;
   /** A Reply-To address, or null. */
   replyTo: string | null;
@@ -40,7 +48,10 @@ export interface EmailConnection {
 /** How a business's e-mails go out: the server, the From and Reply-To addresses. */
 export interface EmailSender {
   target: SmtpTarget;
+  /** The address alone (the envelope's sender). */
   from: string;
+  /** The display name given with it, or null (the business's name is shown). */
+  fromName: string | null;
   replyTo: string | null;
   /** `business`: its own server; `server`: `INMO_SMTP_URL`. */
   source: 'business' | 'server';
@@ -63,8 +74,8 @@ export async function connectEmail(
   const target = parseSmtpUrl(connection.url);
   if (!target) throw new InmoError('EMAIL_SMTP_URL');
   if (!outbound.allowPrivateNetwork && isPrivateHost(target.host)) throw new InmoError('EMAIL_SMTP_PRIVATE');
-  const from = connection.from.trim();
-  if (!isEmailAddress(from)) throw new InmoError('EMAIL_FROM');
+  const mailbox = parseMailbox(connection.from);
+  if (!mailbox) throw new InmoError('EMAIL_FROM');
   const replyTo = connection.replyTo?.trim() || null;
   if (replyTo !== null && !isEmailAddress(replyTo)) throw new InmoError('EMAIL_REPLY_TO');
   if (!(await findBusiness(db, connection.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: connection.businessId });
@@ -82,7 +93,8 @@ export async function connectEmail(
       security: target.security,
       username: target.user,
       password,
-      from_address: from,
+      from_address: mailbox.address,
+      from_name: mailbox.name,
       reply_to: replyTo,
       connected_at: at,
       updated_at: at,
@@ -97,7 +109,7 @@ export async function connectEmail(
     security: target.security,
     user: target.user,
     password: password === null ? null : ('stored' as const),
-    from,
+    from: formatMailbox(mailbox),
     reply_to: replyTo,
     connected_at: at,
   };
@@ -114,6 +126,7 @@ function senderOf(row: EmailSettingsRow): EmailSender {
       password: row.password === null ? null : openSecret(row.password),
     },
     from: row.from_address,
+    fromName: row.from_name,
     replyTo: row.reply_to,
     source: 'business',
   };
@@ -134,7 +147,7 @@ export async function emailSenderOf(
   if (!server) return null;
   const target = parseSmtpUrl(server.url);
   if (!target) throw new Error('INMO_SMTP_URL must be an smtp:// or smtps:// URL');
-  return { target, from: server.from, replyTo: null, source: 'server' };
+  return { target, from: server.from, fromName: server.fromName, replyTo: null, source: 'server' };
 }
 
 /**
@@ -158,7 +171,7 @@ export async function emailOverview(db: Db, businessId: number) {
       security: row.security,
       user: row.username,
       password_stored: row.password !== null,
-      from: row.from_address,
+      from: formatMailbox({ name: row.from_name, address: row.from_address }),
       reply_to: row.reply_to,
       connected_at: row.connected_at,
     }
@@ -179,7 +192,7 @@ export async function sendTestEmail(db: Db, businessId: number, to: string, outb
   return sendEmail(
     sender.target,
     {
-      from: `"${name.replace(/["\\\r\n]/g, '')}" <${sender.from}>`,
+      from: fromHeader(sender, name),
       replyTo: sender.replyTo,
       to: to.trim(),
       subject: `${name}: test`,
@@ -189,6 +202,14 @@ export async function sendTestEmail(db: Db, businessId: number, to: string, outb
     },
     { outbound },
   );
+}
+
+/**
+ * The From header of a business's e-mail: the sender's address with the display name its settings
+ * gave (`INMO_SMTP_FROM`, `inmo email connect --from`), else the business's name.
+ */
+export function fromHeader(sender: Pick<EmailSender, 'from' | 'fromName'>, businessName: string): string {
+  return formatMailbox({ name: sender.fromName ?? businessName, address: sender.from });
 }
 
 /** Text as HTML text. */
