@@ -4,7 +4,7 @@
  *
  * The password is stored sealed (src/secrets.ts) and never printed, logged or shown again: the
  * summaries returned here leave it out. Connecting is recorded in the audit trail (CONTRACT §18)
- * as a change of the business's channels, without any address.
+ * as `email.connect` (the outgoing mail server saved), without any address.
  */
 import type { OutboundPolicy } from '../../config.ts';
 import { emailOutSettings, outboundPolicy, type EmailOutSettings } from '../../config.ts';
@@ -99,7 +99,7 @@ export async function connectEmail(
       connected_at: at,
       updated_at: at,
     });
-    await recordAudit(trx, connection.businessId, actor, 'channel.connect', connection.businessId, at);
+    await recordAudit(trx, connection.businessId, actor, 'email.connect', connection.businessId, at);
   });
   signalChange(db);
   return {
