@@ -8,6 +8,9 @@
 import { convert } from 'html-to-text';
 import { describe, expect, it } from 'vitest';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
+import { addLeadNote, changeLeadStatus } from '../../src/services/leads/pipeline.ts';
+import { createUser } from '../../src/services/access/console-users.ts';
+import { calendarDocument, makeCalendarUrl } from '../../src/services/viewings/calendar.ts';
 import { connectEmail } from '../../src/services/messaging/email.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
@@ -93,5 +96,34 @@ describe('the console says codes in words', () => {
     expect(audit).toContain('Guardó el servidor de correo saliente');
     expect(audit).toContain('el correo saliente');
     expect(audit).not.toContain('el canal de WhatsApp');
+  });
+
+  it('a user with a display name is named by it, not by e-mail, in the lead’s history, its notes and the calendar (CONTRACT §23)', async () => {
+    const lucia = await createUser(t.db, {
+      businessId: t.businessId,
+      email: 'lucia.agente@agency.example',
+      role: 'owner',
+      name: 'Lucía Gómez',
+    });
+    const lead = await createLeadByHand(t.db, { businessId: t.businessId, phone: '+34611900021', name: 'Historia Uno' });
+    const actor = { userId: lucia.id, role: 'owner' as const, businessId: t.businessId };
+    await changeLeadStatus(t.db, actor, lead.id, 'active_negotiation');
+    await addLeadNote(t.db, actor, lead.id, 'Llamada hecha');
+    await userWithPassword(t.db, t.businessId, 'jefa@agency.example', 'owner');
+    const browser = await loggedIn(t.app, 'jefa@agency.example');
+    const page = text((await browser.get(`/console/leads/${lead.id}`)).body);
+    expect(page).toContain('Lucía Gómez');
+    expect(page).not.toContain('lucia.agente@agency.example');
+    const { path } = await makeCalendarUrl(t.db, lucia.id, t.businessId);
+    const ics = (await calendarDocument(
+      t.db,
+      path
+        .split('/')
+        .pop()!
+        .replace(/\.ics$/, ''),
+      { host: 'inmo.test' },
+    ))!.toString('utf8');
+    expect(ics.replace(/\r\n[ \t]/g, '')).toMatch(/X-WR-CALNAME:.*Lucía Gómez/);
+    expect(ics).not.toContain('lucia.agente@agency.example');
   });
 });
