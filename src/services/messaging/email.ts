@@ -178,26 +178,43 @@ export async function emailOverview(db: Db, businessId: number) {
   );
 }
 
+/** The words of a test e-mail: its subject and text, given the business's name. */
+export type TestEmailWords = (businessName: string) => { subject: string; text: string };
+
+/** The test e-mail's words in English (the CLI's; the console passes its page's language). */
+const ENGLISH_TEST_EMAIL: TestEmailWords = (name) => ({
+  subject: `${name}: test`,
+  text: `This is a test e-mail from ${name}, sent by inmo.`,
+});
+
 /**
  * Sends a test e-mail to `to` through the business's sender (the console's test button); nothing
  * is recorded.
+ * @param words the e-mail's subject and text in the reader's language (English by default).
  * @throws InmoError EMAIL_NOT_CONNECTED, EMAIL_TO (a `to` that is not an address).
  */
-export async function sendTestEmail(db: Db, businessId: number, to: string, outbound: OutboundPolicy): Promise<EmailOutcome> {
+export async function sendTestEmail(
+  db: Db,
+  businessId: number,
+  to: string,
+  outbound: OutboundPolicy,
+  words: TestEmailWords = ENGLISH_TEST_EMAIL,
+): Promise<EmailOutcome> {
   if (!isEmailAddress(to.trim())) throw new InmoError('EMAIL_TO');
   const sender = await emailSenderOf(db, businessId);
   if (!sender) throw new InmoError('EMAIL_NOT_CONNECTED', { id: businessId });
   const business = await findBusiness(db, businessId);
   const name = business?.name ?? 'inmo';
+  const said = words(name);
   return sendEmail(
     sender.target,
     {
       from: fromHeader(sender, name),
       replyTo: sender.replyTo,
       to: to.trim(),
-      subject: `${name}: test`,
-      text: `This is a test e-mail from ${name}, sent by inmo.`,
-      html: `<p>This is a test e-mail from ${escapeHtml(name)}, sent by inmo.</p>`,
+      subject: said.subject,
+      text: said.text,
+      html: `<p>${escapeHtml(said.text)}</p>`,
       headers: {},
     },
     { outbound },
