@@ -8,6 +8,7 @@
 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { parseMailbox } from './channels/mailbox.ts';
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/pool-settings.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit-settings.ts';
 import { LIMIT_SETTINGS, loadLimits, type Limits } from './limits.ts';
@@ -128,8 +129,12 @@ export function outboundPolicy(env: NodeJS.ProcessEnv = process.env): OutboundPo
  * server (`inmo email connect`); and the origin of the links e-mails carry (`INMO_PUBLIC_URL`).
  */
 export interface EmailOutSettings {
-  /** The server-wide SMTP URL and From address, or null when `INMO_SMTP_URL` is unset. */
-  smtp: { url: string; from: string } | null;
+  /**
+   * The server-wide SMTP URL and From mailbox, or null when `INMO_SMTP_URL` is unset: `from` the
+   * address alone (the envelope's sender), `fromName` the display name `INMO_SMTP_FROM` gave
+   * (`Agencia Sol <hola@agencia.example>`), else null (the business's name is shown).
+   */
+  smtp: { url: string; from: string; fromName: string | null } | null;
   /** `INMO_PUBLIC_URL` without a trailing slash, else `http://127.0.0.1:8080`. */
   publicUrl: string;
 }
@@ -137,7 +142,8 @@ export interface EmailOutSettings {
 /**
  * The e-mail out settings of an environment (`process.env` unless another is given).
  * @throws Error naming the variable: an `INMO_SMTP_URL` that is not `smtp://` or `smtps://`, or
- *   set without `INMO_SMTP_FROM` (the URL itself is never echoed: it holds a password).
+ *   set without `INMO_SMTP_FROM`, or an `INMO_SMTP_FROM` that is not one address, bare or with a
+ *   display name (the URL itself is never echoed: it holds a password).
  */
 export function emailOutSettings(env: NodeJS.ProcessEnv = process.env): EmailOutSettings {
   const publicUrl = (publicUrlFromEnv(env.INMO_PUBLIC_URL) ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
@@ -146,7 +152,13 @@ export function emailOutSettings(env: NodeJS.ProcessEnv = process.env): EmailOut
   if (!/^smtps?:\/\/[^\s/]+/.test(url)) throw new Error('INMO_SMTP_URL must be an smtp:// or smtps:// URL');
   const from = env.INMO_SMTP_FROM?.trim();
   if (!from) throw new Error('INMO_SMTP_FROM must be set with INMO_SMTP_URL');
-  return { smtp: { url, from }, publicUrl };
+  const mailbox = parseMailbox(from);
+  if (!mailbox) {
+    throw new Error(
+      `INMO_SMTP_FROM must be one e-mail address, alone (hola@agencia.example) or with a display name (Agencia Sol <hola@agencia.example>), got ${JSON.stringify(from)}`,
+    );
+  }
+  return { smtp: { url, from: mailbox.address, fromName: mailbox.name }, publicUrl };
 }
 
 /** Where the key that seals secrets comes from (secrets.ts): a passphrase, else a key file. */
@@ -299,7 +311,12 @@ export const SETTINGS: readonly Setting[] = [
     default: "none: no e-mail out without a business's own server",
     see: 'operators.md',
   },
-  { name: 'INMO_SMTP_FROM', meaning: 'the From address of e-mails sent through `INMO_SMTP_URL` (required with it)', default: 'none' },
+  {
+    name: 'INMO_SMTP_FROM',
+    meaning:
+      'the From address of e-mails sent through `INMO_SMTP_URL` (required with it): `hola@agencia.example`, or with a display name `Agencia Sol <hola@agencia.example>` (else the business’s name is shown); checked at start',
+    default: 'none',
+  },
   { name: 'INMO_WEBHOOKS_ALLOW_PRIVATE', meaning: 'the older name of `INMO_ALLOW_PRIVATE_NETWORK`, still honoured', default: 'off' },
   {
     name: 'INMO_RATE_LIMIT_PER_KEY',
@@ -567,6 +584,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     viewingReminderHours: viewingReminderHoursFromEnv(env),
   };
   viewingRulesFromEnv(env);
+  emailOutSettings(env);
   // A lease that ran out while the provider was still answering would let another worker
   // take the job back mid-send (it would then find the message `sending`, never send again).
   if (worker.leaseMs <= worker.sendTimeoutMs) {

@@ -26,8 +26,11 @@ import { isIP } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { parseMailbox } from './mailbox.ts';
 import type { OutboundPolicy } from '../config.ts';
 import { isPrivateHost, isPublicAddress } from './outbound.ts';
+
+export { formatMailbox, isEmailAddress, parseMailbox, type Mailbox } from './mailbox.ts';
 
 /** Where and how to reach an SMTP server. */
 export interface SmtpTarget {
@@ -41,7 +44,7 @@ export interface SmtpTarget {
 
 /** One e-mail to one person. Addresses are plain `local@domain` (the From may carry a display name). */
 export interface OutboundEmail {
-  /** `"Name" <address>` or an address. */
+  /** `"Name" <address>` or an address ({@link formatMailbox}); the envelope's sender is the address alone. */
   from: string;
   replyTo: string | null;
   to: string;
@@ -84,11 +87,6 @@ export function parseSmtpUrl(text: string): SmtpTarget | null {
     return null;
   }
   return { host: url.hostname.replace(/^\[|\]$/g, ''), port, security, user, password };
-}
-
-/** A plain address `local@domain` (no display name, no spaces or angle brackets), at most 254 characters. */
-export function isEmailAddress(text: string): boolean {
-  return text.length <= 254 && /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/.test(text);
 }
 
 /** Network and nodemailer error codes of a connection that failed before any message went out. */
@@ -161,14 +159,16 @@ export async function sendEmail(
   } catch (error) {
     return { kind: 'retry', error: `no address for the SMTP server (${(error as SmtpError).code ?? 'lookup failed'})` };
   }
-  const messageId = `<${randomUUID()}@${domainOf(email.from)}>`;
+  const sender = parseMailbox(email.from);
+  if (!sender) return { kind: 'rejected', error: 'the From address is not an e-mail address' };
+  const messageId = `<${randomUUID()}@${domainOf(sender.address)}>`;
   // nodemailer's parts load at the first e-mail sent, not with every process.
   const [{ default: MailComposer }, { default: SMTPConnectionClass }] = await Promise.all([
     import('nodemailer/lib/mail-composer'),
     import('nodemailer/lib/smtp-connection'),
   ]);
   const raw = await new MailComposer({
-    from: email.from,
+    from: { name: sender.name ?? '', address: sender.address },
     to: email.to,
     replyTo: email.replyTo ?? undefined,
     subject: email.subject,
@@ -181,7 +181,7 @@ export async function sendEmail(
   })
     .compile()
     .build();
-  const envelope = { from: /<([^>]+)>\s*$/.exec(email.from)?.[1] ?? email.from, to: [email.to] };
+  const envelope = { from: sender.address, to: [email.to] };
 
   // The message's bytes are read only once the server said 354 to DATA: from then on, a lost
   // connection may have delivered it.

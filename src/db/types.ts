@@ -667,7 +667,10 @@ export interface EmailSettingsTable {
   username: string | null;
   /** Sealed (src/secrets.ts); never shown again. */
   password: string | null;
+  /** The address alone: the envelope's sender, the feeds' contact. */
   from_address: string;
+  /** The From header's display name, or null: the business's name is shown (migration 0049). */
+  from_name: Generated<string | null>;
   reply_to: string | null;
   connected_at: string;
   updated_at: string;

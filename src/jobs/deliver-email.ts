@@ -32,7 +32,7 @@ import { welcomeEmail } from '../domain/messaging/welcome-email.ts';
 import { ALERT_AUTHOR } from '../domain/leads/alerts.ts';
 import { leadTakesAlerts } from '../db/repositories/alerts.ts';
 import { writeAlertEmail } from '../services/messaging/alert-email.ts';
-import { emailSenderOf, type EmailSender } from '../services/messaging/email.ts';
+import { emailSenderOf, fromHeader, type EmailSender } from '../services/messaging/email.ts';
 import { newUnsubscribeLink } from '../services/messaging/unsubscribe.ts';
 import { VIEWING_AUTHOR, writeViewingEmail } from '../services/viewings/notices.ts';
 import { INTERRUPTED_EMAIL, recordSendOutcome } from './deliver.ts';
@@ -98,7 +98,7 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
     .where('state', '=', 'pending')
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) !== 1) return { send: false };
-  const from = `"${business.name.replace(/["\\\r\n]/g, '').slice(0, 100)}" <${sender.from}>`;
+  const from = fromHeader(sender, business.name);
   return { send: true, sender, to: message.recipient, from, ...words, unsubscribeUrl };
 }
 

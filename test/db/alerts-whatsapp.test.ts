@@ -253,7 +253,7 @@ describe('alerts by WhatsApp', () => {
     await lead();
     await drain();
     await catalogue(listing('NEW-3', { price: 160_000 }));
-    expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
+    expect(await runAlerts()).toMatchObject({ sent: 0, leads: 0, reason: expect.stringContaining('nor the WhatsApp alert template') });
     expect(alerts()).toEqual([]);
   });
 
@@ -293,7 +293,7 @@ describe('alerts by WhatsApp', () => {
     await drain();
     await newListings();
     graph.script.push({ status: 503 });
-    expect(await runAlerts()).toEqual({ sent: 0, leads: 1 });
+    expect(await runAlerts()).toMatchObject({ sent: 0, leads: 1, reason: expect.stringContaining('their jobs retry them') });
     const [message] = await t.db.selectFrom('messages').selectAll().where('author', '=', 'alert').execute();
     expect(message.state).toBe('pending');
     await new Worker({

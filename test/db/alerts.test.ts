@@ -6,7 +6,7 @@
  * closed; a crash between the send and its record sends nothing twice; the worker composes the
  * round at the alert hour, business time; `inmo alerts run` sends the next round now, once.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ParsedMail } from 'mailparser';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
@@ -275,6 +275,7 @@ describe('alerts', () => {
     expect(first.json).toEqual({ sent: 2, leads: 2 });
     const second = await inmo(env, 'alerts', 'run', '--json');
     expect(second.json).toEqual({ sent: 0, leads: 0 });
+    expect((await inmo(env, 'alerts', 'run')).stdout).toContain('no lead has listings it was not sent yet');
     expect(smtp.received).toHaveLength(2);
     // Its jobs, later, find the e-mails sent and send nothing.
     await new Worker({
@@ -284,6 +285,36 @@ describe('alerts', () => {
     }).drain();
     expect(smtp.received).toHaveLength(2);
     expect((await inmo(env, 'alerts', 'run', '--business', '999', '--json')).code).not.toBe(0);
+  });
+
+  it('`inmo alerts run` from a shell without the SMTP settings says why, fails nothing, and leaves the round due', async () => {
+    await threeLeads();
+    await catalogue(listing('NEW-1', { price: 180_000 }));
+    // The server sends through INMO_SMTP_URL; this shell has neither it nor a server of the business's own.
+    await t.db.deleteFrom('email_settings').where('business_id', '=', t.businessId).execute();
+    const env = { DATABASE_URL: t.url, INMO_ALLOW_PRIVATE_NETWORK: '1' };
+    const bare = await inmo(env, 'alerts', 'run', '--business', String(t.businessId), '--json');
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.json).toEqual({ sent: 0, leads: 0, reason: expect.stringContaining('INMO_SMTP_URL and INMO_SMTP_FROM are not set here') });
+    expect(bare.json.reason).toContain('stay due');
+    const text = await inmo(env, 'alerts', 'run', '--business', String(t.businessId));
+    expect(text.stdout).toMatch(/0 alert digest\(s\) sent.*\n.*e-mail cannot be sent from this process/);
+    expect(await t.db.selectFrom('messages').select('state').where('author', '=', 'alert').execute()).toEqual([]);
+    // A run where the settings are set sends the same round now, not the next day.
+    vi.stubEnv('INMO_SMTP_URL', smtp.url);
+    vi.stubEnv('INMO_SMTP_FROM', 'Agencia Sol <hola@agency.example>');
+    try {
+      const set = await inmo(
+        { ...env, INMO_SMTP_URL: smtp.url, INMO_SMTP_FROM: 'Agencia Sol <hola@agency.example>' },
+        'alerts',
+        'run',
+        '--json',
+      );
+      expect(set.json).toEqual({ sent: 2, leads: 2 });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(recipients()).toEqual(['ana@example.com', 'bea@example.com']);
   });
 
   // Two worker processes: a generous safety net for a loaded machine.
@@ -310,7 +341,11 @@ describe('alerts', () => {
     smtp.received.length = 0; // its welcome
     await catalogue(listing('NEW-1', { price: 180_000 }));
     await smtp.close();
-    expect(await runAlerts()).toEqual({ sent: 0, leads: 1 });
+    expect(await runAlerts()).toMatchObject({
+      sent: 0,
+      leads: 1,
+      reason: expect.stringMatching(/^1 digest\(s\) not sent now \(.*\); their jobs retry them$/),
+    });
     const [message] = await t.db.selectFrom('messages').selectAll().where('author', '=', 'alert').execute();
     expect(message.state).toBe('pending');
     smtp = await startSmtp();

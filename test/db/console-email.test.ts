@@ -59,6 +59,9 @@ describe('the console e-mail page', () => {
     expect(smtp.received.map((r) => [r.to[0], r.mail.from?.value[0].address])).toEqual([['ana@example.com', 'info@uno.example']]);
     expect(smtp.received[0].mail.text).toBeTruthy();
     expect(smtp.received[0].mail.html).toBeTruthy();
+    // In the page's language (issue 57), not English on a Spanish page.
+    expect(smtp.received[0].mail.subject).toMatch(/: correo de prueba$/);
+    expect(smtp.received[0].mail.text).toMatch(/^Este es un correo de prueba de .+, enviado por inmo\./);
   });
 
   it('refuses bad fields, a form without its CSRF token and an agent, changing nothing', async () => {

@@ -5,11 +5,11 @@
  * classifies the server's answers (a refused recipient or login is rejected for good, no
  * server is a retry); private destinations are refused unless INMO_ALLOW_PRIVATE_NETWORK=1.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSmtpUrl, sendEmail, type OutboundEmail } from '../../src/channels/email-smtp.ts';
-import { connectEmail, emailSenderOf } from '../../src/services/messaging/email.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseMailbox, parseSmtpUrl, sendEmail, type OutboundEmail } from '../../src/channels/email-smtp.ts';
+import { connectEmail, emailOverview, emailSenderOf, sendTestEmail } from '../../src/services/messaging/email.ts';
 import { InmoError } from '../../src/errors.ts';
-import { emailOutSettings } from '../../src/config.ts';
+import { emailOutSettings, loadConfig } from '../../src/config.ts';
 import { inmo } from '../helpers/cli.ts';
 import { withApp } from '../helpers/http.ts';
 import { businessWithKey } from '../helpers/db.ts';
@@ -152,5 +152,88 @@ describe('inmo email connect', () => {
       emailOutSettings({ INMO_SMTP_URL: 'smtps://u:p@mail.example.com', INMO_SMTP_FROM: 'x@example.com' }).smtp,
     );
     expect(sender).toMatchObject({ source: 'server', from: 'x@example.com', target: { host: 'mail.example.com', port: 465 } });
+  });
+});
+
+describe('a From address with a display name (issue 57)', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('reads a mailbox alone or with a display name, and nothing else', () => {
+    expect(parseMailbox('hola@agencia.example')).toEqual({ name: null, address: 'hola@agencia.example' });
+    expect(parseMailbox('Agencia Sol <hola@agencia.example>')).toEqual({ name: 'Agencia Sol', address: 'hola@agencia.example' });
+    expect(parseMailbox('"Agencia Sol, S.L." <hola@agencia.example>')).toEqual({
+      name: 'Agencia Sol, S.L.',
+      address: 'hola@agencia.example',
+    });
+    expect(parseMailbox(' <hola@agencia.example> ')).toEqual({ name: null, address: 'hola@agencia.example' });
+    for (const bad of [
+      'Agencia Sol <hola@agencia.example',
+      'Agencia Sol hola@agencia.example',
+      'a@b.es, c@d.es',
+      'G: a@b.es;',
+      'Agencia <>',
+      'no-address',
+      '',
+    ]) {
+      expect(parseMailbox(bad), bad).toBeNull();
+    }
+  });
+
+  it('INMO_SMTP_FROM="Agencia Sol <hola@agencia.example>" sends: the envelope has the address, the From header the name', async () => {
+    const settings = emailOutSettings({ INMO_SMTP_URL: smtp.url, INMO_SMTP_FROM: 'Agencia Sol <hola@agencia.example>' });
+    expect(settings.smtp).toMatchObject({ from: 'hola@agencia.example', fromName: 'Agencia Sol' });
+    vi.stubEnv('INMO_SMTP_URL', smtp.url);
+    vi.stubEnv('INMO_SMTP_FROM', 'Agencia Sol <hola@agencia.example>');
+    const other = (await businessWithKey(t.db, 'Inmobiliaria Otra')).businessId;
+    const before = smtp.received.length;
+    expect(await sendTestEmail(t.db, other, 'ana@example.com', ALLOW)).toMatchObject({ kind: 'sent' });
+    expect(smtp.received).toHaveLength(before + 1);
+    const { from, mail } = smtp.received.at(-1)!;
+    expect(from).toBe('hola@agencia.example');
+    expect(mail.from?.value).toEqual([{ name: 'Agencia Sol', address: 'hola@agencia.example' }]);
+    // Without a display name, the business's own name is shown.
+    vi.stubEnv('INMO_SMTP_FROM', 'hola@agencia.example');
+    expect(await sendTestEmail(t.db, other, 'ana@example.com', ALLOW)).toMatchObject({ kind: 'sent' });
+    expect(smtp.received.at(-1)!.from).toBe('hola@agencia.example');
+    expect(smtp.received.at(-1)!.mail.from?.value).toEqual([{ name: 'Inmobiliaria Otra', address: 'hola@agencia.example' }]);
+  });
+
+  it('a malformed INMO_SMTP_FROM is refused at start, saying how to write it', () => {
+    const env = { DATABASE_URL: 'sqlite::memory:', INMO_SMTP_URL: 'smtps://u:p@mail.example.com' };
+    expect(() => loadConfig({ ...env, INMO_SMTP_FROM: 'Agencia Sol <hola@agencia.example>' })).not.toThrow();
+    for (const bad of ['Agencia Sol <hola@agencia.example', 'Agencia Sol', 'a@b.es, c@d.es']) {
+      expect(() => loadConfig({ ...env, INMO_SMTP_FROM: bad }), bad).toThrow(
+        /INMO_SMTP_FROM must be one e-mail address, alone \(hola@agencia\.example\) or with a display name \(Agencia Sol <hola@agencia\.example>\)/,
+      );
+    }
+    expect(() => loadConfig({ ...env, INMO_SMTP_FROM: 'x' })).not.toThrow(/u:p/);
+  });
+
+  it('`inmo email connect --from "Agencia Sol <…>"` keeps the name for the From header and the console', async () => {
+    const business = (await businessWithKey(t.db, 'Agencia Sol SL')).businessId;
+    const env = { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'warn', INMO_ALLOW_PRIVATE_NETWORK: '1' };
+    const run = await inmo(
+      env,
+      'email',
+      'connect',
+      '--business',
+      String(business),
+      '--url',
+      smtp.url,
+      '--from',
+      'Agencia Sol <hola@agencia.example>',
+      '--json',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json).toMatchObject({ from: '"Agencia Sol" <hola@agencia.example>' });
+    expect(await emailSenderOf(t.db, business, null)).toMatchObject({ from: 'hola@agencia.example', fromName: 'Agencia Sol' });
+    expect(await emailOverview(t.db, business)).toMatchObject({ from: '"Agencia Sol" <hola@agencia.example>' });
+    const before = smtp.received.length;
+    expect(await sendTestEmail(t.db, business, 'ana@example.com', ALLOW)).toMatchObject({ kind: 'sent' });
+    expect(smtp.received).toHaveLength(before + 1);
+    expect(smtp.received.at(-1)!.from).toBe('hola@agencia.example');
+    expect(smtp.received.at(-1)!.mail.from?.value).toEqual([{ name: 'Agencia Sol', address: 'hola@agencia.example' }]);
   });
 });

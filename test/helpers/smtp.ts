@@ -14,8 +14,8 @@ export interface TestSmtp {
   port: number;
   /** `smtp://user:pass@127.0.0.1:<port>`. */
   url: string;
-  /** Messages accepted, with their envelope recipients, in order. */
-  received: Array<{ to: string[]; mail: ParsedMail; raw: string }>;
+  /** Messages accepted, with their envelope's sender (`MAIL FROM`) and recipients, in order. */
+  received: Array<{ from: string | null; to: string[]; mail: ParsedMail; raw: string }>;
   close(): Promise<void>;
 }
 
@@ -42,7 +42,8 @@ export async function startSmtp(): Promise<TestSmtp> {
         const raw = Buffer.concat(chunks);
         simpleParser(raw).then(
           (mail) => {
-            received.push({ to: session.envelope.rcptTo.map((r) => r.address), mail, raw: raw.toString('utf8') });
+            const { mailFrom, rcptTo } = session.envelope;
+            received.push({ from: mailFrom ? mailFrom.address : null, to: rcptTo.map((r) => r.address), mail, raw: raw.toString('utf8') });
             callback();
           },
           (error: Error) => callback(error),

@@ -48,6 +48,7 @@ import * as m0045 from './0045_who_is_believed.ts';
 import * as m0046 from './0046_email_pull_skips.ts';
 import * as m0047 from './0047_viewing_requests.ts';
 import * as m0048 from './0048_email_listing.ts';
+import * as m0049 from './0049_email_from_name.ts';
 import * as m0051 from './0051_price_drops.ts';
 
 export const migrationProvider: MigrationProvider = {
@@ -101,6 +102,7 @@ export const migrationProvider: MigrationProvider = {
       '0046_email_pull_skips': m0046,
       '0047_viewing_requests': m0047,
       '0048_email_listing': m0048,
+      '0049_email_from_name': m0049,
       '0051_price_drops': m0051,
     };
   },

@@ -48,6 +48,7 @@ export async function findCalendarOwner(db: Executor, tokenHash: string) {
       'calendar_urls.user_id',
       'calendar_urls.business_id',
       'users.email',
+      'users.display_name',
       'businesses.name as business_name',
       'businesses.timezone',
     ])

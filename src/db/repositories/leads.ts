@@ -63,12 +63,15 @@ export async function findLead(db: Executor, id: number, businessId?: number): P
   return query.executeTakeFirst();
 }
 
-/** A lead's notes, oldest first, each with its author's e-mail (null for the service's own notes). */
+/**
+ * A lead's notes, oldest first, each with its author's display name, else e-mail (CONTRACT §23;
+ * null for the service's own notes).
+ */
 export async function listNotes(db: Executor, leadId: number): Promise<Array<{ created_at: string; text: string; author: string | null }>> {
   return db
     .selectFrom('lead_notes as n')
     .leftJoin('users as u', 'u.id', 'n.author_user_id')
-    .select(['n.created_at', 'n.text', 'u.email as author'])
+    .select((eb) => ['n.created_at', 'n.text', eb.fn.coalesce('u.display_name', 'u.email').as('author')])
     .where('n.lead_id', '=', leadId)
     .orderBy('n.id')
     .execute();
@@ -317,12 +320,15 @@ export async function insertHistory(db: Executor, line: Insertable<LeadHistoryTa
   await db.insertInto('lead_history').values(line).execute();
 }
 
-/** A lead's history, newest first, with the e-mail of who made each change (null once that user is gone). */
+/**
+ * A lead's history, newest first, with the e-mail and the display name (CONTRACT §23) of who made
+ * each change (null once that user is gone; the name null when none was given).
+ */
 export async function listHistory(db: Executor, businessId: number, leadId: number) {
   return db
     .selectFrom('lead_history as h')
     .leftJoin('users as u', 'u.id', 'h.user_id')
-    .select(['h.id', 'h.change', 'h.detail', 'h.created_at', 'u.email'])
+    .select(['h.id', 'h.change', 'h.detail', 'h.created_at', 'u.email', 'u.display_name'])
     .where('h.lead_id', '=', leadId)
     .where('h.business_id', '=', businessId)
     .orderBy('h.id', 'desc')

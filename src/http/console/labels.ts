@@ -312,6 +312,7 @@ export const AUDIT_ACTION_LABEL = {
   'user.rename': 'audit_action_user_rename',
   'channel.connect': 'audit_action_channel_connect',
   'channel.change': 'audit_action_channel_change',
+  'email.connect': 'audit_action_email_connect',
   'webhook.add': 'audit_action_webhook_add',
   'webhook.disable': 'audit_action_webhook_disable',
   'webhook.rotate_secret': 'audit_action_webhook_rotate_secret',
@@ -393,9 +394,21 @@ export const VIEWING_ACTION_LABEL = {
 export const LEAD_SOURCE_LABEL = {
   ...EMAIL_SOURCE_LABEL,
   manual: 'source_manual',
+  web: 'source_web',
+  api: 'source_api',
   // A listing's public page (CONTRACT §21; services/catalogue/listing-page.ts `PAGE_SOURCE`).
   listing_page: 'source_listing_page',
 } as const satisfies Record<string, MessageKey>;
+
+/**
+ * A lead's source in words (CONTRACT §6 `source`): `manual` is "entered by hand" only for a lead
+ * made in the console (`captured_by` `manual`); a request through the API that named no source
+ * stores `manual` too, and is said to come through the API.
+ */
+export function leadSourceKey(source: string, capturedBy: string | null): MessageKey | undefined {
+  if (source === 'manual' && capturedBy !== 'manual') return 'source_api_unnamed';
+  return messageKeyOf(LEAD_SOURCE_LABEL, source);
+}
 
 /** Every vocabulary the templates label, by the name they call it: `it.label.leadStatus(s)`. */
 export const LABELS = {

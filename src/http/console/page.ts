@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_MAX_MS } from '../../services/access/console-users.ts';
 import type { MessageKey } from './i18n.ts';
-import { labeller } from './labels.ts';
+import { labeller, leadSourceKey } from './labels.ts';
 import { rejectionWords } from './import-faults.ts';
 
 /**
@@ -143,7 +143,7 @@ export function sessionBinding(sessionCookie: string | undefined): string {
 
 /**
  * Renders a page with the layout, the translator (`it.t('key')`), the labels of stored values
- * (`it.label.leadStatus(s)`, labels.ts), rejected import lines in words (`it.rejection(r)`,
+ * (`it.label.leadStatus(s)`, labels.ts), a lead's source in words (`it.leadSource(lead)`), rejected import lines in words (`it.rejection(r)`,
  * import-faults.ts), the session and a fresh CSRF token.
  */
 export function render(reply: FastifyReply, page: string, data: Record<string, unknown> = {}, status = 200) {
@@ -154,6 +154,10 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
     .view(`${page}.eta`, {
       t: request.t,
       label: labeller(request.t),
+      leadSource: (lead: { source: string; captured_by: string | null }) => {
+        const key = leadSourceKey(lead.source, lead.captured_by);
+        return key ? request.t(key) : lead.source;
+      },
       rejection: rejectionWords(request.t),
       lang: request.consoleLanguage,
       ...pageTimes(request.consoleLanguage, request.consoleSession?.timezone ?? DEFAULT_ZONE),

@@ -73,7 +73,7 @@ import { ALERT_AUTHOR } from '../../jobs/deliver-email.ts';
 import { deliverDigest } from '../../jobs/tasks/send-alert.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../../jobs/settings.ts';
 import type { TaskContext } from '../../jobs/task.ts';
-import { sendsEmail } from '../messaging/email.ts';
+import { emailSenderOf, sendsEmail } from '../messaging/email.ts';
 import { unsubscribeTokenHash } from '../messaging/unsubscribe.ts';
 import { emailLanguage, leadEmailAddress } from '../messaging/welcome.ts';
 
@@ -346,17 +346,54 @@ export async function composeDueAlerts(db: Db, at: Date, alertHour: number): Pro
 }
 
 /**
+ * Why this process cannot send a business's digests now, or null when it can: its e-mail
+ * settings cannot be opened here (a password sealed with another `INMO_SECRET_KEY`), or it has
+ * neither e-mail (its own server, `INMO_SMTP_URL` of this process) nor the WhatsApp template.
+ * Read before composing, so a shell that lacks a setting leaves the round due rather than failing
+ * its digests for good (CONTRACT §21).
+ */
+async function cannotSendHere(db: Db, businessId: number): Promise<string | null> {
+  try {
+    if (await emailSenderOf(db, businessId)) return null;
+  } catch (error) {
+    return `business ${businessId}'s e-mail settings cannot be used from this process: ${(error as Error).message}`;
+  }
+  if ((await digestChannels(db, businessId)).whatsapp) return null;
+  return (
+    `e-mail cannot be sent from this process: INMO_SMTP_URL and INMO_SMTP_FROM are not set here, and business ${businessId} ` +
+    'has not connected its own server (inmo email connect) nor the WhatsApp alert template'
+  );
+}
+
+/** What `inmo alerts run` did (CONTRACT §21). */
+export interface AlertsRunResult {
+  /** Digests sent now (e-mails and WhatsApp templates). */
+  sent: number;
+  /** Leads a digest was composed for. */
+  leads: number;
+  /**
+   * Why fewer were sent than composed, in words (English, for the operator; never a person's
+   * data): a business skipped, its round left due for the worker or the next run; digests left
+   * to their jobs' retries. Absent when every digest composed was sent (none composed included:
+   * no lead had listings it was not sent yet).
+   */
+  reason?: string;
+}
+
+/**
  * `inmo alerts run`: composes now the digests each lead would get at the next alert hour, and
  * sends them at once (their jobs stay queued, later, to retry a send that failed); that round is
- * then not composed again, so a second run right after sends nothing.
+ * then not composed again, so a second run right after sends nothing. A business this process
+ * cannot send for (no e-mail settings here nor for it, a password it cannot open) is skipped: its
+ * round stays due, nothing is marked failed, and the reason says so.
  * @param options.businessId only this business (every business when omitted).
- * @returns `{sent, leads}`: digests sent (e-mails and WhatsApp templates), leads a digest was composed for.
+ * @returns `{sent, leads, reason?}` ({@link AlertsRunResult}).
  * @throws InmoError UNKNOWN_BUSINESS.
  */
 export async function runAlertsNow(
   db: Db,
   options: { businessId?: number; alertHour: number; outbound: OutboundPolicy; settings?: Partial<WorkerSettings>; at?: Date },
-): Promise<{ sent: number; leads: number }> {
+): Promise<AlertsRunResult> {
   const at = options.at ?? new Date();
   const now = toRfc3339(at);
   const jobAt = toRfc3339(new Date(at.getTime() + RUN_NOW_JOB_DELAY_MS));
@@ -365,14 +402,21 @@ export async function runAlertsNow(
     businesses = businesses.filter((b) => b.id === options.businessId);
     if (businesses.length === 0) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
   }
+  const reasons: string[] = [];
   const messages: number[] = [];
   for (const business of businesses) {
+    const blocked = await cannotSendHere(db, business.id);
+    if (blocked) {
+      reasons.push(`${blocked}; its digests stay due for the worker or a run where this is set`);
+      continue;
+    }
     const round = nextRound(at, alertTimeZone(business), options.alertHour);
     messages.push(...(await composeDigests(db, business.id, round, now, jobAt)));
     await advanceAlertsRound(db, business.id, round);
   }
   const settings = { ...DEFAULT_WORKER_SETTINGS, ...options.settings };
   let sent = 0;
+  const errors = new Set<string>();
   for (const messageId of messages) {
     const context = {
       db,
@@ -388,9 +432,15 @@ export async function runAlertsNow(
       // Not sent now: its job retries it (the message says why).
     }
     // Sent, or already delivered or read (a WhatsApp status may come first).
-    if (SENT_STATES.includes((await findMessage(db, messageId))?.state ?? '')) sent++;
+    const message = await findMessage(db, messageId);
+    if (SENT_STATES.includes(message?.state ?? '')) sent++;
+    else if (message?.last_error) errors.add(message.last_error);
   }
-  return { sent, leads: messages.length };
+  if (sent < messages.length) {
+    const why = errors.size > 0 ? ` (${[...errors].join('; ')})` : '';
+    reasons.unshift(`${messages.length - sent} digest(s) not sent now${why}; their jobs retry them`);
+  }
+  return reasons.length > 0 ? { sent, leads: messages.length, reason: reasons.join('; ') } : { sent, leads: messages.length };
 }
 
 /** The form of a "No me interesa" token: 43 base64url characters. */

@@ -211,7 +211,8 @@ export async function listLeadHistory(db: Db, businessId: number, leadId: number
     id: r.id,
     change: r.change,
     detail: JSON.parse(r.detail) as HistoryLine['detail'],
-    by: r.email,
+    // Named as CONTRACT §23 says: the display name, else the e-mail.
+    by: r.display_name ?? r.email,
     created_at: r.created_at,
   }));
 }

@@ -4,12 +4,20 @@
  *
  * The password is stored sealed (src/secrets.ts) and never printed, logged or shown again: the
  * summaries returned here leave it out. Connecting is recorded in the audit trail (CONTRACT §18)
- * as a change of the business's channels, without any address.
+ * as `email.connect` (the outgoing mail server saved), without any address.
  */
 import type { OutboundPolicy } from '../../config.ts';
 import { emailOutSettings, outboundPolicy, type EmailOutSettings } from '../../config.ts';
 import { isPrivateHost } from '../../channels/outbound.ts';
-import { isEmailAddress, parseSmtpUrl, sendEmail, type EmailOutcome, type SmtpTarget } from '../../channels/email-smtp.ts';
+import {
+  formatMailbox,
+  isEmailAddress,
+  parseMailbox,
+  parseSmtpUrl,
+  sendEmail,
+  type EmailOutcome,
+  type SmtpTarget,
+} from '../../channels/email-smtp.ts';
 import type { Db } from '../../db/database.ts';
 import type { Executor } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
@@ -26,7 +34,7 @@ export interface EmailConnection {
   businessId: number;
   /** `smtp://user:pass@host:587` or `smtps://user:pass@host:465`. */
   url: string;
-  /** The From address (`local@domain`). */
+  /** The From address: `local@domain`, or with a display name `Agencia Sol <local@domain>`. */
   from: string;
   /** A Reply-To address, or null. */
   replyTo: string | null;
@@ -40,7 +48,10 @@ export interface EmailConnection {
 /** How a business's e-mails go out: the server, the From and Reply-To addresses. */
 export interface EmailSender {
   target: SmtpTarget;
+  /** The address alone (the envelope's sender). */
   from: string;
+  /** The display name given with it, or null (the business's name is shown). */
+  fromName: string | null;
   replyTo: string | null;
   /** `business`: its own server; `server`: `INMO_SMTP_URL`. */
   source: 'business' | 'server';
@@ -63,8 +74,8 @@ export async function connectEmail(
   const target = parseSmtpUrl(connection.url);
   if (!target) throw new InmoError('EMAIL_SMTP_URL');
   if (!outbound.allowPrivateNetwork && isPrivateHost(target.host)) throw new InmoError('EMAIL_SMTP_PRIVATE');
-  const from = connection.from.trim();
-  if (!isEmailAddress(from)) throw new InmoError('EMAIL_FROM');
+  const mailbox = parseMailbox(connection.from);
+  if (!mailbox) throw new InmoError('EMAIL_FROM');
   const replyTo = connection.replyTo?.trim() || null;
   if (replyTo !== null && !isEmailAddress(replyTo)) throw new InmoError('EMAIL_REPLY_TO');
   if (!(await findBusiness(db, connection.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: connection.businessId });
@@ -82,12 +93,13 @@ export async function connectEmail(
       security: target.security,
       username: target.user,
       password,
-      from_address: from,
+      from_address: mailbox.address,
+      from_name: mailbox.name,
       reply_to: replyTo,
       connected_at: at,
       updated_at: at,
     });
-    await recordAudit(trx, connection.businessId, actor, 'channel.connect', connection.businessId, at);
+    await recordAudit(trx, connection.businessId, actor, 'email.connect', connection.businessId, at);
   });
   signalChange(db);
   return {
@@ -97,7 +109,7 @@ export async function connectEmail(
     security: target.security,
     user: target.user,
     password: password === null ? null : ('stored' as const),
-    from,
+    from: formatMailbox(mailbox),
     reply_to: replyTo,
     connected_at: at,
   };
@@ -114,6 +126,7 @@ function senderOf(row: EmailSettingsRow): EmailSender {
       password: row.password === null ? null : openSecret(row.password),
     },
     from: row.from_address,
+    fromName: row.from_name,
     replyTo: row.reply_to,
     source: 'business',
   };
@@ -134,7 +147,7 @@ export async function emailSenderOf(
   if (!server) return null;
   const target = parseSmtpUrl(server.url);
   if (!target) throw new Error('INMO_SMTP_URL must be an smtp:// or smtps:// URL');
-  return { target, from: server.from, replyTo: null, source: 'server' };
+  return { target, from: server.from, fromName: server.fromName, replyTo: null, source: 'server' };
 }
 
 /**
@@ -158,37 +171,62 @@ export async function emailOverview(db: Db, businessId: number) {
       security: row.security,
       user: row.username,
       password_stored: row.password !== null,
-      from: row.from_address,
+      from: formatMailbox({ name: row.from_name, address: row.from_address }),
       reply_to: row.reply_to,
       connected_at: row.connected_at,
     }
   );
 }
 
+/** The words of a test e-mail: its subject and text, given the business's name. */
+export type TestEmailWords = (businessName: string) => { subject: string; text: string };
+
+/** The test e-mail's words in English (the CLI's; the console passes its page's language). */
+const ENGLISH_TEST_EMAIL: TestEmailWords = (name) => ({
+  subject: `${name}: test`,
+  text: `This is a test e-mail from ${name}, sent by inmo.`,
+});
+
 /**
  * Sends a test e-mail to `to` through the business's sender (the console's test button); nothing
  * is recorded.
+ * @param words the e-mail's subject and text in the reader's language (English by default).
  * @throws InmoError EMAIL_NOT_CONNECTED, EMAIL_TO (a `to` that is not an address).
  */
-export async function sendTestEmail(db: Db, businessId: number, to: string, outbound: OutboundPolicy): Promise<EmailOutcome> {
+export async function sendTestEmail(
+  db: Db,
+  businessId: number,
+  to: string,
+  outbound: OutboundPolicy,
+  words: TestEmailWords = ENGLISH_TEST_EMAIL,
+): Promise<EmailOutcome> {
   if (!isEmailAddress(to.trim())) throw new InmoError('EMAIL_TO');
   const sender = await emailSenderOf(db, businessId);
   if (!sender) throw new InmoError('EMAIL_NOT_CONNECTED', { id: businessId });
   const business = await findBusiness(db, businessId);
   const name = business?.name ?? 'inmo';
+  const said = words(name);
   return sendEmail(
     sender.target,
     {
-      from: `"${name.replace(/["\\\r\n]/g, '')}" <${sender.from}>`,
+      from: fromHeader(sender, name),
       replyTo: sender.replyTo,
       to: to.trim(),
-      subject: `${name}: test`,
-      text: `This is a test e-mail from ${name}, sent by inmo.`,
-      html: `<p>This is a test e-mail from ${escapeHtml(name)}, sent by inmo.</p>`,
+      subject: said.subject,
+      text: said.text,
+      html: `<p>${escapeHtml(said.text)}</p>`,
       headers: {},
     },
     { outbound },
   );
+}
+
+/**
+ * The From header of a business's e-mail: the sender's address with the display name its settings
+ * gave (`INMO_SMTP_FROM`, `inmo email connect --from`), else the business's name.
+ */
+export function fromHeader(sender: Pick<EmailSender, 'from' | 'fromName'>, businessName: string): string {
+  return formatMailbox({ name: sender.fromName ?? businessName, address: sender.from });
 }
 
 /** Text as HTML text. */

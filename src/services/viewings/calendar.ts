@@ -132,7 +132,8 @@ export async function calendarDocument(db: Db, token: string, options: { host: s
     return null;
   }
   const from = calendarWindowStart(options.now ?? Date.now(), owner.timezone);
-  const heading = { name: `${owner.business_name} · ${owner.email}`, zone: owner.timezone, host: options.host };
+  // The user as CONTRACT §23 names them: the display name, else the e-mail.
+  const heading = { name: `${owner.business_name} · ${owner.display_name ?? owner.email}`, zone: owner.timezone, host: options.host };
   // Read before the rows: a change landing in between makes the next request build again, and
   // never leaves a document older than the fingerprint it is kept under.
   const aggregates = await repo.calendarFingerprint(db, owner.business_id, owner.user_id, from);

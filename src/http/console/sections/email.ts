@@ -254,7 +254,10 @@ export async function emailPages(app: FastifyInstance, { db, outbound, publicUrl
     const to = readForm(request.body, EmailTestForm).value.test_to.trim();
     let outcome;
     try {
-      outcome = await sendTestEmail(db, businessId, to, outbound);
+      outcome = await sendTestEmail(db, businessId, to, outbound, (business) => ({
+        subject: request.t('email_test_mail_subject', { business }),
+        text: request.t('email_test_mail_text', { business }),
+      }));
     } catch (error) {
       const problem = problemOf(request, error);
       return emailPage(request, reply, { status: problem === 'email_not_connected' ? 409 : 422, problem });

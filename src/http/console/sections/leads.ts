@@ -166,10 +166,21 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
     };
     const link = (p: number) =>
       `/console/leads?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), page: String(p) })}`;
+    // Who entered each `manual` lead (the console, or an API request that named no source): the
+    // page says which (labels.ts leadSourceKey); the API's rows do not carry `captured_by`.
+    const manual = data.filter((l) => l.source === 'manual').map((l) => Number(l.id));
+    const capturedBy = new Map(
+      manual.length === 0
+        ? []
+        : (await db.selectFrom('leads').select(['id', 'captured_by']).where('id', 'in', manual).execute()).map((r) => [
+            r.id,
+            r.captured_by,
+          ]),
+    );
     return render(reply, 'leads', {
       // After an erasure (POST /leads/:id/erase): its confirmation.
       erased: /^\d{1,10}$/.test(q.erased ?? '') ? Number(q.erased) : null,
-      leads: data,
+      leads: data.map((l) => ({ ...l, captured_by: capturedBy.get(Number(l.id)) ?? null })),
       total,
       first: total === 0 ? 0 : (page - 1) * LEADS_PER_PAGE + 1,
       last: Math.min(total, page * LEADS_PER_PAGE),
