@@ -3,7 +3,13 @@
  * `Agencia Sol <hola@agencia.example>`, read with nodemailer's address parser. No I/O: config.ts
  * checks `INMO_SMTP_FROM` with it at start.
  */
-import addressparser from 'nodemailer/lib/addressparser';
+import { createRequire } from 'node:module';
+
+type AddressParser = typeof import('nodemailer/lib/addressparser').default;
+/** nodemailer's address parser, required at the first mailbox read: the CLI's start loads nothing but its program (issue 42). */
+let addressparser: AddressParser | undefined;
+const loadAddressParser = (): AddressParser =>
+  (addressparser ??= createRequire(import.meta.url)('nodemailer/lib/addressparser') as AddressParser);
 
 /** A plain address `local@domain` (no display name, no spaces or angle brackets), at most 254 characters. */
 export function isEmailAddress(text: string): boolean {
@@ -30,7 +36,7 @@ export function parseMailbox(text: string): Mailbox | null {
   if (!trimmed || trimmed.length > 400 || /[\r\n]/.test(trimmed)) return null;
   // addressparser forgives what a mail client would not: `Name <a@b` and `Name a@b`.
   if (trimmed.includes('<') ? !/<[^<>]+>$/.test(trimmed) : !isEmailAddress(trimmed)) return null;
-  const parsed = addressparser(trimmed);
+  const parsed = loadAddressParser()(trimmed);
   if (parsed.length !== 1 || 'group' in parsed[0]) return null;
   const { name, address } = parsed[0];
   if (!isEmailAddress(address)) return null;
