@@ -16,15 +16,11 @@
  */
 import { outboundPolicy, type OutboundPolicy } from './config.ts';
 import { mediaRoutes, type MediaOptions } from './http/media.ts';
-import { feedRoutes } from './http/feeds.ts';
-import { calendarRoutes } from './http/calendar.ts';
-import { embedRoutes } from './http/embed.ts';
 import { FolderMediaStore } from './media/store.ts';
 import { DEFAULT_WORKER_SETTINGS } from './jobs/settings.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Db } from './db/database.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit-settings.ts';
@@ -47,15 +43,9 @@ import { CatalogueReader } from './services/catalogue/published.ts';
 import { operabilityRoutes, type MetricsMode } from './http/operability.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { emailWebhookRoutes } from './http/routes/email-webhook.ts';
-import { unsubscribeRoutes } from './http/routes/unsubscribe.ts';
-import { alertDismissRoutes } from './http/routes/alert-dismiss.ts';
-import { alertPageRoutes } from './http/routes/alert-page.ts';
-import { viewingLinkRoutes } from './http/routes/viewing-link.ts';
-import { listingPageRoutes } from './http/routes/listing-page.ts';
 import { WebhookChannels } from './services/messaging/whatsapp-inbound.ts';
 import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/access/api-keys.ts';
-import { consolePlugin } from './http/console/plugin.ts';
 import { LeadPages } from './services/leads/leads.ts';
 import { FastPath, SANE_REQUEST_ID } from './http/fast-path.ts';
 import { boundConnections, CONNECTIONS_CHECKING_INTERVAL_MS, discardRefusedBodies, watchBody } from './http/connections.ts';
@@ -120,11 +110,30 @@ export interface AppOptions {
   pullWithdrawMaxShare?: number;
   /** Where listings' photos are kept and linked (`INMO_MEDIA_*`); by default the folder `./data/media`, served at `/media/`. */
   media?: MediaOptions;
+  /**
+   * What the app serves beside the API (always served, with operability, photos and the
+   * webhooks): every surface by default, as `inmo serve` builds it. A surface left out is not
+   * even imported: a test of the API's contracts builds `['api']` and loads none of the
+   * console's, the public pages' or the docs' modules (issue 56 item 6).
+   */
+  surfaces?: readonly Surface[];
 }
+
+/**
+ * The parts of the app: `api` (/v1/ext, its OpenAPI document, operability, photos, the WhatsApp
+ * and e-mail webhooks), `pages` (the token-credential pages: feeds, calendars, the website
+ * kit's script, unsubscribe and alert links, viewing links, listings' public pages), `console`
+ * (/console, CONTRACT §12) and `docs` (/v1/ext/docs).
+ */
+export type Surface = 'api' | 'pages' | 'console' | 'docs';
+
+/** Every surface: what `inmo serve` mounts. */
+export const ALL_SURFACES: readonly Surface[] = ['api', 'pages', 'console', 'docs'];
 
 /** Builds the application; the caller listens (or injects) and closes it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = options.limits ?? DEFAULT_LIMITS;
+  const surfaces = new Set(options.surfaces ?? ALL_SURFACES);
   const schemas = buildSchemas(limits);
   const pageCacheBytes = (options.pageCacheMb ?? 0) * 1024 * 1024;
   // Exact repeats of cached reads are answered before Fastify's lifecycle (http/fast-path.ts);
@@ -235,12 +244,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Listings' photos (CONTRACT §14): outside /v1/ext, without a key, like the pages that show them.
   const media = options.media ?? { store: new FolderMediaStore('./data/media'), publicUrl: null };
   mediaRoutes(app, media);
-  // Published portal feeds (CONTRACT §15): their URL's token is the credential.
-  feedRoutes(app, options.db, changes);
-  // Agents' calendars (CONTRACT §20): their URL's token is the credential.
-  calendarRoutes(app, options.db, options.publicUrl ?? null);
-  // The website kit's script (CONTRACT §17).
-  embedRoutes(app);
   // WhatsApp's webhook: no key; the verify token and the signature prove the caller (CONTRACT §10).
   await app.register(webhookRoutes, {
     db: options.db,
@@ -252,26 +255,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const inboundWrites = new GroupCommit(options.db);
   app.addHook('onClose', () => inboundWrites.settled());
   await app.register(emailWebhookRoutes, { db: options.db, writes: inboundWrites, onJobsQueued: options.onJobsQueued ?? (() => {}) });
-  // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
-  await app.register(unsubscribeRoutes, { db: options.db });
-  // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).
-  await app.register(alertDismissRoutes, { db: options.db });
-  // The pages of alert digests sent by WhatsApp: the token is the credential (CONTRACT §21).
-  await app.register(alertPageRoutes, { db: options.db, mediaPublicUrl: media.publicUrl });
-  // Viewing notices' confirm and cancel links (CONTRACT §20): the token is the credential.
-  await app.register(viewingLinkRoutes, { db: options.db });
-  // Listings' public pages and sheets, with their inquiry form: the token names the listing (CONTRACT §21).
-  const pageWrites = new GroupCommit(options.db);
-  app.addHook('onClose', () => pageWrites.settled());
-  await app.register(listingPageRoutes, {
-    db: options.db,
-    writes: pageWrites,
-    media,
-    publicUrl: options.publicUrl ?? null,
-    onJobsQueued: options.onJobsQueued ?? (() => {}),
-    postsPerIpPerMinute: (options.rateLimits ?? DEFAULT_RATE_LIMITS).publishablePostPerIpPerMinute,
-  });
-
+  if (surfaces.has('pages')) {
+    const pages = await import('./http/public-pages.ts');
+    await pages.publicPages(app, {
+      db: options.db,
+      changes,
+      media,
+      publicUrl: options.publicUrl ?? null,
+      onJobsQueued: options.onJobsQueued ?? (() => {}),
+      postsPerIpPerMinute: (options.rateLimits ?? DEFAULT_RATE_LIMITS).publishablePostPerIpPerMinute,
+    });
+  }
   await app.register(
     async (api) => {
       // In this order: a throttled client is refused before its key is looked up (http/rate-limit.ts).
@@ -334,34 +328,40 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   // The workspace console: HTML for owners and agents, with sessions instead of keys (CONTRACT §12).
-  await app.register(consolePlugin, {
-    prefix: '/console',
-    db: options.db,
-    onJobsQueued: options.onJobsQueued ?? (() => {}),
-    https: options.publicUrl?.startsWith('https:') ?? false,
-    // A key of this app alone unless the caller gives the installation's (every process must agree).
-    csrfKey: options.consoleCsrfKey ?? randomBytes(32),
-    outbound: options.outbound ?? outboundPolicy(),
-    development: options.development ?? false,
-    media,
-    publicUrl: options.publicUrl ?? null,
-    feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
-    pullWithdrawMaxShare: options.pullWithdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare,
-  });
+  if (surfaces.has('console')) {
+    const { consolePlugin } = await import('./http/console/plugin.ts');
+    await app.register(consolePlugin, {
+      prefix: '/console',
+      db: options.db,
+      onJobsQueued: options.onJobsQueued ?? (() => {}),
+      https: options.publicUrl?.startsWith('https:') ?? false,
+      // A key of this app alone unless the caller gives the installation's (every process must agree).
+      csrfKey: options.consoleCsrfKey ?? randomBytes(32),
+      outbound: options.outbound ?? outboundPolicy(),
+      development: options.development ?? false,
+      media,
+      publicUrl: options.publicUrl ?? null,
+      feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
+      pullWithdrawMaxShare: options.pullWithdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare,
+    });
+  }
   // The interactive docs share the console's origin: the console's headers (no framing, no
   // sniffing, no referrer) and a policy that allows only their own files and inline hashes.
-  await app.register(async (docs) => {
-    docs.addHook('onSend', (_request, reply, payload, done) => {
-      reply.headers(DOCS_HEADERS);
-      done(null, payload);
+  if (surfaces.has('docs')) {
+    const { default: swaggerUi } = await import('@fastify/swagger-ui');
+    await app.register(async (docs) => {
+      docs.addHook('onSend', (_request, reply, payload, done) => {
+        reply.headers(DOCS_HEADERS);
+        done(null, payload);
+      });
+      await docs.register(swaggerUi, {
+        routePrefix: `${API_PREFIX}/docs`,
+        uiConfig: { url: `${API_PREFIX}/openapi.json`, validatorUrl: null },
+        staticCSP: true,
+        transformStaticCSP: docsPolicy,
+      });
     });
-    await docs.register(swaggerUi, {
-      routePrefix: `${API_PREFIX}/docs`,
-      uiConfig: { url: `${API_PREFIX}/openapi.json`, validatorUrl: null },
-      staticCSP: true,
-      transformStaticCSP: docsPolicy,
-    });
-  });
+  }
 
   app.decorate('fastPath', { getter: () => fastPath });
   // Closing, every request takes the full path, which tells keep-alive clients to go.

@@ -16,10 +16,10 @@ import { runAlertsNow, setLeadWantsAlerts } from '../../src/services/leads/alert
 import { connectEmail } from '../../src/services/messaging/email.ts';
 import { insertDismissal } from '../../src/db/repositories/alerts.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { post, withApp, API_ONLY } from '../helpers/http.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
-const t = withApp({ each: true });
+const t = withApp({ surfaces: API_ONLY, each: true });
 let smtp: TestSmtp;
 let phones = 0;
 /** The test's clock: a day goes by between runs. */

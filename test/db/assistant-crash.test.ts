@@ -16,6 +16,7 @@ import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { businessWithKey, freshDb, importRecords, listing } from '../helpers/db.ts';
 import { crashRuns, expectKillsAtEveryStep, runCrashableWorker, type Round } from '../helpers/processes.ts';
 import { APP_SECRET, deliver, inbound, PHONE_NUMBER_ID } from '../helpers/whatsapp.ts';
+import { API_ONLY } from '../helpers/http.ts';
 
 const FAILPOINTS = ['job:claimed', 'assistant:decided', 'assistant:recorded', 'message:sending', 'message:called', 'job:finished'];
 /** Each failpoint fires at its 1st or 2nd hit in turn. */
@@ -30,7 +31,7 @@ let graph: FakeGraph;
 beforeAll(async () => {
   ({ db, url } = await freshDb());
   const business = await businessWithKey(db);
-  app = await buildApp({ db });
+  app = await buildApp({ surfaces: API_ONLY, db });
   graph = await startFakeGraph();
   await importRecords(db, business.businessId, [listing('a', { operation: 'alquiler', price: null, price_rent: 800 })]);
   await db.deleteFrom('jobs').execute();

@@ -11,7 +11,7 @@ import { deferIndexes, restoreDeferredIndexes } from '../../src/db/deferred-inde
 import { generateCatalogue } from '../../src/demo/catalogue-generator.ts';
 import { BATCH_SIZE, importCatalogueLines } from '../../src/services/catalogue/import/import.ts';
 import { businessWithKey, ENGINE, freshDb, importRecords, listing } from '../helpers/db.ts';
-import { appOn, get } from '../helpers/http.ts';
+import { appOn, get, API_ONLY } from '../helpers/http.ts';
 
 /** Names and definitions of the secondary indexes of `properties`, as the engine reports them. */
 async function propertyIndexes(db: Db): Promise<string[]> {
@@ -66,7 +66,7 @@ describe('bulk import into an empty catalogue', () => {
       deferredSeen ||= (await ordinary.db.selectFrom('deferred_indexes').select('name').execute()).length > 0;
     });
     expect(deferredSeen).toBe(false);
-    const apps = [await appOn(bulk.db), await appOn(ordinary.db)];
+    const apps = [await appOn(bulk.db, API_ONLY), await appOn(ordinary.db, API_ONLY)];
     const madrid2km = encodeURIComponent(JSON.stringify([{ type: 'circle', center: { lat: 40.4168, lng: -3.7038 }, radius: 2000 }]));
     for (const path of [
       '/properties?limit=100',

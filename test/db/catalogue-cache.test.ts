@@ -1,7 +1,7 @@
 /** Cached counts and pages of GET /properties are never stale: every catalogue change is seen at once. */
 import { describe, expect, it } from 'vitest';
 import { businessWithKey, freshDb, importRecords, listing } from '../helpers/db.ts';
-import { appOn, get } from '../helpers/http.ts';
+import { appOn, get, API_ONLY } from '../helpers/http.ts';
 
 describe('catalogue caches', () => {
   it('serve the new catalogue right after an import changes it, for this and for other businesses', async () => {
@@ -10,7 +10,7 @@ describe('catalogue caches', () => {
     const b = await businessWithKey(db, 'B');
     await importRecords(db, a.businessId, [listing('one', { price: 100 }), listing('two', { price: 200 })]);
     await importRecords(db, b.businessId, [listing('b-one')]);
-    const app = await appOn(db);
+    const app = await appOn(db, API_ONLY);
 
     const first = await get(app, '/properties?sort=price_asc&limit=1', a.key);
     expect(first.body.total).toBe(2);
@@ -35,7 +35,7 @@ describe('catalogue caches', () => {
     const { db } = await freshDb();
     const a = await businessWithKey(db, 'A');
     await importRecords(db, a.businessId, [listing('one', { price: 100 })]);
-    const app = await appOn(db);
+    const app = await appOn(db, API_ONLY);
     const id = (await get(app, '/properties', a.key)).body.data[0].id as number;
 
     expect((await get(app, `/properties/${id}`, a.key)).body.data.price).toBe(100);

@@ -8,9 +8,9 @@ import { encodeCursor } from '../../src/services/catalogue/changes.ts';
 import { importFullCatalogueFile } from '../../src/services/catalogue/import/import.ts';
 import { inmo } from '../helpers/cli.ts';
 import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db.ts';
-import { get, withApp } from '../helpers/http.ts';
+import { get, withApp, API_ONLY } from '../helpers/http.ts';
 
-const t = withApp({ each: true });
+const t = withApp({ surfaces: API_ONLY, each: true });
 
 interface Change {
   id: number;

@@ -19,9 +19,13 @@ import { ChangeWatch, POLL_INTERVAL_MS, signalChange, SQLITE_CHECK_MS } from '..
 import { createDb } from '../../src/db/database.ts';
 import { inmoProcess } from '../helpers/cli.ts';
 import { ENGINE, importRecords, listing } from '../helpers/db.ts';
-import { get, withApp } from '../helpers/http.ts';
+import { get, withApp, API_ONLY } from '../helpers/http.ts';
 
-const t = withApp({ each: true, seed: (t) => importRecords(t.db, t.businessId, [listing('one'), listing('two')]).then(() => undefined) });
+const t = withApp({
+  surfaces: API_ONLY,
+  each: true,
+  seed: (t) => importRecords(t.db, t.businessId, [listing('one'), listing('two')]).then(() => undefined),
+});
 
 /** The bound of issue 14: another process's change is seen within this, ms. */
 const BOUND_MS = 1000;

@@ -7,11 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { noneMatch } from '../../src/http/conditional.ts';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { businessWithKey, importRecords, listing } from '../helpers/db.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { post, withApp, API_ONLY } from '../helpers/http.ts';
 
 let leadId: number;
 
 const t = withApp({
+  surfaces: API_ONLY,
   seed: async ({ db, businessId }) => {
     await importRecords(
       db,

@@ -19,10 +19,10 @@ import { nowRfc3339 } from '../../src/domain/time.ts';
 import { inmo } from '../helpers/cli.ts';
 import { REPO_ROOT } from '../helpers/db.ts';
 import { dovecotHere, startDovecot, type Dovecot } from '../helpers/dovecot.ts';
-import { withApp } from '../helpers/http.ts';
+import { withApp, API_ONLY } from '../helpers/http.ts';
 
 const HERE = dovecotHere('email pulls (IMAP)');
-const t = withApp({ each: true });
+const t = withApp({ surfaces: API_ONLY, each: true });
 const fixture = (name: string) => readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'email', name));
 const outbound = { allowPrivateNetwork: true, channelHosts: [] };
 

@@ -24,9 +24,9 @@ import {
 } from '../../src/services/integrations/outgoing-webhooks.ts';
 import { inmo } from '../helpers/cli.ts';
 import { businessWithKey, importRecords, listing, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
-import { get, post, withApp } from '../helpers/http.ts';
+import { get, post, withApp, API_ONLY } from '../helpers/http.ts';
 
-const t = withApp({ each: true });
+const t = withApp({ surfaces: API_ONLY, each: true });
 
 /** A local receiver: records every POST; answers `status` (changeable) with `reply`. */
 interface Receiver {

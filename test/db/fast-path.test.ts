@@ -16,7 +16,7 @@ import { eraseLead } from '../../src/services/leads/erasure.ts';
 import { CLI } from '../../src/services/access/audit.ts';
 import { createDb } from '../../src/db/database.ts';
 import { businessWithKey, ENGINE, importRecords, listing, propertyId } from '../helpers/db.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { post, withApp, API_ONLY } from '../helpers/http.ts';
 
 const SITE = 'https://www.inmobiliaria-test.es';
 const lines: string[] = [];
@@ -28,6 +28,7 @@ const logs = new Writable({
 });
 
 const t = withApp({
+  surfaces: API_ONLY,
   listen: true,
   app: {
     logger: { level: 'info', stream: logs },
@@ -245,7 +246,10 @@ describe('the fast path', () => {
 });
 
 describe('the per-key rate limit', () => {
-  const r = withApp({ app: { rateLimits: { perKeyPerMinute: 4, postPerIpPerMinute: 0, publishablePostPerIpPerMinute: 0 } } });
+  const r = withApp({
+    surfaces: API_ONLY,
+    app: { rateLimits: { perKeyPerMinute: 4, postPerIpPerMinute: 0, publishablePostPerIpPerMinute: 0 } },
+  });
 
   it('counts fast answers and full ones in one window', async () => {
     const statuses: number[] = [];
@@ -260,7 +264,7 @@ describe('the per-key rate limit', () => {
 
 describe('closing', () => {
   it('hands every request to the full path, which tells keep-alive clients to go', async () => {
-    const app = await buildApp({ db: t.db, pageCacheMb: 8 });
+    const app = await buildApp({ surfaces: API_ONLY, db: t.db, pageCacheMb: 8 });
     const me = () => app.inject({ method: 'GET', url: '/v1/ext/me', headers: { 'x-api-key': t.key } });
     for (let i = 0; i < 3; i++) await me();
     const hits = app.fastPath!.hits;
@@ -274,7 +278,7 @@ describe('closing', () => {
 
 describe('without the page cache', () => {
   it('has no fast path', async () => {
-    const app = await buildApp({ db: t.db, pageCacheMb: 0 });
+    const app = await buildApp({ surfaces: API_ONLY, db: t.db, pageCacheMb: 0 });
     expect(app.fastPath).toBeNull();
     await app.close();
   });

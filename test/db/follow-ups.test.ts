@@ -10,7 +10,7 @@ import { dueFollowUps, markFollowUpDone, setFollowUpRule } from '../../src/servi
 import { leadInFull } from '../../src/services/leads/leads.ts';
 import { inmo } from '../helpers/cli.ts';
 import { businessWithKey, freshDb } from '../helpers/db.ts';
-import { post } from '../helpers/http.ts';
+import { post, API_ONLY } from '../helpers/http.ts';
 
 let db: Db;
 let url: string;
@@ -22,7 +22,7 @@ let clock: ManualClock;
 beforeEach(async () => {
   ({ db, url } = await freshDb());
   ({ key, businessId } = await businessWithKey(db));
-  app = await buildApp({ db });
+  app = await buildApp({ surfaces: API_ONLY, db });
   clock = new ManualClock(new Date(Date.now() + 60_000));
 });
 

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { MalformedBudgetError, parseBudget } from '../../src/domain/leads/rules.ts';
 import { importRecords, INTERACTION_TABLES, listing, snapshot } from '../helpers/db.ts';
-import { withApp } from '../helpers/http.ts';
+import { withApp, API_ONLY } from '../helpers/http.ts';
 import { openApiAjv, responseSchema, type Schema } from '../helpers/openapi.ts';
 
 const RUNS = Number(process.env.INMO_FUZZ_RUNS) || 60;
@@ -33,6 +33,7 @@ let ajv: Ajv;
 const statuses = new Map<string, number>();
 
 const t = withApp({
+  surfaces: API_ONLY,
   seed: async (opened) => {
     ({ db, key } = opened);
     await importRecords(db, opened.businessId, [

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { businessWithKey, freshDb } from '../helpers/db.ts';
-import { appOn, post, withApp } from '../helpers/http.ts';
+import { appOn, post, withApp, API_ONLY } from '../helpers/http.ts';
 
-const t = withApp();
+const t = withApp({ surfaces: API_ONLY });
 
 describe('HTTP', () => {
   it('puts an X-Request-Id on every response, echoing a sane incoming one', async () => {
@@ -49,7 +49,7 @@ describe('HTTP', () => {
   it('answers an unexpected failure 500 Internal Server Error without internals', async () => {
     const { db: broken } = await freshDb();
     const { key: brokenKey } = await businessWithKey(broken);
-    const brokenApp = await appOn(broken);
+    const brokenApp = await appOn(broken, API_ONLY);
     await broken.schema.dropTable('jobs').execute();
     const r = await post(brokenApp, '/leads/ingest', brokenKey, {
       id: 'x',
@@ -76,7 +76,7 @@ describe('HTTP', () => {
 });
 
 it('takes a locations query parameter up to its 64 KiB limit over real HTTP (no bare 431 from the header size)', async () => {
-  const served = await buildApp({ db: t.db });
+  const served = await buildApp({ surfaces: API_ONLY, db: t.db });
   const address = await served.listen({ port: 0, host: '127.0.0.1' });
   try {
     const { key: largo } = await businessWithKey(t.db, 'Largo');
@@ -94,5 +94,23 @@ it('takes a locations query parameter up to its 64 KiB limit over real HTTP (no 
     expect((await over.json()).detail[0]).toMatchObject({ type: 'string_too_long', loc: ['query', 'locations'] });
   } finally {
     await served.close();
+  }
+});
+
+it('serves only the surfaces it was built with (app.ts Surface): the API alone has no console, pages or docs', async () => {
+  const served = { console: '/console/login', pages: '/embed/v1/inmo.js', docs: '/v1/ext/docs' };
+  for (const url of Object.values(served)) {
+    const r = await t.app.inject({ method: 'GET', url });
+    expect(r.statusCode, url).toBe(404);
+  }
+  expect((await t.app.inject({ method: 'GET', url: '/v1/ext/me', headers: { 'x-api-key': t.key } })).statusCode).toBe(200);
+  const whole = await buildApp({ db: t.db });
+  try {
+    for (const url of Object.values(served)) {
+      const r = await whole.inject({ method: 'GET', url });
+      expect(r.statusCode, url).toBeLessThan(400);
+    }
+  } finally {
+    await whole.close();
   }
 });

@@ -8,9 +8,9 @@ import { toRfc3339 } from '../../src/domain/time.ts';
 import { CLAIM_MS, Idempotency, KEY_TTL_MS, requestFingerprint } from '../../src/services/integrations/idempotency.ts';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { businessWithKey, snapshot } from '../helpers/db.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { post, withApp, API_ONLY } from '../helpers/http.ts';
 
-const t = withApp({ each: true });
+const t = withApp({ surfaces: API_ONLY, each: true });
 
 let phoneSeq = 0;
 const inquiry = (overrides: Record<string, unknown> = {}) => ({

@@ -2,9 +2,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { leadInFull } from '../../src/services/leads/leads.ts';
 import { clearLeads, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
-import { get, post, withApp } from '../helpers/http.ts';
+import { get, post, withApp, API_ONLY } from '../helpers/http.ts';
 
-const t = withApp({ business: 'Alquileres Ebro' });
+const t = withApp({ surfaces: API_ONLY, business: 'Alquileres Ebro' });
 
 beforeEach(() => clearLeads(t.db));
 

@@ -2,10 +2,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLeadByHand, leadInFull } from '../../src/services/leads/leads.ts';
 import { businessWithKey, clearLeads, INTERACTION_TABLES, snapshot } from '../helpers/db.ts';
-import { get, post, withApp } from '../helpers/http.ts';
+import { get, post, withApp, API_ONLY } from '../helpers/http.ts';
 
 let readOnlyKey: string;
 const t = withApp({
+  surfaces: API_ONLY,
   business: 'Inmobiliaria Sol',
   seed: async ({ db }) => {
     readOnlyKey = (await businessWithKey(db, 'Otra', ['leads:read'])).key;

@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { businessWithKey } from '../helpers/db.ts';
-import { get, withApp } from '../helpers/http.ts';
+import { get, withApp, API_ONLY } from '../helpers/http.ts';
 
 let db: Db;
 let key: string;
 let otherKey: string;
 
 const t = withApp({
+  surfaces: API_ONLY,
   seed: async (biz) => {
     db = biz.db;
     key = biz.key;

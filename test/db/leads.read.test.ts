@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Worker } from '../../src/jobs/worker.ts';
 import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db.ts';
-import { get, post, withApp } from '../helpers/http.ts';
+import { get, post, withApp, API_ONLY } from '../helpers/http.ts';
 
 const rental = (ref: string, rent: number, overrides: Record<string, unknown> = {}) =>
   listing(ref, {
@@ -18,6 +18,7 @@ const rental = (ref: string, rent: number, overrides: Record<string, unknown> = 
   });
 
 const t = withApp({
+  surfaces: API_ONLY,
   seed: async ({ db, businessId }) => {
     await importRecords(db, businessId, [
       rental('Z-900', 900, { updated_at: '2026-01-05T10:00:00+00:00' }),

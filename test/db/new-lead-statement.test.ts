@@ -24,12 +24,13 @@ import { addWebhook, disableWebhook, rotateWebhookSecret } from '../../src/servi
 import { createDb } from '../../src/db/database.ts';
 import { findConfigVersion } from '../../src/db/repositories/businesses.ts';
 import { ENGINE, snapshot } from '../helpers/db.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { post, withApp, API_ONLY } from '../helpers/http.ts';
 
 /** The second business: no channel, and no endpoint that takes a new lead's event. */
 const quiet = { businessId: 0, key: '' };
 
 const t = withApp({
+  surfaces: API_ONLY,
   seed: async ({ db, businessId }) => {
     await connectChannel(
       db,

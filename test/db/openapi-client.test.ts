@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { useEveryOperation } from '../client/every-operation.ts';
 import { businessWithKey, freshDb, importRecords, listing } from '../helpers/db.ts';
-import { appOn } from '../helpers/http.ts';
+import { appOn, API_ONLY } from '../helpers/http.ts';
 
 describe('the generated client against a server', () => {
   let db: Db;
@@ -24,7 +24,7 @@ describe('the generated client against a server', () => {
       listing('c-1', { price: 250_000, address_privacy: 'approximate' }),
       listing('c-2', { price: 180_000 }),
     ]);
-    app = await appOn(db);
+    app = await appOn(db, API_ONLY);
     baseUrl = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/ext`;
   });
   afterAll(async () => {

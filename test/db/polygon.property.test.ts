@@ -12,7 +12,7 @@ import { areasCondition } from '../../src/db/repositories/property-filters.ts';
 import { areaContains, parseMapArea, pointInPolygon } from '../../src/domain/catalogue/geo.ts';
 import { CatalogueSnapshots, matchSearchPreferences, type CatalogueSnapshot } from '../../src/services/leads/matching.ts';
 import { importRecords, listing } from '../helpers/db.ts';
-import { get, withApp, type TestApp } from '../helpers/http.ts';
+import { get, withApp, type TestApp, API_ONLY } from '../helpers/http.ts';
 
 /** Grid of 0.01° around (40.00, -3.70): 13 × 13 positions, `[i, j]` steps north and east. */
 const STEPS = 12;
@@ -24,7 +24,7 @@ const PRIVACY = ['public', 'approximate', 'hidden'] as const;
 /** Grid steps of every listing, by id: its published position is `gridLat(i), gridLon(j)`. */
 const steps = new Map<number, Step>();
 
-const t = withApp({ seed: importGrid });
+const t = withApp({ surfaces: API_ONLY, seed: importGrid });
 async function importGrid({ db, businessId }: TestApp): Promise<void> {
   const records = [];
   for (let i = 0; i <= STEPS; i++) {

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { importCatalogueFile } from '../../src/services/catalogue/import/import.ts';
 import { importRecords, listing, REPO_ROOT, SAMPLE_CATALOGUES } from '../helpers/db.ts';
-import { withApp } from '../helpers/http.ts';
+import { withApp, API_ONLY } from '../helpers/http.ts';
 
 const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'properties-bytes.json');
 const capture = process.env.INMO_CAPTURE_BYTES === '1';
@@ -77,6 +77,7 @@ const LISTS = [
 
 describe('GET /properties without lang, byte for byte', () => {
   const t = withApp({
+    surfaces: API_ONLY,
     seed: async ({ db, businessId }) => {
       for (const file of ['catalogue-zaragoza-rent.ndjson', 'catalogue-zaragoza-sale.ndjson']) {
         await importCatalogueFile(db, businessId, join(SAMPLE_CATALOGUES, file));

@@ -8,12 +8,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
-import { get, withApp } from '../helpers/http.ts';
+import { get, withApp, API_ONLY } from '../helpers/http.ts';
 
 const CERTIFICATE = { status: 'available', rating: 'B', consumption_kwh_m2_year: 71.2, emissions_kg_co2_m2_year: 14 };
 
 describe('GET /properties with lang', () => {
   const t = withApp({
+    surfaces: API_ONLY,
     seed: async ({ db, businessId }) => {
       const summary = await importRecords(db, businessId, [
         listing('MULTI', {

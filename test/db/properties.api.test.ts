@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { businessWithKey, importRecords, listing, snapshot } from '../helpers/db.ts';
-import { get, withApp } from '../helpers/http.ts';
+import { get, withApp, API_ONLY } from '../helpers/http.ts';
 
 let db: Db;
 let key: string;
@@ -10,6 +10,7 @@ let otherKey: string;
 const ids: Record<string, number> = {};
 
 const t = withApp({
+  surfaces: API_ONLY,
   seed: async (biz) => {
     db = biz.db;
     key = biz.key;

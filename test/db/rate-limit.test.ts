@@ -4,10 +4,11 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApiKey } from '../../src/services/access/api-keys.ts';
 import { businessWithKey, snapshot } from '../helpers/db.ts';
-import { withApp } from '../helpers/http.ts';
+import { withApp, API_ONLY } from '../helpers/http.ts';
 
 let keyB: string;
 const t = withApp({
+  surfaces: API_ONLY,
   business: 'A',
   app: { rateLimits: { perKeyPerMinute: 5, postPerIpPerMinute: 3, publishablePostPerIpPerMinute: 2 } },
   seed: async ({ db }) => {
@@ -107,6 +108,7 @@ describe('per client IP on the POST endpoints with a publishable key', () => {
 it('behind a trusted proxy, counts the client address the proxy forwards', async () => {
   const { key } = await businessWithKey(t.db, 'D');
   const proxied = await buildApp({
+    surfaces: API_ONLY,
     db: t.db,
     trustProxy: ['127.0.0.1'],
     rateLimits: { perKeyPerMinute: 0, postPerIpPerMinute: 1, publishablePostPerIpPerMinute: 1 },

@@ -15,9 +15,9 @@ import { addWebhook } from '../../src/services/integrations/outgoing-webhooks.ts
 import { rematchLeads } from '../../src/services/leads/rematch.ts';
 import { matchRows } from '../../src/domain/leads/matching.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { post, withApp, API_ONLY } from '../helpers/http.ts';
 
-const t = withApp({ each: true });
+const t = withApp({ surfaces: API_ONLY, each: true });
 /** Small, so that some leads are cut at the cap. */
 const MATCH_LIMIT = 3;
 const CITIES = ['Madrid', 'Teruel', 'Soria', 'Huesca', 'Cuenca', 'Ávila', 'Segovia', 'Zamora'];

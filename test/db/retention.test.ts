@@ -10,9 +10,9 @@ import { Worker } from '../../src/jobs/worker.ts';
 import { toRfc3339 } from '../../src/domain/time.ts';
 import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { startFakeGraph } from '../helpers/fake-graph.ts';
-import { post, withApp } from '../helpers/http.ts';
+import { post, withApp, API_ONLY } from '../helpers/http.ts';
 
-const t = withApp({ each: true });
+const t = withApp({ surfaces: API_ONLY, each: true });
 const DAY = 24 * 60 * 60 * 1000;
 
 /** A lead with `status`, written now. */

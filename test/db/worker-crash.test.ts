@@ -14,7 +14,7 @@ import { connectChannel } from '../../src/services/messaging/channels.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { businessWithKey, freshDb, importRecords, listing } from '../helpers/db.ts';
 import { crashRuns, expectKillsAtEveryStep, runCrashableWorker, type Round } from '../helpers/processes.ts';
-import { post } from '../helpers/http.ts';
+import { post, API_ONLY } from '../helpers/http.ts';
 
 const FAILPOINTS = ['job:claimed', 'match:computed', 'message:sending', 'message:called', 'job:finished'];
 /** Each failpoint fires at its 1st, 2nd or 3rd hit in turn. */
@@ -31,7 +31,7 @@ beforeAll(async () => {
   ({ db, url } = await freshDb());
   const business = await businessWithKey(db);
   key = business.key;
-  app = await buildApp({ db });
+  app = await buildApp({ surfaces: API_ONLY, db });
   graph = await startFakeGraph();
   await importRecords(db, business.businessId, [
     listing('a', { operation: 'alquiler', price: null, price_rent: 800 }),

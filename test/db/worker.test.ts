@@ -18,7 +18,7 @@ import { leadInFull } from '../../src/services/leads/leads.ts';
 import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.ts';
 import { inmoProcess } from '../helpers/cli.ts';
 import { businessWithKey, ENGINE, freshDb, importRecords, listing } from '../helpers/db.ts';
-import { post } from '../helpers/http.ts';
+import { post, API_ONLY } from '../helpers/http.ts';
 
 const TOKEN = 'EAAG-secret-token-do-not-print';
 const SETTINGS: Partial<WorkerSettings> = { backoffMs: 60_000, maxBackoffMs: 3_600_000, maxAttempts: 3, leaseMs: 60_000, pollMs: 20 };
@@ -36,7 +36,7 @@ let logger: WorkerLogger;
 beforeEach(async () => {
   ({ db, url } = await freshDb());
   ({ key, businessId } = await businessWithKey(db));
-  app = await buildApp({ db });
+  app = await buildApp({ surfaces: API_ONLY, db });
   graph = await startFakeGraph();
   // The API stamps jobs with the real time; the worker's clock starts a little later so they are due.
   clock = new ManualClock(new Date(Date.now() + 5 * 60_000));
@@ -223,7 +223,7 @@ describe('a lead’s background work', () => {
 
   it('the in-process worker is woken when a request commits jobs', async () => {
     let wakes = 0;
-    const woken = await buildApp({ db, onJobsQueued: () => wakes++ });
+    const woken = await buildApp({ surfaces: API_ONLY, db, onJobsQueued: () => wakes++ });
     expect((await post(woken, '/leads/ingest', key, ingestBody('655000111'))).status).toBe(200);
     // An existing phone changes nothing and queues nothing.
     expect((await post(woken, '/leads/ingest', key, ingestBody('655000111'))).status).toBe(200);

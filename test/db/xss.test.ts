@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { plainText, sanitizeDescription } from '../../src/domain/catalogue/html.ts';
 import { importRecords, listing } from '../helpers/db.ts';
-import { get, withApp } from '../helpers/http.ts';
+import { get, withApp, API_ONLY } from '../helpers/http.ts';
 
 /** Vectors from the usual filter-evasion cheat sheets, as agencies' HTML might carry them. */
 const VECTORS = [
@@ -79,6 +79,7 @@ let key: string;
 let businessId: number;
 
 const t = withApp({
+  surfaces: API_ONLY,
   seed: async (opened) => {
     ({ db, key, businessId } = opened);
     await importRecords(

@@ -4,14 +4,20 @@
  */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { buildApp, type AppOptions } from '../../src/app.ts';
+import { buildApp, type AppOptions, type Surface } from '../../src/app.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { Scope } from '../../src/domain/access/api-key.ts';
 import { businessWithKey, freshDb } from './db.ts';
 
-/** The app as `inmo serve` builds it: count and page caches on. */
-export async function appOn(db: Db): Promise<FastifyInstance> {
-  return repeatingGets(await buildApp({ db, countCacheSize: 2000, pageCacheMb: 8 }));
+/**
+ * The surfaces of a test of the API's contracts (app.ts `Surface`): the API alone, so that the
+ * file loads none of the console's, the public pages' or the docs' modules (issue 56 item 6).
+ */
+export const API_ONLY: readonly Surface[] = ['api'];
+
+/** The app as `inmo serve` builds it: count and page caches on; every surface unless `surfaces` says. */
+export async function appOn(db: Db, surfaces?: readonly Surface[]): Promise<FastifyInstance> {
+  return repeatingGets(await buildApp({ db, countCacheSize: 2000, pageCacheMb: 8, surfaces }));
 }
 
 /**
@@ -93,6 +99,8 @@ export function withApp(
     scopes?: Scope[];
     listen?: boolean;
     each?: boolean;
+    /** What the app serves: every surface by default; {@link API_ONLY} for a test of the API alone. */
+    surfaces?: readonly Surface[];
     seed?: (t: TestApp) => Promise<void>;
   } = {},
 ): TestApp {
@@ -101,7 +109,7 @@ export function withApp(
     const { db, url } = await freshDb();
     Object.assign(t, { db, url }, await businessWithKey(db, options.business, options.scopes));
     await options.seed?.(t);
-    t.app = repeatingGets(await buildApp({ db, countCacheSize: 2000, pageCacheMb: 8, ...options.app }));
+    t.app = repeatingGets(await buildApp({ db, countCacheSize: 2000, pageCacheMb: 8, surfaces: options.surfaces, ...options.app }));
     if (options.listen) t.base = `${await t.app.listen({ port: 0, host: '127.0.0.1' })}/v1/ext`;
   });
   (options.each ? afterEach : afterAll)(async () => {

@@ -35,7 +35,7 @@ import { readSignature, SignatureRefusedError, type SignatureFault } from '../..
 import { recordAudit, type AuditActor } from '../access/audit.ts';
 import { businessContact, businessName } from '../catalogue/listing-page.ts';
 import { viewingInFull } from './console.ts';
-import { renderVisitSheet, type SheetLanguage } from './visit-sheet-pdf.ts';
+import type { SheetLanguage } from './visit-sheet-pdf.ts';
 
 /** A field of the signing form. */
 export type VisitSheetField = 'visitor_name' | 'document_type' | 'document_number' | 'signature' | 'clause';
@@ -191,6 +191,8 @@ export async function visitSheetPdf(
   const { clock, viewing } = await viewingInFull(db, businessId, viewingId);
   const sheet = await repo.findVisitSheet(db, businessId, viewingId);
   const place = await repo.findViewingPlace(db, businessId, viewing.property_id);
+  // pdfkit and its fonts are loaded by the first sheet printed, not by every importer of this module.
+  const { renderVisitSheet } = await import('./visit-sheet-pdf.ts');
   const pdf = await renderVisitSheet({
     lang,
     zone: clock.zone,

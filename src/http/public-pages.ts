@@ -1,0 +1,67 @@
+/**
+ * The `pages` surface of the app (app.ts `Surface`): everything served outside /v1/ext whose
+ * URL's token is the credential. Published portal feeds (CONTRACT §15), agents' calendars
+ * (§20), the website kit's script (§17), one-click unsubscribe links (§19, RFC 8058), alerts'
+ * "no me interesa" links and pages (§21), viewing notices' links (§20), and listings' public
+ * pages and sheets with their inquiry form (§21).
+ *
+ * app.ts imports this module only when the surface is mounted, so that an app of the API
+ * alone loads none of it (PDF, QR and calendar libraries included).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ChangeWatch } from '../db/change-watch.ts';
+import type { Db } from '../db/database.ts';
+import { GroupCommit } from '../db/group-commit.ts';
+import { calendarRoutes } from './calendar.ts';
+import { embedRoutes } from './embed.ts';
+import { feedRoutes } from './feeds.ts';
+import type { MediaOptions } from './media.ts';
+import { alertDismissRoutes } from './routes/alert-dismiss.ts';
+import { alertPageRoutes } from './routes/alert-page.ts';
+import { listingPageRoutes } from './routes/listing-page.ts';
+import { unsubscribeRoutes } from './routes/unsubscribe.ts';
+import { viewingLinkRoutes } from './routes/viewing-link.ts';
+
+/** What the public pages need from the app. */
+export interface PublicPagesOptions {
+  db: Db;
+  /** The app's change watch: feeds are cached while the catalogue's version holds. */
+  changes: ChangeWatch;
+  media: MediaOptions;
+  /** `INMO_PUBLIC_URL`, or null: links are then written from the configured origin rules (http/origin.ts). */
+  publicUrl: string | null;
+  /** Called after a listing page's inquiry has committed new jobs. */
+  onJobsQueued: () => void;
+  /** Inquiries a listing page accepts per client IP per minute (CONTRACT §8). */
+  postsPerIpPerMinute: number;
+}
+
+/** Registers the token-credential pages on `app`; closing the app waits for the page's writes. */
+export async function publicPages(app: FastifyInstance, options: PublicPagesOptions): Promise<void> {
+  const { db } = options;
+  // Published portal feeds (CONTRACT §15): their URL's token is the credential.
+  feedRoutes(app, db, options.changes);
+  // Agents' calendars (CONTRACT §20): their URL's token is the credential.
+  calendarRoutes(app, db, options.publicUrl);
+  // The website kit's script (CONTRACT §17).
+  embedRoutes(app);
+  // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
+  await app.register(unsubscribeRoutes, { db });
+  // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).
+  await app.register(alertDismissRoutes, { db });
+  // The pages of alert digests sent by WhatsApp: the token is the credential (CONTRACT §21).
+  await app.register(alertPageRoutes, { db, mediaPublicUrl: options.media.publicUrl });
+  // Viewing notices' confirm and cancel links (CONTRACT §20): the token is the credential.
+  await app.register(viewingLinkRoutes, { db });
+  // Listings' public pages and sheets, with their inquiry form: the token names the listing (CONTRACT §21).
+  const pageWrites = new GroupCommit(db);
+  app.addHook('onClose', () => pageWrites.settled());
+  await app.register(listingPageRoutes, {
+    db,
+    writes: pageWrites,
+    media: options.media,
+    publicUrl: options.publicUrl,
+    onJobsQueued: options.onJobsQueued,
+    postsPerIpPerMinute: options.postsPerIpPerMinute,
+  });
+}
