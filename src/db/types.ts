@@ -375,6 +375,11 @@ export interface MessageTable {
   provider_message_id: string | null;
   /** The assistant's reply: the inbound message it answers (one reply each, at most). */
   reply_to: number | null;
+  /**
+   * An assistant's message that listed listings (its matches, or a question asking which of them):
+   * JSON array of their property ids in the order shown (migration 0056); null otherwise.
+   */
+  listings: string | null;
   last_error: string | null;
   /** Inbound: when WhatsApp says the lead sent it; outbound: when the provider accepted it. */
   sent_at: string | null;

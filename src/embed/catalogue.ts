@@ -17,6 +17,7 @@
  * Both pass their `lang` to the API (issue 46, CONTRACT §22): titles and descriptions come in that
  * language where a listing holds it.
  */
+import { photoSources } from '../media/photo-widths.ts';
 import { h, languageOf, listingLanguageOf, type Lang } from './dom.ts';
 
 const TYPES = ['apartamento', 'casa', 'local', 'nave', 'almacenaje', 'oficina', 'terreno', 'edificio', 'garaje'];
@@ -169,14 +170,13 @@ function factsOf(p: Property, w: Words): string {
     .join(' · ');
 }
 
-/** The widths inmo's photo store keeps of each photo (src/media/photos.ts): `…-<width>.jpg`. */
-const PHOTO_WIDTHS = [480, 960, 1600];
-
-/** An image's `src`, and `srcset` and `sizes` when the photo store offers it in several widths. */
+/**
+ * An image's `src` (the widest width stored), and `srcset` and `sizes` when the photo store
+ * offers it in several widths: only those it stores of that photo (src/media/photo-widths.ts).
+ */
 function picture(url: string, sizes: string): Record<string, string> {
-  if (!/\/p\/\d+\/[0-9a-f-]{36}-\d+\.jpg$/.test(url)) return { src: url };
-  const at = (w: number) => url.replace(/-\d+\.jpg$/, `-${w}.jpg`);
-  return { src: at(960), srcset: PHOTO_WIDTHS.map((w) => `${at(w)} ${w}w`).join(', '), sizes };
+  const { src, srcset } = photoSources(url);
+  return srcset === null ? { src } : { src, srcset, sizes };
 }
 
 /** The tags and no attribute of the API's description HTML that are shown: text can hold nothing else. */

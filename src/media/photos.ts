@@ -7,17 +7,18 @@
  * memory holds only what libvips needs and the encoded results.
  */
 import type { Metadata, OutputInfo, default as Sharp } from 'sharp';
+import { PHOTO_WIDTHS } from './photo-widths.ts';
 
-/** Widths every photo is stored in, px (none wider than the original). */
-export const PHOTO_WIDTHS = [480, 960, 1600] as const;
+/** Widths every photo is stored in, px (none wider than the original): media/photo-widths.ts. */
+export { PHOTO_WIDTHS };
 
 /** The name a stored width of an uploaded photo ends in (services/catalogue/photos.ts): `p/<listing>/<uuid>-<width>.jpg`. */
 const STORED_WIDTH = /(\/p\/\d+\/[0-9a-f-]{36})-\d+\.jpg$/;
 
 /**
- * The URL of a listing photo at its stored width `width` (one of {@link PHOTO_WIDTHS}), as the
- * website kit reads it (src/embed/catalogue.ts); a photo not stored by inmo (an import's) has
- * only its own URL. The smallest width is stored for every photo, however narrow.
+ * The URL of a listing photo at its stored width `width` (one of {@link PHOTO_WIDTHS}); a photo
+ * not stored by inmo (an import's) has only its own URL. Only the smallest width is stored for
+ * every photo, however narrow: for the others, media/photo-widths.ts says which exist.
  */
 export function photoAtWidth(url: string, width: (typeof PHOTO_WIDTHS)[number]): string {
   return url.replace(STORED_WIDTH, `$1-${width}.jpg`);

@@ -8,55 +8,25 @@
  * that matched a lead and was never sent to it is news once its price falls 3 % below that,
  * small drops adding up; never after "No me interesa"; and once sent, not again at that price.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ParsedMail } from 'mailparser';
-import { ManualClock } from '../../src/jobs/clock.ts';
-import { Worker } from '../../src/jobs/worker.ts';
-import { runAlertsNow, setLeadWantsAlerts } from '../../src/services/leads/alerts.ts';
-import { connectEmail } from '../../src/services/messaging/email.ts';
+import { setLeadWantsAlerts } from '../../src/services/leads/alerts.ts';
 import { insertDismissal } from '../../src/db/repositories/alerts.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
 import { post, withApp, API_ONLY } from '../helpers/http.ts';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { alertsTest, CONSENT } from '../helpers/alerts.ts';
 
 const t = withApp({ surfaces: API_ONLY, each: true });
-let smtp: TestSmtp;
+/** The SMTP server, the worker, and the alert runs, a day apart (test/helpers/alerts.ts). */
+const alerting = alertsTest(t);
+const { drain, runAlerts } = alerting;
 let phones = 0;
-/** The test's clock: a day goes by between runs. */
-let day: Date;
 /** The catalogue's edits, each written a day after the one before. */
 let edits = 0;
 
-beforeAll(async () => {
-  smtp = await startSmtp();
-});
-afterAll(async () => {
-  await smtp.close();
-});
-beforeEach(async () => {
-  smtp.received.length = 0;
-  day = new Date('2030-03-04T06:00:00Z');
+beforeEach(() => {
   edits = 0;
-  await connectEmail(t.db, { businessId: t.businessId, url: smtp.url, from: 'hola@agency.example', replyTo: null });
 });
-
-const OUTBOUND = { allowPrivateNetwork: true, channelHosts: [] };
-
-/** Runs the queued jobs (the re-match after an import) by a clock ahead of them. */
-const drain = () =>
-  new Worker({
-    db: t.db,
-    clock: new ManualClock(new Date(Date.now() + 60_000)),
-    settings: { pollMs: 20, backoffMs: 60_000, maxAttempts: 3, alertHour: 24 },
-  }).drain();
-
-/** `inmo alerts run` as the service, a day later each time. */
-async function runAlerts() {
-  day = new Date(day.getTime() + 24 * 3600_000);
-  return runAlertsNow(t.db, { businessId: t.businessId, alertHour: 10, outbound: OUTBOUND, at: day });
-}
-
-const CONSENT = { marketing: true, whatsapp: true, text: 'Acepto recibir ofertas', version: 'v1' };
 
 /** A searching buyer of a flat up to 200,000 € who takes alerts; @returns its id. */
 async function lead(email: string, fields: Record<string, unknown> = {}): Promise<number> {
@@ -82,7 +52,7 @@ async function matchedNeverSent() {
   const ana = await lead('ana@example.com');
   const ben = await lead('ben@example.com', { preferred_language: 'gb' });
   await drain();
-  smtp.received.length = 0; // their welcomes
+  alerting.smtp.received.length = 0; // their welcomes
   expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
   return { ana, ben };
 }
@@ -96,8 +66,8 @@ async function priceIs(price: number) {
   await drain();
 }
 
-const recipients = () => smtp.received.flatMap((r) => r.to).sort();
-const mailTo = (address: string): ParsedMail[] => smtp.received.filter((r) => r.to.includes(address)).map((r) => r.mail);
+const recipients = () => alerting.smtp.received.flatMap((r) => r.to).sort();
+const mailTo = (address: string): ParsedMail[] => alerting.smtp.received.filter((r) => r.to.includes(address)).map((r) => r.mail);
 
 describe('alerts on price drops', () => {
   it('send a matched listing never sent once it drops 3 %, saying the price it dropped from, and not again at that price', async () => {
@@ -121,14 +91,14 @@ describe('alerts on price drops', () => {
     expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
     await priceIs(145_500);
     expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
-    expect(smtp.received).toHaveLength(2);
+    expect(alerting.smtp.received).toHaveLength(2);
   });
 
   it('a drop of 2.9 % is not news; one of 3 % from the same reference is', async () => {
     await matchedNeverSent();
     await priceIs(145_650);
     expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
-    expect(smtp.received).toEqual([]);
+    expect(alerting.smtp.received).toEqual([]);
 
     await priceIs(145_500);
     expect(await runAlerts()).toEqual({ sent: 2, leads: 2 });
@@ -179,13 +149,13 @@ describe('alerts on price drops', () => {
     const ana = await lead('ana@example.com', { consent: { ...CONSENT, marketing: false } });
     await lead('bea@example.com');
     await drain();
-    smtp.received.length = 0;
+    alerting.smtp.received.length = 0;
     // NEW-1 enters while Ana takes no alerts: it matches her, and is not sent to her.
     await importRecords(t.db, t.businessId, [listing('NEW-1', { title: 'Ático', price: 190_000 })]);
     await drain();
     expect(await runAlerts()).toEqual({ sent: 1, leads: 1 });
     expect(recipients()).toEqual(['bea@example.com']);
-    smtp.received.length = 0;
+    alerting.smtp.received.length = 0;
     // Her agent ticks "wants alerts"; a drop of 3 % from 190,000 € is news to her.
     await setLeadWantsAlerts(t.db, t.businessId, ana, true);
     await importRecords(t.db, t.businessId, [

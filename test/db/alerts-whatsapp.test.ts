@@ -7,12 +7,11 @@
  * or a consent that refuses WhatsApp; a crash between the send and its record never sends twice.
  */
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import { composeDigests, runAlertsNow } from '../../src/services/leads/alerts.ts';
-import { connectEmail } from '../../src/services/messaging/email.ts';
+import { composeDigests } from '../../src/services/leads/alerts.ts';
 import { newUnsubscribeLink, unsubscribe } from '../../src/services/messaging/unsubscribe.ts';
 import { listingPageToken } from '../../src/services/catalogue/listing-page.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
@@ -21,48 +20,24 @@ import { importRecords, listing, propertyId, snapshot } from '../helpers/db.ts';
 import { inmo } from '../helpers/cli.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { post, withApp } from '../helpers/http.ts';
+import { alertsTest, CONSENT } from '../helpers/alerts.ts';
 import { runCrashableWorker } from '../helpers/processes.ts';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { connectFakeChannel } from '../helpers/whatsapp.ts';
 
 const t = withApp({ each: true });
+/** The SMTP server, the worker, and the alert runs, a day apart (test/helpers/alerts.ts). */
+const alerting = alertsTest(t, { email: false });
+const { drain, runAlerts } = alerting;
 let graph: FakeGraph;
-let smtp: TestSmtp;
 let phones = 0;
-/** The test's clock: days go by between digests. */
-let day: Date;
 
-beforeAll(async () => {
-  smtp = await startSmtp();
-});
-afterAll(async () => {
-  await smtp.close();
-});
 beforeEach(async () => {
-  smtp.received.length = 0;
-  day = new Date('2030-03-04T06:00:00Z');
   graph = await startFakeGraph();
   await connectFakeChannel(t.db, t.businessId, graph.baseUrl, { templates: { property_alert: 'alerta_inmuebles' } });
 });
 afterEach(async () => {
   await graph.close();
 });
-
-const OUTBOUND = { allowPrivateNetwork: true, channelHosts: [] };
-const CONSENT = { marketing: true, whatsapp: true, text: 'Acepto recibir ofertas', version: 'v1' };
-
-const drain = () =>
-  new Worker({
-    db: t.db,
-    clock: new ManualClock(new Date(Date.now() + 60_000)),
-    settings: { pollMs: 20, backoffMs: 60_000, maxAttempts: 3, alertHour: 24 },
-  }).drain();
-
-/** `inmo alerts run` as the service, a day later each time. */
-async function runAlerts() {
-  day = new Date(day.getTime() + 24 * 3600_000);
-  return runAlertsNow(t.db, { businessId: t.businessId, alertHour: 10, outbound: OUTBOUND, at: day });
-}
 
 /** A searching buyer of a flat in Madrid up to 200,000 €; @returns its id and phone. */
 async function lead(fields: Record<string, unknown> = {}): Promise<{ id: number; phone: string }> {
@@ -109,16 +84,16 @@ async function newListings() {
 
 describe('alerts by WhatsApp', () => {
   it('a lead with only a phone gets the template with its link; a lead with an e-mail address still gets an e-mail', async () => {
-    await connectEmail(t.db, { businessId: t.businessId, url: smtp.url, from: 'hola@agency.example', replyTo: null });
+    await alerting.connectEmail();
     await importRecords(t.db, t.businessId, [listing('OLD-1', { price: 150_000 })]);
     const marta = await lead();
     await lead({ name: 'Ana', personal_email: 'ana@example.com' });
     await drain();
-    smtp.received.length = 0; // the welcome
+    alerting.smtp.received.length = 0; // the welcome
     await newListings();
     expect(await runAlerts()).toEqual({ sent: 2, leads: 2 });
 
-    expect(smtp.received.map((r) => r.to)).toEqual([['ana@example.com']]);
+    expect(alerting.smtp.received.map((r) => r.to)).toEqual([['ana@example.com']]);
     const [sent] = alerts();
     expect(alerts()).toHaveLength(1);
     expect(sent.body.to).toBe(marta.phone);
@@ -298,7 +273,7 @@ describe('alerts by WhatsApp', () => {
     expect(message.state).toBe('pending');
     await new Worker({
       db: t.db,
-      clock: new ManualClock(new Date(day.getTime() + 3600_000)),
+      clock: new ManualClock(new Date(alerting.day.getTime() + 3600_000)),
       settings: { pollMs: 20, alertHour: 24 },
     }).drain();
     expect(alerts()).toHaveLength(2);

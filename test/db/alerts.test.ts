@@ -6,54 +6,25 @@
  * closed; a crash between the send and its record sends nothing twice; the worker composes the
  * round at the alert hour, business time; `inmo alerts run` sends the next round now, once.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ParsedMail } from 'mailparser';
 import { ManualClock } from '../../src/jobs/clock.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import { composeDigests, runAlertsNow } from '../../src/services/leads/alerts.ts';
-import { connectEmail } from '../../src/services/messaging/email.ts';
+import { composeDigests } from '../../src/services/leads/alerts.ts';
 import { listingPageToken } from '../../src/services/catalogue/listing-page.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
 import { inmo } from '../helpers/cli.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
 import { get, post, withApp } from '../helpers/http.ts';
+import { alertsTest, CONSENT } from '../helpers/alerts.ts';
 import { runCrashableWorker } from '../helpers/processes.ts';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
 const t = withApp({ each: true });
-let smtp: TestSmtp;
+/** The SMTP server, the worker, and the alert runs, a day apart (test/helpers/alerts.ts). */
+const alerting = alertsTest(t);
+const { drain, runAlerts, recipients } = alerting;
 let phones = 0;
-/** The test's clock: days go by between digests. */
-let day: Date;
-
-beforeAll(async () => {
-  smtp = await startSmtp();
-});
-afterAll(async () => {
-  await smtp.close();
-});
-beforeEach(async () => {
-  smtp.received.length = 0;
-  day = new Date('2030-03-04T06:00:00Z');
-  await connectEmail(t.db, { businessId: t.businessId, url: smtp.url, from: 'hola@agency.example', replyTo: null });
-});
-
-const OUTBOUND = { allowPrivateNetwork: true, channelHosts: [] };
-
-/** Runs the queued jobs (matching after an import) by a clock ahead of them. */
-const drain = () =>
-  new Worker({
-    db: t.db,
-    clock: new ManualClock(new Date(Date.now() + 60_000)),
-    settings: { pollMs: 20, backoffMs: 60_000, maxAttempts: 3, alertHour: 24 },
-  }).drain();
-
-/** `inmo alerts run` as the service, a day later each time. */
-async function runAlerts() {
-  day = new Date(day.getTime() + 24 * 3600_000);
-  return runAlertsNow(t.db, { businessId: t.businessId, alertHour: 10, outbound: OUTBOUND, at: day });
-}
 
 /** A searching buyer of a flat in Madrid up to 200,000 €; @returns its id. */
 async function lead(email: string, fields: Record<string, unknown> = {}): Promise<number> {
@@ -69,8 +40,6 @@ async function lead(email: string, fields: Record<string, unknown> = {}): Promis
   return response.body.lead_id as number;
 }
 
-const CONSENT = { marketing: true, whatsapp: true, text: 'Acepto recibir ofertas', version: 'v1' };
-
 /** Three searching leads, matched once against a catalogue without what follows. */
 async function threeLeads() {
   await importRecords(t.db, t.businessId, [listing('OLD-1', { price: 150_000 })]);
@@ -78,7 +47,7 @@ async function threeLeads() {
   const bea = await lead('bea@example.com', { consent: CONSENT, preferred_language: 'gb' });
   const carla = await lead('carla@example.com', { consent: { ...CONSENT, marketing: false } });
   await drain();
-  smtp.received.length = 0; // their welcomes
+  alerting.smtp.received.length = 0; // their welcomes
   return { ana, bea, carla };
 }
 
@@ -90,8 +59,7 @@ async function catalogue(...records: Array<Record<string, unknown>>) {
 
 /** A raw message with its folded header lines joined. */
 const unfolded = (raw: string) => raw.replace(/\r?\n[ \t]+/g, ' ');
-const recipients = () => smtp.received.flatMap((r) => r.to).sort();
-const mailTo = (address: string): ParsedMail[] => smtp.received.filter((r) => r.to.includes(address)).map((r) => r.mail);
+const mailTo = (address: string): ParsedMail[] => alerting.smtp.received.filter((r) => r.to.includes(address)).map((r) => r.mail);
 
 describe('alerts', () => {
   it('send a newly matching listing to the consenting leads only, once, in their language, with both parts and the unsubscribe headers', async () => {
@@ -126,8 +94,8 @@ describe('alerts', () => {
     expect((await t.app.inject({ method: 'GET', url: `/l/${page}` })).statusCode).toBe(200);
     expect(es.html).toContain('Ático con terraza');
     expect(es.html).toContain('No me interesa');
-    for (const { raw } of smtp.received) expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m);
-    for (const { raw } of smtp.received)
+    for (const { raw } of alerting.smtp.received) expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m);
+    for (const { raw } of alerting.smtp.received)
       expect(unfolded(raw)).toMatch(/List-Unsubscribe: <http:\/\/127\.0\.0\.1:8080\/u\/[A-Za-z0-9_-]{43}>/);
     const [en] = mailTo('bea@example.com');
     expect(en.subject).toContain('A property matching your search');
@@ -138,7 +106,7 @@ describe('alerts', () => {
 
     // The listing is in the conversation, and the next digest does not carry it again.
     expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
-    expect(smtp.received).toHaveLength(2);
+    expect(alerting.smtp.received).toHaveLength(2);
   });
 
   it('send a listing again after its price fell by 5 %, not after 1 %', async () => {
@@ -189,7 +157,7 @@ describe('alerts', () => {
 
     // A 10 % drop reaches the lead who did not dismiss it, not the one who did.
     await catalogue(listing('NEW-1', { price: 162_000, updated_at: '2026-02-01T10:00:00+00:00' }));
-    smtp.received.length = 0;
+    alerting.smtp.received.length = 0;
     expect(await runAlerts()).toEqual({ sent: 1, leads: 1 });
     expect(recipients()).toEqual(['bea@example.com']);
     expect(
@@ -201,17 +169,17 @@ describe('alerts', () => {
     const { ana, bea } = await threeLeads();
     await catalogue(listing('NEW-1', { price: 180_000 }));
     await runAlerts();
-    const raw = smtp.received.find((r) => r.to.includes('ana@example.com'))!.raw;
+    const raw = alerting.smtp.received.find((r) => r.to.includes('ana@example.com'))!.raw;
     const unsubscribe = /List-Unsubscribe: <([^>]+)>/.exec(unfolded(raw))![1];
     expect(
       (await t.app.inject({ method: 'POST', url: new URL(unsubscribe).pathname, payload: 'List-Unsubscribe=One-Click' })).statusCode,
     ).toBe(200);
     await t.db.updateTable('leads').set({ status: 'closed' }).where('id', '=', bea).execute();
 
-    smtp.received.length = 0;
+    alerting.smtp.received.length = 0;
     await catalogue(listing('NEW-2', { price: 170_000 }));
     expect(await runAlerts()).toEqual({ sent: 0, leads: 0 });
-    expect(smtp.received).toEqual([]);
+    expect(alerting.smtp.received).toEqual([]);
     expect(await t.db.selectFrom('alert_candidates').selectAll().execute()).toEqual([]);
     expect(ana).toBeGreaterThan(0);
   });
@@ -243,11 +211,11 @@ describe('alerts', () => {
     const at = (iso: string) => new Worker({ db: t.db, clock: new ManualClock(iso), settings: { pollMs: 20, alertHour: 10 } }).drain();
     // 09:59 in Madrid (UTC+1 in March): not yet.
     await at('2030-03-05T08:59:00Z');
-    expect(smtp.received).toHaveLength(0);
+    expect(alerting.smtp.received).toHaveLength(0);
     await at('2030-03-05T09:00:00Z');
     expect(recipients()).toEqual(['ana@example.com', 'bea@example.com']);
     await at('2030-03-05T15:00:00Z');
-    expect(smtp.received).toHaveLength(2);
+    expect(alerting.smtp.received).toHaveLength(2);
     expect(await t.db.selectFrom('businesses').select('alerts_round').where('id', '=', t.businessId).executeTakeFirst()).toEqual({
       alerts_round: '2030-03-05',
     });
@@ -261,7 +229,7 @@ describe('alerts', () => {
     // 10:00 in Madrid is 04:00 in New York: not yet; 10:00 there (UTC-5 in March) is 15:00 UTC.
     await at('2030-03-05T09:00:00Z');
     await at('2030-03-05T14:59:00Z');
-    expect(smtp.received).toHaveLength(0);
+    expect(alerting.smtp.received).toHaveLength(0);
     await at('2030-03-05T15:00:00Z');
     expect(recipients()).toEqual(['ana@example.com', 'bea@example.com']);
   });
@@ -276,14 +244,14 @@ describe('alerts', () => {
     const second = await inmo(env, 'alerts', 'run', '--json');
     expect(second.json).toEqual({ sent: 0, leads: 0 });
     expect((await inmo(env, 'alerts', 'run')).stdout).toContain('no lead has listings it was not sent yet');
-    expect(smtp.received).toHaveLength(2);
+    expect(alerting.smtp.received).toHaveLength(2);
     // Its jobs, later, find the e-mails sent and send nothing.
     await new Worker({
       db: t.db,
       clock: new ManualClock(new Date(Date.now() + 3600_000)),
       settings: { pollMs: 20, alertHour: 24 },
     }).drain();
-    expect(smtp.received).toHaveLength(2);
+    expect(alerting.smtp.received).toHaveLength(2);
     expect((await inmo(env, 'alerts', 'run', '--business', '999', '--json')).code).not.toBe(0);
   });
 
@@ -301,11 +269,11 @@ describe('alerts', () => {
     expect(text.stdout).toMatch(/0 alert digest\(s\) sent.*\n.*e-mail cannot be sent from this process/);
     expect(await t.db.selectFrom('messages').select('state').where('author', '=', 'alert').execute()).toEqual([]);
     // A run where the settings are set sends the same round now, not the next day.
-    vi.stubEnv('INMO_SMTP_URL', smtp.url);
+    vi.stubEnv('INMO_SMTP_URL', alerting.smtp.url);
     vi.stubEnv('INMO_SMTP_FROM', 'Agencia Sol <hola@agency.example>');
     try {
       const set = await inmo(
-        { ...env, INMO_SMTP_URL: smtp.url, INMO_SMTP_FROM: 'Agencia Sol <hola@agency.example>' },
+        { ...env, INMO_SMTP_URL: alerting.smtp.url, INMO_SMTP_FROM: 'Agencia Sol <hola@agency.example>' },
         'alerts',
         'run',
         '--json',
@@ -322,13 +290,13 @@ describe('alerts', () => {
     await importRecords(t.db, t.businessId, [listing('OLD-1', { price: 150_000 })]);
     const ana = await lead('ana@example.com', { consent: CONSENT });
     await drain();
-    smtp.received.length = 0; // its welcome
+    alerting.smtp.received.length = 0; // its welcome
     await catalogue(listing('NEW-1', { price: 180_000 }));
     const [messageId] = await composeDigests(t.db, t.businessId, '2030-03-05', nowRfc3339());
     expect(await runCrashableWorker(t.db, t.url, 'message:called')).toBe('SIGKILL');
-    expect(smtp.received).toHaveLength(1);
+    expect(alerting.smtp.received).toHaveLength(1);
     expect(await runCrashableWorker(t.db, t.url, null)).toBeNull();
-    expect(smtp.received).toHaveLength(1);
+    expect(alerting.smtp.received).toHaveLength(1);
     const message = await t.db.selectFrom('messages').selectAll().where('id', '=', messageId).executeTakeFirstOrThrow();
     expect(message).toMatchObject({ lead_id: ana, author: 'alert', state: 'needs_reconciliation' });
     expect(await propertyId(t.db, 'NEW-1')).toBeGreaterThan(0);
@@ -338,9 +306,9 @@ describe('alerts', () => {
     await importRecords(t.db, t.businessId, [listing('OLD-1', { price: 150_000 })]);
     await lead('ana@example.com', { consent: CONSENT });
     await drain();
-    smtp.received.length = 0; // its welcome
+    alerting.smtp.received.length = 0; // its welcome
     await catalogue(listing('NEW-1', { price: 180_000 }));
-    await smtp.close();
+    await alerting.smtp.close();
     expect(await runAlerts()).toMatchObject({
       sent: 0,
       leads: 1,
@@ -348,11 +316,11 @@ describe('alerts', () => {
     });
     const [message] = await t.db.selectFrom('messages').selectAll().where('author', '=', 'alert').execute();
     expect(message.state).toBe('pending');
-    smtp = await startSmtp();
-    await connectEmail(t.db, { businessId: t.businessId, url: smtp.url, from: 'hola@agency.example', replyTo: null });
+    await alerting.startSmtpAgain();
+    await alerting.connectEmail();
     await new Worker({
       db: t.db,
-      clock: new ManualClock(new Date(day.getTime() + 3600_000)),
+      clock: new ManualClock(new Date(alerting.day.getTime() + 3600_000)),
       settings: { pollMs: 20, alertHour: 24 },
     }).drain();
     expect(recipients()).toEqual(['ana@example.com']);

@@ -13,59 +13,31 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../src/jobs/clock.ts';
-import { Worker } from '../../src/jobs/worker.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApiKey } from '../../src/services/access/api-keys.ts';
 import { createUser } from '../../src/services/access/console-users.ts';
 import { createInboundAddress } from '../../src/services/leads/email-intake.ts';
-import { runAlertsNow } from '../../src/services/leads/alerts.ts';
 import { listingPageToken } from '../../src/services/catalogue/listing-page.ts';
 import { connectChannel } from '../../src/services/messaging/channels.ts';
-import { connectEmail } from '../../src/services/messaging/email.ts';
 import { startFakeGraph } from '../helpers/fake-graph.ts';
 import { Browser, userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, propertyId, REPO_ROOT } from '../helpers/db.ts';
 import { post, withApp } from '../helpers/http.ts';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { alertsTest } from '../helpers/alerts.ts';
 
 const SITE = 'https://agencia.example';
 const t = withApp({ each: true });
-let smtp: TestSmtp;
-let day: Date;
+/** The SMTP server, the worker, and the alert runs, a day apart (test/helpers/alerts.ts). */
+const alerting = alertsTest(t);
+const { drain, runAlerts, recipients } = alerting;
 
-beforeAll(async () => {
-  smtp = await startSmtp();
-});
-afterAll(async () => {
-  await smtp.close();
-});
 afterEach(() => {
   vi.useRealTimers();
 });
-beforeEach(async () => {
-  smtp.received.length = 0;
-  day = new Date('2030-03-04T06:00:00Z');
-  await connectEmail(t.db, { businessId: t.businessId, url: smtp.url, from: 'hola@agency.example', replyTo: null });
-});
-
-const OUTBOUND = { allowPrivateNetwork: true, channelHosts: [] };
-const drain = () =>
-  new Worker({
-    db: t.db,
-    clock: new ManualClock(new Date(Date.now() + 60_000)),
-    settings: { pollMs: 20, backoffMs: 60_000, maxAttempts: 3, alertHour: 24 },
-  }).drain();
-/** `inmo alerts run` as the service, a day later each time. */
-async function runAlerts() {
-  day = new Date(day.getTime() + 24 * 3600_000);
-  return runAlertsNow(t.db, { businessId: t.businessId, alertHour: 10, outbound: OUTBOUND, at: day });
-}
 
 const publishableKey = async () =>
   (await createApiKey(t.db, { businessId: t.businessId, scopes: ['properties:read', 'leads:ingest'], origins: [SITE] })).key;
 const fromSite = { origin: SITE };
-const recipients = () => smtp.received.flatMap((r) => r.to).sort();
 
 const SEARCH = [{ operations: ['venta'], property_types: ['apartamento'], apartamento: { price_max: 200_000 } }];
 const YES = { marketing: true, whatsapp: true, text: 'Acepto recibir ofertas', version: 'v1' };
@@ -89,7 +61,7 @@ describe('consent from a request that cannot prove it comes from the person (iss
     const marta = { name: 'Marta Ruiz', type: 'buyer', phone_number_1: '+34611810001', personal_email: 'marta@example.com' };
     expect((await post(t.app, '/leads/inquiries', t.key, { ...marta, search_preferences: SEARCH, consent: NO })).status).toBe(200);
     await drain();
-    smtp.received.length = 0;
+    alerting.smtp.received.length = 0;
 
     // A stranger who knows her phone posts "yes" from the website's publishable key, by both POSTs.
     const key = await publishableKey();
@@ -238,7 +210,7 @@ describe('the welcome tells nothing of who is a client (issue 55 item 7)', () =>
     await drain();
     // The agency's own system gets the welcome by e-mail to its lead, as before.
     expect(recipients()).toEqual(['marta@example.com']);
-    smtp.received.length = 0;
+    alerting.smtp.received.length = 0;
 
     const key = await publishableKey();
     const probe = (phone: string) =>
@@ -251,10 +223,10 @@ describe('the welcome tells nothing of who is a client (issue 55 item 7)', () =>
       );
     expect((await probe('+34611820001')).status).toBe(200);
     await drain();
-    const afterKnown = smtp.received.filter((r) => r.to.includes('probe@attacker.example')).length;
+    const afterKnown = alerting.smtp.received.filter((r) => r.to.includes('probe@attacker.example')).length;
     expect((await probe('+34611820002')).status).toBe(200);
     await drain();
-    const afterNew = smtp.received.filter((r) => r.to.includes('probe@attacker.example')).length - afterKnown;
+    const afterNew = alerting.smtp.received.filter((r) => r.to.includes('probe@attacker.example')).length - afterKnown;
     expect({ afterKnown, afterNew }).toEqual({ afterKnown: 0, afterNew: 0 });
     expect(recipients()).toEqual([]);
     // The new lead is stored, its contact marked as not verified.

@@ -28,6 +28,10 @@ describe('understand', () => {
     ['Can I see it on Friday?', 'visit', 'en'],
     ['Can I see Z-2 on Friday?', 'visit', 'en'],
     ['¿Puedo ver el Z-2 mañana?', 'visit', 'es'],
+    // French, German and Italian visits: in no reply language of their own.
+    ['Puis-je visiter le premier ?', 'visit', null],
+    ['Kann ich den ersten besichtigen?', 'visit', null],
+    ['Posso vedere il primo?', 'visit', null],
     ['Please have someone call me', 'agent', 'en'],
     ['Sí, me interesa el piso', 'listings', 'es'],
     ['¿Qué opciones hay?', 'listings', 'es'],

@@ -82,7 +82,14 @@ describe("a listing's photo and public view as the kit shows them", () => {
     const es = kitPreview(published, 'es', translator('es'));
     expect(es.card.price).toMatch(/^900\s€\/mes$/);
     expect(es.card.facts).toBe('Zaragoza · 60 m² · 1 dormitorio');
-    expect(es.card.photo?.src).toBe(stored.replace('-1600.jpg', '-960.jpg'));
+    // The widest stored width as src, and the stored ones in srcset; a photo linked at 960 has none at 1,600.
+    expect(es.card.photo?.src).toBe(stored);
+    const narrow = stored.replace('-1600.jpg', '-960.jpg');
+    expect(kitPreview({ ...published, images: [{ url: narrow, is_primary: true }] }, 'es', translator('es')).card.photo).toEqual({
+      src: narrow,
+      srcset: `${stored.replace('-1600.jpg', '-480.jpg')} 480w, ${narrow} 960w`,
+      alt: '',
+    });
     expect(es.photos.map((p) => p.alt)).toEqual(['Salón', 'Ático']);
     expect(es.photos[1]).toEqual({ src: 'https://img.example/a.jpg', srcset: null, alt: 'Ático' });
     expect(es.facts).toBe('60 m² · 1 dormitorio · 2 baños');

@@ -102,6 +102,26 @@ export async function listRecentThread(db: Executor, leadId: number, limit: numb
 }
 
 /**
+ * The listings of the assistant's most recent message to the lead that listed some (migration
+ * 0056: `messages.listings`), in the order shown, and whether that message is the assistant's
+ * last one (the lead's message answers it); null when no message of the assistant listed any.
+ */
+export async function lastListedListings(db: Executor, leadId: number): Promise<{ ids: number[]; latest: boolean } | null> {
+  const assistant = () =>
+    db.selectFrom('messages').where('lead_id', '=', leadId).where('direction', '=', 'out').where('author', '=', 'assistant');
+  const listed = await assistant()
+    .select(['id', 'listings'])
+    .where('listings', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!listed) return null;
+  const last = await assistant().select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+  const ids = (JSON.parse(listed.listings!) as unknown[]).filter((id): id is number => Number.isSafeInteger(id));
+  return { ids, latest: last.id === listed.id };
+}
+
+/**
  * Records the lead's welcome unless it has one: a partial unique index makes a second
  * impossible. (The conflict target's predicate is a literal: SQLite matches it to the index's
  * text, which a parameter never matches.)

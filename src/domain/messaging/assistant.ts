@@ -5,7 +5,8 @@
  * {@link understand} reads a lead's message into one intent, in this order of precedence:
  * - `opt_out`: "baja", "stop", "no me escribáis", "unsubscribe" → never write again;
  * - `agent`: a call, an agent or a person → hand the conversation to an agent;
- * - `visit`: to visit a listing ("¿puedo verlo el jueves?", "quiero visitarlo", "can I see it")
+ * - `visit`: to visit a listing ("¿puedo verlo el jueves?", "quiero visitarlo", "can I see it",
+ *   and in French, German and Italian "visiter", "besichtigen", "visitare")
  *   → free slots are offered (CONTRACT §20, jobs/tasks/assistant-reply.ts), else a hand-off;
  * - `refine`: a budget ("hasta 900", "up to 250k"), bedrooms ("3 habitaciones"), an operation
  *   ("para comprar", "to rent") or a place the catalogue knows ("en Delicias") → the search
@@ -65,9 +66,15 @@ const VISIT = {
     String.raw`\b(visita\w*|visitar\w*|verl[oa]|ir a verl[oa]|ensen\w*(melo|mela)|ver (el|la|este|esta|ese|esa) (piso|casa|inmueble|atico|chalet|local|apartamento|vivienda|estudio|duplex)|(puedo|podemos|podria|podriamos|se puede|quiero|quisiera|me gustaria) (ir a )?ver ${NOT_A_LISTING.es}\S)`,
   ),
   en: new RegExp(
-    String.raw`\b(visit\w*|viewing|view (it|the (flat|apartment|house|property|place|home))|see (it|the (flat|apartment|house|property|place|home))|(come|go) (and|to) see|(can|could|may) (i|we) (come and )?(see|view) ${NOT_A_LISTING.en}\S)`,
+    String.raw`\b(visit(?:s|ed|ing)?\b|viewing|view (it|the (flat|apartment|house|property|place|home))|see (it|the (flat|apartment|house|property|place|home))|(come|go) (and|to) see|(can|could|may) (i|we) (come and )?(see|view) ${NOT_A_LISTING.en}\S)`,
   ),
 };
+/**
+ * A visit in French, German or Italian ("Puis-je visiter le premier ?", "Kann ich den ersten
+ * besichtigen?", "Posso vedere il primo?"): a visit, in no reply language of its own.
+ */
+const VISIT_OTHER =
+  /\b(visiter|visite[rz]|voir (le|la|l|les|ce|cet|cette|celui|celle)|besichtig\w*|anseh\w*|anschau\w*|anzuseh\w*|anzuschau\w*|visitare|visitarl[oa]|vederl[oa]|vedere (il|la|l|lo|quest\w*|quell\w*))\b/;
 /** "No me interesa", "not interested": no listings wanted. */
 const DECLINES = /\b(no (me )?interesa\w*|no estoy interesad[oa]|no gracias|not interested|no thanks)\b/;
 const LISTINGS = {
@@ -193,6 +200,7 @@ export function understand(text: string | null, places: PlaceNames = new Set<str
   if (agent) return { intent: 'agent', language: agent, refinement: {} };
   const visit = said(VISIT);
   if (visit) return { intent: 'visit', language: visit, refinement: {} };
+  if (VISIT_OTHER.test(folded)) return { intent: 'visit', language: null, refinement: {} };
   if (Object.keys(refinement).length) return { intent: 'refine', language: language ?? said(LISTINGS), refinement };
   if (DECLINES.test(folded)) return { intent: 'unknown', language: guessLanguage(folded), refinement: {} };
   const listings = said(LISTINGS);
@@ -263,13 +271,33 @@ export interface ListingSummary {
   url: string | null;
 }
 
+/**
+ * The listings of `listings` a text names, in the order it names them (what a chat-completions
+ * assistant is given of each, services/messaging/assistant.ts): each placed where the text first
+ * gives its URL, else its `#id`, else its title (a title may be part of another's: the URL and
+ * the id are its own).
+ */
+export function listingsNamedIn(text: string, listings: readonly ListingSummary[]): number[] {
+  const placed = listings.map((listing) => {
+    const ways = [listing.url, `#${listing.id}`, listing.title].filter((needle): needle is string => !!needle);
+    const found = ways
+      .map((needle) => (needle === `#${listing.id}` ? new RegExp(`#${listing.id}(?!\\d)`).exec(text)?.index : text.indexOf(needle)))
+      .find((i): i is number => i !== undefined && i >= 0);
+    return { id: listing.id, at: found ?? -1 };
+  });
+  return placed
+    .filter((l) => l.at >= 0)
+    .sort((a, b) => a.at - b.at)
+    .map((l) => l.id);
+}
+
 const TEXTS = {
   es: {
     intro: 'Estas son las opciones que mejor encajan con lo que buscas:',
     refined: (summary: string) => `Hecho, he actualizado tu búsqueda (${summary}).`,
     none: 'Ahora mismo no tenemos inmuebles que encajen con lo que buscas.',
     tryRefine: 'Puedes afinar la búsqueda escribiendo, por ejemplo, «hasta 900», «3 habitaciones» o el nombre de una zona.',
-    next: 'Si quieres visitar alguno o que te llame un agente, escribe «agente».',
+    next: 'Si quieres visitar alguno, dime cuál (por ejemplo, «quiero visitar el primero»); si prefieres que te llame un agente, escribe «agente».',
     agent: 'De acuerdo: un agente de la agencia se pondrá en contacto contigo lo antes posible.',
     handOff: 'No te he entendido bien, así que le paso la conversación a un agente de la agencia, que te responderá lo antes posible.',
     help:
@@ -289,7 +317,7 @@ const TEXTS = {
     refined: (summary: string) => `Done, I have updated your search (${summary}).`,
     none: 'Right now we have no properties that fit what you are looking for.',
     tryRefine: 'You can refine the search by writing, for example, "up to 900", "3 bedrooms" or the name of an area.',
-    next: 'If you would like to visit one or have an agent call you, write "agent".',
+    next: 'If you would like to visit one, tell me which (for example, "I would like to visit the first one"); to have an agent call you, write "agent".',
     agent: 'Of course: an agent from the agency will get in touch with you as soon as possible.',
     handOff:
       'I did not quite understand, so I am passing the conversation to an agent from the agency, who will answer you as soon as possible.',

@@ -128,6 +128,12 @@ const TEXTS = {
     noSlots: (listing: string) =>
       `Ahora mismo no tengo huecos libres para visitar ${listing} en los próximos días, así que le paso la conversación a un agente de la agencia, que te propondrá un momento lo antes posible.`,
     listing: (title: string | null, ref: string) => (title ? `«${title}» (ref. ${ref})` : `el inmueble con referencia ${ref}`),
+    beyond: (n: number) => (n === 1 ? 'Solo te he enseñado un inmueble:' : `Solo te he enseñado ${n} inmuebles:`),
+    several: 'Te he enseñado varios inmuebles:',
+    which: (n: number) =>
+      n === 1
+        ? '¿Quieres visitar ese? Escríbeme «visitar el primero» o su referencia.'
+        : `¿Cuál quieres visitar? Dime su número (${ORDINAL_WORDS.es.slice(0, Math.min(n, 3)).join(', ')}…) o su referencia.`,
   },
   en: {
     offer: (listing: string) => `Of course! These are the next free times to visit ${listing}:`,
@@ -144,8 +150,20 @@ const TEXTS = {
     noSlots: (listing: string) =>
       `I have no free times to visit ${listing} in the next few days, so I am passing the conversation to an agent from the agency, who will suggest a time as soon as possible.`,
     listing: (title: string | null, ref: string) => (title ? `“${title}” (ref. ${ref})` : `the property with reference ${ref}`),
+    beyond: (n: number) => (n === 1 ? 'I have only shown you one property:' : `I have only shown you ${n} properties:`),
+    several: 'I have shown you several properties:',
+    which: (n: number) =>
+      n === 1
+        ? 'Would you like to visit it? Write "visit the first one" or its reference.'
+        : `Which one would you like to visit? Tell me its number (${ORDINAL_WORDS.en.slice(0, Math.min(n, 3)).join(', ')}…) or its reference.`,
   },
 } as const;
+
+/** How a lead may point at the listings of a list, as the question suggests it. */
+const ORDINAL_WORDS: Record<ReplyLanguage, string[]> = {
+  es: ['«el primero»', '«el segundo»', '«el tercero»'],
+  en: ['"the first one"', '"the second one"', '"the third one"'],
+};
 
 /** A listing as the assistant names it to a lead. */
 export interface OfferedListing {
@@ -193,6 +211,18 @@ export function bookedText(listing: OfferedListing, start: number, zone: string,
 export function noSlotsText(listing: OfferedListing, language: ReplyLanguage): string {
   const t = TEXTS[language];
   return t.noSlots(t.listing(listing.title, listing.external_ref));
+}
+
+/**
+ * The question asked when a lead points at a listing the assistant cannot tell
+ * (domain/messaging/listing-pointer.ts): a position beyond those it listed ("el quinto" of three),
+ * or "ese" when it listed several. It lists them again, numbered as before, and asks which.
+ * @param listings those the assistant's last list showed, in its order.
+ */
+export function whichListingText(listings: readonly OfferedListing[], reason: 'beyond' | 'several', language: ReplyLanguage): string {
+  const t = TEXTS[language];
+  const lines = listings.map((l, i) => `${i + 1}. ${t.listing(l.title, l.external_ref)}`);
+  return [reason === 'beyond' ? t.beyond(listings.length) : t.several, lines.join('\n'), t.which(listings.length)].join('\n\n');
 }
 
 /** The hand-off when the listing is no longer published (sold, withdrawn) by the time of the choice. */

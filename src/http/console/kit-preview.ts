@@ -7,7 +7,7 @@
  * the kit's look (console.css `.kit`); the words are the console's, in the reader's language.
  */
 import { kitDescription } from '../../domain/catalogue/html.ts';
-import { photoAtWidth, PHOTO_WIDTHS } from '../../media/photos.ts';
+import { photoSources } from '../../media/photo-widths.ts';
 import type { Translate } from './i18n.ts';
 
 /** The fields of the published Property object the kit shows (CONTRACT §5). */
@@ -49,11 +49,9 @@ export interface KitPreview {
   placeApproximate: boolean;
 }
 
-/** A photo's `src` and `srcset`, as the kit's `picture` makes them. */
+/** A photo's `src` and `srcset`, as the kit's `picture` makes them: only the widths stored of it. */
 function photo(url: string, alt: string): KitPhoto {
-  const widths = PHOTO_WIDTHS.map((w) => photoAtWidth(url, w));
-  if (widths.every((w) => w === url)) return { src: url, srcset: null, alt };
-  return { src: widths[1], srcset: PHOTO_WIDTHS.map((w, i) => `${widths[i]} ${w}w`).join(', '), alt };
+  return { ...photoSources(url), alt };
 }
 
 /**

@@ -37,6 +37,8 @@ import {
 import { transact } from '../../db/transaction.ts';
 import type { Database, LeadRow } from '../../db/types.ts';
 import {
+  compose,
+  listingsNamedIn,
   refineSearches,
   replyLanguage,
   understand,
@@ -48,7 +50,13 @@ import { heldTexts } from '../../domain/catalogue/languages.ts';
 import { initialLeadStatus } from '../../domain/leads/rules.ts';
 import type { LeadMatches } from '../../domain/leads/matching.ts';
 import { assistantOf, replyWithFallback } from '../../services/messaging/assistant.ts';
-import { giveLeadToAgent, listingMeant, visitOutcome } from '../../services/messaging/assistant-viewings.ts';
+import {
+  giveLeadToAgent,
+  listingMeant,
+  picksFromList,
+  visitOutcome,
+  whichListingQuestion,
+} from '../../services/messaging/assistant-viewings.ts';
 import { namedWeekday, readSlotChoice, storedList, type SlotChoice } from '../../domain/messaging/viewing-offer.ts';
 import type { Weekday } from '../../domain/viewings/hours.ts';
 import { recordEvent, recordLeadEvent } from '../../services/integrations/events.ts';
@@ -138,6 +146,10 @@ interface Decision {
   text: string | null;
   /** A visit to a listing the lead asked for or chose a slot of (CONTRACT §20); null: none, or no listing known. */
   visit: { propertyId: number; choice: SlotChoice | null; weekday: Weekday | null; language: ReplyLanguage } | null;
+  /** The listings the reply lists, in its order (`messages.listings`): the matches it shows, or those it asks "which one?" among. */
+  listed: number[] | null;
+  /** The reply asks which listing the lead means to visit ("el quinto" of three, "ese" of several): no hand-off. */
+  asksWhich: boolean;
 }
 
 /** Applies a decision and records its reply. @returns the reply's id, or undefined when there is none. */
@@ -175,15 +187,21 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
       template: reply.template,
       recipient: d.lead.phone_number_1,
       reply_to: d.inbound.id,
+      // What the reply lists, unless a visit's outcome replaced it.
+      listings: d.listed === null || d.visit !== null ? null : JSON.stringify(d.listed),
       created_at: now,
       updated_at: now,
     });
     if (replyId === undefined) return (await findReplyTo(trx, d.inbound.id))?.id;
     await trx.updateTable('conversations').set({ last_message_at: now }).where('lead_id', '=', d.lead.id).execute();
   }
-  // A visit hands off unless its slots were offered; a visit with no listing known hands off as a request for an agent.
+  // A visit hands off unless its slots were offered (or the lead is asked which listing it means); a visit with no
+  // listing known hands off as a request for an agent.
   const handsOffToAgent =
-    d.understanding.intent === 'agent' || d.handsOff || visitHandsOff || (d.understanding.intent === 'visit' && d.visit === null);
+    d.understanding.intent === 'agent' ||
+    d.handsOff ||
+    visitHandsOff ||
+    (d.understanding.intent === 'visit' && d.visit === null && !d.asksWhich);
   const state = d.understanding.intent === 'opt_out' ? 'opted_out' : handsOffToAgent ? 'waiting_for_agent' : null;
   await setConversationState(trx, d.lead.id, {
     ...(state === null ? {} : { state }),
@@ -252,9 +270,17 @@ async function decide(ctx: TaskContext, inbound: MessageRow, listReplyId: string
   const kindHasText = inbound.kind === 'text' || inbound.kind === 'button' || inbound.kind === 'interactive';
   const choice = readSlotChoice(listReplyId);
   // A slot chosen from the assistant's list is a visit, whatever its title reads as.
-  const understanding: Understanding = choice
+  let understanding: Understanding = choice
     ? { intent: 'visit', language: choice.language, refinement: {} }
     : understand(kindHasText ? inbound.body : null, places);
+  // "El segundo", "sí, ese" or "2" in answer to the assistant's list picks a listing to visit.
+  if (
+    kindHasText &&
+    (understanding.intent === 'unknown' || understanding.intent === 'listings') &&
+    (await picksFromList(ctx.db, lead.id, inbound.body))
+  ) {
+    understanding = { intent: 'visit', language: understanding.language, refinement: {} };
+  }
   // The assistant is off (the console's assistant page): no answer, the conversation waits for
   // an agent; a lead who opts out is still opted out.
   if (channel.assistant_enabled === 0) {
@@ -267,6 +293,8 @@ async function decide(ctx: TaskContext, inbound: MessageRow, listReplyId: string
       refined: null,
       text: null,
       visit: null,
+      listed: null,
+      asksWhich: false,
     };
   }
   const unrecognised = understanding.intent === 'unknown' ? conversation.unrecognised + 1 : 0;
@@ -294,17 +322,29 @@ async function decide(ctx: TaskContext, inbound: MessageRow, listReplyId: string
       direction: m.direction as 'in' | 'out',
       text: m.body ?? `[${m.kind}${m.template ? ` ${m.template}` : ''}]`,
     }));
-  const text = await replyWithFallback(
-    assistant,
-    { understanding, language, matches, operations, handsOff, leadName: lead.name, searches, thread },
-    (error) => ctx.log({ lead_id: lead.id, err: error.message }, 'assistant: the configured assistant failed; the built-in one answered'),
+  const input = { understanding, language, matches, operations, handsOff, leadName: lead.name, searches, thread };
+  let text = await replyWithFallback(assistant, input, (error) =>
+    ctx.log({ lead_id: lead.id, err: error.message }, 'assistant: the configured assistant failed; the built-in one answered'),
   );
-  let visit: Decision['visit'] = null;
-  if (understanding.intent === 'visit') {
-    const propertyId = choice?.propertyId ?? (await listingMeant(ctx.db, lead, inbound.body));
-    if (propertyId !== null) visit = { propertyId, choice, weekday: choice ? null : namedWeekday(inbound.body), language };
+  // The listings the answer shows, as numbered there: the built-in one's are its matches in order; a model's, those its text names.
+  let listed: number[] | null = null;
+  if ((understanding.intent === 'listings' || understanding.intent === 'refine') && text !== null && matches.length > 0) {
+    listed = text === compose(input) ? matches.map((m) => m.id) : listingsNamedIn(text, matches);
+    if (listed.length === 0) listed = null;
   }
-  return { inbound, lead, understanding, handsOff, unrecognised, refined, text, visit };
+  let visit: Decision['visit'] = null;
+  let asksWhich = false;
+  if (understanding.intent === 'visit') {
+    const meant = choice ? { propertyId: choice.propertyId } : await listingMeant(ctx.db, lead, inbound.body);
+    if (meant !== null && 'propertyId' in meant) {
+      visit = { propertyId: meant.propertyId, choice, weekday: choice ? null : namedWeekday(inbound.body), language };
+    } else if (meant !== null) {
+      text = await whichListingQuestion(ctx.db, lead.business_id, meant.which, meant.reason, language);
+      listed = meant.which;
+      asksWhich = true;
+    }
+  }
+  return { inbound, lead, understanding, handsOff, unrecognised, refined, text, visit, listed, asksWhich };
 }
 
 async function run(ctx: TaskContext): Promise<void> {

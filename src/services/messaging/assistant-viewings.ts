@@ -28,7 +28,10 @@ import {
   type InteractiveList,
   type OfferedListing,
   type SlotChoice,
+  whichListingText,
 } from '../../domain/messaging/viewing-offer.ts';
+import { listingPointer, resolvePointer } from '../../domain/messaging/listing-pointer.ts';
+import { lastListedListings } from '../../db/repositories/messaging.ts';
 import type { Weekday } from '../../domain/viewings/hours.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
 import { recordLeadEvent } from '../integrations/events.ts';
@@ -39,25 +42,73 @@ import { businessClock } from '../viewings/clock.ts';
 const MINUTE_MS = 60_000;
 
 /**
- * The listing a lead who asks to visit means, published (CONTRACT §5) or not at all: one the
- * message names by reference (its `external_ref`, or its id written `#12`), else the one the lead's inquiry
- * was about (the newest reference in its notes and repeated requests: the website kit's "Ref. X",
- * a portal e-mail's "Referencia del anuncio: X", a viewing request's).
- * @returns the listing's id, or null when no published listing is meant.
+ * What a lead who asks to visit means (CONTRACT §20, §10):
+ * - a listing the message names by reference (its `external_ref`, or its id written `#12`);
+ * - else one it points at among those the assistant's last list showed ("el primero", "the
+ *   last one", "ese": domain/messaging/listing-pointer.ts, the list of `messages.listings`), or a
+ *   question when it cannot tell which: a position beyond the list, or "ese" when it showed several;
+ * - else the one the lead's inquiry was about (the newest reference in its notes and repeated
+ *   requests: the website kit's "Ref. X", a portal e-mail's "Referencia del anuncio: X", a viewing
+ *   request's).
+ * A listing named or inquired about counts only while published (CONTRACT §5); one pointed at is
+ * meant even when it is no longer (the lead is told so).
+ * @returns the listing's id, the listings to ask among, or null when no listing is meant.
  */
-export async function listingMeant(db: Executor, lead: Pick<LeadRow, 'id' | 'business_id'>, text: string | null): Promise<number | null> {
-  const named = await findListingsByReferences(db, lead.business_id, referencesIn(text));
+export async function listingMeant(
+  db: Executor,
+  lead: Pick<LeadRow, 'id' | 'business_id'>,
+  text: string | null,
+): Promise<{ propertyId: number } | { which: number[]; reason: 'beyond' | 'several' } | null> {
+  const published = async (ids: readonly number[]) => {
+    for (const id of ids) if ((await findListingToView(db, lead.business_id, id))?.listed === 1) return id;
+    return null;
+  };
+  const named = await published(await findListingsByReferences(db, lead.business_id, referencesIn(text)));
+  if (named !== null) return { propertyId: named };
+  const pointer = listingPointer(text);
+  const shown = pointer === null ? null : await lastListedListings(db, lead.id);
+  if (pointer !== null && shown !== null && shown.ids.length > 0) {
+    const meant = resolvePointer(pointer, shown.ids);
+    return 'id' in meant ? { propertyId: meant.id } : { which: shown.ids, reason: meant.which };
+  }
   const [notes, interactions] = await Promise.all([listNotes(db, lead.id), listInteractions(db, lead.id, 20)]);
   const written = [
     ...notes.map((n) => ({ at: n.created_at, text: n.text })),
     ...interactions.map((i) => ({ at: i.created_at, text: i.note })),
   ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  const inquired = await findListingsByReferences(db, lead.business_id, inquiryReferences(written.map((w) => w.text)), true);
-  for (const id of [...named, ...inquired]) {
-    const listing = await findListingToView(db, lead.business_id, id);
-    if (listing?.listed === 1) return id;
+  const inquired = await published(
+    await findListingsByReferences(db, lead.business_id, inquiryReferences(written.map((w) => w.text)), true),
+  );
+  return inquired === null ? null : { propertyId: inquired };
+}
+
+/**
+ * Whether a message that asks for nothing else ("el segundo", "sí, ese", "2") picks a listing
+ * from the assistant's list it answers: the assistant's last message listed listings, and the
+ * message points at one (domain/messaging/listing-pointer.ts). It is then a request to visit it.
+ */
+export async function picksFromList(db: Executor, leadId: number, text: string | null): Promise<boolean> {
+  if (listingPointer(text) === null) return false;
+  return (await lastListedListings(db, leadId))?.latest === true;
+}
+
+/**
+ * The question "which one?" in the lead's language, listing again those the assistant's last list
+ * showed, numbered as there (domain/messaging/viewing-offer.ts `whichListingText`).
+ */
+export async function whichListingQuestion(
+  db: Executor,
+  businessId: number,
+  ids: readonly number[],
+  reason: 'beyond' | 'several',
+  language: ReplyLanguage,
+): Promise<string> {
+  const listings = [];
+  for (const id of ids) {
+    const listing = await offeredListing(db, businessId, id, language);
+    if (listing) listings.push(listing);
   }
-  return null;
+  return whichListingText(listings, reason, language);
 }
 
 /** What the assistant does about a visit: the reply to record and whether the conversation goes to an agent. */
@@ -80,14 +131,14 @@ async function offeredListing(
 
 /**
  * The slots to offer for listing `propertyId`, from `now` plus the notice, for the next 7 days.
- * @returns the list to send, or null when there is no free slot (or the listing is no longer published).
+ * @returns the list to send, `gone` when the listing is no longer published, or null when there is no free slot.
  */
 async function offer(
   trx: Executor,
   businessId: number,
   listing: OfferedListing,
   options: { now: number; weekday: Weekday | null; language: ReplyLanguage; again: 'taken' | 'passed' | null },
-): Promise<InteractiveList | null> {
+): Promise<InteractiveList | 'gone' | null> {
   let availability;
   try {
     availability = await viewingAvailability(trx, businessId, {
@@ -99,7 +150,7 @@ async function offer(
       withRequested: false,
     });
   } catch (error) {
-    if (error instanceof InmoError && error.code === 'PROPERTY_NOT_FOUND') return null;
+    if (error instanceof InmoError && error.code === 'PROPERTY_NOT_FOUND') return 'gone';
     throw error;
   }
   const slots = pickSlots(availability.slots, availability.clock.zone, options.weekday);
@@ -114,7 +165,7 @@ async function offer(
  *   hours changed since, or one at which the lead has another viewing) is answered with the next
  *   free slots;
  * - a request: up to three free slots as a list;
- * - no free slot, or a listing no longer published: a plain hand-off message.
+ * - no free slot, or a listing no longer published: a plain hand-off message saying which.
  * The listing must be published (CONTRACT §5) at the time of the choice as at the offer.
  * @param request.choice the slot chosen from a list, or null for a request in words.
  * @param request.now the instant, epoch ms.
@@ -160,6 +211,7 @@ export async function visitOutcome(
     }
   }
   const list = await offer(trx, lead.business_id, listing, { now, weekday: request.weekday, language, again });
+  if (list === 'gone') return { kind: 'hand_off', text: goneText(language) };
   return list ? { kind: 'offer', list } : { kind: 'hand_off', text: noSlotsText(listing, language) };
 }
 
