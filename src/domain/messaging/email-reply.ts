@@ -83,7 +83,8 @@ function kept(lines: readonly string[]): string {
   return own
     .slice(start, end)
     .map((line) => line.trimEnd())
-    .join('\n');
+    .join('\n')
+    .trim();
 }
 
 /**
