@@ -17,6 +17,12 @@
  * notices (`author = 'viewing'`, CONTRACT §20: written from the viewing as it is then, with their
  * one-click links, services/viewings/notices.ts) go through here.
  *
+ * An agent's reply (CONTRACT §25, `send_message`: jobs/tasks/send-message.ts) goes through here too,
+ * its words as the agent wrote them (domain/messaging/email-reply.ts), threaded under the lead's
+ * e-mails (`In-Reply-To`, `References`) and answered to the business's inbound address. Every
+ * e-mail's `Message-ID` is chosen at the claim and kept in `provider_message_id` with `sending`, so
+ * that an answer naming it finds its lead (services/messaging/email-replies.ts).
+ *
  * Nothing is sent to a lead who opted out (the conversation's `opted_out`, which the unsubscribe
  * link sets), or when the business sends no e-mail any more: the message fails visibly.
  */
