@@ -291,6 +291,11 @@ export const ERRORS = {
     detail: ({ max }) => `The reply must be at most ${max} characters (WhatsApp's limit)`,
   }),
   REPLY_NO_CHANNEL: spec({ status: 409, detail: 'The business has no WhatsApp channel connected' }),
+  REPLY_NO_EMAIL: spec({ status: 409, detail: 'The lead has no e-mail address to reply to' }),
+  REPLY_EMAIL_OFF: spec({
+    status: 409,
+    detail: 'The business sends no e-mail: connect an SMTP server (inmo email connect) or set INMO_SMTP_URL',
+  }),
   REPLY_OPTED_OUT: spec({
     status: 409,
     detail: 'The lead opted out of messages; resume the conversation only if they asked to be contacted again',

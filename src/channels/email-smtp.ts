@@ -51,8 +51,10 @@ export interface OutboundEmail {
   subject: string;
   text: string;
   html: string;
-  /** Extra headers (`List-Unsubscribe`, `List-Unsubscribe-Post`, …). */
+  /** Extra headers (`List-Unsubscribe`, `List-Unsubscribe-Post`, `In-Reply-To`, `References`, …). */
   headers: Record<string, string>;
+  /** Its `Message-ID` (`<…@…>`, {@link newMessageId}), chosen before sending so that it can be kept first; made here when absent. */
+  messageId?: string;
 }
 
 export type EmailOutcome =
@@ -133,6 +135,14 @@ function domainOf(address: string): string {
 }
 
 /**
+ * A new `Message-ID` for an e-mail sent from `address`: `<random UUID@the address's domain>`,
+ * unguessable, so that an answer naming it (`In-Reply-To`) names an e-mail inmo sent (CONTRACT §25).
+ */
+export function newMessageId(address: string): string {
+  return `<${randomUUID()}@${domainOf(address)}>`;
+}
+
+/**
  * Sends one e-mail.
  * @param options.outbound where the connection may go (config.ts `OutboundPolicy`).
  * @param options.timeoutMs longest wait for the connection, the greeting and each answer, ms
@@ -161,7 +171,7 @@ export async function sendEmail(
   }
   const sender = parseMailbox(email.from);
   if (!sender) return { kind: 'rejected', error: 'the From address is not an e-mail address' };
-  const messageId = `<${randomUUID()}@${domainOf(sender.address)}>`;
+  const messageId = email.messageId ?? newMessageId(sender.address);
   // nodemailer's parts load at the first e-mail sent, not with every process.
   const [{ default: MailComposer }, { default: SMTPConnectionClass }] = await Promise.all([
     import('nodemailer/lib/mail-composer'),

@@ -1,9 +1,9 @@
 /**
- * `inmo conversations list|show|reply|resume|handoff` (CONTRACT §10): agents see every
- * WhatsApp conversation, answer inside the 24-hour window, and take a conversation from the
- * assistant or give it back.
+ * `inmo conversations list|show|reply|resume|handoff` (CONTRACT §10, §25): agents see every
+ * conversation, answer by WhatsApp inside the 24-hour window or by e-mail (`--channel`), and take
+ * a conversation from the assistant or give it back.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { showConversation } from '../services/messaging/conversations.ts';
 import { action, command, positiveInt, print, withDb } from './common.ts';
 
@@ -27,7 +27,7 @@ function humanThread(c: Thread): string {
 }
 
 export function register(program: Command): void {
-  const conversations = program.command('conversations').description('WhatsApp conversations with leads');
+  const conversations = program.command('conversations').description('conversations with leads, by WhatsApp and e-mail');
   command(conversations, 'list', 'conversations, those waiting for an agent first, then the newest')
     .option('--business <id>', 'only this business', positiveInt)
     .option('--waiting', 'only those waiting for an agent')
@@ -48,7 +48,7 @@ export function register(program: Command): void {
         print(listed, human);
       }),
     );
-  command(conversations, 'show', "a lead's WhatsApp thread, oldest first, with each message's state")
+  command(conversations, 'show', "a lead's thread (WhatsApp and e-mail), oldest first, with each message's state")
     .argument('<lead_id>', 'lead id', positiveInt)
     .action(
       action(async (id: number) => {
@@ -60,15 +60,32 @@ export function register(program: Command): void {
   command(
     conversations,
     'reply',
-    "send the lead a message as an agent (only within 24 hours of the lead's last message); the assistant then stays silent until resumed",
+    "send the lead a message as an agent: by WhatsApp within 24 hours of the lead's last message, else by e-mail; the assistant then stays silent until resumed",
   )
     .argument('<lead_id>', 'lead id', positiveInt)
     .argument('<text>', 'the message')
+    .addOption(
+      new Option('--channel <channel>', "the way: whatsapp (inside the lead's 24-hour window) or email (to the lead's address)").choices([
+        'whatsapp',
+        'email',
+      ]),
+    )
     .action(
-      action(async (id: number, text: string) => {
+      action(async (id: number, text: string, opts: { channel?: 'whatsapp' | 'email' }) => {
         const { replyAsAgent } = await import('../services/messaging/conversations.ts');
-        const messageId = await withDb((db) => replyAsAgent(db, id, text), { mustExist: true });
-        print({ lead_id: id, message_id: messageId, state: 'pending' }, `queued message #${messageId} to lead #${id}; the worker sends it`);
+        const { findMessage } = await import('../db/repositories/messaging.ts');
+        const sent = await withDb(
+          async (db) => {
+            const messageId = await replyAsAgent(db, id, text, undefined, { channel: opts.channel });
+            return { messageId, kind: (await findMessage(db, messageId))?.kind };
+          },
+          { mustExist: true },
+        );
+        const channel = sent.kind === 'email' ? 'email' : 'whatsapp';
+        print(
+          { lead_id: id, message_id: sent.messageId, channel, state: 'pending' },
+          `queued message #${sent.messageId} to lead #${id} by ${channel === 'email' ? 'e-mail' : 'WhatsApp'}; the worker sends it`,
+        );
       }),
     );
   command(conversations, 'resume', 'give the conversation back to the assistant')

@@ -763,8 +763,8 @@ export interface LeadDismissalTable {
   created_at: string;
 }
 
-/** What became of an e-mail received (CONTRACT §19). */
-export type InboundEmailState = 'pending' | 'lead' | 'interaction' | 'not_understood' | 'discarded';
+/** What became of an e-mail received (CONTRACT §19; `reply`: an answer kept in the lead's conversation, §25). */
+export type InboundEmailState = 'pending' | 'lead' | 'interaction' | 'reply' | 'not_understood' | 'discarded';
 
 /** An e-mail received for a business (migration 0025, CONTRACT §19): personal data, kept 30 days at most. */
 export interface InboundEmailTable {
@@ -778,7 +778,7 @@ export interface InboundEmailTable {
   state: InboundEmailState;
   /** The parser that read it (`idealista`, `fotocasa`, `habitaclia`, `pisos.com`, `generic`); null until read, or when none could. */
   parser: string | null;
-  /** The lead it made (`lead`) or was added to (`interaction`). */
+  /** The lead it made (`lead`), was added to (`interaction`), or answered in its conversation (`reply`, CONTRACT §25). */
   lead_id: number | null;
   /** The original sender's address (the portal's, also when forwarded). */
   sender: string | null;

@@ -17,23 +17,31 @@
  * notices (`author = 'viewing'`, CONTRACT §20: written from the viewing as it is then, with their
  * one-click links, services/viewings/notices.ts) go through here.
  *
+ * An agent's reply (CONTRACT §25, `send_message`: jobs/tasks/send-message.ts) goes through here too,
+ * its words as the agent wrote them (domain/messaging/email-reply.ts), threaded under the lead's
+ * e-mails (`In-Reply-To`, `References`) and answered to the business's inbound address. Every
+ * e-mail's `Message-ID` is chosen at the claim and kept in `provider_message_id` with `sending`, so
+ * that an answer naming it finds its lead (services/messaging/email-replies.ts).
+ *
  * Nothing is sent to a lead who opted out (the conversation's `opted_out`, which the unsubscribe
  * link sets), or when the business sends no e-mail any more: the message fails visibly.
  */
 import type { Transaction } from 'kysely';
-import { sendEmail } from '../channels/email-smtp.ts';
+import { newMessageId, sendEmail } from '../channels/email-smtp.ts';
 import { emailOutSettings } from '../config.ts';
 import { findBusiness } from '../db/repositories/businesses.ts';
 import { findLead } from '../db/repositories/leads.ts';
-import { findConversation, findMessage, moveMessage } from '../db/repositories/messaging.ts';
+import { findConversation, findMessage, listEmailThreadIds, moveMessage } from '../db/repositories/messaging.ts';
 import { transact } from '../db/transaction.ts';
 import type { Database } from '../db/types.ts';
 import { welcomeEmail } from '../domain/messaging/welcome-email.ts';
+import { agentReplyEmail } from '../domain/messaging/email-reply.ts';
 import { ALERT_AUTHOR } from '../domain/leads/alerts.ts';
 import { leadTakesAlerts } from '../db/repositories/alerts.ts';
 import { writeAlertEmail } from '../services/messaging/alert-email.ts';
 import { emailSenderOf, fromHeader, type EmailSender } from '../services/messaging/email.ts';
 import { newUnsubscribeLink } from '../services/messaging/unsubscribe.ts';
+import { inboundReplyAddress } from '../services/messaging/reply-address.ts';
 import { VIEWING_AUTHOR, writeViewingEmail } from '../services/viewings/notices.ts';
 import { INTERRUPTED_EMAIL, recordSendOutcome } from './deliver.ts';
 import { failpoint } from './failpoints.ts';
@@ -45,13 +53,32 @@ export { ALERT_AUTHOR };
 /** The `author` of an agent's message: listings sent by hand by e-mail carry a digest (CONTRACT §21 "By hand"). */
 export const AGENT_AUTHOR = 'agent';
 
+/** The most `Message-ID`s a reply's `References` names: the thread's newest. */
+const REFERENCES_MAX = 20;
+
 /** What the claim decided: nothing to send, or the e-mail. */
 type Plan =
   | { send: false }
-  | { send: true; sender: EmailSender; to: string; from: string; subject: string; text: string; html: string; unsubscribeUrl: string };
+  | {
+      send: true;
+      sender: EmailSender;
+      to: string;
+      from: string;
+      replyTo: string | null;
+      subject: string;
+      text: string;
+      html: string;
+      headers: Record<string, string>;
+      /** The `Message-ID` it goes out with, kept at the claim (CONTRACT §25). */
+      emailId: string;
+    };
 
-/** One transaction: claim the send by moving the message from `pending` to `sending`, with its words. */
-async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId: number): Promise<Plan> {
+/**
+ * One transaction: claim the send by moving the message from `pending` to `sending`, with its words
+ * and the `Message-ID` it goes out with (kept in `provider_message_id` before the server is called,
+ * so that an answer to it finds its lead even when its outcome is not known).
+ */
+async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId: number, reply: boolean): Promise<Plan> {
   const message = await findMessage(trx, messageId);
   if (!message || message.kind !== 'email') return { send: false };
   const now = ctx.now();
@@ -76,6 +103,22 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
   }
   if (!sender) return fail('the business no longer sends e-mail');
   if (message.author === ALERT_AUTHOR && !(await leadTakesAlerts(trx, lead.id))) return fail('the lead no longer takes alerts');
+  const emailId = newMessageId(sender.from);
+  const from = fromHeader(sender, business.name);
+  if (reply) {
+    // An agent's reply (CONTRACT §25): the agent's words as written, in the thread of the lead's e-mails, answered to the business's inbound address.
+    const thread = (await listEmailThreadIds(trx, lead.id, REFERENCES_MAX)).filter((id) => id.startsWith('<'));
+    const words = agentReplyEmail(message.language ?? 'es', {
+      businessName: business.name,
+      text: message.body ?? '',
+      answering: thread.length > 0,
+    });
+    const headers: Record<string, string> = thread.length ? { 'In-Reply-To': thread[0], References: [...thread].reverse().join(' ') } : {};
+    const replyTo = (await inboundReplyAddress(trx, message.business_id)) ?? sender.replyTo;
+    const claimed = await moveMessage(trx, messageId, 'pending', { state: 'sending', provider_message_id: emailId, updated_at: now });
+    if (!claimed) return { send: false };
+    return { send: true, sender, to: message.recipient, from, replyTo, ...words, headers, emailId };
+  }
   const { publicUrl } = emailOutSettings();
   const unsubscribeUrl = await newUnsubscribeLink(trx, message.business_id, message.lead_id, publicUrl, now);
   const said = { businessName: business.name, leadName: lead.name, unsubscribeUrl };
@@ -93,35 +136,40 @@ async function claimSend(ctx: TaskContext, trx: Transaction<Database>, messageId
   if (words === null) return fail('the alert has no listings left');
   const claimed = await trx
     .updateTable('messages')
-    .set({ state: 'sending', body: words.text, updated_at: now })
+    .set({ state: 'sending', body: words.text, provider_message_id: emailId, updated_at: now })
     .where('id', '=', messageId)
     .where('state', '=', 'pending')
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) !== 1) return { send: false };
-  const from = fromHeader(sender, business.name);
-  return { send: true, sender, to: message.recipient, from, ...words, unsubscribeUrl };
+  const headers = { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+  return { send: true, sender, to: message.recipient, from, replyTo: sender.replyTo, ...words, headers, emailId };
 }
 
 /**
  * Sends the e-mail `messageId` unless it was claimed before; records the server's answer.
  * Safe to run again after a crash at any point.
+ * @param options.reply an agent's reply (CONTRACT §25, jobs/tasks/send-message.ts): its own words
+ *   (the message's `body`), no unsubscribe link, `In-Reply-To`/`References` naming the lead's
+ *   e-mails, and `Reply-To` the business's inbound address (services/messaging/reply-address.ts),
+ *   else its own `Reply-To`.
  * @throws PermanentJobError when the server refuses it for good or retries run out (the message
  *   is `failed`); an Error to be retried later when the server certainly did not take it.
  */
-export async function deliverEmail(ctx: TaskContext, messageId: number): Promise<void> {
-  const plan = await transact(ctx.db, (trx) => claimSend(ctx, trx, messageId));
+export async function deliverEmail(ctx: TaskContext, messageId: number, options: { reply?: boolean } = {}): Promise<void> {
+  const plan = await transact(ctx.db, (trx) => claimSend(ctx, trx, messageId, options.reply === true));
   if (!plan.send) return;
   failpoint('message:sending');
   const outcome = await sendEmail(
     plan.sender.target,
     {
       from: plan.from,
-      replyTo: plan.sender.replyTo,
+      replyTo: plan.replyTo,
       to: plan.to,
       subject: plan.subject,
       text: plan.text,
       html: plan.html,
-      headers: { 'List-Unsubscribe': `<${plan.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      headers: plan.headers,
+      messageId: plan.emailId,
     },
     { outbound: ctx.outbound, timeoutMs: ctx.settings.sendTimeoutMs },
   );

@@ -311,9 +311,13 @@ const InboundEmail = Type.Object({
     description: 'Its `Message-ID`, else `sha256:` and the hex digest of its bytes: a message is kept once per business.',
   }),
   received_at: Timestamp,
-  state: Literals(['pending', 'lead', 'interaction', 'not_understood', 'discarded'] as const satisfies readonly InboundEmailState[], {
-    description: 'What became of it: `lead` made the lead, `interaction` was added to it.',
-  }),
+  state: Literals(
+    ['pending', 'lead', 'interaction', 'reply', 'not_understood', 'discarded'] as const satisfies readonly InboundEmailState[],
+    {
+      description:
+        'What became of it: `lead` made the lead, `interaction` was added to it, `reply` answered an e-mail sent to the lead and joined its conversation.',
+    },
+  ),
   parser: Nullable(Type.String(), {
     description: 'The reader that understood it: `idealista`, `fotocasa`, `habitaclia`, `pisos.com` or `generic`.',
   }),

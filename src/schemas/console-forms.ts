@@ -95,8 +95,12 @@ export const EmailLeadForm = Type.Object({
 /** `POST /console/follow-ups`: a lead type's follow-up period, days. */
 export const FollowUpRuleForm = Type.Object({ type: text(40), every_days: Type.Integer({ minimum: 1, maximum: 3650 }) });
 
-/** `POST /console/leads/:lead_id/reply`: an agent's WhatsApp message (the conversation rules bound its length). */
-export const ReplyForm = Type.Object({ text: text(100_000) });
+/**
+ * `POST /console/leads/:lead_id/reply`: an agent's message (the conversation rules bound its
+ * length), by `channel` `whatsapp` or `email` (CONTRACT §25); empty or anything else: WhatsApp inside
+ * its window, else e-mail.
+ */
+export const ReplyForm = Type.Object({ text: text(100_000), channel: Type.String({ maxLength: 20, default: '' }) });
 
 /**
  * `POST /console/properties` (create) and `POST /console/properties/:id` (edit): a listing, its

@@ -1613,10 +1613,10 @@ export interface operations {
                              */
                             received_at: string;
                             /**
-                             * @description What became of it: `lead` made the lead, `interaction` was added to it.
+                             * @description What became of it: `lead` made the lead, `interaction` was added to it, `reply` answered an e-mail sent to the lead and joined its conversation.
                              * @enum {string}
                              */
-                            state: "pending" | "lead" | "interaction" | "not_understood" | "discarded";
+                            state: "pending" | "lead" | "interaction" | "reply" | "not_understood" | "discarded";
                             /** @description The reader that understood it: `idealista`, `fotocasa`, `habitaclia`, `pisos.com` or `generic`. */
                             parser: string | null;
                             /** @description The original sender's address (the portal's, also when forwarded). */

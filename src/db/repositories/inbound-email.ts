@@ -95,22 +95,26 @@ export async function settleInboundEmail(
  * none, or the listing is gone): for the lead's page (issue 57).
  */
 export async function listEmailListingsOfLead(db: Executor, businessId: number, leadId: number) {
-  return db
-    .selectFrom('inbound_emails')
-    .leftJoin('properties', (join) =>
-      join.onRef('properties.id', '=', 'inbound_emails.property_id').on('properties.business_id', '=', businessId),
-    )
-    .select([
-      'inbound_emails.id',
-      'inbound_emails.received_at',
-      'inbound_emails.parser',
-      'properties.id as property_id',
-      'properties.external_ref',
-    ])
-    .where('inbound_emails.business_id', '=', businessId)
-    .where('inbound_emails.lead_id', '=', leadId)
-    .orderBy('inbound_emails.id')
-    .execute();
+  return (
+    db
+      .selectFrom('inbound_emails')
+      .leftJoin('properties', (join) =>
+        join.onRef('properties.id', '=', 'inbound_emails.property_id').on('properties.business_id', '=', businessId),
+      )
+      .select([
+        'inbound_emails.id',
+        'inbound_emails.received_at',
+        'inbound_emails.parser',
+        'properties.id as property_id',
+        'properties.external_ref',
+      ])
+      .where('inbound_emails.business_id', '=', businessId)
+      .where('inbound_emails.lead_id', '=', leadId)
+      // An answer in the conversation (`reply`, CONTRACT §25) named no listing.
+      .where('inbound_emails.state', '!=', 'reply')
+      .orderBy('inbound_emails.id')
+      .execute()
+  );
 }
 
 /** The messages that made or were added to a lead, oldest first (its export, CONTRACT §18). */

@@ -247,7 +247,7 @@ export async function setConversationState(
 
 /**
  * Conversations, those waiting for an agent first, then the most recent first, each with the
- * count of inbound messages no agent has seen (`unread`) and its last message's text.
+ * count of inbound messages no agent has seen (`unread`), its last message's text and kind.
  */
 export async function listConversations(db: Executor, filter: { businessId?: number; waiting?: boolean; limit: number; offset?: number }) {
   let query = db
@@ -277,6 +277,15 @@ export async function listConversations(db: Executor, filter: { businessId?: num
           .orderBy('messages.id', 'desc')
           .limit(1)
           .as('last_text'),
+      // The way of its last message: `email`, or WhatsApp's kinds (CONTRACT §25: the inbox shows both).
+      (eb) =>
+        eb
+          .selectFrom('messages')
+          .select('messages.kind')
+          .whereRef('messages.lead_id', '=', 'conversations.lead_id')
+          .orderBy('messages.id', 'desc')
+          .limit(1)
+          .as('last_kind'),
     ]);
   if (filter.businessId !== undefined) query = query.where('conversations.business_id', '=', filter.businessId);
   if (filter.waiting) query = query.where('conversations.state', '=', 'waiting_for_agent');
@@ -324,4 +333,63 @@ export async function insertWebhookEvent(db: Executor, event: Insertable<Webhook
 
 export async function findWebhookEvent(db: Executor, id: number): Promise<WebhookEventRow | undefined> {
   return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The lead of the business's e-mail that one of `messageIds` names (its `Message-ID`, kept in
+ * `provider_message_id`), the newest first; undefined when none does (CONTRACT §25).
+ */
+export async function findLeadOfSentEmail(db: Executor, businessId: number, messageIds: readonly string[]): Promise<number | undefined> {
+  if (messageIds.length === 0) return undefined;
+  const row = await db
+    .selectFrom('messages')
+    .select('lead_id')
+    .where('provider_message_id', 'in', [...messageIds])
+    .where('business_id', '=', businessId)
+    .where('direction', '=', 'out')
+    .where('kind', '=', 'email')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.lead_id;
+}
+
+/**
+ * The newest lead of the business with e-mail address `address` (lower-case) that an agent has
+ * written to by e-mail (CONTRACT §25); undefined when none.
+ */
+export async function findLeadWrittenAt(db: Executor, businessId: number, address: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('leads')
+    .select('leads.id')
+    .where('leads.business_id', '=', businessId)
+    .where((eb) => eb.or([eb(eb.fn('lower', ['personal_email']), '=', address), eb(eb.fn('lower', ['professional_email']), '=', address)]))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('messages')
+          .select('messages.id')
+          .whereRef('messages.lead_id', '=', 'leads.id')
+          .where('messages.direction', '=', 'out')
+          .where('messages.kind', '=', 'email')
+          .where('messages.author', '=', 'agent'),
+      ),
+    )
+    .orderBy('leads.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** The `Message-ID`s of a lead's e-mails, either way, newest first, at most `limit` (a reply's `References`). */
+export async function listEmailThreadIds(db: Executor, leadId: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .select('provider_message_id')
+    .where('lead_id', '=', leadId)
+    .where('kind', '=', 'email')
+    .where('provider_message_id', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.provider_message_id!);
 }

@@ -51,7 +51,8 @@ import { normalizePhone } from '../../domain/leads/phone.ts';
 import { searchOfListing } from '../../domain/leads/portal-emails/search.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
-import { readInThread, type ReadOutcome } from './email-read-thread.ts';
+import { keepEmailAnswer, leadAnsweredBy } from '../messaging/email-replies.ts';
+import { readAnswerInThread, readInThread, type ReadOutcome } from './email-read-thread.ts';
 import { foundFieldsOf, type FoundFields } from './email-reading.ts';
 import { createInquiryLead, keepInteraction, type Inquiry, type LeadWrites, type OnStored } from './intake.ts';
 
@@ -204,6 +205,9 @@ export async function processInboundEmail(
   const row = await repo.findInboundEmail(db, emailId);
   if (!row) return { state: 'gone', leadId: null };
   if (row.state !== 'pending') return { state: row.state, leadId: row.lead_id };
+  // An answer to an e-mail inmo sent joins the lead's conversation, and is not read as a portal's (CONTRACT §25).
+  const answered = await leadAnsweredBy(db, row.business_id, row.raw);
+  if (answered !== null) return processAnswer(emailId, row, answered, run);
   const [own, channel] = await Promise.all([repo.listAgencyAddresses(db, row.business_id), findChannel(db, row.business_id)]);
   const read = await readInThread(row.raw, { belief: { ownAddresses: own, listingUrl: channel?.listing_url ?? null } });
   const at = nowRfc3339();
@@ -270,6 +274,32 @@ export async function processInboundEmail(
     verified,
   });
   return settled;
+}
+
+/**
+ * Keeps message `emailId`, which answers lead `leadId` (services/messaging/email-replies.ts), in
+ * the lead's conversation: read on the e-mail reader's thread (its text without the quote), then
+ * the message and the e-mail settled as `reply` in the job's completing transaction. One not read
+ * in time, or not readable, waits as `not_understood` as any other.
+ */
+async function processAnswer(
+  emailId: number,
+  row: { business_id: number; message_key: string; raw: Buffer },
+  leadId: number,
+  run: { finish: <T>(effects: (trx: Transaction<Database>) => Promise<T>) => Promise<T> },
+): Promise<ProcessedEmail> {
+  const read = await readAnswerInThread(row.raw);
+  const at = nowRfc3339();
+  if (read.outcome !== 'read') {
+    const reason = read.outcome === 'timed_out' ? NOT_UNDERSTOOD.timedOut : NOT_UNDERSTOOD.unreadable;
+    const unread = { parser: null, sender: null, subject: null, reason, reading: JSON.stringify({ text: '', found: null }) };
+    return settle(run, emailId, { state: 'not_understood', ...unread, trust: 'unverified' }, at);
+  }
+  const text = storedText(read.text);
+  return run.finish(async (trx) => {
+    await keepEmailAnswer(trx, { businessId: row.business_id, leadId, messageKey: row.message_key, text, at });
+    return settleIn(trx, emailId, { state: 'reply', parser: null, sender: null, subject: null, lead_id: leadId, reason: null }, at);
+  });
 }
 
 type Outcome = Pick<repo.InboundOutcome, 'state' | 'parser' | 'sender' | 'subject' | 'reason'> & {

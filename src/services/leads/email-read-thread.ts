@@ -33,7 +33,10 @@ export type ReadOutcome = { outcome: 'read'; read: MessageRead } | { outcome: 'u
  */
 const THREAD_HEAP_MB = 1024;
 
-type Reply = { id: number; read: MessageRead } | { id: number; unreadable: true };
+type Reply = { id: number; read: MessageRead | string } | { id: number; unreadable: true };
+
+/** What reading a lead's answer came to (CONTRACT §25): its text without the quote, or why not. */
+export type AnswerOutcome = { outcome: 'read'; text: string } | { outcome: 'unreadable' } | { outcome: 'timed_out' };
 
 let thread: Promise<Worker> | null = null;
 /** The end of the queue of messages to read: each waits for the one before. */
@@ -69,12 +72,18 @@ const forget = () => {
   current = null;
 };
 
-/** Reads `raw` on the thread, at most `timeoutMs` once the thread starts on it. */
-async function readOne(raw: Uint8Array, timeoutMs: number, belief: Belief): Promise<ReadOutcome> {
+/** Reads `raw` on the thread (as an answer with `answer`), at most `timeoutMs` once the thread starts on it. */
+async function readOne(
+  raw: Uint8Array,
+  timeoutMs: number,
+  belief: Belief,
+  answer = false,
+): Promise<{ outcome: 'read'; read: MessageRead | string } | { outcome: 'unreadable' } | { outcome: 'timed_out' }> {
   const worker = await readingThread();
   const id = ++lastId;
-  return new Promise<ReadOutcome>((resolve) => {
-    const done = (outcome: ReadOutcome) => {
+  type Outcome = { outcome: 'read'; read: MessageRead | string } | { outcome: 'unreadable' } | { outcome: 'timed_out' };
+  return new Promise<Outcome>((resolve) => {
+    const done = (outcome: Outcome) => {
       clearTimeout(timer);
       worker.off('message', onMessage);
       worker.off('exit', onExit);
@@ -94,7 +103,7 @@ async function readOne(raw: Uint8Array, timeoutMs: number, belief: Belief): Prom
     }, timeoutMs);
     worker.on('message', onMessage);
     worker.on('exit', onExit);
-    worker.postMessage({ id, raw, belief });
+    worker.postMessage(answer ? { id, raw, answer } : { id, raw, belief });
   });
 }
 
@@ -112,7 +121,21 @@ export function readInThread(raw: Uint8Array, options: { timeoutMs?: number; bel
   const timeoutMs = options.timeoutMs ?? emailReadTimeoutFromEnv();
   const reading = queue.then(() => readOne(raw, timeoutMs, options.belief ?? {}));
   queue = reading.catch(() => undefined);
-  return reading;
+  return reading as Promise<ReadOutcome>;
+}
+
+/**
+ * Reads a lead's answer to an agent's e-mail on the e-mail reader's thread (CONTRACT §25), after
+ * the messages already queued, within the same deadline as {@link readInThread}.
+ * @returns its text without the part it quotes, or why it could not be read; never throws for
+ *   what the message holds.
+ * @throws Error only when the thread cannot be started.
+ */
+export function readAnswerInThread(raw: Uint8Array, options: { timeoutMs?: number } = {}): Promise<AnswerOutcome> {
+  const timeoutMs = options.timeoutMs ?? emailReadTimeoutFromEnv();
+  const reading = queue.then(() => readOne(raw, timeoutMs, {}, true));
+  queue = reading.catch(() => undefined);
+  return reading.then((r) => (r.outcome === 'read' ? { outcome: 'read', text: typeof r.read === 'string' ? r.read : r.read.text } : r));
 }
 
 /** How many reading threads this process has started (one, unless deadlines stopped some). */

@@ -7,6 +7,7 @@
 import { readEmail } from '../../channels/email-message.ts';
 import { htmlToText } from '../../domain/leads/portal-emails/content.ts';
 import { readPortalEmail, type Belief, type PortalContact } from '../../domain/leads/portal-emails/index.ts';
+import { answerWithoutQuote } from '../../domain/messaging/email-reply.ts';
 
 /** What the parsers found, to start an agent's form from (CONTRACT §19). */
 export type FoundFields = Pick<PortalContact, 'name' | 'phone' | 'email' | 'message' | 'reference' | 'source'>;
@@ -32,6 +33,18 @@ export async function readMessage(raw: Uint8Array, belief: Belief = {}): Promise
   const text = content.text ?? (content.html === null ? '' : htmlToText(content.html));
   // Cut here: only what is kept crosses back to the serving thread.
   return { contact: readPortalEmail(content, belief), text: text.slice(0, REVIEW_TEXT_MAX) };
+}
+
+/**
+ * Reads a lead's answer to an agent's e-mail (CONTRACT §25): its text part, else its HTML part as
+ * text, without the part it quotes (domain/messaging/email-reply.ts).
+ * @returns what the lead wrote, at most 10,000 characters; `''` when nothing but the quote.
+ * @throws Error when the bytes cannot be read as a message at all (mailparser's own failure).
+ */
+export async function readAnswer(raw: Uint8Array): Promise<string> {
+  const content = await readEmail(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+  const text = content.text ?? (content.html === null ? '' : htmlToText(content.html));
+  return answerWithoutQuote(text.slice(0, REVIEW_TEXT_MAX));
 }
 
 /** The fields of a contact an agent's form starts from. */

@@ -1,13 +1,15 @@
 /**
- * People in the loop (CONTRACT §10): agents see every conversation, answer a lead inside
- * WhatsApp's 24-hour window, take a conversation from the assistant and give it back.
+ * People in the loop (CONTRACT §10, §25): agents see every conversation, answer a lead inside
+ * WhatsApp's 24-hour window or by e-mail, take a conversation from the assistant and give it back.
  *
  * A lead "has a conversation" once it has written on WhatsApp; before that, its thread holds
  * at most the welcome template.
  */
-import type { Db } from '../../db/database.ts';
+import type { Db, Executor } from '../../db/database.ts';
+import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findLead } from '../../db/repositories/leads.ts';
+import type { LeadRow } from '../../db/types.ts';
 import {
   findChannel,
   findConversation,
@@ -16,12 +18,15 @@ import {
   markConversationSeen as markSeen,
   listThread,
   setConversationState,
+  touchConversation,
   type MessageRow,
 } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import { nowRfc3339 } from '../../domain/time.ts';
-import { InmoError } from '../../errors.ts';
+import { InmoError, type ErrorCode } from '../../errors.ts';
 import { recordEvent } from '../integrations/events.ts';
+import { sendsEmail } from './email.ts';
+import { emailLanguage, leadEmailAddress } from './welcome.ts';
 
 /** WhatsApp's limit on a text message, characters. */
 export const MAX_REPLY_CHARS = 4096;
@@ -66,13 +71,20 @@ export async function conversationOf(db: Db, leadId: number) {
 
 /**
  * Conversations, those waiting for an agent first, then the most recent first: `{data: [{lead_id,
- * business_id, state, window_open_until, last_message_at, name, phone_number_1, unread, last_text}]}`,
+ * business_id, state, window_open_until, last_message_at, name, phone_number_1, unread, last_text,
+ * channel: 'email'|'whatsapp'|null}]}` (`channel`: the way of its last message, CONTRACT §25),
  * `unread` counting the lead's messages no agent has seen (CONTRACT §16).
  */
 export async function listConversations(db: Db, filter: { businessId?: number; waiting?: boolean; limit?: number; offset?: number }) {
   const rows = await listConversationRows(db, { ...filter, limit: filter.limit ?? 100 });
   // PostgreSQL counts in bigint, which its driver gives as text.
-  return { data: rows.map((r) => ({ ...r, unread: Number(r.unread) })) };
+  return {
+    data: rows.map(({ last_kind, ...r }) => ({
+      ...r,
+      unread: Number(r.unread),
+      channel: last_kind === null ? null : last_kind === 'email' ? ('email' as const) : ('whatsapp' as const),
+    })),
+  };
 }
 
 /** Marks what the lead has written so far as seen by an agent (the business's lead only). */
@@ -80,25 +92,45 @@ export async function markConversationSeen(db: Db, businessId: number, leadId: n
   await markSeen(db, businessId, leadId);
 }
 
+/** The ways an agent's reply can go (CONTRACT §10, §25). */
+export const REPLY_CHANNELS = ['whatsapp', 'email'] as const;
+export type ReplyChannel = (typeof REPLY_CHANNELS)[number];
+
 /**
  * An agent's message to the lead, sent by the worker (`send_message`). The conversation
  * stays with the agents until resumed: the assistant does not answer the lead meanwhile.
+ *
+ * By WhatsApp (CONTRACT §10) inside the lead's 24-hour window, or by e-mail (CONTRACT §25) when
+ * the lead has an address and the business sends e-mail: written in the lead's language, in the
+ * thread of its e-mails, with the business's inbound address to answer to (jobs/deliver-email.ts).
+ * Without `channel`, WhatsApp when its window is open, else e-mail when it can go, else the
+ * refusal WhatsApp's rule gives.
+ * @param options.channel `whatsapp` or `email`; absent: chosen as above.
  * @returns the message id.
- * @throws InmoError LEAD_NOT_FOUND, REPLY_BLANK, REPLY_TOO_LONG, REPLY_NO_CHANNEL,
- *   REPLY_OPTED_OUT, REPLY_WINDOW_CLOSED (with the time the window closed).
+ * @throws InmoError LEAD_NOT_FOUND, REPLY_BLANK, REPLY_TOO_LONG, REPLY_OPTED_OUT; by WhatsApp
+ *   REPLY_NO_CHANNEL, REPLY_WINDOW_CLOSED (with the time the window closed); by e-mail
+ *   REPLY_NO_EMAIL, REPLY_EMAIL_OFF. Nothing is stored then.
  */
-export async function replyAsAgent(db: Db, leadId: number, text: string, now: string = nowRfc3339()): Promise<number> {
+export async function replyAsAgent(
+  db: Db,
+  leadId: number,
+  text: string,
+  now: string = nowRfc3339(),
+  options: { channel?: ReplyChannel } = {},
+): Promise<number> {
   const body = text.trim();
   if (body === '') throw new InmoError('REPLY_BLANK');
   if (body.length > MAX_REPLY_CHARS) throw new InmoError('REPLY_TOO_LONG', { max: MAX_REPLY_CHARS });
   return transact(db, async (trx) => {
     const lead = await findLead(trx, leadId);
     if (!lead) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
-    if (!(await findChannel(trx, lead.business_id))) throw new InmoError('REPLY_NO_CHANNEL');
     const conversation = await findConversation(trx, leadId);
     if (conversation?.state === 'opted_out') throw new InmoError('REPLY_OPTED_OUT');
-    const until = conversation?.window_open_until ?? null;
-    if (until === null || until <= now) throw new InmoError('REPLY_WINDOW_CLOSED', { closedAt: until });
+    const ways = await replyWays(trx, lead, conversation, now);
+    const channel = options.channel ?? (ways.whatsapp === null || ways.email !== null ? 'whatsapp' : 'email');
+    const refused = ways[channel];
+    if (refused !== null) throw refused;
+    if (channel === 'email') return queueEmailReply(trx, lead, body, now);
     const id = (await insertOutbound(trx, {
       business_id: lead.business_id,
       lead_id: leadId,
@@ -117,6 +149,79 @@ export async function replyAsAgent(db: Db, leadId: number, text: string, now: st
     await enqueueJob(trx, { businessId: lead.business_id, leadId, kind: 'send_message', payload: { message_id: id }, runAt: now, now });
     return id;
   });
+}
+
+/**
+ * Why each way cannot carry an agent's reply now (the error it is refused with), or null when it
+ * can: WhatsApp needs a channel and the lead's open window; e-mail an address of the lead and a
+ * business that sends e-mail.
+ */
+async function replyWays(
+  trx: Executor,
+  lead: LeadRow,
+  conversation: { window_open_until: string | null } | undefined,
+  now: string,
+): Promise<Record<ReplyChannel, InmoError | null>> {
+  const until = conversation?.window_open_until ?? null;
+  const whatsapp = !(await findChannel(trx, lead.business_id))
+    ? new InmoError('REPLY_NO_CHANNEL')
+    : until === null || until <= now
+      ? new InmoError('REPLY_WINDOW_CLOSED', { closedAt: until })
+      : null;
+  const email =
+    leadEmailAddress(lead) === null
+      ? new InmoError('REPLY_NO_EMAIL')
+      : !sendsEmail(await findEmailSettings(trx, lead.business_id))
+        ? new InmoError('REPLY_EMAIL_OFF')
+        : null;
+  return { whatsapp, email };
+}
+
+/**
+ * Why each way cannot carry an agent's reply to lead `leadId` of `businessId` now: the code of the
+ * error a reply by it would be refused with (REPLY_OPTED_OUT, REPLY_NO_CHANNEL, REPLY_WINDOW_CLOSED,
+ * REPLY_NO_EMAIL, REPLY_EMAIL_OFF), or null when it can (the lead's page offers the ways, CONTRACT §25).
+ * @throws InmoError LEAD_NOT_FOUND (also another business's lead).
+ */
+export async function replyWaysOf(
+  db: Db,
+  businessId: number,
+  leadId: number,
+  now: string = nowRfc3339(),
+): Promise<Record<ReplyChannel, ErrorCode | null>> {
+  const lead = await findLead(db, leadId, businessId);
+  if (!lead) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
+  const conversation = await findConversation(db, leadId);
+  if (conversation?.state === 'opted_out') return { whatsapp: 'REPLY_OPTED_OUT', email: 'REPLY_OPTED_OUT' };
+  const ways = await replyWays(db, lead, conversation, now);
+  return { whatsapp: ways.whatsapp?.code ?? null, email: ways.email?.code ?? null };
+}
+
+/** Records an agent's reply by e-mail and queues its `send_message` (CONTRACT §25). @returns the message id. */
+async function queueEmailReply(trx: Executor, lead: LeadRow, body: string, now: string): Promise<number> {
+  const id = (await insertOutbound(trx, {
+    business_id: lead.business_id,
+    lead_id: lead.id,
+    kind: 'email',
+    author: 'agent',
+    body,
+    language: emailLanguage(lead.preferred_language),
+    recipient: leadEmailAddress(lead),
+    created_at: now,
+    updated_at: now,
+  }))!;
+  // A lead that never wrote on WhatsApp has its conversation from now on, with the agents.
+  await touchConversation(trx, { leadId: lead.id, businessId: lead.business_id, at: now });
+  await setConversationState(trx, lead.id, { state: 'waiting_for_agent', updated_at: now });
+  await enqueueJob(trx, {
+    businessId: lead.business_id,
+    leadId: lead.id,
+    kind: 'send_message',
+    payload: { message_id: id },
+    runAt: now,
+    now,
+  });
+  return id;
 }
 
 /**

@@ -26,7 +26,14 @@ import {
   leadInFull,
   type LeadSearch,
 } from '../../../services/leads/leads.ts';
-import { listConversations, markConversationSeen, replyAsAgent, setAnswerer } from '../../../services/messaging/conversations.ts';
+import {
+  listConversations,
+  markConversationSeen,
+  REPLY_CHANNELS,
+  replyAsAgent,
+  replyWaysOf,
+  setAnswerer,
+} from '../../../services/messaging/conversations.ts';
 import { InmoError, type ErrorCode } from '../../../errors.ts';
 import { eraseLead } from '../../../services/leads/erasure.ts';
 import { emailListingsOfLead } from '../../../services/leads/email-intake.ts';
@@ -71,6 +78,8 @@ const CONVERSATION_PROBLEMS = {
   REPLY_BLANK: 'REPLY_BLANK',
   REPLY_TOO_LONG: 'REPLY_TOO_LONG',
   REPLY_NO_CHANNEL: 'REPLY_NO_CHANNEL',
+  REPLY_NO_EMAIL: 'REPLY_NO_EMAIL',
+  REPLY_EMAIL_OFF: 'REPLY_EMAIL_OFF',
   REPLY_OPTED_OUT: 'REPLY_OPTED_OUT',
   REPLY_WINDOW_CLOSED: 'REPLY_WINDOW_CLOSED',
   RESUME_OPTED_OUT: 'RESUME_OPTED_OUT',
@@ -264,6 +273,13 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
         emailListings: await emailListingsOfLead(db, full.lead.business_id, full.lead.id),
         interactions: await listLeadInteractions(db, full.lead.business_id, full.lead.id),
         windowOpen: full.conversation.state !== 'opted_out' && until !== null && Date.parse(until) > Date.now(),
+        // Why each way cannot carry a reply now, in words (null: it can; CONTRACT §25).
+        replyWays: Object.fromEntries(
+          Object.entries(await replyWaysOf(db, full.lead.business_id, full.lead.id)).map(([way, code]) => [
+            way,
+            code === null ? null : reply.request.t(messageKeyOf(CONVERSATION_PROBLEMS, code) ?? 'REPLY_NO_CHANNEL'),
+          ]),
+        ),
         matches: full.matches.map((m) => summaries.get(m.property_id)).filter((p) => p !== undefined),
         ...shortNearMisses(
           full.near_misses
@@ -396,7 +412,11 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
   app.post<{ Params: { lead_id: string } }>(
     '/leads/:lead_id/reply',
     csrfChecked,
-    conversationAction((leadId, body) => replyAsAgent(db, leadId, readForm(body, ReplyForm).value.text)),
+    conversationAction((leadId, body) => {
+      const { text, channel } = readForm(body, ReplyForm).value;
+      const way = REPLY_CHANNELS.find((c) => c === channel);
+      return replyAsAgent(db, leadId, text, undefined, { channel: way });
+    }),
   );
   app.post<{ Params: { lead_id: string } }>(
     '/leads/:lead_id/handoff',
