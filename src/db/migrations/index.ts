@@ -50,6 +50,7 @@ import * as m0047 from './0047_viewing_requests.ts';
 import * as m0048 from './0048_email_listing.ts';
 import * as m0049 from './0049_email_from_name.ts';
 import * as m0051 from './0051_price_drops.ts';
+import * as m0054 from './0054_inbound_addresses.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -104,6 +105,7 @@ export const migrationProvider: MigrationProvider = {
       '0048_email_listing': m0048,
       '0049_email_from_name': m0049,
       '0051_price_drops': m0051,
+      '0054_inbound_addresses': m0054,
     };
   },
 };
