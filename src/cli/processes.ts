@@ -118,6 +118,7 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
     media: { store, publicUrl: config.media.publicUrl },
     feedMaxBytes: config.worker.feedMaxBytes,
     pullWithdrawMaxShare: config.worker.pullWithdrawMaxShare,
+    inboundSmtp: config.inboundSmtp,
   });
   const { port: metricsPort, host: metricsHost } = config.metrics;
   const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;

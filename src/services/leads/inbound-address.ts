@@ -5,8 +5,8 @@
  *
  * - The token shown is the business's newest live one that was kept sealed (migration 0054); when
  *   it has none (none at all, or only tokens made before 0054, which still work but cannot be shown
- *   again), one is made. Revoking it (the console, `inmo email inbound revoke`) ends both ways at
- *   once, and the next call makes another.
+ *   again), {@link inboundAddressOf} makes one, and the console offers to. Revoking it (the
+ *   console, `inmo email inbound revoke`) ends both ways at once.
  * - Whoever holds the address can post to the webhook and send by SMTP: both are believed the same
  *   (domain/leads/portal-emails/trust.ts, docs/security.md). An address used as an e-mail's
  *   `Reply-To` is known to the lead it went to.
@@ -20,14 +20,21 @@ import { openSecret } from '../../secrets.ts';
 import { createInboundAddress, inboundBusinessOf, inboundPath } from './email-intake.ts';
 
 /**
+ * The business's newest live token that can be shown, or null when it has none (nothing is made).
+ * @throws SecretKeyMismatchError when the secret key changed since it was sealed.
+ */
+export async function shownInboundToken(db: Db, businessId: number): Promise<string | null> {
+  const shown = await repo.findShownInboundToken(db, businessId);
+  return shown?.token_sealed ? openSecret(shown.token_sealed) : null;
+}
+
+/**
  * The business's inbound token, made now when it has none that can be shown.
  * @returns the token (43 characters; secret: never logged).
  * @throws InmoError UNKNOWN_BUSINESS; SecretKeyMismatchError when the secret key changed since it was sealed.
  */
 export async function inboundTokenOf(db: Db, businessId: number): Promise<string> {
-  const shown = await repo.findShownInboundToken(db, businessId);
-  if (shown?.token_sealed) return openSecret(shown.token_sealed);
-  return (await createInboundAddress(db, businessId)).token;
+  return (await shownInboundToken(db, businessId)) ?? (await createInboundAddress(db, businessId)).token;
 }
 
 /**
@@ -48,15 +55,18 @@ export async function inboundAddressOf(
 
 /**
  * What the console's e-mail page shows of the way in: the address and the webhook's path (under
- * the server's public URL), of the same token.
- * @returns `{address, webhookPath}`; `address` null without the SMTP listener.
+ * the server's public URL), of the same token. Makes nothing (a page read writes nothing): the
+ * owner makes the first one with a button (`POST /console/email/addresses`).
+ * @returns `{address, webhookPath}` (`address` null without the SMTP listener), or null when the
+ *   business has no token that can be shown.
  */
 export async function inboundWaysOf(
   db: Db,
   businessId: number,
   settings: Pick<InboundSmtpSettings, 'domain'> | null,
-): Promise<{ address: string | null; webhookPath: string }> {
-  const token = await inboundTokenOf(db, businessId);
+): Promise<{ address: string | null; webhookPath: string } | null> {
+  const token = await shownInboundToken(db, businessId);
+  if (token === null) return null;
   return { address: settings === null ? null : `${token}@${settings.domain}`, webhookPath: inboundPath(token) };
 }
 
