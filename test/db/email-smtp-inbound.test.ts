@@ -7,7 +7,9 @@
  * sender wrote in `Authentication-Results` is not believed; connections are bounded in number and
  * in time.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -20,6 +22,7 @@ import { createInboundAddress, EMAIL_MAX_BYTES, revokeInboundAddress } from '../
 import { inboundAddressOf, inboundTokenOf } from '../../src/services/leads/inbound-address.ts';
 import { startInboundMail } from '../../src/services/leads/inbound-smtp.ts';
 import { businessWithKey, freshDb, REPO_ROOT, snapshot } from '../helpers/db.ts';
+import { startServe } from '../helpers/processes.ts';
 
 const DOMAIN = 'entrada.inmo.example';
 const fixture = (name: string) => readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'email', name));
@@ -33,12 +36,13 @@ const settings: InboundSmtpSettings = {
 };
 
 let db: Db;
+let dbUrl: string;
 let businessId: number;
 let listener: InboundSmtp;
 let woken = 0;
 
 beforeAll(async () => {
-  ({ db } = await freshDb());
+  ({ db, url: dbUrl } = await freshDb());
   ({ businessId } = await businessWithKey(db));
   listener = await startInboundMail(db, settings, { host: '127.0.0.1', onJobsQueued: () => woken++, closeMs: 1000 });
 });
@@ -215,5 +219,68 @@ describe('the SMTP listener (INMO_SMTP_INBOUND_PORT)', () => {
       second.destroy();
       await small.close();
     }
+  });
+
+  it('offers STARTTLS when a certificate is configured, and takes the message over TLS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inmo-smtp-tls-'));
+    const [certFile, keyFile] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
+    const made = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=${DOMAIN}`],
+      { stdio: 'ignore' },
+    );
+    expect(made.status).toBe(0);
+    const secured = await startInboundMail(
+      db,
+      { ...settings, tls: { certFile, keyFile } },
+      {
+        host: '127.0.0.1',
+        onJobsQueued: () => {},
+        closeMs: 1000,
+      },
+    );
+    try {
+      const address = (await inboundAddressOf(db, businessId, settings))!;
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: secured.port,
+        secure: false,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+      });
+      const raw = 'From: a@b.example\r\nTo: x@y.example\r\nSubject: tls\r\nMessage-ID: <tls-1@b.example>\r\n\r\nhola\r\n';
+      const sent = await transport.sendMail({ envelope: { from: 'a@b.example', to: [address] }, raw });
+      transport.close();
+      expect(sent.accepted).toEqual([address]);
+      expect((await emails()).some((e) => e.message_key === '<tls-1@b.example>')).toBe(true);
+    } finally {
+      await secured.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is started by `inmo serve` when INMO_SMTP_INBOUND_PORT is set, and stopped with it', async () => {
+    const address = (await inboundAddressOf(db, businessId, settings))!;
+    const served = await startServe(
+      {
+        ...process.env,
+        DATABASE_URL: dbUrl,
+        LOG_LEVEL: 'warn',
+        INMO_SMTP_INBOUND_PORT: '0',
+        INMO_INBOUND_DOMAIN: DOMAIN,
+        HOST: '127.0.0.1',
+      },
+      '--no-worker',
+    );
+    try {
+      expect(served.info.smtp_inbound).toEqual({ port: expect.any(Number), domain: DOMAIN });
+      const raw = 'From: a@b.example\r\nTo: x@y.example\r\nSubject: serve\r\nMessage-ID: <serve-1@b.example>\r\n\r\nhola\r\n';
+      expect((await send(address, raw, served.info.smtp_inbound.port)).accepted).toEqual([address]);
+      expect((await emails()).some((e) => e.message_key === '<serve-1@b.example>')).toBe(true);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+    // Stopped: nothing listens there any more.
+    expect(await refusalOf(send(address, 'Subject: x\r\n\r\nx\r\n', served.info.smtp_inbound.port))).toBeUndefined();
   });
 });
