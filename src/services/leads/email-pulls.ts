@@ -19,6 +19,8 @@
  *   what was stored stays, the rest comes with the next run; its lease lasts the deadline and 30 s
  *   and is never renewed. The worker runs pulls in all its slots but one (jobs/worker.ts).
  * - Each run's outcome is kept for `list`: counts, and an error in words without personal data.
+ * - Added and removed by the CLI or by owners on the console's e-mail page (CONTRACT §25), each in
+ *   the audit trail by the pull's id; the console also tests one ({@link testEmailPull}).
  */
 import { randomUUID } from 'node:crypto';
 import type { OutboundPolicy } from '../../config.ts';
