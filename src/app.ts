@@ -14,7 +14,7 @@
  * request id, key id), plain `{detail}` bodies for 404/405/413/500, and no
  * stack trace or SQL ever sent to a client (CONTRACT §2).
  */
-import { outboundPolicy, type OutboundPolicy } from './config.ts';
+import { outboundPolicy, type InboundSmtpSettings, type OutboundPolicy } from './config.ts';
 import { mediaRoutes, type MediaOptions } from './http/media.ts';
 import { FolderMediaStore } from './media/store.ts';
 import { DEFAULT_WORKER_SETTINGS } from './jobs/settings.ts';
@@ -108,6 +108,8 @@ export interface AppOptions {
   feedMaxBytes?: number;
   /** `INMO_PULL_WITHDRAW_MAX_SHARE`: the share of a source's listings the console's "pull now" may withdraw before the pull is held. */
   pullWithdrawMaxShare?: number;
+  /** `INMO_SMTP_INBOUND_PORT` and `INMO_INBOUND_DOMAIN` (CONTRACT §25): the console's e-mail page shows the business's address when set. */
+  inboundSmtp?: InboundSmtpSettings | null;
   /** Where listings' photos are kept and linked (`INMO_MEDIA_*`); by default the folder `./data/media`, served at `/media/`. */
   media?: MediaOptions;
   /**
@@ -343,6 +345,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       publicUrl: options.publicUrl ?? null,
       feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
       pullWithdrawMaxShare: options.pullWithdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare,
+      inboundSmtp: options.inboundSmtp ?? null,
     });
   }
   // The interactive docs share the console's origin: the console's headers (no framing, no

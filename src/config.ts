@@ -50,6 +50,59 @@ export interface Config {
   development: boolean;
   /** Where listings' photos are kept (`INMO_MEDIA_*`, CONTRACT §14). */
   media: MediaSettings;
+  /** E-mail received by SMTP (`INMO_SMTP_INBOUND_*`, `INMO_INBOUND_DOMAIN`, CONTRACT §25), or null when off. */
+  inboundSmtp: InboundSmtpSettings | null;
+}
+
+/**
+ * E-mail received by SMTP (CONTRACT §25): `inmo serve` listens on `port` for mail to
+ * `<token>@domain` (an MX record of `domain` points at this server).
+ */
+export interface InboundSmtpSettings {
+  /** `INMO_SMTP_INBOUND_PORT` (25 behind an MX; 0 picks a free port). */
+  port: number;
+  /** `INMO_SMTP_INBOUND_HOST`: the interface, or null for the one `inmo serve` listens on. */
+  host: string | null;
+  /** `INMO_INBOUND_DOMAIN`, lower-case: the domain of the businesses' addresses. */
+  domain: string;
+  /** `INMO_SMTP_INBOUND_MAX_CONNECTIONS`: connections open at once; more are answered 421. */
+  maxConnections: number;
+  /** `INMO_SMTP_INBOUND_SESSION_MS`: the longest a connection stays open, whatever it does, ms. */
+  sessionMs: number;
+  /** `INMO_SMTP_INBOUND_TLS_CERT` and `_KEY`: PEM files offered by STARTTLS; null: no STARTTLS. */
+  tls: { certFile: string; keyFile: string } | null;
+}
+
+/** Defaults of {@link InboundSmtpSettings}. */
+export const DEFAULT_INBOUND_SMTP = Object.freeze({ maxConnections: 50, sessionMs: 10 * 60_000 });
+
+/**
+ * The inbound SMTP settings of an environment, or null when `INMO_SMTP_INBOUND_PORT` is unset.
+ * @throws Error naming the variable: a port without `INMO_INBOUND_DOMAIN` (or the other way
+ *   round), a domain that is not a host name of two labels or more, one TLS file without the other.
+ */
+export function inboundSmtpSettings(env: NodeJS.ProcessEnv = process.env): InboundSmtpSettings | null {
+  const rawDomain = env.INMO_INBOUND_DOMAIN?.trim().toLowerCase().replace(/\.$/, '') || null;
+  if (!env.INMO_SMTP_INBOUND_PORT) {
+    if (rawDomain !== null) throw new Error('INMO_INBOUND_DOMAIN is set without INMO_SMTP_INBOUND_PORT: set both, or neither');
+    return null;
+  }
+  const port = portFromEnv(env, 'INMO_SMTP_INBOUND_PORT', 0);
+  if (rawDomain === null)
+    throw new Error('INMO_SMTP_INBOUND_PORT needs INMO_INBOUND_DOMAIN: the domain of the addresses (its MX points here)');
+  if (!/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/.test(rawDomain))
+    throw new Error(`INMO_INBOUND_DOMAIN must be a domain name (inbound.agencia.example), got ${JSON.stringify(env.INMO_INBOUND_DOMAIN)}`);
+  const certFile = env.INMO_SMTP_INBOUND_TLS_CERT || null;
+  const keyFile = env.INMO_SMTP_INBOUND_TLS_KEY || null;
+  if ((certFile === null) !== (keyFile === null)) throw new Error('INMO_SMTP_INBOUND_TLS_CERT and INMO_SMTP_INBOUND_TLS_KEY go together');
+  return {
+    port,
+    host: env.INMO_SMTP_INBOUND_HOST || null,
+    domain: rawDomain,
+    maxConnections: intFromEnv(env, 'INMO_SMTP_INBOUND_MAX_CONNECTIONS', DEFAULT_INBOUND_SMTP.maxConnections, 1),
+    sessionMs: intFromEnv(env, 'INMO_SMTP_INBOUND_SESSION_MS', DEFAULT_INBOUND_SMTP.sessionMs, 1000),
+    tls: certFile !== null && keyFile !== null ? { certFile, keyFile } : null,
+  };
 }
 
 /** Where listings' photos are kept (CONTRACT §14): a folder, or an S3-compatible bucket. */
@@ -404,6 +457,40 @@ export const SETTINGS: readonly Setting[] = [
     see: 'security.md',
   },
   {
+    name: 'INMO_SMTP_INBOUND_PORT',
+    meaning:
+      "a port on which `inmo serve` also receives e-mail by SMTP for `INMO_INBOUND_DOMAIN` (25 behind that domain's MX record): each business's address `<token>@` that domain, shown on the console's e-mail page; mail to any other address is refused (no relay)",
+    default: 'none: no SMTP listener',
+    see: 'operators.md',
+  },
+  {
+    name: 'INMO_INBOUND_DOMAIN',
+    meaning: 'the domain of the inbound addresses (required with `INMO_SMTP_INBOUND_PORT`); its MX record points at this server',
+    default: 'none',
+  },
+  {
+    name: 'INMO_SMTP_INBOUND_HOST',
+    meaning: 'the interface the SMTP listener listens on (`0.0.0.0` for every interface)',
+    default: "`inmo serve`'s (`--host`, else `HOST`)",
+  },
+  {
+    name: 'INMO_SMTP_INBOUND_MAX_CONNECTIONS',
+    meaning: 'SMTP connections open at once; more are answered `421` and closed',
+    default: String(DEFAULT_INBOUND_SMTP.maxConnections),
+  },
+  {
+    name: 'INMO_SMTP_INBOUND_SESSION_MS',
+    meaning: 'the longest one SMTP connection stays open, whatever it sends; then it is closed (a message not yet accepted is not kept)',
+    default: ms(DEFAULT_INBOUND_SMTP.sessionMs),
+  },
+  {
+    name: 'INMO_SMTP_INBOUND_TLS_CERT',
+    meaning:
+      'a PEM certificate (chain) the SMTP listener offers by STARTTLS, with `INMO_SMTP_INBOUND_TLS_KEY` (its private key, PEM); read at start',
+    default: 'none: no STARTTLS',
+  },
+  { name: 'INMO_SMTP_INBOUND_TLS_KEY', meaning: 'the private key (PEM) of `INMO_SMTP_INBOUND_TLS_CERT`', default: 'none' },
+  {
     name: 'INMO_PULL_WITHDRAW_MAX_SHARE',
     meaning:
       "the share of a pulled source's listings (0 to 1) a pull may withdraw by itself; a pull that would withdraw more is held on the console's catalogue page until an owner confirms it (`inmo feeds pull confirm`)",
@@ -618,6 +705,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbound: outboundPolicy(env),
     development: env.NODE_ENV === 'development',
     media: mediaSettings(env),
+    inboundSmtp: inboundSmtpSettings(env),
   };
 }
 

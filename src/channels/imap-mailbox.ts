@@ -283,23 +283,45 @@ export async function openImapMailboxAt(
   }
 }
 
+/** What went wrong with a mailbox, as a word ({@link imapFailureKind}); the console says each in the user's language. */
+export type ImapFailureKind =
+  'private' | 'deadline' | 'oversized' | 'login' | 'mailbox' | 'dns' | 'refused' | 'timeout' | 'certificate' | 'lost' | 'other';
+
+/** The kind of an IMAP failure, from the error's code alone (never what the server said). */
+export function imapFailureKind(error: unknown): ImapFailureKind {
+  const e = (error ?? {}) as { code?: string; authenticationFailed?: boolean; mailboxMissing?: boolean; serverResponseCode?: string };
+  if (e.code === PRIVATE_ADDRESS) return 'private';
+  if (e.code === RUN_DEADLINE) return 'deadline';
+  if (typeof e.code === 'string' && OVERSIZED.has(e.code)) return 'oversized';
+  if (e.authenticationFailed || e.serverResponseCode === 'AUTHENTICATIONFAILED') return 'login';
+  if (e.mailboxMissing || e.serverResponseCode === 'NONEXISTENT') return 'mailbox';
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return 'dns';
+  if (e.code === 'ECONNREFUSED') return 'refused';
+  if (e.code === 'ETIMEDOUT' || e.code === 'CONNECT_TIMEOUT' || e.code === 'GREETING_TIMEOUT' || e.code === 'ETIMEOUT') return 'timeout';
+  if (typeof e.code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO|ERR_TLS|ERR_SSL/.test(e.code)) return 'certificate';
+  if (e.code === 'NoConnection' || e.code === 'ECONNRESET' || e.code === 'EPIPE') return 'lost';
+  return 'other';
+}
+
+/** Each kind in the operator's words. */
+const FAILURE_WORDS: Record<ImapFailureKind, string> = {
+  private: 'the mail server is at a private address (INMO_ALLOW_PRIVATE_NETWORK=1 allows it)',
+  deadline: 'the mail server was too slow: the run stopped at its time limit',
+  oversized: 'the mail server sent an answer larger than inmo reads',
+  login: 'the mail server refused the user or password',
+  mailbox: 'the mailbox does not exist on the mail server',
+  dns: 'the mail server could not be found (DNS)',
+  refused: 'the mail server refused the connection',
+  timeout: 'the mail server did not answer in time',
+  certificate: "the mail server's TLS certificate could not be verified",
+  lost: 'the connection to the mail server was lost',
+  other: 'the mail server failed the exchange',
+};
+
 /**
  * An IMAP failure in plain words, without anything the server said (it may name the user or
  * the mailbox).
  */
 export function imapFailure(error: unknown): string {
-  const e = (error ?? {}) as { code?: string; authenticationFailed?: boolean; mailboxMissing?: boolean; serverResponseCode?: string };
-  if (e.code === PRIVATE_ADDRESS) return 'the mail server is at a private address (INMO_ALLOW_PRIVATE_NETWORK=1 allows it)';
-  if (e.code === RUN_DEADLINE) return 'the mail server was too slow: the run stopped at its time limit';
-  if (typeof e.code === 'string' && OVERSIZED.has(e.code)) return 'the mail server sent an answer larger than inmo reads';
-  if (e.authenticationFailed || e.serverResponseCode === 'AUTHENTICATIONFAILED') return 'the mail server refused the user or password';
-  if (e.mailboxMissing || e.serverResponseCode === 'NONEXISTENT') return 'the mailbox does not exist on the mail server';
-  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return 'the mail server could not be found (DNS)';
-  if (e.code === 'ECONNREFUSED') return 'the mail server refused the connection';
-  if (e.code === 'ETIMEDOUT' || e.code === 'CONNECT_TIMEOUT' || e.code === 'GREETING_TIMEOUT' || e.code === 'ETIMEOUT')
-    return 'the mail server did not answer in time';
-  if (typeof e.code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO|ERR_TLS|ERR_SSL/.test(e.code))
-    return "the mail server's TLS certificate could not be verified";
-  if (e.code === 'NoConnection' || e.code === 'ECONNRESET' || e.code === 'EPIPE') return 'the connection to the mail server was lost';
-  return 'the mail server failed the exchange';
+  return FAILURE_WORDS[imapFailureKind(error)];
 }

@@ -6,9 +6,10 @@
  *     inmo email inbound list --business ID --json     → [{"id", "created_at", "revoked_at"}]
  *     inmo email inbound revoke ID --json              → {"id", "revoked": true}
  *
- * The URL is shown once (only its token's hash is kept); prefix it with the server's public
- * URL and have the mailbox, the mail server or an inbound-parse service POST each message to
- * it raw (`Content-Type: message/rfc822`). This file adds its commands to the `email` group,
+ * The URL is printed once here (its token is kept hashed, and sealed for the console's e-mail
+ * page, which shows it again with the SMTP address `<token>@INMO_INBOUND_DOMAIN`, CONTRACT §25);
+ * prefix it with the server's public URL and have the mail server or an inbound-parse service
+ * POST each message to it raw (`Content-Type: message/rfc822`). This file adds its commands to the `email` group,
  * which it makes when no other file of this folder has.
  */
 import type { Command } from 'commander';
@@ -23,7 +24,11 @@ function emailGroup(program: Command): Command {
 }
 
 export function register(program: Command): void {
-  const inbound = command(emailGroup(program), 'inbound', "make an address for the business's forwarded portal e-mails; shown once")
+  const inbound = command(
+    emailGroup(program),
+    'inbound',
+    "make an address for the business's forwarded portal e-mails (also shown on the console's e-mail page)",
+  )
     .option('--business <id>', 'business id (required)', positiveInt)
     .action(
       action(async (opts: { business?: number }) => {
@@ -32,7 +37,7 @@ export function register(program: Command): void {
         const made = await withDb((db) => createInboundAddress(db, opts.business!), { mustExist: true });
         print(
           { url: made.url },
-          `address #${made.id}, shown once; POST each message raw (Content-Type: message/rfc822) to this path under the server's public URL:\n  ${made.url}`,
+          `address #${made.id}, also shown on the console's e-mail page; POST each message raw (Content-Type: message/rfc822) to this path under the server's public URL:\n  ${made.url}`,
         );
       }),
     );

@@ -22,6 +22,7 @@ import { cli, CliError, openDb, print } from './common.ts';
 import { followMediaBase } from '../services/catalogue/media-base.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { metricsAddress, onShutdownSignal } from './worker-process.ts';
+import type { InboundSmtp } from '../channels/smtp-inbound.ts';
 
 /**
  * Bytes of log lines gathered before they are written to stdout, and the most written at once.
@@ -117,10 +118,28 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
     media: { store, publicUrl: config.media.publicUrl },
     feedMaxBytes: config.worker.feedMaxBytes,
     pullWithdrawMaxShare: config.worker.pullWithdrawMaxShare,
+    inboundSmtp: config.inboundSmtp,
   });
   const { port: metricsPort, host: metricsHost } = config.metrics;
   const metricsAt = config.metrics.enabled && metricsPort !== null ? { host: metricsHost, port: metricsPort } : null;
   const { address, metrics } = await listenOrClose(app, db, listenOn, metricsAt);
+  // E-mail by SMTP (CONTRACT §25), when configured: started once HTTP listens, stopped with it.
+  let inboundSmtp: InboundSmtp | null = null;
+  if (config.inboundSmtp) {
+    const { startInboundMail } = await import('../services/leads/inbound-smtp.ts');
+    try {
+      inboundSmtp = await startInboundMail(db, config.inboundSmtp, {
+        host: listenOn.host,
+        onJobsQueued: () => worker?.wake(),
+        onError: (error) => app.log.error({ err: error, component: 'smtp-inbound' }, 'an e-mail received by SMTP could not be stored'),
+      });
+    } catch (error) {
+      await Promise.allSettled([app.close(), metrics?.close()]);
+      await db.destroy();
+      const where = `${config.inboundSmtp.host ?? listenOn.host}:${config.inboundSmtp.port}`;
+      throw new CliError(`cannot receive e-mail by SMTP on ${where}: ${(error as Error).message}`);
+    }
+  }
   // Links are written with the address a connection reached when no public URL is set
   // (http/origin.ts): right on this machine, an internal address for anyone else. Said on
   // stderr at once, for the operator starting it (a log line could still be buffered).
@@ -161,6 +180,7 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
     console: `${origin}/console`,
     health: `${origin}/healthz`,
     metrics: metricsUrl,
+    ...(inboundSmtp && config.inboundSmtp ? { smtp_inbound: { port: inboundSmtp.port, domain: config.inboundSmtp.domain } } : {}),
     ...demo,
     ...(embedKey ? { embed_demo: `${origin}/embed/demo?key=${embedKey.key}` } : {}),
   };
@@ -171,6 +191,10 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
     `  health:  ${origin}/healthz, ${origin}/readyz`,
   ];
   if (metricsUrl) lines.push(`  metrics: ${metricsUrl}`);
+  if (inboundSmtp && config.inboundSmtp)
+    lines.push(
+      `  e-mail:  SMTP on port ${inboundSmtp.port} for <address>@${config.inboundSmtp.domain} (each business's on its console e-mail page)`,
+    );
   if (opts.demo && info.key) {
     lines.push(
       `  demo business #${info.business_id} with ${info.properties} properties`,
@@ -192,7 +216,8 @@ export async function serve(opts: { port?: number; host?: string; demo?: boolean
   onShutdownSignal(async () => {
     try {
       // Requests in flight and their writes finish (onClose), running jobs finish.
-      const results = await Promise.allSettled([app.close(), metrics?.close(), worker?.stop()]);
+      // SMTP sessions under way end (cut after 30 s) and the messages being stored are stored.
+      const results = await Promise.allSettled([app.close(), metrics?.close(), inboundSmtp?.close(), worker?.stop()]);
       for (const r of results) if (r.status === 'rejected') app.log.error({ err: r.reason }, 'error while stopping');
       process.exitCode = results.some((r) => r.status === 'rejected') ? 1 : 0;
     } finally {

@@ -658,6 +658,8 @@ export interface InboundEmailTokenTable {
   business_id: number;
   /** SHA-256 of the URL's token, hex. */
   token_hash: string;
+  /** The token, sealed at rest (secrets.ts), so its address can be shown again (migration 0054); null for older ones. */
+  token_sealed: string | null;
   created_at: string;
   revoked_at: string | null;
 }

@@ -79,6 +79,20 @@ export const EmailForm = Type.Object({
   reply_to: text(254),
 });
 
+/**
+ * `POST /console/email/pulls`: a mailbox to read over IMAP (CONTRACT §25): its server, `security`
+ * `tls` (imaps://) or `none` (imap://, only where `INMO_ALLOW_PRIVATE_NETWORK=1`), the login and the
+ * folder (INBOX when blank).
+ */
+export const EmailPullForm = Type.Object({
+  host: text(253),
+  port: text(5),
+  security: text(10),
+  user: text(LINE_MAX),
+  password: text(LINE_MAX),
+  folder: text(200),
+});
+
 /** `POST /console/email/test`: the address a test e-mail goes to. */
 export const EmailTestForm = Type.Object({ test_to: text(254) });
 

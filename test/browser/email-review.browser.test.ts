@@ -1,8 +1,8 @@
 /**
  * The e-mails not understood in a real browser (issue 43, CONTRACT §19): at a phone's width an
  * agent opens the e-mail page, reads one, completes the phone the portal left out and makes the
- * lead, landing on its page; discards another. An owner makes an inbound address and sees it
- * once. Every page is checked by axe-core at 1280 px and 390 px, in Spanish and English.
+ * lead, landing on its page; discards another. An owner makes an inbound address and sees it,
+ * by SMTP with its forwarding rule (CONTRACT §25), beside the form of mailboxes read over IMAP. Every page is checked by axe-core at 1280 px and 390 px, in Spanish and English.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,7 @@ const advert = [
 describe.skipIf(!here)('the e-mails to review in Chromium', () => {
   const t = withApp({
     listen: true,
+    app: { inboundSmtp: { port: 2525, host: null, domain: 'entrada.agencia.example', maxConnections: 50, sessionMs: 600_000, tls: null } },
     seed: async ({ db, businessId }) => {
       await userWithPassword(db, businessId, 'agente@agencia.example', 'agent');
       await userWithPassword(db, businessId, 'duena@agencia.example', 'owner');
@@ -102,7 +103,12 @@ describe.skipIf(!here)('the e-mails to review in Chromium', () => {
     await logInToConsole(ownerPage, origin, 'duena@agencia.example', 'en');
     await ownerPage.getByRole('link', { name: 'E-mail', exact: true }).click();
     await ownerPage.getByRole('button', { name: 'Make an address' }).click();
-    await expect(ownerPage.locator('#email-inbound-url').textContent()).resolves.toMatch(/^http:\/\/.+\/webhooks\/email\/[A-Za-z0-9]{43}$/);
+    await ownerPage.getByRole('status').filter({ hasText: 'New address made' }).waitFor();
+    const address = await ownerPage.getByLabel('Address to forward to').inputValue();
+    expect(address).toMatch(/^[a-z0-9]{43}@entrada\.agencia\.example$/);
+    await expect(ownerPage.locator('#email-rule-sieve').inputValue()).resolves.toContain(`redirect :copy "${address}";`);
+    await expect(ownerPage.locator('#email-inbound-url').textContent()).resolves.toMatch(/^http:\/\/.+\/webhooks\/email\/[a-z0-9]{43}$/);
+    await expect(ownerPage.getByRole('button', { name: 'Add the mailbox' }).isVisible()).resolves.toBe(true);
     await check(ownerPage, 'email (owner)');
     await checkAtPhoneWidth(ownerPage, origin, [['email (owner)', '/console/email']], violations);
     await owner.close();

@@ -256,18 +256,19 @@ describe('the e-mails not understood', () => {
 });
 
 describe('the inbound addresses on the e-mail page', () => {
-  it('an owner makes one, shown once as a full URL that takes e-mails, and revokes it', async () => {
+  it('an owner makes one, shown as a full URL that takes e-mails (without the SMTP listener), and revokes it', async () => {
     const owner = await loggedIn(t.app, 'owner@uno.example');
     const made = await owner.submit('/console/email', '/console/email/addresses', {});
     expect(made.statusCode).toBe(201);
-    const url = /id="email-inbound-url">([^<]+)</.exec(made.body)?.[1];
+    const url = /id="email-inbound-url" readonly value="([^"]+)"/.exec(made.body)?.[1];
     expect(url).toMatch(/^http:\/\/[^/]+\/webhooks\/email\/[A-Za-z0-9]{43}$/);
     const path = new URL(url!).pathname;
     const posted = (payload: string) => t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'message/rfc822' }, payload });
     expect((await posted('From: a@b.example\r\nSubject: x\r\n\r\nhola\r\n')).statusCode).toBe(202);
-    // Never shown again: the page lists it by date and state only.
+    // Shown again on every visit until it is revoked (migration 0054, CONTRACT §25); no SMTP address without the listener.
     const page = await owner.get('/console/email');
-    expect(page.body).not.toContain(path);
+    expect(page.body).toContain(path);
+    expect(page.body).not.toContain('id="email-inbound-address"');
     const [address] = await t.db
       .selectFrom('inbound_email_tokens')
       .select('id')
@@ -276,7 +277,9 @@ describe('the inbound addresses on the e-mail page', () => {
       .execute();
     const revoked = await owner.submit('/console/email', `/console/email/addresses/${address.id}/revoke`, {});
     expect(revoked.statusCode).toBe(303);
-    expect((await owner.get('/console/email?revoked=1')).body).toContain('Dirección revocada');
+    const after = await owner.get('/console/email?revoked=1');
+    expect(after.body).toContain('Dirección revocada');
+    expect(after.body).not.toContain(path);
     expect((await posted('From: a@b.example\r\nSubject: y\r\n\r\nhola\r\n')).statusCode).toBe(404);
     expect((await owner.submit('/console/email', '/console/email/addresses/999999/revoke', {})).statusCode).toBe(404);
   });

@@ -8,11 +8,11 @@
  * e-mail; the next reply is threaded under it. `inmo conversations reply --channel` and the
  * console's reply form choose the way.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../src/db/database.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import { acceptInboundEmail } from '../../src/services/leads/email-intake.ts';
+import { acceptInboundEmail, createInboundAddress } from '../../src/services/leads/email-intake.ts';
 import { addEmailPull, runEmailPull } from '../../src/services/leads/email-pulls.ts';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { connectChannel } from '../../src/services/messaging/channels.ts';
@@ -154,6 +154,29 @@ describe('a reply by e-mail, and the answer by the webhook’s path', () => {
     expect(next.subject).toBe('Re: Your enquiry to Inmobiliaria Sol');
     expect(next.inReplyTo).toBe('<answer-2@example.com>');
     expect(next.references).toEqual([sent.mail.messageId, '<answer-1@example.com>', '<answer-2@example.com>']);
+  });
+
+  it('with the SMTP listener configured, answers to the business’s <token>@domain, and an answer sent there joins the thread', async () => {
+    vi.stubEnv('INMO_SMTP_INBOUND_PORT', '2525');
+    vi.stubEnv('INMO_INBOUND_DOMAIN', 'in.inmo.example');
+    try {
+      // No token made yet: none is made by a reply, which answers to the From address.
+      expect(await inboundReplyAddress(db, businessId)).toBeNull();
+      const { token } = await createInboundAddress(db, businessId);
+      const address = `${token}@in.inmo.example`;
+      expect(await inboundReplyAddress(db, businessId)).toBe(address);
+      const leadId = await leadWithEmail();
+      await replyAsAgent(db, leadId, 'Hello Lucía, the flat is still available.');
+      await drain();
+      expect(smtp.received).toHaveLength(1);
+      expect(smtp.received[0].mail.replyTo?.text).toBe(address);
+      // An answer sent to that address alone, naming no e-mail of inmo's.
+      await acceptInboundEmail(db, businessId, answer({ id: '<answer-smtp@example.com>', to: address, words: 'Is it still free?' }));
+      await drain();
+      expect((await threadOf(leadId)).at(-1)).toEqual({ direction: 'in', kind: 'email', text: 'Is it still free?', state: 'received' });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('an e-mail from the lead to another address, naming none of inmo’s, is read as before', async () => {

@@ -50,6 +50,7 @@ import * as m0047 from './0047_viewing_requests.ts';
 import * as m0048 from './0048_email_listing.ts';
 import * as m0049 from './0049_email_from_name.ts';
 import * as m0051 from './0051_price_drops.ts';
+import * as m0054 from './0054_inbound_addresses.ts';
 import * as m0056 from './0056_listed_listings.ts';
 
 export const migrationProvider: MigrationProvider = {
@@ -105,6 +106,7 @@ export const migrationProvider: MigrationProvider = {
       '0048_email_listing': m0048,
       '0049_email_from_name': m0049,
       '0051_price_drops': m0051,
+      '0054_inbound_addresses': m0054,
       '0056_listed_listings': m0056,
     };
   },

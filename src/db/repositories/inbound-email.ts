@@ -3,12 +3,25 @@ import { isRowId, type Executor } from '../database.ts';
 import { insertReturningId } from '../compiled-once.ts';
 import type { InboundEmailState, InboundEmailTable } from '../types.ts';
 
-/** Records a business's new address (only its token's SHA-256, hex). @returns its id. */
+/** Records a business's new address (its token's SHA-256, hex, and the token sealed, migration 0054). @returns its id. */
 export async function insertInboundToken(
   db: Executor,
-  row: { business_id: number; token_hash: string; created_at: string },
+  row: { business_id: number; token_hash: string; token_sealed: string | null; created_at: string },
 ): Promise<number> {
   return insertReturningId(db, 'inbound_email_tokens', { ...row, revoked_at: null });
+}
+
+/** The newest live token of a business that was kept sealed (migration 0054), with its sealed value; undefined when none. */
+export async function findShownInboundToken(db: Executor, businessId: number) {
+  return db
+    .selectFrom('inbound_email_tokens')
+    .select(['id', 'token_sealed'])
+    .where('business_id', '=', businessId)
+    .where('revoked_at', 'is', null)
+    .where('token_sealed', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** The business a live (not revoked) token's hash names. */

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { validateValue, type ValidationIssue } from '../../validation/validator.ts';
 import type { Db } from '../../db/database.ts';
-import type { OutboundPolicy } from '../../config.ts';
+import type { InboundSmtpSettings, OutboundPolicy } from '../../config.ts';
 import type { MediaOptions } from '../media.ts';
 
 /** What every section of the console is registered with (plugin.ts). */
@@ -25,6 +25,8 @@ export interface ConsoleDeps {
   feedMaxBytes: number;
   /** The share of a source's listings a pull may withdraw before it is held (`INMO_PULL_WITHDRAW_MAX_SHARE`). */
   pullWithdrawMaxShare: number;
+  /** E-mail received by SMTP (CONTRACT §25), or null: the e-mail page then shows the webhook's URL instead of an address. */
+  inboundSmtp: InboundSmtpSettings | null;
 }
 
 /** A day, ms. */

@@ -313,6 +313,8 @@ export const AUDIT_ACTION_LABEL = {
   'channel.connect': 'audit_action_channel_connect',
   'channel.change': 'audit_action_channel_change',
   'email.connect': 'audit_action_email_connect',
+  'email.pull_add': 'audit_action_email_pull_add',
+  'email.pull_remove': 'audit_action_email_pull_remove',
   'webhook.add': 'audit_action_webhook_add',
   'webhook.disable': 'audit_action_webhook_disable',
   'webhook.rotate_secret': 'audit_action_webhook_rotate_secret',

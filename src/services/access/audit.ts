@@ -1,6 +1,6 @@
 /**
  * The audit trail (issue 31, CONTRACT §18): who created or revoked a key, invited or disabled a
- * user, changed the channel, the outgoing mail server or a webhook endpoint, exported or erased a lead, or withdrew a
+ * user, changed the channel, the outgoing mail server, a mailbox pulled over IMAP or a webhook endpoint, exported or erased a lead, or withdrew a
  * listing, made or revoked an agent's calendar URL, collected a signed visit sheet or changed its
  * clause (CONTRACT §20), and when. An entry names its actor and target by id only: never a name, phone,
  * email or anything else of a person, so the trail outlives every erasure.
@@ -38,6 +38,9 @@ export const AUDIT_ACTIONS = {
   'channel.change': 'channel',
   // A business's own outgoing mail server saved (CONTRACT §19): before issue 57, `channel.connect`.
   'email.connect': 'email_out',
+  // A mailbox pulled over IMAP added or removed (CONTRACT §19, §25): the target is the pull's id, never its address.
+  'email.pull_add': 'email_pull',
+  'email.pull_remove': 'email_pull',
   'webhook.add': 'webhook_endpoint',
   'webhook.disable': 'webhook_endpoint',
   'webhook.rotate_secret': 'webhook_endpoint',

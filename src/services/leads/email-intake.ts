@@ -3,8 +3,10 @@
  * notifications to, accepting a message posted to one, and the `process_email` work that
  * turns it into a lead, an interaction of a known lead, or a message "not understood".
  *
- * - **Addresses**: `/webhooks/email/<token>`, a token of 43 base62 characters (about 256 bits)
- *   shown once and kept only as its SHA-256, revocable. A token is checked by its hash alone:
+ * - **Addresses**: `/webhooks/email/<token>`, and `<token>@INMO_INBOUND_DOMAIN` by SMTP (CONTRACT §25,
+ *   services/leads/inbound-address.ts), a token of 43 lower-case letters and digits (about 222
+ *   bits; older ones are base62) kept as its SHA-256 and sealed (migration 0054: shown again on
+ *   the console), revocable. A token is checked by its hash alone:
  *   the lookup compares digests, so its time says nothing of the token, and an unknown or
  *   revoked token is a 404 before the body is read.
  * - **Accepting** stores only: the raw bytes once per business (by `Message-ID`, else by the
@@ -30,7 +32,7 @@
  * Personal data (the message, its sender and subject, the contact) is never logged or put in
  * an error; a message's reason says what was missing, not what was there.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { messageKeyOf } from '../../channels/email-message.ts';
 import type { Db } from '../../db/database.ts';
@@ -42,7 +44,6 @@ import { findLeadByEmail, findLeadByPhone } from '../../db/repositories/leads.ts
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Database, InboundEmailState } from '../../db/types.ts';
-import { randomBase62 } from '../../domain/access/api-key.ts';
 import { cleanStrings, storedText } from '../../domain/catalogue/text.ts';
 import { inquiryNotes } from '../../domain/leads/notes.ts';
 import { SOURCE_OF } from '../../domain/leads/portal-emails/index.ts';
@@ -51,6 +52,7 @@ import { normalizePhone } from '../../domain/leads/phone.ts';
 import { searchOfListing } from '../../domain/leads/portal-emails/search.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
+import { sealSecret } from '../../secrets.ts';
 import { keepEmailAnswer, leadAnsweredBy } from '../messaging/email-replies.ts';
 import { readAnswerInThread, readInThread, type ReadOutcome } from './email-read-thread.ts';
 import { foundFieldsOf, type FoundFields } from './email-reading.ts';
@@ -62,7 +64,7 @@ export const EMAIL_MAX_BYTES = 10 * 1024 * 1024;
 /** How long a message is kept after it came, ms: 30 days (CONTRACT §19). */
 export const EMAIL_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** An address's token: 43 base62 characters. */
+/** An address's token: 43 base62 characters (lower-case letters and digits since migration 0054). */
 const TOKEN = /^[A-Za-z0-9]{43}$/;
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -85,16 +87,32 @@ export const DISCARDED_BY_AGENT = 'discarded by an agent';
 /** The longest subject kept, characters. */
 const SUBJECT_MAX = 500;
 
+/** A token's characters: lower-case letters and digits, so that a mail system that lower-cases addresses keeps it whole. */
+const TOKEN_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A new token: 43 characters of {@link TOKEN_ALPHABET} from the CSPRNG (about 222 bits). */
+function newToken(): string {
+  let out = '';
+  for (let i = 0; i < 43; i++) out += TOKEN_ALPHABET[randomInt(TOKEN_ALPHABET.length)];
+  return out;
+}
+
 /**
- * Makes an address to forward a business's portal e-mails to.
- * @returns `{id, url}`, the URL (a path on this server) shown once: only its token's hash is kept.
+ * Makes an address to forward a business's portal e-mails to: a token kept as its SHA-256 (for
+ * lookups) and sealed (secrets.ts, migration 0054: the console shows its address again, CONTRACT §25).
+ * @returns `{id, url, token}`: the URL is a path on this server.
  * @throws InmoError UNKNOWN_BUSINESS.
  */
-export async function createInboundAddress(db: Db, businessId: number): Promise<{ id: number; url: string }> {
+export async function createInboundAddress(db: Db, businessId: number): Promise<{ id: number; url: string; token: string }> {
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
-  const token = randomBase62(43);
-  const id = await repo.insertInboundToken(db, { business_id: businessId, token_hash: hashOf(token), created_at: nowRfc3339() });
-  return { id, url: inboundPath(token) };
+  const token = newToken();
+  const id = await repo.insertInboundToken(db, {
+    business_id: businessId,
+    token_hash: hashOf(token),
+    token_sealed: sealSecret(token),
+    created_at: nowRfc3339(),
+  });
+  return { id, url: inboundPath(token), token };
 }
 
 /**

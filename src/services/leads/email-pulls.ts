@@ -19,17 +19,22 @@
  *   what was stored stays, the rest comes with the next run; its lease lasts the deadline and 30 s
  *   and is never renewed. The worker runs pulls in all its slots but one (jobs/worker.ts).
  * - Each run's outcome is kept for `list`: counts, and an error in words without personal data.
+ * - Added and removed by the CLI or by owners on the console's e-mail page (CONTRACT §25), each in
+ *   the audit trail by the pull's id; the console also tests one ({@link testEmailPull}).
  */
 import { randomUUID } from 'node:crypto';
 import type { OutboundPolicy } from '../../config.ts';
 import {
   imapFailure,
+  imapFailureKind,
   imapUrlWithoutPassword,
   openImapMailbox,
   parseImapUrl,
   RUN_DEADLINE,
+  type ImapFailureKind,
   type ImapMailbox,
 } from '../../channels/imap-mailbox.ts';
+import { CLI, recordAudit, type AuditActor } from '../access/audit.ts';
 import type { Db } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/email-pulls.ts';
@@ -84,13 +89,20 @@ export function presentEmailPull(row: NonNullable<Awaited<ReturnType<typeof repo
 }
 
 /**
- * Adds a pull of a business's mailbox and queues its first run at once.
+ * Adds a pull of a business's mailbox and queues its first run at once; recorded in the audit
+ * trail as `email.pull_add` (the pull's id only).
  * @param options.url `imaps://user:pass@host[:port]/MAILBOX` (see the module's comment).
  * @param options.everyMinutes minutes between runs ({@link EMAIL_PULL_MINUTES}, default 5).
+ * @param actor who adds it (the console's owner, or the CLI by default).
  * @returns `{id, url, every_minutes}`, the URL without its password.
  * @throws InmoError EMAIL_PULL_URL, EMAIL_PULL_PERIOD, UNKNOWN_BUSINESS.
  */
-export async function addEmailPull(db: Db, options: { businessId: number; url: string; everyMinutes?: number }, outbound: OutboundPolicy) {
+export async function addEmailPull(
+  db: Db,
+  options: { businessId: number; url: string; everyMinutes?: number },
+  outbound: OutboundPolicy,
+  actor: AuditActor = CLI,
+) {
   const everyMinutes = options.everyMinutes ?? EMAIL_PULL_MINUTES.default;
   if (!Number.isInteger(everyMinutes) || everyMinutes < EMAIL_PULL_MINUTES.min || everyMinutes > EMAIL_PULL_MINUTES.max)
     throw new InmoError('EMAIL_PULL_PERIOD');
@@ -114,6 +126,7 @@ export async function addEmailPull(db: Db, options: { businessId: number; url: s
       runAt: now,
       now,
     });
+    await recordAudit(trx, options.businessId, actor, 'email.pull_add', pullId, now);
     return pullId;
   });
   return { id, url, every_minutes: everyMinutes };
@@ -127,14 +140,62 @@ export async function listEmailPulls(db: Db, businessId: number) {
 
 /**
  * Removes a pull: it runs no more (a run under way ends with its current message); the messages
- * it stored stay.
+ * it stored stay. Recorded in the audit trail as `email.pull_remove`.
  * @param businessId the business whose pull alone may be removed, or null for any (the CLI).
+ * @param actor who removes it (the console's owner, or the CLI by default).
  * @throws InmoError EMAIL_PULL_NOT_FOUND (a removed pull too).
  */
-export async function removeEmailPull(db: Db, id: number, businessId: number | null): Promise<void> {
+export async function removeEmailPull(db: Db, id: number, businessId: number | null, actor: AuditActor = CLI): Promise<void> {
   const pull = await repo.findEmailPull(db, id, businessId);
   if (!pull || pull.removed_at !== null) throw new InmoError('EMAIL_PULL_NOT_FOUND', { id });
-  await repo.updateEmailPull(db, id, { removed_at: nowRfc3339() });
+  const at = nowRfc3339();
+  await transact(db, async (trx) => {
+    await repo.updateEmailPull(trx, id, { removed_at: at });
+    await recordAudit(trx, pull.business_id, actor, 'email.pull_remove', id, at);
+  });
+}
+
+/** A connection test's outcome: `ok`, or what failed ({@link ImapFailureKind}). */
+export type EmailPullTest = { ok: true } | { ok: false; failure: ImapFailureKind };
+
+/** A test's deadline, ms: the console waits for it. */
+const TEST_TIMEOUT_MS = 20_000;
+
+/**
+ * Tests a business's pull now (CONTRACT §25, the console's "Test" button): connects with the
+ * stored password, logs in and opens its mailbox, reading and marking nothing, within
+ * `timeoutMs` (default 20 s), under the same outbound rules as a run (no private addresses
+ * unless `INMO_ALLOW_PRIVATE_NETWORK=1`).
+ * @returns `{ok: true}`, or `{ok: false, failure}`: what failed as a word, never what the server said.
+ * @throws InmoError EMAIL_PULL_NOT_FOUND (another business's, or a removed one).
+ */
+export async function testEmailPull(
+  db: Db,
+  id: number,
+  businessId: number,
+  outbound: OutboundPolicy,
+  timeoutMs = TEST_TIMEOUT_MS,
+): Promise<EmailPullTest> {
+  const pull = await repo.findEmailPull(db, id, businessId);
+  if (!pull || pull.removed_at !== null) throw new InmoError('EMAIL_PULL_NOT_FOUND', { id });
+  let target;
+  try {
+    target = parseImapUrl(pull.url, outbound, openSecret(pull.password_sealed));
+  } catch {
+    return { ok: false, failure: 'private' };
+  }
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  let mailbox: ImapMailbox | undefined;
+  try {
+    mailbox = await openImapMailbox(target, outbound, { maxBytes: EMAIL_MAX_BYTES, timeoutMs, signal: deadline.signal });
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, failure: deadline.signal.aborted ? 'timeout' : imapFailureKind(error) };
+  } finally {
+    await mailbox?.close().catch(() => undefined);
+    clearTimeout(timer);
+  }
 }
 
 /** What a run is given. */

@@ -5,8 +5,13 @@
  * `phone`, `email`, `message`, `reference`, `source`; a known person gets the request in their
  * history instead) and one that discards it (`POST /email/messages/:id/discard`).
  *
- * For owners, the inbound addresses (`POST /email/addresses` makes one and shows its URL once,
- * `POST /email/addresses/:id/revoke`) and e-mail out: the business's own SMTP server (never its
+ * For owners, the way in (CONTRACT §25): the business's address to forward to (`<token>@INMO_INBOUND_DOMAIN`)
+ * with the forwarding rule to copy when the SMTP listener is on, else the webhook's URL, of the
+ * same token (`POST /email/addresses` makes a new one, `POST /email/addresses/:id/revoke` ends one);
+ * the mailboxes read over IMAP (`POST /email/pulls`: `host`, `port`, `security` `tls`|`none`,
+ * `user`, `password`, `folder`, with the CLI's rules: no private address nor plain IMAP unless
+ * `INMO_ALLOW_PRIVATE_NETWORK=1`, the password sealed; `POST /email/pulls/:id/test` connects now and
+ * says in the page's words what failed; `POST /email/pulls/:id/remove`); and e-mail out: the business's own SMTP server (never its
  * password); `POST /email` (fields `host`, `port`, `security` `tls`|`starttls`, `user`, `password`
  * (write-only: blank keeps the stored one while the host and user stay), `from`, `reply_to`)
  * connects or changes it with connectEmail's rules; `POST /email/test` (field `test_to`) sends a
@@ -27,13 +32,17 @@ import {
   notUnderstoodEmails,
   revokeInboundAddress,
 } from '../../../services/leads/email-intake.ts';
+import { addEmailPull, listEmailPulls, removeEmailPull, testEmailPull } from '../../../services/leads/email-pulls.ts';
+import { inboundWaysOf } from '../../../services/leads/inbound-address.ts';
+import { forwardingRules } from '../../../domain/leads/portal-emails/forwarding.ts';
+import type { ImapFailureKind } from '../../../channels/imap-mailbox.ts';
 import { serverOrigin } from '../../origin.ts';
 import { InmoError, type ErrorCode } from '../../../errors.ts';
 import type { MessageKey } from '../i18n.ts';
 import { messageKeyOf } from '../labels.ts';
 import { render } from '../page.ts';
 import { csrfCheckedRoute, idParam, readForm, type ConsoleDeps } from '../forms.ts';
-import { EmailForm, EmailLeadForm, EmailTestForm } from '../../../schemas/console-forms.ts';
+import { EmailForm, EmailLeadForm, EmailPullForm, EmailTestForm } from '../../../schemas/console-forms.ts';
 
 /** What each refusal of connectEmail or sendTestEmail tells the owner. */
 const EMAIL_PROBLEMS = {
@@ -66,6 +75,34 @@ const LEAD_PROBLEMS = {
   EMAIL_MESSAGE_HANDLED: 'email_handled',
 } as const satisfies Partial<Record<ErrorCode, MessageKey>>;
 
+/** What each failure of a mailbox's test tells the owner. */
+const PULL_FAILURES = {
+  private: 'email_pull_failure_private',
+  deadline: 'email_pull_failure_deadline',
+  timeout: 'email_pull_failure_timeout',
+  oversized: 'email_pull_failure_oversized',
+  login: 'email_pull_failure_login',
+  mailbox: 'email_pull_failure_mailbox',
+  dns: 'email_pull_failure_dns',
+  refused: 'email_pull_failure_refused',
+  certificate: 'email_pull_failure_certificate',
+  lost: 'email_pull_failure_lost',
+  other: 'email_pull_failure_other',
+} as const satisfies Record<ImapFailureKind, MessageKey>;
+
+/** The mailbox form's fields as the owner wrote them (never the password). */
+type PullForm = { host: string; port: string; security: string; user: string; folder: string };
+const EMPTY_PULL_FORM: PullForm = { host: '', port: '993', security: 'tls', user: '', folder: 'INBOX' };
+
+/** The IMAP URL of the mailbox form, user, password and folder percent-encoded; null when the host, port, user or password is not one. */
+function imapUrl(form: PullForm, password: string): string | null {
+  if (!/^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/.test(form.host) || !/^\d{1,5}$/.test(form.port)) return null;
+  const port = Number(form.port);
+  if (port < 1 || port > 65535 || form.user === '' || password === '') return null;
+  const scheme = form.security === 'none' ? 'imap' : 'imaps';
+  return `${scheme}://${encodeURIComponent(form.user)}:${encodeURIComponent(password)}@${form.host}:${port}/${encodeURIComponent(form.folder || 'INBOX')}`;
+}
+
 type LeadFields = { name: string; phone: string; email: string; message: string; reference: string; source: string };
 
 type Form = { host: string; port: string; security: string; user: string; from: string; reply_to: string; test_to: string };
@@ -77,7 +114,7 @@ function smtpUrl(form: Form, password: string): string | null {
   return `${form.security === 'tls' ? 'smtps' : 'smtp'}://${credentials}${form.host}:${form.port}`;
 }
 
-export async function emailPages(app: FastifyInstance, { db, outbound, publicUrl, onJobsQueued }: ConsoleDeps): Promise<void> {
+export async function emailPages(app: FastifyInstance, { db, outbound, publicUrl, onJobsQueued, inboundSmtp }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
   const emailPage = async (
@@ -88,18 +125,38 @@ export async function emailPages(app: FastifyInstance, { db, outbound, publicUrl
       problem?: MessageKey | null;
       form?: Form;
       test?: { ok: boolean; text: string } | null;
-      /** A new inbound address's URL, shown this once. */
-      created?: string;
+      /** A new inbound address was made. */
+      created?: boolean;
+      /** The mailbox form again, with what was refused. */
+      pullForm?: PullForm;
+      pullProblem?: MessageKey | null;
+      /** A mailbox test's outcome, in the page's words. */
+      pullTest?: { id: number; ok: boolean; text: string } | null;
     } = {},
   ) => {
     const { businessId, role } = request.consoleSession!;
     const query = request.query as Record<string, string>;
     const review = await notUnderstoodEmails(db, businessId);
     const notice: MessageKey | null =
-      query.discarded === '1' ? 'email_discarded' : query.revoked === '1' ? 'email_inbound_revoked_notice' : null;
+      query.discarded === '1'
+        ? 'email_discarded'
+        : query.revoked === '1'
+          ? 'email_inbound_revoked_notice'
+          : query.pull_added === '1'
+            ? 'email_pull_added'
+            : query.pull_removed === '1'
+              ? 'email_pull_removed'
+              : null;
     if (role !== 'owner')
       return render(reply, 'email', { owner: false, review, notice, problem: extra.problem ?? null }, extra.status ?? 200);
     const addresses = await listInboundAddresses(db, businessId);
+    const ways = await inboundWaysOf(db, businessId, inboundSmtp);
+    const inbound = ways && {
+      address: ways.address,
+      webhook: `${serverOrigin(request, publicUrl)}${ways.webhookPath}`,
+      rules: ways.address === null ? null : forwardingRules(ways.address),
+    };
+    const pulls = await listEmailPulls(db, businessId);
     const email = await emailOverview(db, businessId);
     const form = extra.form ?? {
       host: email?.host ?? '',
@@ -118,7 +175,13 @@ export async function emailPages(app: FastifyInstance, { db, outbound, publicUrl
         review,
         notice,
         addresses,
-        created: extra.created ?? null,
+        created: extra.created ?? false,
+        inbound,
+        pulls,
+        pullForm: extra.pullForm ?? EMPTY_PULL_FORM,
+        // In the page's words here, as the tests' outcomes are.
+        pullProblem: extra.pullProblem ? request.t(extra.pullProblem) : null,
+        pullTest: extra.pullTest ?? null,
         email,
         form,
         saved: query.saved === '1' && extra.status === undefined,
@@ -210,8 +273,8 @@ export async function emailPages(app: FastifyInstance, { db, outbound, publicUrl
   });
 
   app.post('/email/addresses', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
-    const { url } = await createInboundAddress(db, request.consoleSession!.businessId);
-    return emailPage(request, reply, { status: 201, created: `${serverOrigin(request, publicUrl)}${url}` });
+    await createInboundAddress(db, request.consoleSession!.businessId);
+    return emailPage(request, reply, { status: 201, created: true });
   });
 
   app.post('/email/addresses/:id/revoke', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
@@ -221,6 +284,57 @@ export async function emailPages(app: FastifyInstance, { db, outbound, publicUrl
       throw error instanceof InmoError && error.code === 'INBOUND_EMAIL_NOT_FOUND' ? new InmoError('NOT_FOUND') : error;
     }
     return reply.code(303).header('location', '/console/email?revoked=1').send();
+  });
+
+  app.post('/email/pulls', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const { businessId, userId } = request.consoleSession!;
+    const { value, faults } = readForm(request.body, EmailPullForm);
+    const pullForm: PullForm = {
+      host: value.host.trim(),
+      port: value.port.trim(),
+      security: value.security === 'none' ? 'none' : 'tls',
+      user: value.user.trim(),
+      folder: value.folder.trim() || 'INBOX',
+    };
+    const url = faults.length > 0 ? null : imapUrl(pullForm, value.password);
+    if (url === null) return emailPage(request, reply, { status: 422, pullProblem: 'email_pull_invalid', pullForm });
+    try {
+      await addEmailPull(db, { businessId, url }, outbound, { type: 'user', id: userId });
+    } catch (error) {
+      if (!(error instanceof InmoError) || error.code !== 'EMAIL_PULL_URL') throw error;
+      request.errorCode = error.code;
+      return emailPage(request, reply, { status: 422, pullProblem: 'email_pull_not_allowed', pullForm });
+    }
+    onJobsQueued();
+    return reply.code(303).header('location', '/console/email?pull_added=1').send();
+  });
+
+  /** A mailbox's action: 404 when the business has no such mailbox (or it was removed). */
+  const pullAction = async <T>(request: FastifyRequest, work: (id: number) => Promise<T>): Promise<T> => {
+    try {
+      return await work(messageId(request));
+    } catch (error) {
+      throw error instanceof InmoError && error.code === 'EMAIL_PULL_NOT_FOUND' ? new InmoError('NOT_FOUND') : error;
+    }
+  };
+
+  app.post('/email/pulls/:id/test', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const businessId = request.consoleSession!.businessId;
+    const outcome = await pullAction(request, (id) => testEmailPull(db, id, businessId, outbound));
+    const pullTest = {
+      id: messageId(request),
+      ok: outcome.ok,
+      text: outcome.ok
+        ? request.t('email_pull_test_ok')
+        : request.t('email_pull_test_failed', { reason: request.t(PULL_FAILURES[outcome.failure]) }),
+    };
+    return emailPage(request, reply, { status: outcome.ok ? 200 : 502, pullTest });
+  });
+
+  app.post('/email/pulls/:id/remove', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const { businessId, userId } = request.consoleSession!;
+    await pullAction(request, (id) => removeEmailPull(db, id, businessId, { type: 'user', id: userId }));
+    return reply.code(303).header('location', '/console/email?pull_removed=1').send();
   });
 
   app.post('/email', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
