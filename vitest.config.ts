@@ -59,6 +59,7 @@ const ENGINE_NEUTRAL = [
   'email-pull-bounds', // what a hostile IMAP server can make a pull do
   'listing-sheet-cache', // the PDF sheet's layout and its cache
   'photos.console', // photos re-encoded by sharp
+  'photo-widths', // the widths a photo's URLs name
   'media-base', // photo URLs rewritten onto the media address
   'published-text', // text rules of what a listing publishes
   'xss', // the HTML sanitiser
