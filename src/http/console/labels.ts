@@ -291,6 +291,7 @@ export const SCOPE_LABEL = {
   'events:read': 'scope_events_read',
   'leads:erase': 'scope_leads_erase',
   'viewings:write': 'scope_viewings_write',
+  'leads:write': 'scope_leads_write',
 } as const satisfies Record<Scope, MessageKey>;
 
 export const ROLE_LABEL = {
