@@ -347,6 +347,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     publicUrl: options.publicUrl ?? null,
     feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
     pullWithdrawMaxShare: options.pullWithdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare,
+    limits,
   });
   // The interactive docs share the console's origin: the console's headers (no framing, no
   // sniffing, no referrer) and a policy that allows only their own files and inline hashes.

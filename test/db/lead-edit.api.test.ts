@@ -147,12 +147,12 @@ describe('PATCH /leads/{lead_id}', () => {
     expect(status).toBe(422);
     expect(body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc])).toEqual([
       ['string_too_short', ['body', 'name']],
-      ['literal_error', ['body', 'preferred_language']],
       ['string_type', ['body', 'personal_email']],
+      ['literal_error', ['body', 'preferred_language']],
       ['literal_error', ['body', 'search_preferences', 0, 'operations', 0]],
       ['int_parsing', ['body', 'search_preferences', 0, 'apartamento', 'bedrooms_min']],
     ]);
-    expect(body.detail[1]).toEqual({
+    expect(body.detail[2]).toEqual({
       type: 'literal_error',
       loc: ['body', 'preferred_language'],
       msg: "Input should be 'es', 'gb', 'fr', 'ge' or 'it'",

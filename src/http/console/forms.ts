@@ -3,6 +3,7 @@
  * reading form fields and query parameters, dates and ids of the URL, and the CSRF check every
  * form passes before its handler.
  */
+import type { Limits } from '../../limits.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { validateValue, type ValidationIssue } from '../../validation/validator.ts';
@@ -25,6 +26,8 @@ export interface ConsoleDeps {
   feedMaxBytes: number;
   /** The share of a source's listings a pull may withdraw before it is held (`INMO_PULL_WITHDRAW_MAX_SHARE`). */
   pullWithdrawMaxShare: number;
+  /** The request limits (CONTRACT §8): a lead's edit is checked against the API's schema for them. */
+  limits: Limits;
 }
 
 /** A day, ms. */

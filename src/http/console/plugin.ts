@@ -164,5 +164,6 @@ export async function consolePlugin(
     publicUrl: options.publicUrl,
     feedMaxBytes: options.feedMaxBytes,
     pullWithdrawMaxShare: options.pullWithdrawMaxShare,
+    limits: options.limits,
   });
 }

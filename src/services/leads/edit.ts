@@ -147,7 +147,8 @@ async function applyEdit(
   const line = { business_id: lead.business_id, lead_id: lead.id, user_id: userId, created_at: now };
   const detail = { fields: changed, ...('keyId' in by ? { via: 'api' } : {}), ...extra };
   await repo.insertHistory(trx, { ...line, change: 'edit', detail: JSON.stringify(detail) });
-  if (status) await repo.insertHistory(trx, { ...line, change: 'status', detail: JSON.stringify({ from: lead.status, to: status, reason: null }) });
+  if (status)
+    await repo.insertHistory(trx, { ...line, change: 'status', detail: JSON.stringify({ from: lead.status, to: status, reason: null }) });
   if (rematch) await enqueueLeadJobs(trx, lead.business_id, lead.id, ['match_lead'], now);
   await recordLeadEvent(trx, lead.business_id, lead.id, 'lead.updated', now);
   return { changed, rematch };
@@ -213,7 +214,9 @@ export async function linkEmailListing(
     const searches = storedSearches(lead);
     const search = searchOfListing(listing);
     const next = search === null || searches.some((s) => isDeepStrictEqual(s, search)) ? searches : [...searches, search];
-    const outcome = await applyEdit(trx, lead, { search_preferences: next as LeadEdit['search_preferences'] }, by, { property_id: listing.id });
+    const outcome = await applyEdit(trx, lead, { search_preferences: next as LeadEdit['search_preferences'] }, by, {
+      property_id: listing.id,
+    });
     if (outcome.changed.length === 0) {
       // The lead already searched for it: its history still says the listing was linked.
       await repo.insertHistory(trx, {
