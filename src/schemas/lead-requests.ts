@@ -210,7 +210,8 @@ export function leadRequestSchemas(limits: Limits) {
       phone_number_1: Type.Optional(
         Type.String({
           maxLength: 64,
-          description: 'Primary phone; normalised to E.164, read as Spanish without a `+`. No other lead of the business may hold it (409).',
+          description:
+            'Primary phone; normalised to E.164, read as Spanish without a `+`. No other lead of the business may hold it (409).',
         }),
       ),
       phone_number_2: Opt(Type.String({ maxLength: 64, description: 'Normalised to E.164; `null` removes it.' })),
