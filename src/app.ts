@@ -346,6 +346,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       feedMaxBytes: options.feedMaxBytes ?? DEFAULT_WORKER_SETTINGS.feedMaxBytes,
       pullWithdrawMaxShare: options.pullWithdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare,
       inboundSmtp: options.inboundSmtp ?? null,
+      limits,
     });
   }
   // The interactive docs share the console's origin: the console's headers (no framing, no

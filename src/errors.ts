@@ -96,6 +96,10 @@ export const ERRORS = {
   }),
   INVALID_PHONE: spec({ status: 422, detail: 'Invalid phone number. Use international format, e.g. +34612345678' }),
   DUPLICATE_PHONE: spec({ status: 409, detail: 'A lead with this phone number already exists' }),
+  // PATCH /leads/{id} (CONTRACT §25): the new primary phone is another lead's.
+  LEAD_PHONE_TAKEN: spec({ status: 409, detail: 'Another lead of the business has this phone number' }),
+  // The console's lead page linking a portal e-mail's listing (issue 57).
+  EMAIL_LISTING_NOT_FOUND: spec({ status: 400, detail: 'No listing of the business has this reference' }),
   LEAD_NOT_STORED: spec({ status: 400, detail: 'The lead could not be stored' }),
   /** spec §4.3 rule 3: a malformed ingest `search.budget` is a documented 500. */
   MALFORMED_BUDGET: spec({ status: 500, detail: 'Internal Server Error' }),

@@ -1,5 +1,6 @@
 /**
- * Request bodies of POST /leads/inquiries (spec §4.2, §2.4) and POST /leads/ingest (spec §4.3),
+ * Request bodies of POST /leads/inquiries (spec §4.2, §2.4), POST /leads/ingest (spec §4.3) and
+ * PATCH /leads/{lead_id} (CONTRACT §25, the inquiry's fields again),
  * built for the configured limits of CONTRACT §8 ({@link leadRequestSchemas}, called by
  * schemas/index.ts `buildSchemas`). Unknown fields are ignored.
  */
@@ -198,10 +199,39 @@ export function leadRequestSchemas(limits: Limits) {
     }),
     consent: Consent,
   });
-  return { InquiryBody, IngestBody };
+  /**
+   * PATCH /leads/{lead_id} (CONTRACT §25): the inquiry's contact fields and searches, each
+   * optional and checked as the inquiry checks it (the same schemas); `null` (or `[]` for
+   * `search_preferences`) clears an optional one. Unknown fields are ignored, as the inquiry's are.
+   */
+  const LeadPatchBody = Type.Object(
+    {
+      name: Type.Optional(InquiryBody.properties.name),
+      phone_number_1: Type.Optional(
+        Type.String({
+          maxLength: 64,
+          description:
+            'Primary phone; normalised to E.164, read as Spanish without a `+`. No other lead of the business may hold it (409).',
+        }),
+      ),
+      phone_number_2: Opt(Type.String({ maxLength: 64, description: 'Normalised to E.164; `null` removes it.' })),
+      personal_email: Text('`null` removes it.'),
+      professional_email: Text('`null` removes it.'),
+      preferred_language: Opt(Literals(['es', 'gb', 'fr', 'ge', 'it'] as const, { description: '`null` removes it.' })),
+      search_preferences: Opt(
+        Type.Array(SearchEntry, {
+          maxItems: limits.searches,
+          description: 'Replaces the lead’s searches whole (spec §2.4); `[]` or `null` removes them. The lead is matched again.',
+        }),
+      ),
+    },
+    { description: 'The fields to change; those left out keep their values.' },
+  );
+  return { InquiryBody, IngestBody, LeadPatchBody };
 }
 
 /** Shapes do not depend on the limits, only bounds do. */
 type LeadRequestSchemas = ReturnType<typeof leadRequestSchemas>;
 export type InquiryBody = Static<LeadRequestSchemas['InquiryBody']>;
 export type IngestBody = Static<LeadRequestSchemas['IngestBody']>;
+export type LeadPatchBody = Static<LeadRequestSchemas['LeadPatchBody']>;

@@ -42,6 +42,8 @@ export interface Seen {
   feedIds: number[];
   feedPages: number;
   eventTypes: string[];
+  /** The name PATCH /leads/{lead_id} answered after correcting it. */
+  editedName: string | null;
   /** The lead DELETE /leads/{lead_id} erased, and the status GET /leads/{lead_id} answered after. */
   erasedLeadId: number;
   readAfterErasure: number;
@@ -169,6 +171,10 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
   if (!events.data) throw new Error(`GET /events: ${events.response.status}`);
   events.data.data.forEach((event) => [read(event.id), read(event.created_at)]);
 
+  // The agency's own system corrects the name (CONTRACT §25): only what it sends changes.
+  const edited = await client.PATCH('/leads/{lead_id}', { params: { path: { lead_id: leadId } }, body: { name: 'Ana García López' } });
+  if (!edited.data) throw new Error(`PATCH /leads/{lead_id}: ${edited.response.status}`);
+
   // The person asks to be forgotten (GDPR Art. 17): the lead is erased, then no longer found.
   const erased = await client.DELETE('/leads/{lead_id}', { params: { path: { lead_id: leadId } } });
   if (!erased.data) throw new Error(`DELETE /leads/{lead_id}: ${erased.response.status}`);
@@ -193,6 +199,7 @@ export async function useEveryOperation(baseUrl: string, key: string, phone: str
     feedIds: [...kept].sort((a, b) => a - b),
     feedPages,
     eventTypes: events.data.data.map((event) => read(event.type)),
+    editedName: read(edited.data.data.name) ?? null,
     erasedLeadId: read(erased.data.lead_id),
     readAfterErasure: gone.response.status,
   };

@@ -142,7 +142,11 @@ export interface paths {
         delete: operations["eraseLead"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit a lead
+         * @description Changes the lead’s contact fields and searches (CONTRACT §25), each checked as POST /leads/inquiries checks it (spec §4.2): the fields sent change, the others keep their values; `search_preferences` replaces the searches whole. Phones are normalised to E.164. The lead’s `updated_at` moves, its history in the console names the fields changed, subscribers get `lead.updated`, and new searches are matched again in the background (a lead that was `new` and now has a search becomes `searching_property`). A body that changes nothing changes nothing. Secret keys with the scope `leads:write` only.
+         */
+        patch: operations["updateLead"];
         trace?: never;
     };
     "/leads/{lead_id}/export": {
@@ -709,7 +713,7 @@ export interface operations {
                         status: "ok";
                         user: {
                             company_name: string | null;
-                            scopes: ("properties:read" | "leads:read" | "leads:ingest" | "events:read" | "leads:erase" | "viewings:write")[];
+                            scopes: ("properties:read" | "leads:read" | "leads:ingest" | "events:read" | "leads:erase" | "viewings:write" | "leads:write")[];
                             /** @enum {string} */
                             auth_method: "api_key";
                         };
@@ -1510,6 +1514,219 @@ export interface operations {
                 };
             };
             /** @description A path parameter, query parameter or body field is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    updateLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a lead, as `lead_id` of POST /leads/inquiries or `id` in GET /leads. */
+                lead_id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; those left out keep their values. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Contact’s full name. */
+                    name?: string;
+                    /** @description Primary phone; normalised to E.164, read as Spanish without a `+`. No other lead of the business may hold it (409). */
+                    phone_number_1?: string;
+                    phone_number_2?: string | null;
+                    personal_email?: string | null;
+                    professional_email?: string | null;
+                    preferred_language?: ("es" | "gb" | "fr" | "ge" | "it") | null;
+                    search_preferences?: {
+                        operations?: ("venta" | "alquiler" | "traspaso")[] | null;
+                        property_types?: ("apartamento" | "casa" | "local" | "nave" | "almacenaje" | "oficina" | "terreno" | "aparcamiento" | "edificio")[] | null;
+                        apartamento?: {
+                            features?: string[] | null;
+                            subtypes?: string[] | null;
+                            size_min?: number | null;
+                            size_max?: number | null;
+                            price_min?: number | null;
+                            price_max?: number | null;
+                            price_rent_min?: number | null;
+                            price_rent_max?: number | null;
+                            specs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            views?: string[] | null;
+                            bedrooms_min?: number | null;
+                            bathrooms_min?: number | null;
+                            num_terraces_min?: number | null;
+                            size_terraces_min?: number | null;
+                            doble_bedrooms_min?: number | null;
+                            suite_bathrooms_min?: number | null;
+                        } | null;
+                        casa?: {
+                            features?: string[] | null;
+                            subtypes?: string[] | null;
+                            size_min?: number | null;
+                            size_max?: number | null;
+                            price_min?: number | null;
+                            price_max?: number | null;
+                            price_rent_min?: number | null;
+                            price_rent_max?: number | null;
+                            specs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            views?: string[] | null;
+                            bedrooms_min?: number | null;
+                            bathrooms_min?: number | null;
+                            num_terraces_min?: number | null;
+                            size_terraces_min?: number | null;
+                            doble_bedrooms_min?: number | null;
+                            suite_bathrooms_min?: number | null;
+                            plot_size_min?: number | null;
+                            porch_size_min?: number | null;
+                        } | null;
+                        edificio?: {
+                            features?: string[] | null;
+                            subtypes?: string[] | null;
+                            size_min?: number | null;
+                            size_max?: number | null;
+                            price_min?: number | null;
+                            price_max?: number | null;
+                            price_rent_min?: number | null;
+                            price_rent_max?: number | null;
+                            specs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            num_floors_min?: number | null;
+                            num_locales_min?: number | null;
+                            usable_area_min?: number | null;
+                            num_parkings_min?: number | null;
+                            num_viviendas_min?: number | null;
+                        } | null;
+                        aparcamiento?: {
+                            features?: string[] | null;
+                            subtypes?: string[] | null;
+                            min_seats?: number | null;
+                            price_min?: number | null;
+                            price_max?: number | null;
+                            price_rent_min?: number | null;
+                            price_rent_max?: number | null;
+                        } | null;
+                        local?: {
+                            [key: string]: unknown;
+                        } | null;
+                        nave?: {
+                            [key: string]: unknown;
+                        } | null;
+                        almacenaje?: {
+                            [key: string]: unknown;
+                        } | null;
+                        oficina?: {
+                            [key: string]: unknown;
+                        } | null;
+                        terreno?: {
+                            [key: string]: unknown;
+                        } | null;
+                        locations?: (components["schemas"]["PlaceByName"] | components["schemas"]["MapArea"])[] | null;
+                        internal_notes?: string | null;
+                    }[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The lead as it is now, as GET /leads/{lead_id} shows it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Lead"];
+                    };
+                };
+            };
+            /** @description The request could not be read (a URL that cannot be decoded, a body shorter than its Content-Length). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description No lead with this id in the business. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Another lead of the business has this primary phone (`LEAD_PHONE_TAKEN`); nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Request body larger than the configured limit (1 MiB by default; CONTRACT §8). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A field is invalid (Pydantic-shaped), or no phone is a valid number (`detail` is then a single message string). */
             422: {
                 headers: {
                     [name: string]: unknown;

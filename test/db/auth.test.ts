@@ -72,7 +72,7 @@ describe('GET /me', () => {
       status: 'ok',
       user: {
         company_name: 'Inmobiliaria Test',
-        scopes: ['properties:read', 'leads:read', 'leads:ingest', 'events:read', 'leads:erase', 'viewings:write'],
+        scopes: ['properties:read', 'leads:read', 'leads:ingest', 'events:read', 'leads:erase', 'viewings:write', 'leads:write'],
         auth_method: 'api_key',
       },
     });

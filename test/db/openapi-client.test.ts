@@ -54,6 +54,7 @@ describe('the generated client against a server', () => {
     expect(seen.leadTypes.sort()).toEqual(['demandante', 'demandante']);
     expect(seen.leadStatuses).toEqual(['searching_property', 'searching_property']);
     expect(seen.firstLocation).toBeDefined();
+    expect(seen.editedName).toBe('Ana García López');
     expect([seen.erasedLeadId, seen.readAfterErasure]).toEqual([seen.inquiryLeadId, 404]);
   });
 });

@@ -29,7 +29,7 @@ let erasableLeadId: number;
 let phoneSeq = 0;
 
 interface Operation {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
   /** Path with ids filled in. */
   url: () => string;
   scope: Scope | null;
@@ -55,6 +55,7 @@ const OPERATIONS: Record<string, Operation> = {
   getLeadMatches: { method: 'GET', url: () => `/leads/${ourLeadId}/matches`, scope: 'leads:read' },
   exportLead: { method: 'GET', url: () => `/leads/${ourLeadId}/export`, scope: 'leads:read' },
   eraseLead: { method: 'DELETE', url: () => `/leads/${erasableLeadId}`, scope: 'leads:erase' },
+  updateLead: { method: 'PATCH', url: () => `/leads/${ourLeadId}`, scope: 'leads:write', body: () => ({ name: 'Ana' }) },
   createInquiry: {
     method: 'POST',
     url: () => '/leads/inquiries',
@@ -196,16 +197,23 @@ describe('another business', () => {
   });
 
   it('its lead ids are indistinguishable from ids that do not exist', async () => {
-    const reads: Array<['GET' | 'DELETE', string]> = [
+    const reads: Array<['GET' | 'DELETE' | 'PATCH', string]> = [
       ['GET', ''],
       ['GET', '/matches'],
       ['GET', '/export'],
       ['DELETE', ''],
+      ['PATCH', ''],
     ];
     for (const [method, suffix] of reads) {
       const before = await snapshot(db);
-      const theirs404 = await app.inject({ method, url: `/v1/ext/leads/${theirLeadId}${suffix}`, headers: { 'x-api-key': ours.key } });
-      const missing404 = await app.inject({ method, url: `/v1/ext/leads/999999${suffix}`, headers: { 'x-api-key': ours.key } });
+      const body = method === 'PATCH' ? { payload: { name: 'Nadie' } } : {};
+      const theirs404 = await app.inject({
+        method,
+        url: `/v1/ext/leads/${theirLeadId}${suffix}`,
+        headers: { 'x-api-key': ours.key },
+        ...body,
+      });
+      const missing404 = await app.inject({ method, url: `/v1/ext/leads/999999${suffix}`, headers: { 'x-api-key': ours.key }, ...body });
       expect([theirs404.statusCode, theirs404.body]).toEqual([404, missing404.body]);
       expect(theirs404.headers['content-type']).toBe(missing404.headers['content-type']);
       expect(await snapshot(db)).toBe(before);

@@ -39,7 +39,7 @@ export function responseSchema(operation: Schema, status: number): Schema | unde
  */
 export async function expectDocumented(
   app: FastifyInstance,
-  method: 'get' | 'post' | 'delete',
+  method: 'get' | 'post' | 'delete' | 'patch',
   path: string,
   status: number,
   body: unknown,

@@ -130,6 +130,20 @@ export async function listEmailListingsOfLead(db: Executor, businessId: number, 
   );
 }
 
+/**
+ * Sets the listing message `id` was about, only while it names none (an agent linking it, issue 57).
+ * @returns whether this call set it (false: it names one already).
+ */
+export async function setInboundEmailListing(db: Executor, id: number, propertyId: number): Promise<boolean> {
+  const result = await db
+    .updateTable('inbound_emails')
+    .set({ property_id: propertyId })
+    .where('id', '=', id)
+    .where('property_id', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** The messages that made or were added to a lead, oldest first (its export, CONTRACT §18). */
 export async function listInboundEmailsOfLead(db: Executor, leadId: number) {
   return db

@@ -310,6 +310,24 @@ export async function updateLeadWork(
   await db.updateTable('leads').set(change).where('id', '=', id).execute();
 }
 
+/**
+ * Writes a lead's edited contact columns and searches (CONTRACT §25) with `updated_at`, and its
+ * `search_text` made from the row as it then is (migration 0031).
+ */
+export async function updateLeadContact(db: Executor, id: number, change: Partial<NewLead> & { updated_at: string }): Promise<void> {
+  await db.updateTable('leads').set(change).where('id', '=', id).execute();
+  const lead = await db
+    .selectFrom('leads')
+    .select(['name', 'personal_email', 'professional_email'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('leads')
+    .set({ search_text: leadSearchText(lead) })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** Adds a note written in the console by `authorUserId`. */
 export async function insertAuthoredNote(db: Executor, leadId: number, text: string, authorUserId: number, at: string): Promise<void> {
   await db.insertInto('lead_notes').values({ lead_id: leadId, text, created_at: at, author_user_id: authorUserId }).execute();

@@ -9,7 +9,16 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 
 export const KEY_PREFIX = 'AC_LIVE_';
 export const PUBLISHABLE_PREFIX = 'AC_PUB_';
-export const SCOPES = ['properties:read', 'leads:read', 'leads:ingest', 'events:read', 'leads:erase', 'viewings:write'] as const;
+export const SCOPES = [
+  'properties:read',
+  'leads:read',
+  'leads:ingest',
+  'events:read',
+  'leads:erase',
+  'viewings:write',
+  // Editing a lead's contact and searches (CONTRACT §25): secret keys only.
+  'leads:write',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 /** The only scopes a publishable key may have: what a public web page may do (CONTRACT §13, §20: ask for a viewing). */
 export const PUBLISHABLE_SCOPES = ['properties:read', 'leads:ingest', 'viewings:write'] as const satisfies readonly Scope[];

@@ -3,6 +3,7 @@
  * reading form fields and query parameters, dates and ids of the URL, and the CSRF check every
  * form passes before its handler.
  */
+import type { Limits } from '../../limits.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { validateValue, type ValidationIssue } from '../../validation/validator.ts';
@@ -27,6 +28,8 @@ export interface ConsoleDeps {
   pullWithdrawMaxShare: number;
   /** E-mail received by SMTP (CONTRACT §25), or null: the e-mail page then shows the webhook's URL instead of an address. */
   inboundSmtp: InboundSmtpSettings | null;
+  /** The request limits (CONTRACT §8): a lead's edit is checked against the API's schema for them. */
+  limits: Limits;
 }
 
 /** A day, ms. */

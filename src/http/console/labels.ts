@@ -5,6 +5,8 @@
  * template builds a key from a value: templates call `it.label.<vocabulary>(value)` (page.ts
  * hands them {@link labeller}), and test/unit/console-labels.test.ts checks that they do.
  */
+import type { EditableField } from '../../services/leads/edit.ts';
+import type { FormCriterion } from './lead-edit-form.ts';
 import type { ConversationState, FollowUpState, LeadInteractionTable } from '../../db/types.ts';
 import type { Scope } from '../../domain/access/api-key.ts';
 import type { AddressPrivacy, Operation, PropertyStatus, PropertyType, RentalType } from '../../domain/catalogue/terms.ts';
@@ -208,6 +210,38 @@ export const LISTING_FIELD_LABEL = {
   condition: 'field_condition',
 } as const satisfies Record<keyof Static<typeof ListingForm>, MessageKey>;
 
+/** A lead's `preferred_language` (spec §2.1: `gb` English, `ge` German), by the language's own name. */
+export const LEAD_LANGUAGE_LABEL = {
+  es: 'language_name_es',
+  gb: 'language_name_en',
+  fr: 'language_name_fr',
+  ge: 'language_name_de',
+  it: 'language_name_it',
+} as const satisfies Record<string, MessageKey>;
+
+/** The fields a lead's edit changes (CONTRACT §25), as its history names them. */
+export const EDIT_FIELD_LABEL = {
+  name: 'edit_field_name',
+  phone_number_1: 'edit_field_phone_number_1',
+  phone_number_2: 'edit_field_phone_number_2',
+  personal_email: 'edit_field_personal_email',
+  professional_email: 'edit_field_professional_email',
+  preferred_language: 'edit_field_preferred_language',
+  search_preferences: 'edit_field_search_preferences',
+} as const satisfies Record<EditableField, MessageKey>;
+
+/** The criteria the lead's edit form shows (http/console/lead-edit-form.ts), as its fields' labels. */
+export const EDIT_CRITERION_LABEL = {
+  price_min: 'edit_criterion_price_min',
+  price_max: 'edit_criterion_price_max',
+  price_rent_min: 'edit_criterion_price_rent_min',
+  price_rent_max: 'edit_criterion_price_rent_max',
+  size_min: 'edit_criterion_size_min',
+  size_max: 'edit_criterion_size_max',
+  bedrooms_min: 'edit_criterion_bedrooms_min',
+  bathrooms_min: 'edit_criterion_bathrooms_min',
+} as const satisfies Record<FormCriterion, MessageKey>;
+
 /** A listing's language (CONTRACT §22), by its own name. */
 export const LISTING_LANGUAGE_LABEL = {
   es: 'language_name_es',
@@ -291,6 +325,7 @@ export const SCOPE_LABEL = {
   'events:read': 'scope_events_read',
   'leads:erase': 'scope_leads_erase',
   'viewings:write': 'scope_viewings_write',
+  'leads:write': 'scope_leads_write',
 } as const satisfies Record<Scope, MessageKey>;
 
 export const ROLE_LABEL = {
@@ -437,6 +472,9 @@ export const LABELS = {
   hiddenBecause: HIDDEN_BECAUSE_LABEL,
   listingField: LISTING_FIELD_LABEL,
   listingLanguage: LISTING_LANGUAGE_LABEL,
+  leadLanguage: LEAD_LANGUAGE_LABEL,
+  editField: EDIT_FIELD_LABEL,
+  editCriterion: EDIT_CRITERION_LABEL,
   languageState: LANGUAGE_STATE_LABEL,
   certificateStatus: CERTIFICATE_STATUS_LABEL,
   condition: CONDITION_LABEL,

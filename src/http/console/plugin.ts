@@ -165,5 +165,6 @@ export async function consolePlugin(
     feedMaxBytes: options.feedMaxBytes,
     pullWithdrawMaxShare: options.pullWithdrawMaxShare,
     inboundSmtp: options.inboundSmtp,
+    limits: options.limits,
   });
 }

@@ -1,6 +1,6 @@
 /**
- * GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–§4.3; CONTRACT §1, §6), and
- * GET /leads/{lead_id} and its matches (CONTRACT §13).
+ * GET /leads, POST /leads/inquiries, POST /leads/ingest (spec §4.1–§4.3; CONTRACT §1, §6),
+ * GET /leads/{lead_id} and its matches (CONTRACT §13), and PATCH /leads/{lead_id} (CONTRACT §25).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -29,6 +29,7 @@ import { checkIdempotencyKey, idempotently, idempotentRoute, onStoredFor } from 
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads/leads.ts';
 import { eraseLead } from '../../services/leads/erasure.ts';
+import { editLead, normalizeEditPhones } from '../../services/leads/edit.ts';
 import { readAwareDatetime, type ValidationIssue } from '../../validation/validator.ts';
 import { queryRefinement } from '../request-pipeline.ts';
 
@@ -236,6 +237,41 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const key = request.apiKey!;
       return eraseLead(db, request.params.lead_id, { businessId: key.businessId, actor: { type: 'key', id: key.keyId } });
+    },
+  );
+
+  app.patch(
+    '/leads/:lead_id',
+    {
+      config: { scope: 'leads:write' },
+      schema: {
+        operationId: 'updateLead',
+        tags: ['leads'],
+        summary: 'Edit a lead',
+        description:
+          'Changes the lead’s contact fields and searches (CONTRACT §25), each checked as POST /leads/inquiries checks it (spec §4.2): the fields sent change, the others keep their values; `search_preferences` replaces the searches whole. Phones are normalised to E.164. The lead’s `updated_at` moves, its history in the console names the fields changed, subscribers get `lead.updated`, and new searches are matched again in the background (a lead that was `new` and now has a search becomes `searching_property`). A body that changes nothing changes nothing. Secret keys with the scope `leads:write` only.',
+        querystring: NoQuery,
+        params: LeadParams,
+        body: schemas.LeadPatchBody,
+        response: {
+          200: Type.Object(
+            { data: Type.Ref('Lead') },
+            { 'x-response-description': 'The lead as it is now, as GET /leads/{lead_id} shows it.' },
+          ),
+          404: plain('No lead with this id in the business.'),
+          409: plain('Another lead of the business has this primary phone (`LEAD_PHONE_TAKEN`); nothing changed.'),
+          413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
+          422: phoneOr422,
+        },
+      },
+    },
+    async (request) => {
+      const key = request.apiKey!;
+      const { edit, invalid } = normalizeEditPhones(request.body);
+      if (invalid.length > 0) throw new InmoError('INVALID_PHONE');
+      const { rematch } = await editLead(db, key.businessId, request.params.lead_id, edit, { keyId: key.keyId });
+      if (rematch) onJobsQueued();
+      return { data: await getLead(db, key.businessId, request.params.lead_id) };
     },
   );
 

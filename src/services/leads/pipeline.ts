@@ -37,12 +37,22 @@ export const NOTE_MAX = 5000;
 /** A line of a lead's history as the lead page shows it. */
 export interface HistoryLine {
   id: number;
-  change: 'status' | 'note' | 'assign' | 'follow_up';
+  change: 'status' | 'note' | 'assign' | 'follow_up' | 'edit';
   /**
    * `{from, to, reason}` for a status; `{from, to}` (user ids, or null) for an assignment; `{}` for
-   * a note; `{id, done: true}` or `{id, from, to}` (due instants) for a follow-up.
+   * a note; `{id, done: true}` or `{id, from, to}` (due instants) for a follow-up; `{fields, via?,
+   * property_id?}` for an edit (services/leads/edit.ts: the fields' names, never their values).
    */
-  detail: { id?: number; done?: boolean; from?: string | number | null; to?: string | number | null; reason?: string | null };
+  detail: {
+    id?: number;
+    done?: boolean;
+    from?: string | number | null;
+    to?: string | number | null;
+    reason?: string | null;
+    fields?: string[];
+    via?: 'api';
+    property_id?: number;
+  };
   /** Who made it: the user's e-mail, or null when that user is gone. */
   by: string | null;
   created_at: string;

@@ -13,7 +13,11 @@
  * `user_id`), 303 to the page's viewings, or the page again with the reasons (422), nothing stored;
  * `POST /leads/:lead_id/send` sends listings by hand (CONTRACT §21, services/leads/hand-sends.ts:
  * `property_id` ticked, repeated, and/or `property_ref`, `channel` `email` or `whatsapp`), 303 to
- * the listings sent, or the page again with the reasons beside the fields (422), nothing stored.
+ * the listings sent, or the page again with the reasons beside the fields (422), nothing stored;
+ * `POST /leads/:lead_id/edit` edits the contact and searches (CONTRACT §25, lead-edit-form.ts) and
+ * `POST /leads/:lead_id/email-listing` (`email_id`, `property_ref`) links the listing a portal
+ * e-mail was about when none was found (issue 57), each 303 back, or the page again with the
+ * reasons beside the fields (422), nothing stored.
  */
 import { displayName, listUsers } from '../../../services/access/console-users.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -69,6 +73,16 @@ import { messageKeyOf } from '../labels.ts';
 import { businessTime } from '../local-time.ts';
 import { bookFromForm, newViewingForm, type ViewingFormState } from '../viewing-form.ts';
 import { viewingsOf } from '../../../services/viewings/console.ts';
+import { linkEmailListing } from '../../../services/leads/edit.ts';
+import { leadRequestSchemas } from '../../../schemas/lead-requests.ts';
+import {
+  FORM_CRITERIA,
+  leadEditFormOf,
+  saveLeadEditForm,
+  SEARCH_CHOICES,
+  storedSearches,
+  type LeadEditFormState,
+} from '../lead-edit-form.ts';
 
 /** Leads per page of the list. */
 const LEADS_PER_PAGE = 50;
@@ -96,6 +110,16 @@ const WORK_PROBLEMS = {
   FOLLOW_UP_NOT_DUE: 'FOLLOW_UP_NOT_DUE',
   FOLLOW_UP_DAY: 'FOLLOW_UP_DAY',
 } as const satisfies Partial<Record<ErrorCode, MessageKey>>;
+
+/** The link form of a portal e-mail whose listing was not found, after a refusal: which e-mail, what was typed, why. */
+export interface EmailLinkState {
+  emailId: number;
+  value: string;
+  fault: string;
+}
+
+/** The preferred languages a lead may have (spec §2.1). */
+const LEAD_LANGUAGES = ['es', 'gb', 'fr', 'ge', 'it'] as const;
 
 /** A form's fault, as the lead page says it (the form changed nothing). */
 class FormFault extends Error {
@@ -131,8 +155,10 @@ function sendFaultWords(t: Translate, error: HandSendError): SendFormState['faul
   return faults;
 }
 
-export async function leadPages(app: FastifyInstance, { db, onJobsQueued, publicUrl }: ConsoleDeps): Promise<void> {
+export async function leadPages(app: FastifyInstance, { db, onJobsQueued, publicUrl, limits }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
+  // The API's own check of an edit (CONTRACT §25), for the app's limits.
+  const { LeadPatchBody } = leadRequestSchemas(limits);
 
   app.get('/leads', async (request, reply) => {
     const q = query(request);
@@ -225,6 +251,10 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
     viewingForm?: ViewingFormState,
     /** The send form as posted, after a refusal. */
     sendForm?: SendFormState,
+    /** The edit form as posted, after a refusal. */
+    editForm?: LeadEditFormState,
+    /** A portal e-mail's link form, after a refusal. */
+    emailLink?: EmailLinkState,
   ) => {
     const ids = [...full.matches.map((m) => m.property_id), ...full.near_misses.map((m) => m.property_id)];
     const summaries = new Map((await listingSummaries(db, full.lead.business_id, ids)).map((p) => [p.id, p]));
@@ -254,6 +284,15 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
         ),
         sendForm: sendForm ?? { values: { property_id: [], property_ref: '', channel: '' }, faults: {} },
         sendMax: HAND_SEND_MAX,
+        editForm: editForm ?? leadEditFormOf(full.lead, limits.searches),
+        editOptions: {
+          storedSearches: storedSearches(full.lead).length,
+          maxName: limits.nameChars,
+          languages: LEAD_LANGUAGES,
+          choices: SEARCH_CHOICES,
+          criteria: Object.keys(FORM_CRITERIA),
+        },
+        emailLink: emailLink ?? null,
         lastSent,
         viewings,
         time: businessTime(zone, reply.request.consoleLanguage),
@@ -330,6 +369,41 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
     }
     onJobsQueued();
     return reply.code(303).header('location', `/console/leads/${full.lead.id}#h-alerts`).send();
+  });
+
+  // The lead's contact and searches edited (CONTRACT §25): refused, the page again with the reasons beside the fields (422), nothing stored.
+  app.post<{ Params: { lead_id: string } }>('/leads/:lead_id/edit', csrfChecked, async (request, reply) => {
+    const full = await ownLead(request);
+    const saved = await saveLeadEditForm(db, full.lead, request.body, request.consoleSession!.userId, {
+      schema: LeadPatchBody,
+      maxSearches: limits.searches,
+      t: request.t,
+    });
+    if ('form' in saved) {
+      request.errorCode = 'LEAD_EDIT_FORM';
+      return leadPage(reply, full, 422, null, 'thread', undefined, undefined, saved.form);
+    }
+    if (saved.outcome.rematch) onJobsQueued();
+    return reply.code(303).header('location', `/console/leads/${full.lead.id}#h-contact`).send();
+  });
+
+  // The listing a portal e-mail was about, linked by its reference when reading it found none (issue 57).
+  app.post<{ Params: { lead_id: string } }>('/leads/:lead_id/email-listing', csrfChecked, async (request, reply) => {
+    const full = await ownLead(request);
+    const emailId = idParam(field(request.body, 'email_id')) ?? 0;
+    const reference = field(request.body, 'property_ref').slice(0, 200);
+    try {
+      const { rematch } = await linkEmailListing(db, full.lead.business_id, full.lead.id, emailId, reference, {
+        userId: request.consoleSession!.userId,
+      });
+      if (rematch) onJobsQueued();
+    } catch (error) {
+      if (!(error instanceof InmoError) || error.code !== 'EMAIL_LISTING_NOT_FOUND') throw error;
+      request.errorCode = error.code;
+      const link = { emailId, value: reference, fault: request.t('lead_email_link_not_found') };
+      return leadPage(reply, full, 422, null, 'thread', undefined, undefined, undefined, link);
+    }
+    return reply.code(303).header('location', `/console/leads/${full.lead.id}#h-prefs`).send();
   });
 
   app.get<{ Params: { lead_id: string } }>('/leads/:lead_id', async (request, reply) => {
