@@ -220,7 +220,12 @@ describe('the document', () => {
     for (const kept of [lucia.phone, pedro.phone, nameless.phone, 'Gómez', 'Ruiz']) expect(unfolded).not.toContain(kept);
     // The only location a reader meets is the place: never the time zone's name.
     const locations = unfolded.split('\r\n').filter((line) => /LOCATION/.test(line.split(':')[0]));
-    expect(locations).toEqual(['LOCATION:Calle Mayor 1\\, 3ºB\\, Madrid', 'LOCATION:Calle Mayor 1\\, 3ºB\\, Madrid', 'LOCATION:Chamberí\\, Madrid', 'LOCATION:Zaragoza']);
+    expect(locations).toEqual([
+      'LOCATION:Calle Mayor 1\\, 3ºB\\, Madrid',
+      'LOCATION:Calle Mayor 1\\, 3ºB\\, Madrid',
+      'LOCATION:Chamberí\\, Madrid',
+      'LOCATION:Zaragoza',
+    ]);
   });
 
   it('writes UIDs under the host of INMO_PUBLIC_URL, never a request’s Host', () => {
