@@ -45,7 +45,7 @@ export type PageExample = { url: string; as: 'owner' | 'nobody' } | 'not a page'
 export const PAGES_OWNER = 'duena@words.example';
 
 /** A title as long as the demo catalogue's (src/demo/catalogue-generator.ts). */
-export const LONG_TITLE = 'Ático dúplex luminoso con terraza y plaza de garaje en venta en Ciudad Lineal, Madrid';
+export const LONG_TITLE = 'Ático dúplex luminoso con terraza y plaza de garaje junto al parque de la Quinta, Ciudad Lineal, Madrid';
 
 /**
  * Seeds `t`'s business with a day of work and a page's worth of everything, and returns an
