@@ -138,7 +138,10 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
     // And one with a WhatsApp thread: who wrote each message, and where it is.
     '/console/leads/:lead_id (a lead with a thread)': { url: `/console/leads/${mario}`, as: 'owner' },
     // The listing with the demo's long title and address.
-    '/console/properties/:id (a long title)': { url: `/console/properties/${await propertyId(t.db, 'MAD-CIUDADLINEAL-000123')}`, as: 'owner' },
+    '/console/properties/:id (a long title)': {
+      url: `/console/properties/${await propertyId(t.db, 'MAD-CIUDADLINEAL-000123')}`,
+      as: 'owner',
+    },
   };
   return examples;
 }

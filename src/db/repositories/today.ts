@@ -105,7 +105,12 @@ export async function listUnassignedNewLeads(db: Executor, businessId: number, l
 
 /** The business's listing `id`: its title and reference, or undefined. */
 export async function findListingNamed(db: Executor, businessId: number, id: number) {
-  return db.selectFrom('properties').select(['id', 'title', 'external_ref']).where('id', '=', id).where('business_id', '=', businessId).executeTakeFirst();
+  return db
+    .selectFrom('properties')
+    .select(['id', 'title', 'external_ref'])
+    .where('id', '=', id)
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
 }
 
 /**

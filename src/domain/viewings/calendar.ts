@@ -114,7 +114,10 @@ export function addressWithCity(address: string | null | undefined, city: string
  * hidden (see {@link addressWithCity}). Null when nothing is known.
  */
 export function calendarLocation(v: Pick<CalendarViewing, 'address' | 'address_approximate' | 'address_privacy' | 'city'>): string | null {
-  return addressWithCity(v.address_privacy === 'public' ? v.address : v.address_privacy === 'approximate' ? v.address_approximate : null, v.city);
+  return addressWithCity(
+    v.address_privacy === 'public' ? v.address : v.address_privacy === 'approximate' ? v.address_approximate : null,
+    v.city,
+  );
 }
 
 /**

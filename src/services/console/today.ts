@@ -79,7 +79,10 @@ export async function todayOf(db: Db, reader: TodayReader, now: number = Date.no
     viewings,
     followUps: { rows: followUps.rows.map((f) => ({ ...f, overdue: Date.parse(f.due_at) < dayStart.toMillis() })), total: followUps.total },
     waiting,
-    unassigned: { rows: await Promise.all(unassigned.rows.map((lead) => newLeadShown(db, reader.businessId, lead))), total: unassigned.total },
+    unassigned: {
+      rows: await Promise.all(unassigned.rows.map((lead) => newLeadShown(db, reader.businessId, lead))),
+      total: unassigned.total,
+    },
     contactedAgain: contactedAgain.map((c) => ({ ...c, times: Number(c.times) })),
     emailsNotUnderstood,
   };
