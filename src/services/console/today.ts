@@ -30,9 +30,9 @@ export const CONTACTED_AGAIN_DAYS = 7;
 export const MESSAGE_SHOWN = 90;
 
 /**
- * The message a lead's generated note holds (domain/leads/notes.ts: the line `Mensaje: …`, and
- * what follows it up to the next line the note generates), its first words: at most
- * {@link MESSAGE_SHOWN} characters, cut at a word with `…`. Null when the note holds none.
+ * The first words of the message a lead's generated note holds (domain/leads/notes.ts: the rest
+ * of the line `Mensaje: …`, the message's first line): at most {@link MESSAGE_SHOWN} characters,
+ * cut at a word with `…`. Null when the note holds none.
  */
 export function messageOfNote(note: string | null): string | null {
   const match = note === null ? null : /^Mensaje: (.*)$/m.exec(note);
