@@ -207,16 +207,16 @@ async function onEngine(root: string, work: string, engine: string, url: string,
     const poll: number[] = [];
     const read: number[] = [];
     const build: number[] = [];
-    await calendarDocument(db, token, { host: 'bench' });
+    await calendarDocument(db, token, { host: 'bench', origin: 'http://bench' });
     for (let i = 0; i < CALLS; i++) {
       let started = performance.now();
-      await calendarDocument(db, token, { host: 'bench' });
+      await calendarDocument(db, token, { host: 'bench', origin: 'http://bench' });
       poll.push(performance.now() - started);
       started = performance.now();
       const rows = await listCalendarViewings(db, businessId, agent, calendarWindowStart(Date.now(), ZONE));
       read.push(performance.now() - started);
       started = performance.now();
-      agentCalendar({ name: 'Bench', zone: ZONE, host: 'bench' }, rows);
+      agentCalendar({ name: 'Bench', zone: ZONE, host: 'bench', origin: 'http://bench' }, rows);
       build.push(performance.now() - started);
     }
     const p50 = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];

@@ -15,6 +15,7 @@ import type { Db } from '../db/database.ts';
 import { InmoError } from '../errors.ts';
 import { calendarDocument } from '../services/viewings/calendar.ts';
 import { conditionalRoute } from './conditional.ts';
+import { serverOrigin } from './origin.ts';
 
 /** The route's path: the file name is `<token>.ics`. */
 export const CALENDAR_ROUTE = '/calendar/:file';
@@ -29,7 +30,9 @@ export function calendarRoutes(app: FastifyInstance, db: Db, publicUrl: string |
   const host = calendarHost(publicUrl);
   app.get<{ Params: { file: string } }>(CALENDAR_ROUTE, { schema: { hide: true }, ...conditionalRoute() }, async (request, reply) => {
     const file = request.params.file;
-    const body = file.endsWith('.ics') ? await calendarDocument(db, file.slice(0, -'.ics'.length), { host }) : null;
+    const body = file.endsWith('.ics')
+      ? await calendarDocument(db, file.slice(0, -'.ics'.length), { host, origin: serverOrigin(request, publicUrl) })
+      : null;
     if (body === null) throw new InmoError('NOT_FOUND');
     return reply.type('text/calendar; charset=utf-8').header('x-content-type-options', 'nosniff').send(body);
   });

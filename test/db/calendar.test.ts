@@ -190,23 +190,42 @@ describe('the document', () => {
     expect(after.filter((e) => e.uid !== cancelled.uid && e.uid !== moved.uid).map((e) => e.sequence)).toEqual(Array(6).fill(0));
   });
 
-  it('names the listing, its address as privacy allows, and the lead’s name and phone', async () => {
+  it('tells viewings apart by the lead’s first name (the time for a nameless lead), places them as privacy allows, and carries no phone or surname', async () => {
     const ana = await userId('ana@agencia.example');
     const lucia = await lead('Lucía Gómez');
+    const pedro = await lead('Pedro Ruiz Soler');
     const nameless = await lead(null);
-    await viewing({ user: ana, ref: 'pub', lead: lucia.id, starts: '2027-05-03T08:00:00Z' });
-    await viewing({ user: ana, ref: 'approx', lead: nameless.id, starts: '2027-05-04T08:00:00Z' });
-    await viewing({ user: ana, ref: 'hidden', lead: lucia.id, starts: '2027-05-05T08:00:00Z' });
+    const ids = [
+      await viewing({ user: ana, ref: 'pub', lead: lucia.id, starts: '2027-05-03T08:00:00Z' }),
+      // The same listing an hour later, for another lead.
+      await viewing({ user: ana, ref: 'pub', lead: pedro.id, starts: '2027-05-03T09:00:00Z' }),
+      await viewing({ user: ana, ref: 'approx', lead: nameless.id, starts: '2027-05-04T08:00:00Z' }),
+      await viewing({ user: ana, ref: 'hidden', lead: lucia.id, starts: '2027-05-05T08:00:00Z' }),
+    ];
     const answer = await fetchCalendar(await urlOf(ana));
-    const events = parse(answer.body).events;
+    const { calendar, events } = parse(answer.body);
+    const page = (id: number) => `http://localhost/console/viewings/${id}`;
     expect(events.map((e) => [e.summary, e.location, e.description])).toEqual([
-      ['Ático, con terraza; luminoso', 'Calle Mayor 1, 3ºB, Madrid', `Lucía Gómez\n${lucia.phone}`],
-      ['Piso approx', 'Chamberí, Madrid', nameless.phone],
-      ['Piso hidden', 'Zaragoza', `Lucía Gómez\n${lucia.phone}`],
+      ['Lucía · Ático, con terraza; luminoso', 'Calle Mayor 1, 3ºB, Madrid', `Ref. pub\n${page(ids[0])}`],
+      ['Pedro · Ático, con terraza; luminoso', 'Calle Mayor 1, 3ºB, Madrid', `Ref. pub\n${page(ids[1])}`],
+      ['10:00 · Piso approx', 'Chamberí, Madrid', `Ref. approx\n${page(ids[2])}`],
+      ['Lucía · Piso hidden', 'Zaragoza', `Ref. hidden\n${page(ids[3])}`],
     ]);
+    expect(calendar.getAllSubcomponents('vevent').map((e) => e.getFirstPropertyValue('url'))).toEqual(ids.map(page));
     // The hidden listing's street is nowhere, nor an exact address of the approximate one.
     expect(answer.body).not.toContain('Secreta');
     expect(answer.body).not.toContain('Calle Mayor 1, Madrid');
+    // The URL may be shared: no phone, no surname (docs/console.md).
+    const unfolded = answer.body.replace(/\r\n[ \t]/g, '');
+    for (const kept of [lucia.phone, pedro.phone, nameless.phone, 'Gómez', 'Ruiz']) expect(unfolded).not.toContain(kept);
+    // The only location a reader meets is the place: never the time zone's name.
+    const locations = unfolded.split('\r\n').filter((line) => /LOCATION/.test(line.split(':')[0]));
+    expect(locations).toEqual([
+      'LOCATION:Calle Mayor 1\\, 3ºB\\, Madrid',
+      'LOCATION:Calle Mayor 1\\, 3ºB\\, Madrid',
+      'LOCATION:Chamberí\\, Madrid',
+      'LOCATION:Zaragoza',
+    ]);
   });
 
   it('writes UIDs under the host of INMO_PUBLIC_URL, never a request’s Host', () => {
@@ -249,13 +268,13 @@ describe('conditional reads', () => {
     await importRecords(t.db, t.businessId, [listing('pub', { title: 'Ático reformado' })]);
     const retitled = await fetchCalendar(url, { 'if-none-match': again });
     expect(retitled.statusCode).toBe(200);
-    expect(parse(retitled.body).events[0].summary).toBe('Ático reformado');
+    expect(parse(retitled.body).events[0].summary).toBe('Lucía · Ático reformado');
     // And a lead's new name (every write of a lead sets its updated_at).
     const third = retitled.headers.etag as string;
     await t.db.updateTable('leads').set({ name: 'Otra Persona', updated_at: '2099-01-01T00:00:00.000+00:00' }).execute();
     const renamed = await fetchCalendar(url, { 'if-none-match': third });
     expect(renamed.statusCode).toBe(200);
-    expect(parse(renamed.body).events[0].description).toMatch(/^Otra Persona\n/);
+    expect(parse(renamed.body).events[0].summary).toMatch(/^Otra · /);
   });
 });
 

@@ -121,7 +121,7 @@ describe('the console says codes in words', () => {
         .split('/')
         .pop()!
         .replace(/\.ics$/, ''),
-      { host: 'inmo.test' },
+      { host: 'inmo.test', origin: 'https://inmo.test' },
     ))!.toString('utf8');
     expect(ics.replace(/\r\n[ \t]/g, '')).toMatch(/X-WR-CALNAME:.*Lucía Gómez/);
     expect(ics).not.toContain('lucia.agente@agency.example');

@@ -3,7 +3,8 @@
  * shows no code of a vocabulary raw and no time outside the business's time zone.
  *
  * - **Every page**: the console's GET routes are read from the app itself (Fastify's route tree),
- *   so a page added later is walked too, or this test fails naming the route it has no example of.
+ *   so a page added later is walked too, or this test fails naming the route it has no example of
+ *   (the examples and their data: test/helpers/console-pages.ts, shared with the widths test).
  * - **A code shown raw**: a word of the visible text (html-to-text: no markup, scripts, styles,
  *   link targets or images) that is a value of one of the console's vocabularies (labels.ts, the
  *   `*_LABEL` maps) and is not a word of that language's own messages (messages/es.json,
@@ -16,15 +17,12 @@
 import { readFileSync } from 'node:fs';
 import { convert } from 'html-to-text';
 import { DateTime } from 'luxon';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as labels from '../../src/http/console/labels.ts';
-import { Worker } from '../../src/jobs/worker.ts';
-import { createUser } from '../../src/services/access/console-users.ts';
-import { createInboundAddress } from '../../src/services/leads/email-intake.ts';
-import { Browser, loggedIn, userWithPassword } from '../helpers/console.ts';
-import { importRecords, listing, propertyId, REPO_ROOT } from '../helpers/db.ts';
-import { post, withApp } from '../helpers/http.ts';
-import { seedDay } from '../helpers/today.ts';
+import { Browser } from '../helpers/console.ts';
+import { consoleRoutes, PAGES_OWNER, seedConsolePages, type PageExample } from '../helpers/console-pages.ts';
+import { REPO_ROOT } from '../helpers/db.ts';
+import { withApp } from '../helpers/http.ts';
 
 const ZONE = 'America/Mexico_City';
 const LANGUAGES = { es: 'es-ES,es;q=0.9', en: 'en-GB,en;q=0.9' } as const;
@@ -98,105 +96,13 @@ function timesOutOfZone(html: string, language: Language): string[] {
   return wrong;
 }
 
-/** The console's GET routes, from Fastify's route tree: `/console/leads/:lead_id`… */
-function consoleRoutes(tree: string): string[] {
-  const stack: string[] = [];
-  const routes: string[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^([│ ]*)[├└]── (.+) \(([A-Z, ]+)\)$/.exec(line);
-    if (!match) continue;
-    const depth = [...match[1]].length / 4;
-    stack.length = depth;
-    stack.push(match[2]);
-    const route = stack.join('');
-    if (route.startsWith('/console') && match[3].split(', ').includes('GET')) routes.push(route.replace(/\/$/, '') || '/');
-  }
-  return [...new Set(routes)];
-}
-
 describe('words everywhere', () => {
   const t = withApp();
-  let examples: Record<string, { url: string; as: 'owner' | 'nobody' } | 'not a page'>;
+  let examples: Record<string, PageExample>;
 
   beforeAll(async () => {
     await t.db.updateTable('businesses').set({ timezone: ZONE }).where('id', '=', t.businessId).execute();
-    const owner = await userWithPassword(t.db, t.businessId, 'duena@words.example', 'owner');
-    const agent = await userWithPassword(t.db, t.businessId, 'agente@words.example', 'agent');
-    const { lucia, mario, beasViewing } = await seedDay(t.db, t.businessId, agent.id, owner.id);
-    await importRecords(t.db, t.businessId, [
-      listing('W-1', { title: 'Ático en Chamberí', city: 'Madrid' }),
-      listing('W-2', { title: 'Local en Delicias', type: 'local', subtype: 'local', operation: 'alquiler', price: null, price_rent: 900 }),
-      listing('W-3', { title: 'Casa en Utebo', type: 'casa', subtype: 'chalet', status: 'reservada' }),
-    ]);
-    // Leads of each kind, matched by the worker: their pages show criteria, near misses and statuses.
-    const inquiry = await post(t.app, '/leads/inquiries', t.key, {
-      name: 'Carmen Buscadora',
-      type: 'demandante',
-      phone_number_1: '+34 611 22 33 44',
-      source: 'web',
-      search_preferences: [
-        { operations: ['venta'], property_types: ['apartamento'], locations: [{ name: 'Madrid' }], apartamento: { price_max: 150000 } },
-      ],
-    });
-    expect(inquiry.status).toBe(200);
-    // An e-mail not understood, to review.
-    const { url } = await createInboundAddress(t.db, t.businessId);
-    const raw = readFileSync(`${REPO_ROOT}/test/fixtures/email/no-contact.eml`);
-    expect((await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'message/rfc822' }, payload: raw })).statusCode).toBe(202);
-    await new Worker({ db: t.db, settings: { pollMs: 20 } }).drain();
-    const carmen = inquiry.body.lead_id as number;
-    await t.db.updateTable('leads').set({ status: 'searching_property' }).where('id', '=', carmen).execute();
-
-    // A catalogue upload, for its report.
-    const browser = await loggedIn(t.app, 'duena@words.example');
-    const uploaded = await browser.upload(
-      '/console/catalogue',
-      { _csrf: await browser.token('/console/catalogue') },
-      { field: 'file', name: 'zaragoza.ndjson', content: `${JSON.stringify(listing('W-9'))}\n{"external_ref": "W-10",\n` },
-    );
-    expect(uploaded.statusCode).toBe(303);
-    const importPage = uploaded.headers.location as string;
-    await vi.waitFor(async () => expect((await browser.get(importPage)).body).toMatch(/terminada|finished/), { timeout: 30_000 });
-
-    const email = await t.db.selectFrom('inbound_emails').select(['id', 'state']).orderBy('id', 'desc').executeTakeFirstOrThrow();
-    const invited = await createUser(t.db, { businessId: t.businessId, email: 'nueva@words.example', role: 'agent' });
-    const listingId = await propertyId(t.db, 'W-1');
-    examples = {
-      '/console': { url: '/console', as: 'owner' },
-      '/console/*': 'not a page',
-      '/console/login': { url: '/console/login', as: 'nobody' },
-      '/console/set-password/:token': { url: new URL(invited.set_password_url, 'http://x').pathname, as: 'nobody' },
-      '/console/assistant': { url: '/console/assistant', as: 'owner' },
-      '/console/agenda': { url: `/console/agenda?view=week&user=all&date=${DateTime.now().setZone(ZONE).toISODate()}`, as: 'owner' },
-      '/console/audit': { url: '/console/audit', as: 'owner' },
-      '/console/leads': { url: '/console/leads', as: 'owner' },
-      '/console/leads/:lead_id': { url: `/console/leads/${carmen}`, as: 'owner' },
-      '/console/leads/:lead_id/export': 'not a page',
-      '/console/leads/:lead_id/erase': { url: `/console/leads/${lucia}/erase`, as: 'owner' },
-      '/console/viewings/:id': { url: `/console/viewings/${beasViewing}`, as: 'owner' },
-      '/console/keys': { url: '/console/keys', as: 'owner' },
-      '/console/keys/:key_id/revoke': { url: `/console/keys/${t.keyId}/revoke`, as: 'owner' },
-      '/console/channel': { url: '/console/channel', as: 'owner' },
-      '/console/catalogue': { url: '/console/catalogue', as: 'owner' },
-      '/console/catalogue/imports/:import_id': { url: importPage, as: 'owner' },
-      '/console/calendar': { url: '/console/calendar', as: 'owner' },
-      '/console/email': { url: '/console/email', as: 'owner' },
-      '/console/email/messages/:id': { url: `/console/email/messages/${email.id}`, as: 'owner' },
-      '/console/users': { url: '/console/users', as: 'owner' },
-      '/console/jobs': { url: '/console/jobs', as: 'owner' },
-      '/console/inbox': { url: '/console/inbox', as: 'owner' },
-      '/console/properties': { url: '/console/properties', as: 'owner' },
-      '/console/properties/new': { url: '/console/properties/new', as: 'owner' },
-      '/console/properties/:id': { url: `/console/properties/${listingId}`, as: 'owner' },
-      '/console/properties/:id/sheet.pdf': 'not a page',
-      '/console/properties/:id/close': { url: `/console/properties/${listingId}/close?status=vendida`, as: 'owner' },
-      '/console/settings': { url: '/console/settings', as: 'owner' },
-      '/console/viewings/:id/sheet.pdf': 'not a page',
-    };
-    // The lead of the morning's seed too: its follow-ups, viewings and a request that came again.
-    examples['/console/leads/:lead_id (a lead with a day)'] = { url: `/console/leads/${lucia}`, as: 'owner' };
-    // And one with a WhatsApp thread: who wrote each message, and where it is.
-    examples['/console/leads/:lead_id (a lead with a thread)'] = { url: `/console/leads/${mario}`, as: 'owner' };
+    examples = await seedConsolePages(t);
   });
 
   it('walks every console page it has an example of, and has one of every page', () => {
@@ -209,7 +115,7 @@ describe('words everywhere', () => {
     it(`shows words, never codes, and the business's times, on every page in ${language}`, async () => {
       const as = (headers: Record<string, string>) => new Browser(t.app, headers);
       const browsers = { owner: as({ 'accept-language': LANGUAGES[language] }), nobody: as({ 'accept-language': LANGUAGES[language] }) };
-      await browsers.owner.login('duena@words.example');
+      await browsers.owner.login(PAGES_OWNER);
       const faults: string[] = [];
       let walked = 0;
       for (const [route, example] of Object.entries(examples)) {

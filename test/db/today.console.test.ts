@@ -5,11 +5,15 @@
  */
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { listLeadHistory } from '../../src/services/leads/pipeline.ts';
+import { changeLeadStatus, listLeadHistory } from '../../src/services/leads/pipeline.ts';
+import { messageOfNote, TODAY_SHOWN } from '../../src/services/console/today.ts';
 import { loggedIn, userWithPassword } from '../helpers/console.ts';
-import { snapshot } from '../helpers/db.ts';
+import { importRecords, listing, snapshot } from '../helpers/db.ts';
 import { seedDay, ZONE } from '../helpers/today.ts';
-import { withApp } from '../helpers/http.ts';
+import { post, withApp } from '../helpers/http.ts';
+
+const section = (html: string, id: string) =>
+  html.slice(html.indexOf(`id="${id}"`), html.indexOf('</section>', html.indexOf(`id="${id}"`)));
 
 describe('Hoy', () => {
   const t = withApp();
@@ -22,8 +26,6 @@ describe('Hoy', () => {
     const agent = await loggedIn(t.app, 'bea@inmo.example');
     const page = await agent.get('/console');
     expect(page.statusCode).toBe(200);
-    const section = (html: string, id: string) =>
-      html.slice(html.indexOf(`id="${id}"`), html.indexOf('</section>', html.indexOf(`id="${id}"`)));
     // Her own viewings of today, not tomorrow's and not the owner's.
     expect(section(page.body, 'h-viewings')).toContain('Lucía Beatriz');
     expect(section(page.body, 'h-viewings')).toContain('Piso en Delicias');
@@ -95,5 +97,97 @@ describe('Hoy', () => {
       (await t.db.selectFrom('leads').select('assigned_user_id').where('id', '=', mario).executeTakeFirstOrThrow()).assigned_user_id,
     ).toBe(bea.id);
     expect(section((await agent.get('/console')).body, 'h-unassigned')).not.toContain('Mario Sinagente');
+  });
+});
+
+describe('Hoy shows what the agent needs (issue 57)', () => {
+  const t = withApp();
+
+  it('lists every new lead nobody has taken, searching ones too, with its source in words, its listing and its first words', async () => {
+    await userWithPassword(t.db, t.businessId, 'ana@inmo.example', 'owner');
+    const bea = await userWithPassword(t.db, t.businessId, 'bea@inmo.example', 'agent');
+    await importRecords(t.db, t.businessId, [listing('ATI-7', { title: 'Ático con terraza en Chamberí', city: 'Madrid' })]);
+    // Eleven new leads of nobody before her, and one a person has already moved on (not new any more).
+    for (let i = 0; i < TODAY_SHOWN + 1; i++)
+      expect(
+        (
+          await post(t.app, '/leads/inquiries', t.key, {
+            name: `Lead ${i}`,
+            type: 'demandante',
+            phone_number_1: `+34 622 00 00 ${String(i).padStart(2, '0')}`,
+          })
+        ).status,
+      ).toBe(200);
+    // A searching lead (its search had content: born `searching_property`), from idealista, about ATI-7, with a long message.
+    const message =
+      'Hola, me interesa mucho el ático de Chamberí y querría verlo esta misma semana, a ser posible por la tarde después de las seis';
+    const searching = await post(t.app, '/leads/inquiries', t.key, {
+      name: 'Sara Buscando',
+      type: 'demandante',
+      phone_number_1: '+34 611 00 00 01',
+      source: 'idealista',
+      notes: `${message}\nRef. ATI-7`,
+      search_preferences: [{ operations: ['venta'], property_types: ['apartamento'], locations: [{ name: 'Madrid' }] }],
+    });
+    expect(searching.status).toBe(200);
+    const sara = searching.body.lead_id as number;
+    expect((await t.db.selectFrom('leads').select('status').where('id', '=', sara).executeTakeFirstOrThrow()).status).toBe(
+      'searching_property',
+    );
+    const worked = await post(t.app, '/leads/inquiries', t.key, {
+      name: 'Ya Trabajado',
+      type: 'demandante',
+      phone_number_1: '+34 633 00 00 01',
+    });
+    await changeLeadStatus(
+      t.db,
+      { userId: bea.id, role: 'agent', businessId: t.businessId },
+      worked.body.lead_id as number,
+      'searching_property',
+    );
+
+    const owner = await loggedIn(t.app, 'ana@inmo.example');
+    const unassigned = section((await owner.get('/console')).body, 'h-unassigned');
+    // Twelve leads are new and of nobody: the count says so, ten are listed and the rest linked.
+    expect(unassigned).toContain('<span class="count">(12)</span>');
+    expect(unassigned).toContain('y 2 más');
+    expect(unassigned).toContain('href="/console/leads?assigned=none"');
+    expect(unassigned).not.toContain('Ya Trabajado');
+    expect(unassigned).not.toContain('Todos los leads nuevos tienen quien los lleve');
+    const saras = unassigned.slice(unassigned.indexOf('Sara Buscando'), unassigned.indexOf('</li>', unassigned.indexOf('Sara Buscando')));
+    expect(saras).toContain('idealista ·');
+    expect(saras).toMatch(/sobre <a href="\/console\/properties\/\d+">Ático con terraza en Chamberí<\/a>/);
+    expect(saras).toContain('Hola, me interesa mucho el ático de Chamberí y querría verlo esta misma semana, a ser…');
+    // A lead typed in by hand says so in words.
+    expect(unassigned).toContain('Por la API, sin origen indicado');
+  });
+
+  it('cuts a message to its first words', () => {
+    expect(messageOfNote('Consulta recibida por la web.\nMensaje: Hola\nRef. X')).toBe('Hola');
+    expect(messageOfNote('Consulta recibida por la web.')).toBeNull();
+    expect(messageOfNote(null)).toBeNull();
+    const long = messageOfNote(`Mensaje: ${'palabra '.repeat(30)}`)!;
+    expect(long.length).toBeLessThanOrEqual(90);
+    expect(long).toMatch(/palabra…$/);
+  });
+
+  it('shows each viewing’s address and the lead’s phone on Hoy, the agenda and the viewing page', async () => {
+    const ana = await userWithPassword(t.db, t.businessId, 'olga@inmo.example', 'owner');
+    const bea = await userWithPassword(t.db, t.businessId, 'rosa@inmo.example', 'agent');
+    const { beasViewing } = await seedDay(t.db, t.businessId, bea.id, ana.id);
+    await importRecords(t.db, t.businessId, [
+      listing('PISO-1', { title: 'Piso en Delicias', address: 'Calle Delicias 12, 2º A', city: 'Zaragoza' }),
+    ]);
+    const agent = await loggedIn(t.app, 'rosa@inmo.example');
+    const call = 'href="tel:+34600000001"';
+    const viewings = section((await agent.get('/console')).body, 'h-viewings');
+    expect(viewings).toContain('Calle Delicias 12, 2º A, Zaragoza');
+    expect(viewings).toContain(call);
+    const agenda = (await agent.get('/console/agenda')).body;
+    expect(agenda).toContain('Calle Delicias 12, 2º A, Zaragoza');
+    expect(agenda).toContain(call);
+    const page = (await agent.get(`/console/viewings/${beasViewing}`)).body;
+    expect(page).toContain('Calle Delicias 12, 2º A, Zaragoza');
+    expect(page).toContain(call);
   });
 });

@@ -61,7 +61,7 @@ export async function findCalendarOwner(db: Executor, tokenHash: string) {
 /**
  * The agent's viewings starting at `from` (canonical UTC) or later, by start then id, with what
  * the calendar shows of each: its listing's title, reference and address fields, and its lead's
- * name and first phone. Reads the index `viewings_agent` (user_id, starts_at).
+ * name. Reads the index `viewings_agent` (user_id, starts_at).
  */
 export async function listCalendarViewings(db: Executor, businessId: number, userId: number, from: string) {
   return (
@@ -88,7 +88,6 @@ export async function listCalendarViewings(db: Executor, businessId: number, use
         'properties.address_privacy',
         'properties.city',
         'leads.name as lead_name',
-        'leads.phone_number_1 as lead_phone',
       ])
       .where('viewings.user_id', '=', userId)
       .where('viewings.business_id', '=', businessId)

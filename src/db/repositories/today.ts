@@ -1,7 +1,7 @@
 /** What the console's "Hoy" lists (issue 47, CONTRACT §23). SQL only; the rules are in services/console/today.ts. */
 import type { Executor } from '../database.ts';
 
-/** The viewings of `userId` (every agent's when null) that start in `[from, to)`, by start, with their lead and listing. */
+/** The viewings of `userId` (every agent's when null) that start in `[from, to)`, by start, with their lead (name, first phone) and listing (title, reference, address, city). */
 export async function listViewingsBetween(db: Executor, businessId: number, userId: number | null, from: string, to: string) {
   let query = db
     .selectFrom('viewings as v')
@@ -15,9 +15,12 @@ export async function listViewingsBetween(db: Executor, businessId: number, user
       'v.user_id',
       'v.lead_id',
       'l.name',
+      'l.phone_number_1 as phone',
       'v.property_id',
       'p.title',
       'p.external_ref',
+      'p.address',
+      'p.city',
     ])
     .where('v.business_id', '=', businessId)
     .where('v.starts_at', '>=', from)
@@ -53,19 +56,61 @@ export async function listDueFollowUpsFor(db: Executor, businessId: number, user
   return { rows, total: Number(total.n) };
 }
 
-/** New leads nobody is assigned to, newest first. */
+/**
+ * New leads nobody has taken, newest first: active, assigned to no one, `new` or
+ * `searching_property` (a lead whose search had content is born `searching_property`, spec §3.1:
+ * it is as new), and no person has moved its status yet (no `status` change in lead_history by a
+ * console user). `limit` rows, with each one's first note of the service's (the generated one:
+ * the message, the listing's reference), and how many there are in all.
+ */
 export async function listUnassignedNewLeads(db: Executor, businessId: number, limit: number) {
+  const query = db
+    .selectFrom('leads as l')
+    .where('l.business_id', '=', businessId)
+    .where('l.assigned_user_id', 'is', null)
+    .where('l.status', 'in', ['new', 'searching_property'])
+    .where('l.active', '=', 1)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('lead_history as h')
+            .select('h.id')
+            .whereRef('h.lead_id', '=', 'l.id')
+            .where('h.change', '=', 'status')
+            .where('h.user_id', 'is not', null),
+        ),
+      ),
+    );
+  const [rows, total] = await Promise.all([
+    query
+      .select(['l.id', 'l.name', 'l.type', 'l.source', 'l.captured_by', 'l.created_at'])
+      .select((eb) =>
+        eb
+          .selectFrom('lead_notes as n')
+          .select('n.text')
+          .whereRef('n.lead_id', '=', 'l.id')
+          .where('n.author_user_id', 'is', null)
+          .orderBy('n.id')
+          .limit(1)
+          .as('first_note'),
+      )
+      .orderBy('l.created_at', 'desc')
+      .orderBy('l.id', 'desc')
+      .limit(limit)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.n) };
+}
+
+/** The business's listing `id`: its title and reference, or undefined. */
+export async function findListingNamed(db: Executor, businessId: number, id: number) {
   return db
-    .selectFrom('leads')
-    .select(['id', 'name', 'type', 'source', 'created_at'])
+    .selectFrom('properties')
+    .select(['id', 'title', 'external_ref'])
+    .where('id', '=', id)
     .where('business_id', '=', businessId)
-    .where('assigned_user_id', 'is', null)
-    .where('status', '=', 'new')
-    .where('active', '=', 1)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+    .executeTakeFirst();
 }
 
 /**

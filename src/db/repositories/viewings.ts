@@ -247,7 +247,7 @@ export interface NamedViewingFilters extends ViewingFilters {
 
 /**
  * The business's viewings matching `filters` with the words a page shows beside them: the lead's
- * name, the listing's title and reference, the agent's e-mail. By start then id (`order` `desc`:
+ * name and first phone, the listing's title, reference, address and city, the agent's e-mail. By start then id (`order` `desc`:
  * latest first), `limit` rows.
  */
 export async function listNamedViewings(
@@ -276,8 +276,11 @@ export async function listNamedViewings(
       'v.created_at',
       'v.updated_at',
       'l.name as lead_name',
+      'l.phone_number_1 as lead_phone',
       'p.title',
       'p.external_ref',
+      'p.address',
+      'p.city',
       'u.email as agent_email',
       'u.display_name as agent_display_name',
     ])

@@ -11,15 +11,26 @@
  * - `STATUS` `TENTATIVE` (requested), `CANCELLED` (cancelled), else `CONFIRMED`;
  * - `DTSTART`/`DTEND` local times with the business's `TZID` (UTC, `Z`, for the rare zone the
  *   library does not know, so the instant stays right);
- * - `SUMMARY` the listing's title (its reference when it has none), `LOCATION` its address as
- *   privacy allows (CONTRACT §5: the exact address only when public, the approximate one when
- *   approximate, the city alone when hidden), `DESCRIPTION` the lead's name and phone.
+ * - `SUMMARY` the lead's first name and the listing's title (its reference when it has none), so
+ *   that two viewings of one listing read apart: `Lucía · Ático en Chamberí`; for a lead without a
+ *   name, the local start time instead of the name (an agent's viewings do not overlap);
+ * - `LOCATION` the listing's address as privacy allows (CONTRACT §5: the exact address only when
+ *   public, the approximate one when approximate, the city alone when hidden);
+ * - `DESCRIPTION` the listing's reference and the viewing's console page, also as `URL`, where
+ *   the exact address and the lead's phone are, behind the console's login.
+ *
+ * What the document carries, and what not: its URL is a capability anyone who holds it can read
+ * with (a phone's calendar syncs it through its provider; an agent may share a calendar), so it
+ * carries no more of a person than a first name, and no more of a listing than its public page
+ * shows (docs/console.md "Your calendar on your phone"). The `VTIMEZONE` is written without
+ * libical's `X-LIC-LOCATION` (the zone's name again), so the only location a reader meets is the
+ * place.
  *
  * The same input always gives the same bytes (nothing reads the clock), which is what lets the
  * feed's ETag stand for its content.
  */
 import ical, { ICalEventStatus } from 'ical-generator';
-import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
+import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
 import { plainText } from '../catalogue/html.ts';
 import type { ViewingStatus } from './status.ts';
@@ -39,9 +50,8 @@ export interface CalendarViewing {
   address_approximate: string | null;
   address_privacy: string;
   city: string | null;
-  /** The lead's name (null when unknown) and phone (E.164). */
+  /** The lead's name (null when unknown): only its first word is written. */
   lead_name: string | null;
-  lead_phone: string;
 }
 
 /** What the whole calendar says besides its events. */
@@ -52,6 +62,8 @@ export interface CalendarHeading {
   zone: string;
   /** The host of the events' UIDs (`viewing-<id>@<host>`). */
   host: string;
+  /** The origin of the console's links (`https://crm.example`, no trailing slash). */
+  origin: string;
 }
 
 /** How often a client is asked to fetch the calendar again (`REFRESH-INTERVAL`, `X-PUBLISHED-TTL`), seconds. */
@@ -74,23 +86,48 @@ export function vtimezoneOf(zone: string): string | null {
   let block = blocks.get(zone);
   if (block === undefined) {
     const found = tzlib_get_ical_block(zone);
-    block = Array.isArray(found) && typeof found[0] === 'string' && found[0].startsWith('BEGIN:VTIMEZONE') ? found[0] : null;
+    block =
+      Array.isArray(found) && typeof found[0] === 'string' && found[0].startsWith('BEGIN:VTIMEZONE')
+        ? found[0].replace(/^X-LIC-LOCATION:[^\r\n]*\r?\n/gm, '')
+        : null;
     blocks.set(zone, block);
   }
   return block;
 }
 
 /**
+ * An address with its city, as people write it: `Calle Mayor 1, Madrid`; the city is left out when
+ * the address already ends with it (in any case), the address when there is none. Null when
+ * neither is known. For the console, where agents see a listing's exact address.
+ */
+export function addressWithCity(address: string | null | undefined, city: string | null | undefined): string | null {
+  const street = address?.trim();
+  const town = city?.trim();
+  if (!street) return town || null;
+  if (!town || street.toLocaleLowerCase('es').endsWith(town.toLocaleLowerCase('es'))) return street;
+  return `${street}, ${town}`;
+}
+
+/**
  * Where a viewing takes place as its listing's privacy lets it be said (CONTRACT §5): the address
  * and city when public, the approximate address and city when approximate, the city alone when
- * hidden; the city is left out when the address already ends with it. Null when nothing is known.
+ * hidden (see {@link addressWithCity}). Null when nothing is known.
  */
 export function calendarLocation(v: Pick<CalendarViewing, 'address' | 'address_approximate' | 'address_privacy' | 'city'>): string | null {
-  const address = (v.address_privacy === 'public' ? v.address : v.address_privacy === 'approximate' ? v.address_approximate : null)?.trim();
-  const city = v.city?.trim();
-  if (!address) return city || null;
-  if (!city || address.toLocaleLowerCase('es').endsWith(city.toLocaleLowerCase('es'))) return address;
-  return `${address}, ${city}`;
+  return addressWithCity(
+    v.address_privacy === 'public' ? v.address : v.address_privacy === 'approximate' ? v.address_approximate : null,
+    v.city,
+  );
+}
+
+/**
+ * An event's title: the lead's first name (the first word of its name), else the viewing's local
+ * start time `HH:mm` in `zone`, then the listing's title (markup written as text), else its reference.
+ */
+export function calendarSummary(v: Pick<CalendarViewing, 'lead_name' | 'starts_at' | 'title' | 'external_ref'>, zone: Zone): string {
+  const listing = plainText(v.title)?.trim() || v.external_ref;
+  const first = v.lead_name?.trim().split(/\s+/u)[0];
+  return `${first || DateTime.fromMillis(Date.parse(v.starts_at), { zone }).toFormat('HH:mm')} · ${listing}`;
 }
 
 /**
@@ -119,9 +156,10 @@ export function agentCalendar(heading: CalendarHeading, viewings: readonly Calen
       end: at(v.ends_at),
       timezone: zone,
       status: CALENDAR_STATUS[v.status],
-      summary: plainText(v.title)?.trim() || v.external_ref,
+      summary: calendarSummary(v, local),
       location: calendarLocation(v),
-      description: [v.lead_name?.trim(), v.lead_phone].filter(Boolean).join('\n'),
+      description: `Ref. ${v.external_ref}\n${heading.origin}/console/viewings/${v.id}`,
+      url: `${heading.origin}/console/viewings/${v.id}`,
     });
   }
   return calendar.toString();

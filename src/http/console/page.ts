@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_MAX_MS } from '../../services/access/console-users.ts';
+import { addressWithCity } from '../../domain/viewings/calendar.ts';
 import type { MessageKey } from './i18n.ts';
 import { labeller, leadSourceKey } from './labels.ts';
 import { rejectionWords } from './import-faults.ts';
@@ -144,7 +145,8 @@ export function sessionBinding(sessionCookie: string | undefined): string {
 /**
  * Renders a page with the layout, the translator (`it.t('key')`), the labels of stored values
  * (`it.label.leadStatus(s)`, labels.ts), a lead's source in words (`it.leadSource(lead)`), rejected import lines in words (`it.rejection(r)`,
- * import-faults.ts), the session and a fresh CSRF token.
+ * import-faults.ts), a listing's address with its city (`it.place(address, city)`, the exact one:
+ * agents go there), the session and a fresh CSRF token.
  */
 export function render(reply: FastifyReply, page: string, data: Record<string, unknown> = {}, status = 200) {
   const request = reply.request;
@@ -159,6 +161,7 @@ export function render(reply: FastifyReply, page: string, data: Record<string, u
         return key ? request.t(key) : lead.source;
       },
       rejection: rejectionWords(request.t),
+      place: addressWithCity,
       lang: request.consoleLanguage,
       ...pageTimes(request.consoleLanguage, request.consoleSession?.timezone ?? DEFAULT_ZONE),
       session: request.consoleSession,

@@ -119,11 +119,16 @@ const built = new LRUCache<string, { fingerprint: string; body: Buffer }>({
 /**
  * The calendar a URL's token opens, as RFC 5545 bytes (UTF-8).
  * @param options.host the host of the events' UIDs (`viewing-<id>@<host>`).
+ * @param options.origin the origin of the events' links to the console (http/origin.ts `serverOrigin`).
  * @param options.now the instant the window is counted from, epoch ms; now by default (tests).
  * @returns the document, the very same Buffer while nothing it shows changed; null for a token
  *   that opens nothing (malformed, unknown, revoked, or its user disabled).
  */
-export async function calendarDocument(db: Db, token: string, options: { host: string; now?: number }): Promise<Buffer | null> {
+export async function calendarDocument(
+  db: Db,
+  token: string,
+  options: { host: string; origin: string; now?: number },
+): Promise<Buffer | null> {
   if (!TOKEN.test(token)) return null;
   const hash = hashOf(token);
   const owner = await repo.findCalendarOwner(db, hash);
@@ -133,7 +138,12 @@ export async function calendarDocument(db: Db, token: string, options: { host: s
   }
   const from = calendarWindowStart(options.now ?? Date.now(), owner.timezone);
   // The user as CONTRACT §23 names them: the display name, else the e-mail.
-  const heading = { name: `${owner.business_name} · ${owner.display_name ?? owner.email}`, zone: owner.timezone, host: options.host };
+  const heading = {
+    name: `${owner.business_name} · ${owner.display_name ?? owner.email}`,
+    zone: owner.timezone,
+    host: options.host,
+    origin: options.origin,
+  };
   // Read before the rows: a change landing in between makes the next request build again, and
   // never leaves a document older than the fingerprint it is kept under.
   const aggregates = await repo.calendarFingerprint(db, owner.business_id, owner.user_id, from);

@@ -51,9 +51,14 @@ export interface NamedViewing {
   lead_id: number;
   /** The lead's name, null when the lead has none. */
   lead_name: string | null;
+  /** The lead's first phone (E.164), for the agent to call. */
+  lead_phone: string;
   property_id: number;
   title: string | null;
   external_ref: string;
+  /** The listing's exact address and city (the console's agents go there), null when not given. */
+  address: string | null;
+  city: string | null;
   user_id: number;
   /** The agent's display name, else their e-mail (CONTRACT §23). */
   agent: string;
@@ -70,9 +75,12 @@ const named = (row: Awaited<ReturnType<typeof listNamedViewings>>[number]): Name
   id: row.id,
   lead_id: row.lead_id,
   lead_name: row.lead_name,
+  lead_phone: row.lead_phone,
   property_id: row.property_id,
   title: row.title,
   external_ref: row.external_ref,
+  address: row.address,
+  city: row.city,
   user_id: row.user_id,
   agent: row.agent_display_name ?? row.agent_email,
   starts_at: row.starts_at,

@@ -3,8 +3,19 @@
 // With it: a copy button for the new key, the import's progress follows by itself, and the
 // listing form shows the prices of the operations ticked and the subtypes of the type chosen,
 // and its five languages as tabs (WAI-ARIA tabs pattern; stacked panels without the script);
-// times are shown in the reader's time zone; the listings' list gets a box that ticks every row.
+// times are shown in the reader's time zone; the listings' list gets a box that ticks every row;
+// each table cell is given its column's name, for a phone's list.
 document.addEventListener('DOMContentLoaded', () => {
+  // Each cell of a table says its column's name, shown beside it where a phone shows the table as
+  // a list (console.css); the listings' cards say their own.
+  for (const table of document.querySelectorAll('.table-wrap > table:not(.listings)')) {
+    const names = [...table.querySelectorAll(':scope > thead > tr > th')].map((th) => th.textContent.trim().replace(/\s+/g, ' '));
+    for (const row of table.querySelectorAll(':scope > tbody > tr'))
+      [...row.children].forEach((cell, i) => {
+        if (names[i] && !cell.hasAttribute('data-label')) cell.setAttribute('data-label', names[i]);
+      });
+  }
+
   for (const button of document.querySelectorAll('button[data-copy]')) {
     const source = document.getElementById(button.dataset.copy);
     if (!source || !navigator.clipboard) continue;
