@@ -31,8 +31,8 @@ export function chromiumHere(suite: string): boolean {
  * test-results/screenshots. On SQLite only: a journey run again on PostgreSQL checks its data, not its HTML.
  */
 export async function axeCheck(page: Page, violations: string[], name: string, width: keyof typeof WIDTHS = 'desktop'): Promise<void> {
-  // On PostgreSQL (the `browser-postgres` project) the pages are the same HTML as on SQLite, where
-  // they are checked: the journey is run again for its queries, and axe took a third of its time.
+  // A journey run on PostgreSQL by hand (INMO_TEST_ENGINE=postgres) shows the same HTML as on
+  // SQLite, where it is checked: it is run for its queries, and axe took a third of its time.
   if (ENGINE === 'postgres') return;
   const result = await runAxe(page);
   // axe ran its rules on the page (a page it could not read would pass nothing).

@@ -92,16 +92,7 @@ export async function completeUnnamedLead(db: Executor, id: number, values: Part
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
   // The addresses it kept count too: its search text is made from the row as it now is.
-  const lead = await db
-    .selectFrom('leads')
-    .select(['name', 'personal_email', 'professional_email'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  await db
-    .updateTable('leads')
-    .set({ search_text: leadSearchText(lead) })
-    .where('id', '=', id)
-    .execute();
+  await refreshSearchText(db, id);
   return true;
 }
 
@@ -316,6 +307,11 @@ export async function updateLeadWork(
  */
 export async function updateLeadContact(db: Executor, id: number, change: Partial<NewLead> & { updated_at: string }): Promise<void> {
   await db.updateTable('leads').set(change).where('id', '=', id).execute();
+  await refreshSearchText(db, id);
+}
+
+/** Rewrites lead `id`'s `search_text` (migration 0031) from its name and addresses as they now are. */
+async function refreshSearchText(db: Executor, id: number): Promise<void> {
   const lead = await db
     .selectFrom('leads')
     .select(['name', 'personal_email', 'professional_email'])
