@@ -290,6 +290,7 @@ describe('a queued send', () => {
       {
         db: t.db,
         job,
+        payload: null,
         settings: DEFAULT_WORKER_SETTINGS,
         outbound: outboundPolicy(),
         snapshots: new CatalogueSnapshots(),

@@ -347,12 +347,9 @@ async function decide(ctx: TaskContext, inbound: MessageRow, listReplyId: string
   return { inbound, lead, understanding, handsOff, unrecognised, refined, text, visit, listed, asksWhich };
 }
 
-async function run(ctx: TaskContext): Promise<void> {
-  const { message_id: messageId, list_reply_id: listReplyId } = JSON.parse(ctx.job.payload ?? '{}') as {
-    message_id?: number;
-    list_reply_id?: string;
-  };
-  const inbound = messageId === undefined ? undefined : await findMessage(ctx.db, messageId);
+async function run(ctx: TaskContext<'assistant_reply'>): Promise<void> {
+  const { message_id: messageId, list_reply_id: listReplyId } = ctx.payload;
+  const inbound = await findMessage(ctx.db, messageId);
   if (!inbound || inbound.direction !== 'in') return;
   let replyId = (await findReplyTo(ctx.db, inbound.id))?.id;
   if (replyId === undefined) {
@@ -366,10 +363,9 @@ async function run(ctx: TaskContext): Promise<void> {
 }
 
 /** A parked reply leaves no message half-way (jobs/deliver.ts). */
-async function onParked(db: Db, job: { payload: string | null }, reason: string, now: string): Promise<void> {
-  const { message_id: messageId } = JSON.parse(job.payload ?? '{}') as { message_id?: number };
-  const reply = messageId === undefined ? undefined : await findReplyTo(db, messageId);
+async function onParked(db: Db, job: { payload: { message_id: number } }, reason: string, now: string): Promise<void> {
+  const reply = await findReplyTo(db, job.payload.message_id);
   if (reply) await settleParkedDelivery(db, reply.id, reason, now);
 }
 
-export const assistantReplyTask = defineTask({ run, onParked });
+export const assistantReplyTask = defineTask<'assistant_reply'>({ run, onParked });

@@ -10,9 +10,8 @@ import { findEmailPull } from '../../db/repositories/email-pulls.ts';
 import { nextEmailPullAt, queueNextEmailPull, runEmailPull } from '../../services/leads/email-pulls.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
-  const pullId = (JSON.parse(ctx.job.payload ?? '{}') as { pull_id?: number }).pull_id;
-  if (pullId === undefined) return;
+async function run(ctx: TaskContext<'pull_email'>): Promise<void> {
+  const pullId = ctx.payload.pull_id;
   const pull = await findEmailPull(ctx.db, pullId);
   if (!pull || pull.removed_at !== null) return;
   // Half the job's lease at most: the job is never taken back (and run again) while its pull runs.
@@ -27,4 +26,4 @@ async function run(ctx: TaskContext): Promise<void> {
   await ctx.finish((trx) => queueNextEmailPull(trx, pullId, result.more ? now : nextEmailPullAt(now, pull.every_minutes), now));
 }
 
-export const pullEmailTask = defineTask({ run });
+export const pullEmailTask = defineTask<'pull_email'>({ run });

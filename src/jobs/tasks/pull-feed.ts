@@ -8,9 +8,8 @@ import { findFeedSource } from '../../db/repositories/feeds.ts';
 import { nextPullAt, pullFeedSource } from '../../services/catalogue/feeds/pulls.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
-  const sourceId = (JSON.parse(ctx.job.payload ?? '{}') as { source_id?: number }).source_id;
-  if (sourceId === undefined) return;
+async function run(ctx: TaskContext<'pull_feed'>): Promise<void> {
+  const sourceId = ctx.payload.source_id;
   const source = await findFeedSource(ctx.db, sourceId);
   if (!source || source.removed_at !== null) return;
   const result = await pullFeedSource(ctx.db, sourceId, {
@@ -37,4 +36,4 @@ async function run(ctx: TaskContext): Promise<void> {
   });
 }
 
-export const pullFeedTask = defineTask({ run });
+export const pullFeedTask = defineTask<'pull_feed'>({ run });

@@ -14,16 +14,6 @@ import { deliverMessage, INTERRUPTED_EMAIL, settleParkedDelivery } from '../deli
 import { deliverEmail } from '../deliver-email.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-/** The digest's message id of a job's payload, or null. */
-function messageIdOf(payload: string | null): number | null {
-  try {
-    const id = (JSON.parse(payload ?? 'null') as { message_id?: unknown } | null)?.message_id;
-    return Number.isSafeInteger(id) ? (id as number) : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Sends a digest's message by its channel (`template`: WhatsApp, else e-mail); the errors are the
  * deliveries' (PermanentJobError when it failed for good, an Error to retry).
@@ -35,14 +25,14 @@ export async function deliverDigest(ctx: TaskContext, messageId: number): Promis
   return deliverEmail(ctx, messageId);
 }
 
-export const sendAlertTask = defineTask({
+export const sendAlertTask = defineTask<'send_alert'>({
   async run(ctx) {
-    const messageId = messageIdOf(ctx.job.payload);
-    if (messageId !== null) await deliverDigest(ctx, messageId);
+    const messageId = ctx.payload.message_id;
+    await deliverDigest(ctx, messageId);
   },
   async onParked(db: Db, job, reason, now) {
-    const messageId = messageIdOf(job.payload);
-    const message = messageId === null ? undefined : await findMessage(db, messageId);
+    const messageId = job.payload.message_id;
+    const message = await findMessage(db, messageId);
     if (!message) return;
     await settleParkedDelivery(db, message.id, reason, now, message.kind === 'template' ? undefined : INTERRUPTED_EMAIL);
   },

@@ -9,21 +9,17 @@ import { deliverMessage, INTERRUPTED_EMAIL, settleParkedDelivery } from '../deli
 import { deliverEmail } from '../deliver-email.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-const messageOf = (payload: string | null) => (JSON.parse(payload ?? '{}') as { message_id?: number }).message_id;
-
-async function run(ctx: TaskContext): Promise<void> {
-  const messageId = messageOf(ctx.job.payload);
-  if (messageId === undefined) return;
+async function run(ctx: TaskContext<'send_message'>): Promise<void> {
+  const messageId = ctx.payload.message_id;
   const message = await findMessage(ctx.db, messageId);
   if (message?.kind === 'email') return deliverEmail(ctx, messageId, { reply: true });
   await deliverMessage(ctx, messageId);
 }
 
-async function onParked(db: Db, job: { payload: string | null }, reason: string, now: string): Promise<void> {
-  const messageId = messageOf(job.payload);
-  if (messageId === undefined) return;
+async function onParked(db: Db, job: { payload: { message_id: number } }, reason: string, now: string): Promise<void> {
+  const messageId = job.payload.message_id;
   const message = await findMessage(db, messageId);
   await settleParkedDelivery(db, messageId, reason, now, message?.kind === 'email' ? INTERRUPTED_EMAIL : undefined);
 }
 
-export const sendMessageTask = defineTask({ run, onParked });
+export const sendMessageTask = defineTask<'send_message'>({ run, onParked });

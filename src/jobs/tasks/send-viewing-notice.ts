@@ -17,20 +17,10 @@ import { findNoticeOfMessage } from '../../db/repositories/viewing-notices.ts';
 import { queueNoticeFallback } from '../../services/viewings/notices.ts';
 import { defineTask, PermanentJobError } from '../task.ts';
 
-/** The message id of a job's payload, or null. */
-function messageIdOf(payload: string | null): number | null {
-  try {
-    const id = (JSON.parse(payload ?? 'null') as { message_id?: unknown } | null)?.message_id;
-    return Number.isSafeInteger(id) ? (id as number) : null;
-  } catch {
-    return null;
-  }
-}
-
-export const sendViewingNoticeTask = defineTask({
+export const sendViewingNoticeTask = defineTask<'send_viewing_notice'>({
   async run(ctx) {
-    const messageId = messageIdOf(ctx.job.payload);
-    const message = messageId === null ? undefined : await findMessage(ctx.db, messageId);
+    const messageId = ctx.payload.message_id;
+    const message = await findMessage(ctx.db, messageId);
     if (!message) return;
     if (message.kind === 'email') return deliverEmail(ctx, message.id);
     let refused: unknown = null;
@@ -50,8 +40,8 @@ export const sendViewingNoticeTask = defineTask({
     await deliverEmail(ctx, fallback);
   },
   async onParked(db: Db, job, reason, now) {
-    const messageId = messageIdOf(job.payload);
-    const message = messageId === null ? undefined : await findMessage(db, messageId);
+    const messageId = job.payload.message_id;
+    const message = await findMessage(db, messageId);
     if (!message) return;
     await settleParkedDelivery(db, message.id, reason, now, message.kind === 'email' ? INTERRUPTED_EMAIL : undefined);
     const fallback = (await findNoticeOfMessage(db, message.id))?.fallback_message_id;

@@ -36,7 +36,7 @@ import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findConfigVersion } from '../../db/repositories/businesses.ts';
-import type { JobKind } from '../../db/repositories/jobs.ts';
+import type { PayloadlessJobKind as JobKind } from '../../db/job-kinds.ts';
 import { listActiveEndpoints } from '../../db/repositories/events.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { insertNewLeadAtOnce, type NewLeadRows } from '../../db/repositories/new-lead-statement.ts';
