@@ -7,7 +7,7 @@
  * zero. A job that sends a WhatsApp message (`send_welcome`, `send_message`, `assistant_reply`)
  * is retried only while its message is `failed` (WhatsApp certainly did not take it), which
  * goes back to `pending` with it; a message `sending`, `needs_reconciliation`, or already sent
- * may have reached the lead, and is never sent twice (jobs/deliver.ts).
+ * may have reached the lead, and is never sent twice (services/messaging/delivery.ts).
  */
 import type { Db } from '../db/database.ts';
 import { findMessage, findReplyTo, findWelcome, moveMessage, type MessageRow } from '../db/repositories/messaging.ts';

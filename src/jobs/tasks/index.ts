@@ -14,9 +14,7 @@ import { processWebhookTask } from './process-webhook.ts';
 import { pullEmailTask } from './pull-email.ts';
 import { pullFeedTask } from './pull-feed.ts';
 import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
-import { sendAlertTask } from './send-alert.ts';
 import { sendMessageTask } from './send-message.ts';
-import { sendViewingNoticeTask } from './send-viewing-notice.ts';
 import { sendWelcomeTask } from './send-welcome.ts';
 
 export const TASKS = {
@@ -32,8 +30,9 @@ export const TASKS = {
   pull_feed: pullFeedTask,
   process_email: processEmailTask,
   pull_email: pullEmailTask,
-  send_alert: sendAlertTask,
-  send_viewing_notice: sendViewingNoticeTask,
+  // The kinds digests and notices were queued with before the outbox: run as send_message.
+  send_alert: sendMessageTask,
+  send_viewing_notice: sendMessageTask,
 } as const satisfies { [K in JobKind]: TaskDefinition<K> };
 
 /**

@@ -11,7 +11,7 @@
  * - else none.
  *
  * A template that later fails for good gets the e-mail in its place at its send
- * (jobs/tasks/send-welcome.ts: the `welcome_fallback` row).
+ * (services/messaging/purposes/welcome.ts: the `welcome_fallback` row).
  */
 import { DEFAULT_TEMPLATE_LANGUAGES, templateLanguage, welcomeTemplate } from '../../channels/whatsapp-cloud.ts';
 import { isEmailAddress } from '../../channels/email-smtp.ts';

@@ -7,9 +7,10 @@
  *   `templates`, migration 0039), the lead has a phone and its newest consent does not refuse
  *   WhatsApp; else an e-mail (CONTRACT §19) when the business sends e-mail and the lead has an
  *   address; else nothing (the notice row is kept, without a message).
- * - **Durably, once.** A notice is a `viewing_notices` row, its message (`author = 'viewing'`,
- *   `pending`) and its `send_viewing_notice` job, committed with the change; the job sends it by
- *   the welcome's send-once rule (jobs/deliver.ts, jobs/deliver-email.ts). What it says is written
+ * - **Durably, once.** A notice is a `viewing_notices` row and its message (`author = 'viewing'`,
+ *   `pending`) queued in the outbox with its `send_message` job (services/messaging/outbox.ts;
+ *   purposes `viewing-notice` and `viewing-reminder`, services/messaging/purposes/), committed
+ *   with the change; the outbox's delivery sends it once (services/messaging/delivery.ts). What it says is written
  *   when its send is claimed ({@link viewingTemplate}, {@link writeViewingEmail}), from the
  *   viewing as it is then: a notice that no longer holds (the viewing moved, was cancelled, or
  *   began) fails visibly instead of misleading. A template that fails for good is replaced by an
@@ -31,9 +32,8 @@ import type { Transaction } from 'kysely';
 import { templateLanguage } from '../../channels/whatsapp-cloud.ts';
 import type { Db, Executor } from '../../db/database.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
-import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findLead, refusesWhatsApp } from '../../db/repositories/leads.ts';
-import { findChannel, findConversation, insertOutbound, type MessageRow } from '../../db/repositories/messaging.ts';
+import { findChannel, findConversation, type MessageRow } from '../../db/repositories/messaging.ts';
 import {
   findNoticeOfMessage,
   findTimeNotice,
@@ -68,6 +68,7 @@ import type { ViewingAction, ViewingStatus } from '../../domain/viewings/status.
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { sendsEmail } from '../messaging/email.ts';
+import { queueMessage } from '../messaging/outbox.ts';
 import { emailLanguage, leadEmailAddress } from '../messaging/welcome.ts';
 import { businessClock } from './clock.ts';
 import { changeViewingIn } from './transitions.ts';
@@ -106,7 +107,7 @@ const noticeRow = (viewing: ViewingRow, purpose: NoticePurpose, at: string) => (
 
 /**
  * Queues the lead's notice of `viewing` (as it is after the change) in the caller's transaction:
- * the notice row, and when a channel can carry it, its message and `send_viewing_notice` job.
+ * the notice row, and when a channel can carry it, its message and job (the outbox).
  * @param at the instant of the change, canonical RFC 3339 (the job is due then).
  * @returns the message's id; null when nothing can carry it, or for a reminder its start time
  *   already has.
@@ -119,7 +120,7 @@ export async function queueViewingNotice(trx: Executor, viewing: ViewingRow, pur
   const channel = await findChannel(trx, viewing.business_id);
   const template = channel ? storedTemplates(channel.templates)[templatePurposeOf(purpose)] : undefined;
   const phone = lead.phone_number_1?.trim();
-  let message: { kind: string; template: string | null; language: string; recipient: string } | null = null;
+  let message: { kind: 'template' | 'email'; template: string | null; language: string; recipient: string } | null = null;
   if (channel && template && phone && !(await refusesWhatsApp(trx, lead.id))) {
     const language = templateLanguage(JSON.parse(channel.languages) as Record<string, string>, lead.preferred_language);
     message = { kind: 'template', template, language, recipient: phone };
@@ -130,24 +131,14 @@ export async function queueViewingNotice(trx: Executor, viewing: ViewingRow, pur
     }
   }
   if (message === null) return null;
-  const messageId = await insertOutbound(trx, {
-    business_id: viewing.business_id,
-    lead_id: lead.id,
-    author: VIEWING_AUTHOR,
+  const messageId = await queueMessage(trx, {
+    lead,
+    purpose: purpose === 'reminder' ? 'viewing-reminder' : 'viewing-notice',
     ...message,
-    created_at: at,
-    updated_at: at,
+    at,
   });
   if (messageId === undefined) return null;
   await setNoticeMessage(trx, noticeId, messageId);
-  await enqueueJob(trx, {
-    businessId: viewing.business_id,
-    leadId: lead.id,
-    kind: 'send_viewing_notice',
-    payload: { message_id: messageId },
-    runAt: at,
-    now: at,
-  });
   return messageId;
 }
 
@@ -163,7 +154,7 @@ function noticeOutrun(notice: { purpose: string; starts_at: string }, viewing: V
 /**
  * Queues the e-mail that stands in for a notice's WhatsApp template that failed for good (refused
  * by the provider or the lead's consent, or out of attempts; never one whose outcome is unknown),
- * as the welcome's does (jobs/tasks/send-welcome.ts): once per notice (`fallback_message_id`),
+ * as the welcome's does (services/messaging/purposes/welcome.ts): once per notice (`fallback_message_id`),
  * only while the notice still holds, the lead has an address, has not opted out, and the business
  * sends e-mail.
  * @param templateId the failed template's message.
@@ -180,16 +171,16 @@ export async function queueNoticeFallback(db: Db, templateId: number, at: string
     if ((await findConversation(trx, lead.id))?.state === 'opted_out') return null;
     const address = leadEmailAddress(lead);
     if (address === null || !sendsEmail(await findEmailSettings(trx, notice.business_id))) return null;
-    const messageId = await insertOutbound(trx, {
-      business_id: notice.business_id,
-      lead_id: lead.id,
-      author: VIEWING_AUTHOR,
+    // Sent at once by the delivery that found its template refused: no job of its own.
+    const messageId = await queueMessage(trx, {
+      lead,
+      purpose: notice.purpose === 'reminder' ? 'viewing-reminder' : 'viewing-notice',
       kind: 'email',
       template: null,
       language: emailLanguage(lead.preferred_language),
       recipient: address,
-      created_at: at,
-      updated_at: at,
+      at,
+      job: false,
     });
     if (messageId === undefined || !(await setNoticeFallback(trx, notice.id, messageId))) return null;
     return messageId;
@@ -232,7 +223,7 @@ async function noticeFacts(
 }
 
 /**
- * The WhatsApp template content of a notice's message, when its send is claimed (jobs/deliver.ts):
+ * The WhatsApp template content of a notice's message, when its send is claimed (services/messaging/delivery.ts):
  * the body's parameters ({{1}} date, {{2}} time, {{3}} listing, {{4}} place, in the lead's
  * language: domain/messaging/viewing-notice.ts `templateParameters`) and, but for a
  * cancellation, the payloads of its two quick-reply buttons ("Confirmar", "Cancelar").
@@ -254,7 +245,7 @@ export async function viewingTemplate(
 const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /**
- * The words of a notice's e-mail, when its send is claimed (jobs/deliver-email.ts), in the
+ * The words of a notice's e-mail, when its send is claimed (services/messaging/delivery.ts), in the
  * caller's transaction: a notice that asks gets two new one-click links (only their hashes kept;
  * a send claimed again writes new ones).
  * @param words the business's name, the unsubscribe URL, and the server's public origin.
@@ -379,7 +370,7 @@ export async function answerViewingButton(
 
 /**
  * Tells the lead what its button did, as a text inside the 24-hour window its reply just opened
- * (`send_message`, jobs/deliver.ts): the words of the e-mail link's page, in the lead's language.
+ * (a reply of the outbox, services/messaging/outbox.ts): the words of the e-mail link's page, in the lead's language.
  */
 async function acknowledge(
   trx: Transaction<Database>,
@@ -393,19 +384,15 @@ async function acknowledge(
   const language = emailLanguage(lead.preferred_language);
   const clock = await businessClock(trx, viewing.business_id);
   const facts = { startsAt: viewing.starts_at, zone: clock.zone, listing: await listingTitle(trx, viewing.property_id, language) };
-  const messageId = await insertOutbound(trx, {
-    business_id: viewing.business_id,
-    lead_id: lead.id,
-    kind: 'text',
+  await queueMessage(trx, {
+    lead,
+    purpose: 'reply',
     author: VIEWING_AUTHOR,
+    kind: 'text',
     body: linkPageWords(language, action, facts, outcome).done,
     recipient: lead.phone_number_1,
-    created_at: at,
-    updated_at: at,
+    at,
   });
-  if (messageId === undefined) return;
-  const job = { businessId: viewing.business_id, leadId: lead.id, payload: { message_id: messageId }, runAt: at, now: at };
-  await enqueueJob(trx, { ...job, kind: 'send_message' });
 }
 
 /** A listing's title in `language` where it is written, else its own, else its reference. */

@@ -22,7 +22,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OutboundPolicy } from '../../../config.ts';
-import { DEFAULT_WORKER_SETTINGS } from '../../../jobs/settings.ts';
+import { DEFAULT_WORKER_SETTINGS } from '../../../worker-settings.ts';
 import { isPrivateHost } from '../../../channels/outbound.ts';
 import { withPageCache, type Db } from '../../../db/database.ts';
 import { signalChange } from '../../../db/change-watch.ts';
