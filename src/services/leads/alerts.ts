@@ -7,7 +7,8 @@
  * - **How.** By e-mail when the business sends e-mail and the lead has an address; else by the
  *   business's WhatsApp channel when it names a `property_alert` template, the lead has a phone
  *   and its newest consent does not refuse WhatsApp: the template links the digest's page
- *   (services/leads/alert-pages.ts); else not at all (nothing is composed for that lead).
+ *   (services/leads/alert-pages.ts); else not at all (nothing is composed for that lead). The
+ *   rule is the purpose's (services/messaging/purposes/alert-digest.ts `digestMessage`).
  * - **What.** A listing that newly matches one of its searches after its first matching (entering
  *   the public catalogue, or starting to match after a change) becomes a candidate when matching
  *   stores it (jobs/tasks/match-lead.ts → {@link recordAlertCandidates}). A listing it matches
@@ -52,9 +53,8 @@ import {
   writeMatchPrices,
 } from '../../db/repositories/alerts.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
-import { findEmailSettings } from '../../db/repositories/email-out.ts';
-import { findLead, insertInteraction, refusesWhatsApp } from '../../db/repositories/leads.ts';
-import { findChannel, findMessage } from '../../db/repositories/messaging.ts';
+import { findLead, insertInteraction } from '../../db/repositories/leads.ts';
+import { findMessage } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import {
   alertPriceField,
@@ -66,16 +66,15 @@ import {
   type DigestCandidate,
   type PriceField,
 } from '../../domain/leads/alerts.ts';
-import { storedTemplates } from '../../domain/messaging/templates.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
-import { templateLanguage } from '../../channels/whatsapp-cloud.ts';
 import { InmoError } from '../../errors.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../../worker-settings.ts';
 import { deliverQueuedMessage, type DeliveryContext } from '../messaging/delivery.ts';
 import { queueMessage } from '../messaging/outbox.ts';
-import { emailSenderOf, sendsEmail } from '../messaging/email.ts';
+import { emailSenderOf } from '../messaging/email.ts';
 import { unsubscribeTokenHash } from '../messaging/unsubscribe.ts';
-import { emailLanguage, leadEmailAddress } from '../messaging/welcome.ts';
+import { emailLanguage } from '../messaging/welcome.ts';
+import { digestChannels, digestMessage, type DigestChannels } from '../messaging/purposes/alert-digest.ts';
 
 /** The states of a message that went out (WhatsApp's statuses move a sent message on). */
 const SENT_STATES = ['sent', 'delivered', 'read'];
@@ -172,40 +171,6 @@ export function searchOperations(searchPreferences: string | null): string[][] {
     const ops = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>).operations : null;
     return Array.isArray(ops) ? ops.filter((op): op is string => typeof op === 'string') : [];
   });
-}
-
-/** How a business can carry its digests: e-mail, and its WhatsApp `property_alert` template (name and language mapping). */
-interface DigestChannels {
-  email: boolean;
-  whatsapp: { template: string; languages: Record<string, string> } | null;
-}
-
-/** The channels a business's digests can go by now (CONTRACT §21: e-mail, else the `property_alert` template). */
-async function digestChannels(db: Executor, businessId: number): Promise<DigestChannels> {
-  const [email, channel] = await Promise.all([findEmailSettings(db, businessId), findChannel(db, businessId)]);
-  const template = channel ? storedTemplates(channel.templates).property_alert : undefined;
-  return {
-    email: sendsEmail(email),
-    whatsapp: channel && template ? { template, languages: JSON.parse(channel.languages) as Record<string, string> } : null,
-  };
-}
-
-/**
- * How one lead's digest goes: an e-mail to its address when the business sends e-mail, else the
- * `property_alert` template to its phone when its newest consent does not refuse WhatsApp, else null.
- */
-async function digestMessage(
-  trx: Executor,
-  lead: { id: number; preferred_language: string | null; personal_email: string | null; professional_email: string | null },
-  channels: DigestChannels,
-): Promise<{ kind: 'email' | 'template'; template: string | null; language: string; recipient: string } | null> {
-  const address = channels.email ? leadEmailAddress(lead) : null;
-  if (address) return { kind: 'email', template: null, language: emailLanguage(lead.preferred_language), recipient: address };
-  if (!channels.whatsapp) return null;
-  const phone = (await findLead(trx, lead.id))?.phone_number_1?.trim();
-  if (!phone || (await refusesWhatsApp(trx, lead.id))) return null;
-  const { template, languages } = channels.whatsapp;
-  return { kind: 'template', template, language: templateLanguage(languages, lead.preferred_language), recipient: phone };
 }
 
 /**
