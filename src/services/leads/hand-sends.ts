@@ -12,11 +12,12 @@
  * as alert items (so an alert never sends them again unless their price drops 3 % or more, and
  * `GET /leads/{id}/matches` marks them `sent_at` once their message went out), one message and
  * its job, written in one transaction: queued in the outbox (services/messaging/outbox.ts, purpose
- * `hand-send`: services/messaging/purposes/hand-send.ts), sent once (services/messaging/delivery.ts): a crash never sends it twice, and the same listings sent the same way again
- * within a minute (a double click) are that send, not another. A refusal ({@link HandSendError})
+ * `hand-send`: services/messaging/purposes/hand-send.ts, which also says which ways can carry
+ * listings now), sent once (services/messaging/delivery.ts): a crash never sends it twice, and
+ * the same listings sent the same way again within a minute (a double click) are that send, not another. A refusal ({@link HandSendError})
  * stores nothing.
  */
-import type { Db, Executor } from '../../db/database.ts';
+import type { Db } from '../../db/database.ts';
 import {
   deleteAlertCandidates,
   insertAlertItems,
@@ -25,9 +26,8 @@ import {
   listRecentHandSends,
 } from '../../db/repositories/alerts.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
-import { findEmailSettings } from '../../db/repositories/email-out.ts';
-import { findLead, refusesWhatsApp } from '../../db/repositories/leads.ts';
-import { findChannel, findConversation, setMessageBody } from '../../db/repositories/messaging.ts';
+import { findLead } from '../../db/repositories/leads.ts';
+import { setMessageBody } from '../../db/repositories/messaging.ts';
 import { findIdsByRef } from '../../db/repositories/properties.ts';
 import { transact } from '../../db/transaction.ts';
 import { alertPriceField, alertTimeZone } from '../../domain/leads/alerts.ts';
@@ -37,7 +37,7 @@ import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { agentNameForLead, digestListings } from '../messaging/alert-email.ts';
 import { MAX_REPLY_CHARS } from '../messaging/conversations.ts';
-import { sendsEmail } from '../messaging/email.ts';
+import { HAND_CHANNELS, handSendWays, type HandSendReason } from '../messaging/purposes/hand-send.ts';
 import { queueMessage } from '../messaging/outbox.ts';
 import { emailLanguage, leadEmailAddress } from '../messaging/welcome.ts';
 import { searchOperations } from './alerts.ts';
@@ -51,72 +51,16 @@ const REPEAT_WINDOW_MS = 60_000;
 /** The `reason` of an alert item sent by hand (an alert's are `new` and `price_drop`). */
 export const HAND_REASON = 'chosen';
 
-/** How listings go: by e-mail, or by WhatsApp. */
-export type HandChannel = 'email' | 'whatsapp';
-export const HAND_CHANNELS: readonly HandChannel[] = ['email', 'whatsapp'];
+export { HAND_CHANNELS, handSendWays, type HandChannel, type HandSendReason, type HandSendWays } from '../messaging/purposes/hand-send.ts';
 
 /** A field of the form: the listings ticked, the reference typed, the way chosen. */
 export type HandSendField = 'property_id' | 'property_ref' | 'channel';
-
-/**
- * Why a send was refused:
- * - `none_chosen`: nothing ticked and no reference typed; `too_many`: more than {@link HAND_SEND_MAX};
- * - `ref_unknown`: no listing of the business has that reference; `not_public`: a listing not in
- *   the public catalogue (its page would answer 410); `dismissed`: the lead said "No me interesa" to it;
- * - `channel_required`: no way chosen; for e-mail `no_email` (the lead has no address),
- *   `email_off` (the business sends no e-mail); for WhatsApp `no_channel`, `no_phone`,
- *   `whatsapp_refused` (its consent says no WhatsApp), `window_closed` (the lead has not written
- *   in the last 24 hours), `too_long` (the text would pass WhatsApp's 4,096 characters);
- *   for both `opted_out`.
- */
-export type HandSendReason =
-  | 'none_chosen'
-  | 'too_many'
-  | 'ref_unknown'
-  | 'not_public'
-  | 'dismissed'
-  | 'channel_required'
-  | 'no_email'
-  | 'email_off'
-  | 'no_channel'
-  | 'no_phone'
-  | 'whatsapp_refused'
-  | 'window_closed'
-  | 'too_long'
-  | 'opted_out';
 
 /** A send refused, every fault at once where it can; nothing was stored. */
 export class HandSendError extends Error {
   constructor(readonly faults: Array<{ field: HandSendField; reason: HandSendReason }>) {
     super(`Send refused: ${faults.map((f) => `${f.field} ${f.reason}`).join(', ')}`);
   }
-}
-
-/** Whether each way can carry listings to the lead now: null when it can, else why not. */
-export type HandSendWays = Record<HandChannel, HandSendReason | null>;
-
-/**
- * Whether the lead can be sent listings by e-mail and by WhatsApp now (the lead page's choices).
- * @param now RFC 3339.
- * @throws InmoError LEAD_NOT_FOUND when the lead is not the business's.
- */
-export async function handSendWays(db: Executor, businessId: number, leadId: number, now: string = nowRfc3339()): Promise<HandSendWays> {
-  const lead = await findLead(db, leadId, businessId);
-  if (!lead) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
-  const conversation = await findConversation(db, leadId);
-  if (conversation?.state === 'opted_out') return { email: 'opted_out', whatsapp: 'opted_out' };
-  const email = leadEmailAddress(lead) === null ? 'no_email' : !sendsEmail(await findEmailSettings(db, businessId)) ? 'email_off' : null;
-  const until = conversation?.window_open_until ?? null;
-  const whatsapp = !(await findChannel(db, businessId))
-    ? 'no_channel'
-    : !lead.phone_number_1
-      ? 'no_phone'
-      : (await refusesWhatsApp(db, leadId))
-        ? 'whatsapp_refused'
-        : until === null || until <= now
-          ? 'window_closed'
-          : null;
-  return { email, whatsapp };
 }
 
 /** What an agent sends. */

@@ -6,11 +6,9 @@
  * at most the welcome template.
  */
 import type { Db, Executor } from '../../db/database.ts';
-import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import { findLead } from '../../db/repositories/leads.ts';
 import type { LeadRow } from '../../db/types.ts';
 import {
-  findChannel,
   findConversation,
   listConversations as listConversationRows,
   markConversationSeen as markSeen,
@@ -23,8 +21,8 @@ import { transact } from '../../db/transaction.ts';
 import { nowRfc3339 } from '../../domain/time.ts';
 import { InmoError, type ErrorCode } from '../../errors.ts';
 import { recordEvent } from '../integrations/events.ts';
-import { sendsEmail } from './email.ts';
 import { queueMessage } from './outbox.ts';
+import { replyWays, type ReplyChannel } from './purposes/reply.ts';
 import { emailLanguage, leadEmailAddress } from './welcome.ts';
 
 /** WhatsApp's limit on a text message, characters. */
@@ -91,9 +89,7 @@ export async function markConversationSeen(db: Db, businessId: number, leadId: n
   await markSeen(db, businessId, leadId);
 }
 
-/** The ways an agent's reply can go (CONTRACT §10, §25). */
-export const REPLY_CHANNELS = ['whatsapp', 'email'] as const;
-export type ReplyChannel = (typeof REPLY_CHANNELS)[number];
+export { REPLY_CHANNELS, type ReplyChannel } from './purposes/reply.ts';
 
 /**
  * An agent's message to the lead, queued in the outbox (services/messaging/outbox.ts, purpose
@@ -139,32 +135,6 @@ export async function replyAsAgent(
       .execute();
     return id;
   });
-}
-
-/**
- * Why each way cannot carry an agent's reply now (the error it is refused with), or null when it
- * can: WhatsApp needs a channel and the lead's open window; e-mail an address of the lead and a
- * business that sends e-mail.
- */
-async function replyWays(
-  trx: Executor,
-  lead: LeadRow,
-  conversation: { window_open_until: string | null } | undefined,
-  now: string,
-): Promise<Record<ReplyChannel, InmoError | null>> {
-  const until = conversation?.window_open_until ?? null;
-  const whatsapp = !(await findChannel(trx, lead.business_id))
-    ? new InmoError('REPLY_NO_CHANNEL')
-    : until === null || until <= now
-      ? new InmoError('REPLY_WINDOW_CLOSED', { closedAt: until })
-      : null;
-  const email =
-    leadEmailAddress(lead) === null
-      ? new InmoError('REPLY_NO_EMAIL')
-      : !sendsEmail(await findEmailSettings(trx, lead.business_id))
-        ? new InmoError('REPLY_EMAIL_OFF')
-        : null;
-  return { whatsapp, email };
 }
 
 /**

@@ -6,12 +6,48 @@
  * 24-hour window; by e-mail its words are the agent's as written (domain/messaging/email-reply.ts),
  * threaded under the lead's e-mails (`In-Reply-To`, `References`) and answered to the business's
  * inbound address (services/messaging/reply-address.ts), without an unsubscribe link. Nothing
- * replaces one that fails.
+ * replaces one that fails. Which ways can carry an agent's reply now: {@link replyWays}.
  */
-import { listEmailThreadIds } from '../../../db/repositories/messaging.ts';
+import type { Executor } from '../../../db/database.ts';
+import { findEmailSettings } from '../../../db/repositories/email-out.ts';
+import { findChannel, listEmailThreadIds } from '../../../db/repositories/messaging.ts';
+import type { LeadRow } from '../../../db/types.ts';
+import { InmoError } from '../../../errors.ts';
+import { sendsEmail } from '../email.ts';
+import { leadEmailAddress } from '../welcome.ts';
 import { agentReplyEmail } from '../../../domain/messaging/email-reply.ts';
 import { inboundReplyAddress } from '../reply-address.ts';
 import type { Purpose } from './purpose.ts';
+
+/** The ways an agent's reply can go (CONTRACT §10, §25). */
+export const REPLY_CHANNELS = ['whatsapp', 'email'] as const;
+export type ReplyChannel = (typeof REPLY_CHANNELS)[number];
+
+/**
+ * Why each way cannot carry an agent's reply now (the error it is refused with), or null when it
+ * can: WhatsApp needs a channel and the lead's open window; e-mail an address of the lead and a
+ * business that sends e-mail.
+ */
+export async function replyWays(
+  trx: Executor,
+  lead: LeadRow,
+  conversation: { window_open_until: string | null } | undefined,
+  now: string,
+): Promise<Record<ReplyChannel, InmoError | null>> {
+  const until = conversation?.window_open_until ?? null;
+  const whatsapp = !(await findChannel(trx, lead.business_id))
+    ? new InmoError('REPLY_NO_CHANNEL')
+    : until === null || until <= now
+      ? new InmoError('REPLY_WINDOW_CLOSED', { closedAt: until })
+      : null;
+  const email =
+    leadEmailAddress(lead) === null
+      ? new InmoError('REPLY_NO_EMAIL')
+      : !sendsEmail(await findEmailSettings(trx, lead.business_id))
+        ? new InmoError('REPLY_EMAIL_OFF')
+        : null;
+  return { whatsapp, email };
+}
 
 /** The most `Message-ID`s a reply's `References` names: the thread's newest. */
 const REFERENCES_MAX = 20;
