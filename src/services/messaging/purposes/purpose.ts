@@ -11,10 +11,11 @@
  * - what replaces one refused for good ({@link Purpose.replace}): the welcome's and a viewing
  *   notice's e-mail in place of a template.
  *
- * Which channel and template it is queued with is decided by the purpose's own service when it
- * queues it (the welcome: services/messaging/welcome.ts; a notice: services/viewings/notices.ts;
- * a digest: services/leads/alerts.ts), and written on the message row (`kind`, `template`,
- * `language`, `recipient`), which is all the delivery reads.
+ * Which channel and template it is queued with is decided when it is queued, by its module's rule
+ * where it has one (the welcome's `decideWelcome`, the digest's `digestMessage`, a reply's
+ * `replyWays`, a hand-send's `handSendWays`; a viewing's notice by services/viewings/notices.ts
+ * `queueViewingNotice`, which also writes its notice row), and written on the message row
+ * (`kind`, `template`, `language`, `recipient`), which is all the delivery reads.
  */
 import type { Db, Executor } from '../../../db/database.ts';
 import type { MessageRow } from '../../../db/repositories/messaging.ts';
