@@ -69,7 +69,6 @@ export const ONCE = [
   'listing-sheet-cache', // the PDF sheet's layout and its cache
   'photos.console', // photos re-encoded by sharp
   'photo-widths', // the widths a photo's URLs name
-  'media-base', // photo URLs rewritten onto the media address
   'published-text', // text rules of what a listing publishes
   'xss', // the HTML sanitiser
   'console-words', // labels of every console page
