@@ -110,13 +110,28 @@ describe("a listing's public page and sheet", () => {
   const post = (token: string, fields: Record<string, string>, remoteAddress = '10.9.0.1') =>
     t.app.inject({ method: 'POST', url: `/l/${token}?lang=en`, headers: FORM, payload: form(fields), remoteAddress });
 
-  it('gives every listing one token of its own: 32 hex characters, the same every time it is asked', async () => {
+  it('gives every listing one token of its own: 43 base64url characters, the same every time it is asked', async () => {
     const all = Object.values(tokens);
-    for (const token of all) expect(token).toMatch(/^[0-9a-f]{32}$/);
+    for (const token of all) expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(new Set(all).size).toBe(all.length);
     expect(await listingPageToken(t.db, t.businessId, ids.ATICO)).toBe(tokens.ATICO);
     const rows = await t.db.selectFrom('property_pages').select('property_id').execute();
     expect(rows.length).toBe(all.length);
+  });
+
+  it('still shows a page by a token made before issue 56 (32 hex characters, migration 0037)', async () => {
+    const old = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+    const moved = (from: string, to: string) =>
+      t.db.updateTable('property_pages').set({ token: to }).where('token', '=', from).executeTakeFirst();
+    expect((await moved(tokens.RENTA, old)).numUpdatedRows).toBe(1n);
+    try {
+      const r = await page(`/l/${old}`);
+      expect(r.statusCode).toBe(200);
+      expect(r.body).toContain('Piso en alquiler');
+      expect((await page(`/l/${tokens.RENTA}`)).statusCode).toBe(404);
+    } finally {
+      await moved(old, tokens.RENTA);
+    }
   });
 
   it('shows a public listing under its agency: photos, es-ES prices, facts, the energy label, the approximate place', async () => {
