@@ -41,6 +41,15 @@ export interface PublicPagesOptions {
   development?: boolean;
 }
 
+/**
+ * The options of @fastify/view for the public pages: the Eta templates of `src/http/views/` with
+ * their layout, escaped by default, as the console's (http/console/plugin.ts).
+ * @param development whether templates are read again on every page.
+ */
+export function pageViewOptions(development: boolean) {
+  return { engine: { eta: new Eta() }, root: inPackage('src', 'http', 'views'), layout: 'layout.eta', production: !development };
+}
+
 /** Registers the token-credential pages on `app`; closing the app waits for the page's writes. */
 export async function publicPages(app: FastifyInstance, options: PublicPagesOptions): Promise<void> {
   const { db } = options;
@@ -56,12 +65,7 @@ export async function publicPages(app: FastifyInstance, options: PublicPagesOpti
   const pageWrites = new GroupCommit(db);
   app.addHook('onClose', () => pageWrites.settled());
   await app.register(async (pages) => {
-    await pages.register(view, {
-      engine: { eta: new Eta() },
-      root: inPackage('src', 'http', 'views'),
-      layout: 'layout.eta',
-      production: !(options.development ?? false),
-    });
+    await pages.register(view, pageViewOptions(options.development ?? false));
     // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
     await pages.register(unsubscribeRoutes, { db });
     // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).
