@@ -148,3 +148,13 @@ describe('layering', () => {
     expect(importsOf(join(SRC, 'http', 'console', 'sections', 'leads.ts'))).toContain('services/leads/leads.ts');
   });
 });
+
+describe('one way to write a page (issue 56)', () => {
+  it('no file of src/http/routes/ holds an HTML page as a string: pages are Eta templates, rendered as the console renders', () => {
+    const pages = sourcesUnder(join('http', 'routes'))
+      .filter((file) => /<html\b|<!doctype|<body\b|<head\b/i.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file))
+      .sort();
+    expect(pages).toEqual([]);
+  });
+});
