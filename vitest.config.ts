@@ -7,7 +7,7 @@ import { LongestFirst } from './test/sequencer.ts';
  * - `unit`: test/unit/, no database: runs once.
  * - `db-sqlite`, `db-postgres`: test/db/, once per engine: always on SQLite, and on PostgreSQL
  *   when INMO_TEST_POSTGRES_URL names a server (`.ci/run` sets it), but for the files whose
- *   behaviour cannot differ by engine (ENGINE_NEUTRAL below), which run on SQLite alone.
+ *   behaviour cannot differ by engine, or whose storage runs there in other files (ONCE below).
  * - `browser`: test/browser/ in Chromium, on SQLite (the pages' queries run on both engines in
  *   test/db/).
  * - `runtime`: what depends on the Node.js it runs on, for `.ci/run`'s second Node (24): the unit
@@ -28,6 +28,8 @@ import { LongestFirst } from './test/sequencer.ts';
  * waiting on PostgreSQL, child processes or Chromium).
  */
 const postgres = Boolean(process.env.INMO_TEST_POSTGRES_URL);
+/** scripts/engine-reach.ts: every db file on PostgreSQL, each recording what it reached into this folder. */
+const reach = process.env.INMO_TEST_REACH;
 const workers = Number(process.env.INMO_TEST_WORKERS) || 3;
 /** Suites run again with every GET repeated, so that cacheable answers come from the fast path (test/helpers/http.ts). */
 const FAST_PATH_SUITES = [
@@ -38,12 +40,19 @@ const FAST_PATH_SUITES = [
 ];
 
 /**
- * The db files whose behaviour cannot differ by engine: what they check happens before or
- * beside storage (HTTP plumbing, limits, signals, protocols, rendering, words), so they run
- * once, on SQLite, and `db-postgres` leaves them out. A new file runs on both engines until it
- * is listed here with its reason (issue 56 item 6).
+ * The db files run once, on SQLite, and left out of `db-postgres` (issue 56 item 6). A new file
+ * runs on both engines until it is listed here. Two kinds:
+ *
+ * - What they check happens before or beside storage (HTTP plumbing, limits, signals, protocols,
+ *   rendering, words), so it cannot differ by engine.
+ * - Their subject is not storage (validation fuzzing, the console's pages, a protocol's handling),
+ *   and every function of the storage they reach (src/db/, and the few statements still written
+ *   elsewhere) is reached on PostgreSQL by a file that runs there: `scripts/engine-reach.ts`
+ *   runs every db file on PostgreSQL, records what each reached, and fails naming any function
+ *   only these files reach. Run it after adding a file here, or a query to a file listed here.
  */
-const ENGINE_NEUTRAL = [
+export const ONCE = [
+  // What they check happens before or beside storage.
   'checkpoints', // SQLite's WAL checkpoints (skipped on PostgreSQL)
   'http', // request ids, unknown routes, wrong methods
   'host-header', // links written from the configuration, not from storage
@@ -60,7 +69,6 @@ const ENGINE_NEUTRAL = [
   'listing-sheet-cache', // the PDF sheet's layout and its cache
   'photos.console', // photos re-encoded by sharp
   'photo-widths', // the widths a photo's URLs name
-  'media-base', // photo URLs rewritten onto the media address
   'published-text', // text rules of what a listing publishes
   'xss', // the HTML sanitiser
   'console-words', // labels of every console page
@@ -70,6 +78,29 @@ const ENGINE_NEUTRAL = [
   'openapi', // the OpenAPI document
   'no-trace', // where processes write
   'readme-recipes', // the README's recipe, on its SQLite demo
+  // Not storage, and all the storage they reach runs on PostgreSQL in other files (engine-reach.ts).
+  'fuzz', // generated bad requests, refused before storage; the fast-path tier runs it again
+  'security', // keys, scopes, headers and refusals of every operation
+  'fast-path', // repeated reads answered from memory
+  'openapi-client', // a client generated from the OpenAPI document
+  'auth', // console login, sessions and CSRF
+  'secrets', // the sealed-secrets file
+  'compiled-once', // statements compiled once per process
+  'alerts', // the digests' words, links and pages
+  'email-pulls', // IMAP against dovecot
+  'email-inbound', // portal e-mails read into leads
+  'email-smtp-inbound', // the SMTP listener's protocol
+  'listing-page-viewings', // the listing page's viewing form
+  'kyero-feed', // the Kyero XML document
+  'kyero-languages', // the feed's languages
+  'agenda.console', // the agenda's page
+  'lead-edit.api', // PATCH /leads/{id} as a contract
+  'owner-figures', // the owner's figures page
+  'listing-editor.console', // the listing editor's form
+  'listings-table.console', // the catalogue table's page
+  'listings.console', // the catalogue's pages
+  'media-objects', // the S3 media store
+  'lead-page.console', // the lead's page
 ].map((name) => `test/db/${name}.test.ts`);
 /** The db files that only mean something on PostgreSQL: `db-sqlite` leaves them out. */
 const POSTGRES_ONLY = ['test/db/postgres-schemas.test.ts'];
@@ -110,11 +141,13 @@ const tier = (
   engine?: 'sqlite' | 'postgres',
   env: Record<string, string> = {},
   exclude: string[] = [],
+  extra: { setupFiles?: string[] } = {},
 ) => ({
   test: {
     name,
     include,
     exclude,
+    ...extra,
     ...(engine ? { env: { INMO_TEST_ENGINE: engine, ...env } } : {}),
     pool: 'forks' as const,
     testTimeout: 30_000,
@@ -135,7 +168,13 @@ export default defineConfig({
     projects: [
       tier('unit', ['test/unit/**/*.test.ts']),
       tier('db-sqlite', ['test/db/**/*.test.ts'], 'sqlite', {}, POSTGRES_ONLY),
-      ...(postgres ? [tier('db-postgres', ['test/db/**/*.test.ts'], 'postgres', {}, ENGINE_NEUTRAL)] : []),
+      ...(postgres
+        ? [
+            tier('db-postgres', ['test/db/**/*.test.ts'], 'postgres', {}, reach ? [] : ONCE, {
+              setupFiles: reach ? ['test/engine-reach-setup.ts'] : [],
+            }),
+          ]
+        : []),
       // The security and fuzz suites once more, every GET sent twice: their rules hold on the fast
       // path too. Once, on SQLite: the fast path answers from memory, before any engine is asked.
       tier('fast-path', FAST_PATH_SUITES, 'sqlite', { INMO_TEST_FAST_PATH: 'repeat' }),

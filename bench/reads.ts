@@ -45,6 +45,8 @@ export interface ReadRow {
   fastify: Load;
   /** The raw SQLite floor, for uncached pages. */
   floor: Load | null;
+  /** logs on / node:http of each interleaved round, for the figure's spread (bench/figures.ts). */
+  onRatioRounds: number[];
 }
 
 export interface ReadResult {
@@ -185,7 +187,8 @@ export async function readBench(
           for (let i = 0; i < targets.length; i++) runs[i].push(await load(targets[i], sent, options));
         }
         const [logsOn, logsOff, bare, fastify, floor] = runs.map(median);
-        rows.push({ scenario: scenario.name, logsOn, logsOff, bare, fastify, floor: floor ?? null });
+        const onRatioRounds = runs[0].map((run, round) => run.rps / runs[2][round].rps);
+        rows.push({ scenario: scenario.name, logsOn, logsOff, bare, fastify, floor: floor ?? null, onRatioRounds });
       } finally {
         for (const b of baselines) await stop(b.child);
       }

@@ -41,6 +41,10 @@
  * 203,090 listings with and without its index, on SQLite and PostgreSQL (bench/listing-search.ts).
  * `--only alerts` (not in the default run: minutes at 100,000 leads) times a catalogue change
  * reaching 10,000 of 100,000 searching leads, queued and composed (bench/alerts.ts).
+ *
+ * Every run ends by printing the figures it keeps (the reads' and lead writes' same-run ratios
+ * and p99) beside the last run's, from `bench/figures/<engine>.json`, marking falls beyond the
+ * spread (exit status 1), then keeps this run's as the last (bench/figures.ts, issue 59).
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -78,6 +82,7 @@ import { pinLoadToCpu1, startProcess, stop } from './processes.ts';
 import { wrk, wrkVersion, type Load } from './wrk.ts';
 import { readBench, type ReadResult } from './reads.ts';
 import { scaleBench } from './scale.ts';
+import { compareFigures, comparisonLines, nextFigureFile, readFigureFile, spreadOf, writeFigureFile, type Figure } from './figures.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -233,6 +238,19 @@ async function leads(): Promise<void> {
       `${r.engine.padEnd(10)} ${r.endpoint.padEnd(36)} ${r.logsOn.rps.toFixed(0).padStart(8)} ${r.logsOn.p99.toFixed(1).padStart(7)} ${r.logsOff.rps.toFixed(0).padStart(8)} ${r.logsOff.p99.toFixed(1).padStart(7)} ${r.bare.rps.toFixed(0).padStart(8)} ${r.bare.p99.toFixed(1).padStart(7)} ${(r.logsOn.rps / r.bare.rps).toFixed(2).padStart(7)} ${(r.logsOff.rps / r.bare.rps).toFixed(2).padStart(8)} ${r.rawRate === null ? '       -' : r.rawRate.toFixed(0).padStart(8)} ${r.logsOn.errors + r.logsOn.non2xx + r.logsOff.errors + r.logsOff.non2xx}`,
     );
   }
+  for (const r of rows) {
+    figures.push(
+      {
+        name: `leads ${r.endpoint}: logs on / bare insert`,
+        engine: r.engine,
+        value: r.logsOn.rps / r.bare.rps,
+        spread: null,
+        better: 'higher',
+        unit: '×',
+      },
+      { name: `leads ${r.endpoint}: p99, logs on`, engine: r.engine, value: r.logsOn.p99, spread: null, better: 'lower', unit: 'ms' },
+    );
+  }
   for (const engine of new Set(rows.map((r) => r.engine))) {
     const plain = rows.find((r) => r.engine === engine && r.endpoint === '/leads/inquiries')!;
     const idempotent = rows.find((r) => r.engine === engine && r.endpoint.endsWith('Idempotency-Key'))!;
@@ -349,6 +367,34 @@ async function withCatalogues(part: string, run: () => Promise<void>): Promise<v
   );
 }
 
+/** The figures this run measured, compared with the last ones at the end (bench/figures.ts). */
+const figures: Figure[] = [];
+
+/**
+ * Prints each figure beside its last value, marking falls, and keeps this run's as the last ones
+ * in `bench/figures/<engine>.json` (commit them with the change they measure). A fall sets the
+ * exit status to 1.
+ */
+function compareWithLast(): void {
+  const at = new Date().toISOString();
+  for (const engine of ['sqlite', 'postgres'] as const) {
+    const measured = figures.filter((f) => f.engine === engine);
+    if (measured.length === 0) continue;
+    const file = join(ROOT, 'bench', 'figures', `${engine}.json`);
+    const last = readFigureFile(file);
+    const comparisons = compareFigures(measured, last);
+    const fell = comparisons.filter((c) => c.fell);
+    process.stdout.write(
+      `\n${[`figures on ${engine} beside the last run's (${last ? last.measured_at : 'none yet'}), bench/figures/${engine}.json:`, ...comparisonLines(comparisons)].join('\n')}\n`,
+    );
+    if (fell.length > 0) {
+      process.stderr.write(`\nFELL on ${engine}, by more than the spread: ${fell.map((c) => c.figure.name).join('; ')}\n`);
+      process.exitCode = 1;
+    }
+    writeFigureFile(file, nextFigureFile(measured, last, at));
+  }
+}
+
 async function main() {
   mkdirSync(WORK, { recursive: true });
   if (ONLY === 'scale') return withCatalogues('scale', scale);
@@ -373,6 +419,7 @@ async function main() {
   if (ONLY === null || ONLY === 'listing-search') await withCatalogues('listing-search', listingSearch);
   // Minutes at 100,000 leads: only when asked for, as the scale benchmark.
   if (ONLY === 'alerts') await alerts();
+  compareWithLast();
 }
 
 async function emailInbound(): Promise<void> {
@@ -548,6 +595,14 @@ async function reads() {
       lines.push(
         `${catalogue.padEnd(15)} ${r.scenario.padEnd(45)} ${fmt(r.logsOn.rps)} ${r.logsOn.p99.toFixed(1).padStart(7)} ${fmt(r.logsOff.rps)} ${r.logsOff.p99.toFixed(1).padStart(7)} ${fmt(r.bare.rps).padStart(9)} ${fmt(r.fastify.rps)} ${floor ? fmt(floor.rps) : '       -'} ${ratio(r.logsOn.rps, r.bare.rps).padStart(7)} ${ratio(r.logsOff.rps, r.bare.rps).padStart(8)} ${floor ? ratio(r.logsOff.rps, floor.rps) : '     -'} ${pct(r.logsOn.generatorCpu)} ${r.logsOn.errors + r.logsOn.non2xx + r.logsOff.errors + r.logsOff.non2xx}`,
       );
+      figures.push({
+        name: `reads ${catalogue} ${r.scenario}: logs on / node:http`,
+        engine: 'sqlite',
+        value: r.logsOn.rps / r.bare.rps,
+        spread: spreadOf(r.onRatioRounds),
+        better: 'higher',
+        unit: '×',
+      });
       // wrk itself near a full core during a baseline's run, or the baseline as fast as wrk could
       // go against `{}` while wrk was the limit there: the baseline measured the generator.
       const ceilingBound = ceiling.generatorCpu >= CEILING_MARGIN && r.bare.rps >= CEILING_MARGIN * ceiling.rps;

@@ -102,7 +102,7 @@ export interface AppOptions {
   limits?: Limits;
   /** Where the console's outgoing requests (a test message) may go; by default this process's policy (config.ts). */
   outbound?: OutboundPolicy;
-  /** `NODE_ENV=development`: the console reads its templates again on every page. Off by default. */
+  /** `NODE_ENV=development`: the console and the public pages read their templates again on every page. Off by default. */
   development?: boolean;
   /** `INMO_FEED_MAX_BYTES`: the largest feed document the console's "pull now" reads. */
   feedMaxBytes?: number;
@@ -266,6 +266,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       publicUrl: options.publicUrl ?? null,
       onJobsQueued: options.onJobsQueued ?? (() => {}),
       postsPerIpPerMinute: (options.rateLimits ?? DEFAULT_RATE_LIMITS).publishablePostPerIpPerMinute,
+      development: options.development ?? false,
     });
   }
   await app.register(

@@ -6,4 +6,11 @@
  */
 import { runCli } from './cli/run.ts';
 
+// A reader that stops early (`inmo … | head`) closes the pipe: what is left to print has nowhere
+// to go, and the command ends as a Unix tool does at SIGPIPE, quietly, rather than crashing.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 process.exitCode = await runCli(process.argv.slice(2));

@@ -10,7 +10,7 @@ import { buildApp } from '../app.ts';
 import { derivedKey } from '../secrets.ts';
 import { loadConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { seedDemo } from '../demo/seed.ts';
+import { demoSeeded, seedDemo } from '../demo/seed.ts';
 import { storeDemoPhotos } from '../demo/photos.ts';
 import type { MediaStore } from '../media/store.ts';
 import { PUBLISHABLE_SCOPES, SCOPES } from '../domain/access/api-key.ts';
@@ -257,7 +257,7 @@ async function demoWebsiteKey(db: Db, businessId: number, origin: string) {
 }
 
 async function seedDemoWithPhotos(db: Db, store: MediaStore, mediaBase: string) {
-  if ((await db.selectFrom('businesses').select('id').limit(1).execute()).length > 0) return seedDemo(db);
+  if (await demoSeeded(db)) return seedDemo(db);
   const keys = await storeDemoPhotos(store);
   return seedDemo(db, { photoUrls: keys.map((key) => `${mediaBase.replace(/\/+$/, '')}/${key}`) });
 }

@@ -287,6 +287,11 @@ export async function migrate(db: Db): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/** Asks the database one trivial question (`select 1`): resolves when it answers (`GET /readyz`, CONTRACT §11). @throws the driver's error when it does not. */
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
 /**
  * Names of the migrations this release has that the database has not applied yet: not
  * empty while an older release's schema is in place (`GET /readyz`, CONTRACT §11).

@@ -4,7 +4,7 @@
  * one-time link to set a password. A database that already has a business is left as it is.
  */
 import type { Db } from '../db/database.ts';
-import { countBusinesses, insertBusiness } from '../db/repositories/businesses.ts';
+import { countBusinesses, firstBusinessId, insertBusiness } from '../db/repositories/businesses.ts';
 import { SCOPES } from '../domain/access/api-key.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { createApiKey } from '../services/access/api-keys.ts';
@@ -25,6 +25,11 @@ export const DEMO_OWNER_EMAIL = 'demo@inmo.example';
 /** The demo owner's display name (CONTRACT §23). */
 export const DEMO_OWNER_NAME = 'Lucía Martín';
 
+/** Whether the database has a business already (then {@link seedDemo} adds nothing). */
+export async function demoSeeded(db: Db): Promise<boolean> {
+  return (await countBusinesses(db)) > 0;
+}
+
 /**
  * Seeds the demo (see the module's comment) on an empty database.
  * @param options.photoUrls the demo photos' public URLs (src/demo/photos.ts): each listing's
@@ -32,8 +37,7 @@ export const DEMO_OWNER_NAME = 'Lucía Martín';
  */
 export async function seedDemo(db: Db, options: { photoUrls?: string[] } = {}): Promise<DemoResult> {
   if ((await countBusinesses(db)) > 0) {
-    const first = await db.selectFrom('businesses').select('id').orderBy('id').executeTakeFirst();
-    return { business_id: first?.id ?? null };
+    return { business_id: (await firstBusinessId(db)) ?? null };
   }
   const business = await insertBusiness(db, 'Inmobiliaria Demo', nowRfc3339());
   const lines = (function* () {

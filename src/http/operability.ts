@@ -18,8 +18,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
-import { pendingMigrations, type Db } from '../db/database.ts';
+import { pendingMigrations, ping, type Db } from '../db/database.ts';
 import { InmoError } from '../errors.ts';
 import { exposition, observeRequest, startMetrics } from '../metrics.ts';
 import { inPackage } from '../package-root.ts';
@@ -45,7 +44,7 @@ async function notReadyReason(db: Db): Promise<string | null> {
   const check = (async () => {
     let pending: string[];
     try {
-      await sql`select 1`.execute(db);
+      await ping(db);
       pending = await pendingMigrations(db);
     } catch (error) {
       return `the database does not answer: ${(error as Error).message}`;

@@ -8,10 +8,13 @@
  * app.ts imports this module only when the surface is mounted, so that an app of the API
  * alone loads none of it (PDF, QR and calendar libraries included).
  */
+import view from '@fastify/view';
+import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
 import type { ChangeWatch } from '../db/change-watch.ts';
 import type { Db } from '../db/database.ts';
 import { GroupCommit } from '../db/group-commit.ts';
+import { inPackage } from '../package-root.ts';
 import { calendarRoutes } from './calendar.ts';
 import { embedRoutes } from './embed.ts';
 import { feedRoutes } from './feeds.ts';
@@ -34,6 +37,17 @@ export interface PublicPagesOptions {
   onJobsQueued: () => void;
   /** Inquiries a listing page accepts per client IP per minute (CONTRACT §8). */
   postsPerIpPerMinute: number;
+  /** Whether templates are read again on every page (`NODE_ENV=development`), as the console's. */
+  development?: boolean;
+}
+
+/**
+ * The options of @fastify/view for the public pages: the Eta templates of `src/http/views/` with
+ * their layout, escaped by default, as the console's (http/console/plugin.ts).
+ * @param development whether templates are read again on every page.
+ */
+export function pageViewOptions(development: boolean) {
+  return { engine: { eta: new Eta() }, root: inPackage('src', 'http', 'views'), layout: 'layout.eta', production: !development };
 }
 
 /** Registers the token-credential pages on `app`; closing the app waits for the page's writes. */
@@ -45,23 +59,29 @@ export async function publicPages(app: FastifyInstance, options: PublicPagesOpti
   calendarRoutes(app, db, options.publicUrl);
   // The website kit's script (CONTRACT §17).
   embedRoutes(app);
-  // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
-  await app.register(unsubscribeRoutes, { db });
-  // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).
-  await app.register(alertDismissRoutes, { db });
-  // The pages of alert digests sent by WhatsApp: the token is the credential (CONTRACT §21).
-  await app.register(alertPageRoutes, { db, mediaPublicUrl: options.media.publicUrl });
-  // Viewing notices' confirm and cancel links (CONTRACT §20): the token is the credential.
-  await app.register(viewingLinkRoutes, { db });
-  // Listings' public pages and sheets, with their inquiry form: the token names the listing (CONTRACT §21).
+  // The pages below are Eta templates of views/, rendered as the console renders its own
+  // (http/console/plugin.ts: @fastify/view, a layout, every value escaped unless written `<%~`),
+  // with a layout of their own: no script, no navigation.
   const pageWrites = new GroupCommit(db);
   app.addHook('onClose', () => pageWrites.settled());
-  await app.register(listingPageRoutes, {
-    db,
-    writes: pageWrites,
-    media: options.media,
-    publicUrl: options.publicUrl,
-    onJobsQueued: options.onJobsQueued,
-    postsPerIpPerMinute: options.postsPerIpPerMinute,
+  await app.register(async (pages) => {
+    await pages.register(view, pageViewOptions(options.development ?? false));
+    // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
+    await pages.register(unsubscribeRoutes, { db });
+    // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).
+    await pages.register(alertDismissRoutes, { db });
+    // The pages of alert digests sent by WhatsApp: the token is the credential (CONTRACT §21).
+    await pages.register(alertPageRoutes, { db, mediaPublicUrl: options.media.publicUrl });
+    // Viewing notices' confirm and cancel links (CONTRACT §20): the token is the credential.
+    await pages.register(viewingLinkRoutes, { db });
+    // Listings' public pages and sheets, with their inquiry form: the token names the listing (CONTRACT §21).
+    await pages.register(listingPageRoutes, {
+      db,
+      writes: pageWrites,
+      media: options.media,
+      publicUrl: options.publicUrl,
+      onJobsQueued: options.onJobsQueued,
+      postsPerIpPerMinute: options.postsPerIpPerMinute,
+    });
   });
 }

@@ -134,7 +134,7 @@ describe.skipIf(!here)("an alert digest's page in Chromium", () => {
 
     // The listing's own page follows the link, in the same language.
     await page.getByRole('link', { name: 'Appartement lumineux avec terrasse à Delicias', exact: true }).click();
-    await page.waitForURL(/\/l\/[0-9a-f]{32}\?lang=fr$/);
+    await page.waitForURL(/\/l\/[A-Za-z0-9_-]{43}\?lang=fr$/);
     await page.goBack();
 
     await page.getByRole('button', { name: /Ático exterior/ }).click();

@@ -42,7 +42,7 @@ describe.skipIf(!here)("an agent's calendar URL in Chromium", () => {
     const field = page.getByLabel('Dirección de tu calendario');
     await field.waitFor();
     const url = await field.inputValue();
-    expect(url).toMatch(new RegExp(`^${origin}/calendar/[A-Za-z0-9]{43}\\.ics$`));
+    expect(url).toMatch(new RegExp(`^${origin}/calendar/[A-Za-z0-9_-]{43}\\.ics$`));
     await page.getByRole('button', { name: 'Copiar' }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(url);
     const subscribe = page.getByRole('link', { name: 'Suscribirse en este dispositivo' });

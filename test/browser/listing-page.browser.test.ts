@@ -112,7 +112,7 @@ describe.skipIf(!here)("a listing's public page in Chromium", () => {
 
     await page.getByRole('link', { name: 'Página pública' }).click();
     await page.getByRole('heading', { level: 1, name: 'Ático con terraza en Delicias' }).waitFor();
-    expect(page.url()).toMatch(new RegExp(`^${origin}/l/[0-9a-f]{32}$`));
+    expect(page.url()).toMatch(new RegExp(`^${origin}/l/[A-Za-z0-9_-]{43}$`));
     await expect(page.locator('.listing-price').textContent()).resolves.toBe('289.000\u00a0€');
     await expect(page.locator('.energy-scale [aria-current="true"]').textContent()).resolves.toContain('D');
     await expect(page.getByRole('heading', { name: 'Ubicación aproximada' }).isVisible()).resolves.toBe(true);

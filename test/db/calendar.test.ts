@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { insertViewing } from '../../src/db/repositories/viewings.ts';
+import { hashToken, mintToken } from '../../src/domain/capability-token.ts';
 import type { ViewingStatus } from '../../src/domain/viewings/status.ts';
 import { calendarHost } from '../../src/http/calendar.ts';
 import { disableUser } from '../../src/services/access/console-users.ts';
@@ -286,7 +287,7 @@ describe('the URL', () => {
     await viewing({ user: ana, starts: '2099-04-06T08:00:00Z' });
     const made = await cli('--user', String(ana), '--json');
     expect(made.code).toBe(0);
-    expect(made.json).toEqual({ url: expect.stringMatching(/^\/calendar\/[A-Za-z0-9]{43}\.ics$/) });
+    expect(made.json).toEqual({ url: expect.stringMatching(/^\/calendar\/[A-Za-z0-9_-]{43}\.ics$/) });
     const url = made.json.url as string;
     const token = url.slice('/calendar/'.length, -'.ics'.length);
     expect(JSON.stringify(await t.db.selectFrom('calendar_urls').selectAll().execute())).not.toContain(token);
@@ -301,7 +302,7 @@ describe('the URL', () => {
       '--json',
     );
     const next = withOrigin.json.url as string;
-    expect(next).toMatch(/^https:\/\/crm\.agencia\.example\/calendar\/[A-Za-z0-9]{43}\.ics$/);
+    expect(next).toMatch(/^https:\/\/crm\.agencia\.example\/calendar\/[A-Za-z0-9_-]{43}\.ics$/);
     expect((await fetchCalendar(url)).statusCode).toBe(404);
     const nextPath = new URL(next).pathname;
     expect((await fetchCalendar(nextPath)).statusCode).toBe(200);
@@ -338,9 +339,9 @@ describe('the URL', () => {
     const url = await urlOf(ana);
     const nowhere = await fetchCalendar('/nothing-here');
     const refusals = [
-      url.replace(/[A-Za-z0-9]{43}/, 'A'.repeat(43)),
+      url.replace(/[A-Za-z0-9_-]{43}/, 'A'.repeat(43)),
       url.replace('.ics', '.txt'),
-      url.replace(/[A-Za-z0-9]{43}/, 'short'),
+      url.replace(/[A-Za-z0-9_-]{43}/, 'short'),
       '/calendar/',
     ];
     for (const path of refusals) {
@@ -354,6 +355,20 @@ describe('the URL', () => {
     }
     expect((await fetchCalendar(url)).statusCode).toBe(200);
     await disableUser(t.db, ana, null);
+    expect((await fetchCalendar(url)).statusCode).toBe(404);
+  });
+
+  it('still opens with a token made before issue 56 (43 base62 characters), kept by the same hash', async () => {
+    const ana = await userId('ana@agencia.example');
+    const url = await urlOf(ana);
+    const old = mintToken('base62').token;
+    const { numUpdatedRows } = await t.db
+      .updateTable('calendar_urls')
+      .set({ token_hash: hashToken(old) })
+      .where('token_hash', '=', hashToken(url.slice('/calendar/'.length, -'.ics'.length)))
+      .executeTakeFirst();
+    expect(numUpdatedRows).toBe(1n);
+    expect((await fetchCalendar(`/calendar/${old}.ics`)).statusCode).toBe(200);
     expect((await fetchCalendar(url)).statusCode).toBe(404);
   });
 
@@ -400,7 +415,7 @@ describe('the console', () => {
     const made = await browser.submit('/console/calendar', '/console/calendar', {});
     expect(made.statusCode).toBe(201);
     const url = tokenIn(made.body)!;
-    expect(url).toMatch(/^http:\/\/[^/]+\/calendar\/[A-Za-z0-9]{43}\.ics$/);
+    expect(url).toMatch(/^http:\/\/[^/]+\/calendar\/[A-Za-z0-9_-]{43}\.ics$/);
     expect(made.body).toContain(`href="${url.replace(/^http:/, 'webcal:')}"`);
     const path = new URL(url).pathname;
     expect((await fetchCalendar(path)).statusCode).toBe(200);

@@ -3,6 +3,8 @@
  * that say what is wrong and change nothing, the import report and its exit status, and a
  * `serve` that exits when it cannot listen.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,8 @@ import type { Command } from 'commander';
 import { EXIT_IMPORTED_WITH_REJECTIONS } from '../../src/cli/properties.ts';
 import { buildProgram } from '../../src/cli/program.ts';
 import { inmo, inmoBin, inmoProcess } from '../helpers/cli.ts';
-import { ENGINE, freshDatabaseUrl, listing } from '../helpers/db.ts';
+import { INMO_ENTRY } from '../helpers/processes.ts';
+import { ENGINE, freshDatabaseUrl, listing, REPO_ROOT } from '../helpers/db.ts';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -32,6 +35,16 @@ function leafCommands(command: Command = buildProgram(), path: string[] = []): A
 }
 
 describe('help and version', () => {
+  it('a reader that stops early (`inmo … --help | head -1`) ends the command quietly, with status 0, not a crash on EPIPE', async () => {
+    const child = spawn(process.execPath, [INMO_ENTRY, 'keys', 'create', '--help'], { env, cwd: REPO_ROOT });
+    // The pipe is closed before the process has started, so its first write finds no reader.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
   it('--version prints the version of package.json, from bin/inmo.mjs as operators run it', async () => {
     const { version } = (await import('../../package.json', { with: { type: 'json' } })).default;
     const printed = await inmoBin(env, '--version');

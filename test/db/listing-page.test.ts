@@ -13,9 +13,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import view from '@fastify/view';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../src/domain/time.ts';
+import { InmoError } from '../../src/errors.ts';
+import { pageViewOptions } from '../../src/http/public-pages.ts';
+import { fastapiCompatibility } from '../../src/http/request-pipeline.ts';
+import { listingPageRoutes } from '../../src/http/routes/listing-page.ts';
 import { FolderMediaStore } from '../../src/media/store.ts';
 import { CLI } from '../../src/services/access/audit.ts';
 import { listingPageToken } from '../../src/services/catalogue/listing-page.ts';
@@ -110,13 +116,28 @@ describe("a listing's public page and sheet", () => {
   const post = (token: string, fields: Record<string, string>, remoteAddress = '10.9.0.1') =>
     t.app.inject({ method: 'POST', url: `/l/${token}?lang=en`, headers: FORM, payload: form(fields), remoteAddress });
 
-  it('gives every listing one token of its own: 32 hex characters, the same every time it is asked', async () => {
+  it('gives every listing one token of its own: 43 base64url characters, the same every time it is asked', async () => {
     const all = Object.values(tokens);
-    for (const token of all) expect(token).toMatch(/^[0-9a-f]{32}$/);
+    for (const token of all) expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(new Set(all).size).toBe(all.length);
     expect(await listingPageToken(t.db, t.businessId, ids.ATICO)).toBe(tokens.ATICO);
     const rows = await t.db.selectFrom('property_pages').select('property_id').execute();
     expect(rows.length).toBe(all.length);
+  });
+
+  it('still shows a page by a token made before issue 56 (32 hex characters, migration 0037)', async () => {
+    const old = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+    const moved = (from: string, to: string) =>
+      t.db.updateTable('property_pages').set({ token: to }).where('token', '=', from).executeTakeFirst();
+    expect((await moved(tokens.RENTA, old)).numUpdatedRows).toBe(1n);
+    try {
+      const r = await page(`/l/${old}`);
+      expect(r.statusCode).toBe(200);
+      expect(r.body).toContain('Piso en alquiler');
+      expect((await page(`/l/${tokens.RENTA}`)).statusCode).toBe(404);
+    } finally {
+      await moved(old, tokens.RENTA);
+    }
   });
 
   it('shows a public listing under its agency: photos, es-ES prices, facts, the energy label, the approximate place', async () => {
@@ -333,6 +354,52 @@ describe("a listing's public page and sheet", () => {
     expect(r.statusCode).toBe(422);
     expect(r.body).toContain('<p class="field-problem" id="e-name">Este campo es obligatorio.</p>');
     expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('shows the page again at the catalogue’s status when a form’s service throws, keeping what was typed', async () => {
+    // The pages' plugin as public-pages.ts mounts it, with writes that refuse every lead.
+    const app = Fastify();
+    fastapiCompatibility(app);
+    await app.register(async (pages) => {
+      await pages.register(view, pageViewOptions(false));
+      await pages.register(listingPageRoutes, {
+        db: t.db,
+        writes: {
+          run: async () => {
+            throw new InmoError('LEAD_NOT_STORED');
+          },
+          alone: () => null,
+        },
+        media: { store: new FolderMediaStore(mediaDir), publicUrl: null },
+        publicUrl: ORIGIN,
+        onJobsQueued: () => {},
+        postsPerIpPerMinute: 0,
+      });
+    });
+    try {
+      const before = await snapshot(t.db);
+      const fields = { name: 'Ana Ruiz', phone: '612 34 56 78', consent: '1', submission: 'ab'.repeat(16) };
+      const post = (payload: Record<string, string>) =>
+        app.inject({ method: 'POST', url: `/l/${tokens.ATICO}?lang=en`, headers: FORM, payload: form(payload) });
+      const refused = await post(fields);
+      expect(refused.statusCode).toBe(new InmoError('LEAD_NOT_STORED').status);
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(refused.headers['cache-control']).toBe('no-store');
+      expect(refused.body).toContain('<p class="problem" role="alert">It could not be sent. Try again in a few minutes.</p>');
+      expect(refused.body).toContain('value="Ana Ruiz"');
+      // The form's nonce was let go: the same form posted again is tried again, not taken as sent.
+      expect((await post(fields)).statusCode).toBe(400);
+
+      const page = (await app.inject({ method: 'GET', url: `/l/${tokens.ATICO}?lang=en` })).body;
+      const slot = /<option value="(\d{4}-[^"]+)"/.exec(page)?.[1];
+      expect(slot).toBeDefined();
+      const visit = await post({ ...fields, form: 'viewing', slot: slot!, submission: 'cd'.repeat(16) });
+      expect(visit.statusCode).toBe(400);
+      expect(visit.body).toMatch(/<section aria-labelledby="h-visit"[^]*<p class="problem" role="alert">It could not be sent/);
+      expect(await snapshot(t.db)).toBe(before);
+    } finally {
+      await app.close();
+    }
   });
 
   it('makes the A4 sheet: title, price, facts and energy rating in the language asked, the photos, a QR code of the page', async () => {

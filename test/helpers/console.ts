@@ -4,8 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
+import { createHash, randomBytes, scryptSync } from 'node:crypto';
 import type { Db } from '../../src/db/database.ts';
-import { createUser, setPasswordWithLink } from '../../src/services/access/console-users.ts';
+import { setPasswordHash, spendToken } from '../../src/db/repositories/users.ts';
+import { createUser } from '../../src/services/access/console-users.ts';
+import { toRfc3339 } from '../../src/domain/time.ts';
 
 /** The password of every console user the tests make. */
 export const PASSWORD = 'tejado-azul-sobre-Zaragoza';
@@ -123,10 +126,27 @@ export class Browser {
   }
 }
 
-/** A console user with {@link PASSWORD} set through their one-time link. */
+/**
+ * {@link PASSWORD}, stored as src/domain/access/passwords.ts stores a hash (`scrypt$N$r$p$salt$key`)
+ * but at N = 2^10 instead of 2^15: a stored hash carries its own cost, so a login checks it in
+ * about 1 ms instead of 75 (160 on a loaded machine), and the suite's few thousand logins stop
+ * costing minutes of CPU. The production cost is what `setPasswordWithLink` writes, tested where
+ * passwords are set (test/db/console-users.test.ts, test/db/auth.test.ts).
+ */
+const TEST_PASSWORD_HASH = (() => {
+  const [N, r, p] = [2 ** 10, 8, 1];
+  const salt = randomBytes(16);
+  const key = scryptSync(PASSWORD.normalize('NFC'), salt, 32, { N, r, p });
+  return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$');
+})();
+
+/** A console user with {@link PASSWORD} set, their one-time link spent, as setting it through the link leaves them. */
 export async function userWithPassword(db: Db, businessId: number, email: string, role: 'owner' | 'agent') {
   const user = await createUser(db, { businessId, email, role });
-  expect(await setPasswordWithLink(db, user.set_password_url.split('/').pop()!, PASSWORD)).toBeNull();
+  const at = toRfc3339(new Date());
+  const linkHash = createHash('sha256').update(user.set_password_url.split('/').pop()!).digest('hex');
+  expect(await spendToken(db, linkHash, at)).toBe(true);
+  await setPasswordHash(db, user.id, TEST_PASSWORD_HASH, at);
   return user;
 }
 

@@ -122,6 +122,30 @@ describe('layering', () => {
     expect(importsInto('http/console', ['db/repositories/', 'secrets.ts'])).toEqual([]);
   });
 
+  it('SQL is written only in src/db/: nothing else builds a statement (issue 56)', () => {
+    // Files that still write statements of their own, being moved into src/db/repositories/ with
+    // the outbox (issue 56 item 1). The list only shrinks.
+    const moving = [
+      'jobs/deliver-email.ts',
+      'jobs/deliver.ts',
+      'jobs/tasks/assistant-reply.ts',
+      'services/failed-jobs.ts',
+      'services/leads/alerts.ts',
+      'services/leads/hand-sends.ts',
+      'services/messaging/channels.ts',
+      'services/messaging/conversations.ts',
+      'services/messaging/unsubscribe.ts',
+      'services/viewings/notices.ts',
+    ];
+    const statement = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\bsql`|\bsql</;
+    const writing = sourcesUnder('.')
+      .map((file) => relative(SRC, file))
+      .filter((file) => !file.startsWith('db/') && statement.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(writing.filter((file) => !moving.includes(file)).sort()).toEqual([]);
+    // The check itself works: the repositories are found writing statements.
+    expect(statement.test(readFileSync(join(SRC, 'db', 'repositories', 'leads.ts'), 'utf8'))).toBe(true);
+  });
+
   it('every folder of src/ is on the map of docs/architecture.md, and the map names no folder that is gone', () => {
     const folders = readdirSync(SRC, { withFileTypes: true, recursive: true })
       .filter((entry) => entry.isDirectory())
@@ -135,5 +159,15 @@ describe('layering', () => {
 
   it('finds the imports it checks (the check itself works)', () => {
     expect(importsOf(join(SRC, 'http', 'console', 'sections', 'leads.ts'))).toContain('services/leads/leads.ts');
+  });
+});
+
+describe('one way to write a page (issue 56)', () => {
+  it('no file of src/http/routes/ holds an HTML page as a string: pages are Eta templates, rendered as the console renders', () => {
+    const pages = sourcesUnder(join('http', 'routes'))
+      .filter((file) => /<html\b|<!doctype|<body\b|<head\b/i.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file))
+      .sort();
+    expect(pages).toEqual([]);
   });
 });

@@ -163,6 +163,12 @@ describe('where a message names its listing and its person (issue 57)', () => {
     expect(candidateOfLink('https://x.example/inmueble/42?a=1', 'https://X.example/inmueble/{id}')).toEqual({ id: 42 });
     expect(candidateOfLink('http://web.example/p/FTC%2D2002.html', 'https://web.example/p/{ref}.html')).toEqual({ ref: 'FTC-2002' });
     expect(candidateOfLink(`https://inmo.example/l/${'0123456789abcdef'.repeat(2)}`, null)).toEqual({ page: '0123456789abcdef'.repeat(2) });
+    // Page tokens made since issue 56: 43 base64url characters, whole.
+    expect(candidateOfLink('https://inmo.example/l/Ab-_Cd-_Ef-_Gh-_Ij-_Kl-_Mn-_Op-_Qr-_St-_Uvw?lang=en', null)).toEqual({
+      page: 'Ab-_Cd-_Ef-_Gh-_Ij-_Kl-_Mn-_Op-_Qr-_St-_Uvw',
+    });
+    expect(candidateOfLink('https://inmo.example/l/Ab-_Cd-_Ef-_Gh-_Ij-_Kl-_Mn-_Op-_Qr-_St-_Uvwx', null)).toBeNull();
+    expect(candidateOfLink(`https://inmo.example/l/${'0123456789abcdef'.repeat(2)}x`, null)).toBeNull();
   });
 
   it('a mailto: link whose domain is 300,000 dots, and an HTML part of 100,000 links', () => {

@@ -44,6 +44,18 @@ export async function findConfigVersion(db: Executor, businessId: number): Promi
   return row?.config_version;
 }
 
+/** The business's catalogue version (CONTRACT §4), 0 for no such business. */
+export async function catalogueVersion(db: Executor, businessId: number): Promise<number> {
+  const row = await db.selectFrom('businesses').select('catalogue_version').where('id', '=', businessId).executeTakeFirst();
+  return row?.catalogue_version ?? 0;
+}
+
+/** The first business's id (the demo's), or undefined when there is none. */
+export async function firstBusinessId(db: Executor): Promise<number | undefined> {
+  const row = await db.selectFrom('businesses').select('id').orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
+}
+
 export async function countBusinesses(db: Db): Promise<number> {
   const row = await db
     .selectFrom('businesses')

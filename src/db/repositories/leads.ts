@@ -57,6 +57,12 @@ export async function findLeadByEmail(db: Executor, businessId: number, email: s
  * A lead by id; with `businessId`, only that business's (another's is not found, as a missing
  * one): the console reads through this, so a page cannot show a lead of another business.
  */
+/** `captured_by` of each of the business's leads among `ids` (SQL only; services/leads/leads.ts `capturedByOf`). */
+export async function listCapturedBy(db: Executor, businessId: number, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('leads').select(['id', 'captured_by']).where('business_id', '=', businessId).where('id', 'in', ids).execute();
+}
+
 export async function findLead(db: Executor, id: number, businessId?: number): Promise<LeadRow | undefined> {
   let query = db.selectFrom('leads').selectAll().where('id', '=', id);
   if (businessId !== undefined) query = query.where('business_id', '=', businessId);

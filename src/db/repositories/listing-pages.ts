@@ -2,12 +2,16 @@
  * Listings' public pages (migration 0037, CONTRACT §21): the token of each listing's page, and
  * what a page reads by its token. SQL only; the rules are in services/catalogue/listing-page.ts.
  */
-import { randomBytes } from 'node:crypto';
+import { mintToken } from '../../domain/capability-token.ts';
 import type { Executor } from '../database.ts';
 
-/** A new page token: 128 random bits as 32 lowercase hex characters. */
+/**
+ * A new page token: a capability token (domain/capability-token.ts, 43 base64url characters)
+ * kept as it is, not hashed: the page's link is written again in every alert and on every sheet's
+ * QR code. Pages made before issue 56 keep their 32 lower-case hex characters (migration 0037).
+ */
 export function newPageToken(): string {
-  return randomBytes(16).toString('hex');
+  return mintToken().token;
 }
 
 /** Gives each of these new listings its page token (each id once; none that has one already). */

@@ -15,7 +15,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { dismissListing, dismissPage } from '../../services/leads/alerts.ts';
-import { oneButtonPage, oneButtonRoutes } from './unsubscribe.ts';
+import { oneButtonPage, oneButtonRoutes, type OneButtonPage } from './unsubscribe.ts';
 
 /** The route's path. */
 export const DISMISS_ROUTE = '/a/:token';
@@ -59,7 +59,7 @@ const WORDS: Readonly<Record<string, { title: string; ask: string; button: strin
   },
 };
 
-function page(token: string, view: { title: string | null; language: string; done: boolean }): string {
+function page(token: string, view: { title: string | null; language: string; done: boolean }): OneButtonPage {
   const words = WORDS[view.language] ?? WORDS.es;
   const fill = (text: string) => text.replaceAll('{title}', view.title?.trim() || words.untitled);
   return oneButtonPage(`/a/${token}`, view, { title: words.title, ask: fill(words.ask), button: words.button, done: fill(words.done) });

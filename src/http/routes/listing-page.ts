@@ -33,6 +33,11 @@
  *   a strong `ETag`, `Cache-Control: no-cache` (kept, asked again each time: a listing that
  *   leaves the catalogue is 410 at once), and 304 to an `If-None-Match` naming it.
  *
+ * The pages are the Eta templates `views/listing.eta`, `listing-gone.eta` and `listing-thanks.eta`
+ * (http/public-pages.ts renders them as the console renders its own); this module gives them
+ * their values as plain text. An error of the catalogue that a form's service throws is the page
+ * again, at the error's status (the plugin's error handler): the route chooses no status.
+ *
  * A listing no longer in the public catalogue (sold, rented, withdrawn, made private) answers
  * 410 with a short page in words, for the page, the sheet and the form; a token no listing has
  * is 404 `Not Found`, as any unknown path. The token is never logged: the request's log line
@@ -75,7 +80,18 @@ import { DateTime } from 'luxon';
 import type { MediaOptions } from '../media.ts';
 import { noneMatch } from '../conditional.ts';
 import { serverOrigin } from '../origin.ts';
-import { escape } from './unsubscribe.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The form whose post is being handed to its service: what its page shows again if the service throws. */
+    pageForm: PageFormPost | null;
+  }
+}
+
+/** A form's post being handed to its service (see the plugin's error handler). */
+type PageFormPost =
+  | { kind: 'inquiry'; token: string; values: PageInquiryForm; submission: string | null }
+  | { kind: 'viewing'; token: string; values: PageViewingForm; submission: string | null };
 
 /** The route of the page, the sheet (`<token>.pdf`) and the form. */
 export const LISTING_PAGE_ROUTE = '/l/:file';
@@ -141,78 +157,131 @@ function faultText(words: ListingWords, fault: PageInquiryFault): string {
   }
 }
 
-/** The head of every page of a listing: language, title, stylesheet. */
-function head(lang: ListingLanguage, title: string): string {
-  return (
-    `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title>` +
-    `<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">` +
-    `<link rel="stylesheet" href="/console/assets/console.css"></head>`
-  );
+/** The bar at the top of every page of a listing (`views/_listing-top.eta`): the agency's name, and the page in each language. */
+function topOf(token: string, lang: ListingLanguage, business: BusinessContact) {
+  return {
+    brand: business.name,
+    navLabel: LISTING_WORDS[lang].languages,
+    languages: LISTING_LANGUAGES.map((l) => ({
+      href: `${PAGE_PATH}${token}?lang=${l}`,
+      lang: l,
+      name: LISTING_WORDS[l].languageName,
+      current: l === lang,
+    })),
+  };
 }
 
-/** The bar at the top: the agency's name, and the page in each language. */
-function top(token: string, lang: ListingLanguage, business: BusinessContact, suffix = ''): string {
+/** The agency's e-mail address as a link (`views/_listing-mailto.eta`), when it has one. */
+function mailtoOf(words: ListingWords, business: BusinessContact) {
+  return { label: words.email, email: business.email };
+}
+
+/** What the layout (`views/layout.eta`) is given for a page of a listing. */
+function layoutOf(lang: ListingLanguage, title: string, bodyClass: string | null = null) {
+  return { lang, title, icon: true, bodyClass };
+}
+
+/** The page of a listing no longer offered (410): `views/listing-gone.eta`. */
+function gonePage(token: string, lang: ListingLanguage, business: BusinessContact) {
   const words = LISTING_WORDS[lang];
-  const links = LISTING_LANGUAGES.map(
-    (l) =>
-      `<li><a href="${PAGE_PATH}${token}${suffix}?lang=${l}" hreflang="${l}" lang="${l}"${l === lang ? ' aria-current="page"' : ''}>${escape(LISTING_WORDS[l].languageName)}</a></li>`,
-  ).join('');
-  return `<header class="top"><span class="brand">${escape(business.name)}</span><nav aria-label="${escape(words.languages)}"><ul>${links}</ul></nav></header>`;
+  return {
+    ...layoutOf(lang, `${words.goneTitle} · ${business.name}`),
+    top: topOf(token, lang, business),
+    heading: words.goneTitle,
+    text: fill(words.goneText, { business: business.name }),
+    contact: words.goneContact,
+    mailto: mailtoOf(words, business),
+  };
 }
 
-/** The agency's e-mail address as a link, when it has one. */
-function mailto(words: ListingWords, business: BusinessContact): string {
-  return business.email ? `<p>${escape(words.email)}: <a href="mailto:${escape(business.email)}">${escape(business.email)}</a></p>` : '';
+/** One field of a page's form (`views/_listing-field.eta`), with what was typed and its fault in words. */
+interface FormField {
+  id: string;
+  name: string;
+  label: string;
+  /** The "optional" hint, or null for a required field. */
+  optional: string | null;
+  type: string | null;
+  autocomplete: string;
+  required: boolean;
+  maxlength: number;
+  multiline: boolean;
+  value: string;
+  problem: string | null;
+  problemId: string;
 }
 
-/** The page of a listing no longer offered (410). */
-function gonePage(token: string, lang: ListingLanguage, business: BusinessContact): string {
+/**
+ * The name, phone and e-mail fields of both forms (ids prefixed `f-`/`v-`, faults `e-`/`ve-`),
+ * and the inquiry form's message.
+ */
+function contactFields(
+  words: ListingWords,
+  prefix: { id: string; fault: string },
+  values: { name?: string; phone?: string; email?: string; message?: string },
+  problem: (name: 'name' | 'phone' | 'email' | 'message') => string | null,
+  withMessage: boolean,
+): FormField[] {
+  const field = (
+    name: 'name' | 'phone' | 'email' | 'message',
+    label: string,
+    rest: Pick<FormField, 'type' | 'autocomplete' | 'required' | 'maxlength'> & { optional?: boolean; multiline?: boolean },
+  ): FormField => ({
+    id: `${prefix.id}-${name}`,
+    name,
+    label,
+    optional: rest.optional ? words.optional : null,
+    type: rest.type,
+    autocomplete: rest.autocomplete,
+    required: rest.required,
+    maxlength: rest.maxlength,
+    multiline: rest.multiline ?? false,
+    value: values[name] ?? '',
+    problem: problem(name),
+    problemId: `${prefix.fault}-${name}`,
+  });
+  const fields = [
+    field('name', words.name, { type: null, autocomplete: 'name', required: true, maxlength: NAME_MAX }),
+    field('phone', words.phone, { type: 'tel', autocomplete: 'tel', required: true, maxlength: 64 }),
+    field('email', words.email, { type: 'email', autocomplete: 'email', required: false, maxlength: EMAIL_MAX, optional: true }),
+  ];
+  if (withMessage)
+    fields.push(
+      field('message', words.message, {
+        type: null,
+        autocomplete: '',
+        required: false,
+        maxlength: MESSAGE_MAX,
+        optional: true,
+        multiline: true,
+      }),
+    );
+  return fields;
+}
+
+/** The inquiry form (`views/_listing-inquiry.eta`), with what was sent and its faults after a refusal. */
+function inquiryForm(token: string, lang: ListingLanguage, state: FormState, submission: string) {
   const words = LISTING_WORDS[lang];
-  return (
-    head(lang, `${words.goneTitle} · ${business.name}`) +
-    `<body>${top(token, lang, business)}<main id="main" class="narrow"><h1>${escape(words.goneTitle)}</h1>` +
-    `<p>${escape(fill(words.goneText, { business: business.name }))}</p>` +
-    (business.email ? `<p>${escape(words.goneContact)}</p>${mailto(words, business)}` : '') +
-    `</main></body></html>`
-  );
-}
-
-/** The inquiry form, with what was sent and its faults after a refusal. */
-function inquiryForm(token: string, lang: ListingLanguage, state: FormState, submission: string): string {
-  const words = LISTING_WORDS[lang];
-  const value = (name: keyof PageInquiryForm) => escape(state.values[name] ?? '');
   const problem = (name: keyof PageInquiryFaults) => {
     const fault = state.faults[name];
-    return fault ? `<p class="field-problem" id="e-${name}">${escape(faultText(words, fault))}</p>` : '';
-  };
-  const aria = (name: keyof PageInquiryFaults, hint?: string) => {
-    const ids = [hint, state.faults[name] ? `e-${name}` : null].filter(Boolean).join(' ');
-    return (ids ? ` aria-describedby="${ids}"` : '') + (state.faults[name] ? ' aria-invalid="true"' : '');
+    return fault ? faultText(words, fault) : null;
   };
   const notice =
     state.notice === 'sent'
-      ? `<p class="notice" role="status">${escape(words.sent)}</p>`
+      ? { kind: 'notice', role: 'status', text: words.sent }
       : state.notice
-        ? `<p class="problem" role="alert">${escape(words[state.notice])}</p>`
-        : '';
-  if (state.notice === 'sent') return notice;
-  return (
-    notice +
-    `<form method="post" action="${PAGE_PATH}${token}?lang=${lang}#contact" class="stack" novalidate>` +
-    `<label for="f-name">${escape(words.name)}</label>` +
-    `<input id="f-name" name="name" autocomplete="name" required maxlength="${NAME_MAX}" value="${value('name')}"${aria('name')}>${problem('name')}` +
-    `<label for="f-phone">${escape(words.phone)}</label>` +
-    `<input id="f-phone" name="phone" type="tel" autocomplete="tel" required maxlength="64" value="${value('phone')}"${aria('phone')}>${problem('phone')}` +
-    `<label for="f-email">${escape(words.email)} <span class="hint">(${escape(words.optional)})</span></label>` +
-    `<input id="f-email" name="email" type="email" autocomplete="email" maxlength="${EMAIL_MAX}" value="${value('email')}"${aria('email')}>${problem('email')}` +
-    `<label for="f-message">${escape(words.message)} <span class="hint">(${escape(words.optional)})</span></label>` +
-    `<textarea id="f-message" name="message" rows="4" maxlength="${MESSAGE_MAX}"${aria('message')}>${value('message')}</textarea>${problem('message')}` +
-    `<div class="trap"><label for="f-website">${escape(words.trap)}</label><input id="f-website" name="website" tabindex="-1" autocomplete="off"></div>` +
-    `<label class="check"><input type="checkbox" name="consent" value="1" required${state.values.consent === '1' ? ' checked' : ''}${aria('consent')}> ${escape(words.consent)}</label>${problem('consent')}` +
-    `<input type="hidden" name="submission" value="${submission}">` +
-    `<button type="submit">${escape(words.send)}</button></form>`
-  );
+        ? { kind: 'problem', role: 'alert', text: words[state.notice] }
+        : null;
+  return {
+    notice,
+    sent: state.notice === 'sent',
+    action: `${PAGE_PATH}${token}?lang=${lang}#contact`,
+    fields: contactFields(words, { id: 'f', fault: 'e' }, state.values, problem, true),
+    trap: words.trap,
+    consent: { label: words.consent, checked: state.values.consent === '1', problem: problem('consent'), problemId: 'e-consent' },
+    submission,
+    button: words.send,
+  };
 }
 
 /** What the viewing form shows again after a refusal, and what it says. */
@@ -242,154 +311,91 @@ function localWords(ms: number, zone: string, lang: ListingLanguage): { day: str
 }
 
 /**
- * The viewing form (CONTRACT §21, §20): the free slots of the next 7 days grouped by day in
- * the business's time zone, name, phone, optional e-mail, consent; faults beside the fields.
+ * The viewing form (`views/_listing-viewing.eta`, CONTRACT §21, §20): the free slots of the next
+ * 7 days grouped by day in the business's time zone, name, phone, optional e-mail, consent;
+ * faults beside the fields.
  */
-function viewingForm(
-  token: string,
-  lang: ListingLanguage,
-  offer: Offer,
-  state: ViewingState,
-  submission: string,
-  business: string,
-): string {
+function viewingForm(token: string, lang: ListingLanguage, offer: Offer, state: ViewingState, submission: string, business: string) {
   const words = LISTING_WORDS[lang];
-  const value = (name: keyof PageViewingForm) => escape(state.values[name] ?? '');
   const problem = (name: keyof PageViewingFaults) => {
     const fault = state.faults[name];
-    if (!fault) return '';
-    const text = name === 'slot' ? slotFaultText(words, fault as SlotFault) : faultText(words, fault as PageInquiryFault);
-    return `<p class="field-problem" id="ve-${name}">${escape(text)}</p>`;
+    if (!fault) return null;
+    return name === 'slot' ? slotFaultText(words, fault as SlotFault) : faultText(words, fault as PageInquiryFault);
   };
-  const aria = (name: keyof PageViewingFaults, hint?: string) => {
-    const ids = [hint, state.faults[name] ? `ve-${name}` : null].filter(Boolean).join(' ');
-    return (ids ? ` aria-describedby="${ids}"` : '') + (state.faults[name] ? ' aria-invalid="true"' : '');
-  };
-  const intro = `<p id="v-intro">${escape(fill(words.visitIntro, { business }))}</p>`;
-  const notice = state.notice ? `<p class="problem" role="alert">${escape(words[state.notice])}</p>` : '';
-  if (offer.slots.length === 0) return `${notice}<p>${escape(words.noSlots)}</p>`;
-  const days = new Map<string, string[]>();
+  const days = new Map<string, Array<{ value: string; time: string; selected: boolean }>>();
   for (const slot of offer.slots) {
     const { day, time } = localWords(slot.start, offer.zone, lang);
     const stamp = toLocalRfc3339(slot.start, offer.zone);
     const options = days.get(day) ?? [];
-    options.push(`<option value="${stamp}"${state.values.slot === stamp ? ' selected' : ''}>${escape(time)}</option>`);
+    options.push({ value: stamp, time, selected: state.values.slot === stamp });
     days.set(day, options);
   }
-  const groups = [...days].map(([day, options]) => `<optgroup label="${escape(day)}">${options.join('')}</optgroup>`).join('');
-  return (
-    intro +
-    notice +
-    `<form method="post" action="${PAGE_PATH}${token}?lang=${lang}#visit" class="stack" novalidate>` +
-    `<input type="hidden" name="form" value="viewing">` +
-    `<label for="v-slot">${escape(words.slot)}</label>` +
-    `<select id="v-slot" name="slot" required${aria('slot')}><option value="">${escape(words.slotChoose)}</option>${groups}</select>${problem('slot')}` +
-    `<label for="v-name">${escape(words.name)}</label>` +
-    `<input id="v-name" name="name" autocomplete="name" required maxlength="${NAME_MAX}" value="${value('name')}"${aria('name')}>${problem('name')}` +
-    `<label for="v-phone">${escape(words.phone)}</label>` +
-    `<input id="v-phone" name="phone" type="tel" autocomplete="tel" required maxlength="64" value="${value('phone')}"${aria('phone')}>${problem('phone')}` +
-    `<label for="v-email">${escape(words.email)} <span class="hint">(${escape(words.optional)})</span></label>` +
-    `<input id="v-email" name="email" type="email" autocomplete="email" maxlength="${EMAIL_MAX}" value="${value('email')}"${aria('email')}>${problem('email')}` +
-    `<div class="trap"><label for="v-website">${escape(words.trap)}</label><input id="v-website" name="website" tabindex="-1" autocomplete="off"></div>` +
-    `<label class="check"><input type="checkbox" name="consent" value="1" required${state.values.consent === '1' ? ' checked' : ''}${aria('consent')}> ${escape(words.visitConsent)}</label>${problem('consent')}` +
-    `<input type="hidden" name="submission" value="${submission}">` +
-    `<button type="submit">${escape(words.visitSend)}</button></form>`
-  );
+  return {
+    intro: fill(words.visitIntro, { business }),
+    notice: state.notice ? words[state.notice] : null,
+    noSlots: words.noSlots,
+    // Null when no slot is free: the form is not shown.
+    slots:
+      offer.slots.length === 0
+        ? null
+        : {
+            label: words.slot,
+            choose: words.slotChoose,
+            days: [...days].map(([label, options]) => ({ label, options })),
+            problem: problem('slot'),
+          },
+    action: `${PAGE_PATH}${token}?lang=${lang}#visit`,
+    fields: contactFields(words, { id: 'v', fault: 've' }, state.values, (name) => (name === 'message' ? null : problem(name)), false),
+    trap: words.trap,
+    consent: { label: words.visitConsent, checked: state.values.consent === '1', problem: problem('consent'), problemId: 've-consent' },
+    submission,
+    button: words.visitSend,
+  };
 }
 
-/** The thank-you page of a viewing asked for, in the page's language. */
-function thanksPage(token: string, lang: ListingLanguage, business: BusinessContact, title: string, when: string): string {
+/** The thank-you page of a viewing asked for, in the page's language: `views/listing-thanks.eta`. */
+function thanksPage(token: string, lang: ListingLanguage, business: BusinessContact, title: string, when: string) {
   const words = LISTING_WORDS[lang];
-  return (
-    head(lang, `${words.thanksTitle} · ${business.name}`) +
-    `<body>${top(token, lang, business)}<main id="main" class="narrow"><h1>${escape(words.thanksTitle)}</h1>` +
-    `<p class="notice" role="status">${escape(fill(words.thanksText, { when, business: business.name }))}</p>` +
-    `<p><a href="${PAGE_PATH}${token}?lang=${lang}">${escape(words.back)}: ${escape(title)}</a></p>` +
-    mailto(words, business) +
-    `</main></body></html>`
-  );
+  return {
+    ...layoutOf(lang, `${words.thanksTitle} · ${business.name}`),
+    top: topOf(token, lang, business),
+    heading: words.thanksTitle,
+    text: fill(words.thanksText, { when, business: business.name }),
+    back: { href: `${PAGE_PATH}${token}?lang=${lang}`, text: `${words.back}: ${title}` },
+    mailto: mailtoOf(words, business),
+  };
 }
 
-/** The page of a public listing. */
+/** The page of a public listing: `views/listing.eta`. */
 function listingPage(
   token: string,
   page: Extract<ListingPage, { state: 'public' }>,
   state: FormState,
   submission: string,
   visit: { offer: Offer; state: ViewingState; submission: string },
-): string {
+) {
   const { view, business, photos } = page;
   const words = view.words;
   const lang = view.lang;
-  const parts: string[] = [];
-  parts.push(`<h1 lang="${view.titleLang}">${escape(view.title)}</h1>`);
-  if (view.kind) parts.push(`<p class="listing-kind">${escape(view.kind)}</p>`);
-  if (view.prices.length) parts.push(`<p class="listing-price">${view.prices.map(escape).join(' · ')}</p>`);
-  if (photos.length) {
-    const items = photos.map((photo, i) => {
-      const alt = photo.title ?? fill(words.photo, { n: i + 1, total: photos.length });
-      const srcset =
-        photo.widths.length > 1
-          ? ` srcset="${photo.widths.map((w) => `${escape(w.url)} ${w.width}w`).join(', ')}" sizes="${i === 0 ? '(max-width: 48rem) 100vw, 48rem' : '(max-width: 48rem) 50vw, 16rem'}"`
-          : '';
-      return `<li${i === 0 ? ' class="primary"' : ''}><img src="${escape(photo.src)}"${srcset} alt="${escape(alt)}"${i === 0 ? '' : ' loading="lazy"'}></li>`;
-    });
-    parts.push(
-      `<section aria-labelledby="h-photos"><h2 id="h-photos" class="visually-hidden">${escape(words.photos)}</h2><ul class="listing-photos">${items.join('')}</ul></section>`,
-    );
-  }
-  const facts = view.facts.map((f) => `<dt>${escape(f.label)}</dt><dd>${escape(f.value)}</dd>`).join('');
-  let energy = '';
-  if (view.energy) {
-    const rating = view.energy.rating;
-    const body = rating
-      ? `<ol class="energy-scale" aria-label="${escape(words.energyScale)}">${ENERGY_RATINGS.map(
-          (r) =>
-            `<li${r === rating ? ' aria-current="true"' : ''}><span class="energy-bar energy-${r}">${r}</span>${r === rating ? ` <span class="energy-this">← ${escape(words.energyThis)}</span>` : ''}</li>`,
-        ).join('')}</ol>${view.energy.figures ? `<p class="hint">${escape(view.energy.figures)}</p>` : ''}`
-      : `<p>${escape(view.energy.state ?? '')}</p>`;
-    energy = `<h3>${escape(words.energy)}</h3>${body}`;
-  }
-  const location = view.location;
-  const map = location.map
-    ? `<p><a href="https://www.openstreetmap.org/?mlat=${location.map.lat}&amp;mlon=${location.map.lon}#map=${location.map.zoom}/${location.map.lat}/${location.map.lon}">${escape(words.map)}</a></p>`
-    : '';
-  parts.push(
-    `<div class="listing-columns">` +
-      `<section aria-labelledby="h-facts"><h2 id="h-facts">${escape(words.facts)}</h2>${facts ? `<dl>${facts}</dl>` : ''}${energy}</section>` +
-      `<section aria-labelledby="h-location"><h2 id="h-location">${escape(location.heading)}</h2>` +
-      location.lines.map((line) => `<p>${escape(line)}</p>`).join('') +
-      (location.note ? `<p class="hint">${escape(location.note)}</p>` : '') +
-      map +
-      `</section></div>`,
-  );
-  // The description is the published HTML, already through the allowlist (domain/catalogue/html.ts).
-  if (view.description) {
-    parts.push(
-      `<section aria-labelledby="h-description"><h2 id="h-description">${escape(words.description)}</h2><div class="listing-description" lang="${view.descriptionLang}">${view.description}</div></section>`,
-    );
-  }
-  if (view.features.length) {
-    parts.push(
-      `<section aria-labelledby="h-features"><h2 id="h-features">${escape(words.featuresHeading)}</h2><ul class="listing-features">${view.features.map((f) => `<li>${escape(f)}</li>`).join('')}</ul></section>`,
-    );
-  }
-  parts.push(
-    `<section aria-labelledby="h-visit" id="visit" class="listing-contact"><h2 id="h-visit">${escape(words.visit)}</h2>` +
-      viewingForm(token, lang, visit.offer, visit.state, visit.submission, business.name) +
-      `</section>`,
-  );
-  parts.push(
-    `<section aria-labelledby="h-contact" id="contact" class="listing-contact"><h2 id="h-contact">${escape(words.form)}</h2>` +
-      `<p>${escape(fill(words.contactIntro, { business: business.name }))}</p>${mailto(words, business)}` +
-      inquiryForm(token, lang, state, submission) +
-      `</section>`,
-  );
-  return (
-    head(lang, `${view.title} · ${business.name}`) +
-    `<body class="listing-page">${top(token, lang, business)}<main id="main">${parts.join('')}</main>` +
-    `<footer class="listing-foot"><p>${escape(fill(words.offeredBy, { business: business.name }))}</p></footer></body></html>`
-  );
+  return {
+    ...layoutOf(lang, `${view.title} · ${business.name}`, 'listing-page'),
+    top: topOf(token, lang, business),
+    view,
+    words,
+    photos: photos.map((photo, i) => ({
+      primary: i === 0,
+      src: photo.src,
+      alt: photo.title ?? fill(words.photo, { n: i + 1, total: photos.length }),
+      srcset: photo.widths.length > 1 ? photo.widths.map((w) => `${w.url} ${w.width}w`).join(', ') : null,
+      sizes: i === 0 ? '(max-width: 48rem) 100vw, 48rem' : '(max-width: 48rem) 50vw, 16rem',
+    })),
+    energy: view.energy ? { ...view.energy, scale: ENERGY_RATINGS } : null,
+    viewing: viewingForm(token, lang, visit.offer, visit.state, visit.submission, business.name),
+    contactIntro: fill(words.contactIntro, { business: business.name }),
+    mailto: mailtoOf(words, business),
+    inquiry: inquiryForm(token, lang, state, submission),
+    offeredBy: fill(words.offeredBy, { business: business.name }),
+  };
 }
 
 /**
@@ -415,6 +421,7 @@ export const listingPageRoutes: FastifyPluginAsync<{
   const submissions = new LRUCache<string, true>({ max: SUBMISSIONS_KEPT, ttl: SUBMISSION_TTL_MS });
   const nonce = () => randomBytes(16).toString('hex');
 
+  app.decorateRequest('pageForm', null);
   await app.register(rateLimit, { global: false });
   const perIp =
     postsPerIpPerMinute > 0
@@ -431,8 +438,9 @@ export const listingPageRoutes: FastifyPluginAsync<{
     done(null, form);
   });
 
-  const send = (reply: FastifyReply, status: number, html: string) =>
-    reply.code(status).headers(headers(policy)).type('text/html; charset=utf-8').send(html);
+  /** Renders a template of `views/` (http/public-pages.ts) with the pages' headers. */
+  const send = (reply: FastifyReply, status: number, template: string, data: object) =>
+    reply.code(status).headers(headers(policy)).type('text/html; charset=utf-8').view(template, data);
 
   const blankVisit: ViewingState = { values: {}, faults: {}, notice: null };
   const show = async (
@@ -446,9 +454,9 @@ export const listingPageRoutes: FastifyPluginAsync<{
     const lang = languageOf(request);
     const page = await readListingPage(db, token, lang, urlOf);
     if (page === null) throw new InmoError('NOT_FOUND');
-    if (page.state === 'gone') return send(reply, 410, gonePage(token, lang, page.business));
+    if (page.state === 'gone') return send(reply, 410, 'listing-gone.eta', gonePage(token, lang, page.business));
     const offer = await pageViewingSlots(db, page.businessId, page.propertyId);
-    return send(reply, status, listingPage(token, page, state, nonce(), { offer, state: visit, submission: nonce() }));
+    return send(reply, status, 'listing.eta', listingPage(token, page, state, nonce(), { offer, state: visit, submission: nonce() }));
   };
 
   /** The thank-you page of a viewing asked for at `ms`. */
@@ -456,9 +464,9 @@ export const listingPageRoutes: FastifyPluginAsync<{
     const lang = languageOf(request);
     const page = await readListingPage(db, token, lang, urlOf);
     if (page === null) throw new InmoError('NOT_FOUND');
-    if (page.state === 'gone') return send(reply, 410, gonePage(token, lang, page.business));
+    if (page.state === 'gone') return send(reply, 410, 'listing-gone.eta', gonePage(token, lang, page.business));
     const { zone } = await pageViewingSlots(db, page.businessId, page.propertyId);
-    return send(reply, 200, thanksPage(token, lang, page.business, page.view.title, localWords(ms, zone, lang).full));
+    return send(reply, 200, 'listing-thanks.eta', thanksPage(token, lang, page.business, page.view.title, localWords(ms, zone, lang).full));
   };
 
   /** Whether the client may post now (the inquiry form's limit, shared); when not, Retry-After is set. */
@@ -470,6 +478,26 @@ export const listingPageRoutes: FastifyPluginAsync<{
     request.errorCode = 'RATE_LIMITED';
     return false;
   };
+
+  /**
+   * An error of the catalogue thrown while a form's post is handed to its service (the request's
+   * `pageForm`): the page again at the error's status and with its headers, the form as it was
+   * posted and a notice (for `VIEWING_REQUESTS_LIMIT`, the listing's requests of the last 24 hours
+   * used up, the words of the per-IP limit). The route chooses no status: the catalogue does
+   * (issue 12's rule). Any other error, or one outside a post, goes to the app's handler.
+   */
+  app.setErrorHandler(async (error, request, reply) => {
+    const form = request.pageForm;
+    request.pageForm = null;
+    if (form?.submission) submissions.delete(form.submission);
+    if (!form || !(error instanceof InmoError)) throw error;
+    request.errorCode = error.code;
+    reply.headers(error.headers);
+    const blank: FormState = { values: {}, faults: {}, notice: null };
+    const notice = error.code === 'VIEWING_REQUESTS_LIMIT' ? 'throttled' : 'failed';
+    if (form.kind === 'viewing') return show(request, reply, form.token, blank, error.status, { values: form.values, faults: {}, notice });
+    return show(request, reply, form.token, { values: form.values, faults: {}, notice }, error.status);
+  });
 
   /**
    * The viewing form posted (`form=viewing`): limited, trapped and deduplicated as the inquiry
@@ -498,23 +526,13 @@ export const listingPageRoutes: FastifyPluginAsync<{
     if (submission !== null && submissions.has(submission))
       return reply.code(303).header('location', `${PAGE_PATH}${token}?lang=${lang}#visit`).send();
     if (submission !== null) submissions.set(submission, true);
-    let result;
-    try {
-      result = await requestPageViewing(db, writes, token, values, {
-        lang,
-        pageUrl: `${serverOrigin(request, publicUrl)}${PAGE_PATH}${token}`,
-      });
-    } catch (error) {
-      if (submission !== null) submissions.delete(submission);
-      if (!(error instanceof InmoError)) throw error;
-      request.errorCode = error.code;
-      // The listing's requests of the last 24 hours are used up: said as the per-IP limit is.
-      if (error.code === 'VIEWING_REQUESTS_LIMIT') {
-        reply.headers(error.headers);
-        return show(request, reply, token, blank, 429, { values, faults: {}, notice: 'throttled' });
-      }
-      return show(request, reply, token, blank, error.status, { values, faults: {}, notice: 'failed' });
-    }
+    // An error of the service is the page again, by the plugin's error handler.
+    request.pageForm = { kind: 'viewing', token, values, submission };
+    const result = await requestPageViewing(db, writes, token, values, {
+      lang,
+      pageUrl: `${serverOrigin(request, publicUrl)}${PAGE_PATH}${token}`,
+    });
+    request.pageForm = null;
     if (result === null) {
       if (submission !== null) submissions.delete(submission);
       throw new InmoError('NOT_FOUND');
@@ -583,18 +601,13 @@ export const listingPageRoutes: FastifyPluginAsync<{
         typeof form.submission === 'string' && /^[0-9a-f]{32}$/.test(form.submission) ? `${token}:${form.submission}` : null;
       if (submission !== null && submissions.has(submission)) return back();
       if (submission !== null) submissions.set(submission, true);
-      let result;
-      try {
-        result = await sendPageInquiry(db, writes, token, values, {
-          lang,
-          pageUrl: `${serverOrigin(request, publicUrl)}${PAGE_PATH}${token}`,
-        });
-      } catch (error) {
-        if (submission !== null) submissions.delete(submission);
-        if (!(error instanceof InmoError)) throw error;
-        request.errorCode = error.code;
-        return show(request, reply, token, { values, faults: {}, notice: 'failed' }, error.status);
-      }
+      // An error of the service is the page again, by the plugin's error handler.
+      request.pageForm = { kind: 'inquiry', token, values, submission };
+      const result = await sendPageInquiry(db, writes, token, values, {
+        lang,
+        pageUrl: `${serverOrigin(request, publicUrl)}${PAGE_PATH}${token}`,
+      });
+      request.pageForm = null;
       if (result === null) {
         if (submission !== null) submissions.delete(submission);
         throw new InmoError('NOT_FOUND');

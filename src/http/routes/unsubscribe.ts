@@ -7,7 +7,8 @@
  *   is read up to 4 KiB and ignored) records the opt-out (services/messaging/unsubscribe.ts) and
  *   answers 200 with a short page; again, it changes nothing and answers the same.
  * - `GET /u/<token>` answers a small page in the lead's language with one button that posts it
- *   (no script; the console's stylesheet, served by inmo; a CSP like the console's). A GET never
+ *   (`views/one-button.eta`, an Eta template as the console's pages are; no script; the
+ *   console's stylesheet, served by inmo; a CSP like the console's). A GET never
  *   unsubscribes: mail scanners follow links.
  *
  * An unknown token is 404 `Not Found`, as any unknown path, and writes nothing. The token is
@@ -67,34 +68,29 @@ const WORDS: Readonly<Record<string, { title: string; ask: string; button: strin
   },
 };
 
-/** Text as HTML text. */
-export function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/**
+ * A one-button page of a link in an e-mail (this one, "No me interesa" of alerts, a viewing
+ * notice's links): the question and its button posting to `action`, or what was done, rendered
+ * by `views/one-button.eta`. `words` are plain text (the template escapes them).
+ */
+export interface OneButtonPage {
+  action: string;
+  language: string;
+  done: boolean;
+  words: { title: string; ask: string; button: string; done: string };
 }
 
-/**
- * A one-button page of a link in an e-mail (this one, and "No me interesa" of alerts): the
- * question and its button posting to `action`, or what was done. `title`, `ask`, `button` and
- * `done` are plain text, escaped here.
- */
+/** The one-button page of `view` posting to `action`, in `words` (see {@link OneButtonPage}). */
 export function oneButtonPage(
   action: string,
   view: { language: string; done: boolean },
   words: { title: string; ask: string; button: string; done: string },
-): string {
-  const body = view.done
-    ? `<p>${escape(words.done)}</p>`
-    : `<p>${escape(words.ask)}</p><form method="post" action="${escape(action)}"><button type="submit" class="button">${escape(words.button)}</button></form>`;
-  return (
-    `<!doctype html><html lang="${escape(view.language)}"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(words.title)}</title>` +
-    `<link rel="stylesheet" href="/console/assets/console.css"></head>` +
-    `<body><main class="narrow"><h1>${escape(words.title)}</h1>${body}</main></body></html>`
-  );
+): OneButtonPage {
+  return { action, language: view.language, done: view.done, words };
 }
 
 /** The page: the question and its button, or what was done. */
-function page(token: string, view: { businessName: string; language: string; done: boolean }): string {
+function page(token: string, view: { businessName: string; language: string; done: boolean }): OneButtonPage {
   const words = WORDS[view.language] ?? WORDS.es;
   const fill = (text: string) => text.replaceAll('{business}', view.businessName);
   return oneButtonPage(`/u/${token}`, view, {
@@ -105,15 +101,19 @@ function page(token: string, view: { businessName: string; language: string; don
   });
 }
 
-/** Answers 200 with a page of a link in an e-mail, with its headers. */
-export function sendPage(reply: FastifyReply, html: string) {
-  return reply.code(200).headers(PAGE_HEADERS).send(html);
+/** Answers 200 with a one-button page of a link in an e-mail (`views/one-button.eta`), with its headers. */
+export function sendPage(reply: FastifyReply, page: OneButtonPage) {
+  return reply
+    .code(200)
+    .headers(PAGE_HEADERS)
+    .view('one-button.eta', { lang: page.language, title: page.words.title, icon: false, ...page });
 }
 
 /**
  * Registers the GET (shows the page) and POST (acts) of a one-button link of an e-mail on `route`
  * (`/x/:token`): whatever is posted is read up to 4 KiB and ignored; an unknown token (`read` or
- * `act` gives null) is 404 `Not Found`, as any unknown path.
+ * `act` gives null) is 404 `Not Found`, as any unknown path. `app` renders the public pages'
+ * templates (http/public-pages.ts).
  */
 export function oneButtonRoutes<View>(
   app: FastifyInstance,
@@ -121,7 +121,7 @@ export function oneButtonRoutes<View>(
   handlers: {
     read(token: string): Promise<View | null>;
     act(token: string): Promise<View | null>;
-    page(token: string, view: View): string;
+    page(token: string, view: View): OneButtonPage;
   },
 ): void {
   app.removeAllContentTypeParsers();

@@ -16,12 +16,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { useViewingLink, viewingLinkPage, type ViewingLinkView } from '../../services/viewings/notices.ts';
-import { oneButtonPage, oneButtonRoutes } from './unsubscribe.ts';
+import { oneButtonPage, oneButtonRoutes, type OneButtonPage } from './unsubscribe.ts';
 
 /** The route's path. */
 export const VIEWING_LINK_ROUTE = '/v/:token';
 
-function page(token: string, view: ViewingLinkView): string {
+function page(token: string, view: ViewingLinkView): OneButtonPage {
   return oneButtonPage(`/v/${token}`, view, view.words);
 }
 

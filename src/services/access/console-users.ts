@@ -4,18 +4,18 @@
  *
  * - A user belongs to one business, as `owner` (keys, users, channel) or `agent` (leads and
  *   conversations). `inmo users create` prints a one-time link, valid {@link LINK_TTL_MS}.
- * - Sessions are rows shared by every process; the cookie carries a random token, the row its
- *   SHA-256. A session ends {@link SESSION_IDLE_MS} after its last request, {@link SESSION_MAX_MS}
- *   after login whatever happens, at logout, when the password changes, or when the user is
- *   disabled.
+ * - Sessions are rows shared by every process; the cookie carries a capability token
+ *   (domain/capability-token.ts), the row its SHA-256. A session ends {@link SESSION_IDLE_MS}
+ *   after its last request, {@link SESSION_MAX_MS} after login whatever happens, at logout, when
+ *   the password changes, or when the user is disabled.
  * - A failed login says nothing of which of email or password was wrong, and an unknown email
  *   costs the same scrypt as a known one.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/users.ts';
 import { DUMMY_HASH, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from '../../domain/access/passwords.ts';
+import { hashToken, mintToken } from '../../domain/capability-token.ts';
 import { toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { CLI, recordAudit, type AuditActor } from './audit.ts';
@@ -34,9 +34,6 @@ export const SESSION_MAX_MS = 24 * 3600 * 1000;
 const TOUCH_MS = 60 * 1000;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
-const newToken = () => randomBytes(32).toString('base64url');
 
 /** A user as operators and the console see them: never the password hash. */
 export interface UserInfo {
@@ -108,7 +105,7 @@ export async function createUser(
   const name = checkedDisplayName(options.name);
   if (!(ROLES as readonly string[]).includes(options.role)) throw new InmoError('USER_ROLE_UNKNOWN');
   if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
-  const token = newToken();
+  const { token, hash } = mintToken();
   try {
     const user = await db.transaction().execute(async (trx) => {
       const row = await repo.insertUser(trx, {
@@ -122,7 +119,7 @@ export async function createUser(
         disabled_at: null,
       });
       await repo.insertUserToken(trx, {
-        token_hash: sha256(token),
+        token_hash: hash,
         user_id: row.id,
         created_at: toRfc3339(now),
         expires_at: toRfc3339(new Date(now.getTime() + LINK_TTL_MS)),
@@ -197,7 +194,7 @@ export async function disableUser(
 
 /** The account a one-time link opens, or undefined when it is unknown, spent, expired, or its user disabled. */
 export async function findPasswordLink(db: Db, token: string, now = new Date()): Promise<{ email: string } | undefined> {
-  const link = await repo.findUsableToken(db, sha256(token), toRfc3339(now));
+  const link = await repo.findUsableToken(db, hashToken(token), toRfc3339(now));
   return link && link.disabled_at === null ? { email: link.email } : undefined;
 }
 
@@ -211,7 +208,7 @@ export async function setPasswordWithLink(
   password: string,
   now = new Date(),
 ): Promise<Exclude<PasswordProblem, null> | 'link' | null> {
-  const link = await repo.findUsableToken(db, sha256(token), toRfc3339(now));
+  const link = await repo.findUsableToken(db, hashToken(token), toRfc3339(now));
   if (!link || link.disabled_at !== null) return 'link';
   const problem = passwordProblem(password, link.email);
   if (problem) return problem;
@@ -234,10 +231,10 @@ export async function login(db: Db, email: string, password: string, now = new D
   // The same work whether or not the account exists.
   const matches = await verifyPassword(password, usable ? user.password_hash! : DUMMY_HASH);
   if (!usable || !matches) return null;
-  const token = newToken();
+  const { token, hash } = mintToken();
   const at = toRfc3339(now);
   await repo.insertSession(db, {
-    token_hash: sha256(token),
+    token_hash: hash,
     user_id: user.id,
     created_at: at,
     last_seen_at: at,
@@ -266,7 +263,7 @@ export interface ConsoleSession {
  * disabled). A dead session's row is deleted.
  */
 export async function sessionOf(db: Db, token: string, now = new Date()): Promise<ConsoleSession | null> {
-  const tokenHash = sha256(token);
+  const tokenHash = hashToken(token);
   const row = await repo.findSession(db, tokenHash);
   if (!row) return null;
   const at = now.getTime();
@@ -290,5 +287,5 @@ export async function sessionOf(db: Db, token: string, now = new Date()): Promis
 
 /** Ends a session (logout); nothing happens for an unknown token. */
 export async function logout(db: Db, token: string): Promise<void> {
-  await repo.deleteSession(db, sha256(token));
+  await repo.deleteSession(db, hashToken(token));
 }

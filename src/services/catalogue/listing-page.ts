@@ -34,8 +34,11 @@ import { createInquiryLead, type Inquiry, type InquiryOutcome, type LeadWrites }
 /** The path of a listing's page: `/l/<token>`; its sheet is the same with `.pdf`. */
 export const PAGE_PATH = '/l/';
 
-/** A page token as made (migration 0037): 32 lowercase hex characters. */
-export const PAGE_TOKEN = /^[0-9a-f]{32}$/;
+/**
+ * A page token: 43 base64url characters as made since issue 56 (db/repositories/listing-pages.ts,
+ * domain/capability-token.ts), or 32 lowercase hex characters as made before (migration 0037).
+ */
+export const PAGE_TOKEN = /^(?:[A-Za-z0-9_-]{43}|[0-9a-f]{32})$/;
 
 /** The `source` of a lead made from a listing's page (the console's words: "Página del inmueble"). */
 export const PAGE_SOURCE = 'listing_page';

@@ -12,11 +12,10 @@
  * (ETags and every process's caches follow), `updated_at` now, and for the public ones an
  * `upsert` in the changes feed and the event `property.changed`.
  */
-import { sql } from 'kysely';
 import type { Db, Executor } from '../../db/database.ts';
 import { signalChange } from '../../db/change-watch.ts';
 import { bumpCatalogueVersion } from '../../db/repositories/businesses.ts';
-import { likeLiteral } from '../../db/like.ts';
+import { listPhotosOffBase, moveListingPhotoLinks } from '../../db/repositories/media.ts';
 import { transact } from '../../db/transaction.ts';
 import { MEDIA_KEY, type MediaStore } from '../../media/store.ts';
 import { recordEvents } from '../integrations/events.ts';
@@ -66,13 +65,7 @@ async function held(store: MediaStore, key: string): Promise<boolean> {
  */
 export async function followMediaBase(db: Db, store: MediaStore, base: string, now: string): Promise<MediaBaseMove> {
   const to = base.replace(/\/+$/, '');
-  const candidates = await db
-    .selectFrom('property_images as i')
-    .innerJoin('properties as p', 'p.id', 'i.property_id')
-    .select(['i.id', 'i.property_id', 'i.url', 'p.business_id'])
-    .where('i.url', 'like', '%/p/%')
-    .where(sql<boolean>`i.url not like ${`${likeLiteral(to)}/%`} escape '\\'`)
-    .execute();
+  const candidates = await listPhotosOffBase(db, to);
   const keys = new Map<string, boolean>();
   const moves: Move[] = [];
   for (const image of candidates) {
@@ -103,37 +96,22 @@ export async function followMediaBase(db: Db, store: MediaStore, base: string, n
 /** One batch of a business's listings, as one catalogue version. @returns the listings rewritten. */
 async function moveBatch(trx: Executor, businessId: number, ids: number[], listings: Map<number, Move[]>, now: string): Promise<number> {
   const version = await bumpCatalogueVersion(trx, businessId);
+  const photos = new Map<number, string>();
   const urls = new Map<string, string>();
   for (const id of ids) {
     for (const move of listings.get(id)!) {
-      await trx.updateTable('property_images').set({ url: move.to }).where('id', '=', move.id).execute();
+      photos.set(move.id, move.to);
       urls.set(move.url, move.to);
     }
   }
-  for (const [from, url] of urls) {
-    await trx.updateTable('media_objects').set({ url }).where('url', '=', from).where('business_id', '=', businessId).execute();
-  }
-  await trx.updateTable('properties').set({ updated_at: now }).where('id', 'in', ids).execute();
-  // The changes feed shows the public ones again; one that is not public was already a `delete` there.
-  await trx.updateTable('properties').set({ change_seq: version }).where('id', 'in', ids).where('listed', '=', 1).execute();
-  const docs = await trx
-    .selectFrom('property_docs as d')
-    .innerJoin('properties as p', 'p.id', 'd.property_id')
-    .select(['d.property_id', 'd.api_doc', 'p.listed'])
-    .where('d.property_id', 'in', ids)
-    .execute();
-  const changed: Array<{ id: number; change: 'upsert' }> = [];
-  for (const row of docs) {
-    const doc = JSON.parse(row.api_doc) as { images?: Array<{ url: string }> | null; updated_at?: string };
+  const rewriteDoc = (apiDoc: string) => {
+    const doc = JSON.parse(apiDoc) as { images?: Array<{ url: string }> | null; updated_at?: string };
     for (const image of doc.images ?? []) image.url = urls.get(image.url) ?? image.url;
     doc.updated_at = now;
-    await trx
-      .updateTable('property_docs')
-      .set({ api_doc: JSON.stringify(doc) })
-      .where('property_id', '=', row.property_id)
-      .execute();
-    if (row.listed === 1) changed.push({ id: row.property_id, change: 'upsert' });
-  }
+    return JSON.stringify(doc);
+  };
+  const listed = await moveListingPhotoLinks(trx, { businessId, ids, photos, objects: urls, version, now, rewriteDoc });
+  const changed = listed.map((id) => ({ id, change: 'upsert' as const }));
   await recordEvents(trx, businessId, 'property.changed', changed, now);
   return ids.length;
 }

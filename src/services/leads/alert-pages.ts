@@ -5,16 +5,16 @@
  * - **The template**, written when its send is claimed (services/messaging/delivery.ts, {@link alertTemplate}):
  *   sent only while the lead still takes alerts; its parameters are the lead's first name, the
  *   number of listings, the agency's name and the page's link (domain/messaging/alert-page.ts).
- * - **The page's token** is 256 random bits (base64url, 43 characters), single-purpose (it shows
- *   one digest) and says nothing about the lead; only its SHA-256 is kept
- *   (`alert_digests.page_token_hash`, migration 0043), so the database alone cannot make a link.
- *   A send claimed again (after a retry) writes a new one: the link of a template that never went
- *   out stops working.
+ * - **The page's token** is a capability token (domain/capability-token.ts: 256 random bits,
+ *   base64url, 43 characters), single-purpose (it shows one digest) and says nothing about the
+ *   lead; only its SHA-256 is kept (`alert_digests.page_token_hash`, migration 0043), so the
+ *   database alone cannot make a link. A send claimed again (after a retry) writes a new one: the
+ *   link of a template that never went out stops working.
  * - **"No me interesa"** on the page is the e-mails' mechanism (`POST /a/<token>`,
  *   services/leads/alerts.ts `dismissListing`): each listing's token is derived from the page's
- *   (SHA-256 of the page token and the item's id, base64url), so the page can show it again
- *   whenever it is opened while only hashes are stored; knowing one listing's token tells nothing
- *   of the page's nor of the others'.
+ *   (domain/capability-token.ts `deriveToken`: SHA-256 of the item's id and the page token,
+ *   base64url), so the page can show it again whenever it is opened while only hashes are stored;
+ *   knowing one listing's token tells nothing of the page's nor of the others'.
  * - **The page** ({@link readDigestPage}) names the agency and shows the digest's listings in its
  *   order, in the lead's language, each with its photo, title, price (as sent), size, rooms, city,
  *   a link to its page (`/l/<token>`, or the business's own `listing_url`) and its "No me
@@ -22,7 +22,6 @@
  *   as no longer available (no photo, price, link or button); one deleted since is left out; one
  *   the lead dismissed says so instead of its button. Nothing about the lead is shown.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type { Db, Executor } from '../../db/database.ts';
 import { findDigestByPageToken, listDigestPageItems, setDigestPageToken } from '../../db/repositories/alert-pages.ts';
 import { leadTakesAlerts, listDigestOfMessage, setAlertItemToken } from '../../db/repositories/alerts.ts';
@@ -32,22 +31,22 @@ import { findLead } from '../../db/repositories/leads.ts';
 import { listCoverImages } from '../../db/repositories/matches.ts';
 import { findChannel, type MessageRow } from '../../db/repositories/messaging.ts';
 import { heldTexts, listingLanguage } from '../../domain/catalogue/languages.ts';
+import { deriveToken, hashToken, mintToken, TOKEN_FORM } from '../../domain/capability-token.ts';
 import { listingLink } from '../../domain/leads/alerts.ts';
 import { alertTemplateParameters, pageLanguage, type PageListing } from '../../domain/messaging/alert-page.ts';
 import { PAGE_PATH } from '../catalogue/listing-page.ts';
 import { DISMISS_PATH } from '../messaging/alert-email.ts';
-import { unsubscribeTokenHash } from '../messaging/unsubscribe.ts';
 import { emailLanguage } from '../messaging/welcome.ts';
 
 /** Path of a digest's page on the server: `/d/<token>`. */
 export const DIGEST_PAGE_PATH = '/d/';
 
-/** The form of a page token: 43 base64url characters. */
-const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+/** The form of a page token: 43 base64url characters (every one was minted so). */
+const TOKEN = TOKEN_FORM;
 
 /** The "No me interesa" token of a digest's item, derived from the page's token (43 base64url characters). */
 export function dismissTokenOf(pageToken: string, itemId: number): string {
-  return createHash('sha256').update(`inmo alert dismissal\n${itemId}\n${pageToken}`).digest('base64url');
+  return deriveToken(pageToken, `inmo alert dismissal\n${itemId}`);
 }
 
 /**
@@ -68,9 +67,9 @@ export async function alertTemplate(
   if (!digest || digest.items.length === 0) return { refused: 'the alert has no listings left' };
   const [lead, business] = await Promise.all([findLead(db, message.lead_id), findBusiness(db, message.business_id)]);
   if (!lead || !business) return { refused: 'the lead is gone' };
-  const token = randomBytes(32).toString('base64url');
-  await setDigestPageToken(db, digest.digest.id, unsubscribeTokenHash(token));
-  for (const item of digest.items) await setAlertItemToken(db, item.id, unsubscribeTokenHash(dismissTokenOf(token, item.id)));
+  const { token, hash } = mintToken();
+  await setDigestPageToken(db, digest.digest.id, hash);
+  for (const item of digest.items) await setAlertItemToken(db, item.id, hashToken(dismissTokenOf(token, item.id)));
   const link = `${publicUrl.replace(/\/+$/, '')}${DIGEST_PAGE_PATH}${token}`;
   const parameters = alertTemplateParameters(emailLanguage(lead.preferred_language), {
     leadName: lead.name,
@@ -94,7 +93,7 @@ export interface DigestPage {
  */
 export async function readDigestPage(db: Db, token: string): Promise<DigestPage | null> {
   if (!TOKEN.test(token)) return null;
-  const digest = await findDigestByPageToken(db, unsubscribeTokenHash(token));
+  const digest = await findDigestByPageToken(db, hashToken(token));
   if (!digest) return null;
   const language = pageLanguage(emailLanguage(digest.preferred_language));
   const items = await listDigestPageItems(db, digest.id);

@@ -4,10 +4,10 @@
  * turns it into a lead, an interaction of a known lead, or a message "not understood".
  *
  * - **Addresses**: `/webhooks/email/<token>`, and `<token>@INMO_INBOUND_DOMAIN` by SMTP (CONTRACT §25,
- *   services/leads/inbound-address.ts), a token of 43 lower-case letters and digits (about 222
- *   bits; older ones are base62) kept as its SHA-256 and sealed (migration 0054: shown again on
- *   the console), revocable. A token is checked by its hash alone:
- *   the lookup compares digests, so its time says nothing of the token, and an unknown or
+ *   services/leads/inbound-address.ts), a capability token (domain/capability-token.ts) of 43
+ *   lower-case letters and digits (about 222 bits; older ones are base62) kept as its SHA-256
+ *   and sealed (migration 0054: shown again on the console), revocable. A token is checked by
+ *   its hash alone: the lookup compares digests, so its time says nothing of the token, and an unknown or
  *   revoked token is a 404 before the body is read.
  * - **Accepting** stores only: the raw bytes once per business (by `Message-ID`, else by the
  *   digest of the bytes; channels/email-message.ts `messageKeyOf`) with a `process_email` job, in
@@ -32,7 +32,6 @@
  * Personal data (the message, its sender and subject, the contact) is never logged or put in
  * an error; a message's reason says what was missing, not what was there.
  */
-import { createHash, randomInt } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { messageKeyOf } from '../../channels/email-message.ts';
 import type { Db } from '../../db/database.ts';
@@ -44,6 +43,7 @@ import { findLeadByEmail, findLeadByPhone } from '../../db/repositories/leads.ts
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Database, InboundEmailState } from '../../db/types.ts';
+import { hashToken, mintToken } from '../../domain/capability-token.ts';
 import { cleanStrings, storedText } from '../../domain/catalogue/text.ts';
 import { inquiryNotes } from '../../domain/leads/notes.ts';
 import { SOURCE_OF } from '../../domain/leads/portal-emails/index.ts';
@@ -66,7 +66,6 @@ export const EMAIL_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** An address's token: 43 base62 characters (lower-case letters and digits since migration 0054). */
 const TOKEN = /^[A-Za-z0-9]{43}$/;
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** The path of a business's address. */
 export const inboundPath = (token: string) => `/webhooks/email/${token}`;
@@ -87,16 +86,6 @@ export const DISCARDED_BY_AGENT = 'discarded by an agent';
 /** The longest subject kept, characters. */
 const SUBJECT_MAX = 500;
 
-/** A token's characters: lower-case letters and digits, so that a mail system that lower-cases addresses keeps it whole. */
-const TOKEN_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
-
-/** A new token: 43 characters of {@link TOKEN_ALPHABET} from the CSPRNG (about 222 bits). */
-function newToken(): string {
-  let out = '';
-  for (let i = 0; i < 43; i++) out += TOKEN_ALPHABET[randomInt(TOKEN_ALPHABET.length)];
-  return out;
-}
-
 /**
  * Makes an address to forward a business's portal e-mails to: a token kept as its SHA-256 (for
  * lookups) and sealed (secrets.ts, migration 0054: the console shows its address again, CONTRACT §25).
@@ -105,10 +94,11 @@ function newToken(): string {
  */
 export async function createInboundAddress(db: Db, businessId: number): Promise<{ id: number; url: string; token: string }> {
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
-  const token = newToken();
+  // Lower-case letters and digits, so that a mail system that lower-cases addresses keeps it whole.
+  const { token, hash } = mintToken('lowercase');
   const id = await repo.insertInboundToken(db, {
     business_id: businessId,
-    token_hash: hashOf(token),
+    token_hash: hash,
     token_sealed: sealSecret(token),
     created_at: nowRfc3339(),
   });
@@ -139,7 +129,7 @@ export async function revokeInboundAddress(db: Db, id: number, businessId: numbe
  */
 export async function inboundBusinessOf(db: Db, token: string): Promise<number | null> {
   if (!TOKEN.test(token)) return null;
-  return (await repo.findLiveInboundToken(db, hashOf(token)))?.business_id ?? null;
+  return (await repo.findLiveInboundToken(db, hashToken(token)))?.business_id ?? null;
 }
 
 /**

@@ -80,6 +80,15 @@ export async function listLeadsPage(db: Db, businessId: number, search: repo.Lea
 }
 
 /**
+ * Who entered each of the business's leads among `ids`: its `captured_by` (the console's user, or
+ * an API request's `captured_by`), which the API's Lead does not carry; the console's list says
+ * who entered a `manual` lead. @returns `captured_by` (or null) by lead id.
+ */
+export async function capturedByOf(db: Db, businessId: number, ids: readonly number[]): Promise<Map<number, string | null>> {
+  return new Map((await repo.listCapturedBy(db, businessId, ids)).map((r) => [r.id, r.captured_by]));
+}
+
+/**
  * GET /leads's pages as the bytes sent (issue 32), kept under the business's lead version
  * (migration 0020, db/change-watch.ts `leadVersion`): any write to one of its leads, by any
  * process, moves the version, so a kept page is the page. Where the version cannot be known

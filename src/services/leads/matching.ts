@@ -10,6 +10,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.ts';
+import { catalogueVersion } from '../../db/repositories/businesses.ts';
 import { listMatchableProperties, type MatchableAfter, type MatchableRow } from '../../db/repositories/matches.ts';
 import {
   IndexBuilder,
@@ -158,10 +159,7 @@ async function loadSnapshot(db: Db, businessId: number): Promise<CatalogueSnapsh
   });
 }
 
-async function currentVersion(db: Pick<Db, 'selectFrom'>, businessId: number): Promise<number> {
-  const row = await db.selectFrom('businesses').select('catalogue_version').where('id', '=', businessId).executeTakeFirst();
-  return row?.catalogue_version ?? 0;
-}
+const currentVersion = catalogueVersion;
 
 /**
  * Matches a lead's `search_preferences` (the stored JSON text, or null) against a snapshot.

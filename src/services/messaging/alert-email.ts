@@ -10,7 +10,6 @@
  * (`alert_items.token_hash`), so the database alone cannot make a link. A send claimed again
  * after a retry writes new tokens: the links of an e-mail that never went out stop working.
  */
-import { randomBytes } from 'node:crypto';
 import type { Executor } from '../../db/database.ts';
 import { HAND_ORIGIN, listDigestOfMessage, setAlertItemToken } from '../../db/repositories/alerts.ts';
 import { findUser } from '../../db/repositories/users.ts';
@@ -22,7 +21,7 @@ import { nowRfc3339 } from '../../domain/time.ts';
 import { PAGE_PATH } from '../catalogue/listing-page.ts';
 import { heldTexts, listingLanguage } from '../../domain/catalogue/languages.ts';
 import { alertEmail, type AlertListing, type ChosenBy } from '../../domain/messaging/alert-email.ts';
-import { unsubscribeTokenHash } from './unsubscribe.ts';
+import { mintToken } from '../../domain/capability-token.ts';
 
 /** Path of the "No me interesa" links on the server: `/a/<token>`. */
 export const DISMISS_PATH = '/a/';
@@ -75,8 +74,8 @@ export async function digestListings(
     const page = channel?.listing_url
       ? undefined
       : (pages.get(item.property_id) ?? (await pageTokenOf(db, message.business_id, item.property_id, nowRfc3339())));
-    const token = randomBytes(32).toString('base64url');
-    await setAlertItemToken(db, item.id, unsubscribeTokenHash(token));
+    const { token, hash } = mintToken();
+    await setAlertItemToken(db, item.id, hash);
     const cover = covers.get(item.property_id);
     listings.push({
       // The listing's title in the lead's language where it is written (CONTRACT §22), else its own.

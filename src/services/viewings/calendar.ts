@@ -2,9 +2,10 @@
  * Agents' calendars (CONTRACT §20 "Agents' calendars"): each console user's private, revocable
  * URL `/calendar/<token>.ics`, which a phone's calendar subscribes to, and the document it serves.
  *
- * - The token is 43 base62 characters (about 256 bits from the CSPRNG), shown once; only its
- *   SHA-256 is kept (migration 0035), as for API keys and feed URLs: a fast hash is right for a
- *   random secret this long. A user has at most one live URL: making one revokes the one before,
+ * - The token is a capability token (domain/capability-token.ts: 256 bits from the CSPRNG, 43
+ *   base64url characters; those made before issue 56 are 43 base62 characters, and still open
+ *   their calendar), shown once; only its SHA-256 is kept (migration 0035), as for API keys and
+ *   feed URLs: a fast hash is right for a random secret this long. A user has at most one live URL: making one revokes the one before,
  *   in the same transaction (the user's row is locked first, so two at once take turns). Both are
  *   recorded in the audit trail (CONTRACT §18). A disabled user's URL answers no more.
  * - The document (domain/viewings/calendar.ts) holds the user's viewings from the start of the
@@ -18,7 +19,6 @@
  *   (http/conditional.ts), so `If-None-Match` is answered 304 at the cost of the two reads. The
  *   same rows always give the same bytes, so every process gives the same ETag.
  */
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
 import type { Db, Executor } from '../../db/database.ts';
@@ -26,15 +26,14 @@ import { transact } from '../../db/transaction.ts';
 import * as repo from '../../db/repositories/calendar-urls.ts';
 import { findUser } from '../../db/repositories/users.ts';
 import { lockAgents } from '../../db/repositories/viewings.ts';
-import { randomBase62 } from '../../domain/access/api-key.ts';
+import { hashToken, mintToken, TOKEN_FORM } from '../../domain/capability-token.ts';
 import { agentCalendar } from '../../domain/viewings/calendar.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { CLI, recordAudit, type AuditActor } from '../access/audit.ts';
 
-/** A calendar URL's token: 43 base62 characters. */
-const TOKEN = /^[A-Za-z0-9]{43}$/;
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+/** A calendar URL's token: 43 base64url characters (base62 ones, made before issue 56, have this form too). */
+const TOKEN = TOKEN_FORM;
 
 /** The calendar reaches back to the start of the business's local day this many days ago. */
 export const CALENDAR_DAYS_BACK = 90;
@@ -64,7 +63,7 @@ async function activeUser(db: Executor, userId: number, businessId: number | nul
  * @throws InmoError USER_NOT_FOUND (also another business's user), CALENDAR_USER_DISABLED.
  */
 export async function makeCalendarUrl(db: Db, userId: number, businessId: number | null, actor: AuditActor = CLI): Promise<NewCalendarUrl> {
-  const token = randomBase62(43);
+  const { token, hash } = mintToken();
   const createdAt = nowRfc3339();
   await transact(db, async (trx) => {
     await lockAgents(trx, [userId]);
@@ -73,7 +72,7 @@ export async function makeCalendarUrl(db: Db, userId: number, businessId: number
     await repo.insertCalendarUrl(trx, {
       business_id: user.business_id,
       user_id: user.id,
-      token_hash: hashOf(token),
+      token_hash: hash,
       created_at: createdAt,
     });
     await recordAudit(trx, user.business_id, actor, 'calendar.create', user.id, createdAt);
@@ -130,7 +129,7 @@ export async function calendarDocument(
   options: { host: string; origin: string; now?: number },
 ): Promise<Buffer | null> {
   if (!TOKEN.test(token)) return null;
-  const hash = hashOf(token);
+  const hash = hashToken(token);
   const owner = await repo.findCalendarOwner(db, hash);
   if (!owner) {
     built.delete(hash);

@@ -27,7 +27,6 @@
  *   then says in the lead's language what happened. Both go through services/viewings/transitions.ts,
  *   so `viewing.updated` is recorded as for any change.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { templateLanguage } from '../../channels/whatsapp-cloud.ts';
 import type { Db, Executor } from '../../db/database.ts';
@@ -49,6 +48,7 @@ import { findViewing, type ViewingRow } from '../../db/repositories/viewings.ts'
 import { transact } from '../../db/transaction.ts';
 import type { Database } from '../../db/types.ts';
 import { heldTexts, listingLanguage } from '../../domain/catalogue/languages.ts';
+import { hashToken, mintToken } from '../../domain/capability-token.ts';
 import { storedTemplates } from '../../domain/messaging/templates.ts';
 import {
   asksToConfirm,
@@ -241,9 +241,6 @@ export async function viewingTemplate(
   return { parameters, buttons, summary: `${message.template}: ${parameters.join(' · ')}` };
 }
 
-/** The SHA-256 of a link's token, hex (what is stored). */
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
-
 /**
  * The words of a notice's e-mail, when its send is claimed (services/messaging/delivery.ts), in the
  * caller's transaction: a notice that asks gets two new one-click links (only their hashes kept;
@@ -263,14 +260,14 @@ export async function writeViewingEmail(
     const origin = words.publicUrl.replace(/\/+$/, '');
     const made: Record<string, string> = {};
     for (const action of ['confirm', 'cancel'] as const) {
-      const token = randomBytes(32).toString('base64url');
+      const { token, hash } = mintToken();
       await insertViewingLink(db, {
         business_id: read.viewing.business_id,
         lead_id: read.viewing.lead_id,
         viewing_id: read.viewing.id,
         action,
         starts_at: read.viewing.starts_at,
-        token_hash: tokenHash(token),
+        token_hash: hash,
         created_at: words.now,
       });
       made[action] = `${origin}${VIEWING_LINK_PATH}${token}`;
@@ -427,7 +424,7 @@ function linkObstacle(viewing: ViewingRow, link: { action: string; starts_at: st
 
 async function linkView(db: Executor, token: string, now: string, outcome?: LinkOutcome) {
   if (!TOKEN.test(token)) return null;
-  const link = await findViewingLink(db, tokenHash(token));
+  const link = await findViewingLink(db, hashToken(token));
   const viewing = link && (await findViewing(db, link.business_id, link.viewing_id));
   const lead = link && (await findLead(db, link.lead_id));
   if (!link || !viewing || !lead) return null;

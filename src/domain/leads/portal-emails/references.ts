@@ -100,8 +100,12 @@ export function linksInText(text: string): string[] {
   return links;
 }
 
-/** A page token as made (migration 0037): 32 lowercase hex characters. */
-const PAGE_TOKEN = /^[0-9a-f]{32}/;
+/**
+ * A page token at the start of the text, whole (not followed by another of its characters): 43
+ * base64url characters as made since issue 56 (domain/capability-token.ts), or 32 lowercase hex
+ * characters as made before (migration 0037).
+ */
+const PAGE_TOKEN = /^(?:[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])|[0-9a-f]{32}(?![0-9A-Za-z]))/;
 
 /** A link without its scheme, lower-cased host, for comparing with a template. */
 function withoutScheme(url: string): string {
@@ -119,8 +123,8 @@ function withoutScheme(url: string): string {
 export function candidateOfLink(link: string, template: string | null | undefined): ListingCandidate | null {
   const page = link.indexOf('/l/');
   if (page >= 0) {
-    const token = PAGE_TOKEN.exec(link.slice(page + 3, page + 3 + 33))?.[0];
-    if (token && !/[0-9a-z]/i.test(link[page + 3 + 32] ?? '')) return { page: token };
+    const token = PAGE_TOKEN.exec(link.slice(page + 3, page + 3 + 44))?.[0];
+    if (token) return { page: token };
   }
   if (!template) return null;
   const placeholder = /\{(id|ref)\}/.exec(template);

@@ -26,6 +26,7 @@ import {
   countLeadsByStatus,
   exportLead,
   listingSummaries,
+  capturedByOf,
   listLeadsPage,
   leadInFull,
   type LeadSearch,
@@ -204,14 +205,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
     // Who entered each `manual` lead (the console, or an API request that named no source): the
     // page says which (labels.ts leadSourceKey); the API's rows do not carry `captured_by`.
     const manual = data.filter((l) => l.source === 'manual').map((l) => Number(l.id));
-    const capturedBy = new Map(
-      manual.length === 0
-        ? []
-        : (await db.selectFrom('leads').select(['id', 'captured_by']).where('id', 'in', manual).execute()).map((r) => [
-            r.id,
-            r.captured_by,
-          ]),
-    );
+    const capturedBy = await capturedByOf(db, request.consoleSession!.businessId, manual);
     return render(reply, 'leads', {
       // After an erasure (POST /leads/:id/erase): its confirmation.
       erased: /^\d{1,10}$/.test(q.erased ?? '') ? Number(q.erased) : null,

@@ -1,13 +1,13 @@
 /**
  * Portal feeds published by a business (CONTRACT §15, §22): a URL `/feeds/<token>/kyero.xml` or
- * `/feeds/<token>/idealista.json` per feed, whose token (43 base62 characters, about 256 bits) is
+ * `/feeds/<token>/idealista.json` per feed, whose token (a capability token of
+ * domain/capability-token.ts in base62, as CONTRACT §15 fixes: 43 characters, about 256 bits) is
  * shown once and kept only as its SHA-256; revoking one ends it for good. The document is the
  * public catalogue written as Kyero v3 (domain/catalogue/kyero-feed.ts) or as idealista's v6
  * properties format (domain/catalogue/idealista-feed.ts, each item validated against idealista's
  * schemas by feeds/idealista-schema.ts), built once per catalogue version and kept in memory while
  * that version lasts, so every portal's poll after the first costs a lookup.
  */
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
@@ -15,7 +15,7 @@ import type { Db } from '../../../db/database.ts';
 import { findBusiness } from '../../../db/repositories/businesses.ts';
 import * as repo from '../../../db/repositories/feeds.ts';
 import { listPublishedDocsAfter } from '../../../db/repositories/properties.ts';
-import { randomBase62 } from '../../../domain/access/api-key.ts';
+import { hashToken, mintToken } from '../../../domain/capability-token.ts';
 import { SUBTYPES } from '../../../domain/catalogue/terms.ts';
 import { findEmailSettings } from '../../../db/repositories/email-out.ts';
 import { KYERO_HEAD, KYERO_TAIL, kyeroProperties, type PublishedProperty } from '../../../domain/catalogue/kyero-feed.ts';
@@ -38,7 +38,6 @@ export { FEED_FORMATS, type FeedFormat };
 
 /** A feed URL's token: 43 base62 characters. */
 const TOKEN = /^[A-Za-z0-9]{43}$/;
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** The Spanish subtype labels the API publishes → their keys. */
 const SUBTYPE_KEYS: ReadonlyMap<string, string> = new Map(Object.entries(SUBTYPES).map(([key, { label }]) => [label, key]));
@@ -63,11 +62,11 @@ export async function publishFeed(
   if (format === 'idealista' && (customerCode === null || idealistaSchemas().customer({ customerCountry: 'Spain', customerCode })))
     throw new InmoError('FEED_CUSTOMER_CODE');
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
-  const token = randomBase62(43);
+  const { token, hash } = mintToken('base62');
   const id = await repo.insertPublishedFeed(db, {
     business_id: businessId,
     format,
-    token_hash: hashOf(token),
+    token_hash: hash,
     created_at: nowRfc3339(),
     customer_code: customerCode,
   });
@@ -168,7 +167,7 @@ export async function feedVersion(db: Db, token: string, stamp?: number): Promis
     versions.set(token, { stamp, live });
     return live;
   }
-  const hash = hashOf(token);
+  const hash = hashToken(token);
   let feed = liveFeeds.get(hash);
   if (feed === undefined) {
     const row = await repo.findLiveFeed(db, hash);

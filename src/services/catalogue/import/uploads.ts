@@ -11,7 +11,8 @@
 import { rm } from 'node:fs/promises';
 import type { Db } from '../../../db/database.ts';
 import type { CatalogueImportTable } from '../../../db/types.ts';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
+import * as repo from '../../../db/repositories/catalogue-imports.ts';
 import { toRfc3339 } from '../../../domain/time.ts';
 import type { RejectedLine } from './import.ts';
 import { importFileOffThread } from './import-thread.ts';
@@ -48,21 +49,17 @@ export async function startUploadedImport(
   upload: { businessId: number; userId: number | null; fileName: string; path: string; bytes: number; removeAfter: string },
 ): Promise<{ id: number; done: Promise<void> }> {
   const at = toRfc3339(new Date());
-  const { id } = await db
-    .insertInto('catalogue_imports')
-    .values({
-      business_id: upload.businessId,
-      user_id: upload.userId,
-      file_name: upload.fileName.slice(0, 255),
-      state: 'running',
-      bytes_total: upload.bytes,
-      bytes_done: 0,
-      lines_done: 0,
-      started_at: at,
-      updated_at: at,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const id = await repo.insertCatalogueImport(db, {
+    business_id: upload.businessId,
+    user_id: upload.userId,
+    file_name: upload.fileName.slice(0, 255),
+    state: 'running',
+    bytes_total: upload.bytes,
+    bytes_done: 0,
+    lines_done: 0,
+    started_at: at,
+    updated_at: at,
+  });
   let lastWrite = 0;
   const done = (async () => {
     try {
@@ -70,41 +67,35 @@ export async function startUploadedImport(
         const now = Date.now();
         if (stage !== 'indexing' && now - lastWrite < PROGRESS_EVERY_MS) return;
         lastWrite = now;
-        await db
-          .updateTable('catalogue_imports')
-          .set({
-            lines_done: lines,
-            bytes_done: bytes,
-            state: stage === 'indexing' ? 'indexing' : 'running',
-            updated_at: toRfc3339(new Date(now)),
-          })
-          .where('id', '=', id)
-          .execute();
+        await repo.updateCatalogueImport(db, id, {
+          lines_done: lines,
+          bytes_done: bytes,
+          state: stage === 'indexing' ? 'indexing' : 'running',
+          updated_at: toRfc3339(new Date(now)),
+        });
       });
       const end = toRfc3339(new Date());
-      await db
-        .updateTable('catalogue_imports')
-        .set({
-          state: 'done',
-          bytes_done: upload.bytes,
-          // Every line is created, updated or rejected; a repeated one is also an update (counted once).
-          lines_done: summary.created + summary.updated + summary.rejected.length,
-          created: summary.created,
-          updated: summary.updated,
-          repeated: summary.repeated,
-          rejected: JSON.stringify(summary.rejected),
+      await repo.updateCatalogueImport(db, id, {
+        state: 'done',
+        bytes_done: upload.bytes,
+        // Every line is created, updated or rejected; a repeated one is also an update (counted once).
+        lines_done: summary.created + summary.updated + summary.rejected.length,
+        created: summary.created,
+        updated: summary.updated,
+        repeated: summary.repeated,
+        rejected: JSON.stringify(summary.rejected),
+        updated_at: end,
+        finished_at: end,
+      });
+    } catch (error) {
+      const end = toRfc3339(new Date());
+      await repo
+        .updateCatalogueImport(db, id, {
+          state: 'failed',
+          error: (error as Error).message.slice(0, 1000),
           updated_at: end,
           finished_at: end,
         })
-        .where('id', '=', id)
-        .execute();
-    } catch (error) {
-      const end = toRfc3339(new Date());
-      await db
-        .updateTable('catalogue_imports')
-        .set({ state: 'failed', error: (error as Error).message.slice(0, 1000), updated_at: end, finished_at: end })
-        .where('id', '=', id)
-        .execute()
         .catch(() => {});
     } finally {
       await rm(upload.removeAfter, { recursive: true, force: true });
@@ -115,24 +106,13 @@ export async function startUploadedImport(
 
 /** One import of the business, or undefined (another business's import is no different from none). */
 export async function findUploadedImport(db: Db, businessId: number, id: number): Promise<UploadedImport | undefined> {
-  const row = await db
-    .selectFrom('catalogue_imports')
-    .selectAll()
-    .where('id', '=', id)
-    .where('business_id', '=', businessId)
-    .executeTakeFirst();
+  const row = await repo.findCatalogueImport(db, businessId, id);
   return row && present(row, Date.now());
 }
 
 /** The business's latest imports, newest first. */
 export async function listUploadedImports(db: Db, businessId: number, limit = 10): Promise<UploadedImport[]> {
-  const rows = await db
-    .selectFrom('catalogue_imports')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await repo.listCatalogueImports(db, businessId, limit);
   const now = Date.now();
   return rows.map((row) => present(row, now));
 }
@@ -142,24 +122,8 @@ export async function listUploadedImports(db: Db, businessId: number, limit = 10
  * (public, `disponible` or `reservada`), and when a listing was last imported.
  */
 export async function catalogueFigures(db: Db, businessId: number) {
-  const byStatus = await db
-    .selectFrom('properties')
-    .select(['status', sql<number>`count(*)`.as('n')])
-    .where('business_id', '=', businessId)
-    .groupBy('status')
-    .orderBy('status')
-    .execute();
-  const published = await db
-    .selectFrom('properties')
-    .select([
-      sql<number>`coalesce(sum(listed), 0)`.as('total'),
-      sql<number>`coalesce(sum(op_venta * listed), 0)`.as('venta'),
-      sql<number>`coalesce(sum(op_alquiler * listed), 0)`.as('alquiler'),
-      sql<number>`coalesce(sum(op_traspaso * listed), 0)`.as('traspaso'),
-      sql<string | null>`max(imported_at)`.as('last_imported_at'),
-    ])
-    .where('business_id', '=', businessId)
-    .executeTakeFirstOrThrow();
+  const byStatus = await repo.countListingsByStatus(db, businessId);
+  const published = await repo.publishedListingFigures(db, businessId);
   return {
     byStatus: byStatus.map((r) => ({ status: r.status, count: Number(r.n) })),
     operations: { venta: Number(published.venta), alquiler: Number(published.alquiler), traspaso: Number(published.traspaso) },
