@@ -12,9 +12,8 @@
  *   notice's e-mail in place of a template.
  *
  * Which channel and template it is queued with is decided when it is queued, by its module's rule
- * where it has one (the welcome's `decideWelcome`, the digest's `digestMessage`, a reply's
- * `replyWays`, a hand-send's `handSendWays`; a viewing's notice by services/viewings/notices.ts
- * `queueViewingNotice`, which also writes its notice row), and written on the message row
+ * (the welcome's `decideWelcome`, the digest's `digestMessage`, a reply's `replyWays`, a
+ * hand-send's `handSendWays`, a notice's `noticeCarrier`), and written on the message row
  * (`kind`, `template`, `language`, `recipient`), which is all the delivery reads.
  */
 import type { Db, Executor } from '../../../db/database.ts';
