@@ -100,6 +100,8 @@ export const ERRORS = {
   LEAD_PHONE_TAKEN: spec({ status: 409, detail: 'Another lead of the business has this phone number' }),
   // The console's lead page linking a portal e-mail's listing (issue 57).
   EMAIL_LISTING_NOT_FOUND: spec({ status: 400, detail: 'No listing of the business has this reference' }),
+  // A listing's owner must be a `propietario` lead (CONTRACT §24, issue 58).
+  LISTING_OWNER_NOT_PROPIETARIO: spec({ status: 422, detail: 'The owner of a listing must be a lead of type propietario' }),
   LEAD_NOT_STORED: spec({ status: 400, detail: 'The lead could not be stored' }),
   /** spec §4.3 rule 3: a malformed ingest `search.budget` is a documented 500. */
   MALFORMED_BUDGET: spec({ status: 500, detail: 'Internal Server Error' }),

@@ -128,6 +128,8 @@ export interface PropertyTable {
   closed_price: Generated<number | null>;
   /** The day of that sale or rental in the business's time zone, `YYYY-MM-DD` (migration 0038); null as `closed_price`. */
   closed_on: Generated<string | null>;
+  /** The listing's owner, a `propietario` lead (migration 0059, CONTRACT §24); null: none linked. Never published. */
+  owner_lead_id: Generated<number | null>;
 }
 
 /** The published property object without `id`, JSON, privacy already applied (1:1 with properties). */
@@ -998,6 +1000,8 @@ export type PropertiesHoldListings = Holds<
       | 'search_text'
       | 'closed_price'
       | 'closed_on'
+      // Set in the console, not by the import line (CONTRACT §24; the import's `owner` is to come).
+      | 'owner_lead_id'
     >,
     Omit<PropertyFields, 'address_privacy'>
   >

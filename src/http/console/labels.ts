@@ -356,6 +356,7 @@ export const AUDIT_ACTION_LABEL = {
   'lead.export': 'audit_action_lead_export',
   'lead.erase': 'audit_action_lead_erase',
   'property.withdraw': 'audit_action_property_withdraw',
+  'property.owner': 'audit_action_property_owner',
   'calendar.create': 'audit_action_calendar_create',
   'calendar.revoke': 'audit_action_calendar_revoke',
   'viewing.sheet_sign': 'audit_action_viewing_sheet_sign',
