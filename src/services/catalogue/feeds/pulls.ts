@@ -22,7 +22,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OutboundPolicy } from '../../../config.ts';
-import { DEFAULT_WORKER_SETTINGS } from '../../../jobs/settings.ts';
 import { isPrivateHost } from '../../../channels/outbound.ts';
 import { withPageCache, type Db } from '../../../db/database.ts';
 import { signalChange } from '../../../db/change-watch.ts';
@@ -37,7 +36,7 @@ import { pullOffThread } from '../import/import-thread.ts';
 import { failure, type FeedRequest } from './pull-download.ts';
 import { withdrawListings } from '../listing-writes.ts';
 import type { AuditActor } from '../../access/audit.ts';
-import { PULL_MINUTES } from '../../../domain/catalogue/feed-formats.ts';
+import { PULL_MINUTES, PULL_WITHDRAW_MAX_SHARE } from '../../../domain/catalogue/feed-formats.ts';
 
 export { PULL_MINUTES };
 
@@ -184,7 +183,7 @@ export interface PullOptions {
 export async function pullFeedSource(db: Db, id: number, options: PullOptions): Promise<PullResult> {
   const source = await repo.findFeedSource(db, id);
   if (!source || source.removed_at !== null) throw new InmoError('FEED_SOURCE_NOT_FOUND', { id });
-  const share = options.withdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare;
+  const share = options.withdrawMaxShare ?? PULL_WITHDRAW_MAX_SHARE;
   const at = nowRfc3339();
   const dir = await mkdtemp(join(tmpdir(), 'inmo-feed-'));
   // While a pull is held the validators are not sent: the feed may have come back to the very
