@@ -16,7 +16,7 @@
  * half way, or a clock set back, does no harm.
  *
  * Not here: feed and mailbox pulls, which each source schedules for itself by its own period
- * (`every_minutes`) as a chain of `pull_feed` / `pull_email` jobs (services/pulls/scheduled-pull.ts),
+ * (`every_minutes`) as a chain of `pull_feed` / `pull_email` jobs (services/scheduled-pulls.ts),
  * and the purge of expired Idempotency-Keys, which the server runs beside its requests
  * (services/integrations/idempotency.ts).
  */
