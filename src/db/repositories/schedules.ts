@@ -16,6 +16,9 @@ export async function claimScheduleRun(
   db: Executor,
   run: { name: string; worker: string; now: string; dueBy: string; aheadOf: string },
 ): Promise<boolean> {
+  // A read first: a look that finds the run not due writes nothing (no SQLite write lock for idle workers).
+  const last = await db.selectFrom('schedule_runs').select('last_run_at').where('name', '=', run.name).executeTakeFirst();
+  if (last && last.last_run_at > run.dueBy && last.last_run_at <= run.aheadOf) return false;
   const claimed = await db
     .insertInto('schedule_runs')
     .values({ name: run.name, last_run_at: run.now, worker: run.worker })
