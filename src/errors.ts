@@ -8,7 +8,6 @@
  * The Pydantic-shaped 422 (a list of faults, not a sentence) is {@link RequestValidationError}.
  */
 import type { Scope } from './domain/access/api-key.ts';
-import type { ValidationIssue } from './validation/validator.ts';
 import { SLOT_TAKEN_DETAIL } from './domain/viewings/slot-taken.ts';
 
 interface ErrorSpec<P> {
@@ -421,6 +420,17 @@ export class InmoError<C extends ErrorCode = ErrorCode> extends Error {
     this.cause = cause;
     return this;
   }
+}
+
+export type Loc = Array<string | number>;
+
+/** One fault, as FastAPI returns it inside `detail` (validation/validator.ts finds them). */
+export interface ValidationIssue {
+  type: string;
+  loc: Loc;
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
 }
 
 /** A request whose path, query or body breaks the schema: 422 with every fault, Pydantic-shaped (CONTRACT §2). */

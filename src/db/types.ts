@@ -298,6 +298,16 @@ export interface JobTable {
   locked_until: string | null;
 }
 
+/** The last run of a schedule of recurring work (migration 0058; src/jobs/schedules.ts). */
+export interface ScheduleRunTable {
+  /** The schedule's name (`alert_round`, `viewing_reminders`, …). */
+  name: string;
+  /** When its last run was claimed, canonical RFC 3339, by the clock of the worker that claimed it. */
+  last_run_at: string;
+  /** The worker that claimed it (`jobs.locked_by`'s form). */
+  worker: string;
+}
+
 /** A property a search entry matched (`failed` null) or nearly matched (`failed` names the criterion missed). */
 export interface LeadMatchTable {
   lead_id: number;
@@ -935,6 +945,7 @@ export interface Database {
   lead_consents: LeadConsentTable;
   lead_interactions: LeadInteractionTable;
   jobs: JobTable;
+  schedule_runs: ScheduleRunTable;
   lead_matches: LeadMatchTable;
   lead_match_runs: LeadMatchRunTable;
   channels: ChannelTable;

@@ -33,8 +33,10 @@ import {
 import type { ListingRecord } from '../../../domain/catalogue/property-record.ts';
 import {
   heldTexts,
+  languageState,
   LISTING_LANGUAGES,
   listingLanguage,
+  type LanguageState,
   type ListingLanguage,
   type StoredTexts,
 } from '../../../domain/catalogue/languages.ts';
@@ -129,23 +131,6 @@ const FACT_FIELDS = ['floor', 'community_fees', 'year_built', 'condition'] as co
 
 /** Whether a form post carries a field at all (even empty): a field left out keeps what is stored. */
 const sent = (body: unknown, name: string) => typeof body === 'object' && body !== null && Object.hasOwn(body, name);
-
-/**
- * How far a listing's text is written in one language: both, only one of them, or none
- * (`unwritten` for Spanish, `untranslated` for the others). What the editor's tabs and the
- * listing's page mark.
- */
-export type LanguageState = 'written' | 'no_title' | 'no_description' | 'unwritten' | 'untranslated';
-
-/** The state of language `lang` from its title and description as the form holds them. */
-export function languageState(lang: ListingLanguage, title: string, description: string): LanguageState {
-  const hasTitle = title.trim() !== '';
-  const hasDescription = description.trim() !== '';
-  if (hasTitle && hasDescription) return 'written';
-  if (hasTitle) return 'no_description';
-  if (hasDescription) return 'no_title';
-  return lang === 'es' ? 'unwritten' : 'untranslated';
-}
 
 /** How far a stored listing is written in each language, in {@link LISTING_LANGUAGES} order. */
 function heldLanguages(fields: StoredTexts): Array<{ lang: ListingLanguage; state: LanguageState }> {
