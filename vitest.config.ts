@@ -101,6 +101,9 @@ export const ONCE = [
   'listings.console', // the catalogue's pages
   'media-objects', // the S3 media store
   'lead-page.console', // the lead's page
+  'viewings.api', // the viewing endpoints as a contract (repositories.test.ts counts on both engines)
+  'viewing-bounds', // a viewing's bounds and refusals
+  'assistant-viewings', // the assistant's viewing dialogue
 ].map((name) => `test/db/${name}.test.ts`);
 /** The db files that only mean something on PostgreSQL: `db-sqlite` leaves them out. */
 const POSTGRES_ONLY = ['test/db/postgres-schemas.test.ts'];

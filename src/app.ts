@@ -23,7 +23,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type
 import swagger from '@fastify/swagger';
 import type { Db } from './db/database.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
-import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit-settings.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit-settings.ts';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import { COMPRESSION_OPTIONS } from './http/conditional.ts';

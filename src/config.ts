@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseMailbox } from './channels/mailbox.ts';
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/pool-settings.ts';
-import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit-settings.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit-settings.ts';
 import { LIMIT_SETTINGS, loadLimits, type Limits } from './limits.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './worker-settings.ts';
 

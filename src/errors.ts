@@ -8,7 +8,6 @@
  * The Pydantic-shaped 422 (a list of faults, not a sentence) is {@link RequestValidationError}.
  */
 import type { Scope } from './domain/access/api-key.ts';
-import type { ValidationIssue } from './validation/validator.ts';
 import { SLOT_TAKEN_DETAIL } from './domain/viewings/slot-taken.ts';
 
 interface ErrorSpec<P> {
@@ -100,6 +99,8 @@ export const ERRORS = {
   LEAD_PHONE_TAKEN: spec({ status: 409, detail: 'Another lead of the business has this phone number' }),
   // The console's lead page linking a portal e-mail's listing (issue 57).
   EMAIL_LISTING_NOT_FOUND: spec({ status: 400, detail: 'No listing of the business has this reference' }),
+  // A listing's owner must be a `propietario` lead (CONTRACT §24, issue 58).
+  LISTING_OWNER_NOT_PROPIETARIO: spec({ status: 422, detail: 'The owner of a listing must be a lead of type propietario' }),
   LEAD_NOT_STORED: spec({ status: 400, detail: 'The lead could not be stored' }),
   /** spec §4.3 rule 3: a malformed ingest `search.budget` is a documented 500. */
   MALFORMED_BUDGET: spec({ status: 500, detail: 'Internal Server Error' }),
@@ -419,6 +420,17 @@ export class InmoError<C extends ErrorCode = ErrorCode> extends Error {
     this.cause = cause;
     return this;
   }
+}
+
+export type Loc = Array<string | number>;
+
+/** One fault, as FastAPI returns it inside `detail` (validation/validator.ts finds them). */
+export interface ValidationIssue {
+  type: string;
+  loc: Loc;
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
 }
 
 /** A request whose path, query or body breaks the schema: 422 with every fault, Pydantic-shaped (CONTRACT §2). */

@@ -1,3 +1,5 @@
+import { PULL_WITHDRAW_MAX_SHARE } from './domain/catalogue/feed-formats.ts';
+
 /** Tunables of a worker (src/jobs/worker.ts), and the defaults services fall back on; config.ts reads them from `INMO_WORKER_*`, `INMO_JOB_*`, `INMO_MATCH_LIMIT`, `INMO_SEND_TIMEOUT_MS`, `INMO_FEED_MAX_BYTES`, `INMO_EMAIL_PULL_TIMEOUT_MS`, `INMO_PULL_WITHDRAW_MAX_SHARE`, `INMO_LEAD_RETENTION_DAYS`, `INMO_ALERT_HOUR` and `INMO_VIEWING_REMINDER_HOURS`. */
 export interface WorkerSettings {
   /** Jobs claimed and run at once. */
@@ -51,7 +53,7 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
   sendTimeoutMs: 15_000,
   feedMaxBytes: 200 * 1024 * 1024,
   emailPullTimeoutMs: 2 * 60_000,
-  pullWithdrawMaxShare: 0.5,
+  pullWithdrawMaxShare: PULL_WITHDRAW_MAX_SHARE,
   leadRetentionDays: null,
   alertHour: 10,
   viewingReminderHours: 24,

@@ -1,6 +1,11 @@
-/** `inmo jobs list|retry` (CONTRACT §7, §9): the background jobs, their state, and running a failed one again. */
+/**
+ * `inmo jobs list|retry|schedules` (CONTRACT §7, §9): the background jobs, their state, and running a
+ * failed one again; the recurring work (jobs/schedules.ts, issue 56) with its period, last run and
+ * next run.
+ */
 import type { Command } from 'commander';
-import { action, CliError, command, positiveInt, print, withDb } from './common.ts';
+import { loadConfig } from '../config.ts';
+import { action, cli, CliError, command, positiveInt, print, withDb } from './common.ts';
 
 const STATES = ['pending', 'running', 'done', 'failed'];
 
@@ -36,4 +41,22 @@ export function register(program: Command): void {
         print(job, `job #${job.id} (${job.kind}) is pending again and runs at the next poll`);
       }),
     );
+  command(jobs, 'schedules', 'list the recurring work the workers do, with its period, last run and next run').action(
+    action(async () => {
+      const { listSchedules } = await import('../jobs/schedules.ts');
+      const settings = loadConfig(cli.env).worker;
+      const list = await withDb((db) => listSchedules(db, settings, new Date()), { mustExist: true });
+      const every = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds / 60} min`);
+      const human = list
+        .map(
+          (s) =>
+            `${s.name.padEnd(21)} every ${every(s.every_seconds).padEnd(7)}` +
+            (s.daily_hour === null ? '' : ` (daily at ${String(s.daily_hour).padStart(2, '0')}:00, business time)`) +
+            (s.enabled ? `  last ${s.last_run_at ?? 'never'}  next ${s.next_run_at}` : '  off') +
+            `\n    ${s.description}`,
+        )
+        .join('\n');
+      print(list, human);
+    }),
+  );
 }

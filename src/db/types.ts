@@ -128,6 +128,8 @@ export interface PropertyTable {
   closed_price: Generated<number | null>;
   /** The day of that sale or rental in the business's time zone, `YYYY-MM-DD` (migration 0038); null as `closed_price`. */
   closed_on: Generated<string | null>;
+  /** The listing's owner, a `propietario` lead (migration 0059, CONTRACT §24); null: none linked. Never published. */
+  owner_lead_id: Generated<number | null>;
 }
 
 /** The published property object without `id`, JSON, privacy already applied (1:1 with properties). */
@@ -294,6 +296,16 @@ export interface JobTable {
   locked_by: string | null;
   /** End of that worker's lease: past it, the job is taken again. */
   locked_until: string | null;
+}
+
+/** The last run of a schedule of recurring work (migration 0058; src/jobs/schedules.ts). */
+export interface ScheduleRunTable {
+  /** The schedule's name (`alert_round`, `viewing_reminders`, …). */
+  name: string;
+  /** When its last run was claimed, canonical RFC 3339, by the clock of the worker that claimed it. */
+  last_run_at: string;
+  /** The worker that claimed it (`jobs.locked_by`'s form). */
+  worker: string;
 }
 
 /** A property a search entry matched (`failed` null) or nearly matched (`failed` names the criterion missed). */
@@ -933,6 +945,7 @@ export interface Database {
   lead_consents: LeadConsentTable;
   lead_interactions: LeadInteractionTable;
   jobs: JobTable;
+  schedule_runs: ScheduleRunTable;
   lead_matches: LeadMatchTable;
   lead_match_runs: LeadMatchRunTable;
   channels: ChannelTable;
@@ -998,6 +1011,8 @@ export type PropertiesHoldListings = Holds<
       | 'search_text'
       | 'closed_price'
       | 'closed_on'
+      // Set in the console, not by the import line (CONTRACT §24; the import's `owner` is to come).
+      | 'owner_lead_id'
     >,
     Omit<PropertyFields, 'address_privacy'>
   >

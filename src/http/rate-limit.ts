@@ -12,7 +12,7 @@ import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseApiKey } from '../domain/access/api-key.ts';
 import { InmoError } from '../errors.ts';
-import type { RateLimits } from './rate-limit-settings.ts';
+import type { RateLimits } from '../rate-limit-settings.ts';
 import { appendOnRequest, presentedKey } from './auth.ts';
 import { createHash } from 'node:crypto';
 

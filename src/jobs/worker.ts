@@ -21,6 +21,9 @@
  *   outside (a slow or hostile one holds it until its deadline), so pulls run in at most
  *   `concurrency - 1` slots (1 when `concurrency` is 1): a new lead's matching, welcome and
  *   follow-ups always find a slot ({@link PULL_KINDS}, issue 55).
+ * - **Recurring work is data** (jobs/schedules.ts): before each claim the worker looks at the
+ *   schedules whose period has passed since its last look, and runs those whose run it claims
+ *   (once per period between all the workers, migration 0058).
  * - **Stopping** (SIGTERM) stops claiming and lets the jobs already running finish.
  */
 import { randomUUID } from 'node:crypto';
@@ -37,31 +40,17 @@ import {
   type ClaimedJob,
   type JobKind,
 } from '../db/repositories/jobs.ts';
-import { eraseQuietLeads } from '../services/leads/erasure.ts';
-import { composeDueAlerts } from '../services/leads/alerts.ts';
-import { composeDueReminders } from '../services/viewings/notices.ts';
-import { purgeOldInboundEmails } from '../services/leads/email-intake.ts';
-import { purgeEventsBefore } from '../db/repositories/events.ts';
 import { transact } from '../db/transaction.ts';
 import { isJobKind, parseJobPayload } from '../db/job-kinds.ts';
 import { toRfc3339 } from '../domain/time.ts';
-import { EVENT_TTL_MS } from '../services/integrations/events.ts';
 import { CatalogueSnapshots } from '../services/leads/matching.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { failpoint } from './failpoints.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './settings.ts';
 import { outboundPolicy, type OutboundPolicy } from '../config.ts';
+import { claimRun, SCHEDULES, type Schedule } from './schedules.ts';
 import { PermanentJobError, type TaskContext } from './task.ts';
 import { taskFor } from './tasks/index.ts';
-
-/** How often a worker deletes events past their 30 days, ms. */
-const EVENT_PURGE_EVERY_MS = 60 * 60_000;
-/** How often retention (INMO_LEAD_RETENTION_DAYS) looks for quiet leads: daily, and when the worker starts. */
-const RETENTION_EVERY_MS = 24 * 60 * 60_000;
-/** How often a worker looks whether a business's alert round is due (INMO_ALERT_HOUR), ms. */
-const ALERTS_EVERY_MS = 60_000;
-/** How often a worker looks for viewings whose reminder is due (INMO_VIEWING_REMINDER_HOURS), ms. */
-const REMINDERS_EVERY_MS = 60_000;
 
 /** Job kinds that wait on a server outside for long: they share all the worker's slots but one. */
 export const PULL_KINDS: readonly JobKind[] = ['pull_email', 'pull_feed'];
@@ -104,10 +93,10 @@ export class Worker {
   private pullsRunning = 0;
   /** When expired leases were last looked for, ms since the epoch by the worker's clock. */
   private releasedAt = Number.NEGATIVE_INFINITY;
-  private purgedAt = Number.NEGATIVE_INFINITY;
-  private retainedAt = Number.NEGATIVE_INFINITY;
-  private alertsAt = Number.NEGATIVE_INFINITY;
-  private remindersAt = Number.NEGATIVE_INFINITY;
+  /** The recurring work this worker looks at (jobs/schedules.ts). */
+  private readonly schedules: readonly Schedule[];
+  /** When this worker last looked at each schedule, ms since the epoch by its clock. */
+  private readonly lookedAt = new Map<string, number>();
 
   /** Where the jobs' outgoing requests (sends, the assistant's model, webhooks) may go. */
   readonly outbound: OutboundPolicy;
@@ -115,9 +104,18 @@ export class Worker {
   /**
    * @param options.outbound where outgoing requests may go: `inmo serve` and `inmo worker` pass
    *   their configuration's; by default, the policy of this process's environment (config.ts).
+   * @param options.schedules the recurring work, by default {@link SCHEDULES} (tests count its runs).
    */
-  constructor(options: { db: Db; clock?: Clock; logger?: WorkerLogger; settings?: Partial<WorkerSettings>; outbound?: OutboundPolicy }) {
+  constructor(options: {
+    db: Db;
+    clock?: Clock;
+    logger?: WorkerLogger;
+    settings?: Partial<WorkerSettings>;
+    outbound?: OutboundPolicy;
+    schedules?: readonly Schedule[];
+  }) {
     this.db = options.db;
+    this.schedules = options.schedules ?? SCHEDULES;
     this.outbound = options.outbound ?? outboundPolicy();
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
@@ -207,10 +205,7 @@ export class Worker {
    */
   private async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.now();
-    await this.purgeOldEvents();
-    await this.applyRetention();
-    await this.composeAlerts();
-    await this.composeReminders();
+    await this.runDueSchedules();
     // While jobs keep coming, claim straight away; after an empty claim, look with a read
     // first, so idle workers polling never take SQLite's write lock.
     if (!this.busy && !(await hasClaimableJobs(this.db, now))) return [];
@@ -240,77 +235,30 @@ export class Worker {
   }
 
   /**
-   * Deletes events past their 30 days (CONTRACT §13) and portal e-mails past theirs (CONTRACT
-   * §19), at most once an hour per worker.
+   * Runs the recurring work that is due (jobs/schedules.ts): each enabled schedule this worker
+   * has not looked at for a period by its clock is looked at, and run when this worker claims
+   * its run (one worker per period). A run that queued jobs makes the next claim come at once;
+   * a failed run is logged and tried again the next period.
    */
-  private async purgeOldEvents(): Promise<void> {
-    const nowMs = this.clock.now().getTime();
-    if (nowMs - this.purgedAt < EVENT_PURGE_EVERY_MS) return;
-    this.purgedAt = nowMs;
-    const purged = await purgeEventsBefore(this.db, toRfc3339(new Date(nowMs - EVENT_TTL_MS)));
-    if (purged) this.logger.info({ purged }, 'worker: deleted events older than 30 days');
-    const emails = await purgeOldInboundEmails(this.db, this.clock.now());
-    if (emails) this.logger.info({ purged: emails }, 'worker: deleted inbound e-mails older than 30 days');
-  }
-
-  /**
-   * Erases the leads quiet for longer than INMO_LEAD_RETENTION_DAYS (CONTRACT §18), once a day
-   * per worker by its clock; several workers erasing at once is harmless (an erasure is
-   * idempotent). A failure is logged and tried again the next day.
-   */
-  private async applyRetention(): Promise<void> {
-    const days = this.settings.leadRetentionDays;
-    const nowMs = this.clock.now().getTime();
-    if (days === null || nowMs - this.retainedAt < RETENTION_EVERY_MS) return;
-    this.retainedAt = nowMs;
-    try {
-      const erased = await eraseQuietLeads(this.db, days, this.clock.now());
-      if (erased) this.logger.info({ erased, days }, 'worker: erased leads past their retention');
-    } catch (error) {
-      this.logger.error({ err: error }, 'worker: retention failed; it runs again tomorrow');
-    }
-  }
-
-  /**
-   * Composes the alert digests of every business whose alert hour has come today and whose round
-   * is not composed yet (CONTRACT §21, services/leads/alerts.ts), at most once a minute per worker;
-   * their `send_alert` jobs are then claimed like any other. Several workers composing at once
-   * write one digest per lead. A failure is logged and tried again a minute later.
-   */
-  private async composeAlerts(): Promise<void> {
-    const nowMs = this.clock.now().getTime();
-    if (nowMs - this.alertsAt < ALERTS_EVERY_MS) return;
-    this.alertsAt = nowMs;
-    try {
-      const written = await composeDueAlerts(this.db, this.clock.now(), this.settings.alertHour);
-      if (written) {
-        this.busy = true;
-        this.logger.info({ digests: written }, 'worker: composed the alert digests of the day');
+  private async runDueSchedules(): Promise<void> {
+    const at = this.clock.now();
+    const nowMs = at.getTime();
+    for (const schedule of this.schedules) {
+      if (!schedule.enabled(this.settings)) continue;
+      if (nowMs - (this.lookedAt.get(schedule.name) ?? Number.NEGATIVE_INFINITY) < schedule.everyMs) continue;
+      this.lookedAt.set(schedule.name, nowMs);
+      try {
+        if (!(await claimRun(this.db, schedule, this.id, at))) continue;
+        const queued = await schedule.run({
+          db: this.db,
+          now: at,
+          settings: this.settings,
+          log: (fields, message) => this.logger.info(fields, message),
+        });
+        if (queued > 0) this.busy = true;
+      } catch (error) {
+        this.logger.error({ schedule: schedule.name, err: error }, schedule.failure);
       }
-    } catch (error) {
-      this.logger.error({ err: error }, 'worker: composing alert digests failed; it is tried again in a minute');
-    }
-  }
-
-  /**
-   * Queues the reminders of viewings starting within INMO_VIEWING_REMINDER_HOURS (CONTRACT §20,
-   * services/viewings/notices.ts), at most once a minute per worker; their `send_viewing_notice`
-   * jobs are then claimed like any other. Several workers looking at once queue one reminder per
-   * viewing and start time (a unique index). A failure is logged and tried again a minute later.
-   */
-  private async composeReminders(): Promise<void> {
-    const hours = this.settings.viewingReminderHours;
-    const nowMs = this.clock.now().getTime();
-    if (hours <= 0 || nowMs - this.remindersAt < REMINDERS_EVERY_MS) return;
-    this.remindersAt = nowMs;
-    try {
-      const queued = await composeDueReminders(this.db, this.clock.now(), hours);
-      if (queued) {
-        this.busy = true;
-        this.logger.info({ reminders: queued }, 'worker: queued viewing reminders');
-      }
-    } catch (error) {
-      this.logger.error({ err: error }, 'worker: queueing viewing reminders failed; it is tried again in a minute');
     }
   }
 

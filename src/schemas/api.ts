@@ -267,6 +267,12 @@ export const leadSchema = (limits: Limits) =>
       ),
       created_at: Timestamp,
       updated_at: Timestamp,
+      listings: Type.Optional(
+        Type.Array(Type.Integer(), {
+          description:
+            'Only in GET /leads/{id} (and PATCH /leads/{id}) of a `propietario` lead: the ids of the listings it owns, oldest first (CONTRACT §24). Never in GET /leads.',
+        }),
+      ),
     },
     { $id: 'Lead', description: 'Keys without a value (null, empty string, empty list) are omitted.' },
   );

@@ -16,17 +16,9 @@ import { Kind, type TSchema } from '@sinclair/typebox';
 import { parseRfc3339 } from '../domain/time.ts';
 import { LITERALS_KIND } from '../schemas/common.ts';
 import { LENIENT_OBJECT_KIND } from '../schemas/locations.ts';
+import type { Loc, ValidationIssue } from '../errors.ts';
 
-export type Loc = Array<string | number>;
-
-/** One fault, as FastAPI returns it inside `detail`. */
-export interface ValidationIssue {
-  type: string;
-  loc: Loc;
-  msg: string;
-  input: unknown;
-  ctx?: Record<string, unknown>;
-}
+export type { Loc, ValidationIssue };
 
 /**
  * Where the input came from. `query`/`path` values are strings (parsed as Pydantic parses

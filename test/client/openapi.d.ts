@@ -460,6 +460,8 @@ export interface components {
              * @description RFC 3339 with UTC offset.
              */
             updated_at: string;
+            /** @description Only in GET /leads/{id} (and PATCH /leads/{id}) of a `propietario` lead: the ids of the listings it owns, oldest first (CONTRACT §24). Never in GET /leads. */
+            listings?: number[];
         };
         /** @description A lead’s visit to a listing with an agent (CONTRACT §20). */
         Viewing: {

@@ -17,12 +17,40 @@ function sourcesUnder(dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** The modules of src/ a file imports (relative specifiers, resolved), as paths relative to src/. */
+/**
+ * The modules of src/ a file imports (relative specifiers, resolved), as paths relative to src/:
+ * `import … from`, `import type … from`, `export … from` and bare `import '…'`; not `await import(…)`,
+ * which loads a module only when it runs (the CLI's commands).
+ */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.[^']+)'/gms)].map(([, spec]) =>
+  return [...text.matchAll(/^(?:import|export)\b(?:[^;]*?\bfrom\s+|\s*)'(\.[^']+)'/gms)].map(([, spec]) =>
     relative(SRC, resolve(dirname(file), spec)),
   );
+}
+
+/**
+ * The import cycles among the files of src/ (as `madge --circular` finds them, type imports
+ * included): one per import that leads back to a module still being walked, each written
+ * `a.ts → b.ts → … → a.ts`, relative to src/.
+ */
+function importCycles(): string[] {
+  const graph = new Map(sourcesUnder('.').map((file) => [relative(SRC, file), importsOf(file)] as const));
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const walk = (module: string): void => {
+    path.push(module);
+    for (const next of graph.get(module) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) cycles.push([...path.slice(at), next].join(' → '));
+      else if (!done.has(next) && graph.has(next)) walk(next);
+    }
+    path.pop();
+    done.add(module);
+  };
+  for (const module of [...graph.keys()].sort()) if (!done.has(module)) walk(module);
+  return cycles;
 }
 
 /** `from` → imported module, for every import of the files under `dir` that lands under one of `forbidden`. */
@@ -87,6 +115,32 @@ describe('layering', () => {
 
   it('storage imports nothing of services, HTTP, jobs or the CLI', () => {
     expect(importsInto('db', ['services/', 'http/', 'jobs/', 'cli/'])).toEqual([]);
+  });
+
+  it('no module of src/ imports itself back through others (issue 56: no import cycle)', () => {
+    const cycles = importCycles();
+    expect(cycles, `import cycles in src/:\n${cycles.join('\n')}`).toEqual([]);
+  });
+
+  it('the settings, the errors and the limits at the top of src/ import nothing of HTTP, validation, services or the CLI (issue 56)', () => {
+    // (config.ts reads the defaults of db/, jobs/ and channels/ from their plain settings' modules.)
+    // Every module at the top of src/ but the two that put the layers together: the app and the CLI's entry.
+    const top = readdirSync(SRC).filter((file) => file.endsWith('.ts') && file !== 'app.ts' && file !== 'main.ts');
+    expect(top).toContain('config.ts');
+    const upward = top.flatMap((file) =>
+      importsOf(join(SRC, file))
+        .filter((target) => /^(http|validation|services|cli)\//.test(target))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('services never import the worker: jobs/ calls services, not the other way round (issue 56)', () => {
+    // Until the one outbox lands (issue 56 item 1), two services still name the worker's send
+    // code; that work removes these imports and then this list. Nothing may be added to it.
+    const notYet = ['services/leads/alerts.ts', 'services/leads/hand-sends.ts'];
+    const climbs = importsInto('services', ['jobs/']).filter((edge) => !notYet.includes(edge.split(' → ')[0]));
+    expect(climbs).toEqual([]);
   });
 
   it("only src/db/ knows the engine: nothing else reads a handle's engine, its own client or what the engine can do", () => {
@@ -156,6 +210,10 @@ describe('layering', () => {
 
   it('finds the imports it checks (the check itself works)', () => {
     expect(importsOf(join(SRC, 'http', 'console', 'sections', 'leads.ts'))).toContain('services/leads/leads.ts');
+    // Type imports and re-exports count: a cycle through them is a cycle of the design.
+    expect(importsOf(join(SRC, 'services', 'leads', 'intake.ts'))).toContain('services/leads/on-stored.ts');
+    expect(importsOf(join(SRC, 'domain', 'leads', 'portal-emails', 'index.ts'))).toContain('domain/leads/portal-emails/parsers.ts');
+    expect(importCycles).not.toThrow();
   });
 });
 

@@ -52,6 +52,8 @@ import * as m0049 from './0049_email_from_name.ts';
 import * as m0051 from './0051_price_drops.ts';
 import * as m0054 from './0054_inbound_addresses.ts';
 import * as m0056 from './0056_listed_listings.ts';
+import * as m0058 from './0058_schedule_runs.ts';
+import * as m0059 from './0059_listing_owners.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -108,6 +110,8 @@ export const migrationProvider: MigrationProvider = {
       '0051_price_drops': m0051,
       '0054_inbound_addresses': m0054,
       '0056_listed_listings': m0056,
+      '0058_schedule_runs': m0058,
+      '0059_listing_owners': m0059,
     };
   },
 };

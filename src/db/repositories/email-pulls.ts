@@ -66,15 +66,3 @@ export async function finishEmailPullRun(
     .where('running_run', '=', run)
     .execute();
 }
-
-/** Whether a pending `pull_email` job for pull `id` is queued. */
-export async function hasPendingEmailPullJob(db: Executor, id: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('jobs')
-    .select('id')
-    .where('kind', '=', 'pull_email')
-    .where('state', '=', 'pending')
-    .where('payload', '=', JSON.stringify({ pull_id: id }))
-    .executeTakeFirst();
-  return row !== undefined;
-}

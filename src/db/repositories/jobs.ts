@@ -225,6 +225,18 @@ export async function hasUnfinishedDueJobs(db: Executor, now: string): Promise<{
   return { due: await anyJob(db, 'pending', 'run_at', '<=', now), runningUntil: (running?.until as string | null | undefined) ?? null };
 }
 
+/** Whether a pending job of `kind` with exactly this payload is queued (a scheduled pull's next run, services/scheduled-pulls.ts). */
+export async function hasPendingJob(db: Executor, kind: JobKind, payload: unknown): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', kind)
+    .where('state', '=', 'pending')
+    .where('payload', '=', JSON.stringify(payload))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Jobs for `inmo jobs list`, newest first. */
 export async function listJobs(db: Executor, options: { state?: string; businessId?: number; limit: number }) {
   let query = db

@@ -146,6 +146,29 @@ export async function listOpenViewingsOfLead(db: Executor, businessId: number, l
 }
 
 /**
+ * The id of the lead's next viewing `scheduled` or `confirmed` that starts after `now` (canonical
+ * UTC), or undefined: what a WhatsApp button's text answers (services/viewings/answers.ts).
+ */
+export async function findNextViewingToAnswer(db: Executor, businessId: number, leadId: number, now: string): Promise<number | undefined> {
+  const next = await db
+    .selectFrom('viewings')
+    .select('id')
+    .where('business_id', '=', businessId)
+    .where('lead_id', '=', leadId)
+    .where('status', 'in', ['scheduled', 'confirmed'])
+    .where('starts_at', '>', now)
+    .orderBy('starts_at')
+    .limit(1)
+    .executeTakeFirst();
+  return next?.id;
+}
+
+/** A listing's reference and its titles (the default one, and by language as stored), or undefined. */
+export async function findListingTitles(db: Executor, propertyId: number) {
+  return db.selectFrom('properties').select(['external_ref', 'title', 'titles']).where('id', '=', propertyId).executeTakeFirst();
+}
+
+/**
  * How many viewings were booked since `since` (canonical UTC) through publishable key `apiKeyId`,
  * or, for `{propertyId}`, from the listing's public page (source `website`, no key), in any status;
  * `oldest`: the first one's `created_at`.

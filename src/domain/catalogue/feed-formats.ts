@@ -16,3 +16,9 @@ export const FEED_FILES = {
 
 /** Pulls, in minutes between them: 5 minutes to a week. */
 export const PULL_MINUTES = { min: 5, max: 7 * 24 * 60, default: 360 } as const;
+
+/**
+ * The share of a pulled source's listings (0 to 1) one pull may withdraw by itself, by default
+ * (`INMO_PULL_WITHDRAW_MAX_SHARE`, issue 41): a pull that would withdraw more is held.
+ */
+export const PULL_WITHDRAW_MAX_SHARE = 0.5;

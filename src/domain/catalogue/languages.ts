@@ -132,3 +132,20 @@ export function missingLanguages(p: StoredTexts): ListingLanguage[] {
   const descriptions = heldTexts(p.description, p.descriptions);
   return LISTING_LANGUAGES.filter((lang) => !titles[lang] || !descriptions[lang]);
 }
+
+/**
+ * How far a listing's text is written in one language: both, only one of them, or none
+ * (`unwritten` for Spanish, `untranslated` for the others). What the console's editor tabs and the
+ * listing's page mark.
+ */
+export type LanguageState = 'written' | 'no_title' | 'no_description' | 'unwritten' | 'untranslated';
+
+/** The state of language `lang` from its title and description as the form holds them. */
+export function languageState(lang: ListingLanguage, title: string, description: string): LanguageState {
+  const hasTitle = title.trim() !== '';
+  const hasDescription = description.trim() !== '';
+  if (hasTitle && hasDescription) return 'written';
+  if (hasTitle) return 'no_description';
+  if (hasDescription) return 'no_title';
+  return lang === 'es' ? 'unwritten' : 'untranslated';
+}

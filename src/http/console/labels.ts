@@ -21,7 +21,7 @@ import type { ApiKeyInfo, keyState } from '../../services/access/api-keys.ts';
 import type { AuditAction } from '../../services/access/audit.ts';
 import type { Role, UserInfo } from '../../services/access/console-users.ts';
 import type { HiddenBecause } from '../../services/catalogue/listings.ts';
-import type { LanguageState } from './sections/listings.ts';
+import type { LanguageState } from '../../domain/catalogue/languages.ts';
 import type { CatalogueImportRow } from '../../services/catalogue/import/uploads.ts';
 import type { DISCARDED_BY_AGENT, NOT_UNDERSTOOD } from '../../services/leads/email-intake.ts';
 import type { ListingForm } from '../../schemas/console-forms.ts';
@@ -356,6 +356,7 @@ export const AUDIT_ACTION_LABEL = {
   'lead.export': 'audit_action_lead_export',
   'lead.erase': 'audit_action_lead_erase',
   'property.withdraw': 'audit_action_property_withdraw',
+  'property.owner': 'audit_action_property_owner',
   'calendar.create': 'audit_action_calendar_create',
   'calendar.revoke': 'audit_action_calendar_revoke',
   'viewing.sheet_sign': 'audit_action_viewing_sheet_sign',

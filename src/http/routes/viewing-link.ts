@@ -7,7 +7,7 @@
  *   date and time in the business's time zone) with one button that posts it (a GET changes
  *   nothing: mail scanners follow links), or what became of it (confirmed, cancelled, moved, over);
  * - `POST /v/<token>` (any body up to 4 KiB, ignored) confirms or cancels the viewing as the
- *   lead's answer (services/viewings/notices.ts, `viewing.updated`) and says what happened; again,
+ *   lead's answer (services/viewings/answers.ts, `viewing.updated`) and says what happened; again,
  *   it changes nothing and answers the same.
  *
  * An unknown token is 404 `Not Found`, as any unknown path, and writes nothing. The token is never
@@ -15,7 +15,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Db } from '../../db/database.ts';
-import { useViewingLink, viewingLinkPage, type ViewingLinkView } from '../../services/viewings/notices.ts';
+import { useViewingLink, viewingLinkPage, type ViewingLinkView } from '../../services/viewings/answers.ts';
 import { oneButtonPage, oneButtonRoutes, type OneButtonPage } from './unsubscribe.ts';
 
 /** The route's path. */

@@ -47,6 +47,8 @@ export const AUDIT_ACTIONS = {
   'lead.export': 'lead',
   'lead.erase': 'lead',
   'property.withdraw': 'property',
+  // A listing's owner linked or unlinked (CONTRACT §24): the target is the listing, never the owner.
+  'property.owner': 'property',
   'calendar.create': 'user',
   'calendar.revoke': 'user',
   'viewing.sheet_sign': 'viewing',

@@ -5,7 +5,8 @@
  * - A pull names a mailbox (`imaps://user:pass@host[:port]/INBOX`); its password is sealed at
  *   rest (secrets.ts) and never shown again: the URL is kept and shown without it. Plain
  *   `imap://` and private addresses only with `INMO_ALLOW_PRIVATE_NETWORK=1` (channels/imap-mailbox.ts).
- * - A durable `pull_email` job runs it every `every_minutes` (jobs/tasks/pull-email.ts), or
+ * - A durable `pull_email` job runs it every `every_minutes` (a scheduled pull,
+ *   services/scheduled-pulls.ts: {@link EMAIL_PULLS}; jobs/tasks/pull-email.ts), or
  *   `inmo email pull run` at once. One run at a time per pull: a run holds the pull's lease
  *   (a crashed run's lapses), and another run meanwhile is `busy`.
  * - A run reads the messages not seen (one SEARCH, at most `maxMessages` of them, one message's
@@ -38,15 +39,24 @@ import { CLI, recordAudit, type AuditActor } from '../access/audit.ts';
 import type { Db } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/email-pulls.ts';
-import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { transact } from '../../db/transaction.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { openSecret, sealSecret } from '../../secrets.ts';
 import { acceptInboundEmail, EMAIL_MAX_BYTES } from './email-intake.ts';
+import { checkedPullPeriod, queueFirstPull, type PullKind } from '../scheduled-pulls.ts';
 
 /** Minutes between a pull's runs: 5 by default, 1 to 10,080 (a week). */
 export const EMAIL_PULL_MINUTES = { default: 5, min: 1, max: 10_080 } as const;
+
+/** Mailboxes as scheduled pulls (services/scheduled-pulls.ts): `pull_email` jobs, `{"pull_id": …}`. */
+export const EMAIL_PULLS: PullKind = {
+  job: 'pull_email',
+  key: 'pull_id',
+  minutes: EMAIL_PULL_MINUTES,
+  periodError: 'EMAIL_PULL_PERIOD',
+  find: (db, id) => repo.findEmailPull(db, id),
+};
 
 /** A run's deadline by default, ms (`INMO_EMAIL_PULL_TIMEOUT_MS`): 2 minutes. */
 export const EMAIL_PULL_TIMEOUT_MS = 2 * 60_000;
@@ -103,9 +113,7 @@ export async function addEmailPull(
   outbound: OutboundPolicy,
   actor: AuditActor = CLI,
 ) {
-  const everyMinutes = options.everyMinutes ?? EMAIL_PULL_MINUTES.default;
-  if (!Number.isInteger(everyMinutes) || everyMinutes < EMAIL_PULL_MINUTES.min || everyMinutes > EMAIL_PULL_MINUTES.max)
-    throw new InmoError('EMAIL_PULL_PERIOD');
+  const everyMinutes = checkedPullPeriod(EMAIL_PULLS, options.everyMinutes);
   const target = parseImapUrl(options.url, outbound);
   if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
   const url = imapUrlWithoutPassword(target);
@@ -118,14 +126,7 @@ export async function addEmailPull(
       every_minutes: everyMinutes,
       created_at: now,
     });
-    await enqueueJob(trx, {
-      businessId: options.businessId,
-      leadId: null,
-      kind: 'pull_email',
-      payload: { pull_id: pullId },
-      runAt: now,
-      now,
-    });
+    await queueFirstPull(trx, EMAIL_PULLS, options.businessId, pullId, now);
     await recordAudit(trx, options.businessId, actor, 'email.pull_add', pullId, now);
     return pullId;
   });
@@ -335,20 +336,4 @@ export async function runEmailPull(db: Db, id: number, options: EmailPullOptions
       : {}),
   });
   return result;
-}
-
-/**
- * Queues pull `id`'s next run at `runAt` in `trx`, unless it is removed or a run is already
- * queued (so a job run twice never makes two chains of runs).
- */
-export async function queueNextEmailPull(trx: Parameters<typeof repo.findEmailPull>[0], id: number, runAt: string, now: string) {
-  const pull = await repo.findEmailPull(trx, id);
-  if (!pull || pull.removed_at !== null) return;
-  if (await repo.hasPendingEmailPullJob(trx, id)) return;
-  await enqueueJob(trx, { businessId: pull.business_id, leadId: null, kind: 'pull_email', payload: { pull_id: id }, runAt, now });
-}
-
-/** When the run after one made at `at` is due, `everyMinutes` later. */
-export function nextEmailPullAt(at: string, everyMinutes: number): string {
-  return toRfc3339(new Date(Date.parse(at) + everyMinutes * 60_000));
 }

@@ -20,7 +20,7 @@ import { sendsEmail } from '../messaging/email.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findChannel, findConversation, insertWelcome } from '../../db/repositories/messaging.ts';
-import type { Database, LeadInteractionTable, LeadOutcome } from '../../db/types.ts';
+import type { Database, LeadInteractionTable } from '../../db/types.ts';
 import { isKeyTaken, isUniqueViolation } from '../../db/errors.ts';
 import { enqueueLeadJobs, listJobsOfLead } from '../../db/repositories/jobs.ts';
 import type { PayloadlessJobKind as JobKind } from '../../db/job-kinds.ts';
@@ -33,6 +33,9 @@ import type { IngestBody, InquiryBody } from '../../schemas/lead-requests.ts';
 import { InmoError } from '../../errors.ts';
 import { recordEvent, recordLeadEvent } from '../integrations/events.ts';
 import { newLeadAtOnce, type NewLeadParts } from './new-lead-at-once.ts';
+import type { OnStored } from './on-stored.ts';
+
+export type { OnStored };
 
 /** Attempts of a creation that keeps losing unique-constraint races (each loss means a winner exists). */
 const MAX_ATTEMPTS = 5;
@@ -40,36 +43,6 @@ const MAX_ATTEMPTS = 5;
 /** Jobs of a new inquiry lead and of an ingest lead (spec §6: follow-ups for inquiries only). */
 const INQUIRY_JOBS: JobKind[] = ['match_lead', 'send_welcome', 'schedule_follow_ups'];
 const INGEST_JOBS: JobKind[] = ['match_lead', 'send_welcome'];
-
-/**
- * Called inside the transaction that stores a lead's outcome, last (CONTRACT §13: the
- * Idempotency-Key's response is stored with the lead, and so is an interaction's, so that a
- * retry records it once). Throwing rolls everything back.
- * `leadId` is the lead the request created or completed (null when it changed nothing);
- * `about` the lead it concerns, the existing one when it changed nothing (its erasure, CONTRACT
- * §18, removes the record).
- */
-export type OnStored = ((
-  trx: Transaction<Database>,
-  leadId: number | null,
-  outcome: LeadOutcome,
-  about: number | null,
-  /** The request was about a known lead and kept as an interaction (CONTRACT §22): an inquiry's 409 for a secret key. */
-  known?: boolean,
-) => Promise<void>) & {
-  /**
-   * The same record said as data, so that a new lead written in one statement on PostgreSQL
-   * (services/leads/new-lead-at-once.ts) records it in that statement: the Idempotency-Key, the
-   * 200's body for the new lead's id, and, for a key not claimed first (services/integrations/idempotency.ts),
-   * the record's fingerprint and times: it is inserted, not updated.
-   */
-  idempotency?: {
-    keyId: string;
-    idempotencyKey: string;
-    body: (leadId: number) => string;
-    insert: { fingerprint: string; createdAt: string; expiresAt: string } | null;
-  };
-};
 
 /** What an inquiry did: a new lead, an unnamed lead completed, or a known lead's interaction (CONTRACT §22). */
 export type InquiryOutcome = 'created' | 'completed' | 'known';

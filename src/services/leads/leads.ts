@@ -10,6 +10,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { listFollowUpsOfLead } from '../../db/repositories/follow-ups.ts';
 import * as repo from '../../db/repositories/leads.ts';
+import { listOwnedListingIds } from '../../db/repositories/listing-owners.ts';
 import { listAlertMarks, listLeadAlertItems } from '../../db/repositories/alerts.ts';
 
 export type { LeadSearch } from '../../db/repositories/leads.ts';
@@ -139,8 +140,8 @@ export async function countLeadsByStatus(db: Db, businessId: number, search: rep
  * name, e-mail or phone has `text` (as the lead list searches), `{id, name, phone}` each,
  * newest first, `limit` at most.
  */
-export async function leadChoices(db: Db, businessId: number, limit: number, text?: string) {
-  const rows = await repo.listLeadChoices(db, businessId, { text: text?.trim() || undefined }, limit);
+export async function leadChoices(db: Db, businessId: number, limit: number, text?: string, type?: string) {
+  const rows = await repo.listLeadChoices(db, businessId, { text: text?.trim() || undefined, type }, limit);
   return rows.map((r) => ({ id: r.id, name: r.name, phone: r.phone_number_1 }));
 }
 
@@ -179,7 +180,10 @@ export async function workspaceFigures(db: Db, businessId: number, now = Date.no
 export async function getLead(db: Db, businessId: number, id: number) {
   const row = isRowId(id) ? await repo.findPresentedLead(db, businessId, id) : undefined;
   if (!row) throw new InmoError('LEAD_NOT_FOUND', { id });
-  return presentLead(row);
+  const lead = presentLead(row);
+  // An owner's listings (CONTRACT §24); omitted when none, as every empty value of a Lead.
+  const listings = row.type === 'propietario' ? await listOwnedListingIds(db, businessId, id) : [];
+  return listings.length > 0 ? { ...lead, listings } : lead;
 }
 
 /**

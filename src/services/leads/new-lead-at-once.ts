@@ -44,7 +44,7 @@ import { insertNewLeadAtOnce, type NewLeadRows } from '../../db/repositories/new
 import type { NewLead } from '../../db/types.ts';
 import { presentLead, type PresentedRow } from '../../domain/leads/presenter.ts';
 import { subscribes } from '../integrations/events.ts';
-import type { OnStored } from './intake.ts';
+import type { OnStored } from './on-stored.ts';
 
 /** A new lead as the intake made it, before the database gives its id. Times are canonical RFC 3339. */
 export interface NewLeadParts {

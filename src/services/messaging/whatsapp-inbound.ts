@@ -39,7 +39,7 @@ import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { recordEvent } from '../integrations/events.ts';
 import { openSecret } from '../../secrets.ts';
-import { answerViewingButton } from '../viewings/notices.ts';
+import { answerViewingButton } from '../viewings/answers.ts';
 
 /** WhatsApp's customer-service window: free-form replies within 24 hours of the lead's last message. */
 export const WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -51,14 +51,7 @@ import {
   type OpenViewing,
 } from '../../db/repositories/viewings.ts';
 import { freeAgent } from '../../domain/viewings/agenda.ts';
-import {
-  localDateTime,
-  MAX_VIEWING_MINUTES,
-  MIN_VIEWING_MINUTES,
-  onSlotGrid,
-  VIEWING_MINUTES,
-  withinViewingHours,
-} from '../../domain/viewings/hours.ts';
+import { localDateTime, MAX_VIEWING_MINUTES, MIN_VIEWING_MINUTES, VIEWING_MINUTES } from '../../domain/viewings/hours.ts';
 import { presentViewing, type Viewing } from '../../domain/viewings/presenter.ts';
 import type { ViewingSource } from '../../domain/viewings/status.ts';
 import { toRfc3339 } from '../../domain/time.ts';
@@ -66,7 +59,7 @@ import { InmoError, RequestValidationError } from '../../errors.ts';
 import { recordEvent } from '../integrations/events.ts';
 import { createInquiryLead, type Inquiry, type InquiryOutcome, type LeadWrites } from '../leads/intake.ts';
 import { heldBetween, listingToView } from './availability.ts';
-import { businessClock, type BusinessClock } from './clock.ts';
+import { businessClock, viewingTimeFault } from './clock.ts';
 import { queueViewingNotice } from './notices.ts';
 
 const MINUTE_MS = 60_000;
@@ -126,29 +119,6 @@ function timeRefused(reason: string, input: string): RequestValidationError {
   return new RequestValidationError([
     { type: 'value_error', loc: ['body', 'starts_at'], msg: `Value error, ${reason}`, input, ctx: { error: {} } },
   ]);
-}
-
-/**
- * Why `[start, end)` cannot be a viewing of the business, or null when it can: in the past, more
- * than `horizonDays` days after `now`, not within one period of its day's viewing hours, or (with
- * `grid`) not on the slot grid availability offers. (Whether an agent is free is another matter.)
- */
-export function viewingTimeFault(
-  clock: BusinessClock,
-  start: number,
-  end: number,
-  now: number,
-  bounds: { horizonDays: number; grid: boolean },
-): string | null {
-  if (start <= now) return 'the viewing would start in the past';
-  if (start > now + bounds.horizonDays * DAY_MS) return `a viewing starts at most ${bounds.horizonDays} days ahead`;
-  if (!withinViewingHours(clock.zone, clock.hours, start, end)) {
-    return `the viewing must lie within the business's viewing hours, in its time zone ${clock.zone}`;
-  }
-  if (bounds.grid && !onSlotGrid(clock.zone, clock.hours, start, end)) {
-    return 'the viewing must start on a slot of GET /viewings/availability: every 30 minutes from the start of the viewing hours';
-  }
-  return null;
 }
 
 /**

@@ -6,11 +6,20 @@
  */
 import type { Executor } from '../../db/database.ts';
 import { findBusinessClock, setBusinessClock } from '../../db/repositories/businesses.ts';
-import { canonicalTimeZone, checkViewingHours, parseViewingHours, type ViewingHours } from '../../domain/viewings/hours.ts';
+import {
+  canonicalTimeZone,
+  checkViewingHours,
+  onSlotGrid,
+  parseViewingHours,
+  withinViewingHours,
+  type ViewingHours,
+} from '../../domain/viewings/hours.ts';
 import { InmoError } from '../../errors.ts';
 import { transact } from '../../db/transaction.ts';
 import type { Db } from '../../db/database.ts';
 import { recordAudit, type AuditActor } from '../access/audit.ts';
+
+const DAY_MS = 86_400_000;
 
 /** A business's time zone (IANA name) and viewing hours. */
 export interface BusinessClock {
@@ -79,4 +88,27 @@ export async function setBusinessClockBy(
     await recordAudit(trx, businessId, actor, 'business.clock', businessId);
     return set;
   });
+}
+
+/**
+ * Why `[start, end)` cannot be a viewing of the business, or null when it can: in the past, more
+ * than `horizonDays` days after `now`, not within one period of its day's viewing hours, or (with
+ * `grid`) not on the slot grid availability offers. (Whether an agent is free is another matter.)
+ */
+export function viewingTimeFault(
+  clock: BusinessClock,
+  start: number,
+  end: number,
+  now: number,
+  bounds: { horizonDays: number; grid: boolean },
+): string | null {
+  if (start <= now) return 'the viewing would start in the past';
+  if (start > now + bounds.horizonDays * DAY_MS) return `a viewing starts at most ${bounds.horizonDays} days ahead`;
+  if (!withinViewingHours(clock.zone, clock.hours, start, end)) {
+    return `the viewing must lie within the business's viewing hours, in its time zone ${clock.zone}`;
+  }
+  if (bounds.grid && !onSlotGrid(clock.zone, clock.hours, start, end)) {
+    return 'the viewing must start on a slot of GET /viewings/availability: every 30 minutes from the start of the viewing hours';
+  }
+  return null;
 }

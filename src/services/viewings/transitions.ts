@@ -26,8 +26,7 @@ import { toRfc3339 } from '../../domain/time.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
 import { recordEvent } from '../integrations/events.ts';
 import { heldBetween } from './availability.ts';
-import { viewingTimeFault } from './booking.ts';
-import { businessClock } from './clock.ts';
+import { businessClock, viewingTimeFault } from './clock.ts';
 import { noticeOfChange, queueViewingNotice } from './notices.ts';
 
 const MINUTE_MS = 60_000;

@@ -10,11 +10,8 @@
  */
 import { normalizePhone } from '../phone.ts';
 import { addressIn, hrefsIn, originalOf, type EmailContent } from './content.ts';
-import { fotocasa } from './fotocasa.ts';
-import { habitaclia } from './habitaclia.ts';
-import { idealista } from './idealista.ts';
 import { labelledFields, merged, NO_FIELDS, type Fields } from './labels.ts';
-import { pisosCom } from './pisos-com.ts';
+import { PORTAL_PARSERS } from './parsers.ts';
 import type { ParserName, PortalParser } from './portal.ts';
 import {
   addressOfMailto,
@@ -32,8 +29,7 @@ export type { EmailContent } from './content.ts';
 export type { ParserName } from './portal.ts';
 export type { ListingCandidate } from './references.ts';
 
-/** The portals read by a parser of their own. */
-export const PORTAL_PARSERS: readonly PortalParser[] = [idealista, fotocasa, habitaclia, pisosCom];
+export { PORTAL_PARSERS } from './parsers.ts';
 
 /** A lead's `source` for each parser (CONTRACT §19): the portal's name, `email` for the generic one. */
 export const SOURCE_OF: Record<ParserName, string> = {

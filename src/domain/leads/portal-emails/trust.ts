@@ -29,7 +29,7 @@
  * Pure: the headers are mailparser's (channels/email-message.ts), each value unfolded.
  */
 import type { EmailContent } from './content.ts';
-import { PORTAL_PARSERS } from './index.ts';
+import { PORTAL_PARSERS } from './parsers.ts';
 
 /** What inmo believes of a message (see the module's comment); stored as `inbound_emails.trust` (migration 0045). */
 export type EmailTrust = 'portal' | 'agency' | 'unverified';

@@ -75,6 +75,7 @@ import { businessTime } from '../local-time.ts';
 import { bookFromForm, newViewingForm, type ViewingFormState } from '../viewing-form.ts';
 import { viewingsOf } from '../../../services/viewings/console.ts';
 import { linkEmailListing } from '../../../services/leads/edit.ts';
+import { ownedListingIds, OWNER_TYPE } from '../../../services/catalogue/listing-owners.ts';
 import { leadRequestSchemas } from '../../../schemas/lead-requests.ts';
 import {
   FORM_CRITERIA,
@@ -258,6 +259,11 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
     const until = full.conversation.window_open_until;
     const session = reply.request.consoleSession!;
     const { zone, viewings } = await viewingsOf(db, full.lead.business_id, { leadId: full.lead.id });
+    // An owner's listings (CONTRACT §24).
+    const owned =
+      full.lead.type === OWNER_TYPE
+        ? await listingSummaries(db, full.lead.business_id, await ownedListingIds(db, full.lead.business_id, full.lead.id))
+        : null;
     // The listings to visit: its matches, its near misses and those it has visited, once each.
     const listings = new Map<number, { id: number; external_ref: string; title: string | null }>();
     for (const p of [...summaries.values(), ...viewings.map((v) => ({ id: v.property_id, external_ref: v.external_ref, title: v.title }))])
@@ -287,6 +293,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
           criteria: Object.keys(FORM_CRITERIA),
         },
         emailLink: emailLink ?? null,
+        owned,
         lastSent,
         viewings,
         time: businessTime(zone, reply.request.consoleLanguage),

@@ -33,8 +33,10 @@ import {
 import type { ListingRecord } from '../../../domain/catalogue/property-record.ts';
 import {
   heldTexts,
+  languageState,
   LISTING_LANGUAGES,
   listingLanguage,
+  type LanguageState,
   type ListingLanguage,
   type StoredTexts,
 } from '../../../domain/catalogue/languages.ts';
@@ -85,7 +87,8 @@ import { importFaultText } from '../import-faults.ts';
 import { importFault } from '../../../domain/catalogue/import-faults.ts';
 import { LISTING_FIELD_LABEL, labelOf, PROPERTY_STATUS_LABEL, STATUS_MOVE_LABEL } from '../labels.ts';
 import { render } from '../page.ts';
-import { csrfCheckedRoute, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
+import { csrfCheckedRoute, field, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
+import { linkListingOwner, listingOwner, OWNER_TYPE } from '../../../services/catalogue/listing-owners.ts';
 import { businessTime } from '../local-time.ts';
 import { bookFromForm, newViewingForm, type ViewingFormState } from '../viewing-form.ts';
 import { leadChoices } from '../../../services/leads/leads.ts';
@@ -128,23 +131,6 @@ const FACT_FIELDS = ['floor', 'community_fees', 'year_built', 'condition'] as co
 
 /** Whether a form post carries a field at all (even empty): a field left out keeps what is stored. */
 const sent = (body: unknown, name: string) => typeof body === 'object' && body !== null && Object.hasOwn(body, name);
-
-/**
- * How far a listing's text is written in one language: both, only one of them, or none
- * (`unwritten` for Spanish, `untranslated` for the others). What the editor's tabs and the
- * listing's page mark.
- */
-export type LanguageState = 'written' | 'no_title' | 'no_description' | 'unwritten' | 'untranslated';
-
-/** The state of language `lang` from its title and description as the form holds them. */
-export function languageState(lang: ListingLanguage, title: string, description: string): LanguageState {
-  const hasTitle = title.trim() !== '';
-  const hasDescription = description.trim() !== '';
-  if (hasTitle && hasDescription) return 'written';
-  if (hasTitle) return 'no_description';
-  if (hasDescription) return 'no_title';
-  return lang === 'es' ? 'unwritten' : 'untranslated';
-}
 
 /** How far a stored listing is written in each language, in {@link LISTING_LANGUAGES} order. */
 function heldLanguages(fields: StoredTexts): Array<{ lang: ListingLanguage; state: LanguageState }> {
@@ -633,14 +619,20 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
     problem: string | null = null,
     /** The viewing form as typed, after a refusal. */
     viewingForm?: ViewingFormState,
+    /** Why the owner was not linked, in words. */
+    ownerProblem: string | null = null,
   ) => {
     const session = request.consoleSession!;
     // The leads offered: the newest, or those found by `lead_q` (name, phone or e-mail).
     const leadQuery = ((request.query as Record<string, string | undefined>).lead_q ?? '').slice(0, 200);
-    const [{ zone, viewings }, leads, users] = await Promise.all([
+    // The owners offered (CONTRACT §24): `propietario` leads, the newest or those `owner_q` finds.
+    const ownerQuery = ((request.query as Record<string, string | undefined>).owner_q ?? '').slice(0, 200);
+    const [{ zone, viewings }, leads, users, owner, ownerChoices] = await Promise.all([
       viewingsOf(db, session.businessId, { propertyId: listing.id }),
       leadChoices(db, session.businessId, LEAD_CHOICES, leadQuery),
       assignableUsers(db, session.businessId),
+      listingOwner(db, session.businessId, listing.id),
+      leadChoices(db, session.businessId, LEAD_CHOICES, ownerQuery, OWNER_TYPE),
     ]);
     return formPage(
       reply,
@@ -652,6 +644,10 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
         viewingLeads: leads,
         leadQuery,
         viewingUsers: users,
+        owner,
+        ownerChoices,
+        ownerQuery,
+        ownerProblem,
         // An agent books for themselves unless they choose; an owner leaves it to the listing's agent.
         viewingForm: viewingForm ?? newViewingForm({ user_id: session.role === 'agent' ? String(session.userId) : '' }),
         listing,
@@ -682,6 +678,27 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
   };
 
   app.get<{ Params: { id: string } }>('/properties/:id', async (request, reply) => listingPage(request, reply, await ownListing(request)));
+
+  // The listing's owner linked, or unlinked with an empty `lead_id` (CONTRACT §24).
+  app.post<{ Params: { id: string } }>('/properties/:id/owner', csrfChecked, async (request, reply) => {
+    const listing = await ownListing(request);
+    const chosen = field(request.body, 'lead_id');
+    const leadId = chosen === '' ? null : (idParam(chosen) ?? 0);
+    try {
+      await linkListingOwner(db, {
+        businessId: request.consoleSession!.businessId,
+        propertyId: listing.id,
+        leadId,
+        actor: { type: 'user', id: request.consoleSession!.userId },
+      });
+    } catch (error) {
+      if (!(error instanceof InmoError) || (error.code !== 'LISTING_OWNER_NOT_PROPIETARIO' && error.code !== 'LEAD_NOT_FOUND')) throw error;
+      request.errorCode = error.code;
+      const values = valuesOf(listing.record);
+      return listingPage(request, reply, listing, values, [], 422, null, undefined, request.t('listing_owner_not_propietario'));
+    }
+    return reply.code(303).header('location', `/console/properties/${listing.id}#h-owner`).send();
+  });
 
   // The listing's A4 sheet (CONTRACT §21) in `lang` (the console's language unless one of the five is named).
   app.get<{ Params: { id: string } }>('/properties/:id/sheet.pdf', async (request, reply) => {

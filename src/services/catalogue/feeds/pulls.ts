@@ -1,7 +1,8 @@
 /**
  * Feeds pulled from an agency's current CRM (CONTRACT §15): inmo keeps the catalogue in step
  * with a feed URL (Kyero v3 or NDJSON), pulled by a durable `pull_feed` job every
- * `every_minutes`, or at once with `inmo feeds pull run`.
+ * `every_minutes` (a scheduled pull, services/scheduled-pulls.ts: {@link FEED_PULLS}), or at once
+ * with `inmo feeds pull run`.
  *
  * A pull is a conditional GET (`If-None-Match`, `If-Modified-Since`; a 304 changes nothing),
  * accepts gzip, reads at most `feedMaxBytes` once decompressed, and goes only over https to public
@@ -22,24 +23,32 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OutboundPolicy } from '../../../config.ts';
-import { DEFAULT_WORKER_SETTINGS } from '../../../worker-settings.ts';
 import { isPrivateHost } from '../../../channels/outbound.ts';
 import { withPageCache, type Db } from '../../../db/database.ts';
 import { signalChange } from '../../../db/change-watch.ts';
 import { findBusiness } from '../../../db/repositories/businesses.ts';
 import * as repo from '../../../db/repositories/feeds.ts';
-import { enqueueJob } from '../../../db/repositories/jobs.ts';
 import { dropImportRefs } from '../../../db/repositories/properties.ts';
-import { nowRfc3339, toRfc3339 } from '../../../domain/time.ts';
+import { nowRfc3339 } from '../../../domain/time.ts';
 import { InmoError } from '../../../errors.ts';
 import { IMPORT_PAGE_CACHE_KIB, type ImportFormat, type RejectedLine } from '../import/import.ts';
 import { pullOffThread } from '../import/import-thread.ts';
 import { failure, type FeedRequest } from './pull-download.ts';
 import { withdrawListings } from '../listing-writes.ts';
 import type { AuditActor } from '../../access/audit.ts';
-import { PULL_MINUTES } from '../../../domain/catalogue/feed-formats.ts';
+import { PULL_MINUTES, PULL_WITHDRAW_MAX_SHARE } from '../../../domain/catalogue/feed-formats.ts';
+import { checkedPullPeriod, queueFirstPull, type PullKind } from '../../scheduled-pulls.ts';
 
 export { PULL_MINUTES };
+
+/** Feed sources as scheduled pulls (services/scheduled-pulls.ts): `pull_feed` jobs, `{"source_id": …}`. */
+export const FEED_PULLS: PullKind = {
+  job: 'pull_feed',
+  key: 'source_id',
+  minutes: PULL_MINUTES,
+  periodError: 'FEED_SOURCE_PERIOD',
+  find: (db, id) => repo.findFeedSource(db, id),
+};
 
 /** Rejected properties kept in a pull's result (all are counted). */
 const REJECTED_KEPT = 100;
@@ -112,9 +121,7 @@ export async function addFeedSource(
   options: { businessId: number; url: string; format?: ImportFormat | null; everyMinutes?: number },
   outbound: OutboundPolicy,
 ) {
-  const everyMinutes = options.everyMinutes ?? PULL_MINUTES.default;
-  if (!Number.isInteger(everyMinutes) || everyMinutes < PULL_MINUTES.min || everyMinutes > PULL_MINUTES.max)
-    throw new InmoError('FEED_SOURCE_PERIOD');
+  const everyMinutes = checkedPullPeriod(FEED_PULLS, options.everyMinutes);
   checkUrl(options.url, outbound);
   if (!(await findBusiness(db, options.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: options.businessId });
   const now = nowRfc3339();
@@ -126,14 +133,7 @@ export async function addFeedSource(
       every_minutes: everyMinutes,
       created_at: now,
     });
-    await enqueueJob(trx, {
-      businessId: options.businessId,
-      leadId: null,
-      kind: 'pull_feed',
-      payload: { source_id: sourceId },
-      runAt: now,
-      now,
-    });
+    await queueFirstPull(trx, FEED_PULLS, options.businessId, sourceId, now);
     return sourceId;
   });
   return { id, url: options.url, every_minutes: everyMinutes };
@@ -184,7 +184,7 @@ export interface PullOptions {
 export async function pullFeedSource(db: Db, id: number, options: PullOptions): Promise<PullResult> {
   const source = await repo.findFeedSource(db, id);
   if (!source || source.removed_at !== null) throw new InmoError('FEED_SOURCE_NOT_FOUND', { id });
-  const share = options.withdrawMaxShare ?? DEFAULT_WORKER_SETTINGS.pullWithdrawMaxShare;
+  const share = options.withdrawMaxShare ?? PULL_WITHDRAW_MAX_SHARE;
   const at = nowRfc3339();
   const dir = await mkdtemp(join(tmpdir(), 'inmo-feed-'));
   // While a pull is held the validators are not sent: the feed may have come back to the very
@@ -329,9 +329,4 @@ export async function discardHeldPull(db: Db, id: number, by: { businessId: numb
   });
   await withPageCache(db, IMPORT_PAGE_CACHE_KIB, () => dropImportRefs(db, held));
   return { kept: source.held_withdrawals ?? 0 };
-}
-
-/** When the pull after one made at `at` is due. */
-export function nextPullAt(at: string, everyMinutes: number): string {
-  return toRfc3339(new Date(Date.parse(at) + everyMinutes * 60_000));
 }

@@ -1,6 +1,7 @@
 /**
  * The rate limits' settings (issue 6), apart from http/rate-limit.ts so that reading the
- * settings (config.ts, and so every CLI command at start) loads no HTTP framework.
+ * settings (config.ts, and so every CLI command at start) loads no HTTP framework; beside
+ * config.ts rather than under http/, so that config.ts imports nothing from a layer above it.
  */
 /** Requests per minute; 0 turns a limit off. */
 export interface RateLimits {
