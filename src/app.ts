@@ -17,7 +17,7 @@
 import { outboundPolicy, type InboundSmtpSettings, type OutboundPolicy } from './config.ts';
 import { mediaRoutes, type MediaOptions } from './http/media.ts';
 import { FolderMediaStore } from './media/store.ts';
-import { DEFAULT_WORKER_SETTINGS } from './jobs/settings.ts';
+import { DEFAULT_WORKER_SETTINGS } from './worker-settings.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';

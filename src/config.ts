@@ -12,7 +12,7 @@ import { parseMailbox } from './channels/mailbox.ts';
 import { DEFAULT_POOL_SETTINGS, type PoolSettings } from './db/pool-settings.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit-settings.ts';
 import { LIMIT_SETTINGS, loadLimits, type Limits } from './limits.ts';
-import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './jobs/settings.ts';
+import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from './worker-settings.ts';
 
 /** Settings every command shares. */
 export interface Config {

@@ -282,7 +282,7 @@ export interface JobTable {
   id: Generated<number>;
   business_id: number;
   lead_id: number | null;
-  /** A task of jobs/tasks/index.ts (`match_lead`, `send_welcome`, … `deliver_webhook`): the JobKind type. */
+  /** A task of jobs/tasks/index.ts (`match_lead`, `send_welcome`, … `deliver_webhook`): the JobKind type, with its payload's (db/job-kinds.ts). */
   kind: string;
   payload: string | null;
   /** `pending`, `running`, `done`, `failed`. */

@@ -3,9 +3,9 @@
  * name, its period and the work it starts, in the manner of graphile-worker's crontab and
  * immich's cron jobs. The worker (jobs/worker.ts) looks at it before each claim of jobs; a
  * schedule's run is an ordinary piece of the worker's work (logged by the worker, a failure
- * logged and tried again the next period) and whatever it queues (digests' `send_alert`,
- * reminders' `send_viewing_notice`) is claimed like any other job. `inmo jobs schedules` lists
- * them with their last and next run ({@link listSchedules}).
+ * logged and tried again the next period) and whatever it queues (digests' and reminders'
+ * `send_message` jobs) is claimed like any other job. `inmo jobs schedules` lists them with their
+ * last and next run ({@link listSchedules}).
  *
  * Once per period between all the workers: a worker looks at a schedule at most once per period
  * by its own clock (in memory, so idle workers do not write), and a look runs the work only when
@@ -114,7 +114,7 @@ export const SCHEDULES: readonly Schedule[] = [
   {
     name: 'alert_round',
     description:
-      "composes the day's alert digests of each business whose INMO_ALERT_HOUR has come, in its time zone (CONTRACT §21); their send_alert jobs follow",
+      "composes the day's alert digests of each business whose INMO_ALERT_HOUR has come, in its time zone (CONTRACT §21); their send_message jobs follow",
     everyMs: MINUTE_MS,
     dailyHour: (settings) => settings.alertHour,
     enabled: always,
@@ -128,7 +128,7 @@ export const SCHEDULES: readonly Schedule[] = [
   {
     name: 'viewing_reminders',
     description:
-      'queues the reminders of viewings starting within INMO_VIEWING_REMINDER_HOURS (CONTRACT §20); off at 0; their send_viewing_notice jobs follow',
+      'queues the reminders of viewings starting within INMO_VIEWING_REMINDER_HOURS (CONTRACT §20); off at 0; their send_message jobs follow',
     everyMs: MINUTE_MS,
     enabled: (settings) => settings.viewingReminderHours > 0,
     async run({ db, now, settings, log }) {

@@ -5,13 +5,14 @@
  *
  * A task must be safe to start again after a crash at any point: its database effects commit
  * with the job's completion ({@link TaskContext.finish}), and effects outside the database
- * guard themselves with recorded state (tasks/send-welcome.ts). A throw means "retry later";
+ * guard themselves with recorded state (services/messaging/outbox.ts). A throw means "retry later";
  * a {@link PermanentJobError} parks the job at once.
  */
 import type { OutboundPolicy } from '../config.ts';
 import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { ClaimedJob, JobKind } from '../db/repositories/jobs.ts';
+import type { ClaimedJob } from '../db/repositories/jobs.ts';
+import type { JobKind, JobPayloads } from '../db/job-kinds.ts';
 import type { Database } from '../db/types.ts';
 import type { CatalogueSnapshots } from '../services/leads/matching.ts';
 import type { WorkerSettings } from './settings.ts';
@@ -20,9 +21,11 @@ import type { WorkerSettings } from './settings.ts';
 export class PermanentJobError extends Error {}
 
 /** What a task gets to do its job. */
-export interface TaskContext {
+export interface TaskContext<K extends JobKind = JobKind> {
   db: Db;
   job: ClaimedJob;
+  /** The job's payload, parsed once by the worker for its kind (db/job-kinds.ts). */
+  payload: JobPayloads[K];
   settings: WorkerSettings;
   /** Where the job's outgoing requests may go (config.ts). */
   outbound: OutboundPolicy;
@@ -44,18 +47,21 @@ export interface TaskContext {
 }
 
 /** The work of one job kind. */
-export interface TaskDefinition {
+export interface TaskDefinition<K extends JobKind = JobKind> {
   /** Does the job; throws to be retried later. */
-  run(ctx: TaskContext): Promise<void>;
+  run(ctx: TaskContext<K>): Promise<void>;
   /**
    * Called when a job of this kind is parked as failed, so that its records end in a final
    * state (a message never stays `sending` or `pending` for ever).
    */
-  onParked?(db: Db, job: { lead_id: number | null; payload: string | null }, reason: string, now: string): Promise<void>;
+  onParked?(db: Db, job: { lead_id: number | null; payload: JobPayloads[K] }, reason: string, now: string): Promise<void>;
 }
 
-/** Declares a task; the identity, typed, so the registry can be checked against {@link JobKind}. */
-export function defineTask(definition: TaskDefinition): TaskDefinition {
+/**
+ * Declares the task of kind `K` (or of several kinds with the same payload); the identity, typed,
+ * so the registry can be checked against {@link JobKind} and the task reads its payload typed.
+ */
+export function defineTask<K extends JobKind>(definition: TaskDefinition<K>): TaskDefinition<K> {
   return definition;
 }
 

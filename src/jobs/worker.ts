@@ -41,6 +41,7 @@ import {
   type JobKind,
 } from '../db/repositories/jobs.ts';
 import { transact } from '../db/transaction.ts';
+import { isJobKind, parseJobPayload } from '../db/job-kinds.ts';
 import { toRfc3339 } from '../domain/time.ts';
 import { CatalogueSnapshots } from '../services/leads/matching.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -261,10 +262,12 @@ export class Worker {
     }
   }
 
-  /** Lets a parked job's task leave its records in a final state (its `onParked`). */
+  /** Lets a parked job's task leave its records in a final state (its `onParked`, given the parsed payload). */
   private async afterParking(job: { kind: string; lead_id: number | null; payload: string | null }, reason: string): Promise<void> {
     try {
-      await taskFor(job.kind)?.onParked?.(this.db, job, reason, this.now());
+      const parsed = isJobKind(job.kind) ? parseJobPayload(job.kind, job.payload) : null;
+      if (parsed === null || 'error' in parsed) return;
+      await taskFor(job.kind)?.onParked?.(this.db, { lead_id: job.lead_id, payload: parsed.payload }, reason, this.now());
     } catch (error) {
       this.logger.error({ kind: job.kind, lead_id: job.lead_id, err: error }, 'worker: could not settle a parked job');
     }
@@ -315,9 +318,12 @@ export class Worker {
     const task = taskFor(job.kind);
     const log = { job_id: job.id, kind: job.kind, lead_id: job.lead_id, attempt: job.attempts };
     let finished = false;
+    // The payload is parsed once, here, for its kind (db/job-kinds.ts); one that cannot be read parks the job.
+    const parsed = isJobKind(job.kind) ? parseJobPayload(job.kind, job.payload) : null;
     const context: TaskContext = {
       db: this.db,
       job,
+      payload: parsed !== null && 'payload' in parsed ? parsed.payload : (null as never),
       settings: this.settings,
       outbound: this.outbound,
       snapshots: this.snapshots,
@@ -335,7 +341,8 @@ export class Worker {
       },
     };
     try {
-      if (!task) throw new PermanentJobError(`no task for job kind ${JSON.stringify(job.kind)}`);
+      if (!task || parsed === null) throw new PermanentJobError(`no task for job kind ${JSON.stringify(job.kind)}`);
+      if ('error' in parsed) throw new PermanentJobError(parsed.error);
       await task.run(context);
       if (!finished) await context.finish(async () => undefined);
       failpoint('job:finished');

@@ -7,11 +7,12 @@
  * zero. A job that sends a WhatsApp message (`send_welcome`, `send_message`, `assistant_reply`)
  * is retried only while its message is `failed` (WhatsApp certainly did not take it), which
  * goes back to `pending` with it; a message `sending`, `needs_reconciliation`, or already sent
- * may have reached the lead, and is never sent twice (jobs/deliver.ts).
+ * may have reached the lead, and is never sent twice (services/messaging/delivery.ts).
  */
 import type { Db } from '../db/database.ts';
 import { findMessage, findReplyTo, findWelcome, moveMessage, type MessageRow } from '../db/repositories/messaging.ts';
 import { listJobs } from '../db/repositories/jobs.ts';
+import { parseJobPayload } from '../db/job-kinds.ts';
 import type { Executor } from '../db/database.ts';
 import { nowRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
@@ -21,11 +22,12 @@ async function messageOfJob(
   db: Executor,
   job: { kind: string; lead_id: number | null; payload: string | null },
 ): Promise<MessageRow | undefined> {
-  const payload = JSON.parse(job.payload ?? '{}') as { message_id?: number };
   if (job.kind === 'send_welcome') return job.lead_id === null ? undefined : findWelcome(db, job.lead_id);
-  if (job.kind === 'send_message') return payload.message_id === undefined ? undefined : findMessage(db, payload.message_id);
-  if (job.kind === 'assistant_reply') return payload.message_id === undefined ? undefined : findReplyTo(db, payload.message_id);
-  return undefined;
+  if (job.kind !== 'send_message' && job.kind !== 'assistant_reply') return undefined;
+  // The payload as the worker reads it (db/job-kinds.ts); one it cannot read names no message.
+  const parsed = parseJobPayload(job.kind, job.payload);
+  if ('error' in parsed) return undefined;
+  return job.kind === 'send_message' ? findMessage(db, parsed.payload.message_id) : findReplyTo(db, parsed.payload.message_id);
 }
 
 /** A business's failed jobs, newest first. */

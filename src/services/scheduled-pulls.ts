@@ -20,6 +20,7 @@
 import type { Transaction } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import { enqueueJob, hasPendingJob } from '../db/repositories/jobs.ts';
+import type { JobPayloads } from '../db/job-kinds.ts';
 import type { Database } from '../db/types.ts';
 import { toRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
@@ -55,7 +56,9 @@ export function checkedPullPeriod(kind: PullKind, everyMinutes: number | undefin
   return minutes;
 }
 
-const payloadOf = (kind: PullKind, id: number) => ({ [kind.key]: id });
+/** The payload of a kind's job (db/job-kinds.ts): `{"source_id": id}` or `{"pull_id": id}`. */
+const payloadOf = (kind: PullKind, id: number): JobPayloads['pull_feed'] | JobPayloads['pull_email'] =>
+  kind.key === 'source_id' ? { source_id: id } : { pull_id: id };
 
 /** Queues the first run of pull `id` of `businessId` at `now`, in the transaction that adds it. */
 export async function queueFirstPull(trx: Executor, kind: PullKind, businessId: number, id: number, now: string): Promise<void> {

@@ -14,11 +14,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import { findWelcome } from '../../src/db/repositories/messaging.ts';
-import { deliverMessage } from '../../src/jobs/deliver.ts';
+import { deliverQueuedMessage } from '../../src/services/messaging/delivery.ts';
 import { DEFAULT_WORKER_SETTINGS } from '../../src/jobs/settings.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { outboundPolicy } from '../../src/config.ts';
-import { CatalogueSnapshots } from '../../src/services/leads/matching.ts';
 import { addWebhook } from '../../src/services/integrations/outgoing-webhooks.ts';
 import { setFollowUpRule } from '../../src/services/leads/follow-ups.ts';
 import { addLeadNote, changeLeadStatus } from '../../src/services/leads/pipeline.ts';
@@ -286,17 +285,14 @@ describe('a queued send', () => {
 
     await eraseLead(t.db, leadId, { actor: CLI });
     const now = () => new Date().toISOString();
-    await deliverMessage(
+    await deliverQueuedMessage(
       {
         db: t.db,
-        job,
-        settings: DEFAULT_WORKER_SETTINGS,
-        outbound: outboundPolicy(),
-        snapshots: new CatalogueSnapshots(),
         now,
-        log: () => {},
+        outbound: outboundPolicy(),
+        sendTimeoutMs: DEFAULT_WORKER_SETTINGS.sendTimeoutMs,
+        attempts: job.attempts,
         finalAttempt: false,
-        finish: (effects) => t.db.transaction().execute(effects),
       },
       welcome!.id,
     );

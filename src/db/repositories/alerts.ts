@@ -361,6 +361,12 @@ export const DIGEST_ITEM_COLUMNS = [
 ] as const;
 
 /** The digest a message carries, with its listings as the e-mail shows them, in the digest's order. */
+/** The origin of the digest a message carries (`alert`, or `agent` for listings sent by hand), or undefined when it carries none. */
+export async function findDigestOrigin(db: Executor, messageId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('alert_digests').select('origin').where('message_id', '=', messageId).executeTakeFirst();
+  return row?.origin;
+}
+
 export async function listDigestOfMessage(db: Executor, messageId: number) {
   const digest = await db.selectFrom('alert_digests').selectAll().where('message_id', '=', messageId).executeTakeFirst();
   if (!digest) return undefined;

@@ -8,28 +8,11 @@
 import { sql, type Selectable } from 'kysely';
 import { runCompiledOnce } from '../compiled-once.ts';
 import { locksRows, type Db, type Executor } from '../database.ts';
+import type { JobKind, PayloadlessJobKind, PayloadOf } from '../job-kinds.ts';
 import type { JobTable } from '../types.ts';
 
-/**
- * Background work a stored lead needs (spec §6), a follow-up coming due, and the
- * conversation's work (CONTRACT §10): a webhook delivery to read, an inbound message to
- * answer, an agent's reply to send.
- */
-export type JobKind =
-  | 'match_lead'
-  | 'send_welcome'
-  | 'schedule_follow_ups'
-  | 'follow_up'
-  | 'rematch_catalogue'
-  | 'process_webhook'
-  | 'assistant_reply'
-  | 'send_message'
-  | 'deliver_webhook'
-  | 'pull_feed'
-  | 'process_email'
-  | 'pull_email'
-  | 'send_alert'
-  | 'send_viewing_notice';
+/** Background work, and the payload of each kind (db/job-kinds.ts). */
+export type { JobKind, JobPayloads } from '../job-kinds.ts';
 
 /** How long a catalogue change waits for the next one before searching leads are matched again, ms. */
 export const REMATCH_DEBOUNCE_MS = 2000;
@@ -53,7 +36,13 @@ const pendingJobRow = (business: string, lead: string, kind: string, payload: st
 });
 
 /** Records pending jobs for a lead, due at `at`. (Compiled once per number of jobs: it runs for every new lead.) */
-export async function enqueueLeadJobs(db: Executor, businessId: number, leadId: number, kinds: JobKind[], at: string): Promise<void> {
+export async function enqueueLeadJobs(
+  db: Executor,
+  businessId: number,
+  leadId: number,
+  kinds: readonly PayloadlessJobKind[],
+  at: string,
+): Promise<void> {
   if (kinds.length === 0) return;
   const values = [businessId, leadId, at, 'pending', null, ...kinds];
   await runCompiledOnce(db, `enqueueLeadJobs:${kinds.length}`, values, ([business, lead, atParam, pending, none, ...kindParams]) =>
@@ -61,12 +50,17 @@ export async function enqueueLeadJobs(db: Executor, businessId: number, leadId: 
   );
 }
 
-/** Records one pending job. (Compiled once: a webhook delivery's job is queued for every new lead's event.) */
-export async function enqueueJob(
+/**
+ * Records one pending job. Its payload is checked against its kind's (db/job-kinds.ts
+ * `JobPayloads`) where it is queued. (Compiled once: a webhook delivery's job is queued for every
+ * new lead's event.)
+ */
+export async function enqueueJob<K extends JobKind>(
   db: Executor,
-  job: { businessId: number; leadId: number | null; kind: JobKind; payload?: unknown; runAt: string; now: string },
+  job: { businessId: number; leadId: number | null; kind: K; runAt: string; now: string } & PayloadOf<K>,
 ): Promise<void> {
-  const payload = job.payload === undefined ? null : JSON.stringify(job.payload);
+  const given = (job as { payload?: unknown }).payload;
+  const payload = given === undefined || given === null ? null : JSON.stringify(given);
   const values = [job.businessId, job.leadId, job.kind, payload, 'pending', job.runAt, job.now];
   await runCompiledOnce(db, 'enqueueJob', values, ([business, lead, kind, payloadParam, pending, runAt, now]) =>
     db.insertInto('jobs').values(pendingJobRow(business, lead, kind, payloadParam, pending, runAt, now)),

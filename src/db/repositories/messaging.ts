@@ -171,12 +171,25 @@ export async function insertOutbound(
   return row?.id;
 }
 
+/** Sets what the conversation shows of a message (a template's one-line summary, written when its send is claimed). */
+export async function setMessageBody(db: Executor, id: number, body: string): Promise<void> {
+  await db.updateTable('messages').set({ body }).where('id', '=', id).execute();
+}
+
 /** Moves a message to `to.state`, only from one of the states it is expected to be in. @returns whether it moved. */
 export async function moveMessage(
   db: Executor,
   id: number,
   from: string | readonly string[],
-  to: { state: string; provider_message_id?: string | null; last_error?: string | null; sent_at?: string | null; updated_at: string },
+  to: {
+    state: string;
+    provider_message_id?: string | null;
+    last_error?: string | null;
+    sent_at?: string | null;
+    /** What the conversation shows of it (an e-mail's text part, a template's summary), written at the claim. */
+    body?: string | null;
+    updated_at: string;
+  },
 ): Promise<boolean> {
   const result = await db.updateTable('messages').set(to).where('id', '=', id).where('state', 'in', [from].flat()).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

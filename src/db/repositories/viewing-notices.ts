@@ -98,6 +98,15 @@ export async function insertViewingLink(db: Executor, link: Insertable<ViewingLi
   await db.insertInto('viewing_links').values(link).execute();
 }
 
+/** What a notice says of its viewing's listing: its reference, titles and the address as it may be published. */
+export async function findNoticeListing(db: Executor, propertyId: number) {
+  return db
+    .selectFrom('properties')
+    .select(['external_ref', 'title', 'titles', 'address', 'address_approximate', 'address_privacy', 'city'])
+    .where('id', '=', propertyId)
+    .executeTakeFirst();
+}
+
 /** A one-click link by its token's hash. */
 export async function findViewingLink(db: Executor, tokenHash: string): Promise<ViewingLinkRow | undefined> {
   return db.selectFrom('viewing_links').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();

@@ -58,7 +58,7 @@ export const ALERT_REASON_LABEL = {
   price_drop: 'alert_reason_price_drop',
 } as const satisfies Record<'new' | 'price_drop', MessageKey>;
 
-/** Where the message of listings sent is (its state, jobs/deliver-email.ts, jobs/deliver.ts; WhatsApp's statuses move it on). */
+/** Where the message of listings sent is (its state, services/messaging/delivery.ts; WhatsApp's statuses move it on). */
 export const ALERT_STATE_LABEL = {
   pending: 'alert_state_pending',
   sending: 'alert_state_sending',

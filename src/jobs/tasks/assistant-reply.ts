@@ -12,7 +12,7 @@
  *    their new matches) and records the reply as `pending`, `reply_to` the inbound message.
  *    A partial unique index allows one reply per inbound message, so a second run, or a
  *    second worker, finds the reply and does not decide again.
- * 4. The reply is delivered at most once (jobs/deliver.ts).
+ * 4. The reply is delivered at most once (services/messaging/delivery.ts).
  *
  * A lead who asks to visit a listing, or chooses a slot from the list that answered, is answered
  * by services/messaging/assistant-viewings.ts inside step 3's transaction (CONTRACT §20): the
@@ -29,7 +29,6 @@ import {
   findConversation,
   findMessage,
   findReplyTo,
-  insertOutbound,
   listRecentThread,
   setConversationState,
   type MessageRow,
@@ -62,7 +61,9 @@ import type { Weekday } from '../../domain/viewings/hours.ts';
 import { recordEvent, recordLeadEvent } from '../../services/integrations/events.ts';
 import { matchSearchPreferences, type CatalogueSnapshot } from '../../services/leads/matching.ts';
 import { recordMatchPrices } from '../../services/leads/alerts.ts';
-import { deliverMessage, settleParkedDelivery } from '../deliver.ts';
+import { settleParkedMessage } from '../../services/messaging/delivery.ts';
+import { queueMessage } from '../../services/messaging/outbox.ts';
+import { deliverInJob } from './send-message.ts';
 import { failpoint } from '../failpoints.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 import type { Db } from '../../db/database.ts';
@@ -161,7 +162,7 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
   // after. (An agent took the conversation, or the lead opted out, while the answer was written.)
   if (!(await claimConversation(trx, d.lead.id, ctx.now()))) return undefined;
   const now = ctx.now();
-  let reply = d.text === null ? null : { kind: 'text', body: d.text, template: null as string | null };
+  let reply = d.text === null ? null : { kind: 'text' as 'text' | 'interactive', body: d.text, template: null as string | null };
   let visitHandsOff = false;
   if (d.visit) {
     // Another run that answered first is seen now that the conversation is claimed: one booking.
@@ -178,19 +179,20 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
   }
   let replyId: number | undefined;
   if (reply !== null) {
-    replyId = await insertOutbound(trx, {
-      business_id: d.lead.business_id,
-      lead_id: d.lead.id,
-      kind: reply.kind,
+    // Queued in the outbox without a job: this job sends it.
+    replyId = await queueMessage(trx, {
+      lead: d.lead,
+      purpose: 'reply',
       author: 'assistant',
+      kind: reply.kind,
       body: reply.body,
       template: reply.template,
       recipient: d.lead.phone_number_1,
-      reply_to: d.inbound.id,
+      replyTo: d.inbound.id,
       // What the reply lists, unless a visit's outcome replaced it.
       listings: d.listed === null || d.visit !== null ? null : JSON.stringify(d.listed),
-      created_at: now,
-      updated_at: now,
+      at: now,
+      job: false,
     });
     if (replyId === undefined) return (await findReplyTo(trx, d.inbound.id))?.id;
     await trx.updateTable('conversations').set({ last_message_at: now }).where('lead_id', '=', d.lead.id).execute();
@@ -347,12 +349,9 @@ async function decide(ctx: TaskContext, inbound: MessageRow, listReplyId: string
   return { inbound, lead, understanding, handsOff, unrecognised, refined, text, visit, listed, asksWhich };
 }
 
-async function run(ctx: TaskContext): Promise<void> {
-  const { message_id: messageId, list_reply_id: listReplyId } = JSON.parse(ctx.job.payload ?? '{}') as {
-    message_id?: number;
-    list_reply_id?: string;
-  };
-  const inbound = messageId === undefined ? undefined : await findMessage(ctx.db, messageId);
+async function run(ctx: TaskContext<'assistant_reply'>): Promise<void> {
+  const { message_id: messageId, list_reply_id: listReplyId } = ctx.payload;
+  const inbound = await findMessage(ctx.db, messageId);
   if (!inbound || inbound.direction !== 'in') return;
   let replyId = (await findReplyTo(ctx.db, inbound.id))?.id;
   if (replyId === undefined) {
@@ -362,14 +361,13 @@ async function run(ctx: TaskContext): Promise<void> {
     replyId = await transact(ctx.db, (trx) => apply(ctx, trx, decision));
     failpoint('assistant:recorded');
   }
-  if (replyId !== undefined) await deliverMessage(ctx, replyId);
+  if (replyId !== undefined) await deliverInJob(ctx, replyId);
 }
 
-/** A parked reply leaves no message half-way (jobs/deliver.ts). */
-async function onParked(db: Db, job: { payload: string | null }, reason: string, now: string): Promise<void> {
-  const { message_id: messageId } = JSON.parse(job.payload ?? '{}') as { message_id?: number };
-  const reply = messageId === undefined ? undefined : await findReplyTo(db, messageId);
-  if (reply) await settleParkedDelivery(db, reply.id, reason, now);
+/** A parked reply leaves no message half-way (services/messaging/delivery.ts). */
+async function onParked(db: Db, job: { payload: { message_id: number } }, reason: string, now: string): Promise<void> {
+  const reply = await findReplyTo(db, job.payload.message_id);
+  if (reply) await settleParkedMessage(db, reply.id, reason, now);
 }
 
-export const assistantReplyTask = defineTask({ run, onParked });
+export const assistantReplyTask = defineTask<'assistant_reply'>({ run, onParked });

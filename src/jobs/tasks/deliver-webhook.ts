@@ -6,9 +6,8 @@
 import { attemptDelivery } from '../../services/integrations/outgoing-webhooks.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
-  const deliveryId = (JSON.parse(ctx.job.payload ?? '{}') as { delivery_id?: number }).delivery_id;
-  if (deliveryId === undefined) return;
+async function run(ctx: TaskContext<'deliver_webhook'>): Promise<void> {
+  const deliveryId = ctx.payload.delivery_id;
   const outcome = await attemptDelivery(
     ctx.db,
     deliveryId,
@@ -19,4 +18,4 @@ async function run(ctx: TaskContext): Promise<void> {
   if (outcome !== 'gone') ctx.log({ delivery_id: deliveryId, ...outcome }, 'webhook delivery attempt');
 }
 
-export const deliverWebhookTask = defineTask({ run });
+export const deliverWebhookTask = defineTask<'deliver_webhook'>({ run });

@@ -7,15 +7,13 @@ import { findFollowUp, moveFollowUp } from '../../db/repositories/follow-ups.ts'
 import { findLead } from '../../db/repositories/leads.ts';
 import { addDays } from '../../domain/leads/follow-ups.ts';
 import { scheduleFollowUpJob } from '../../services/leads/follow-ups.ts';
-import { defineTask, PermanentJobError, type TaskContext } from '../task.ts';
+import { defineTask, type TaskContext } from '../task.ts';
 
 /** Lead statuses that end the follow-up cycle. */
 const FINISHED_STATUSES = new Set(['closed', 'inactive']);
 
-async function run(ctx: TaskContext): Promise<void> {
-  const payload = JSON.parse(ctx.job.payload ?? '{}') as { follow_up_id?: unknown };
-  if (typeof payload.follow_up_id !== 'number') throw new PermanentJobError('follow_up job without a follow_up_id');
-  const followUpId = payload.follow_up_id;
+async function run(ctx: TaskContext<'follow_up'>): Promise<void> {
+  const followUpId = ctx.payload.follow_up_id;
   await ctx.finish(async (trx) => {
     const current = await findFollowUp(trx, followUpId);
     if (current && (await moveFollowUp(trx, current.id, 'scheduled', 'due', ctx.now()))) {
@@ -27,4 +25,4 @@ async function run(ctx: TaskContext): Promise<void> {
   });
 }
 
-export const followUpTask = defineTask({ run });
+export const followUpTask = defineTask<'follow_up'>({ run });

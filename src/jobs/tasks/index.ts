@@ -2,7 +2,8 @@
  * Job kind → task: one file per task, named after its job kind. `satisfies` makes a job kind
  * without a task (or a task for no kind) a compile error.
  */
-import type { JobKind, TaskDefinition } from '../task.ts';
+import { isJobKind, type JobKind } from '../../db/job-kinds.ts';
+import type { TaskDefinition } from '../task.ts';
 import { assistantReplyTask } from './assistant-reply.ts';
 import { deliverWebhookTask } from './deliver-webhook.ts';
 import { followUpTask } from './follow-up.ts';
@@ -13,9 +14,7 @@ import { processWebhookTask } from './process-webhook.ts';
 import { pullEmailTask } from './pull-email.ts';
 import { pullFeedTask } from './pull-feed.ts';
 import { scheduleFollowUpsTask } from './schedule-follow-ups.ts';
-import { sendAlertTask } from './send-alert.ts';
 import { sendMessageTask } from './send-message.ts';
-import { sendViewingNoticeTask } from './send-viewing-notice.ts';
 import { sendWelcomeTask } from './send-welcome.ts';
 
 export const TASKS = {
@@ -31,11 +30,15 @@ export const TASKS = {
   pull_feed: pullFeedTask,
   process_email: processEmailTask,
   pull_email: pullEmailTask,
-  send_alert: sendAlertTask,
-  send_viewing_notice: sendViewingNoticeTask,
-} as const satisfies Record<JobKind, TaskDefinition>;
+  // The kinds digests and notices were queued with before the outbox: run as send_message.
+  send_alert: sendMessageTask,
+  send_viewing_notice: sendMessageTask,
+} as const satisfies { [K in JobKind]: TaskDefinition<K> };
 
-/** The task of a stored job kind, or undefined for a kind this release does not know. */
+/**
+ * The task of a stored job kind, or undefined for a kind this release does not know. Its context's
+ * payload is that kind's (the worker parses it with db/job-kinds.ts `parseJobPayload` for `kind`).
+ */
 export function taskFor(kind: string): TaskDefinition | undefined {
-  return Object.hasOwn(TASKS, kind) ? TASKS[kind as JobKind] : undefined;
+  return isJobKind(kind) ? (TASKS[kind] as TaskDefinition) : undefined;
 }

@@ -16,7 +16,7 @@ import { matchRows } from '../../domain/leads/matching.ts';
 import { failpoint } from '../failpoints.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
+async function run(ctx: TaskContext<'match_lead'>): Promise<void> {
   const lead = ctx.job.lead_id === null ? undefined : await findLead(ctx.db, ctx.job.lead_id);
   if (!lead) return;
   const snapshot = await ctx.snapshots.get(ctx.db, lead.business_id);
@@ -64,4 +64,4 @@ async function run(ctx: TaskContext): Promise<void> {
   });
 }
 
-export const matchLeadTask = defineTask({ run });
+export const matchLeadTask = defineTask<'match_lead'>({ run });

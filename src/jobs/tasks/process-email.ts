@@ -8,13 +8,12 @@
 import { processInboundEmail } from '../../services/leads/email-intake.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
-  const { email_id: emailId } = JSON.parse(ctx.job.payload ?? '{}') as { email_id?: number };
-  if (emailId === undefined) return;
+async function run(ctx: TaskContext<'process_email'>): Promise<void> {
+  const emailId = ctx.payload.email_id;
   const finish = ctx.finish.bind(ctx);
   const processed = await processInboundEmail(ctx.db, emailId, { writes: { run: finish, alone: () => null }, finish });
   // The state and ids only: what the message says is personal data.
   ctx.log({ email_id: emailId, state: processed.state, lead_id: processed.leadId }, 'process_email: read');
 }
 
-export const processEmailTask = defineTask({ run });
+export const processEmailTask = defineTask<'process_email'>({ run });

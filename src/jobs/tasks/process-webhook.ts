@@ -6,10 +6,9 @@
 import { processWebhookEvent } from '../../services/messaging/whatsapp-inbound.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
-  const { event_id: eventId } = JSON.parse(ctx.job.payload ?? '{}') as { event_id?: number };
-  if (eventId === undefined) return;
+async function run(ctx: TaskContext<'process_webhook'>): Promise<void> {
+  const eventId = ctx.payload.event_id;
   await processWebhookEvent(ctx.db, eventId, ctx.now, (effects) => ctx.finish(effects));
 }
 
-export const processWebhookTask = defineTask({ run });
+export const processWebhookTask = defineTask<'process_webhook'>({ run });

@@ -11,7 +11,7 @@ import { EMAIL_PULLS, runEmailPull } from '../../services/leads/email-pulls.ts';
 import { runScheduledPull } from '../../services/scheduled-pulls.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
+async function run(ctx: TaskContext<'pull_email'>): Promise<void> {
   // Half the job's lease at most: the job is never taken back (and run again) while its pull runs.
   const timeoutMs = Math.max(1, Math.min(ctx.settings.emailPullTimeoutMs, Math.floor(ctx.settings.leaseMs / 2)));
   await runScheduledPull(ctx, EMAIL_PULLS, 'email pulled', async (pullId) => {
@@ -24,4 +24,4 @@ async function run(ctx: TaskContext): Promise<void> {
   });
 }
 
-export const pullEmailTask = defineTask({ run });
+export const pullEmailTask = defineTask<'pull_email'>({ run });

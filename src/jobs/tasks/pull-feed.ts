@@ -8,7 +8,7 @@ import { FEED_PULLS, pullFeedSource } from '../../services/catalogue/feeds/pulls
 import { runScheduledPull } from '../../services/scheduled-pulls.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
+async function run(ctx: TaskContext<'pull_feed'>): Promise<void> {
   await runScheduledPull(ctx, FEED_PULLS, 'feed pulled', async (sourceId) => {
     const result = await pullFeedSource(ctx.db, sourceId, {
       outbound: ctx.outbound,
@@ -19,4 +19,4 @@ async function run(ctx: TaskContext): Promise<void> {
   });
 }
 
-export const pullFeedTask = defineTask({ run });
+export const pullFeedTask = defineTask<'pull_feed'>({ run });

@@ -9,7 +9,7 @@ import { setRematchedVersion } from '../../db/repositories/matches.ts';
 import { rematchLeads } from '../../services/leads/rematch.ts';
 import { defineTask } from '../task.ts';
 
-export const rematchCatalogueTask = defineTask({
+export const rematchCatalogueTask = defineTask<'rematch_catalogue'>({
   async run(ctx) {
     const businessId = ctx.job.business_id;
     const outcome = await rematchLeads(ctx.db, businessId, {

@@ -10,7 +10,7 @@ import { addDays, followUpPeriodDays } from '../../domain/leads/follow-ups.ts';
 import { scheduleFollowUpJob } from '../../services/leads/follow-ups.ts';
 import { defineTask, type TaskContext } from '../task.ts';
 
-async function run(ctx: TaskContext): Promise<void> {
+async function run(ctx: TaskContext<'schedule_follow_ups'>): Promise<void> {
   const lead = ctx.job.lead_id === null ? undefined : await findLead(ctx.db, ctx.job.lead_id);
   if (!lead) return;
   const searches = lead.search_preferences === null ? null : (JSON.parse(lead.search_preferences) as Array<Record<string, unknown>>);
@@ -23,4 +23,4 @@ async function run(ctx: TaskContext): Promise<void> {
   });
 }
 
-export const scheduleFollowUpsTask = defineTask({ run });
+export const scheduleFollowUpsTask = defineTask<'schedule_follow_ups'>({ run });

@@ -1,29 +1,47 @@
 /**
- * `send_message`: delivers an agent's reply (`inmo conversations reply`, CONTRACT §10, §25) at
- * most once: by WhatsApp inside the lead's 24-hour window (jobs/deliver.ts), or by e-mail
- * (jobs/deliver-email.ts, as a reply in the thread of the lead's e-mails), by the message's kind.
+ * `send_message`: sends one queued message of the outbox (services/messaging/outbox.ts), whatever
+ * its purpose; payload `{"message_id": int}`. The delivery (services/messaging/delivery.ts) claims
+ * the send once, writes what its purpose says, and goes through the channel adapters: a crash
+ * between the send and its record leaves the message `needs_reconciliation`, never sent twice; a
+ * failure is retried with the job's backoff; a message refused for good parks the job, after its
+ * purpose's replacement (an e-mail in place of a notice's template) was tried; a parked job leaves
+ * its message, and the one queued in its place, `failed` or `needs_reconciliation`, never half-way.
+ *
+ * `send_alert` and `send_viewing_notice`, the kinds digests and notices were queued with before,
+ * run this same task (jobs/tasks/index.ts): rows of theirs still stored are sent the same way.
  */
-import type { Db } from '../../db/database.ts';
-import { findMessage } from '../../db/repositories/messaging.ts';
-import { deliverMessage, INTERRUPTED_EMAIL, settleParkedDelivery } from '../deliver.ts';
-import { deliverEmail } from '../deliver-email.ts';
-import { defineTask, type TaskContext } from '../task.ts';
+import { deliverQueuedMessage, SendRefusedError, settleParkedMessage, type DeliveryContext } from '../../services/messaging/delivery.ts';
+import { failpoint } from '../failpoints.ts';
+import { defineTask, PermanentJobError, type TaskContext } from '../task.ts';
 
-const messageOf = (payload: string | null) => (JSON.parse(payload ?? '{}') as { message_id?: number }).message_id;
-
-async function run(ctx: TaskContext): Promise<void> {
-  const messageId = messageOf(ctx.job.payload);
-  if (messageId === undefined) return;
-  const message = await findMessage(ctx.db, messageId);
-  if (message?.kind === 'email') return deliverEmail(ctx, messageId, { reply: true });
-  await deliverMessage(ctx, messageId);
+/** What the outbox's delivery needs, from a job's context: its clock, settings, attempts and failpoints. */
+export function deliveryContext(ctx: TaskContext): DeliveryContext {
+  return {
+    db: ctx.db,
+    now: ctx.now,
+    outbound: ctx.outbound,
+    sendTimeoutMs: ctx.settings.sendTimeoutMs,
+    attempts: ctx.job.attempts,
+    finalAttempt: ctx.finalAttempt,
+    failpoint,
+  };
 }
 
-async function onParked(db: Db, job: { payload: string | null }, reason: string, now: string): Promise<void> {
-  const messageId = messageOf(job.payload);
-  if (messageId === undefined) return;
-  const message = await findMessage(db, messageId);
-  await settleParkedDelivery(db, messageId, reason, now, message?.kind === 'email' ? INTERRUPTED_EMAIL : undefined);
+/**
+ * Delivers the message `messageId` in a job: a send refused for good parks the job
+ * (PermanentJobError, with the delivery's words); any other error retries it.
+ */
+export async function deliverInJob(ctx: TaskContext, messageId: number): Promise<void> {
+  try {
+    await deliverQueuedMessage(deliveryContext(ctx), messageId);
+  } catch (error) {
+    if (error instanceof SendRefusedError) throw new PermanentJobError(error.message);
+    throw error;
+  }
 }
 
-export const sendMessageTask = defineTask({ run, onParked });
+/** The task of `send_message` and of the kinds it replaced (they carry the same payload). */
+export const sendMessageTask = defineTask<'send_message' | 'send_alert' | 'send_viewing_notice'>({
+  run: (ctx) => deliverInJob(ctx, ctx.payload.message_id),
+  onParked: (db, job, reason, now) => settleParkedMessage(db, job.payload.message_id, reason, now),
+});

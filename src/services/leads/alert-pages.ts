@@ -2,7 +2,7 @@
  * Alert digests by WhatsApp (CONTRACT §21, issue 45): the `property_alert` template carries one
  * link, to the digest's public page `/d/<token>`, which shows its listings.
  *
- * - **The template**, written when its send is claimed (jobs/deliver.ts, {@link alertTemplate}):
+ * - **The template**, written when its send is claimed (services/messaging/delivery.ts, {@link alertTemplate}):
  *   sent only while the lead still takes alerts; its parameters are the lead's first name, the
  *   number of listings, the agency's name and the page's link (domain/messaging/alert-page.ts).
  * - **The page's token** is a capability token (domain/capability-token.ts: 256 random bits,
@@ -51,7 +51,7 @@ export function dismissTokenOf(pageToken: string, itemId: number): string {
 
 /**
  * The `property_alert` template's content of an alert digest's message, when its send is claimed
- * (jobs/deliver.ts), in the caller's transaction: a new page token (its hash kept on the digest)
+ * (services/messaging/delivery.ts), in the caller's transaction: a new page token (its hash kept on the digest)
  * and its listings' "No me interesa" tokens (their hashes kept on the items).
  * @param publicUrl the server's public origin (`INMO_PUBLIC_URL`).
  * @returns the body's parameters and a one-line summary for the conversation, or `{refused}`

@@ -7,7 +7,8 @@
  * - **How.** By e-mail when the business sends e-mail and the lead has an address; else by the
  *   business's WhatsApp channel when it names a `property_alert` template, the lead has a phone
  *   and its newest consent does not refuse WhatsApp: the template links the digest's page
- *   (services/leads/alert-pages.ts); else not at all (nothing is composed for that lead).
+ *   (services/leads/alert-pages.ts); else not at all (nothing is composed for that lead). The
+ *   rule is the purpose's (services/messaging/purposes/alert-digest.ts `digestMessage`).
  * - **What.** A listing that newly matches one of its searches after its first matching (entering
  *   the public catalogue, or starting to match after a change) becomes a candidate when matching
  *   stores it (jobs/tasks/match-lead.ts → {@link recordAlertCandidates}). A listing it matches
@@ -23,10 +24,12 @@
  *   ({@link composeDueAlerts}); `inmo alerts run` composes the next round's now and sends them
  *   ({@link runAlertsNow}), so that round is not composed again.
  * - **Durably.** A digest is its message row (`author = 'alert'`, `pending`; kind `email`, or
- *   `template` for WhatsApp), its listings and a `send_alert` job, written in one transaction with
- *   the candidates it consumes; one digest per lead and round (a unique index). The send is the
- *   welcome's send-once (jobs/deliver-email.ts, jobs/deliver.ts): a crash never sends it twice, a
- *   failure is retried, a parked job leaves it `failed` or `needs_reconciliation`.
+ *   `template` for WhatsApp) queued in the outbox (services/messaging/outbox.ts, purpose
+ *   `alert-digest`: services/messaging/purposes/alert-digest.ts) with its `send_message` job, and
+ *   its listings, written in one transaction with the candidates it consumes; one digest per lead
+ *   and round (a unique index). The send is the outbox's send-once (services/messaging/delivery.ts):
+ *   a crash never sends it twice, a failure is retried, a parked job leaves it `failed` or
+ *   `needs_reconciliation`.
  */
 import type { OutboundPolicy } from '../../config.ts';
 import type { Db, Executor } from '../../db/database.ts';
@@ -50,10 +53,8 @@ import {
   writeMatchPrices,
 } from '../../db/repositories/alerts.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
-import { findEmailSettings } from '../../db/repositories/email-out.ts';
-import { enqueueJob } from '../../db/repositories/jobs.ts';
-import { findLead, insertInteraction, refusesWhatsApp } from '../../db/repositories/leads.ts';
-import { findChannel, findMessage } from '../../db/repositories/messaging.ts';
+import { findLead, insertInteraction } from '../../db/repositories/leads.ts';
+import { findMessage } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import {
   alertPriceField,
@@ -65,17 +66,15 @@ import {
   type DigestCandidate,
   type PriceField,
 } from '../../domain/leads/alerts.ts';
-import { storedTemplates } from '../../domain/messaging/templates.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
-import { templateLanguage } from '../../channels/whatsapp-cloud.ts';
 import { InmoError } from '../../errors.ts';
-import { ALERT_AUTHOR } from '../../jobs/deliver-email.ts';
-import { deliverDigest } from '../../jobs/tasks/send-alert.ts';
-import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../../jobs/settings.ts';
-import type { TaskContext } from '../../jobs/task.ts';
-import { emailSenderOf, sendsEmail } from '../messaging/email.ts';
+import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../../worker-settings.ts';
+import { deliverQueuedMessage, type DeliveryContext } from '../messaging/delivery.ts';
+import { queueMessage } from '../messaging/outbox.ts';
+import { emailSenderOf } from '../messaging/email.ts';
 import { unsubscribeTokenHash } from '../messaging/unsubscribe.ts';
-import { emailLanguage, leadEmailAddress } from '../messaging/welcome.ts';
+import { emailLanguage } from '../messaging/welcome.ts';
+import { digestChannels, digestMessage, type DigestChannels } from '../messaging/purposes/alert-digest.ts';
 
 /** The states of a message that went out (WhatsApp's statuses move a sent message on). */
 const SENT_STATES = ['sent', 'delivered', 'read'];
@@ -84,7 +83,7 @@ const SENT_STATES = ['sent', 'delivered', 'read'];
 const LEADS_PER_TRANSACTION = 100;
 
 /**
- * How long the `send_alert` job of a digest `inmo alerts run` sends itself waits before it
+ * How long the `send_message` job of a digest `inmo alerts run` sends itself waits before it
  * looks, ms: longer than any send, so the job and the command never claim the same send.
  */
 const RUN_NOW_JOB_DELAY_MS = 15 * 60_000;
@@ -174,44 +173,10 @@ export function searchOperations(searchPreferences: string | null): string[][] {
   });
 }
 
-/** How a business can carry its digests: e-mail, and its WhatsApp `property_alert` template (name and language mapping). */
-interface DigestChannels {
-  email: boolean;
-  whatsapp: { template: string; languages: Record<string, string> } | null;
-}
-
-/** The channels a business's digests can go by now (CONTRACT §21: e-mail, else the `property_alert` template). */
-async function digestChannels(db: Executor, businessId: number): Promise<DigestChannels> {
-  const [email, channel] = await Promise.all([findEmailSettings(db, businessId), findChannel(db, businessId)]);
-  const template = channel ? storedTemplates(channel.templates).property_alert : undefined;
-  return {
-    email: sendsEmail(email),
-    whatsapp: channel && template ? { template, languages: JSON.parse(channel.languages) as Record<string, string> } : null,
-  };
-}
-
-/**
- * How one lead's digest goes: an e-mail to its address when the business sends e-mail, else the
- * `property_alert` template to its phone when its newest consent does not refuse WhatsApp, else null.
- */
-async function digestMessage(
-  trx: Executor,
-  lead: { id: number; preferred_language: string | null; personal_email: string | null; professional_email: string | null },
-  channels: DigestChannels,
-): Promise<{ kind: 'email' | 'template'; template: string | null; language: string; recipient: string } | null> {
-  const address = channels.email ? leadEmailAddress(lead) : null;
-  if (address) return { kind: 'email', template: null, language: emailLanguage(lead.preferred_language), recipient: address };
-  if (!channels.whatsapp) return null;
-  const phone = (await findLead(trx, lead.id))?.phone_number_1?.trim();
-  if (!phone || (await refusesWhatsApp(trx, lead.id))) return null;
-  const { template, languages } = channels.whatsapp;
-  return { kind: 'template', template, language: templateLanguage(languages, lead.preferred_language), recipient: phone };
-}
-
 /**
  * Writes one lead's digest of `round` in the caller's transaction: the message (an e-mail, or the
  * WhatsApp template, {@link digestMessage}), the listings at their current prices, the
- * `send_alert` job, and the consumed candidates dropped.
+ * `send_message` job (the outbox), and the consumed candidates dropped.
  * @returns the message's id, or undefined when nothing can carry it or the lead has that round's digest already.
  */
 async function writeDigest(
@@ -232,24 +197,14 @@ async function writeDigest(
   if (!lead || !carrier) return undefined;
   const digestId = await claimDigest(trx, { business_id: businessId, lead_id: leadId, round, created_at: at.now });
   if (digestId === undefined) return undefined;
-  const message = await trx
-    .insertInto('messages')
-    .values({
-      business_id: businessId,
-      lead_id: leadId,
-      direction: 'out',
-      kind: carrier.kind,
-      author: ALERT_AUTHOR,
-      template: carrier.template,
-      language: carrier.language,
-      recipient: carrier.recipient,
-      state: 'pending',
-      created_at: at.now,
-      updated_at: at.now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await setDigestMessage(trx, digestId, message.id);
+  const messageId = (await queueMessage(trx, {
+    lead: { id: leadId, business_id: businessId },
+    purpose: 'alert-digest',
+    ...carrier,
+    at: at.now,
+    sendAt: at.jobAt,
+  }))!;
+  await setDigestMessage(trx, digestId, messageId);
   const operations = searchOperations(lead.search_preferences);
   const entryOf = new Map<number, number>();
   for (const m of matches) if (!entryOf.has(m.property_id)) entryOf.set(m.property_id, m.search_index);
@@ -279,13 +234,12 @@ async function writeDigest(
     leadId,
     picks.map((p) => p.property_id),
   );
-  await enqueueJob(trx, { businessId, leadId, kind: 'send_alert', payload: { message_id: message.id }, runAt: at.jobAt, now: at.now });
-  return message.id;
+  return messageId;
 }
 
 /**
  * Composes the digests of `round` for a business's leads that take alerts and have something to
- * be sent, each with its `send_alert` job (due at `jobAt`, now unless said). Safe to run again
+ * be sent, each with its `send_message` job (due at `jobAt`, now unless said). Safe to run again
  * and from several workers at once: one digest per lead and round.
  * @param round the round's local date, `YYYY-MM-DD`.
  * @returns the ids of the messages written.
@@ -392,7 +346,13 @@ export interface AlertsRunResult {
  */
 export async function runAlertsNow(
   db: Db,
-  options: { businessId?: number; alertHour: number; outbound: OutboundPolicy; settings?: Partial<WorkerSettings>; at?: Date },
+  options: {
+    businessId?: number;
+    alertHour: number;
+    outbound: OutboundPolicy;
+    settings?: Partial<Pick<WorkerSettings, 'sendTimeoutMs'>>;
+    at?: Date;
+  },
 ): Promise<AlertsRunResult> {
   const at = options.at ?? new Date();
   const now = toRfc3339(at);
@@ -414,20 +374,20 @@ export async function runAlertsNow(
     messages.push(...(await composeDigests(db, business.id, round, now, jobAt)));
     await advanceAlertsRound(db, business.id, round);
   }
-  const settings = { ...DEFAULT_WORKER_SETTINGS, ...options.settings };
+  // Sent as the worker sends them (services/messaging/delivery.ts), once; a failure is left to its job.
+  const context: DeliveryContext = {
+    db,
+    now: nowRfc3339,
+    outbound: options.outbound,
+    sendTimeoutMs: options.settings?.sendTimeoutMs ?? DEFAULT_WORKER_SETTINGS.sendTimeoutMs,
+    attempts: 1,
+    finalAttempt: false,
+  };
   let sent = 0;
   const errors = new Set<string>();
   for (const messageId of messages) {
-    const context = {
-      db,
-      settings,
-      outbound: options.outbound,
-      now: nowRfc3339,
-      finalAttempt: false,
-      job: { id: 0, business_id: 0, lead_id: null, kind: 'send_alert', payload: null, attempts: 1 },
-    } as unknown as TaskContext;
     try {
-      await deliverDigest(context, messageId);
+      await deliverQueuedMessage(context, messageId);
     } catch {
       // Not sent now: its job retries it (the message says why).
     }

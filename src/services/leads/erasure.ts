@@ -16,7 +16,7 @@
  * Races. The lead's row is locked first (`FOR UPDATE` on PostgreSQL; SQLite has one writer),
  * so a change to the lead either commits before (and its rows are then deleted) or finds no
  * lead after. A WhatsApp send is claimed by moving its message to `sending` in a transaction
- * (jobs/deliver.ts): a claim after the erasure finds no message and sends nothing, and an
+ * (services/messaging/delivery.ts): a claim after the erasure finds no message and sends nothing, and an
  * erasure after a claim waits for it, the send having begun before the erasure.
  */
 import type { Db } from '../../db/database.ts';

@@ -6,17 +6,18 @@
  *   link, under a subject and intro that say an agent chose them (services/messaging/alert-email.ts);
  * - or by WhatsApp, only inside the lead's 24-hour window: one free-form text with each listing's
  *   title, facts, link (its `/l/<token>` page, or the business's own `listing_url`) and
- *   "No me interesa" link, through the agents' send path (`send_message`, jobs/deliver.ts).
+ *   "No me interesa" link, sent as an agent's reply is.
  *
  * Kept as alerts are (migration 0041): a digest of origin `agent` naming the agent, its listings
  * as alert items (so an alert never sends them again unless their price drops 3 % or more, and
  * `GET /leads/{id}/matches` marks them `sent_at` once their message went out), one message and
- * its job, written in one transaction; the send is the welcome's send-once (jobs/deliver-email.ts,
- * jobs/deliver.ts): a crash never sends it twice, and the same listings sent the same way again
- * within a minute (a double click) are that send, not another. A refusal ({@link HandSendError})
+ * its job, written in one transaction: queued in the outbox (services/messaging/outbox.ts, purpose
+ * `hand-send`: services/messaging/purposes/hand-send.ts, which also says which ways can carry
+ * listings now), sent once (services/messaging/delivery.ts): a crash never sends it twice, and
+ * the same listings sent the same way again within a minute (a double click) are that send, not another. A refusal ({@link HandSendError})
  * stores nothing.
  */
-import type { Db, Executor } from '../../db/database.ts';
+import type { Db } from '../../db/database.ts';
 import {
   deleteAlertCandidates,
   insertAlertItems,
@@ -25,10 +26,8 @@ import {
   listRecentHandSends,
 } from '../../db/repositories/alerts.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
-import { findEmailSettings } from '../../db/repositories/email-out.ts';
-import { enqueueJob } from '../../db/repositories/jobs.ts';
-import { findLead, refusesWhatsApp } from '../../db/repositories/leads.ts';
-import { findChannel, findConversation, insertOutbound } from '../../db/repositories/messaging.ts';
+import { findLead } from '../../db/repositories/leads.ts';
+import { setMessageBody } from '../../db/repositories/messaging.ts';
 import { findIdsByRef } from '../../db/repositories/properties.ts';
 import { transact } from '../../db/transaction.ts';
 import { alertPriceField, alertTimeZone } from '../../domain/leads/alerts.ts';
@@ -36,10 +35,10 @@ import { handWhatsAppText } from '../../domain/messaging/alert-email.ts';
 import { localDate } from '../../domain/viewings/hours.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
-import { AGENT_AUTHOR } from '../../jobs/deliver-email.ts';
 import { agentNameForLead, digestListings } from '../messaging/alert-email.ts';
 import { MAX_REPLY_CHARS } from '../messaging/conversations.ts';
-import { sendsEmail } from '../messaging/email.ts';
+import { HAND_CHANNELS, handSendWays, type HandSendReason } from '../messaging/purposes/hand-send.ts';
+import { queueMessage } from '../messaging/outbox.ts';
 import { emailLanguage, leadEmailAddress } from '../messaging/welcome.ts';
 import { searchOperations } from './alerts.ts';
 
@@ -52,72 +51,16 @@ const REPEAT_WINDOW_MS = 60_000;
 /** The `reason` of an alert item sent by hand (an alert's are `new` and `price_drop`). */
 export const HAND_REASON = 'chosen';
 
-/** How listings go: by e-mail, or by WhatsApp. */
-export type HandChannel = 'email' | 'whatsapp';
-export const HAND_CHANNELS: readonly HandChannel[] = ['email', 'whatsapp'];
+export { HAND_CHANNELS, handSendWays, type HandChannel, type HandSendReason, type HandSendWays } from '../messaging/purposes/hand-send.ts';
 
 /** A field of the form: the listings ticked, the reference typed, the way chosen. */
 export type HandSendField = 'property_id' | 'property_ref' | 'channel';
-
-/**
- * Why a send was refused:
- * - `none_chosen`: nothing ticked and no reference typed; `too_many`: more than {@link HAND_SEND_MAX};
- * - `ref_unknown`: no listing of the business has that reference; `not_public`: a listing not in
- *   the public catalogue (its page would answer 410); `dismissed`: the lead said "No me interesa" to it;
- * - `channel_required`: no way chosen; for e-mail `no_email` (the lead has no address),
- *   `email_off` (the business sends no e-mail); for WhatsApp `no_channel`, `no_phone`,
- *   `whatsapp_refused` (its consent says no WhatsApp), `window_closed` (the lead has not written
- *   in the last 24 hours), `too_long` (the text would pass WhatsApp's 4,096 characters);
- *   for both `opted_out`.
- */
-export type HandSendReason =
-  | 'none_chosen'
-  | 'too_many'
-  | 'ref_unknown'
-  | 'not_public'
-  | 'dismissed'
-  | 'channel_required'
-  | 'no_email'
-  | 'email_off'
-  | 'no_channel'
-  | 'no_phone'
-  | 'whatsapp_refused'
-  | 'window_closed'
-  | 'too_long'
-  | 'opted_out';
 
 /** A send refused, every fault at once where it can; nothing was stored. */
 export class HandSendError extends Error {
   constructor(readonly faults: Array<{ field: HandSendField; reason: HandSendReason }>) {
     super(`Send refused: ${faults.map((f) => `${f.field} ${f.reason}`).join(', ')}`);
   }
-}
-
-/** Whether each way can carry listings to the lead now: null when it can, else why not. */
-export type HandSendWays = Record<HandChannel, HandSendReason | null>;
-
-/**
- * Whether the lead can be sent listings by e-mail and by WhatsApp now (the lead page's choices).
- * @param now RFC 3339.
- * @throws InmoError LEAD_NOT_FOUND when the lead is not the business's.
- */
-export async function handSendWays(db: Executor, businessId: number, leadId: number, now: string = nowRfc3339()): Promise<HandSendWays> {
-  const lead = await findLead(db, leadId, businessId);
-  if (!lead) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
-  const conversation = await findConversation(db, leadId);
-  if (conversation?.state === 'opted_out') return { email: 'opted_out', whatsapp: 'opted_out' };
-  const email = leadEmailAddress(lead) === null ? 'no_email' : !sendsEmail(await findEmailSettings(db, businessId)) ? 'email_off' : null;
-  const until = conversation?.window_open_until ?? null;
-  const whatsapp = !(await findChannel(db, businessId))
-    ? 'no_channel'
-    : !lead.phone_number_1
-      ? 'no_phone'
-      : (await refusesWhatsApp(db, leadId))
-        ? 'whatsapp_refused'
-        : until === null || until <= now
-          ? 'window_closed'
-          : null;
-  return { email, whatsapp };
 }
 
 /** What an agent sends. */
@@ -140,7 +83,7 @@ export interface HandSend {
 
 /**
  * Sends listings to a lead by hand (see the module's comment).
- * @returns the message's id and its job's kind (`send_alert` for e-mail, `send_message` for WhatsApp), committed.
+ * @returns the message's id, committed with its `send_message` job.
  * @throws HandSendError (422 beside the field, nothing stored); InmoError LEAD_NOT_FOUND.
  */
 export async function sendListingsByHand(db: Db, send: HandSend): Promise<{ messageId: number }> {
@@ -186,16 +129,15 @@ export async function sendListingsByHand(db: Db, send: HandSend): Promise<{ mess
       if (entry.kind === kind && entry.ids.size === ids.length && ids.every((id) => entry.ids.has(id))) return { messageId };
     }
     const language = emailLanguage(lead.preferred_language);
-    const messageId = (await insertOutbound(trx, {
-      business_id: send.businessId,
-      lead_id: lead.id,
+    // Its job is due once the transaction commits, with the listings, the digest and (by WhatsApp) the text written below.
+    const messageId = (await queueMessage(trx, {
+      lead,
+      purpose: 'hand-send',
       kind: channel === 'email' ? 'email' : 'text',
-      author: AGENT_AUTHOR,
       language,
       recipient: channel === 'email' ? leadEmailAddress(lead) : lead.phone_number_1,
       body: null,
-      created_at: now,
-      updated_at: now,
+      at: now,
     }))!;
     const digestId = await insertHandDigest(trx, {
       business_id: send.businessId,
@@ -227,17 +169,7 @@ export async function sendListingsByHand(db: Db, send: HandSend): Promise<{ mess
       }),
     );
     await deleteAlertCandidates(trx, lead.id, ids);
-    if (channel === 'email') {
-      await enqueueJob(trx, {
-        businessId: send.businessId,
-        leadId: lead.id,
-        kind: 'send_alert',
-        payload: { message_id: messageId },
-        runAt: now,
-        now,
-      });
-      return { messageId };
-    }
+    if (channel === 'email') return { messageId };
     // The WhatsApp text is written now (its "No me interesa" tokens kept by their hashes), and sent by the agents' path.
     const cards = await digestListings(trx, { id: messageId, business_id: send.businessId, language }, send.publicUrl);
     const text = handWhatsAppText(language, {
@@ -247,7 +179,7 @@ export async function sendListingsByHand(db: Db, send: HandSend): Promise<{ mess
       listings: cards?.listings ?? [],
     });
     if (text.length > MAX_REPLY_CHARS) throw new HandSendError([{ field: 'property_id', reason: 'too_long' }]);
-    await trx.updateTable('messages').set({ body: text }).where('id', '=', messageId).execute();
+    await setMessageBody(trx, messageId, text);
     // As an agent's reply: the conversation stays with the agents until given back to the assistant.
     await trx
       .updateTable('conversations')
@@ -255,14 +187,6 @@ export async function sendListingsByHand(db: Db, send: HandSend): Promise<{ mess
       .where('lead_id', '=', lead.id)
       .where('state', '<>', 'opted_out')
       .execute();
-    await enqueueJob(trx, {
-      businessId: send.businessId,
-      leadId: lead.id,
-      kind: 'send_message',
-      payload: { message_id: messageId },
-      runAt: now,
-      now,
-    });
     return { messageId };
   });
 }

@@ -14,14 +14,16 @@
  * proves it); a known phone writes nothing there and comes here.
  */
 import type { Transaction } from 'kysely';
-import { decideWelcome, leadEmailAddress } from '../messaging/welcome.ts';
+import { decideWelcome } from '../messaging/purposes/welcome.ts';
+import { leadEmailAddress } from '../messaging/welcome.ts';
 import { sendsEmail } from '../messaging/email.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findChannel, findConversation, insertWelcome } from '../../db/repositories/messaging.ts';
 import type { Database, LeadInteractionTable } from '../../db/types.ts';
 import { isKeyTaken, isUniqueViolation } from '../../db/errors.ts';
-import { enqueueLeadJobs, listJobsOfLead, type JobKind } from '../../db/repositories/jobs.ts';
+import { enqueueLeadJobs, listJobsOfLead } from '../../db/repositories/jobs.ts';
+import type { PayloadlessJobKind as JobKind } from '../../db/job-kinds.ts';
 import * as repo from '../../db/repositories/leads.ts';
 import type { NewLead } from '../../db/types.ts';
 import { ingestNotes, inquiryNotes } from '../../domain/leads/notes.ts';
@@ -93,7 +95,7 @@ async function withRaceRetry<T>(work: () => Promise<T>): Promise<T> {
  * Writes the lead's welcome message as `pending` when the business can send one now, as the
  * lead arrives (CONTRACT §9: no channel when the lead arrived, no message; §19: an e-mail when
  * WhatsApp cannot carry it). Which one, its template and its language (from
- * `preferred_language`) are fixed here by services/messaging/welcome.ts `decideWelcome`, after
+ * `preferred_language`) are fixed here by services/messaging/purposes/welcome.ts `decideWelcome`, after
  * the consent the lead gave is recorded; the `send_welcome` job sends it.
  */
 async function queueWelcome(

@@ -8,7 +8,7 @@
  * rows reach the database differs: every value is decided here, before the statement, by the
  * same functions the transactional path calls, and handed to the statement as parameters:
  *
- * - the welcome: `decideWelcome` (services/messaging/welcome.ts), from the business's channel,
+ * - the welcome: `decideWelcome` (services/messaging/purposes/welcome.ts), from the business's channel,
  *   whether it sends e-mail (its own SMTP server, or `INMO_SMTP_URL`), and the lead's consent;
  * - the endpoints the event goes to: `subscribes` (services/integrations/events.ts), from the
  *   business's enabled endpoints;
@@ -30,13 +30,14 @@
  * row stored.
  */
 import { LRUCache } from 'lru-cache';
-import { decideWelcome, leadEmailAddress } from '../messaging/welcome.ts';
+import { decideWelcome } from '../messaging/purposes/welcome.ts';
+import { leadEmailAddress } from '../messaging/welcome.ts';
 import { sendsEmail } from '../messaging/email.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
 import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findConfigVersion } from '../../db/repositories/businesses.ts';
-import type { JobKind } from '../../db/repositories/jobs.ts';
+import type { PayloadlessJobKind as JobKind } from '../../db/job-kinds.ts';
 import { listActiveEndpoints } from '../../db/repositories/events.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
 import { insertNewLeadAtOnce, type NewLeadRows } from '../../db/repositories/new-lead-statement.ts';

@@ -1,6 +1,6 @@
 /**
  * An alert digest written as an e-mail (CONTRACT §21, §19), when its send is claimed
- * (jobs/deliver-email.ts): the digest's listings as they are now (title, photo, size, rooms,
+ * (services/messaging/delivery.ts): the digest's listings as they are now (title, photo, size, rooms,
  * city) at the price they were put in the digest at, each with a link to it (the business's own
  * `listing_url` template, else the listing's page on inmo, `/l/<token>`, CONTRACT §21) and a new
  * "No me interesa" link.

@@ -6,14 +6,10 @@
  * at most the welcome template.
  */
 import type { Db, Executor } from '../../db/database.ts';
-import { findEmailSettings } from '../../db/repositories/email-out.ts';
-import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findLead } from '../../db/repositories/leads.ts';
 import type { LeadRow } from '../../db/types.ts';
 import {
-  findChannel,
   findConversation,
-  insertOutbound,
   listConversations as listConversationRows,
   markConversationSeen as markSeen,
   listThread,
@@ -25,7 +21,8 @@ import { transact } from '../../db/transaction.ts';
 import { nowRfc3339 } from '../../domain/time.ts';
 import { InmoError, type ErrorCode } from '../../errors.ts';
 import { recordEvent } from '../integrations/events.ts';
-import { sendsEmail } from './email.ts';
+import { queueMessage } from './outbox.ts';
+import { replyWays, type ReplyChannel } from './purposes/reply.ts';
 import { emailLanguage, leadEmailAddress } from './welcome.ts';
 
 /** WhatsApp's limit on a text message, characters. */
@@ -92,17 +89,16 @@ export async function markConversationSeen(db: Db, businessId: number, leadId: n
   await markSeen(db, businessId, leadId);
 }
 
-/** The ways an agent's reply can go (CONTRACT §10, §25). */
-export const REPLY_CHANNELS = ['whatsapp', 'email'] as const;
-export type ReplyChannel = (typeof REPLY_CHANNELS)[number];
+export { REPLY_CHANNELS, type ReplyChannel } from './purposes/reply.ts';
 
 /**
- * An agent's message to the lead, sent by the worker (`send_message`). The conversation
+ * An agent's message to the lead, queued in the outbox (services/messaging/outbox.ts, purpose
+ * `reply`) and sent by the worker (`send_message`). The conversation
  * stays with the agents until resumed: the assistant does not answer the lead meanwhile.
  *
  * By WhatsApp (CONTRACT §10) inside the lead's 24-hour window, or by e-mail (CONTRACT §25) when
  * the lead has an address and the business sends e-mail: written in the lead's language, in the
- * thread of its e-mails, with the business's inbound address to answer to (jobs/deliver-email.ts).
+ * thread of its e-mails, with the business's inbound address to answer to (services/messaging/purposes/reply.ts).
  * Without `channel`, WhatsApp when its window is open, else e-mail when it can go, else the
  * refusal WhatsApp's rule gives.
  * @param options.channel `whatsapp` or `email`; absent: chosen as above.
@@ -131,50 +127,14 @@ export async function replyAsAgent(
     const refused = ways[channel];
     if (refused !== null) throw refused;
     if (channel === 'email') return queueEmailReply(trx, lead, body, now);
-    const id = (await insertOutbound(trx, {
-      business_id: lead.business_id,
-      lead_id: leadId,
-      kind: 'text',
-      author: 'agent',
-      body,
-      recipient: lead.phone_number_1,
-      created_at: now,
-      updated_at: now,
-    }))!;
+    const id = (await queueMessage(trx, { lead, purpose: 'reply', kind: 'text', body, recipient: lead.phone_number_1, at: now }))!;
     await trx
       .updateTable('conversations')
       .set({ state: 'waiting_for_agent', last_message_at: now, updated_at: now })
       .where('lead_id', '=', leadId)
       .execute();
-    await enqueueJob(trx, { businessId: lead.business_id, leadId, kind: 'send_message', payload: { message_id: id }, runAt: now, now });
     return id;
   });
-}
-
-/**
- * Why each way cannot carry an agent's reply now (the error it is refused with), or null when it
- * can: WhatsApp needs a channel and the lead's open window; e-mail an address of the lead and a
- * business that sends e-mail.
- */
-async function replyWays(
-  trx: Executor,
-  lead: LeadRow,
-  conversation: { window_open_until: string | null } | undefined,
-  now: string,
-): Promise<Record<ReplyChannel, InmoError | null>> {
-  const until = conversation?.window_open_until ?? null;
-  const whatsapp = !(await findChannel(trx, lead.business_id))
-    ? new InmoError('REPLY_NO_CHANNEL')
-    : until === null || until <= now
-      ? new InmoError('REPLY_WINDOW_CLOSED', { closedAt: until })
-      : null;
-  const email =
-    leadEmailAddress(lead) === null
-      ? new InmoError('REPLY_NO_EMAIL')
-      : !sendsEmail(await findEmailSettings(trx, lead.business_id))
-        ? new InmoError('REPLY_EMAIL_OFF')
-        : null;
-  return { whatsapp, email };
 }
 
 /**
@@ -197,30 +157,21 @@ export async function replyWaysOf(
   return { whatsapp: ways.whatsapp?.code ?? null, email: ways.email?.code ?? null };
 }
 
-/** Records an agent's reply by e-mail and queues its `send_message` (CONTRACT §25). @returns the message id. */
+/** Queues an agent's reply by e-mail in the outbox (CONTRACT §25). @returns the message id. */
 async function queueEmailReply(trx: Executor, lead: LeadRow, body: string, now: string): Promise<number> {
-  const id = (await insertOutbound(trx, {
-    business_id: lead.business_id,
-    lead_id: lead.id,
+  const language = emailLanguage(lead.preferred_language);
+  const id = (await queueMessage(trx, {
+    lead,
+    purpose: 'reply',
     kind: 'email',
-    author: 'agent',
     body,
-    language: emailLanguage(lead.preferred_language),
+    language,
     recipient: leadEmailAddress(lead),
-    created_at: now,
-    updated_at: now,
+    at: now,
   }))!;
   // A lead that never wrote on WhatsApp has its conversation from now on, with the agents.
   await touchConversation(trx, { leadId: lead.id, businessId: lead.business_id, at: now });
   await setConversationState(trx, lead.id, { state: 'waiting_for_agent', updated_at: now });
-  await enqueueJob(trx, {
-    businessId: lead.business_id,
-    leadId: lead.id,
-    kind: 'send_message',
-    payload: { message_id: id },
-    runAt: now,
-    now,
-  });
   return id;
 }
 

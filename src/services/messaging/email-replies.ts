@@ -7,7 +7,7 @@
  * message's own headers (channels/email-message.ts `threadingOf`, linear in their length, no body
  * read), before any portal parser runs. A message answers the lead
  * - whose e-mail its `In-Reply-To` or `References` names (the `Message-ID` inmo gave every e-mail
- *   it sent, kept in `provider_message_id`: jobs/deliver-email.ts), else
+ *   it sent, kept in `provider_message_id`: services/messaging/delivery.ts), else
  * - whose address it comes from, when an agent has written to that lead by e-mail and the message
  *   was sent to one of the business's reply addresses (its inbound address,
  *   services/messaging/reply-address.ts, its `Reply-To`, or its From address).

@@ -152,7 +152,7 @@ export async function emailSenderOf(
 
 /**
  * Whether a business can send e-mail (its own server, or `INMO_SMTP_URL`): the welcome's rule
- * reads it (services/messaging/welcome.ts) without opening the password.
+ * reads it (services/messaging/purposes/welcome.ts) without opening the password.
  */
 export function sendsEmail(own: EmailSettingsRow | undefined, server: EmailOutSettings['smtp'] = emailOutSettings().smtp): boolean {
   return own !== undefined || server !== null;

@@ -10,8 +10,8 @@
  *
  * Using one (`POST /u/<token>`, no key, no cookie) records the opt-out: a consent record refusing
  * marketing and WhatsApp (CONTRACT §18: when and how, in its `text` and `version`), and the lead's
- * conversation `opted_out`, which stops every later message by any channel (jobs/deliver.ts,
- * jobs/deliver-email.ts). A second use changes nothing.
+ * conversation `opted_out`, which stops every later message by any channel (services/messaging/delivery.ts).
+ * A second use changes nothing.
  */
 import type { Db, Executor } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';

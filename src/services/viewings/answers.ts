@@ -7,9 +7,8 @@
  */
 import type { Transaction } from 'kysely';
 import type { Db, Executor } from '../../db/database.ts';
-import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findLead } from '../../db/repositories/leads.ts';
-import { findConversation, insertOutbound } from '../../db/repositories/messaging.ts';
+import { findConversation } from '../../db/repositories/messaging.ts';
 import { findViewingLink, markViewingLinkUsed } from '../../db/repositories/viewing-notices.ts';
 import { findListingTitles, findNextViewingToAnswer, findViewing, type ViewingRow } from '../../db/repositories/viewings.ts';
 import { transact } from '../../db/transaction.ts';
@@ -19,9 +18,10 @@ import { hashToken } from '../../domain/capability-token.ts';
 import { linkPageWords, readButtonPayload, readButtonText, type LinkOutcome } from '../../domain/messaging/viewing-notice.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
+import { queueMessage } from '../messaging/outbox.ts';
+import { VIEWING_AUTHOR } from '../messaging/purposes/viewing-notice.ts';
 import { emailLanguage } from '../messaging/welcome.ts';
 import { businessClock } from './clock.ts';
-import { VIEWING_AUTHOR } from './notices.ts';
 import { changeViewingIn } from './transitions.ts';
 
 /**
@@ -70,7 +70,7 @@ export async function answerViewingButton(
 
 /**
  * Tells the lead what its button did, as a text inside the 24-hour window its reply just opened
- * (`send_message`, jobs/deliver.ts): the words of the e-mail link's page, in the lead's language.
+ * (a reply of the outbox, services/messaging/outbox.ts): the words of the e-mail link's page, in the lead's language.
  */
 async function acknowledge(
   trx: Transaction<Database>,
@@ -84,19 +84,15 @@ async function acknowledge(
   const language = emailLanguage(lead.preferred_language);
   const clock = await businessClock(trx, viewing.business_id);
   const facts = { startsAt: viewing.starts_at, zone: clock.zone, listing: await listingTitle(trx, viewing.property_id, language) };
-  const messageId = await insertOutbound(trx, {
-    business_id: viewing.business_id,
-    lead_id: lead.id,
-    kind: 'text',
+  await queueMessage(trx, {
+    lead,
+    purpose: 'reply',
     author: VIEWING_AUTHOR,
+    kind: 'text',
     body: linkPageWords(language, action, facts, outcome).done,
     recipient: lead.phone_number_1,
-    created_at: at,
-    updated_at: at,
+    at,
   });
-  if (messageId === undefined) return;
-  const job = { businessId: viewing.business_id, leadId: lead.id, payload: { message_id: messageId }, runAt: at, now: at };
-  await enqueueJob(trx, { ...job, kind: 'send_message' });
 }
 
 /** A listing's title in `language` where it is written, else its own, else its reference. */
