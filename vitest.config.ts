@@ -33,10 +33,10 @@ const reach = process.env.INMO_TEST_REACH;
 const workers = Number(process.env.INMO_TEST_WORKERS) || 3;
 /** Suites run again with every GET repeated, so that cacheable answers come from the fast path (test/helpers/http.ts). */
 const FAST_PATH_SUITES = [
-  'test/db/security.test.ts',
-  'test/db/fuzz.test.ts',
-  'test/db/publishable-keys.test.ts',
-  'test/db/conditional.test.ts',
+  'test/db/platform/security.test.ts',
+  'test/db/platform/fuzz.test.ts',
+  'test/db/access/publishable-keys.test.ts',
+  'test/db/platform/conditional.test.ts',
 ];
 
 /**
@@ -53,60 +53,60 @@ const FAST_PATH_SUITES = [
  */
 export const ONCE = [
   // What they check happens before or beside storage.
-  'checkpoints', // SQLite's WAL checkpoints (skipped on PostgreSQL)
-  'http', // request ids, unknown routes, wrong methods
-  'host-header', // links written from the configuration, not from storage
-  'request-logs', // log lines
-  'limits', // request limits, refused before anything is read or stored
-  'rate-limit', // counters kept in memory
-  'conditional', // ETags and compression of an answer
-  'shutdown', // signals and draining
-  'cli-operator', // help, refusals and exit statuses of the CLI
-  'mail-server-hosts', // mail server addresses refused before anything is stored
-  'email-out', // the SMTP protocol, TLS and the server's answers
-  'email-read', // the reader thread's deadline
-  'email-pull-bounds', // what a hostile IMAP server can make a pull do
-  'listing-sheet-cache', // the PDF sheet's layout and its cache
-  'photos.console', // photos re-encoded by sharp
-  'photo-widths', // the widths a photo's URLs name
-  'published-text', // text rules of what a listing publishes
-  'xss', // the HTML sanitiser
-  'console-words', // labels of every console page
-  'console-codes', // codes shown as words
-  'user-names.console', // names shown instead of e-mails
-  'embed', // the website kit's script
-  'openapi', // the OpenAPI document
-  'no-trace', // where processes write
-  'readme-recipes', // the README's recipe, on its SQLite demo
+  'platform/checkpoints', // SQLite's WAL checkpoints (skipped on PostgreSQL)
+  'platform/http', // request ids, unknown routes, wrong methods
+  'platform/host-header', // links written from the configuration, not from storage
+  'platform/request-logs', // log lines
+  'platform/limits', // request limits, refused before anything is read or stored
+  'platform/rate-limit', // counters kept in memory
+  'platform/conditional', // ETags and compression of an answer
+  'platform/shutdown', // signals and draining
+  'platform/cli-operator', // help, refusals and exit statuses of the CLI
+  'messaging/mail-server-hosts', // mail server addresses refused before anything is stored
+  'messaging/email-out', // the SMTP protocol, TLS and the server's answers
+  'leads/email-read', // the reader thread's deadline
+  'leads/email-pull-bounds', // what a hostile IMAP server can make a pull do
+  'catalogue/listing-sheet-cache', // the PDF sheet's layout and its cache
+  'catalogue/photos.console', // photos re-encoded by sharp
+  'catalogue/photo-widths', // the widths a photo's URLs name
+  'catalogue/published-text', // text rules of what a listing publishes
+  'platform/xss', // the HTML sanitiser
+  'console/console-words', // labels of every console page
+  'console/console-codes', // codes shown as words
+  'access/user-names.console', // names shown instead of e-mails
+  'integrations/embed', // the website kit's script
+  'integrations/openapi', // the OpenAPI document
+  'platform/no-trace', // where processes write
+  'platform/readme-recipes', // the README's recipe, on its SQLite demo
   // Not storage, and all the storage they reach runs on PostgreSQL in other files (engine-reach.ts).
-  'fuzz', // generated bad requests, refused before storage; the fast-path tier runs it again
-  'security', // keys, scopes, headers and refusals of every operation
-  'fast-path', // repeated reads answered from memory
-  'openapi-client', // a client generated from the OpenAPI document
-  'auth', // console login, sessions and CSRF
-  'secrets', // the sealed-secrets file
-  'compiled-once', // statements compiled once per process
-  'alerts', // the digests' words, links and pages
-  'email-pulls', // IMAP against dovecot
-  'email-inbound', // portal e-mails read into leads
-  'email-smtp-inbound', // the SMTP listener's protocol
-  'listing-page-viewings', // the listing page's viewing form
-  'kyero-feed', // the Kyero XML document
-  'kyero-languages', // the feed's languages
-  'agenda.console', // the agenda's page
-  'lead-edit.api', // PATCH /leads/{id} as a contract
-  'owner-figures', // the owner's figures page
-  'listing-editor.console', // the listing editor's form
-  'listings-table.console', // the catalogue table's page
-  'listings.console', // the catalogue's pages
-  'media-objects', // the S3 media store
-  'lead-page.console', // the lead's page
-  'viewings.api', // the viewing endpoints as a contract (repositories.test.ts counts on both engines)
-  'viewing-bounds', // a viewing's bounds and refusals
-  'assistant-viewings', // the assistant's viewing dialogue
+  'platform/fuzz', // generated bad requests, refused before storage; the fast-path tier runs it again
+  'platform/security', // keys, scopes, headers and refusals of every operation
+  'platform/fast-path', // repeated reads answered from memory
+  'integrations/openapi-client', // a client generated from the OpenAPI document
+  'access/auth', // console login, sessions and CSRF
+  'access/secrets', // the sealed-secrets file
+  'platform/compiled-once', // statements compiled once per process
+  'leads/alerts', // the digests' words, links and pages
+  'leads/email-pulls', // IMAP against dovecot
+  'leads/email-inbound', // portal e-mails read into leads
+  'leads/email-smtp-inbound', // the SMTP listener's protocol
+  'catalogue/listing-page-viewings', // the listing page's viewing form
+  'catalogue/kyero-feed', // the Kyero XML document
+  'catalogue/kyero-languages', // the feed's languages
+  'viewings/agenda.console', // the agenda's page
+  'leads/lead-edit.api', // PATCH /leads/{id} as a contract
+  'console/owner-figures', // the owner's figures page
+  'catalogue/listing-editor.console', // the listing editor's form
+  'catalogue/listings-table.console', // the catalogue table's page
+  'catalogue/listings.console', // the catalogue's pages
+  'catalogue/media-objects', // the S3 media store
+  'leads/lead-page.console', // the lead's page
+  'viewings/viewings.api', // the viewing endpoints as a contract (repositories.test.ts counts on both engines)
+  'viewings/viewing-bounds', // a viewing's bounds and refusals
+  'messaging/assistant-viewings', // the assistant's viewing dialogue
 ].map((name) => `test/db/${name}.test.ts`);
 /** The db files that only mean something on PostgreSQL: `db-sqlite` leaves them out. */
-const POSTGRES_ONLY = ['test/db/postgres-schemas.test.ts'];
+const POSTGRES_ONLY = ['test/db/platform/postgres-schemas.test.ts'];
 
 /** Unit files the `runtime` project leaves out: tooling and drift checks that no Node version changes, and the photo memory test (sharp's, not Node's). */
 const RUNTIME_SKIPS_UNIT = [
@@ -117,25 +117,25 @@ const RUNTIME_SKIPS_UNIT = [
 ];
 /** The db files the `runtime` project runs on SQLite: the ones that reach past JavaScript into Node's runtime. */
 const RUNTIME_DB = [
-  'worker-crash', // SIGKILL at every step: the binding's durability, child processes
-  'shutdown', // signals, draining
-  'checkpoints', // the checkpoint thread
-  'group-commit',
-  'bulk-import', // the import and reader threads
-  'kyero-import',
-  'http', // node:http behaviour
-  'security',
-  'host-header',
-  'email-out', // TLS to a real SMTP server
-  'email-pulls', // TLS to a real IMAP server
-  'media-objects', // the S3 SDK
-  'photos.console', // sharp through an upload
-  'cli', // the CLI as a process
-  'worker',
-  'compiled-once',
-  'calendar', // ical-generator
-  'listing-page', // pdfkit, qrcode
-  'visit-sheet.console', // sharp reading a signature, pdfkit drawing it
+  'platform/worker-crash', // SIGKILL at every step: the binding's durability, child processes
+  'platform/shutdown', // signals, draining
+  'platform/checkpoints', // the checkpoint thread
+  'platform/group-commit',
+  'catalogue/bulk-import', // the import and reader threads
+  'catalogue/kyero-import',
+  'platform/http', // node:http behaviour
+  'platform/security',
+  'platform/host-header',
+  'messaging/email-out', // TLS to a real SMTP server
+  'leads/email-pulls', // TLS to a real IMAP server
+  'catalogue/media-objects', // the S3 SDK
+  'catalogue/photos.console', // sharp through an upload
+  'platform/cli', // the CLI as a process
+  'platform/worker',
+  'platform/compiled-once',
+  'viewings/calendar', // ical-generator
+  'catalogue/listing-page', // pdfkit, qrcode
+  'viewings/visit-sheet.console', // sharp reading a signature, pdfkit drawing it
 ].map((name) => `test/db/${name}.test.ts`);
 
 const tier = (

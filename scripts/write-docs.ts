@@ -2,7 +2,7 @@
  * Writes the generated pages of docs/: configuration.md from config.ts's `SETTINGS` (every
  * environment variable) and errors.md from errors.ts's `ERRORS` (every error, its status and
  * its message): `npm run docs`. test/unit/docs.test.ts fails while a committed page differs
- * from what this writes, as test/db/openapi.test.ts does for openapi.json.
+ * from what this writes, as test/db/integrations/openapi.test.ts does for openapi.json.
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

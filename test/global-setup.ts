@@ -12,7 +12,7 @@
  * - **No trace.** `HOME` and `XDG_CONFIG_HOME` of every test process, and of every process they
  *   spawn, point at a temporary folder of this run (removed at the end), so nothing the code
  *   under test writes by default (the secret key file, `~/.config/inmo/secret.key`) lands in
- *   the user's home. test/db/no-trace.test.ts checks it.
+ *   the user's home. test/db/platform/no-trace.test.ts checks it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';

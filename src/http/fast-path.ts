@@ -12,7 +12,7 @@
  * http/conditional.ts), a property read's `Content-Language` (CONTRACT §22), the request id,
  * GET /me's body (http/routes/me.ts), and the request's log line and metrics (app.ts, metrics.ts).
  *
- * Which tests prove the two paths agree: test/db/fast-path.test.ts sends each request both ways
+ * Which tests prove the two paths agree: test/db/platform/fast-path.test.ts sends each request both ways
  * and compares the responses header for header, and checks each rule above on the fast path (a
  * revoked or expired key, a missing scope, a foreign origin, the rate limit's window, a catalogue
  * or lead change); the `fast-path` and `fast-path-postgres` test tiers (vitest.config.ts) run the

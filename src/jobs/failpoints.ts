@@ -1,6 +1,6 @@
 /**
  * Failpoints: named places in the worker where a crash test can kill the process with
- * SIGKILL (test/db/worker-crash.test.ts), to prove that no step of a job loses work or repeats
+ * SIGKILL (test/db/platform/worker-crash.test.ts), to prove that no step of a job loses work or repeats
  * an effect that must happen once.
  *
  * Off unless `INMO_FAILPOINT` is set, to `name` (the first time that place is reached) or

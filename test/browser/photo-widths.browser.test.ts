@@ -4,7 +4,7 @@
  * takes the widest candidate of a `srcset`): a 800-pixel photo is stored at 480 and in the 960
  * slot, a 500-pixel one the same, a 400-pixel one in the 480 slot alone (media/photos.ts). Every
  * URL `<inmo-listings>` and `<inmo-property>` give an `<img>` names a width stored and answers
- * 200 with a JPEG, and every photo shown is drawn. The console's URLs: test/db/photo-widths.test.ts.
+ * 200 with a JPEG, and every photo shown is drawn. The console's URLs: test/db/catalogue/photo-widths.test.ts.
  *
  * Skipped, saying so, where /usr/bin/chromium is missing, except under `INMO_REQUIRE_BROWSER=1`.
  */

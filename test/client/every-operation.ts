@@ -2,7 +2,7 @@
  * A client of every operation, as an integrator would write it: openapi-fetch over the types
  * openapi-typescript generates from openapi.json (test/client/openapi.d.ts, rewritten by
  * `npm run openapi`). test/unit/openapi-tooling.test.ts type-checks it with `--strict`, and
- * test/db/openapi-client.test.ts runs it against a server. Every response field it reads goes through {@link read}, which does not
+ * test/db/integrations/openapi-client.test.ts runs it against a server. Every response field it reads goes through {@link read}, which does not
  * compile when the field's type is `unknown` (or `any`): the document must say what it is.
  */
 import createClient from 'openapi-fetch';

@@ -1,5 +1,5 @@
 /**
- * What the alert tests share (CONTRACT §21; test/db/alerts*.test.ts, test/db/who-is-believed.test.ts):
+ * What the alert tests share (CONTRACT §21; test/db/alerts*.test.ts, test/db/leads/who-is-believed.test.ts):
  * a real SMTP server on loopback for the file (test/helpers/smtp.ts), the business's e-mail
  * connected to it before each test, the worker that runs the queued jobs, and `inmo alerts run`
  * as its service on a clock that moves a day ahead at each run.

@@ -2,7 +2,7 @@
  * Every page of the console, filled (issue 47, issue 57): the console's GET routes as the app
  * itself lists them (Fastify's route tree), and a workspace seeded so that each page has rows,
  * forms and words to show, with an example URL of each route. The words test
- * (test/db/console-words.test.ts) and the widths test (test/browser/every-page.browser.test.ts)
+ * (test/db/console/console-words.test.ts) and the widths test (test/browser/every-page.browser.test.ts)
  * walk the same pages: a page added later has no example until one is written here, and both
  * fail naming it.
  *

@@ -131,7 +131,7 @@ export class Browser {
  * but at N = 2^10 instead of 2^15: a stored hash carries its own cost, so a login checks it in
  * about 1 ms instead of 75 (160 on a loaded machine), and the suite's few thousand logins stop
  * costing minutes of CPU. The production cost is what `setPasswordWithLink` writes, tested where
- * passwords are set (test/db/console-users.test.ts, test/db/auth.test.ts).
+ * passwords are set (test/db/access/console-users.test.ts, test/db/access/auth.test.ts).
  */
 const TEST_PASSWORD_HASH = (() => {
   const [N, r, p] = [2 ** 10, 8, 1];

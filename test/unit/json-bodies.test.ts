@@ -1,7 +1,7 @@
 /**
  * JSON bodies: nested deeper than CONTRACT §8 allows (64 levels) is a 422 `json_invalid`,
  * found before parsing by a scan that cannot overflow the stack however deep the text goes
- * (src/http/request-pipeline.ts). Through the API on both engines: test/db/limits.test.ts. And
+ * (src/http/request-pipeline.ts). Through the API on both engines: test/db/platform/limits.test.ts. And
  * text is made storable alike on both engines: no U+0000, no lone surrogate.
  */
 import fc from 'fast-check';

@@ -120,7 +120,7 @@ const EXPECTED: Record<string, Omit<PortalContact, 'subject' | 'candidates' | 'w
 describe('each fixture read to its fields', () => {
   for (const [file, expected] of Object.entries(EXPECTED)) {
     it(file, async () => {
-      // The listing's candidates and words: the cases below, test/unit/email-linear.test.ts and test/db/email-references.test.ts.
+      // The listing's candidates and words: the cases below, test/unit/email-linear.test.ts and test/db/leads/email-references.test.ts.
       const { candidates: _candidates, words: _words, ...contact } = await read(file);
       expect(contact).toEqual(expected);
     });

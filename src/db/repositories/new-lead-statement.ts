@@ -9,7 +9,7 @@
  * rules are not here. services/leads/new-lead-at-once.ts decides every value with the intake's
  * own functions (which endpoints take the event, the welcome's template and language, the
  * event's data, the jobs) and hands them in as parameters; the SQL only inserts them, and decides
- * nothing but what the unique constraints decide. test/db/new-lead-statement.test.ts proves that
+ * nothing but what the unique constraints decide. test/db/leads/new-lead-statement.test.ts proves that
  * both paths store the same rows.
  *
  * Why: each statement costs PostgreSQL a round trip and its own parse-plan-execute cycle; a

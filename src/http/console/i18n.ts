@@ -4,7 +4,7 @@
  * messages/en.json, of `key: text` with `{name}` placeholders, for translators to edit without
  * touching code. Templates call `t('key')` with the key written out, and label stored values
  * through the typed mappings of labels.ts (`label.leadStatus(s)`), never a key built from a value;
- * both files have every key (the type below and test/db/console.test.ts check it).
+ * both files have every key (the type below and test/db/console/console.test.ts check it).
  */
 import { negotiate } from '@fastify/accept-negotiator';
 import en from './messages/en.json' with { type: 'json' };

@@ -10,7 +10,7 @@
  *
  * This is the transactional path. Where the engine runs writes concurrently (PostgreSQL), a lead
  * whose phone is new is first tried as one statement (services/leads/new-lead-at-once.ts, its
- * twin, which applies the same rules and stores the same rows; test/db/new-lead-statement.test.ts
+ * twin, which applies the same rules and stores the same rows; test/db/leads/new-lead-statement.test.ts
  * proves it); a known phone writes nothing there and comes here.
  */
 import type { Transaction } from 'kysely';

@@ -24,7 +24,7 @@
  * newer. When the version has moved, nothing is written, the kept values are dropped, and the
  * lead takes the transactional path (the next lead reads them again).
  *
- * Which test proves the two paths agree: test/db/new-lead-statement.test.ts writes the same
+ * Which test proves the two paths agree: test/db/leads/new-lead-statement.test.ts writes the same
  * leads through both (with and without a channel, a preferred language the channel maps or
  * not, endpoints taking `lead.created`, every event, others only, or disabled) and compares every
  * row stored.

@@ -1,0 +1,116 @@
+/**
+ * A listing's owner (issue 58 item 1, CONTRACT §24): a `propietario` lead linked on the listing's
+ * console page, shown there and on the owner's lead page, read back in GET /v1/ext/leads/{id} as
+ * `listings`, and never published: not in the Property, the changes feed nor the listing's public
+ * page. A refusal changes nothing; erasing the owner unlinks its listings and keeps them.
+ */
+import { describe, expect, it } from 'vitest';
+import { eraseLead } from '../../../src/services/leads/erasure.ts';
+import { createLeadByHand } from '../../../src/services/leads/leads.ts';
+import { loggedIn, userWithPassword, type Browser } from '../../helpers/console.ts';
+import { businessWithKey, importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
+import { get, withApp } from '../../helpers/http.ts';
+
+const t = withApp({
+  each: true,
+  seed: async ({ db, businessId }) => {
+    await userWithPassword(db, businessId, 'ana@inmo.example', 'agent');
+    await importRecords(db, businessId, [listing('OWN-1'), listing('OWN-2')]);
+  },
+});
+
+/** A lead made by hand, of `type`. */
+async function leadOf(type: 'propietario' | 'demandante', phone: string, name: string, businessId = t.businessId) {
+  const lead = await createLeadByHand(t.db, { businessId, phone, name });
+  await t.db.updateTable('leads').set({ type }).where('id', '=', lead.id).execute();
+  return lead.id;
+}
+
+const ownerOf = async (id: number) =>
+  (await t.db.selectFrom('properties').select('owner_lead_id').where('id', '=', id).executeTakeFirstOrThrow()).owner_lead_id;
+
+/** Posts the listing page's owner form as shown, with `leadId` chosen ('' unlinks). */
+async function link(browser: Browser, listingId: number, leadId: number | '') {
+  return browser.submit(`/console/properties/${listingId}`, `/console/properties/${listingId}/owner`, { lead_id: String(leadId) });
+}
+
+describe("a listing's owner", () => {
+  it('is linked on the listing page, shown there and on the lead page, and read back by the API; never published', async () => {
+    const id = await propertyId(t.db, 'OWN-1');
+    const owner = await leadOf('propietario', '+34611222333', 'Rosa Propietaria');
+    await leadOf('demandante', '+34611222444', 'Daniel Demandante');
+    const ana = await loggedIn(t.app, 'ana@inmo.example');
+
+    const before = await ana.get(`/console/properties/${id}`);
+    expect(before.body).toContain('Este inmueble no tiene propietario vinculado.');
+    // Only owners are offered.
+    const offered = before.body.slice(
+      before.body.indexOf('id="o-lead_id"'),
+      before.body.indexOf('</select>', before.body.indexOf('id="o-lead_id"')),
+    );
+    expect(offered).toContain('Rosa Propietaria');
+    expect(offered).not.toContain('Daniel Demandante');
+
+    const linked = await link(ana, id, owner);
+    expect([linked.statusCode, linked.headers.location]).toEqual([303, `/console/properties/${id}#h-owner`]);
+    expect(await ownerOf(id)).toBe(owner);
+    const page = await ana.get(`/console/properties/${id}`);
+    expect(page.body).toContain(`<a href="/console/leads/${owner}">Rosa Propietaria</a> · +34611222333`);
+    const leadPage = await ana.get(`/console/leads/${owner}`);
+    expect(leadPage.body).toContain('Sus inmuebles');
+    expect(leadPage.body).toContain(`<a href="/console/properties/${id}">OWN-1`);
+
+    const read = await get(t.app, `/leads/${owner}`, t.key);
+    expect(read.body.listings).toEqual([id]);
+    const list = await get(t.app, '/leads', t.key);
+    expect(list.body.data.find((l: { id: number }) => l.id === owner)).not.toHaveProperty('listings');
+
+    // Nothing of the owner is published: the Property, the changes feed, the public page.
+    const published = [
+      (await get(t.app, `/properties/${id}`, t.key)).body,
+      (await get(t.app, '/properties/changes', t.key)).body,
+      (await t.app.inject({ method: 'GET', url: new URL(page.body.match(/href="([^"]*\/l\/[^"]+)"/)![1], 'http://x').pathname })).body,
+    ].map((b) => (typeof b === 'string' ? b : JSON.stringify(b)));
+    for (const text of published) {
+      expect(text).not.toContain('Rosa');
+      expect(text).not.toContain('611222333');
+      expect(text).not.toContain('owner');
+    }
+
+    // The audit trail says a listing's owner changed, naming the listing, nothing of the owner.
+    const audit = await t.db.selectFrom('audit_log').selectAll().where('action', '=', 'property.owner').execute();
+    expect(audit.map((a) => [a.target_id, JSON.stringify(a).includes('Rosa')])).toEqual([[String(id), false]]);
+
+    const unlinked = await link(ana, id, '');
+    expect(unlinked.statusCode).toBe(303);
+    expect(await ownerOf(id)).toBeNull();
+    expect((await get(t.app, `/leads/${owner}`, t.key)).body).not.toHaveProperty('listings');
+  });
+
+  it("refuses a lead that is not a propietario, or another business's, in words, and changes nothing", async () => {
+    const id = await propertyId(t.db, 'OWN-2');
+    const searcher = await leadOf('demandante', '+34611222555', 'Daniel Demandante');
+    const other = await businessWithKey(t.db, 'Otra Agencia');
+    const elsewhere = await leadOf('propietario', '+34611222666', 'Otra Propietaria', other.businessId);
+    const ana = await loggedIn(t.app, 'ana@inmo.example');
+    const before = await snapshot(t.db);
+    for (const leadId of [searcher, elsewhere, 999_999]) {
+      const refused = await link(ana, id, leadId);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.body).toContain('Solo un lead de tipo propietario puede ser el propietario de un inmueble.');
+    }
+    const forged = await ana.request('POST', `/console/properties/${id}/owner`, { lead_id: String(searcher) });
+    expect(forged.statusCode).toBe(403);
+    expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('erasing the owner unlinks its listings, which stay', async () => {
+    const id = await propertyId(t.db, 'OWN-1');
+    const owner = await leadOf('propietario', '+34611222777', 'Rosa Propietaria');
+    await link(await loggedIn(t.app, 'ana@inmo.example'), id, owner);
+    expect(await ownerOf(id)).toBe(owner);
+    await eraseLead(t.db, owner, { businessId: t.businessId, actor: { type: 'cli' } });
+    expect(await ownerOf(id)).toBeNull();
+    expect((await get(t.app, `/properties/${id}`, t.key)).status).toBe(200);
+  });
+});
