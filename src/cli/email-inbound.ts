@@ -19,7 +19,7 @@ import { action, command, positiveInt, print, withDb } from './common.ts';
 function emailGroup(program: Command): Command {
   return (
     program.commands.find((c) => c.name() === 'email') ??
-    program.command('email').description('e-mail: portal notifications forwarded in (and the channel out)')
+    program.command('email').description('e-mail: portal e-mails forwarded in (and the channel out)')
   );
 }
 

@@ -34,7 +34,7 @@ function describeRun(result: EmailPullResult): string {
 function emailGroup(program: Command): Command {
   return (
     program.commands.find((c) => c.name() === 'email') ??
-    program.command('email').description('e-mail: portal notifications forwarded in (and the channel out)')
+    program.command('email').description('e-mail: portal e-mails forwarded in (and the channel out)')
   );
 }
 

@@ -393,7 +393,7 @@ export async function listPublishedDocs(
 
 /**
  * A page of the changes feed: the business's listings written after `(seq, id)`, in
- * (change_seq, id) order, with their published doc when they are public now.
+ * (change_seq, id) order, with their published document when they are public now.
  */
 export async function listChanges(db: Executor, businessId: number, after: { seq: number; id: number }, limit: number) {
   return db

@@ -292,7 +292,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const body = await leadMatchesJson(db, request.apiKey!.businessId, request.params.lead_id);
-      // Built as text from the stored property documents, like the catalogue's pages.
+      // Built as text from the stored published documents, like the catalogue's pages.
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof LeadMatches>);
     },
   );

@@ -1,6 +1,6 @@
 /**
  * Mailboxes pulled over IMAP for portal e-mails (CONTRACT §19): the other way, besides
- * `POST /webhooks/email/<token>`, for a business's forwarded portal notifications to come in.
+ * `POST /webhooks/email/<token>`, for a business's forwarded portal e-mails to come in.
  *
  * - A pull names a mailbox (`imaps://user:pass@host[:port]/INBOX`); its password is sealed at
  *   rest (secrets.ts) and never shown again: the URL is kept and shown without it. Plain

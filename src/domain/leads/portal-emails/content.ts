@@ -2,7 +2,7 @@
  * An e-mail as the portal parsers read it (CONTRACT §19): its sender, subject and bodies, with
  * the HTML part turned to text, and the original message found inside a forwarded one.
  *
- * Agencies forward portal notifications from their mailbox, and forwarding rewrites the sender
+ * Agencies forward portal e-mails from their mailbox, and forwarding rewrites the sender
  * (the envelope `From` becomes the agency's address). Gmail and Outlook then quote the original
  * headers at the top of the body: Gmail as `---------- Forwarded message ---------` (Spanish:
  * `Mensaje reenviado`) followed by `From:`/`De:`, `Date:`, `Subject:`/`Asunto:`, `To:`/`Para:`;
