@@ -11,7 +11,7 @@
  */
 import type { Db } from '../db/database.ts';
 import { findMessage, findReplyTo, findWelcome, moveMessage, type MessageRow } from '../db/repositories/messaging.ts';
-import { listJobs } from '../db/repositories/jobs.ts';
+import { findJobForRetry, listJobs, retryFailedJob } from '../db/repositories/jobs.ts';
 import { parseJobPayload } from '../db/job-kinds.ts';
 import type { Executor } from '../db/database.ts';
 import { nowRfc3339 } from '../domain/time.ts';
@@ -44,22 +44,14 @@ export async function listFailedJobs(db: Db, businessId: number, limit = 100) {
  */
 export async function retryJob(db: Db, id: number, options: { businessId?: number } = {}, now = nowRfc3339()) {
   return db.transaction().execute(async (trx) => {
-    let query = trx.selectFrom('jobs').select(['id', 'business_id', 'lead_id', 'kind', 'state', 'payload']).where('id', '=', id);
-    if (options.businessId !== undefined) query = query.where('business_id', '=', options.businessId);
-    const job = await query.executeTakeFirst();
+    const job = await findJobForRetry(trx, id, options.businessId);
     if (!job) throw new InmoError('JOB_NOT_FOUND', { id });
     if (job.state !== 'failed') throw new InmoError('JOB_NOT_FAILED', { id, state: job.state });
     const message = await messageOfJob(trx, job);
     if (message && message.state !== 'failed' && message.state !== 'pending')
       throw new InmoError('JOB_RETRY_UNSAFE', { id, state: message.state });
     if (message?.state === 'failed') await moveMessage(trx, message.id, 'failed', { state: 'pending', last_error: null, updated_at: now });
-    const moved = await trx
-      .updateTable('jobs')
-      .set({ state: 'pending', attempts: 0, run_at: now, last_error: null, locked_by: null, locked_until: null, updated_at: now })
-      .where('id', '=', id)
-      .where('state', '=', 'failed')
-      .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) throw new InmoError('JOB_NOT_FAILED', { id, state: 'retried already' });
+    if (!(await retryFailedJob(trx, id, now))) throw new InmoError('JOB_NOT_FAILED', { id, state: 'retried already' });
     return { id, kind: job.kind, state: 'pending' as const };
   });
 }

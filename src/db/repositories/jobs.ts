@@ -249,6 +249,30 @@ export async function listJobs(db: Executor, options: { state?: string; business
   return query.execute();
 }
 
+/**
+ * The job `id` as a retry reads it: `{ id, business_id, lead_id, kind, state, payload }`, or
+ * undefined when there is none (or, with `businessId`, when it is another business's).
+ */
+export async function findJobForRetry(db: Executor, id: number, businessId?: number) {
+  let query = db.selectFrom('jobs').select(['id', 'business_id', 'lead_id', 'kind', 'state', 'payload']).where('id', '=', id);
+  if (businessId !== undefined) query = query.where('business_id', '=', businessId);
+  return query.executeTakeFirst();
+}
+
+/**
+ * Puts failed job `id` back to `pending`, due at `now`, attempts from zero, lease and last error
+ * cleared (issue 15). @returns whether it was still `failed` (false: retried already, or not failed).
+ */
+export async function retryFailedJob(db: Executor, id: number, now: string): Promise<boolean> {
+  const moved = await db
+    .updateTable('jobs')
+    .set({ state: 'pending', attempts: 0, run_at: now, last_error: null, locked_by: null, locked_until: null, updated_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'failed')
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
+}
+
 export async function listJobsOfLead(db: Executor, leadId: number) {
   return db
     .selectFrom('jobs')

@@ -39,6 +39,19 @@ export async function findChannel(db: Executor, businessId: number): Promise<Cha
   return rows[0];
 }
 
+/**
+ * The business other than `exceptBusinessId` whose channel has WhatsApp phone number id
+ * `phoneNumberId`: `{ business_id }`, or undefined when none has it.
+ */
+export async function findChannelHolder(db: Executor, phoneNumberId: string, exceptBusinessId: number) {
+  return db
+    .selectFrom('channels')
+    .select('business_id')
+    .where('phone_number_id', '=', phoneNumberId)
+    .where('business_id', '!=', exceptBusinessId)
+    .executeTakeFirst();
+}
+
 /** Every channel that can verify webhooks (has an app secret or a verify token). */
 export async function listWebhookChannels(db: Executor): Promise<ChannelRow[]> {
   return db
@@ -256,6 +269,29 @@ export async function setConversationState(
 ): Promise<boolean> {
   const result = await db.updateTable('conversations').set(to).where('lead_id', '=', leadId).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Sets the time of the last message of the lead's conversation to `at` (an RFC 3339 instant). */
+export async function setConversationLastMessageAt(db: Executor, leadId: number, at: string): Promise<void> {
+  await db.updateTable('conversations').set({ last_message_at: at }).where('lead_id', '=', leadId).execute();
+}
+
+/**
+ * Hands the lead's conversation to the agents after an agent's reply at `at`: `waiting_for_agent`,
+ * its last message and update at `at`. With `unlessOptedOut`, a conversation `opted_out` is left as it is.
+ */
+export async function handConversationToAgents(
+  db: Executor,
+  leadId: number,
+  at: string,
+  options: { unlessOptedOut?: boolean } = {},
+): Promise<void> {
+  let query = db
+    .updateTable('conversations')
+    .set({ state: 'waiting_for_agent', last_message_at: at, updated_at: at })
+    .where('lead_id', '=', leadId);
+  if (options.unlessOptedOut) query = query.where('state', '<>', 'opted_out');
+  await query.execute();
 }
 
 /**

@@ -30,6 +30,7 @@ import {
   findMessage,
   findReplyTo,
   listRecentThread,
+  setConversationLastMessageAt,
   setConversationState,
   type MessageRow,
 } from '../../db/repositories/messaging.ts';
@@ -195,7 +196,7 @@ async function apply(ctx: TaskContext, trx: Transaction<Database>, d: Decision):
       job: false,
     });
     if (replyId === undefined) return (await findReplyTo(trx, d.inbound.id))?.id;
-    await trx.updateTable('conversations').set({ last_message_at: now }).where('lead_id', '=', d.lead.id).execute();
+    await setConversationLastMessageAt(trx, d.lead.id, now);
   }
   // A visit hands off unless its slots were offered (or the lead is asked which listing it means); a visit with no
   // listing known hands off as a request for an agent.

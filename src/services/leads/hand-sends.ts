@@ -27,7 +27,7 @@ import {
 } from '../../db/repositories/alerts.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findLead } from '../../db/repositories/leads.ts';
-import { setMessageBody } from '../../db/repositories/messaging.ts';
+import { handConversationToAgents, setMessageBody } from '../../db/repositories/messaging.ts';
 import { findIdsByRef } from '../../db/repositories/properties.ts';
 import { transact } from '../../db/transaction.ts';
 import { alertPriceField, alertTimeZone } from '../../domain/leads/alerts.ts';
@@ -181,12 +181,7 @@ export async function sendListingsByHand(db: Db, send: HandSend): Promise<{ mess
     if (text.length > MAX_REPLY_CHARS) throw new HandSendError([{ field: 'property_id', reason: 'too_long' }]);
     await setMessageBody(trx, messageId, text);
     // As an agent's reply: the conversation stays with the agents until given back to the assistant.
-    await trx
-      .updateTable('conversations')
-      .set({ state: 'waiting_for_agent', last_message_at: now, updated_at: now })
-      .where('lead_id', '=', lead.id)
-      .where('state', '<>', 'opted_out')
-      .execute();
+    await handConversationToAgents(trx, lead.id, now, { unlessOptedOut: true });
     return { messageId };
   });
 }

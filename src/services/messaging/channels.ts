@@ -27,7 +27,7 @@ import { InmoError } from '../../errors.ts';
 import { CLI, recordAudit, type AuditActor } from '../access/audit.ts';
 import { transact } from '../../db/transaction.ts';
 import { randomBytes } from 'node:crypto';
-import { findChannel, updateChannel, upsertChannel } from '../../db/repositories/messaging.ts';
+import { findChannel, findChannelHolder, updateChannel, upsertChannel } from '../../db/repositories/messaging.ts';
 import { signalChange } from '../../db/change-watch.ts';
 import { replyLanguage, understand } from '../../domain/messaging/assistant.ts';
 import { assistantOf, replyWithFallback } from './assistant.ts';
@@ -164,12 +164,7 @@ export async function connectChannel(
     templates = checked.templates;
   }
   if (!(await findBusiness(db, settings.businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: settings.businessId });
-  const holder = await db
-    .selectFrom('channels')
-    .select('business_id')
-    .where('phone_number_id', '=', settings.phoneNumberId.trim())
-    .where('business_id', '!=', settings.businessId)
-    .executeTakeFirst();
+  const holder = await findChannelHolder(db, settings.phoneNumberId.trim(), settings.businessId);
   if (holder) throw new InmoError('CHANNEL_PHONE_NUMBER_ID_TAKEN', { id: holder.business_id });
   const languages = { ...DEFAULT_TEMPLATE_LANGUAGES, ...settings.languages };
   const connectedAt = nowRfc3339();

@@ -10,6 +10,7 @@ import { findLead } from '../../db/repositories/leads.ts';
 import type { LeadRow } from '../../db/types.ts';
 import {
   findConversation,
+  handConversationToAgents,
   listConversations as listConversationRows,
   markConversationSeen as markSeen,
   listThread,
@@ -128,11 +129,7 @@ export async function replyAsAgent(
     if (refused !== null) throw refused;
     if (channel === 'email') return queueEmailReply(trx, lead, body, now);
     const id = (await queueMessage(trx, { lead, purpose: 'reply', kind: 'text', body, recipient: lead.phone_number_1, at: now }))!;
-    await trx
-      .updateTable('conversations')
-      .set({ state: 'waiting_for_agent', last_message_at: now, updated_at: now })
-      .where('lead_id', '=', leadId)
-      .execute();
+    await handConversationToAgents(trx, leadId, now);
     return id;
   });
 }

@@ -16,7 +16,7 @@
 import type { Db, Executor } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findUnsubscribeToken, insertUnsubscribeToken, markUnsubscribeTokenUsed } from '../../db/repositories/email-out.ts';
-import { findLead } from '../../db/repositories/leads.ts';
+import { findLead, insertConsent } from '../../db/repositories/leads.ts';
 import { setConversationState, touchConversation } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import { hashToken, mintToken, TOKEN_FORM } from '../../domain/capability-token.ts';
@@ -75,19 +75,16 @@ export async function unsubscribe(db: Db, token: string, at: string = nowRfc3339
   await transact(db, async (trx) => {
     const row = await findUnsubscribeToken(trx, hashToken(token));
     if (!row || !(await markUnsubscribeTokenUsed(trx, row.id, at))) return;
-    await trx
-      .insertInto('lead_consents')
-      .values({
-        business_id: row.business_id,
-        lead_id: row.lead_id,
-        marketing: 0,
-        whatsapp: 0,
-        text: UNSUBSCRIBE_CONSENT_TEXT,
-        version: UNSUBSCRIBE_CONSENT_VERSION,
-        source_page: null,
-        created_at: at,
-      })
-      .execute();
+    await insertConsent(trx, {
+      business_id: row.business_id,
+      lead_id: row.lead_id,
+      marketing: 0,
+      whatsapp: 0,
+      text: UNSUBSCRIBE_CONSENT_TEXT,
+      version: UNSUBSCRIBE_CONSENT_VERSION,
+      source_page: null,
+      created_at: at,
+    });
     await touchConversation(trx, { leadId: row.lead_id, businessId: row.business_id, at });
     await setConversationState(trx, row.lead_id, { state: 'opted_out', updated_at: at });
   });
