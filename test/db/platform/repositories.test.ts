@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findLead, updateSearchPreferences } from '../../../src/db/repositories/leads.ts';
+import { forgetMediaObjects, ownedMediaKeys, recordMediaObjects } from '../../../src/db/repositories/media.ts';
+import { deleteImages } from '../../../src/db/repositories/properties.ts';
 import { countViewings, deleteViewing, findUserDisplayName, insertViewing } from '../../../src/db/repositories/viewings.ts';
 import { createUser, renameUser } from '../../../src/services/access/console-users.ts';
 import { createLeadByHand } from '../../../src/services/leads/leads.ts';
@@ -14,7 +16,8 @@ async function world() {
   const { db } = await freshDb();
   const { businessId } = await businessWithKey(db, 'Inmobiliaria Repos');
   const other = await businessWithKey(db, 'Otra');
-  await importRecords(db, businessId, [listing('R-1'), listing('R-2')]);
+  const photo = (ref: string) => ({ images: [{ url: `https://img.example/${ref}.jpg`, order: 0 }] });
+  await importRecords(db, businessId, [listing('R-1', photo('R-1')), listing('R-2', photo('R-2'))]);
   return { db, businessId, other: other.businessId };
 }
 
@@ -83,6 +86,42 @@ describe('leads', () => {
       const late = { ...change, search_preferences: '[]', updated_at: '2027-01-03T00:00:00.000+00:00' };
       expect(await updateSearchPreferences(db, lead.id, late, read.updated_at)).toBe(false);
       expect(await findLead(db, lead.id)).toMatchObject(change);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
+
+describe('photos', () => {
+  it("forgets stored objects by key, in batches, and deletes a listing's images, leaving other listings' alone", async () => {
+    const { db, businessId } = await world();
+    try {
+      const [r1, r2] = [await propertyId(db, 'R-1'), await propertyId(db, 'R-2')];
+      const url = 'http://127.0.0.1/media/p/1/a-1600.jpg';
+      // More keys than one batch of 500.
+      const keys = Array.from({ length: 501 }, (_, i) => `p/${r1}/a-${String(i).padStart(4, '0')}.jpg`);
+      await recordMediaObjects(
+        db,
+        keys.map((key) => ({ key, business_id: businessId, property_id: r1, url, created_at: '2027-01-01T00:00:00.000+00:00' })),
+      );
+      expect(await ownedMediaKeys(db, businessId, r1, url)).toHaveLength(501);
+      await forgetMediaObjects(db, keys.slice(0, 501));
+      expect(await ownedMediaKeys(db, businessId, r1, url)).toEqual([]);
+
+      const images = async (id: number) =>
+        Number(
+          (
+            await db
+              .selectFrom('property_images')
+              .select((e) => e.fn.countAll<number>().as('n'))
+              .where('property_id', '=', id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const [before1, before2] = [await images(r1), await images(r2)];
+      expect([before1, before2]).toEqual([1, 1]);
+      await deleteImages(db, r1);
+      expect([await images(r1), await images(r2)]).toEqual([0, before2]);
     } finally {
       await db.destroy();
     }
