@@ -84,7 +84,8 @@ export function nextPullAt(at: string, everyMinutes: number): string {
 /** What a pull's job gives the runner: the worker's task context (jobs/task.ts `TaskContext`), as far as it is used. */
 export interface PullJob {
   db: Db;
-  job: { payload: string | null };
+  /** The job's payload as the worker parsed it for its kind (db/job-kinds.ts): `{"source_id"}` or `{"pull_id"}`. */
+  payload: Partial<Record<PullKind['key'], number>>;
   /** The worker clock's instant, RFC 3339. */
   now(): string;
   /** Logs a line of the job (no personal data). */
@@ -112,7 +113,7 @@ export async function runScheduledPull(
   message: string,
   run: (id: number) => Promise<PullRun>,
 ): Promise<void> {
-  const id = (JSON.parse(job.job.payload ?? '{}') as Record<string, number | undefined>)[kind.key];
+  const id = job.payload[kind.key];
   if (id === undefined) return;
   const pulled = await kind.find(job.db, id);
   if (!pulled || pulled.removed_at !== null) return;
