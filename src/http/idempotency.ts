@@ -4,7 +4,7 @@
  * the engine: this module sees one API for both).
  *
  * A route opts in by spreading {@link idempotentRoute} into its options, running its handler's
- * work through {@link idempotently} and passing {@link onStoredFor}'s hook to the service that
+ * work through {@link idempotently} and passing {@link keyRecordFor}'s record to the service that
  * stores its lead:
  * - the header is checked with the request's other parts (1–255 printable ASCII characters;
  *   a fault is a Pydantic-shaped 422 at `["header", "idempotency-key"]`);
@@ -20,7 +20,7 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHo
 import { InmoError } from '../errors.ts';
 import { isPublishable } from './auth.ts';
 import type { Idempotency, KeyAnswer, KeyTicket } from '../services/integrations/idempotency.ts';
-import type { OnStored } from '../services/leads/intake.ts';
+import type { KeyRecord } from '../db/repositories/idempotency.ts';
 import type { ValidationIssue } from '../validation/validator.ts';
 
 declare module 'fastify' {
@@ -120,17 +120,17 @@ export async function idempotently<T>(
 }
 
 /**
- * The hook that stores the request's response with its lead (services/leads/intake.ts
- * `OnStored`): `answer` builds the 200 body from the lead's id, exactly as the route sends it; a
- * known person's request kept as an interaction records the 409 a secret key is sent (CONTRACT
- * §22), and the 200 for a publishable key (CONTRACT §13). @returns undefined when the request
- * has no key.
+ * The record of the request's response that the intake writes with its lead (services/leads/intake.ts,
+ * db/repositories/idempotency.ts `KeyRecord`): `answer` builds the 200 body from the lead's id,
+ * exactly as the route sends it; a known person's request kept as an interaction records the 409
+ * a secret key is sent (CONTRACT §22), and the 200 for a publishable key (CONTRACT §13).
+ * @returns null when the request has no key.
  */
-export function onStoredFor(
+export function keyRecordFor(
   idempotency: Idempotency,
   request: FastifyRequest,
   answer: (leadId: number | null) => unknown,
-): OnStored | undefined {
+): KeyRecord | null {
   const known = isPublishable(request) ? null : { status: DUPLICATE.status, body: JSON.stringify({ detail: DUPLICATE.detail }) };
-  return idempotency.onStored(request.idempotencyTicket, answer, known);
+  return idempotency.recordFor(request.idempotencyTicket, answer, known);
 }

@@ -121,6 +121,69 @@ export async function recordResponse(
   );
 }
 
+/**
+ * An Idempotency-Key's record as the request that holds the key writes it with what it stored
+ * (CONTRACT §13, §22), said as plain data: the intake writes it in the lead's unit of work
+ * ({@link writeKeyRecord}), and a new lead's one statement on PostgreSQL
+ * (db/repositories/new-lead-statement.ts) writes it in that statement. Made by
+ * services/integrations/idempotency.ts `Idempotency.recordFor`.
+ */
+export interface KeyRecord {
+  keyId: string;
+  idempotencyKey: string;
+  /**
+   * The 200's body, exactly as the route sends it: `beforeId`, then the lead's id (`null` when the
+   * request stored no lead) and `afterId`; `afterId` null: a body without the id, `beforeId` alone.
+   */
+  body: { beforeId: string; afterId: string | null };
+  /**
+   * The response a request about a known person gets when it is kept as an interaction (CONTRACT
+   * §22: an inquiry's 409 to a secret key); null: the 200 above (a publishable key, CONTRACT §13).
+   */
+  known: { status: number; body: string } | null;
+  /**
+   * The key was not claimed first (PostgreSQL): its record is inserted `done` with these, and a
+   * key that has a row already fails the whole unit of work ({@link insertDone}). null: the key was
+   * claimed, and its `running` row is completed ({@link recordResponse}).
+   */
+  insert: { fingerprint: string; createdAt: string; expiresAt: string } | null;
+}
+
+/** The 200's body of a {@link KeyRecord} for `leadId` (null: the request stored no lead). */
+export function keyRecordBody(record: KeyRecord, leadId: number | null): string {
+  const { beforeId, afterId } = record.body;
+  return afterId === null ? beforeId : `${beforeId}${leadId === null ? 'null' : leadId}${afterId}`;
+}
+
+/**
+ * Writes a request's Idempotency-Key record in the unit of work of what it stored, last.
+ * @param stored.leadId the lead the request created or completed, null when it changed nothing;
+ *   `about` the lead the request concerns (the existing one when it changed nothing), whose
+ *   erasure removes the record (CONTRACT §18); `known`: kept as a known person's interaction.
+ * @throws the unique violation of a key not claimed first that has a row already (db/errors.ts
+ *   `isKeyTaken`): the caller's unit of work then stores nothing.
+ */
+export async function writeKeyRecord(
+  db: Executor,
+  record: KeyRecord,
+  stored: { leadId: number | null; outcome: LeadOutcome; about: number | null; known?: boolean },
+): Promise<void> {
+  const response =
+    stored.known && record.known !== null
+      ? { status: record.known.status, body: record.known.body, outcome: stored.outcome, leadId: stored.about }
+      : { status: 200, body: keyRecordBody(record, stored.leadId), outcome: stored.outcome, leadId: stored.about };
+  if (record.insert === null) {
+    await recordResponse(db, record.keyId, record.idempotencyKey, response);
+    return;
+  }
+  const { fingerprint, createdAt, expiresAt } = record.insert;
+  await insertDone(
+    db,
+    { key_id: record.keyId, idempotency_key: record.idempotencyKey, fingerprint, created_at: createdAt, expires_at: expiresAt },
+    response,
+  );
+}
+
 /** Deletes a claim whose request did not succeed, so that nothing of it remains. */
 export async function releaseClaim(db: Executor, keyId: string, idempotencyKey: string, createdAt: string): Promise<void> {
   await db

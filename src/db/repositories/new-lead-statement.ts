@@ -37,6 +37,7 @@
  */
 import { CompiledQuery } from 'kysely';
 import { prepareOnce, type Db } from '../database.ts';
+import type { KeyRecord } from './idempotency.ts';
 import { withSearchText } from './leads.ts';
 
 /** What the statement writes. Times are canonical RFC 3339. */
@@ -60,17 +61,10 @@ export interface NewLeadRows {
   /** The event's `data` after `{"lead":{"id":<id>` (JSON text, starting with `,` or `}`). */
   eventDataAfterId: string;
   /**
-   * The Idempotency-Key whose record gets the 200 (as db/repositories/idempotency.ts records it): its body
-   * is `bodyBeforeId`, then the lead's id and `bodyAfterId` unless that is null (a body without
-   * the id). `insert`: the key was not claimed first, its record is inserted with these. null: no key.
+   * The Idempotency-Key whose record gets the 200, as db/repositories/idempotency.ts
+   * `writeKeyRecord` writes it for a new lead (`known` does not apply); null: no key.
    */
-  idempotency: {
-    keyId: string;
-    idempotencyKey: string;
-    bodyBeforeId: string;
-    bodyAfterId: string | null;
-    insert: { fingerprint: string; createdAt: string; expiresAt: string } | null;
-  } | null;
+  idempotency: KeyRecord | null;
   at: string;
 }
 
@@ -172,7 +166,7 @@ export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<nu
     rows.consent !== null,
     rows.welcome !== null,
     rows.endpointIds.length > 0,
-    key === null ? 'none' : key.bodyAfterId === null ? 'constant' : 'with id',
+    key === null ? 'none' : key.body.afterId === null ? 'constant' : 'with id',
     key?.insert != null,
   );
   const values: unknown[] = [rows.businessId, rows.at, rows.note, rows.jobs, rows.eventDataAfterId, rows.configVersion];
@@ -182,7 +176,7 @@ export async function insertNewLeadAtOnce(db: Db, rows: NewLeadRows): Promise<nu
   }
   if (rows.welcome) values.push(rows.welcome.recipient, rows.welcome.template, rows.welcome.language, rows.welcome.kind);
   if (rows.endpointIds.length > 0) values.push(rows.endpointIds);
-  if (key) values.push(key.keyId, key.idempotencyKey, key.bodyBeforeId, ...(key.bodyAfterId === null ? [] : [key.bodyAfterId]));
+  if (key) values.push(key.keyId, key.idempotencyKey, key.body.beforeId, ...(key.body.afterId === null ? [] : [key.body.afterId]));
   if (key?.insert) values.push(key.insert.fingerprint, key.insert.createdAt, key.insert.expiresAt);
   for (const c of columns) values.push(lead[c]);
   const [result] = (await db.executeQuery<{ id: number | null; version: number | null }>(CompiledQuery.raw(text, values))).rows;

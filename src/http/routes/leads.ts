@@ -25,7 +25,7 @@ import type { Schemas } from '../../schemas/index.ts';
 import { createInquiryLead, ingestRentalLead } from '../../services/leads/intake.ts';
 import { Idempotency } from '../../services/integrations/idempotency.ts';
 import { isPublishable } from '../auth.ts';
-import { checkIdempotencyKey, idempotently, idempotentRoute, onStoredFor } from '../idempotency.ts';
+import { checkIdempotencyKey, idempotently, idempotentRoute, keyRecordFor } from '../idempotency.ts';
 import { conditionalRoute, type RepresentationSink } from '../conditional.ts';
 import { exportLead, getLead, leadMatchesJson, type LeadPages } from '../../services/leads/leads.ts';
 import { eraseLead } from '../../services/leads/erasure.ts';
@@ -342,9 +342,9 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
           writes,
           key.businessId,
           { ...body, type: canonicalLeadType(body.type)!, phone_number_1: primary, phone_number_2: second, landline_phone: landline },
-          onStoredFor(idempotency, request, answer),
           // A publishable key's request cannot prove it comes from the person (docs/security.md).
           { verified: !publishable },
+          keyRecordFor(idempotency, request, answer),
         );
         if (outcome === 'known') {
           // Kept as the known lead's interaction (CONTRACT §22); a secret key is told the spec's 409.
@@ -388,8 +388,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{
         const phone = ingestPrimaryPhone(request.body.contact);
         if (phone === null) throw new InmoError('INVALID_PHONE');
         const answer = () => ({ status: 'ok' as const, authenticated_as: key.businessName });
-        const onStored = onStoredFor(idempotency, request, answer);
-        const leadId = await ingestRentalLead(writes, key.businessId, request.body, phone, onStored, !isPublishable(request));
+        const record = keyRecordFor(idempotency, request, answer);
+        const leadId = await ingestRentalLead(writes, key.businessId, request.body, phone, !isPublishable(request), record);
         if (leadId !== null) onJobsQueued();
         // A publishable key's answer is the same for a new and a known person (CONTRACT §13).
         if (!isPublishable(request)) reply.header('inmo-lead-outcome', leadId === null ? 'unchanged' : 'created');

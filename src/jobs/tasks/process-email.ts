@@ -10,8 +10,7 @@ import { defineTask, type TaskContext } from '../task.ts';
 
 async function run(ctx: TaskContext<'process_email'>): Promise<void> {
   const emailId = ctx.payload.email_id;
-  const finish = ctx.finish.bind(ctx);
-  const processed = await processInboundEmail(ctx.db, emailId, { writes: { run: finish, alone: () => null }, finish });
+  const processed = await processInboundEmail(ctx.db, emailId, { finish: ctx.finish.bind(ctx) });
   // The state and ids only: what the message says is personal data.
   ctx.log({ email_id: emailId, state: processed.state, lead_id: processed.leadId }, 'process_email: read');
 }

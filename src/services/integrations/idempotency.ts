@@ -26,7 +26,7 @@
  * (http/idempotency.ts) sees one API for both, a request's {@link KeyTicket}:
  * {@link Idempotency.begin} (a ticket, or the replay, 422 or 409 to answer at once),
  * {@link Idempotency.run} (the request's work, and the answer a key found taken gets instead),
- * {@link Idempotency.onStored} (the intake's hook that records the response with the lead),
+ * {@link Idempotency.recordFor} (the record the intake writes with the lead, as data),
  * {@link Idempotency.onResponse} (the same for another POST, with what it wrote) and
  * {@link Idempotency.release} (after a response that is not a success).
  */
@@ -35,14 +35,16 @@ import type { Transaction } from 'kysely';
 import { isKeyTaken } from '../../db/errors.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import * as repo from '../../db/repositories/idempotency.ts';
+import type { KeyRecord } from '../../db/repositories/idempotency.ts';
 import type { Database, LeadOutcome } from '../../db/types.ts';
 import { toRfc3339 } from '../../domain/time.ts';
-import type { OnStored } from '../leads/intake.ts';
 
 /** How long a key names its first request, ms (24 h). */
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a first request may run before its claim lapses, ms. */
 export const CLAIM_MS = 60_000;
+/** A number no body holds: where it stands in a body, the lead's id goes ({@link Idempotency.recordFor}). */
+const ID_MARK = 987_654_321_012_345;
 /** How often a process deletes expired records, ms. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -140,7 +142,7 @@ export class Idempotency {
    * Takes the request's key: claims it first (SQLite), or, where transactions commit
    * concurrently (PostgreSQL), makes the record it will write with its lead (its 24 h start now)
    * and claims nothing yet (see the module's comment).
-   * @returns `ticket`, the request's hold on the key, to pass to {@link run}, {@link onStored} and
+   * @returns `ticket`, the request's hold on the key, to pass to {@link run}, {@link recordFor} and
    *   {@link release}; or what the request gets instead of running: `replay`, `mismatch` (422),
    *   `in_flight` (409).
    * @throws the database's error when the claim cannot be written.
@@ -184,39 +186,31 @@ export class Idempotency {
   }
 
   /**
-   * The hook that stores the request's response with its lead (services/leads/intake.ts
-   * `OnStored`), for the ticket's hold when the intake is called, said also as data for a new
-   * lead's one statement (services/leads/new-lead-at-once.ts).
+   * The record of the request's response that the intake writes with its lead
+   * (db/repositories/idempotency.ts `writeKeyRecord`, in the lead's unit of work or its one
+   * statement), for the ticket's hold when the intake is called: plain data, no hook.
    * @param answer the 200's body for the lead's id, exactly as the route sends it.
    * @param known the response a request about a known person gets when the intake keeps it as an
    *   interaction (CONTRACT §22: an inquiry's 409 to a secret key), or null when that is the 200
    *   too (a publishable key, CONTRACT §13).
-   * @returns undefined without a ticket, or once the ticket holds nothing.
+   * @returns null without a ticket, or once the ticket holds nothing.
+   * @throws Error when `answer` writes the lead's id more than once (its place would be ambiguous).
    */
-  onStored(
+  recordFor(
     key: KeyTicket | null,
     answer: (leadId: number | null) => unknown,
     known: { status: number; body: string } | null,
-  ): OnStored | undefined {
+  ): KeyRecord | null {
     const hold = key === null ? ({ kind: 'none' } as const) : holdOf(key);
-    if (hold.kind === 'none') return undefined;
-    const body = (leadId: number | null) => JSON.stringify(answer(leadId));
-    const response = (leadId: number | null, outcome: LeadOutcome, about: number | null, isKnown = false): StoredResponse =>
-      isKnown && known !== null
-        ? { status: known.status, body: known.body, outcome, leadId: about }
-        : { status: 200, body: body(leadId), outcome, leadId: about };
+    if (hold.kind === 'none') return null;
+    const [beforeId, ...afterId] = JSON.stringify(answer(ID_MARK)).split(String(ID_MARK));
+    if (afterId.length > 1) throw new Error("the response's body holds the lead's id more than once");
+    const body = { beforeId, afterId: afterId.length ? afterId[0] : null };
     if (hold.kind === 'deferred') {
-      const deferred = hold.key;
-      const onStored: OnStored = (trx, leadId, outcome, about, isKnown) =>
-        this.recordDeferred(trx, deferred, response(leadId, outcome, about, isKnown));
-      const { keyId, idempotencyKey, fingerprint, createdAt, expiresAt } = deferred;
-      onStored.idempotency = { keyId, idempotencyKey, body, insert: { fingerprint, createdAt, expiresAt } };
-      return onStored;
+      const { keyId, idempotencyKey, fingerprint, createdAt, expiresAt } = hold.key;
+      return { keyId, idempotencyKey, body, known, insert: { fingerprint, createdAt, expiresAt } };
     }
-    const claim = hold.claim;
-    const onStored: OnStored = (trx, leadId, outcome, about, isKnown) => this.record(trx, claim, response(leadId, outcome, about, isKnown));
-    onStored.idempotency = { keyId: claim.keyId, idempotencyKey: claim.idempotencyKey, body, insert: null };
-    return onStored;
+    return { keyId: hold.claim.keyId, idempotencyKey: hold.claim.idempotencyKey, body, known, insert: null };
   }
 
   /**

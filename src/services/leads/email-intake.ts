@@ -56,7 +56,7 @@ import { sealSecret } from '../../secrets.ts';
 import { keepEmailAnswer, leadAnsweredBy } from '../messaging/email-replies.ts';
 import { readAnswerInThread, readInThread, type ReadOutcome } from './email-read-thread.ts';
 import { foundFieldsOf, type FoundFields } from './email-reading.ts';
-import { createInquiryLead, keepInteraction, type Inquiry, type LeadWrites, type OnStored } from './intake.ts';
+import { keepInteraction, leadNotStored, retryingRaces, storeInquiry, type Inquiry } from './intake.ts';
 
 /** The largest message accepted, bytes: 10 MiB (CONTRACT §19). */
 export const EMAIL_MAX_BYTES = 10 * 1024 * 1024;
@@ -200,7 +200,6 @@ function inquiryOf(
 /**
  * Reads pending message `emailId` and stores what it says (see the module's comment); a
  * message no longer pending (already read, or another run's) is left as it is.
- * @param run.writes writes a lead in the transaction that completes the job (services/leads/intake.ts `LeadWrites`).
  * @param run.finish runs effects in that transaction.
  * @returns the message's state after this run, and the lead it made or was added to.
  * @throws the database's errors: the job is then run again, and nothing of this run is kept.
@@ -208,7 +207,7 @@ function inquiryOf(
 export async function processInboundEmail(
   db: Db,
   emailId: number,
-  run: { writes: LeadWrites; finish: <T>(effects: (trx: Transaction<Database>) => Promise<T>) => Promise<T> },
+  run: { finish: <T>(effects: (trx: Transaction<Database>) => Promise<T>) => Promise<T> },
 ): Promise<ProcessedEmail> {
   const row = await repo.findInboundEmail(db, emailId);
   if (!row) return { state: 'gone', leadId: null };
@@ -265,23 +264,16 @@ export async function processInboundEmail(
   }
 
   const inquiry = inquiryOf({ ...contact, name: contact.name, phone: contact.phone }, search);
-  let settled: ProcessedEmail = { state: 'pending', leadId: null };
-  const onStored: OnStored = async (trx, leadId, _outcome, aboutLead, known) => {
-    const state = known ? 'interaction' : 'lead';
-    settled = await settleIn(
-      trx,
-      emailId,
-      { state, ...seen, lead_id: known ? aboutLead : leadId, reason: null, property_id: listing?.id ?? null },
-      at,
-    );
-  };
-  await createInquiryLead(run.writes, row.business_id, inquiry, onStored, {
-    channel: 'email',
-    knownEmail: contact.email,
-    heading: heading(about, false, verified),
-    verified,
-  });
-  return settled;
+  const origin = { channel: 'email' as const, knownEmail: contact.email, heading: heading(about, false, verified), verified };
+  // The lead and the message's settled state commit with the job, together.
+  return retryingRaces(() =>
+    run.finish(async (trx) => {
+      const stored = await storeInquiry(trx, row.business_id, inquiry, origin);
+      const state = stored.outcome === 'known' ? 'interaction' : 'lead';
+      const settled = { state, ...seen, lead_id: stored.leadId, reason: null, property_id: listing?.id ?? null } as const;
+      return settleIn(trx, emailId, settled, at);
+    }),
+  );
 }
 
 /**
@@ -472,23 +464,24 @@ export async function makeLeadFromEmail(db: Db, businessId: number, id: number, 
   const email = input.email?.trim().toLowerCase() || null;
   const contact = { name: input.name.trim(), phone, email, message: input.message?.trim() || null, source: input.source };
   const at = nowRfc3339();
-  const onStored: OnStored = async (trx, leadId, _outcome, about, known) => {
-    const outcome = {
-      state: known ? ('interaction' as const) : ('lead' as const),
-      lead_id: known ? about : leadId,
-      reason: null,
-      property_id: listing?.id ?? null,
-    };
-    await settleIn(trx, id, { ...outcome, parser: row.parser, sender: row.sender, subject: row.subject }, at, 'not_understood');
-  };
-  const writes: LeadWrites = { run: (work) => transact(db, work), alone: () => null };
-  return createInquiryLead(writes, businessId, inquiryOf(contact, listing ? searchOfListing(listing) : null), onStored, {
-    channel: 'email',
+  const inquiry = inquiryOf(contact, listing ? searchOfListing(listing) : null);
+  const origin = {
+    channel: 'email' as const,
     knownEmail: email,
     heading: heading({ source: input.source, reference }, true, row.trust !== 'unverified'),
     // Made by an agent, but from the message's words: an unverified message's address stays unverified.
     verified: row.trust !== 'unverified',
-  });
+  };
+  // The lead and the message's settled state commit together.
+  return retryingRaces(() =>
+    transact(db, async (trx) => {
+      const stored = await storeInquiry(trx, businessId, inquiry, origin);
+      const state = stored.outcome === 'known' ? ('interaction' as const) : ('lead' as const);
+      const outcome = { state, lead_id: stored.leadId, reason: null, property_id: listing?.id ?? null };
+      await settleIn(trx, id, { ...outcome, parser: row.parser, sender: row.sender, subject: row.subject }, at, 'not_understood');
+      return stored;
+    }),
+  ).catch(leadNotStored);
 }
 
 /**

@@ -32,10 +32,8 @@ import { nowRfc3339 } from '../../domain/time.ts';
 import type { IngestBody, InquiryBody } from '../../schemas/lead-requests.ts';
 import { InmoError } from '../../errors.ts';
 import { recordEvent, recordLeadEvent } from '../integrations/events.ts';
+import { writeKeyRecord, type KeyRecord } from '../../db/repositories/idempotency.ts';
 import { newLeadAtOnce, type NewLeadParts } from './new-lead-at-once.ts';
-import type { OnStored } from './on-stored.ts';
-
-export type { OnStored };
 
 /** Attempts of a creation that keeps losing unique-constraint races (each loss means a winner exists). */
 const MAX_ATTEMPTS = 5;
@@ -48,11 +46,17 @@ const INGEST_JOBS: JobKind[] = ['match_lead', 'send_welcome'];
 export type InquiryOutcome = 'created' | 'completed' | 'known';
 
 /**
- * What writes a lead: the request path's {@link GroupCommit}, or a job's own completing
- * transaction (services/leads/email-intake.ts: `run` is the job's `finish`, and `alone` gives
- * null, so the lead commits with the job).
+ * What writes a lead: the request path's {@link GroupCommit}, or a caller's own transaction
+ * (a savepoint of a booking's, services/viewings/booking.ts). `alone`, where there is one, is the
+ * engine's one-statement write (PostgreSQL); without it, every lead takes the transaction.
  */
-export type LeadWrites = Pick<GroupCommit, 'run' | 'alone'>;
+export type LeadWrites = Pick<GroupCommit, 'run'> & Partial<Pick<GroupCommit, 'alone'>>;
+
+/** What an inquiry stored: the lead it created, completed or kept an interaction of, and how. */
+export interface StoredInquiry {
+  leadId: number;
+  outcome: InquiryOutcome;
+}
 
 /** How an inquiry came: who vouches for it, and, when not through POST /leads/inquiries, its way (CONTRACT §19: a portal's e-mail). */
 export interface InquiryOrigin {
@@ -80,7 +84,13 @@ export interface Inquiry extends Omit<InquiryBody, 'type' | 'phone_number_1' | '
   landline_phone: string | null;
 }
 
-async function withRaceRetry<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` (a unit of work that writes a lead) again when it lost a race for a lead's unique
+ * phone to another writer (each loss means a winner exists, which the next try sees), up to
+ * {@link MAX_ATTEMPTS} times.
+ * @throws what `work` throws otherwise, and a taken Idempotency-Key's violation at once.
+ */
+export async function retryingRaces<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
@@ -165,9 +175,13 @@ function providedOnly(columns: ReturnType<typeof inquiryColumns>): Partial<NewLe
  * Creates a lead from an inquiry, or completes the unnamed lead with the same primary phone;
  * for a named lead with that phone (spec §4.2 rule 4: the 409 of a secret key), keeps the
  * request as an interaction of that lead instead, changing nothing of the lead (CONTRACT §22).
- * @param onStored runs last in the same transaction (with `known` for an interaction).
+ * A new phone is first tried as one statement where `writes` has one (PostgreSQL); otherwise,
+ * or when that cannot answer, {@link storeInquiry} in a transaction of `writes`, again when it
+ * lost a race for the phone.
  * @param origin how it came when not by the API (a portal's e-mail, CONTRACT §19): the
  *   interaction's channel, an e-mail address that also makes the person known, the notes' heading.
+ * @param key the request's Idempotency-Key record (services/integrations/idempotency.ts
+ *   `recordFor`), written with the lead in the same unit of work; null: no key.
  * @returns the lead's id, and `created`, `completed` (`Inmo-Lead-Outcome`) or `known`.
  * @throws InmoError LEAD_NOT_STORED, with the failure as its `cause`, when it cannot be stored (rule 5: 400).
  */
@@ -175,23 +189,62 @@ export async function createInquiryLead(
   writes: LeadWrites,
   businessId: number,
   inquiry: Inquiry,
-  onStored?: OnStored,
   origin: InquiryOrigin = {},
-): Promise<{ leadId: number; outcome: InquiryOutcome }> {
-  return storeInquiryLead(writes, businessId, inquiry, onStored, origin).catch((error: unknown) => {
-    if (error instanceof InmoError) throw error;
-    throw new InmoError('LEAD_NOT_STORED').because(error);
-  });
+  key: KeyRecord | null = null,
+): Promise<StoredInquiry> {
+  try {
+    const at = nowRfc3339();
+    const plan = inquiryPlan(businessId, inquiry, origin, at);
+    // A person also known by e-mail is looked for in the transaction: never in one statement.
+    const created = plan.knownEmail === null ? await newLeadAtOnce(writes, plan.newLead, key) : null;
+    if (created !== null) return { leadId: created, outcome: 'created' };
+    return await retryingRaces(() => writes.run((trx) => storePlannedInquiry(trx, plan, key)));
+  } catch (error) {
+    return leadNotStored(error);
+  }
 }
 
-async function storeInquiryLead(
-  writes: LeadWrites,
+/**
+ * Rethrows what storing a lead threw as the spec's answer: an InmoError as it is, any other
+ * failure as InmoError LEAD_NOT_STORED with it as its `cause` (spec §4.2 rule 5: 400).
+ */
+export function leadNotStored(error: unknown): never {
+  if (error instanceof InmoError) throw error;
+  throw new InmoError('LEAD_NOT_STORED').because(error);
+}
+
+/**
+ * {@link createInquiryLead}'s rules in the caller's transaction `trx`, for a caller that stores
+ * more in that unit of work (the portal e-mail's settled state, services/leads/email-intake.ts).
+ * Never one statement; a lost race for the phone throws the unique violation: run it again with
+ * {@link retryingRaces}.
+ * @returns as {@link createInquiryLead}.
+ * @throws the database's errors.
+ */
+export function storeInquiry(
+  trx: Transaction<Database>,
   businessId: number,
   inquiry: Inquiry,
-  onStored: OnStored | undefined,
-  origin: InquiryOrigin,
-): Promise<{ leadId: number; outcome: InquiryOutcome }> {
-  const at = nowRfc3339();
+  origin: InquiryOrigin = {},
+  key: KeyRecord | null = null,
+): Promise<StoredInquiry> {
+  return storePlannedInquiry(trx, inquiryPlan(businessId, inquiry, origin, nowRfc3339()), key);
+}
+
+/** What an inquiry would store, decided before any read: the lead's columns, its note, and the new lead's rows. */
+interface InquiryPlan {
+  businessId: number;
+  inquiry: Inquiry;
+  columns: ReturnType<typeof inquiryColumns>;
+  notes: string;
+  knownEmail: string | null;
+  channel: 'inquiry' | 'email';
+  verified: boolean;
+  newLead: NewLeadParts;
+  at: string;
+}
+
+function inquiryPlan(businessId: number, inquiry: Inquiry, origin: InquiryOrigin, at: string): InquiryPlan {
   const verified = origin.verified === true;
   const columns = inquiryColumns(inquiry, at, verified);
   const notes = inquiryNotes({
@@ -200,88 +253,88 @@ async function storeInquiryLead(
     notes: inquiry.notes,
     heading: origin.heading,
   });
-  const knownEmail = origin.knownEmail?.trim() || null;
-  // A person also known by e-mail is looked for in the transaction: never in one statement.
-  const created =
-    knownEmail !== null
-      ? null
-      : await newLeadAtOnce(
-          writes,
-          newLead(
-            businessId,
-            { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at },
-            notes,
-            consentColumns(inquiry.consent, inquiry.sourcePage),
-            inquiry.preferred_language ?? null,
-            INQUIRY_JOBS,
-            at,
-            verified,
-          ),
-          onStored,
-        );
-  if (created !== null) return { leadId: created, outcome: 'created' };
-  return withRaceRetry(() =>
-    writes.run(async (trx) => {
-      const existing = await repo.findLeadByPhone(trx, businessId, inquiry.phone_number_1);
-      const channel = origin.channel ?? 'inquiry';
-      const byEmail = existing || knownEmail === null ? undefined : await repo.findLeadByEmail(trx, businessId, knownEmail);
-      if (byEmail) {
-        // Known by the e-mail address though the phone is new (CONTRACT §22): the lead does not change.
-        const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent, verified };
-        await keepInteraction(trx, businessId, byEmail.id, interaction, inquiry.sourcePage, at);
-        await onStored?.(trx, null, 'unchanged', byEmail.id, true);
-        return { leadId: byEmail.id, outcome: 'known' as const };
-      }
-      let leadId: number;
-      let jobs = INQUIRY_JOBS;
-      if (existing) {
-        // A named lead, or one another request completed since it was read: this request came
-        // again about a known person, kept as an interaction (CONTRACT §22).
-        const named = existing.name !== null && existing.name.trim() !== '';
-        if (named || !(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) {
-          const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent, verified };
-          await keepInteraction(trx, businessId, existing.id, interaction, inquiry.sourcePage, at);
-          await onStored?.(trx, null, 'unchanged', existing.id, true);
-          return { leadId: existing.id, outcome: 'known' as const };
-        }
-        leadId = existing.id;
-        // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it,
-        // and a lead who wrote on WhatsApp first is already in a conversation (CONTRACT §10).
-        const queued = new Set((await listJobsOfLead(trx, leadId)).map((j) => j.kind));
-        const talking = (await findConversation(trx, leadId)) !== undefined;
-        jobs = jobs.filter((kind) => kind !== 'send_welcome' || (!queued.has(kind) && !talking));
-      } else {
-        leadId = await repo.insertLeadId(trx, {
-          ...columns,
-          business_id: businessId,
-          phone_number_1: inquiry.phone_number_1,
-          created_at: at,
-        });
-      }
-      await repo.insertNote(trx, leadId, notes, at);
-      // A completed lead was known before this request: its consent is only tightened by an unverified one.
-      await recordConsent(trx, businessId, leadId, inquiry.consent, inquiry.sourcePage, at, existing !== undefined && !verified);
-      if (jobs.includes('send_welcome')) {
-        await queueWelcome(
-          trx,
-          businessId,
-          leadId,
-          {
-            phone: inquiry.phone_number_1,
-            // No automatic e-mail to an address an unverified request gave (docs/security.md).
-            email: !verified ? null : (leadEmailAddress(inquiry) ?? (existing ? leadEmailAddress(existing) : null)),
-          },
-          inquiry.preferred_language ?? existing?.preferred_language ?? null,
-          at,
-        );
-      }
-      await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
-      const outcome: InquiryOutcome = existing ? 'completed' : 'created';
-      await recordLeadEvent(trx, businessId, leadId, existing ? 'lead.updated' : 'lead.created', at);
-      await onStored?.(trx, leadId, outcome, leadId);
-      return { leadId, outcome };
-    }),
-  );
+  const lead: NewLead = { ...columns, business_id: businessId, phone_number_1: inquiry.phone_number_1, created_at: at };
+  const consent = consentColumns(inquiry.consent, inquiry.sourcePage);
+  return {
+    businessId,
+    inquiry,
+    columns,
+    notes,
+    knownEmail: origin.knownEmail?.trim() || null,
+    channel: origin.channel ?? 'inquiry',
+    verified,
+    newLead: newLead(businessId, lead, notes, consent, inquiry.preferred_language ?? null, INQUIRY_JOBS, at, verified),
+    at,
+  };
+}
+
+async function storePlannedInquiry(trx: Transaction<Database>, plan: InquiryPlan, key: KeyRecord | null): Promise<StoredInquiry> {
+  const { businessId, inquiry, columns, notes, knownEmail, channel, verified, at } = plan;
+  const existing = await repo.findLeadByPhone(trx, businessId, inquiry.phone_number_1);
+  const known = async (leadId: number): Promise<StoredInquiry> => {
+    // A request about a known person (CONTRACT §22): the lead does not change.
+    const interaction = { channel, source: inquiry.source, note: notes, consent: inquiry.consent, verified };
+    await keepInteraction(trx, businessId, leadId, interaction, inquiry.sourcePage, at);
+    if (key) await writeKeyRecord(trx, key, { leadId: null, outcome: 'unchanged', about: leadId, known: true });
+    return { leadId, outcome: 'known' };
+  };
+  // Known by the e-mail address though the phone is new.
+  const byEmail = existing || knownEmail === null ? undefined : await repo.findLeadByEmail(trx, businessId, knownEmail);
+  if (byEmail) return known(byEmail.id);
+  if (!existing) {
+    const leadId = await writeNewLead(trx, plan.newLead);
+    if (key) await writeKeyRecord(trx, key, { leadId, outcome: 'created', about: leadId });
+    return { leadId, outcome: 'created' };
+  }
+  // A named lead, or one another request completed since it was read: this request came
+  // again about a known person, kept as an interaction.
+  const named = existing.name !== null && existing.name.trim() !== '';
+  if (named || !(await repo.completeUnnamedLead(trx, existing.id, providedOnly(columns)))) return known(existing.id);
+  const leadId = existing.id;
+  // One welcome per lead, ever (spec §6): a lead that was already queued one keeps it,
+  // and a lead who wrote on WhatsApp first is already in a conversation (CONTRACT §10).
+  const queued = new Set((await listJobsOfLead(trx, leadId)).map((j) => j.kind));
+  const talking = (await findConversation(trx, leadId)) !== undefined;
+  const jobs = INQUIRY_JOBS.filter((kind) => kind !== 'send_welcome' || (!queued.has(kind) && !talking));
+  await repo.insertNote(trx, leadId, notes, at);
+  // A completed lead was known before this request: its consent is only tightened by an unverified one.
+  await recordConsent(trx, businessId, leadId, inquiry.consent, inquiry.sourcePage, at, !verified);
+  if (jobs.includes('send_welcome')) {
+    await queueWelcome(
+      trx,
+      businessId,
+      leadId,
+      // No automatic e-mail to an address an unverified request gave (docs/security.md).
+      { phone: inquiry.phone_number_1, email: !verified ? null : (leadEmailAddress(inquiry) ?? leadEmailAddress(existing)) },
+      inquiry.preferred_language ?? existing.preferred_language ?? null,
+      at,
+    );
+  }
+  await enqueueLeadJobs(trx, businessId, leadId, jobs, at);
+  await recordLeadEvent(trx, businessId, leadId, 'lead.updated', at);
+  if (key) await writeKeyRecord(trx, key, { leadId, outcome: 'completed', about: leadId });
+  return { leadId, outcome: 'completed' };
+}
+
+/**
+ * Writes a new lead as planned ({@link NewLeadParts}), in the transaction: the lead, its note,
+ * the consent given, its welcome (decided in the transaction, {@link queueWelcome}), its jobs and
+ * its `lead.created` event, as the one statement of services/leads/new-lead-at-once.ts does.
+ * @returns the lead's id.
+ * @throws the unique violation of a phone another writer took meanwhile.
+ */
+async function writeNewLead(trx: Transaction<Database>, parts: NewLeadParts): Promise<number> {
+  const { businessId, lead, at } = parts;
+  const leadId = await repo.insertLeadId(trx, lead);
+  await repo.insertNote(trx, leadId, parts.note, at);
+  if (parts.consent) await repo.insertConsent(trx, { business_id: businessId, lead_id: leadId, ...parts.consent, created_at: at });
+  if (parts.welcome) {
+    const email = parts.welcome.byEmail ? leadEmailAddress(lead) : null;
+    await queueWelcome(trx, businessId, leadId, { phone: lead.phone_number_1, email }, parts.welcome.preferredLanguage, at);
+  }
+  await enqueueLeadJobs(trx, businessId, leadId, parts.jobs, at);
+  await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
+  return leadId;
 }
 
 /**
@@ -392,9 +445,9 @@ export async function keepInteraction(
 /**
  * Creates a rental-seeking lead from the compact landing-form payload (spec §4.3).
  * @param phone the primary phone, already chosen and normalised.
- * @param onStored runs last in the same transaction (also when nothing else changes).
  * @param verified the request proves it comes from the person or the agency (a secret key);
  *   not (a publishable key): see {@link InquiryOrigin.verified}.
+ * @param key the request's Idempotency-Key record, written with what it stored (as {@link createInquiryLead}).
  * @returns the new lead's id, or null when a lead with that phone exists: the lead does not
  *   change, and the request is kept as its interaction (CONTRACT §22).
  * @throws MalformedBudgetError (MALFORMED_BUDGET) for a budget that is not a whole number or range (nothing stored),
@@ -405,8 +458,8 @@ export async function ingestRentalLead(
   businessId: number,
   body: IngestBody,
   phone: string,
-  onStored?: OnStored,
   verified = false,
+  key: KeyRecord | null = null,
 ): Promise<number | null> {
   // A malformed budget is the documented 500 whether or not the phone is known (spec §4.3 rule 3).
   const rentMax = parseBudget(body.search.budget);
@@ -440,28 +493,20 @@ export async function ingestRentalLead(
   };
   const habsInNotes = bedrooms === null && Boolean(body.search.habs?.trim());
   const notes = ingestNotes(body, habsInNotes, rentMax);
-  const created = await newLeadAtOnce(
-    writes,
-    newLead(businessId, lead, notes, consentColumns(body.consent, body.sourcePage), null, INGEST_JOBS, at, verified),
-    onStored,
-  );
+  const parts = newLead(businessId, lead, notes, consentColumns(body.consent, body.sourcePage), null, INGEST_JOBS, at, verified);
+  const created = await newLeadAtOnce(writes, parts, key);
   if (created !== null) return created;
-  return withRaceRetry(() =>
+  return retryingRaces(() =>
     writes.run(async (trx) => {
       const existing = await repo.findLeadByPhone(trx, businessId, phone);
       if (existing) {
         const interaction = { channel: 'ingest' as const, source: body.source, note: notes, consent: body.consent, verified };
         await keepInteraction(trx, businessId, existing.id, interaction, body.sourcePage, at);
-        await onStored?.(trx, null, 'unchanged', existing.id);
+        if (key) await writeKeyRecord(trx, key, { leadId: null, outcome: 'unchanged', about: existing.id });
         return null;
       }
-      const leadId = await repo.insertLeadId(trx, lead);
-      await repo.insertNote(trx, leadId, notes, at);
-      await recordConsent(trx, businessId, leadId, body.consent, body.sourcePage, at, false);
-      await queueWelcome(trx, businessId, leadId, { phone, email: verified ? leadEmailAddress(lead) : null }, null, at);
-      await enqueueLeadJobs(trx, businessId, leadId, INGEST_JOBS, at);
-      await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
-      await onStored?.(trx, leadId, 'created', leadId);
+      const leadId = await writeNewLead(trx, parts);
+      if (key) await writeKeyRecord(trx, key, { leadId, outcome: 'created', about: leadId });
       return leadId;
     }),
   );

@@ -14,7 +14,7 @@
  *   business's enabled endpoints;
  * - the event's data: `presentLead` (domain/leads/presenter.ts), the lead as GET /leads/{id}
  *   shows it, the id given by the database;
- * - the Idempotency-Key's record: the intake's `OnStored` hook said as data.
+ * - the Idempotency-Key's record: services/integrations/idempotency.ts `recordFor`, plain data.
  *
  * The channel, the e-mail settings and the endpoints are kept per business, with the business's `config_version`
  * they were read at (read first: what is read after it is at least as new), which every change
@@ -44,7 +44,7 @@ import { insertNewLeadAtOnce, type NewLeadRows } from '../../db/repositories/new
 import type { NewLead } from '../../db/types.ts';
 import { presentLead, type PresentedRow } from '../../domain/leads/presenter.ts';
 import { subscribes } from '../integrations/events.ts';
-import type { OnStored } from './on-stored.ts';
+import type { KeyRecord } from '../../db/repositories/idempotency.ts';
 
 /** A new lead as the intake made it, before the database gives its id. Times are canonical RFC 3339. */
 export interface NewLeadParts {
@@ -63,9 +63,6 @@ export interface NewLeadParts {
   jobs: JobKind[];
   at: string;
 }
-
-/** A number no body holds: where it stands in a body, the new lead's id goes. */
-const ID_MARK = 987_654_321_012_345;
 
 /** What a new lead's rows are decided from, as the business had them at `version`. */
 interface Settings {
@@ -114,23 +111,22 @@ async function readSettings(db: Db, businessId: number): Promise<Settings> {
 /**
  * Writes a new lead in one statement where the engine runs writes concurrently
  * (GroupCommit `alone`, PostgreSQL).
- * @param onStored the intake's hook (services/leads/intake.ts `OnStored`); its `idempotency` says
- *   the record as data.
+ * @param writes the intake's writes: `alone` is the one-statement write (GroupCommit), absent
+ *   or giving null where the engine has none (SQLite).
+ * @param key the request's Idempotency-Key record, written in the statement; null: no key.
  * @returns the new lead's id; null where the transactional path must answer: SQLite, a phone
- *   already known, a business whose channel or endpoints changed since they were kept (nothing
- *   was written), or a record said only as a function.
+ *   already known, or a business whose channel or endpoints changed since they were kept (nothing
+ *   was written).
  * @throws the database's error, nothing written (db/repositories/new-lead-statement.ts), among
  *   them the unique violation of an Idempotency-Key not claimed first that has a row already
  *   (db/errors.ts `isKeyTaken`).
  */
 export async function newLeadAtOnce(
-  writes: Pick<GroupCommit, 'alone'>,
+  writes: Partial<Pick<GroupCommit, 'alone'>>,
   parts: NewLeadParts,
-  onStored: OnStored | undefined,
+  key: KeyRecord | null,
 ): Promise<number | null> {
-  const created = await writes.alone(async (db) => {
-    const record = idempotencyRecordOf(onStored);
-    if (record === undefined) return null;
+  const created = await writes.alone?.(async (db) => {
     const { version, channel, ownEmail, endpointIds } = await settingsOf(db, parts.businessId);
     const welcome =
       parts.welcome &&
@@ -150,7 +146,7 @@ export async function newLeadAtOnce(
       endpointIds,
       eventDataAfterId: eventDataAfterId(parts.lead),
       configVersion: version,
-      idempotency: record,
+      idempotency: key,
       at: parts.at,
     });
     if (written !== 'stale') return written;
@@ -170,19 +166,4 @@ function eventDataAfterId(lead: NewLead): string {
   const head = '{"lead":{"id":0';
   if (!data.startsWith(head)) throw new Error('the presented lead does not begin with its id');
   return data.slice(head.length);
-}
-
-/**
- * What the one-statement write records for `onStored`: null when there is nothing to record, the
- * Idempotency-Key's record with the 200's body split around the lead's id, or undefined when the
- * write cannot be one statement (a record said only as a function, or a body where the id's place
- * is ambiguous).
- */
-function idempotencyRecordOf(onStored: OnStored | undefined): NewLeadRows['idempotency'] | undefined {
-  if (!onStored) return null;
-  if (!onStored.idempotency) return undefined;
-  const { keyId, idempotencyKey, body, insert } = onStored.idempotency;
-  const [before, ...after] = body(ID_MARK).split(String(ID_MARK));
-  if (after.length > 1) return undefined;
-  return { keyId, idempotencyKey, bodyBeforeId: before, bodyAfterId: after.length ? after[0] : null, insert };
 }

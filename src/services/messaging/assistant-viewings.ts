@@ -182,7 +182,7 @@ export async function visitOutcome(
   let again: 'taken' | 'passed' | null = null;
   if (request.choice !== null) {
     try {
-      const { viewing } = await bookViewing({ run: (work) => inSavepoint(trx, work), alone: () => null }, lead.business_id, {
+      const { viewing } = await bookViewing({ run: (work) => inSavepoint(trx, work) }, lead.business_id, {
         propertyId: listing.id,
         startsAt: request.choice.startsAt,
         lead: { id: lead.id },

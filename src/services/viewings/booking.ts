@@ -161,10 +161,7 @@ export function leadObstacle(
 }
 
 /** A lead's writes inside the booking's transaction, each try in a savepoint of its own (intake retries races). */
-const inTransaction = (trx: Transaction<Database>): LeadWrites => ({
-  run: (work) => inSavepoint(trx, work),
-  alone: () => null,
-});
+const inTransaction = (trx: Transaction<Database>): LeadWrites => ({ run: (work) => inSavepoint(trx, work) });
 
 /** The first line of the notes of a lead made by a booking (Spanish, as the generated notes are). */
 function bookingHeading(listing: { title: string | null; external_ref: string }, start: number, zone: string): string {
@@ -218,7 +215,7 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
       leadId = lead.id;
     } else {
       const heading = bookingHeading(listing, slot.start, clock.zone);
-      ({ leadId, outcome: leadOutcome } = await createInquiryLead(inTransaction(trx), businessId, booking.lead.inquiry, undefined, {
+      ({ leadId, outcome: leadOutcome } = await createInquiryLead(inTransaction(trx), businessId, booking.lead.inquiry, {
         heading,
         verified: booking.lead.verified === true,
       }).catch((error: unknown) => {

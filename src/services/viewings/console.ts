@@ -277,7 +277,7 @@ export async function bookFromConsole(db: Db, businessId: number, booking: Local
     faults.push(...error.faults);
   }
   if (faults.length || start === null || propertyId === null || booking.leadId === null) throw new ViewingFormError(faults);
-  const writes: LeadWrites = { run: (work) => transact(db, work), alone: () => null };
+  const writes: LeadWrites = { run: (work) => transact(db, work) };
   try {
     const { viewing } = await bookViewing(writes, businessId, {
       propertyId,

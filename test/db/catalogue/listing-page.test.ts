@@ -368,7 +368,6 @@ describe("a listing's public page and sheet", () => {
           run: async () => {
             throw new InmoError('LEAD_NOT_STORED');
           },
-          alone: () => null,
         },
         media: { store: new FolderMediaStore(mediaDir), publicUrl: null },
         publicUrl: ORIGIN,

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../../src/db/group-commit.ts';
+import { writeKeyRecord } from '../../../src/db/repositories/idempotency.ts';
 import { toRfc3339 } from '../../../src/domain/time.ts';
 import { CLAIM_MS, Idempotency, KEY_TTL_MS, requestFingerprint } from '../../../src/services/integrations/idempotency.ts';
 import { createLeadByHand } from '../../../src/services/leads/leads.ts';
@@ -243,8 +244,8 @@ describe('Idempotency-Key', () => {
         body: name,
       });
       if (begun.kind !== 'ticket') throw new Error(`no ticket: ${begun.kind}`);
-      const onStored = idempotency.onStored(begun.ticket, () => ({ status: 'ok' }), null)!;
-      await writes.run((trx) => onStored(trx, null, 'unchanged', null));
+      const record = idempotency.recordFor(begun.ticket, () => ({ status: 'ok' }), null)!;
+      await writes.run((trx) => writeKeyRecord(trx, record, { leadId: null, outcome: 'unchanged', about: null }));
     };
     await stored('a');
     now += KEY_TTL_MS + 11 * 60 * 1000;

@@ -137,8 +137,7 @@ describe('a new lead in one statement', () => {
   /** The reference lead: the same request, stored by the intake's transactional path. */
   const byHand = async (kind: 'inquiries' | 'ingest', businessId: number, phone: string, preferred: string | null) => {
     // As a secret key's request (verified: its consent and e-mail are taken as given).
-    if (kind === 'ingest')
-      return void (await ingestRentalLead(transactional(), businessId, ingest(phone) as never, phone, undefined, true));
+    if (kind === 'ingest') return void (await ingestRentalLead(transactional(), businessId, ingest(phone) as never, phone, true));
     const { phone_number_1: _phone, ...rest } = inquiry(phone, preferred);
     await createInquiryLead(
       transactional(),
@@ -150,7 +149,6 @@ describe('a new lead in one statement', () => {
         phone_number_2: null,
         landline_phone: null,
       } as never,
-      undefined,
       { verified: true },
     );
   };
@@ -281,7 +279,6 @@ describe('a new lead in one statement', () => {
           phone_number_2: null,
           landline_phone: null,
         } as never,
-        undefined,
         { verified: true },
       );
       const a = await storedFor(await idOf(plainPhone), plainPhone);
@@ -396,8 +393,8 @@ describe('a new lead in one statement', () => {
       const key = (name: string) => ({
         keyId: t.keyId,
         idempotencyKey: name,
-        bodyBeforeId: '{"lead_id":',
-        bodyAfterId: '}',
+        body: { beforeId: '{"lead_id":', afterId: '}' },
+        known: null,
         insert: { fingerprint: 'f'.repeat(64), createdAt: at, expiresAt: '2999-01-01T00:00:00Z' },
       });
       const leadId = await insertNewLeadAtOnce(t.db, await rowsFor('+34611700010', key('deferred')));
