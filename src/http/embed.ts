@@ -6,10 +6,10 @@
  * Both are sent with `Access-Control-Allow-Origin: *`, which a `crossorigin="anonymous"` script
  * with `integrity` needs, and answered 304 to a matching `If-None-Match`.
  * - `GET /embed/demo?key=AC_PUB_…`: a page of this server showing the elements over the key's
- *   business's catalogue (`npm start` prints its link with a publishable key for this origin).
+ *   business's catalogue (`npm start` prints its link with a publishable key for this origin),
+ *   the Eta template `views/embed-demo.eta` ({@link embedDemoRoute}).
  */
 import type { FastifyInstance } from 'fastify';
-import { escapeUTF8 } from 'entities';
 import { parseApiKey } from '../domain/access/api-key.ts';
 import { embedBundle } from '../services/integrations/website-kit-bundle.ts';
 import { noneMatch } from './conditional.ts';
@@ -32,8 +32,15 @@ export function embedRoutes(app: FastifyInstance): void {
     if (typeof ifNoneMatch === 'string' && noneMatch(ifNoneMatch, bundle.hash)) return reply.code(304).send();
     return reply.type('text/javascript; charset=utf-8').send(bundle.code);
   });
+}
 
-  app.get<{ Querystring: { key?: string } }>('/embed/demo', { schema: { hide: true } }, async (request, reply) => {
+/**
+ * Registers `GET /embed/demo` on the public pages' instance (http/public-pages.ts, where
+ * @fastify/view renders `views/embed-demo.eta` in the pages' layout): the catalogue and the rental
+ * form over the key `key` (a publishable key, 200), or how to open the page with one (400).
+ */
+export function embedDemoRoute(pages: FastifyInstance): void {
+  pages.get<{ Querystring: { key?: string } }>('/embed/demo', { schema: { hide: true } }, async (request, reply) => {
     const key = typeof request.query.key === 'string' ? request.query.key.trim() : '';
     const { hash, integrity } = await embedBundle();
     const origin = `${request.protocol}://${request.host}`;
@@ -47,27 +54,10 @@ export function embedRoutes(app: FastifyInstance): void {
         'content-security-policy',
         "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
       );
+    const page = { origin, api: `${origin}/v1/ext`, key: valid ? key : null, script: `/embed/v1/inmo.${hash}.js`, integrity };
     return reply
       .code(valid ? 200 : 400)
       .type('text/html; charset=utf-8')
-      .send(demoPage(origin, valid ? key : null, `/embed/v1/inmo.${hash}.js`, integrity));
+      .view('embed-demo.eta', { ...page, lang: 'es', title: 'Demo del kit web de inmo', icon: true, bodyClass: null });
   });
-}
-
-/** The demo page: the catalogue and the rental form with `key`, or how to open it with one. */
-function demoPage(origin: string, key: string | null, script: string, integrity: string): string {
-  const attrs = key === null ? '' : `api="${escapeUTF8(`${origin}/v1/ext`)}" key="${escapeUTF8(key)}" lang="es"`;
-  const body =
-    key === null
-      ? `<p>Ábrela con una clave publicable de este origen: <code>/embed/demo?key=AC_PUB_…</code> (<code>npm start</code> imprime el enlace; <code>npx inmo keys create --business 1 --publishable --origin ${escapeUTF8(origin)}</code> crea una).</p>`
-      : `<section aria-labelledby="h-list"><h2 id="h-list">Nuestros inmuebles</h2><inmo-listings ${attrs}></inmo-listings></section>
-<section aria-labelledby="h-rent"><h2 id="h-rent">¿Buscas piso de alquiler?</h2><inmo-rental-form ${attrs}></inmo-rental-form></section>`;
-  return `<!doctype html>
-<html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Demo del kit web de inmo</title>
-<script type="module" src="${escapeUTF8(script)}" integrity="${escapeUTF8(integrity)}" crossorigin="anonymous"></script>
-</head><body style="font-family:system-ui,sans-serif;max-width:72rem;margin:0 auto;padding:1rem">
-<main><h1>Demo del kit web de inmo</h1>
-<p>Lo que ve una agencia que pega en su web las dos líneas de <code>npx inmo embed snippet</code>.</p>
-${body}</main></body></html>`;
 }

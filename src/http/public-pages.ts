@@ -16,7 +16,7 @@ import type { Db } from '../db/database.ts';
 import { GroupCommit } from '../db/group-commit.ts';
 import { inPackage } from '../package-root.ts';
 import { calendarRoutes } from './calendar.ts';
-import { embedRoutes } from './embed.ts';
+import { embedDemoRoute, embedRoutes } from './embed.ts';
 import { feedRoutes } from './feeds.ts';
 import type { MediaOptions } from './media.ts';
 import { alertDismissRoutes } from './routes/alert-dismiss.ts';
@@ -66,6 +66,8 @@ export async function publicPages(app: FastifyInstance, options: PublicPagesOpti
   app.addHook('onClose', () => pageWrites.settled());
   await app.register(async (pages) => {
     await pages.register(view, pageViewOptions(options.development ?? false));
+    // The website kit's demo page over a publishable key (CONTRACT §17).
+    embedDemoRoute(pages);
     // One-click unsubscribe links of e-mails (RFC 8058): the token is the credential (CONTRACT §19).
     await pages.register(unsubscribeRoutes, { db });
     // "No me interesa" links of alerts: the token is the credential (CONTRACT §21).

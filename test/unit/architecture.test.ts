@@ -207,8 +207,8 @@ describe('layering', () => {
 });
 
 describe('one way to write a page (issue 56)', () => {
-  it('no file of src/http/routes/ holds an HTML page as a string: pages are Eta templates, rendered as the console renders', () => {
-    const pages = sourcesUnder(join('http', 'routes'))
+  it('no file of src/http/ holds an HTML page as a string: pages are Eta templates, rendered as the console renders', () => {
+    const pages = sourcesUnder('http')
       .filter((file) => /<html\b|<!doctype|<body\b|<head\b/i.test(readFileSync(file, 'utf8')))
       .map((file) => relative(SRC, file))
       .sort();
