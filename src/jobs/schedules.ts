@@ -15,10 +15,10 @@
  * indexes; an erasure or a purge done twice finds nothing the second time), so a run that fails
  * half way, or a clock set back, does no harm.
  *
- * Not here: feed and mailbox pulls, which each source schedules for itself by its own period
- * (`every_minutes`) as a chain of `pull_feed` / `pull_email` jobs (services/scheduled-pulls.ts),
- * and the purge of expired Idempotency-Keys, which the server runs beside its requests
- * (services/integrations/idempotency.ts).
+ * Feed and mailbox pulls each run by their own period (`every_minutes`), as a chain of `pull_feed`
+ * / `pull_email` jobs (services/scheduled-pulls.ts); the schedule here, `pull_chains`, starts again
+ * a chain that ended. The purge of expired Idempotency-Keys is not here: the server runs it beside
+ * its requests (services/integrations/idempotency.ts).
  */
 import type { Db } from '../db/database.ts';
 import { purgeEventsBefore } from '../db/repositories/events.ts';
@@ -29,6 +29,9 @@ import { composeDueAlerts } from '../services/leads/alerts.ts';
 import { purgeOldInboundEmails } from '../services/leads/email-intake.ts';
 import { eraseQuietLeads } from '../services/leads/erasure.ts';
 import { composeDueReminders } from '../services/viewings/notices.ts';
+import { FEED_PULLS } from '../services/catalogue/feeds/pulls.ts';
+import { EMAIL_PULLS } from '../services/leads/email-pulls.ts';
+import { restartPullChains } from '../services/scheduled-pulls.ts';
 import type { WorkerSettings } from './settings.ts';
 
 const MINUTE_MS = 60_000;
@@ -137,6 +140,21 @@ export const SCHEDULES: readonly Schedule[] = [
       return queued;
     },
     failure: 'worker: queueing viewing reminders failed; it is tried again in a minute',
+  },
+  {
+    name: 'pull_chains',
+    description:
+      'queues a run at once of every feed source and mailbox whose chain of pulls ended (its last run failed all its attempts); each otherwise pulls by its own period (CONTRACT §15, §19)',
+    everyMs: 10 * MINUTE_MS,
+    enabled: always,
+    async run({ db, now, log }) {
+      const at = toRfc3339(now);
+      const feeds = await restartPullChains(db, FEED_PULLS, at);
+      const mailboxes = await restartPullChains(db, EMAIL_PULLS, at);
+      if (feeds + mailboxes) log({ feeds, mailboxes }, 'worker: started again pulls whose runs had stopped');
+      return feeds + mailboxes;
+    },
+    failure: 'worker: looking for stopped pulls failed; it is tried again in 10 minutes',
   },
 ];
 

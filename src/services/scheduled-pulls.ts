@@ -15,12 +15,17 @@
  * - **A failed run is a result, not a failed job**: each kind records it on its row and the next
  *   run comes as usual. (A mailbox's run also holds a lease of its own, so that a run at once by
  *   the CLI and a scheduled one never read the same mailbox together.)
+ * - **A chain that ended starts again**: a run whose job failed all its attempts (a bug, a database
+ *   down for its whole backoff) ends its chain; the `pull_chains` schedule (jobs/schedules.ts)
+ *   queues a run at once for every pull not removed that has no run pending or running
+ *   ({@link restartPullChains}).
  * - The worker runs pulls in all its slots but one (jobs/worker.ts `PULL_KINDS`).
  */
 import type { Transaction } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
-import { enqueueJob, hasPendingJob } from '../db/repositories/jobs.ts';
+import { enqueueJob, hasPendingJob, listPullsWithoutRun } from '../db/repositories/jobs.ts';
 import type { JobPayloads } from '../db/job-kinds.ts';
+import { transact } from '../db/transaction.ts';
 import type { Database } from '../db/types.ts';
 import { toRfc3339 } from '../domain/time.ts';
 import { InmoError } from '../errors.ts';
@@ -38,6 +43,8 @@ export interface PullKind {
   job: 'pull_feed' | 'pull_email';
   /** The payload's field that names the pulled thing: `{"source_id": 3}`, `{"pull_id": 3}`. */
   key: 'source_id' | 'pull_id';
+  /** The table of the pulled things. */
+  table: 'feed_sources' | 'email_pulls';
   /** Minutes between runs: the bounds, and the period when none is given. */
   minutes: { readonly min: number; readonly max: number; readonly default: number };
   /** The error of a period out of bounds. */
@@ -121,4 +128,24 @@ export async function runScheduledPull(
   job.log({ [kind.key]: id, ...outcome.log }, message);
   const now = job.now();
   await job.finish((trx) => queueNextPull(trx, kind, id, outcome.more ? now : nextPullAt(now, pulled.every_minutes), now));
+}
+
+/**
+ * Queues a run at once of every pull of `kind` not removed whose chain ended (no job of it
+ * pending or running), each in a transaction that looks again first, so that a chain that a
+ * run continued meanwhile never forks.
+ * @param now the instant, RFC 3339.
+ * @returns how many chains it started again.
+ */
+export async function restartPullChains(db: Db, kind: PullKind, now: string): Promise<number> {
+  let restarted = 0;
+  for (const pulled of await listPullsWithoutRun(db, kind)) {
+    const queued = await transact(db, async (trx) => {
+      if ((await listPullsWithoutRun(trx, kind)).every((p) => p.id !== pulled.id)) return false;
+      await queueFirstPull(trx, kind, pulled.business_id, pulled.id, now);
+      return true;
+    });
+    if (queued) restarted++;
+  }
+  return restarted;
 }

@@ -237,6 +237,36 @@ export async function hasPendingJob(db: Executor, kind: JobKind, payload: unknow
   return row !== undefined;
 }
 
+/**
+ * The scheduled pulls of `table` (feed sources, mailboxes) not removed whose chain of jobs
+ * has ended: no `job` of theirs pending or running (services/scheduled-pulls.ts `restartPullChains`).
+ * A job's payload is the JSON `{"<key>":<id>}` exactly as db/job-kinds.ts writes it.
+ * @returns `{id, business_id}` each, in id order.
+ */
+export async function listPullsWithoutRun(
+  db: Executor,
+  pulls: { table: 'feed_sources' | 'email_pulls'; job: 'pull_feed' | 'pull_email'; key: 'source_id' | 'pull_id' },
+): Promise<Array<{ id: number; business_id: number }>> {
+  const prefix = `{"${pulls.key}":`;
+  return db
+    .selectFrom(pulls.table)
+    .select(['id', 'business_id'])
+    .where('removed_at', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('jobs')
+            .select('jobs.id')
+            .where('jobs.kind', '=', pulls.job)
+            .where('jobs.state', 'in', ['pending', 'running'])
+            .where('jobs.payload', '=', sql<string>`${prefix} || cast(${sql.ref(`${pulls.table}.id`)} as text) || '}'`),
+        ),
+      ),
+    )
+    .orderBy('id')
+    .execute();
+}
+
 /** Jobs for `inmo jobs list`, newest first. */
 export async function listJobs(db: Executor, options: { state?: string; businessId?: number; limit: number }) {
   let query = db

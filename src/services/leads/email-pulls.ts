@@ -53,6 +53,7 @@ export const EMAIL_PULL_MINUTES = { default: 5, min: 1, max: 10_080 } as const;
 export const EMAIL_PULLS: PullKind = {
   job: 'pull_email',
   key: 'pull_id',
+  table: 'email_pulls',
   minutes: EMAIL_PULL_MINUTES,
   periodError: 'EMAIL_PULL_PERIOD',
   find: (db, id) => repo.findEmailPull(db, id),

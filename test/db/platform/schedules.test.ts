@@ -7,12 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/database.ts';
 import { toRfc3339 } from '../../../src/domain/time.ts';
+import type { OutboundPolicy } from '../../../src/config.ts';
+import { addFeedSource, removeFeedSource } from '../../../src/services/catalogue/feeds/pulls.ts';
+import { addEmailPull } from '../../../src/services/leads/email-pulls.ts';
 import { ManualClock } from '../../../src/jobs/clock.ts';
 import { SCHEDULES, type Schedule } from '../../../src/jobs/schedules.ts';
 import type { WorkerSettings } from '../../../src/jobs/settings.ts';
 import { Worker } from '../../../src/jobs/worker.ts';
 import { inmo } from '../../helpers/cli.ts';
-import { freshDb } from '../../helpers/db.ts';
+import { freshDb, insertBusinessAtAnyMigration } from '../../helpers/db.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -31,6 +34,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.destroy();
 });
+
+/** Every schedule run once. */
+const ONCE_EACH = Object.fromEntries(SCHEDULES.map((s) => [s.name, 1]));
 
 /** The schedules, each counting its runs (the real work still done). */
 function counted() {
@@ -53,6 +59,7 @@ describe('schedules', () => {
       ['lead_retention', DAY],
       ['alert_round', MINUTE],
       ['viewing_reminders', MINUTE],
+      ['pull_chains', 10 * MINUTE],
     ]);
     expect(SCHEDULES.find((s) => s.name === 'alert_round')!.dailyHour!({ alertHour: 7 } as WorkerSettings)).toBe(7);
   });
@@ -70,23 +77,19 @@ describe('schedules', () => {
     };
 
     // A worker starts: everything is due.
-    expect(await at(0)).toEqual({ events_purge: 1, inbound_emails_purge: 1, lead_retention: 1, alert_round: 1, viewing_reminders: 1 });
+    expect(await at(0)).toEqual(ONCE_EACH);
     // Another worker, 59 s later: nothing is due yet, though it never looked itself.
-    expect(await at(MINUTE - SECOND)).toEqual({
-      events_purge: 1,
-      inbound_emails_purge: 1,
-      lead_retention: 1,
-      alert_round: 1,
-      viewing_reminders: 1,
-    });
+    expect(await at(MINUTE - SECOND)).toEqual(ONCE_EACH);
     // A minute: the alert round and the reminders.
-    expect(await at(MINUTE)).toMatchObject({ events_purge: 1, lead_retention: 1, alert_round: 2, viewing_reminders: 2 });
-    expect(await at(HOUR - SECOND)).toMatchObject({ events_purge: 1, inbound_emails_purge: 1, lead_retention: 1, alert_round: 3 });
+    expect(await at(MINUTE)).toMatchObject({ events_purge: 1, lead_retention: 1, alert_round: 2, viewing_reminders: 2, pull_chains: 1 });
+    // Ten minutes: the pulls' chains.
+    expect(await at(10 * MINUTE)).toMatchObject({ events_purge: 1, alert_round: 3, pull_chains: 2 });
+    expect(await at(HOUR - SECOND)).toMatchObject({ events_purge: 1, inbound_emails_purge: 1, lead_retention: 1, alert_round: 4 });
     // An hour: the purges.
-    expect(await at(HOUR)).toMatchObject({ events_purge: 2, inbound_emails_purge: 2, lead_retention: 1, alert_round: 3 });
-    expect(await at(DAY - SECOND)).toMatchObject({ events_purge: 3, lead_retention: 1, alert_round: 4 });
+    expect(await at(HOUR)).toMatchObject({ events_purge: 2, inbound_emails_purge: 2, lead_retention: 1, alert_round: 4 });
+    expect(await at(DAY - SECOND)).toMatchObject({ events_purge: 3, lead_retention: 1, alert_round: 5 });
     // A day: retention.
-    expect(await at(DAY)).toMatchObject({ events_purge: 3, lead_retention: 2, alert_round: 4 });
+    expect(await at(DAY)).toMatchObject({ events_purge: 3, lead_retention: 2, alert_round: 5 });
 
     const recorded = await db.selectFrom('schedule_runs').select(['name', 'last_run_at']).orderBy('name').execute();
     expect(recorded).toEqual([
@@ -94,6 +97,7 @@ describe('schedules', () => {
       { name: 'events_purge', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'inbound_emails_purge', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'lead_retention', last_run_at: toRfc3339(new Date(start + DAY)) },
+      { name: 'pull_chains', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'viewing_reminders', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
     ]);
   });
@@ -120,7 +124,7 @@ describe('schedules', () => {
     const { runs, schedules } = counted();
     const at = '2030-03-01T08:00:00Z';
     await Promise.all(Array.from({ length: 3 }, () => new Worker({ db, clock: new ManualClock(at), settings: ALL_ON, schedules }).drain()));
-    expect(runs()).toEqual({ events_purge: 1, inbound_emails_purge: 1, lead_retention: 1, alert_round: 1, viewing_reminders: 1 });
+    expect(runs()).toEqual(ONCE_EACH);
   });
 
   it('a chore its setting turns off never runs, and leaves no record', async () => {
@@ -128,9 +132,73 @@ describe('schedules', () => {
     const { runs, schedules } = counted();
     const clock = new ManualClock('2030-04-01T08:00:00Z');
     await new Worker({ db, clock, settings: { pollMs: 20, leadRetentionDays: null, viewingReminderHours: 0 }, schedules }).drain();
-    expect(runs()).toEqual({ events_purge: 1, inbound_emails_purge: 1, lead_retention: 0, alert_round: 1, viewing_reminders: 0 });
+    expect(runs()).toEqual({
+      events_purge: 1,
+      inbound_emails_purge: 1,
+      lead_retention: 0,
+      alert_round: 1,
+      viewing_reminders: 0,
+      pull_chains: 1,
+    });
     const names = (await db.selectFrom('schedule_runs').select('name').orderBy('name').execute()).map((r) => r.name);
-    expect(names).toEqual(['alert_round', 'events_purge', 'inbound_emails_purge']);
+    expect(names).toEqual(['alert_round', 'events_purge', 'inbound_emails_purge', 'pull_chains']);
+  });
+});
+
+describe('pull_chains', () => {
+  const pullChains = SCHEDULES.find((s) => s.name === 'pull_chains')!;
+  const run = (now: string) => pullChains.run({ db, now: new Date(now), settings: ALL_ON as WorkerSettings, log: () => {} });
+  /** The pull jobs of the run, as (kind, payload, state), oldest first. */
+  const pullJobs = async () =>
+    (
+      await db
+        .selectFrom('jobs')
+        .select(['kind', 'payload', 'state', 'run_at'])
+        .where('kind', 'in', ['pull_feed', 'pull_email'])
+        .orderBy('id')
+        .execute()
+    ).map((j) => [j.kind, j.payload, j.state, j.run_at]);
+
+  it('starts again at once the chain of a feed source or mailbox whose run failed for good, and of no other', async () => {
+    await db.deleteFrom('jobs').execute();
+    const { id: businessId } = await insertBusinessAtAnyMigration(db, 'Pulls');
+    const outbound = { allowPrivateNetwork: false } as OutboundPolicy;
+    const at = '2030-06-01T08:00:00.000+00:00';
+    const feeds = [];
+    for (const n of [1, 2, 3]) feeds.push((await addFeedSource(db, { businessId, url: `https://feeds.example/${n}.xml` }, outbound)).id);
+    const mailbox = (await addEmailPull(db, { businessId, url: 'imaps://a:b@imap.example/INBOX' }, outbound)).id;
+    // Feed 1's run failed all its attempts, and so did the mailbox's; feed 2's is running; feed 3 was removed after its run failed.
+    const payload = (p: object) => JSON.stringify(p);
+    await db
+      .updateTable('jobs')
+      .set({ state: 'failed' })
+      .where('payload', 'in', [payload({ source_id: feeds[0] }), payload({ pull_id: mailbox }), payload({ source_id: feeds[2] })])
+      .execute();
+    await db
+      .updateTable('jobs')
+      .set({ state: 'running' })
+      .where('payload', '=', payload({ source_id: feeds[1] }))
+      .execute();
+    await removeFeedSource(db, feeds[2], businessId);
+    await db
+      .updateTable('jobs')
+      .set({ state: 'failed' })
+      .where('payload', '=', payload({ source_id: feeds[2] }))
+      .execute();
+
+    expect(await run(at)).toBe(2);
+    const restarted = (await pullJobs()).filter(([, , state]) => state === 'pending');
+    expect(restarted).toEqual([
+      ['pull_feed', payload({ source_id: feeds[0] }), 'pending', at],
+      ['pull_email', payload({ pull_id: mailbox }), 'pending', at],
+    ]);
+    // Each chain has its run again: the next look finds none stopped, and never forks one.
+    expect(await run('2030-06-01T08:10:00.000+00:00')).toBe(0);
+    expect((await pullJobs()).filter(([, , state]) => state === 'pending')).toEqual(restarted);
+    // Nothing left for the workers of the next tests to pull.
+    await db.deleteFrom('jobs').execute();
+    await db.updateTable('feed_sources').set({ removed_at: at }).execute();
+    await db.updateTable('email_pulls').set({ removed_at: at }).execute();
   });
 });
 
@@ -146,6 +214,7 @@ describe('inmo jobs schedules', () => {
       ['lead_retention', 86400, null, false, null],
       ['alert_round', 60, 9, true, null],
       ['viewing_reminders', 60, null, false, null],
+      ['pull_chains', 600, null, true, null],
     ]);
     // Never run: due now; off: no next run.
     expect(before.json[0].next_run_at).toMatch(RFC3339);
@@ -161,6 +230,7 @@ describe('inmo jobs schedules', () => {
       ['lead_retention', null, null],
       ['alert_round', ran, '2030-05-04T10:01:00.000+00:00'],
       ['viewing_reminders', null, null],
+      ['pull_chains', ran, '2030-05-04T10:10:00.000+00:00'],
     ]);
     const human = await inmo(env, 'jobs', 'schedules');
     expect(human.code).toBe(0);

@@ -45,6 +45,7 @@ export { PULL_MINUTES };
 export const FEED_PULLS: PullKind = {
   job: 'pull_feed',
   key: 'source_id',
+  table: 'feed_sources',
   minutes: PULL_MINUTES,
   periodError: 'FEED_SOURCE_PERIOD',
   find: (db, id) => repo.findFeedSource(db, id),
