@@ -101,6 +101,12 @@ export const ERRORS = {
   EMAIL_LISTING_NOT_FOUND: spec({ status: 400, detail: 'No listing of the business has this reference' }),
   // A listing's owner must be a `propietario` lead (CONTRACT §24, issue 58).
   LISTING_OWNER_NOT_PROPIETARIO: spec({ status: 422, detail: 'The owner of a listing must be a lead of type propietario' }),
+  // The owner pipeline (CONTRACT §24, issue 58 item 2).
+  OWNER_STAGE_NOT_PROPIETARIO: spec({ status: 422, detail: 'Only a lead of type propietario has an owner stage' }),
+  OWNER_STAGE_UNKNOWN: spec({
+    status: 422,
+    detail: 'The owner stage must be one of new, valuation_scheduled, valued, mandate_signed, lost',
+  }),
   LEAD_NOT_STORED: spec({ status: 400, detail: 'The lead could not be stored' }),
   /** spec §4.3 rule 3: a malformed ingest `search.budget` is a documented 500. */
   MALFORMED_BUDGET: spec({ status: 500, detail: 'Internal Server Error' }),

@@ -7,6 +7,7 @@ import type { PresentedRow } from '../domain/leads/presenter.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../domain/catalogue/property-record.ts';
 import type { StoredViewing } from '../domain/viewings/presenter.ts';
 import type { EmailTrust } from '../domain/leads/portal-emails/trust.ts';
+import type { OwnerStage } from '../domain/leads/owner-stages.ts';
 
 /** The engines inmo runs on. */
 export type Engine = 'sqlite' | 'postgres';
@@ -174,6 +175,11 @@ export interface LeadTable {
   business_id: number;
   /** The console user handling the lead, or null (migration 0016). */
   assigned_user_id: number | null;
+  /**
+   * Where the agency stands with an owner (`propietario`) lead (migration 0060, CONTRACT §24;
+   * domain/leads/owner-stages.ts): null for other leads, and for an owner never moved (`new`).
+   */
+  owner_stage: OwnerStage | null;
   name: string | null;
   type: string;
   status: string;

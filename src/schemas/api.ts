@@ -9,6 +9,7 @@ import { SCOPES } from '../domain/access/api-key.ts';
 import { OPERATIONS, PROPERTY_TYPES } from '../domain/catalogue/terms.ts';
 import { LANGUAGE_PARAMS } from '../domain/catalogue/languages.ts';
 import { LEAD_STATUSES, LEAD_TYPES } from '../domain/leads/rules.ts';
+import { OWNER_STAGES } from '../domain/leads/owner-stages.ts';
 import { ERRORS, InmoError, type ErrorCode } from '../errors.ts';
 import type { InboundEmailState } from '../db/types.ts';
 import type { Limits } from '../limits.ts';
@@ -271,6 +272,12 @@ export const leadSchema = (limits: Limits) =>
         Type.Array(Type.Integer(), {
           description:
             'Only in GET /leads/{id} (and PATCH /leads/{id}) of a `propietario` lead: the ids of the listings it owns, oldest first (CONTRACT §24). Never in GET /leads.',
+        }),
+      ),
+      owner_stage: Type.Optional(
+        Literals(OWNER_STAGES, {
+          description:
+            'Only in GET /leads/{id} (and PATCH /leads/{id}) of a `propietario` lead: where the agency stands with the owner (CONTRACT §24), beside its `status`. Never in GET /leads.',
         }),
       ),
     },

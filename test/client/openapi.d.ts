@@ -462,6 +462,11 @@ export interface components {
             updated_at: string;
             /** @description Only in GET /leads/{id} (and PATCH /leads/{id}) of a `propietario` lead: the ids of the listings it owns, oldest first (CONTRACT §24). Never in GET /leads. */
             listings?: number[];
+            /**
+             * @description Only in GET /leads/{id} (and PATCH /leads/{id}) of a `propietario` lead: where the agency stands with the owner (CONTRACT §24), beside its `status`. Never in GET /leads.
+             * @enum {string}
+             */
+            owner_stage?: "new" | "valuation_scheduled" | "valued" | "mandate_signed" | "lost";
         };
         /** @description A lead’s visit to a listing with an agent (CONTRACT §20). */
         Viewing: {

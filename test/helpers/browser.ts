@@ -7,8 +7,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import axe from 'axe-core';
-import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { PASSWORD } from './console.ts';
 import { ENGINE, REPO_ROOT } from './db.ts';
 
@@ -23,6 +23,22 @@ export function chromiumHere(suite: string): boolean {
     throw new Error(`${CHROMIUM} is missing and INMO_REQUIRE_BROWSER is set (.ci/run): apt-get install -y chromium`);
   process.stdout.write(`[inmo] ${suite}: skipped (${CHROMIUM} is missing: apt-get install -y chromium)\n`);
   return false;
+}
+
+/**
+ * One Chromium for the tests of a file (Debian's, never a download): launched before them and
+ * closed after them. Call it in the file's `describe`.
+ * @returns the browser, once launched.
+ */
+export function chromiumForFile(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
 }
 
 /**

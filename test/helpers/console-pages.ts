@@ -17,6 +17,7 @@ import { expect, vi } from 'vitest';
 import { Worker } from '../../src/jobs/worker.ts';
 import { createUser } from '../../src/services/access/console-users.ts';
 import { createInboundAddress } from '../../src/services/leads/email-intake.ts';
+import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { loggedIn, userWithPassword } from './console.ts';
 import { importRecords, listing, propertyId, REPO_ROOT } from './db.ts';
 import { post, type TestApp } from './http.ts';
@@ -101,6 +102,12 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
   const email = await t.db.selectFrom('inbound_emails').select(['id', 'state']).orderBy('id', 'desc').executeTakeFirstOrThrow();
   const invited = await createUser(t.db, { businessId: t.businessId, email: 'nueva@words.example', role: 'agent' });
   const listingId = await propertyId(t.db, 'W-1');
+  // An owner of W-1 with a long name, for the owner board.
+  const rosario = (
+    await createLeadByHand(t.db, { businessId: t.businessId, phone: '+34611998877', name: 'María del Rosario Fernández-Villaverde' })
+  ).id;
+  await t.db.updateTable('leads').set({ type: 'propietario', owner_stage: 'valuation_scheduled' }).where('id', '=', rosario).execute();
+  await t.db.updateTable('properties').set({ owner_lead_id: rosario }).where('id', '=', listingId).execute();
   const zone = (await t.db.selectFrom('businesses').select('timezone').where('id', '=', t.businessId).executeTakeFirstOrThrow()).timezone;
   const examples: Record<string, PageExample> = {
     '/console': { url: '/console', as: 'owner' },
@@ -111,6 +118,7 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
     '/console/agenda': { url: `/console/agenda?view=week&user=all&date=${DateTime.now().setZone(zone).toISODate()}`, as: 'owner' },
     '/console/audit': { url: '/console/audit', as: 'owner' },
     '/console/leads': { url: '/console/leads', as: 'owner' },
+    '/console/owners': { url: '/console/owners', as: 'owner' },
     '/console/leads/:lead_id': { url: `/console/leads/${carmen}`, as: 'owner' },
     '/console/leads/:lead_id/export': 'not a page',
     '/console/leads/:lead_id/erase': { url: `/console/leads/${lucia}/erase`, as: 'owner' },

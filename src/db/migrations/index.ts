@@ -54,6 +54,7 @@ import * as m0054 from './0054_inbound_addresses.ts';
 import * as m0056 from './0056_listed_listings.ts';
 import * as m0058 from './0058_schedule_runs.ts';
 import * as m0059 from './0059_listing_owners.ts';
+import * as m0060 from './0060_owner_stages.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -112,6 +113,7 @@ export const migrationProvider: MigrationProvider = {
       '0056_listed_listings': m0056,
       '0058_schedule_runs': m0058,
       '0059_listing_owners': m0059,
+      '0060_owner_stages': m0060,
     };
   },
 };

@@ -27,6 +27,7 @@ import type { DISCARDED_BY_AGENT, NOT_UNDERSTOOD } from '../../services/leads/em
 import type { ListingForm } from '../../schemas/console-forms.ts';
 import type { Static } from '@sinclair/typebox';
 import type { MessageKey, Translate } from './i18n.ts';
+import type { OwnerStage } from '../../domain/leads/owner-stages.ts';
 
 export const LEAD_STATUS_LABEL = {
   new: 'lead_status_new',
@@ -43,6 +44,15 @@ export const LEAD_TYPE_LABEL = {
   'entidad-bancaria': 'lead_type_entidad-bancaria',
   'proveedor-servicios': 'lead_type_proveedor-servicios',
 } as const satisfies Record<LeadType, MessageKey>;
+
+/** Where the agency stands with an owner (CONTRACT §24). */
+export const OWNER_STAGE_LABEL = {
+  new: 'owner_stage_new',
+  valuation_scheduled: 'owner_stage_valuation_scheduled',
+  valued: 'owner_stage_valued',
+  mandate_signed: 'owner_stage_mandate_signed',
+  lost: 'owner_stage_lost',
+} as const satisfies Record<OwnerStage, MessageKey>;
 
 /** How a request about a known lead came (CONTRACT §22). */
 export const INTERACTION_CHANNEL_LABEL = {
@@ -355,6 +365,7 @@ export const AUDIT_ACTION_LABEL = {
   'webhook.rotate_secret': 'audit_action_webhook_rotate_secret',
   'lead.export': 'audit_action_lead_export',
   'lead.erase': 'audit_action_lead_erase',
+  'lead.owner_stage': 'audit_action_lead_owner_stage',
   'property.withdraw': 'audit_action_property_withdraw',
   'property.owner': 'audit_action_property_owner',
   'calendar.create': 'audit_action_calendar_create',
@@ -492,6 +503,7 @@ export const LABELS = {
   emailReason: EMAIL_REASON_LABEL,
   emailSource: EMAIL_SOURCE_LABEL,
   leadSource: LEAD_SOURCE_LABEL,
+  ownerStage: OWNER_STAGE_LABEL,
 } as const satisfies Record<string, Readonly<Record<string, MessageKey>>>;
 
 /** A vocabulary's labeller: the words of a value, or the value itself when the vocabulary does not know it. */

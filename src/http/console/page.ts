@@ -91,6 +91,7 @@ const TITLES: Record<string, MessageKey> = {
   'key-created': 'key_shown_once_title',
   'key-revoke': 'revoke_title',
   leads: 'leads_title',
+  owners: 'owners_title',
   catalogue: 'catalogue_title',
   channel: 'channel_title',
   jobs: 'jobs_title',

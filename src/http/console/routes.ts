@@ -13,6 +13,7 @@
  * - sections/audit.ts (owners): the audit trail (CONTRACT §18);
  * - sections/catalogue.ts: the catalogue and its uploads;
  * - sections/leads.ts: leads, a lead's page and its conversation;
+ * - sections/owners.ts: the owner board, owners moved between the stages of winning them (CONTRACT §24);
  * - sections/listings.ts: the listings, created, edited, moved between statuses (CONTRACT §14);
  * - sections/calendar.ts: the user's own calendar URL for their phone (CONTRACT §20);
  * - sections/settings.ts (owners): the business's settings (the visit sheet's clause, CONTRACT §20).
@@ -35,6 +36,7 @@ import { keyPages } from './sections/keys.ts';
 import { leadPages } from './sections/leads.ts';
 import { listingPages } from './sections/listings.ts';
 import { overviewPage } from './sections/overview.ts';
+import { ownerPages } from './sections/owners.ts';
 import { settingsPages } from './sections/settings.ts';
 import { userPages } from './sections/users.ts';
 import { viewingPages } from './sections/viewings.ts';
@@ -54,6 +56,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     auditPages,
     cataloguePages,
     leadPages,
+    ownerPages,
     listingPages,
     calendarPages,
     settingsPages,

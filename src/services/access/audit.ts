@@ -46,6 +46,8 @@ export const AUDIT_ACTIONS = {
   'webhook.rotate_secret': 'webhook_endpoint',
   'lead.export': 'lead',
   'lead.erase': 'lead',
+  // An owner moved on the owner board (CONTRACT §24): the target is the lead's id.
+  'lead.owner_stage': 'lead',
   'property.withdraw': 'property',
   // A listing's owner linked or unlinked (CONTRACT §24): the target is the listing, never the owner.
   'property.owner': 'property',

@@ -11,6 +11,8 @@ import { findBusiness } from '../../db/repositories/businesses.ts';
 import { listFollowUpsOfLead } from '../../db/repositories/follow-ups.ts';
 import * as repo from '../../db/repositories/leads.ts';
 import { listOwnedListingIds } from '../../db/repositories/listing-owners.ts';
+import { findOwnerStage } from '../../db/repositories/owners.ts';
+import { ownerStageOf } from '../../domain/leads/owner-stages.ts';
 import { listAlertMarks, listLeadAlertItems } from '../../db/repositories/alerts.ts';
 
 export type { LeadSearch } from '../../db/repositories/leads.ts';
@@ -181,9 +183,11 @@ export async function getLead(db: Db, businessId: number, id: number) {
   const row = isRowId(id) ? await repo.findPresentedLead(db, businessId, id) : undefined;
   if (!row) throw new InmoError('LEAD_NOT_FOUND', { id });
   const lead = presentLead(row);
-  // An owner's listings (CONTRACT §24); omitted when none, as every empty value of a Lead.
-  const listings = row.type === 'propietario' ? await listOwnedListingIds(db, businessId, id) : [];
-  return listings.length > 0 ? { ...lead, listings } : lead;
+  if (row.type !== 'propietario') return lead;
+  // An owner's listings, omitted when none as every empty value of a Lead, and its stage (CONTRACT §24).
+  const listings = await listOwnedListingIds(db, businessId, id);
+  const stage = await findOwnerStage(db, businessId, id);
+  return { ...lead, ...(listings.length > 0 ? { listings } : {}), owner_stage: ownerStageOf(stage) };
 }
 
 /**

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { eraseLead } from '../../../src/services/leads/erasure.ts';
-import { createLeadByHand } from '../../../src/services/leads/leads.ts';
 import { loggedIn, userWithPassword, type Browser } from '../../helpers/console.ts';
 import { businessWithKey, importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
 import { get, withApp } from '../../helpers/http.ts';
+import { leadOfType } from '../../helpers/leads.ts';
 
 const t = withApp({
   each: true,
@@ -20,11 +20,8 @@ const t = withApp({
 });
 
 /** A lead made by hand, of `type`. */
-async function leadOf(type: 'propietario' | 'demandante', phone: string, name: string, businessId = t.businessId) {
-  const lead = await createLeadByHand(t.db, { businessId, phone, name });
-  await t.db.updateTable('leads').set({ type }).where('id', '=', lead.id).execute();
-  return lead.id;
-}
+const leadOf = (type: 'propietario' | 'demandante', phone: string, name: string, businessId = t.businessId) =>
+  leadOfType(t.db, businessId, type, phone, name);
 
 const ownerOf = async (id: number) =>
   (await t.db.selectFrom('properties').select('owner_lead_id').where('id', '=', id).executeTakeFirstOrThrow()).owner_lead_id;
