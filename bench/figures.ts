@@ -26,6 +26,12 @@ export interface Figure {
   better: 'higher' | 'lower';
   /** Unit for printing: `×` for ratios, `ms` for latencies. */
   unit: '×' | 'ms';
+  /**
+   * The smallest spread assumed, as a share of the last value, when it is wider than
+   * {@link MIN_SPREAD}: a figure measured once whose runs are known to differ more than that
+   * (the lead writes: bench/run.ts `LEADS_RUN_TO_RUN`).
+   */
+  floor?: number;
 }
 
 /** A history file: the last value and spread of each figure, and when they were measured. */
@@ -43,7 +49,7 @@ export interface Comparison {
   last: { value: number; spread: number | null; measured_at: string } | null;
   /** now − last, in the figure's units (null without a last value). */
   change: number | null;
-  /** The spread the change is judged against: the larger of this run's, the last run's and {@link MIN_SPREAD} of the last value. */
+  /** The spread the change is judged against: the larger of this run's, the last run's and {@link MIN_SPREAD} (or the figure's `floor`) of the last value. */
   allowed: number | null;
   /** Worse than the last value by more than `allowed`. */
   fell: boolean;
@@ -58,7 +64,7 @@ export function compareFigures(figures: readonly Figure[], last: FigureFile | nu
     const previous = last?.figures[figure.name] ?? null;
     if (previous === null) return { figure, last: null, change: null, allowed: null, fell: false };
     const change = figure.value - previous.value;
-    const allowed = Math.max(figure.spread ?? 0, previous.spread ?? 0, MIN_SPREAD * Math.abs(previous.value));
+    const allowed = Math.max(figure.spread ?? 0, previous.spread ?? 0, Math.max(MIN_SPREAD, figure.floor ?? 0) * Math.abs(previous.value));
     const worse = figure.better === 'higher' ? -change : change;
     return { figure, last: previous, change, allowed, fell: worse > allowed };
   });

@@ -52,6 +52,15 @@ describe('figures beside the last run', () => {
     expect(compareFigures([latency('p99 inquiries', 20)], last)[0].fell).toBe(false);
   });
 
+  it("takes a figure's own floor when its runs are known to differ more than 3 %", () => {
+    // 37 ms last: 47 ms fell by the 3 % floor, not by a floor of 3× (the lead writes' p99, measured once).
+    expect(compareFigures([{ ...latency('p99 inquiries', 47), floor: 3 }], last)[0].fell).toBe(false);
+    expect(compareFigures([{ ...latency('p99 inquiries', 149), floor: 3 }], last)[0].fell).toBe(true);
+    // 0.71 last with a floor of 30 %: 0.55 is within it, 0.45 is not.
+    expect(compareFigures([{ ...ratio('cached (a)', 0.55), floor: 0.3 }], last)[0].fell).toBe(false);
+    expect(compareFigures([{ ...ratio('cached (a)', 0.45), floor: 0.3 }], last)[0].fell).toBe(true);
+  });
+
   it('a figure measured for the first time is new, not fallen; the table says so and marks falls', () => {
     const comparisons = compareFigures([ratio('cached (b)', 0.4), ratio('cached (a)', 0.5, 0.01)], last);
     expect(comparisons.map((c) => c.fell)).toEqual([false, true]);
