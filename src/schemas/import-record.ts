@@ -110,5 +110,18 @@ export const ImportRecord = Type.Object({
   is_featured: Type.Optional(Nullable(Type.Boolean())),
   created_at: Text(64),
   updated_at: Text(64),
+  /**
+   * The listing's owner (CONTRACT §24): `{"lead_id"}`, a `propietario` lead of the business, or
+   * `{"phone"}`, that of the business's `propietario` lead with the phone (made when none has it);
+   * null unlinks the owner, absent leaves it as it is. Never published.
+   */
+  owner: Type.Optional(
+    Nullable(
+      Type.Object({
+        lead_id: Type.Optional(Type.Integer({ minimum: 1 })),
+        phone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+      }),
+    ),
+  ),
 });
 export type ImportRecord = Static<typeof ImportRecord>;

@@ -74,3 +74,24 @@ export async function findOwnerStage(db: Executor, businessId: number, leadId: n
     .executeTakeFirst();
   return row?.owner_stage ?? null;
 }
+
+/** The business's leads among `ids`: `{id, type}` each (the others are not the business's, or gone). */
+export async function findLeadTypes(db: Executor, businessId: number, ids: number[]): Promise<Array<{ id: number; type: string }>> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('leads').select(['id', 'type']).where('business_id', '=', businessId).where('id', 'in', ids).execute();
+}
+
+/** The business's leads whose primary phone is among `phones` (E.164): `{id, type, phone_number_1}` each. */
+export async function findLeadsByPhones(
+  db: Executor,
+  businessId: number,
+  phones: string[],
+): Promise<Array<{ id: number; type: string; phone_number_1: string }>> {
+  if (phones.length === 0) return [];
+  return db
+    .selectFrom('leads')
+    .select(['id', 'type', 'phone_number_1'])
+    .where('business_id', '=', businessId)
+    .where('phone_number_1', 'in', phones)
+    .execute();
+}

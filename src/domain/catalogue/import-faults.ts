@@ -32,7 +32,11 @@ export type ImportRule =
   | 'kyero_currency'
   | 'kyero_price'
   | 'kyero_price_freq'
-  | 'kyero_type';
+  | 'kyero_type'
+  | 'owner_one_of'
+  | 'owner_phone'
+  | 'owner_unknown'
+  | 'owner_not_propietario';
 
 /** One fault of a rejected line. */
 export interface ImportFault {

@@ -175,7 +175,12 @@ export interface NormalizedProperty {
   fields: PropertyFields;
   images: ImageInput[];
   videos: VideoInput[];
+  /** The owner an import line names (domain/catalogue/import-owner.ts): null unlinks; absent leaves it. Never published. */
+  owner?: ImportOwner | null;
 }
+
+/** The owner an import line names (CONTRACT §24): a lead by id, or by its phone in E.164. */
+export type ImportOwner = { leadId: number } | { phone: string };
 
 /** A line that breaks a rule of the import format; the message says which, in English, and `fault` in parts any language can word. */
 export class ImportRuleError extends Error {

@@ -109,6 +109,14 @@ export function importFaultText(t: Translate, fault: ImportFault): string {
       return t('import_fault_currency', { value: value(ctx, 'value') });
     case 'kyero_type':
       return t('import_fault_type', { value: value(ctx, 'value') });
+    case 'owner_one_of':
+      return t('import_fault_owner_one_of');
+    case 'owner_phone':
+      return t('import_fault_owner_phone');
+    case 'owner_unknown':
+      return t('import_fault_owner_unknown');
+    case 'owner_not_propietario':
+      return t('import_fault_owner_not_propietario');
     default:
       return t('listing_fault_invalid');
   }

@@ -110,4 +110,61 @@ describe("a listing's owner", () => {
     expect(await ownerOf(id)).toBeNull();
     expect((await get(t.app, `/properties/${id}`, t.key)).status).toBe(200);
   });
+
+  it('is named by the import format, by lead id or phone; a line naming no possible owner is rejected, its listing unchanged', async () => {
+    const rosa = await leadOf('propietario', '+34611222801', 'Rosa Propietaria');
+    const daniel = await leadOf('demandante', '+34611222802', 'Daniel Demandante');
+    const first = await importRecords(t.db, t.businessId, [
+      listing('IMP-1', { owner: { lead_id: rosa } }),
+      listing('IMP-2', { owner: { phone: '+34 611 222 803' } }),
+      listing('IMP-3', { owner: { phone: '611 222 802' } }),
+      listing('IMP-4', { owner: { lead_id: 999_999 } }),
+      listing('IMP-5', { owner: {} }),
+      listing('IMP-6', { owner: { phone: 'llamar por la tarde' } }),
+      listing('IMP-7'),
+    ]);
+    expect(first.created).toBe(3);
+    expect(first.rejected.map((r) => [r.line, r.faults?.map((f) => `${f.field} ${f.rule}`)])).toEqual([
+      [3, ['owner owner_not_propietario']],
+      [4, ['owner.lead_id owner_unknown']],
+      [5, ['owner owner_one_of']],
+      [6, ['owner.phone owner_phone']],
+    ]);
+    for (const ref of ['IMP-3', 'IMP-4', 'IMP-5', 'IMP-6'])
+      expect(await t.db.selectFrom('properties').select('id').where('external_ref', '=', ref).executeTakeFirst()).toBeUndefined();
+    expect(await ownerOf(await propertyId(t.db, 'IMP-1'))).toBe(rosa);
+    expect(await ownerOf(await propertyId(t.db, 'IMP-7'))).toBeNull();
+    // A phone no lead has: an unnamed owner is made with it, captured by the import, and sent nothing.
+    const made = await t.db.selectFrom('leads').selectAll().where('phone_number_1', '=', '+34611222803').executeTakeFirstOrThrow();
+    expect([made.type, made.name, made.captured_by, made.source]).toEqual(['propietario', null, 'Import', 'import']);
+    expect(await ownerOf(await propertyId(t.db, 'IMP-2'))).toBe(made.id);
+    expect(await t.db.selectFrom('jobs').select('id').where('lead_id', '=', made.id).execute()).toEqual([]);
+    const created = await t.db.selectFrom('events').select('type').where('lead_id', '=', made.id).execute();
+    expect(created).toEqual([{ type: 'lead.created' }]);
+    expect(await t.db.selectFrom('messages').select('id').where('lead_id', '=', made.id).execute()).toEqual([]);
+    // Never published.
+    const property = JSON.stringify((await get(t.app, `/properties/${await propertyId(t.db, 'IMP-2')}`, t.key)).body);
+    expect(property).not.toContain('611222803');
+    expect(property).not.toContain('owner');
+
+    // Absent keeps the owner, null unlinks it, and a refused owner leaves the whole listing as it was.
+    const before = await t.db
+      .selectFrom('properties')
+      .select(['price', 'owner_lead_id'])
+      .where('external_ref', '=', 'IMP-1')
+      .executeTakeFirstOrThrow();
+    const second = await importRecords(t.db, t.businessId, [
+      listing('IMP-1', { price: 1 }),
+      listing('IMP-2', { owner: null }),
+      listing('IMP-1', { price: 2, owner: { lead_id: daniel } }),
+    ]);
+    expect(second.rejected.map((r) => r.line)).toEqual([3]);
+    expect(await ownerOf(await propertyId(t.db, 'IMP-2'))).toBeNull();
+    const after = await t.db
+      .selectFrom('properties')
+      .select(['price', 'owner_lead_id'])
+      .where('external_ref', '=', 'IMP-1')
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual({ price: 1, owner_lead_id: before.owner_lead_id });
+  });
 });

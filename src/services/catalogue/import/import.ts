@@ -20,6 +20,7 @@ import * as repo from '../../../db/repositories/properties.ts';
 import type { NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
 import { nowRfc3339 } from '../../../domain/time.ts';
 import { withdrawListings, writeListings } from '../listing-writes.ts';
+import { linkOwners, settleOwners } from './owners.ts';
 import { checkedBatches, readCatalogueFile, type ImportFormat, type ReadBatch, type ReadItem } from './read.ts';
 import type { ImportFault } from '../../../domain/catalogue/import-faults.ts';
 import { readCatalogueBatches } from './reader-thread.ts';
@@ -79,8 +80,11 @@ function isPowerOf4(n: number): boolean {
 }
 
 /**
- * Writes a batch in one transaction, with its refs when the import keeps them in import_refs.
+ * Writes a batch in one transaction, with its refs when the import keeps them in import_refs,
+ * and the owners its lines name (services/catalogue/import/owners.ts): a line whose owner cannot
+ * be its owner is rejected and its listing left as it was.
  * @param refs the batch's accepted refs, each once.
+ * @param lineOf the line number of each line that names an owner.
  */
 async function writeBatch(
   db: Db,
@@ -90,21 +94,32 @@ async function writeBatch(
   summary: ImportSummary,
   now: string,
   seen: Set<string> | { run: string },
+  lineOf: Map<NormalizedProperty, { line: number }>,
 ) {
-  const written = await db.transaction().execute(async (trx) => {
+  const { written, refused } = await db.transaction().execute(async (trx) => {
     if (!(seen instanceof Set)) summary.repeated += await repo.addImportRefs(trx, seen.run, [...refs]);
-    return writeListings(
+    const owners = await settleOwners(trx, businessId, lineOf.size > 0 ? batch : []);
+    const kept = owners.refused.size > 0 ? batch.filter((property) => !owners.refused.has(property)) : batch;
+    const listings = await writeListings(
       trx,
       businessId,
-      batch.map((property) => ({ property })),
+      kept.map((property) => ({ property })),
       now,
     );
+    await linkOwners(trx, businessId, owners.owners, now);
+    return { written: listings, refused: owners.refused };
   });
   if (seen instanceof Set)
     for (const ref of refs) {
       if (seen.has(ref)) summary.repeated++;
       else seen.add(ref);
     }
+  if (refused.size > 0) {
+    for (const [property, refusal] of refused)
+      summary.rejected.push({ line: lineOf.get(property)!.line, reason: refusal.reason, faults: [refusal.fault] });
+    // Reported in line order, as the lines refused when read are.
+    summary.rejected.sort((a, b) => a.line - b.line);
+  }
   summary.created += written.created.size;
   summary.updated += written.updated;
   // Requests of this process see the new catalogue version at once (db/change-watch.ts).
@@ -162,6 +177,7 @@ async function importBatches(
         bytesRead = read.bytesRead;
         const batch: NormalizedProperty[] = [];
         const refs = new Set<string>();
+        const lineOf = new Map<NormalizedProperty, { line: number }>();
         for (const item of read.items) {
           if (!('property' in item)) {
             summary.rejected.push(rejectedLine(item));
@@ -171,10 +187,11 @@ async function importBatches(
           if (refs.has(ref)) summary.repeated++;
           else refs.add(ref);
           batch.push(item.property);
+          if (item.property.owner !== undefined) lineOf.set(item.property, { line: item.line });
         }
         if (batch.length > 0) {
           if (bulk && batchesWritten === 1) deferred = (await deferIndexes(db, 'properties')).length > 0;
-          await writeBatch(db, businessId, batch, refs, summary, now, seen);
+          await writeBatch(db, businessId, batch, refs, summary, now, seen, lineOf);
           batchesWritten++;
           // The lookup of a batch's refs is planned from the table's statistics: refreshed each time
           // the import has written 4 times more batches (db/planner-statistics.ts says why).

@@ -8,6 +8,7 @@ import { ImportRecord } from '../../../schemas/import-record.ts';
 import { validateObject, type ValidationIssue } from '../../../validation/validator.ts';
 import { DEFAULT_LIMITS, tooDeepAt } from '../../../limits.ts';
 import { importFault, type ImportFault } from '../../../domain/catalogue/import-faults.ts';
+import { importOwnerOf } from '../../../domain/catalogue/import-owner.ts';
 
 /**
  * The deepest nesting of arrays and objects a line may have: a request body's (CONTRACT §8), 64.
@@ -59,7 +60,9 @@ export function parseImportRecord(value: unknown, now: string): Parsed {
   if (issues.length)
     return { ok: false, reason: describeIssues(issues), faults: issues.map((i) => importFault(i.loc.join('.') || null, i.type, i.ctx)) };
   try {
-    return { ok: true, property: normalizeImportRecord(record as ImportRecord, now) };
+    const property = normalizeImportRecord(record as ImportRecord, now);
+    const owner = importOwnerOf((record as ImportRecord).owner);
+    return { ok: true, property: owner === undefined ? property : { ...property, owner } };
   } catch (error) {
     if (error instanceof ImportRuleError) return { ok: false, reason: error.message, faults: [error.fault] };
     throw error;
