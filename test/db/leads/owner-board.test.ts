@@ -79,6 +79,10 @@ describe('the owner board', () => {
     expect(column(board.body, 'valuation_scheduled')).toContain('Rosa Propietaria');
     expect(column(board.body, 'new')).not.toContain('Rosa Propietaria');
     expect((await get(t.app, `/leads/${rosa}`, t.key)).body.owner_stage).toBe('valuation_scheduled');
+    // The owner's lead page says the stage, and links to its card on the board.
+    const leadPage = await ana.get(`/console/leads/${rosa}`);
+    expect(leadPage.body).toContain('Etapa de captación: <strong>Valoración agendada</strong>');
+    expect(leadPage.body).toContain(`<a href="/console/owners#owner-${rosa}">Ver en el tablero de propietarios</a>`);
     // Back to an earlier stage too: the stages say where things stand.
     expect((await move(ana, rosa, 'new')).statusCode).toBe(303);
     expect(await storedStage(rosa)).toBe('new');

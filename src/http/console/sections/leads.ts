@@ -76,6 +76,7 @@ import { bookFromForm, newViewingForm, type ViewingFormState } from '../viewing-
 import { viewingsOf } from '../../../services/viewings/console.ts';
 import { linkEmailListing } from '../../../services/leads/edit.ts';
 import { ownedListingIds, OWNER_TYPE } from '../../../services/catalogue/listing-owners.ts';
+import { ownerStageOf } from '../../../domain/leads/owner-stages.ts';
 import { leadRequestSchemas } from '../../../schemas/lead-requests.ts';
 import {
   FORM_CRITERIA,
@@ -294,6 +295,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
         },
         emailLink: emailLink ?? null,
         owned,
+        ownerStage: ownerStageOf(full.lead.owner_stage),
         lastSent,
         viewings,
         time: businessTime(zone, reply.request.consoleLanguage),
