@@ -43,8 +43,25 @@ import { toRfc3339 } from '../../domain/time.ts';
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a first request may run before its claim lapses, ms. */
 export const CLAIM_MS = 60_000;
-/** A number no body holds: where it stands in a body, the lead's id goes ({@link Idempotency.recordFor}). */
-const ID_MARK = 987_654_321_012_345;
+/** Numbers no body is expected to hold: where one stands in a body, the lead's id goes ({@link bodyAroundId}). */
+const ID_MARKS = [987_654_321_012_345, 876_543_210_123_457, 765_432_101_234_569];
+
+/**
+ * The 200's body split around the lead's id. A body that is the same whatever the id holds none
+ * (a publishable key's); otherwise the id stands where a mark stands, given a mark that the
+ * body's other words do not hold (a business name holding one is answered with the next).
+ * @throws Error when every mark is ambiguous.
+ */
+function bodyAroundId(answer: (leadId: number | null) => unknown): KeyRecord['body'] {
+  const [first, second] = [ID_MARKS[0], ID_MARKS[1]].map((mark) => JSON.stringify(answer(mark)));
+  if (first === second) return { beforeId: first, afterId: null };
+  for (const mark of ID_MARKS) {
+    const parts = JSON.stringify(answer(mark)).split(String(mark));
+    if (parts.length === 2) return { beforeId: parts[0], afterId: parts[1] };
+  }
+  throw new Error("the response's body holds the lead's id where it cannot be told apart");
+}
+
 /** How often a process deletes expired records, ms. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -203,9 +220,7 @@ export class Idempotency {
   ): KeyRecord | null {
     const hold = key === null ? ({ kind: 'none' } as const) : holdOf(key);
     if (hold.kind === 'none') return null;
-    const [beforeId, ...afterId] = JSON.stringify(answer(ID_MARK)).split(String(ID_MARK));
-    if (afterId.length > 1) throw new Error("the response's body holds the lead's id more than once");
-    const body = { beforeId, afterId: afterId.length ? afterId[0] : null };
+    const body = bodyAroundId(answer);
     if (hold.kind === 'deferred') {
       const { keyId, idempotencyKey, fingerprint, createdAt, expiresAt } = hold.key;
       return { keyId, idempotencyKey, body, known, insert: { fingerprint, createdAt, expiresAt } };

@@ -265,7 +265,8 @@ export async function processInboundEmail(
 
   const inquiry = inquiryOf({ ...contact, name: contact.name, phone: contact.phone }, search);
   const origin = { channel: 'email' as const, knownEmail: contact.email, heading: heading(about, false, verified), verified };
-  // The lead and the message's settled state commit with the job, together.
+  // The lead and the message's settled state commit with the job, together; a failure is the
+  // spec's LEAD_NOT_STORED, never the database's words (which may quote a phone) in the job's error.
   return retryingRaces(() =>
     run.finish(async (trx) => {
       const stored = await storeInquiry(trx, row.business_id, inquiry, origin);
@@ -273,7 +274,7 @@ export async function processInboundEmail(
       const settled = { state, ...seen, lead_id: stored.leadId, reason: null, property_id: listing?.id ?? null } as const;
       return settleIn(trx, emailId, settled, at);
     }),
-  );
+  ).catch(leadNotStored);
 }
 
 /**

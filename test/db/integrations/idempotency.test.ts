@@ -61,6 +61,17 @@ describe('Idempotency-Key', () => {
     expect((await post(t.app, '/leads/inquiries', t.key, body)).status).toBe(409);
   });
 
+  it('replays the first answer exactly when the business’s name holds the number that marks the lead id’s place', async () => {
+    // services/integrations/idempotency.ts splits the 200's body at a mark; a name holding the first mark takes the next.
+    await t.db.updateTable('businesses').set({ name: 'Fincas 987654321012345' }).where('id', '=', t.businessId).execute();
+    const body = inquiry();
+    const first = await post(t.app, '/leads/inquiries', t.key, body, withKey('marked-1'));
+    expect(first.status).toBe(200);
+    expect(first.body.authenticated_as).toBe('Fincas 987654321012345');
+    const retry = await post(t.app, '/leads/inquiries', t.key, body, withKey('marked-1'));
+    expect([retry.headers['idempotent-replayed'], retry.body]).toEqual(['true', first.body]);
+  });
+
   it('refuses the key with another body, or on the other POST, with 422 and changes nothing', async () => {
     const body = inquiry();
     await post(t.app, '/leads/inquiries', t.key, body, withKey('k-1'));
