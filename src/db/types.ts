@@ -273,9 +273,9 @@ export interface LeadHistoryTable {
   lead_id: number;
   /** Who made it (a console user). */
   user_id: number | null;
-  change: 'status' | 'note' | 'assign' | 'follow_up' | 'edit';
+  change: 'status' | 'note' | 'assign' | 'follow_up' | 'edit' | 'owner_stage';
   /**
-   * JSON: `{from, to, reason}` for a status, `{from, to}` (user ids) for an assignment, `{}` for a note, `{id, done}` or `{id, from, to}` for a follow-up;
+   * JSON: `{from, to, reason}` for a status, `{from, to}` (owner stages, migration 0060) for an owner stage, `{from, to}` (user ids) for an assignment, `{}` for a note, `{id, done}` or `{id, from, to}` for a follow-up;
    * `{fields, via?, property_id?}` for an edit of the contact or searches (CONTRACT §25): the names of the fields changed, never their values,
    * `via: "api"` when an API key made it, `property_id` the listing a portal e-mail was linked to.
    */

@@ -5,13 +5,14 @@
  * `owner_stage` (services/leads/leads.ts `getLead`).
  */
 import type { Db } from '../../db/database.ts';
-import { findLead } from '../../db/repositories/leads.ts';
+import { findLead, insertHistory } from '../../db/repositories/leads.ts';
 import { countOwners, listOwnerCards, setOwnerStage, type OwnerCard } from '../../db/repositories/owners.ts';
 import { transact } from '../../db/transaction.ts';
 import { isOwnerStage, OWNER_STAGES, ownerStageOf, type OwnerStage } from '../../domain/leads/owner-stages.ts';
 import { toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { recordAudit, type AuditActor } from '../access/audit.ts';
+import { recordLeadEvent } from '../integrations/events.ts';
 import { OWNER_TYPE } from '../catalogue/listing-owners.ts';
 
 /** Owners the board shows at most, the most recently changed first. */
@@ -39,9 +40,10 @@ export async function ownerBoard(db: Db, businessId: number): Promise<OwnerBoard
 }
 
 /**
- * Moves the business's owner lead to `stage` (any stage, back included), recorded in the audit
- * trail as `lead.owner_stage` (the lead's id; nothing of the person). Moving it to the stage it
- * is at changes nothing.
+ * Moves the business's owner lead to `stage` (any stage, back included), as every change of a
+ * lead's work is kept: its `updated_at`, a history line (`owner_stage`, `{from, to}`) and the
+ * event `lead.updated`; and in the audit trail as `lead.owner_stage` (the lead's id; nothing of
+ * the person). Moving it to the stage it is at changes nothing.
  * @returns the stage it is at now.
  * @throws InmoError OWNER_STAGE_UNKNOWN (not a stage; nothing read), LEAD_NOT_FOUND (no such lead
  *   of the business), OWNER_STAGE_NOT_PROPIETARIO (the lead is not an owner).
@@ -57,9 +59,20 @@ export async function moveOwnerStage(
     const lead = await findLead(trx, leadId, businessId);
     if (!lead) throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
     if (lead.type !== OWNER_TYPE) throw new InmoError('OWNER_STAGE_NOT_PROPIETARIO');
-    if (ownerStageOf(lead.owner_stage) === stage) return stage;
+    const from = ownerStageOf(lead.owner_stage);
+    if (from === stage) return stage;
     const at = toRfc3339(now);
     await setOwnerStage(trx, businessId, leadId, stage, at);
+    // As every change of a lead's work (services/leads/pipeline.ts): its history line and `lead.updated`.
+    await insertHistory(trx, {
+      business_id: businessId,
+      lead_id: leadId,
+      user_id: actor.type === 'user' ? actor.id : null,
+      change: 'owner_stage',
+      detail: JSON.stringify({ from, to: stage }),
+      created_at: at,
+    });
+    await recordLeadEvent(trx, businessId, leadId, 'lead.updated', at);
     await recordAudit(trx, businessId, actor, 'lead.owner_stage', leadId, at);
     return stage;
   });

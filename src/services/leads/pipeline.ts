@@ -37,7 +37,7 @@ export const NOTE_MAX = 5000;
 /** A line of a lead's history as the lead page shows it. */
 export interface HistoryLine {
   id: number;
-  change: 'status' | 'note' | 'assign' | 'follow_up' | 'edit';
+  change: 'status' | 'note' | 'assign' | 'follow_up' | 'edit' | 'owner_stage';
   /**
    * `{from, to, reason}` for a status; `{from, to}` (user ids, or null) for an assignment; `{}` for
    * a note; `{id, done: true}` or `{id, from, to}` (due instants) for a follow-up; `{fields, via?,

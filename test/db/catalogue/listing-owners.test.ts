@@ -4,7 +4,11 @@
  * `listings`, and never published: not in the Property, the changes feed nor the listing's public
  * page. A refusal changes nothing; erasing the owner unlinks its listings and keeps them.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importFullCatalogueFile } from '../../../src/services/catalogue/import/import.ts';
 import { eraseLead } from '../../../src/services/leads/erasure.ts';
 import { loggedIn, userWithPassword, type Browser } from '../../helpers/console.ts';
 import { businessWithKey, importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
@@ -166,5 +170,16 @@ describe("a listing's owner", () => {
       .where('external_ref', '=', 'IMP-1')
       .executeTakeFirstOrThrow();
     expect(after).toEqual({ price: 1, owner_lead_id: before.owner_lead_id });
+  });
+
+  it('refuses a whole --full import naming an owner that cannot be one, before writing anything', async () => {
+    const daniel = await leadOf('demandante', '+34611222901', 'Daniel Demandante');
+    const path = join(mkdtempSync(join(tmpdir(), 'inmo-owners-')), 'catalogue.ndjson');
+    writeFileSync(path, [listing('FULL-1'), listing('FULL-2', { owner: { lead_id: daniel } })].map((l) => JSON.stringify(l)).join('\n'));
+    const before = await snapshot(t.db);
+    const summary = await importFullCatalogueFile(t.db, t.businessId, path);
+    expect(summary.refused).toBe(true);
+    expect(summary.rejected.map((r) => [r.line, r.faults?.[0].rule])).toEqual([[2, 'owner_not_propietario']]);
+    expect(await snapshot(t.db)).toBe(before);
   });
 });

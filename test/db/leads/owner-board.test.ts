@@ -87,6 +87,15 @@ describe('the owner board', () => {
     expect((await move(ana, rosa, 'new')).statusCode).toBe(303);
     expect(await storedStage(rosa)).toBe('new');
 
+    // As every change of a lead's work: a history line on its page and `lead.updated` for integrators.
+    const history = await t.db.selectFrom('lead_history').select(['change', 'detail']).where('lead_id', '=', rosa).orderBy('id').execute();
+    expect(history).toEqual([
+      { change: 'owner_stage', detail: JSON.stringify({ from: 'new', to: 'valuation_scheduled' }) },
+      { change: 'owner_stage', detail: JSON.stringify({ from: 'valuation_scheduled', to: 'new' }) },
+    ]);
+    expect((await ana.get(`/console/leads/${rosa}`)).body).toContain('Etapa de captación: Valoración agendada → Nuevo');
+    const updated = await t.db.selectFrom('events').select('type').where('lead_id', '=', rosa).where('type', '=', 'lead.updated').execute();
+    expect(updated).toHaveLength(2);
     const audit = await t.db.selectFrom('audit_log').selectAll().where('action', '=', 'lead.owner_stage').execute();
     expect(audit.map((a) => [a.target_type, a.target_id])).toEqual([
       ['lead', String(rosa)],

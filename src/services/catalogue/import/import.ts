@@ -12,12 +12,13 @@
 import { CLI } from '../../access/audit.ts';
 import { open } from 'node:fs/promises';
 import { withPageCache, type Db } from '../../../db/database.ts';
+import { transact } from '../../../db/transaction.ts';
 import { findBusiness } from '../../../db/repositories/businesses.ts';
 import { signalChange } from '../../../db/change-watch.ts';
 import { deferIndexes, restoreDeferredIndexes } from '../../../db/deferred-indexes.ts';
 import { refreshPlannerStatistics, refreshStatisticsWhileGrowing } from '../../../db/planner-statistics.ts';
 import * as repo from '../../../db/repositories/properties.ts';
-import type { NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
+import type { ImportOwner, NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
 import { nowRfc3339 } from '../../../domain/time.ts';
 import { withdrawListings, writeListings } from '../listing-writes.ts';
 import { linkOwners, settleOwners } from './owners.ts';
@@ -96,8 +97,10 @@ async function writeBatch(
   seen: Set<string> | { run: string },
   lineOf: Map<NormalizedProperty, { line: number }>,
 ) {
-  const { written, refused } = await db.transaction().execute(async (trx) => {
-    if (!(seen instanceof Set)) summary.repeated += await repo.addImportRefs(trx, seen.run, [...refs]);
+  // Run again from the start when SQLite reports the database busy: the owners are read before the
+  // catalogue's write lock is taken, and another process may commit in between.
+  const { written, refused, repeated } = await transact(db, async (trx) => {
+    const repeated = seen instanceof Set ? 0 : await repo.addImportRefs(trx, seen.run, [...refs]);
     const owners = await settleOwners(trx, businessId, lineOf.size > 0 ? batch : []);
     const kept = owners.refused.size > 0 ? batch.filter((property) => !owners.refused.has(property)) : batch;
     const listings = await writeListings(
@@ -107,8 +110,9 @@ async function writeBatch(
       now,
     );
     await linkOwners(trx, businessId, owners.owners, now);
-    return { written: listings, refused: owners.refused };
+    return { written: listings, refused: owners.refused, repeated };
   });
+  summary.repeated += repeated;
   if (seen instanceof Set)
     for (const ref of refs) {
       if (seen.has(ref)) summary.repeated++;
@@ -262,19 +266,27 @@ export async function sniffFormat(path: string, format?: ImportFormat | null): P
 
 /**
  * Checks every line (or feed property) of a file, writing nothing.
- * @returns the external refs of the lines that would be imported, and the rejected ones.
+ * @returns the external refs of the lines that would be imported, the rejected ones, and the
+ *   owner each line naming one names, with its line number (services/catalogue/import/owners.ts).
  * @throws KyeroDocumentError for a feed that cannot be read at all.
  */
-export async function scanCatalogueFile(path: string, format: ImportFormat): Promise<{ refs: Set<string>; rejected: RejectedLine[] }> {
+export async function scanCatalogueFile(
+  path: string,
+  format: ImportFormat,
+): Promise<{ refs: Set<string>; rejected: RejectedLine[]; owners: Array<{ line: number; owner: ImportOwner | null }> }> {
   const refs = new Set<string>();
   const rejected: RejectedLine[] = [];
+  const owners: Array<{ line: number; owner: ImportOwner | null }> = [];
   for await (const { items } of readCatalogueBatches(path, format, nowRfc3339())) {
     for (const item of items) {
-      if ('property' in item) refs.add(item.property.fields.external_ref);
-      else rejected.push(rejectedLine(item));
+      if (!('property' in item)) rejected.push(rejectedLine(item));
+      else {
+        refs.add(item.property.fields.external_ref);
+        if (item.property.owner !== undefined) owners.push({ line: item.line, owner: item.property.owner });
+      }
     }
   }
-  return { refs, rejected };
+  return { refs, rejected, owners };
 }
 
 /**
@@ -296,7 +308,11 @@ export async function importFullCatalogueFile(
 ): Promise<FullImportSummary & { refused: boolean }> {
   if (!(await findBusiness(db, businessId))) throw new InmoError('UNKNOWN_BUSINESS', { id: businessId });
   const readAs = await sniffFormat(path, format);
-  const { refs, rejected } = await scanCatalogueFile(path, readAs);
+  const { refs, rejected, owners } = await scanCatalogueFile(path, readAs);
+  // A line naming an owner that cannot be its owner is a rejected line too: checked now, before anything is written.
+  for (const [{ line }, refusal] of (await settleOwners(db, businessId, owners)).refused)
+    rejected.push({ line, reason: refusal.reason, faults: [refusal.fault] });
+  rejected.sort((a, b) => a.line - b.line);
   if (rejected.length > 0) return { format: readAs, created: 0, updated: 0, repeated: 0, rejected, withdrawn: 0, refused: true };
   // A well-formed document of nothing (`<root></root>`) is no catalogue either (issue 41).
   if (refs.size === 0) throw new InmoError('IMPORT_FULL_NO_LISTINGS');

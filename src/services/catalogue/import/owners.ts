@@ -10,7 +10,8 @@
  * - `null` unlinks the listing's owner.
  *
  * A line whose owner cannot be its owner is rejected whole, its listing left as it was
- * ({@link settleOwners}, before the batch is written); the others are linked once written
+ * ({@link settleOwners}, before the batch is written; before anything is written, for a `--full`
+ * import, whose file is refused for it); the others are linked once written
  * ({@link linkOwners}), in line order, so that a ref repeated in the batch takes its last owner.
  */
 import type { Executor } from '../../../db/database.ts';
@@ -19,7 +20,7 @@ import { setOwnerLead } from '../../../db/repositories/listing-owners.ts';
 import { findLeadsByPhones, findLeadTypes } from '../../../db/repositories/owners.ts';
 import { findIdsByRef } from '../../../db/repositories/properties.ts';
 import { importFault, type ImportFault } from '../../../domain/catalogue/import-faults.ts';
-import type { NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
+import type { ImportOwner, NormalizedProperty } from '../../../domain/catalogue/property-record.ts';
 import { recordLeadEvent } from '../../integrations/events.ts';
 import { OWNER_TYPE } from '../listing-owners.ts';
 
@@ -30,17 +31,20 @@ export interface OwnerRefusal {
 }
 
 /** What a batch's owners came to: the lines refused, and the owner lead of each other line naming one (null: unlink), or the phone of one to make. */
-export interface SettledOwners {
-  refused: Map<NormalizedProperty, OwnerRefusal>;
-  owners: Array<{ property: NormalizedProperty; owner: number | null | { make: string } }>;
+export interface SettledOwners<T extends Owned = NormalizedProperty> {
+  refused: Map<T, OwnerRefusal>;
+  owners: Array<{ property: T; owner: number | null | { make: string } }>;
 }
+
+/** A line as far as its owner goes. */
+type Owned = { owner?: ImportOwner | null };
 
 /**
  * Reads who the owners of `lines` (those naming one) are, writing nothing.
  * @returns the lines refused (an unknown lead id, a lead that is not a `propietario`) and the owner of the others.
  */
-export async function settleOwners(trx: Executor, businessId: number, lines: NormalizedProperty[]): Promise<SettledOwners> {
-  const settled: SettledOwners = { refused: new Map(), owners: [] };
+export async function settleOwners<T extends Owned>(trx: Executor, businessId: number, lines: T[]): Promise<SettledOwners<T>> {
+  const settled: SettledOwners<T> = { refused: new Map(), owners: [] };
   const named = lines.filter((p) => p.owner !== undefined);
   if (named.length === 0) return settled;
   const ids = [...new Set(named.flatMap((p) => (p.owner && 'leadId' in p.owner ? [p.owner.leadId] : [])))];
