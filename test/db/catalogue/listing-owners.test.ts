@@ -8,7 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { NormalizedProperty } from '../../../src/domain/catalogue/property-record.ts';
 import { importFullCatalogueFile } from '../../../src/services/catalogue/import/import.ts';
+import { linkOwners } from '../../../src/services/catalogue/import/owners.ts';
 import { eraseLead } from '../../../src/services/leads/erasure.ts';
 import { loggedIn, userWithPassword, type Browser } from '../../helpers/console.ts';
 import { businessWithKey, importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
@@ -181,5 +183,27 @@ describe("a listing's owner", () => {
     expect(summary.refused).toBe(true);
     expect(summary.rejected.map((r) => [r.line, r.faults?.[0].rule])).toEqual([[2, 'owner_not_propietario']]);
     expect(await snapshot(t.db)).toBe(before);
+  });
+
+  it('takes as owner the lead another writer gave the phone meanwhile when it is a propietario, and links nothing when it is not', async () => {
+    await importRecords(t.db, t.businessId, [listing('RACE-1'), listing('RACE-2')]);
+    const [one, two] = [await propertyId(t.db, 'RACE-1'), await propertyId(t.db, 'RACE-2')];
+    // The batch read no lead with these phones (settleOwners said to make them); since then, both were taken.
+    const rosa = await leadOf('propietario', '+34611222951', 'Rosa Propietaria');
+    await leadOf('demandante', '+34611222952', 'Daniel Demandante');
+    const leads = async () => (await t.db.selectFrom('leads').select('id').execute()).length;
+    const before = await leads();
+    await t.db.transaction().execute((trx) =>
+      linkOwners(
+        trx,
+        t.businessId,
+        [
+          { property: { fields: { external_ref: 'RACE-1' } } as NormalizedProperty, owner: { make: '+34611222951' } },
+          { property: { fields: { external_ref: 'RACE-2' } } as NormalizedProperty, owner: { make: '+34611222952' } },
+        ],
+        new Date().toISOString(),
+      ),
+    );
+    expect([await ownerOf(one), await ownerOf(two), await leads()]).toEqual([rosa, null, before]);
   });
 });

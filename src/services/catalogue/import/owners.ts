@@ -14,7 +14,11 @@
  * import, whose file is refused for it); the others are linked once written
  * ({@link linkOwners}), in line order, so that a ref repeated in the batch takes its last owner.
  */
+import type { Transaction } from 'kysely';
 import type { Executor } from '../../../db/database.ts';
+import { isUniqueViolation } from '../../../db/errors.ts';
+import { inSavepoint } from '../../../db/transaction.ts';
+import type { Database } from '../../../db/types.ts';
 import { insertLeadId } from '../../../db/repositories/leads.ts';
 import { setOwnerLead } from '../../../db/repositories/listing-owners.ts';
 import { findLeadsByPhones, findLeadTypes } from '../../../db/repositories/owners.ts';
@@ -80,39 +84,55 @@ export async function settleOwners<T extends Owned>(trx: Executor, businessId: n
 
 /**
  * Links the listings just written to their owners, making the owner leads named by a phone no
- * lead has (once per phone), in the batch's transaction.
+ * lead had when the batch was read (once per phone), in the batch's transaction.
  * @param at the import's instant, RFC 3339.
- * @returns how many owner leads it made.
  */
-export async function linkOwners(trx: Executor, businessId: number, owners: SettledOwners['owners'], at: string): Promise<number> {
-  if (owners.length === 0) return 0;
+export async function linkOwners(trx: Executor, businessId: number, owners: SettledOwners['owners'], at: string): Promise<void> {
+  if (owners.length === 0) return;
   const ids = await findIdsByRef(trx, businessId, [...new Set(owners.map((o) => o.property.fields.external_ref))]);
   const made = new Map<string, number>();
   for (const { property, owner } of owners) {
     let leadId: number | null;
     if (owner === null || typeof owner === 'number') leadId = owner;
     else {
-      leadId = made.get(owner.make) ?? null;
-      if (leadId === null) {
-        leadId = await insertLeadId(trx, {
-          business_id: businessId,
-          name: null,
-          type: OWNER_TYPE,
-          status: 'new',
-          active: 1,
-          rating: 3,
-          captured_by: 'Import',
-          source: 'import',
-          phone_number_1: owner.make,
-          created_at: at,
-          updated_at: at,
-        });
-        await recordLeadEvent(trx, businessId, leadId, 'lead.created', at);
-        made.set(owner.make, leadId);
-      }
+      const known = made.get(owner.make) ?? (await makeOwner(trx, businessId, owner.make, at));
+      if (known === undefined) continue;
+      made.set(owner.make, known);
+      leadId = known;
     }
     const propertyId = ids.get(property.fields.external_ref);
     if (propertyId !== undefined) await setOwnerLead(trx, businessId, propertyId, leadId);
   }
-  return made.size;
+}
+
+/**
+ * Makes the unnamed `propietario` lead of `phone`, with its `lead.created` event, in a savepoint:
+ * when another writer gave a lead that phone since the batch read it (a unique violation), that
+ * lead is the owner if it is a `propietario`.
+ * @returns its id; undefined when the phone's lead is now of another type (the listing's owner is left as it was).
+ */
+async function makeOwner(trx: Executor, businessId: number, phone: string, at: string): Promise<number | undefined> {
+  try {
+    return await inSavepoint(trx as Transaction<Database>, async (savepoint) => {
+      const leadId = await insertLeadId(savepoint, {
+        business_id: businessId,
+        name: null,
+        type: OWNER_TYPE,
+        status: 'new',
+        active: 1,
+        rating: 3,
+        captured_by: 'Import',
+        source: 'import',
+        phone_number_1: phone,
+        created_at: at,
+        updated_at: at,
+      });
+      await recordLeadEvent(savepoint, businessId, leadId, 'lead.created', at);
+      return leadId;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const [lead] = await findLeadsByPhones(trx, businessId, [phone]);
+    return lead?.type === OWNER_TYPE ? lead.id : undefined;
+  }
 }
