@@ -141,7 +141,7 @@ export async function restartPullChains(db: Db, kind: PullKind, now: string): Pr
   let restarted = 0;
   for (const pulled of await listPullsWithoutRun(db, kind)) {
     const queued = await transact(db, async (trx) => {
-      if ((await listPullsWithoutRun(trx, kind)).every((p) => p.id !== pulled.id)) return false;
+      if ((await listPullsWithoutRun(trx, kind, pulled.id)).length === 0) return false;
       await queueFirstPull(trx, kind, pulled.business_id, pulled.id, now);
       return true;
     });

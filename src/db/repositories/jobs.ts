@@ -241,16 +241,18 @@ export async function hasPendingJob(db: Executor, kind: JobKind, payload: unknow
  * The scheduled pulls of `table` (feed sources, mailboxes) not removed whose chain of jobs
  * has ended: no `job` of theirs pending or running (services/scheduled-pulls.ts `restartPullChains`).
  * A job's payload is the JSON `{"<key>":<id>}` exactly as db/job-kinds.ts writes it.
+ * @param only the pull of this id alone, when given.
  * @returns `{id, business_id}` each, in id order.
  */
 export async function listPullsWithoutRun(
   db: Executor,
   pulls: { table: 'feed_sources' | 'email_pulls'; job: 'pull_feed' | 'pull_email'; key: 'source_id' | 'pull_id' },
+  only?: number,
 ): Promise<Array<{ id: number; business_id: number }>> {
   const prefix = `{"${pulls.key}":`;
-  return db
-    .selectFrom(pulls.table)
-    .select(['id', 'business_id'])
+  let query = db.selectFrom(pulls.table).select(['id', 'business_id']);
+  if (only !== undefined) query = query.where('id', '=', only);
+  return query
     .where('removed_at', 'is', null)
     .where(({ not, exists, selectFrom }) =>
       not(

@@ -53,10 +53,10 @@ const ID_MARKS = [987_654_321_012_345, 876_543_210_123_457, 765_432_101_234_569]
  * @throws Error when every mark is ambiguous.
  */
 function bodyAroundId(answer: (leadId: number | null) => unknown): KeyRecord['body'] {
-  const [first, second] = [ID_MARKS[0], ID_MARKS[1]].map((mark) => JSON.stringify(answer(mark)));
-  if (first === second) return { beforeId: first, afterId: null };
-  for (const mark of ID_MARKS) {
-    const parts = JSON.stringify(answer(mark)).split(String(mark));
+  const bodies = [ID_MARKS[0], ID_MARKS[1]].map((mark) => JSON.stringify(answer(mark)));
+  if (bodies[0] === bodies[1]) return { beforeId: bodies[0], afterId: null };
+  for (const [i, mark] of ID_MARKS.entries()) {
+    const parts = (bodies[i] ?? JSON.stringify(answer(mark))).split(String(mark));
     if (parts.length === 2) return { beforeId: parts[0], afterId: parts[1] };
   }
   throw new Error("the response's body holds the lead's id where it cannot be told apart");

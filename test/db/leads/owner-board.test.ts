@@ -70,6 +70,9 @@ describe('the owner board', () => {
     const ana = await loggedIn(t.app, 'ana@inmo.example');
     expect((await get(t.app, `/leads/${rosa}`, t.key)).body.owner_stage).toBe('new');
     expect((await get(t.app, `/leads/${searcher}`, t.key)).body).not.toHaveProperty('owner_stage');
+    // Only the one lead's answer says it: never the list's (CONTRACT §24, as `listings`).
+    const list = await get(t.app, '/leads', t.key);
+    expect(list.body.data.find((l: { id: number }) => l.id === rosa)).not.toHaveProperty('owner_stage');
 
     const moved = await move(ana, rosa, 'valuation_scheduled');
     expect([moved.statusCode, moved.headers.location]).toEqual([303, `/console/owners?moved=${rosa}#owner-${rosa}`]);
