@@ -375,6 +375,10 @@ export const ERRORS = {
     status: 409,
     detail: ({ status }) => `A viewing that is ${status} takes no visit sheet`,
   }),
+  VALUATION_NOT_OWNER: spec({
+    status: 422,
+    detail: 'A valuation visit is booked for an owner (a propietario lead given by lead_id) at a listing linked to that owner',
+  }),
   VIEWING_DURATION: spec({ status: 400, detail: 'A viewing lasts from 5 to 240 minutes' }),
   VIEWING_AGENT_UNKNOWN: spec({ status: 400, detail: 'A viewing can be given only to an active user of the business' }),
   VIEWING_FEEDBACK_INTEREST: spec({ status: 400, detail: 'The interest of a viewing’s feedback is a whole number from 1 to 5' }),

@@ -6,6 +6,7 @@ import type { Generated, Insertable, Kysely, Selectable, Transaction } from 'kys
 import type { PresentedRow } from '../domain/leads/presenter.ts';
 import type { ImageInput, PropertyFields, VideoInput } from '../domain/catalogue/property-record.ts';
 import type { StoredViewing } from '../domain/viewings/presenter.ts';
+import type { ViewingKind } from '../domain/viewings/status.ts';
 import type { EmailTrust } from '../domain/leads/portal-emails/trust.ts';
 import type { OwnerStage } from '../domain/leads/owner-stages.ts';
 
@@ -364,7 +365,7 @@ export interface ChannelTable {
   assistant_enabled: Generated<number>;
   /**
    * JSON object: purpose (`viewing_scheduled`, `viewing_rescheduled`, `viewing_cancelled`,
-   * `viewing_reminder`, `property_alert`) → approved template name (migration 0039); `{}` names none.
+   * `viewing_reminder`, `valuation_*` of each, `property_alert`) → approved template name (migration 0039); `{}` names none.
    */
   templates: Generated<string>;
 }
@@ -861,8 +862,10 @@ export interface WebhookDeliveryTable {
  * viewing (domain/viewings/presenter.ts: times canonical RFC 3339 UTC text, `feedback` JSON
  * `{interest, comment}`), its business, and `sequence`, the iCalendar SEQUENCE raised on every change.
  */
-export interface ViewingTable extends Omit<StoredViewing, 'id'> {
+export interface ViewingTable extends Omit<StoredViewing, 'id' | 'kind'> {
   id: Generated<number>;
+  /** `visit` (the default) or `valuation` (migration 0061, CONTRACT §24). */
+  kind: Generated<ViewingKind>;
   business_id: number;
   sequence: Generated<number>;
   /** The publishable key a `requested` viewing came through (migration 0047); null otherwise. */

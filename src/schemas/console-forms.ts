@@ -62,6 +62,10 @@ export const ChannelForm = Type.Object({
   template_viewing_rescheduled: text(512),
   template_viewing_cancelled: text(512),
   template_viewing_reminder: text(512),
+  template_valuation_scheduled: text(512),
+  template_valuation_rescheduled: text(512),
+  template_valuation_cancelled: text(512),
+  template_valuation_reminder: text(512),
   template_property_alert: text(512),
 });
 
@@ -258,6 +262,7 @@ export const ViewingForm = Type.Object({
   time: text(8),
   duration_minutes: text(5),
   user_id: text(20),
+  kind: text(12),
 });
 
 /** The longest comment of a viewing's feedback. */

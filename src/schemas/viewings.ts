@@ -4,7 +4,7 @@
  * inquiry's contact fields (schemas/lead-requests.ts), so it is built for the configured limits.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { VIEWING_SOURCES, VIEWING_STATUSES } from '../domain/viewings/status.ts';
+import { VIEWING_KINDS, VIEWING_SOURCES, VIEWING_STATUSES } from '../domain/viewings/status.ts';
 import type { Limits } from '../limits.ts';
 import { Literals, Nullable } from './common.ts';
 import { leadRequestSchemas } from './lead-requests.ts';
@@ -24,6 +24,7 @@ export const ViewingsQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Rows skipped before the page.' })),
   lead_id: Type.Optional(Id('Only this lead’s viewings.')),
   property_id: Type.Optional(Id('Only viewings of this listing.')),
+  kind: Type.Optional(Literals(VIEWING_KINDS, { description: 'Only viewings of this kind: `visit` or `valuation`.' })),
   from: Type.Optional(LocalDate('Only viewings starting on or after this day:')),
   to: Type.Optional(LocalDate('Only viewings starting on or before this day:')),
 });
@@ -62,6 +63,12 @@ export function viewingRequestSchemas(limits: Limits) {
     }),
     lead_id: Type.Optional(Id('An existing lead of the business (secret keys only). Give this or `lead`.')),
     lead: Type.Optional(ViewingLead),
+    kind: Type.Optional(
+      Literals(VIEWING_KINDS, {
+        description:
+          '`visit` (when not given): the lead sees the listing. `valuation` (secret keys only, CONTRACT §24): an agent visits an owner’s home to value it: `lead_id` is a `propietario` lead and `property_id` a listing linked to that owner, published or not; booking it moves the owner’s `owner_stage` to `valuation_scheduled`.',
+      }),
+    ),
   });
   return { ViewingBody };
 }
@@ -76,6 +83,9 @@ export const Viewing = Type.Object(
     lead_id: Type.Integer(),
     property_id: Type.Integer(),
     user_id: Type.Integer({ description: 'The agent: a console user of the business.' }),
+    kind: Literals(VIEWING_KINDS, {
+      description: '`visit`: the lead sees the listing; `valuation`: an agent values the home of its owner, the lead (CONTRACT §24).',
+    }),
     starts_at: Type.String({ format: 'date-time', description: 'RFC 3339 with the business’s local offset.' }),
     ends_at: Type.String({ format: 'date-time', description: 'RFC 3339 with the business’s local offset.' }),
     status: Literals(VIEWING_STATUSES, {

@@ -258,13 +258,13 @@ export interface paths {
         };
         /**
          * List viewings
-         * @description The business’s viewings by start time, in any status, filtered by lead, listing and the days they start on (`from` and `to` inclusive, in the business’s time zone).
+         * @description The business’s viewings by start time, in any status, filtered by lead, listing, kind and the days they start on (`from` and `to` inclusive, in the business’s time zone).
          */
         get: operations["listViewings"];
         put?: never;
         /**
          * Book a viewing
-         * @description Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). The time must be a slot of GET /viewings/availability: within the viewing hours, every 30 minutes from the start of each period, at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), and free: a slot taken meanwhile is 409, and nothing is stored. A secret key books it `scheduled`, over any `requested` viewing of the agent (the agent settles the clash), and never for a lead who has another viewing at that time (409). A publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not: a person with another open viewing of the listing, one at an overlapping time, or 3 open ones already (`INMO_VIEWING_LEAD_MAX_OPEN`) gets the same 201, the request kept only as an interaction of their lead. A publishable key makes at most 50 requests in 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`; beyond, 429). Subscribers get `viewing.scheduled`.
+         * @description Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). The time must be a slot of GET /viewings/availability: within the viewing hours, every 30 minutes from the start of each period, at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), and free: a slot taken meanwhile is 409, and nothing is stored. A secret key books it `scheduled`, over any `requested` viewing of the agent (the agent settles the clash), and never for a lead who has another viewing at that time (409). A publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not: a person with another open viewing of the listing, one at an overlapping time, or 3 open ones already (`INMO_VIEWING_LEAD_MAX_OPEN`) gets the same 201, the request kept only as an interaction of their lead. A publishable key makes at most 50 requests in 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`; beyond, 429). A `valuation` (secret keys only) is an agent’s visit to an owner’s home: `lead_id` a `propietario`, `property_id` a listing linked to it, published or not (CONTRACT §24). Subscribers get `viewing.scheduled`.
          */
         post: operations["createViewing"];
         delete?: never;
@@ -475,6 +475,11 @@ export interface components {
             property_id: number;
             /** @description The agent: a console user of the business. */
             user_id: number;
+            /**
+             * @description `visit`: the lead sees the listing; `valuation`: an agent values the home of its owner, the lead (CONTRACT §24).
+             * @enum {string}
+             */
+            kind: "visit" | "valuation";
             /**
              * Format: date-time
              * @description RFC 3339 with the business’s local offset.
@@ -2590,6 +2595,8 @@ export interface operations {
                 lead_id?: number;
                 /** @description Only viewings of this listing. */
                 property_id?: number;
+                /** @description Only viewings of this kind: `visit` or `valuation`. */
+                kind?: "visit" | "valuation";
                 /**
                  * @description Only viewings starting on or after this day: `YYYY-MM-DD`, in the business’s time zone.
                  * @example 2026-03-30
@@ -2731,6 +2738,12 @@ export interface operations {
                             version?: string | null;
                         } | null;
                     };
+                    /**
+                     * @description `visit` (the default): the lead sees the listing. `valuation` (secret keys only, CONTRACT §24): an agent visits an owner’s home to value it: `lead_id` is a `propietario` lead and `property_id` a listing linked to that owner, published or not; booking it moves the owner’s `owner_stage` to `valuation_scheduled`.
+                     * @default visit
+                     * @enum {string}
+                     */
+                    kind?: "visit" | "valuation";
                 };
             };
         };
@@ -2811,7 +2824,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlainError"];
                 };
             };
-            /** @description A field is invalid (Pydantic-shaped): among others a `starts_at` in the past, more than 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), outside the viewing hours or off the 30-minute grid of GET /viewings/availability, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number (`detail` is then a single message string). */
+            /** @description A field is invalid (Pydantic-shaped): among others a `starts_at` in the past, more than 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), outside the viewing hours or off the 30-minute grid of GET /viewings/availability, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number, or a `valuation` not of an owner at its own listing (`detail` is then a single message string). */
             422: {
                 headers: {
                     [name: string]: unknown;

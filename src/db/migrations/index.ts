@@ -55,6 +55,7 @@ import * as m0056 from './0056_listed_listings.ts';
 import * as m0058 from './0058_schedule_runs.ts';
 import * as m0059 from './0059_listing_owners.ts';
 import * as m0060 from './0060_owner_stages.ts';
+import * as m0061 from './0061_viewing_kinds.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -114,6 +115,7 @@ export const migrationProvider: MigrationProvider = {
       '0058_schedule_runs': m0058,
       '0059_listing_owners': m0059,
       '0060_owner_stages': m0060,
+      '0061_viewing_kinds': m0061,
     };
   },
 };

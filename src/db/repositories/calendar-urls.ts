@@ -79,6 +79,7 @@ export async function listCalendarViewings(db: Executor, businessId: number, use
         'viewings.starts_at',
         'viewings.ends_at',
         'viewings.status',
+        'viewings.kind',
         'viewings.sequence',
         'viewings.updated_at',
         'properties.title',

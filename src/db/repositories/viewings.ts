@@ -7,6 +7,7 @@ import type { Insertable, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { isRowId, readsMustLock, type Executor } from '../database.ts';
 import type { ViewingTable } from '../types.ts';
+import type { ViewingKind } from '../../domain/viewings/status.ts';
 
 export type ViewingRow = Selectable<ViewingTable>;
 
@@ -17,11 +18,11 @@ export interface HeldTime {
   ends_at: string;
 }
 
-/** What a listing needs to be viewed: `listed` (public and disponible/reservada), its agent, title and reference. */
+/** What a listing needs to be viewed: `listed` (public and disponible/reservada), its agent, title, reference and owner lead. */
 export async function findListingToView(db: Executor, businessId: number, propertyId: number) {
   return db
     .selectFrom('properties')
-    .select(['id', 'listed', 'agent_user_id', 'title', 'external_ref'])
+    .select(['id', 'listed', 'agent_user_id', 'title', 'external_ref', 'owner_lead_id'])
     .where('id', '=', propertyId)
     .where('business_id', '=', businessId)
     .executeTakeFirst();
@@ -146,6 +147,23 @@ export async function listOpenViewingsOfLead(db: Executor, businessId: number, l
 }
 
 /**
+ * How many of the lead's valuations (kind `valuation`) other than `except` are `requested`,
+ * `scheduled` or `confirmed`: whether an owner still has a valuation booked (index `viewings_valuations`).
+ */
+export async function countOpenValuations(db: Executor, businessId: number, leadId: number, except: number): Promise<number> {
+  const row = await db
+    .selectFrom('viewings')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('lead_id', '=', leadId)
+    .where('kind', '=', 'valuation')
+    .where('business_id', '=', businessId)
+    .where('id', '<>', except)
+    .where('status', 'in', ['requested', 'scheduled', 'confirmed'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
  * The id of the lead's next viewing `scheduled` or `confirmed` that starts after `now` (canonical
  * UTC), or undefined: what a WhatsApp button's text answers (services/viewings/answers.ts).
  */
@@ -231,11 +249,12 @@ export async function updateViewing(
     .executeTakeFirstOrThrow();
 }
 
-/** Filters of a list of viewings: by lead, listing, agent, and `starts_at` in `[from, to)` (canonical UTC). */
+/** Filters of a list of viewings: by lead, listing, agent, kind, and `starts_at` in `[from, to)` (canonical UTC). */
 export interface ViewingFilters {
   leadId?: number;
   propertyId?: number;
   userId?: number;
+  kind?: ViewingKind;
   from?: string;
   to?: string;
 }
@@ -245,6 +264,7 @@ function filtered(db: Executor, businessId: number, f: ViewingFilters) {
   if (f.leadId !== undefined) query = query.where('lead_id', '=', f.leadId);
   if (f.propertyId !== undefined) query = query.where('property_id', '=', f.propertyId);
   if (f.userId !== undefined) query = query.where('user_id', '=', f.userId);
+  if (f.kind !== undefined) query = query.where('kind', '=', f.kind);
   if (f.from !== undefined) query = query.where('starts_at', '>=', f.from);
   if (f.to !== undefined) query = query.where('starts_at', '<', f.to);
   return query;
@@ -290,6 +310,7 @@ export async function listNamedViewings(
       'v.lead_id',
       'v.property_id',
       'v.user_id',
+      'v.kind',
       'v.starts_at',
       'v.ends_at',
       'v.status',

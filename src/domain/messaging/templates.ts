@@ -7,13 +7,18 @@
 
 /**
  * The keys of a channel's `templates` setting (CONTRACT §20, §21): the approved template for each
- * purpose. `property_alert` is kept for alerts; the others are the viewing notices'.
+ * purpose. `property_alert` is kept for alerts; the others are the viewing notices', `valuation_*`
+ * those of an owner's valuation visit (CONTRACT §24).
  */
 export const TEMPLATE_PURPOSES = [
   'viewing_scheduled',
   'viewing_rescheduled',
   'viewing_cancelled',
   'viewing_reminder',
+  'valuation_scheduled',
+  'valuation_rescheduled',
+  'valuation_cancelled',
+  'valuation_reminder',
   'property_alert',
 ] as const;
 export type TemplatePurpose = (typeof TEMPLATE_PURPOSES)[number];

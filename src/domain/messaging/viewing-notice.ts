@@ -6,8 +6,13 @@
  * `emailLanguage`), times in the business's time zone, the place as the listing's privacy allows
  * (CONTRACT §5): its address when public, its approximate address when approximate, and when
  * hidden a sentence saying the agent will send the meeting point. No code or id reaches the person.
+ *
+ * A valuation visit (CONTRACT §24) is told to the owner in words of its own: an agent comes to
+ * value their home ({@link VALUATION_WORDS}), at its address whatever the listing's privacy (it is
+ * the owner's own), and its links' page asks about that visit.
  */
 import { DateTime } from 'luxon';
+import type { ViewingKind } from '../viewings/status.ts';
 import type { TemplatePurpose } from './templates.ts';
 import { escape, oneLine } from './welcome-email.ts';
 
@@ -15,8 +20,9 @@ import { escape, oneLine } from './welcome-email.ts';
 export const NOTICE_PURPOSES = ['scheduled', 'rescheduled', 'cancelled', 'reminder'] as const;
 export type NoticePurpose = (typeof NOTICE_PURPOSES)[number];
 
-/** The template purpose of a viewing notice. */
-export const templatePurposeOf = (purpose: NoticePurpose): TemplatePurpose => `viewing_${purpose}`;
+/** The template purpose of a notice of `purpose` about a viewing of `kind`: `viewing_<purpose>`, or `valuation_<purpose>` for an owner's valuation visit. */
+export const templatePurposeOf = (purpose: NoticePurpose, kind: ViewingKind = 'visit'): TemplatePurpose =>
+  kind === 'valuation' ? `valuation_${purpose}` : `viewing_${purpose}`;
 
 /** Whether a notice asks the lead to confirm or cancel (its template has the two quick-reply buttons, its e-mail the two links). */
 export const asksToConfirm = (purpose: NoticePurpose): boolean => purpose !== 'cancelled';
@@ -80,6 +86,97 @@ interface Wording {
   /** The listing when it has no title. */
   untitled: string;
 }
+
+/** What a valuation visit's notice says instead (the owner is at home; an agent comes to value it). */
+type ValuationWording = Pick<Wording, 'subject' | 'body' | 'ask' | 'hidden'>;
+
+const VALUATION_WORDS: Readonly<Record<string, ValuationWording>> = {
+  es: {
+    subject: {
+      scheduled: 'Visita de valoración: {date} a las {time}',
+      rescheduled: 'La visita de valoración cambia: {date} a las {time}',
+      cancelled: 'Visita de valoración cancelada: {date} a las {time}',
+      reminder: 'Recordatorio: visita de valoración del {date} a las {time}',
+    },
+    body: {
+      scheduled: 'Hemos reservado la visita de valoración de tu vivienda el {date} a las {time}: un agente irá a verla.',
+      rescheduled: 'La visita de valoración de tu vivienda cambia de hora: ahora es el {date} a las {time}.',
+      cancelled:
+        'La visita de valoración de tu vivienda del {date} a las {time} ha quedado cancelada. Si quieres otra fecha, contesta a este mensaje.',
+      reminder: 'Te recordamos la visita de valoración de tu vivienda el {date} a las {time}.',
+    },
+    ask: '¿Te viene bien? Confírmala o cancélala con un clic:',
+    hidden: 'Tu agente te llamará para confirmar la dirección.',
+  },
+  en: {
+    subject: {
+      scheduled: 'Valuation visit: {date} at {time}',
+      rescheduled: 'Your valuation visit has moved: {date} at {time}',
+      cancelled: 'Valuation visit cancelled: {date} at {time}',
+      reminder: 'Reminder: valuation visit on {date} at {time}',
+    },
+    body: {
+      scheduled: 'We have booked the valuation visit to your home on {date} at {time}: an agent will come to see it.',
+      rescheduled: 'The valuation visit to your home has a new time: {date} at {time}.',
+      cancelled:
+        'The valuation visit to your home on {date} at {time} has been cancelled. If you would like another date, reply to this message.',
+      reminder: 'This is a reminder of the valuation visit to your home on {date} at {time}.',
+    },
+    ask: 'Does this suit you? Confirm or cancel it with one click:',
+    hidden: 'Your agent will call you to confirm the address.',
+  },
+  fr: {
+    subject: {
+      scheduled: 'Visite d’estimation : {date} à {time}',
+      rescheduled: 'Votre visite d’estimation change : {date} à {time}',
+      cancelled: 'Visite d’estimation annulée : {date} à {time}',
+      reminder: 'Rappel : visite d’estimation du {date} à {time}',
+    },
+    body: {
+      scheduled: 'Nous avons réservé la visite d’estimation de votre logement le {date} à {time} : un agent viendra le voir.',
+      rescheduled: 'La visite d’estimation de votre logement change d’horaire : elle a lieu le {date} à {time}.',
+      cancelled: 'La visite d’estimation de votre logement du {date} à {time} est annulée. Pour une autre date, répondez à ce message.',
+      reminder: 'Nous vous rappelons la visite d’estimation de votre logement le {date} à {time}.',
+    },
+    ask: 'Cela vous convient ? Confirmez ou annulez-la en un clic :',
+    hidden: 'Votre agent vous appellera pour confirmer l’adresse.',
+  },
+  de: {
+    subject: {
+      scheduled: 'Bewertungstermin: {date} um {time}',
+      rescheduled: 'Ihr Bewertungstermin wurde verlegt: {date} um {time}',
+      cancelled: 'Bewertungstermin abgesagt: {date} um {time}',
+      reminder: 'Erinnerung: Bewertungstermin am {date} um {time}',
+    },
+    body: {
+      scheduled:
+        'Wir haben den Bewertungstermin für Ihre Immobilie am {date} um {time} Uhr eingetragen: Ein Makler kommt vorbei, um sie anzusehen.',
+      rescheduled: 'Der Bewertungstermin für Ihre Immobilie wurde verlegt: jetzt am {date} um {time} Uhr.',
+      cancelled:
+        'Der Bewertungstermin für Ihre Immobilie am {date} um {time} Uhr wurde abgesagt. Wenn Sie einen anderen Termin möchten, antworten Sie auf diese Nachricht.',
+      reminder: 'Wir erinnern Sie an den Bewertungstermin für Ihre Immobilie am {date} um {time} Uhr.',
+    },
+    ask: 'Passt Ihnen der Termin? Bestätigen oder sagen Sie ihn mit einem Klick ab:',
+    hidden: 'Ihr Makler ruft Sie an, um die Adresse zu bestätigen.',
+  },
+  it: {
+    subject: {
+      scheduled: 'Visita di valutazione: {date} alle {time}',
+      rescheduled: 'La visita di valutazione cambia: {date} alle {time}',
+      cancelled: 'Visita di valutazione annullata: {date} alle {time}',
+      reminder: 'Promemoria: visita di valutazione del {date} alle {time}',
+    },
+    body: {
+      scheduled: 'Abbiamo prenotato la visita di valutazione della tua casa il {date} alle {time}: un agente verrà a vederla.',
+      rescheduled: 'La visita di valutazione della tua casa cambia orario: ora è il {date} alle {time}.',
+      cancelled:
+        'La visita di valutazione della tua casa del {date} alle {time} è stata annullata. Se vuoi un’altra data, rispondi a questo messaggio.',
+      reminder: 'Ti ricordiamo la visita di valutazione della tua casa il {date} alle {time}.',
+    },
+    ask: 'Ti va bene? Conferma o annulla con un clic:',
+    hidden: 'Il tuo agente ti chiamerà per confermare l’indirizzo.',
+  },
+};
 
 const WORDS: Readonly<Record<string, Wording>> = {
   es: {
@@ -208,6 +305,10 @@ const WORDS: Readonly<Record<string, Wording>> = {
 /** A language this module words, `es` otherwise. */
 const languageOf = (language: string) => (Object.hasOwn(WORDS, language) ? language : 'es');
 
+/** The words of a notice in `lang` (one of {@link WORDS}) about a viewing of `kind`. */
+const wordingOf = (lang: string, kind: ViewingKind): Wording =>
+  kind === 'valuation' ? { ...WORDS[lang], ...VALUATION_WORDS[lang] } : WORDS[lang];
+
 /**
  * The local date and time of a viewing as a person reads them in `language`: `{date: "martes,
  * 3 de marzo", time: "10:30"}` in `zone` (the business's time zone).
@@ -220,6 +321,8 @@ export function noticeWhen(startsAt: string, zone: string, language: string): { 
 /** What a notice speaks of. */
 export interface NoticeFacts {
   purpose: NoticePurpose;
+  /** `visit`, or `valuation` (an owner's home; absent: `visit`). */
+  kind?: ViewingKind;
   /** The viewing's start, RFC 3339. */
   startsAt: string;
   /** The business's time zone. */
@@ -235,7 +338,7 @@ export interface NoticeFacts {
  * meeting point), all in the lead's language (docs/whatsapp.md).
  */
 export function templateParameters(language: string, facts: NoticeFacts): string[] {
-  const wording = WORDS[languageOf(language)];
+  const wording = wordingOf(languageOf(language), facts.kind ?? 'visit');
   const { date, time } = noticeWhen(facts.startsAt, facts.zone, language);
   return [date, time, oneLine(facts.listing) || wording.untitled, facts.place.kind === 'address' ? facts.place.text : wording.hidden];
 }
@@ -253,7 +356,7 @@ export function viewingEmail(
   words: { businessName: string; leadName: string | null; unsubscribeUrl: string; links: { confirm: string; cancel: string } | null },
 ): { subject: string; text: string; html: string } {
   const lang = languageOf(language);
-  const wording = WORDS[lang];
+  const wording = wordingOf(lang, facts.kind ?? 'visit');
   const business = oneLine(words.businessName);
   const name = words.leadName === null ? '' : oneLine(words.leadName);
   const [date, time, listing, place] = templateParameters(lang, facts);
@@ -356,9 +459,63 @@ const PAGE_WORDS: Readonly<
   },
 };
 
+/** What a valuation visit's link page says instead, per language. `{date}`, `{time}` are filled in. */
+const VALUATION_PAGE_WORDS: Readonly<
+  Record<
+    string,
+    { title: Record<'confirm' | 'cancel', string>; ask: Record<'confirm' | 'cancel', string> } & Record<'confirmed' | 'cancelled', string>
+  >
+> = {
+  es: {
+    title: { confirm: 'Confirmar la visita de valoración', cancel: 'Cancelar la visita de valoración' },
+    ask: {
+      confirm: '¿Confirmas la visita de valoración de tu vivienda el {date} a las {time}?',
+      cancel: '¿Cancelas la visita de valoración de tu vivienda del {date} a las {time}?',
+    },
+    confirmed: 'Hecho: la visita de valoración del {date} a las {time} queda confirmada.',
+    cancelled: 'Hecho: la visita de valoración del {date} a las {time} queda cancelada. Tu agente lo sabe.',
+  },
+  en: {
+    title: { confirm: 'Confirm the valuation visit', cancel: 'Cancel the valuation visit' },
+    ask: {
+      confirm: 'Do you confirm the valuation visit to your home on {date} at {time}?',
+      cancel: 'Do you cancel the valuation visit to your home on {date} at {time}?',
+    },
+    confirmed: 'Done: the valuation visit on {date} at {time} is confirmed.',
+    cancelled: 'Done: the valuation visit on {date} at {time} is cancelled. Your agent knows.',
+  },
+  fr: {
+    title: { confirm: 'Confirmer la visite d’estimation', cancel: 'Annuler la visite d’estimation' },
+    ask: {
+      confirm: 'Confirmez-vous la visite d’estimation de votre logement le {date} à {time} ?',
+      cancel: 'Annulez-vous la visite d’estimation de votre logement du {date} à {time} ?',
+    },
+    confirmed: 'C’est fait : la visite d’estimation du {date} à {time} est confirmée.',
+    cancelled: 'C’est fait : la visite d’estimation du {date} à {time} est annulée. Votre agent est prévenu.',
+  },
+  de: {
+    title: { confirm: 'Bewertungstermin bestätigen', cancel: 'Bewertungstermin absagen' },
+    ask: {
+      confirm: 'Bestätigen Sie den Bewertungstermin für Ihre Immobilie am {date} um {time} Uhr?',
+      cancel: 'Sagen Sie den Bewertungstermin für Ihre Immobilie am {date} um {time} Uhr ab?',
+    },
+    confirmed: 'Erledigt: Der Bewertungstermin am {date} um {time} Uhr ist bestätigt.',
+    cancelled: 'Erledigt: Der Bewertungstermin am {date} um {time} Uhr ist abgesagt. Ihr Makler weiß Bescheid.',
+  },
+  it: {
+    title: { confirm: 'Conferma la visita di valutazione', cancel: 'Annulla la visita di valutazione' },
+    ask: {
+      confirm: 'Confermi la visita di valutazione della tua casa il {date} alle {time}?',
+      cancel: 'Annulli la visita di valutazione della tua casa del {date} alle {time}?',
+    },
+    confirmed: 'Fatto: la visita di valutazione del {date} alle {time} è confermata.',
+    cancelled: 'Fatto: la visita di valutazione del {date} alle {time} è annullata. Il tuo agente lo sa.',
+  },
+};
+
 /**
  * The words of a one-click link's page: its title, the question above its button, the button,
- * and what was done (when `outcome` is given).
+ * and what was done (when `outcome` is given); a valuation visit's in words of its own.
  */
 export function linkPageWords(
   language: string,
@@ -367,7 +524,7 @@ export function linkPageWords(
   outcome: LinkOutcome | null,
 ): { title: string; ask: string; button: string; done: string } {
   const lang = languageOf(language);
-  const page = PAGE_WORDS[lang];
+  const page = facts.kind === 'valuation' ? { ...PAGE_WORDS[lang], ...VALUATION_PAGE_WORDS[lang] } : PAGE_WORDS[lang];
   const [date, time, listing] = templateParameters(lang, { ...facts, purpose: 'reminder', place: { kind: 'hidden' } });
   const fill = (text: string) => text.replaceAll('{date}', date).replaceAll('{time}', time).replaceAll('{listing}', listing);
   return {

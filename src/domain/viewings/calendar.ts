@@ -13,7 +13,8 @@
  *   library does not know, so the instant stays right);
  * - `SUMMARY` the lead's first name and the listing's title (its reference when it has none), so
  *   that two viewings of one listing read apart: `Lucía · Ático en Chamberí`; for a lead without a
- *   name, the local start time instead of the name (an agent's viewings do not overlap);
+ *   name, the local start time instead of the name (an agent's viewings do not overlap); a
+ *   valuation (CONTRACT §24) says so first: `Valoración · Pedro · Piso en Delicias`;
  * - `LOCATION` the listing's address as privacy allows (CONTRACT §5: the exact address only when
  *   public, the approximate one when approximate, the city alone when hidden);
  * - `DESCRIPTION` the listing's reference and the viewing's console page, also as `URL`, where
@@ -33,7 +34,7 @@ import ical, { ICalEventStatus } from 'ical-generator';
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
 import { plainText } from '../catalogue/html.ts';
-import type { ViewingStatus } from './status.ts';
+import type { ViewingKind, ViewingStatus } from './status.ts';
 
 /** A viewing as the calendar shows it: times and `updated_at` canonical RFC 3339 UTC. */
 export interface CalendarViewing {
@@ -41,6 +42,8 @@ export interface CalendarViewing {
   starts_at: string;
   ends_at: string;
   status: ViewingStatus;
+  /** `visit`, or `valuation` (an owner's home, CONTRACT §24). */
+  kind: ViewingKind;
   sequence: number;
   updated_at: string;
   /** The listing's title (may hold markup, written as plain text), its reference, address fields and privacy. */
@@ -121,13 +124,18 @@ export function calendarLocation(v: Pick<CalendarViewing, 'address' | 'address_a
 }
 
 /**
- * An event's title: the lead's first name (the first word of its name), else the viewing's local
- * start time `HH:mm` in `zone`, then the listing's title (markup written as text), else its reference.
+ * An event's title: `Valoración` first for a valuation, then the lead's first name (the first word
+ * of its name), else the viewing's local start time `HH:mm` in `zone`, then the listing's title
+ * (markup written as text), else its reference.
  */
-export function calendarSummary(v: Pick<CalendarViewing, 'lead_name' | 'starts_at' | 'title' | 'external_ref'>, zone: Zone): string {
+export function calendarSummary(
+  v: Pick<CalendarViewing, 'lead_name' | 'starts_at' | 'title' | 'external_ref'> & { kind?: ViewingKind },
+  zone: Zone,
+): string {
   const listing = plainText(v.title)?.trim() || v.external_ref;
   const first = v.lead_name?.trim().split(/\s+/u)[0];
-  return `${first || DateTime.fromMillis(Date.parse(v.starts_at), { zone }).toFormat('HH:mm')} · ${listing}`;
+  const summary = `${first || DateTime.fromMillis(Date.parse(v.starts_at), { zone }).toFormat('HH:mm')} · ${listing}`;
+  return v.kind === 'valuation' ? `Valoración · ${summary}` : summary;
 }
 
 /**

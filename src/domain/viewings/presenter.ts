@@ -1,12 +1,12 @@
 /**
- * The viewing object of the API and of events (CONTRACT §20): `{id, lead_id, property_id,
- * user_id, starts_at, ends_at, status, source, feedback, created_at, updated_at}`. `starts_at`
+ * The viewing object of the API and of events (CONTRACT §20, §24): `{id, lead_id, property_id,
+ * user_id, kind, starts_at, ends_at, status, source, feedback, created_at, updated_at}`. `starts_at`
  * and `ends_at` carry the business's local offset (`2026-03-30T10:00:00+02:00`: the appointment
  * as the agency keeps it); `created_at` and `updated_at` are canonical UTC like every other
  * timestamp (CONTRACT §1).
  */
 import { toLocalRfc3339 } from './hours.ts';
-import type { ViewingFeedback, ViewingSource, ViewingStatus } from './status.ts';
+import type { ViewingFeedback, ViewingKind, ViewingSource, ViewingStatus } from './status.ts';
 
 /** A stored viewing, as the presenter reads it: times canonical RFC 3339 UTC, `feedback` JSON. */
 export interface StoredViewing {
@@ -15,6 +15,8 @@ export interface StoredViewing {
   property_id: number;
   /** The agent: a console user of the business. */
   user_id: number;
+  /** `visit`, or `valuation` (an owner's home valued, CONTRACT §24). */
+  kind: ViewingKind;
   starts_at: string;
   ends_at: string;
   status: ViewingStatus;
@@ -34,6 +36,7 @@ export function presentViewing(row: StoredViewing, zone: string): Viewing {
     lead_id: row.lead_id,
     property_id: row.property_id,
     user_id: row.user_id,
+    kind: row.kind,
     starts_at: toLocalRfc3339(Date.parse(row.starts_at), zone),
     ends_at: toLocalRfc3339(Date.parse(row.ends_at), zone),
     status: row.status,

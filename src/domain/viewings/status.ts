@@ -14,6 +14,13 @@ export type ViewingStatus = (typeof VIEWING_STATUSES)[number];
 export const VIEWING_SOURCES = ['console', 'assistant', 'api', 'website'] as const;
 export type ViewingSource = (typeof VIEWING_SOURCES)[number];
 
+/**
+ * What a viewing is for (CONTRACT §20, §24): `visit`, a lead sees a listing; `valuation`, an agent
+ * visits an owner's home (a `propietario` lead and a listing linked to it) to value it.
+ */
+export const VIEWING_KINDS = ['visit', 'valuation'] as const;
+export type ViewingKind = (typeof VIEWING_KINDS)[number];
+
 /** The statuses that hold the agent's time: all but `cancelled`. */
 export const HOLDING_STATUSES = VIEWING_STATUSES.filter((s) => s !== 'cancelled');
 

@@ -22,7 +22,17 @@ export interface ViewingFormState {
 /** A new viewing's form: 30 minutes, the rest empty or as `defaults` say. */
 export function newViewingForm(defaults: Partial<Static<typeof ViewingForm>> = {}): ViewingFormState {
   return {
-    values: { property_id: '', property_ref: '', lead_id: '', date: '', time: '', duration_minutes: '30', user_id: '', ...defaults },
+    values: {
+      property_id: '',
+      property_ref: '',
+      lead_id: '',
+      date: '',
+      time: '',
+      duration_minutes: '30',
+      user_id: '',
+      kind: '',
+      ...defaults,
+    },
     faults: {},
   };
 }
@@ -53,6 +63,8 @@ function faultWords(t: Translate, field: ViewingFormField, reason: ViewingFormRe
     not_found: field === 'lead_id' ? 'viewing_fault_lead_not_found' : 'viewing_fault_property_not_found',
     agent: 'viewing_fault_agent',
     duration: 'viewing_fault_duration',
+    not_owner: 'viewing_fault_not_owner',
+    kind: 'viewing_fault_kind',
   };
   return reason === 'horizon' ? t(keys[reason], { days: viewingRulesFromEnv().horizonDays }) : t(keys[reason]);
 }
@@ -65,8 +77,8 @@ export function faultsOf(t: Translate, error: ViewingFormError): ViewingFormStat
 }
 
 /**
- * Books the viewing a form posted (source `console`, status `scheduled`), its lead or listing
- * fixed by the page it was posted from.
+ * Books the viewing a form posted (source `console`, status `scheduled`; `kind` `visit` when not
+ * given, or `valuation`), its lead or listing fixed by the page it was posted from.
  * @returns the viewing, or the form again with the values typed and the words of each refused field (nothing stored).
  */
 export async function bookFromForm(
@@ -79,6 +91,8 @@ export async function bookFromForm(
   const { value } = readForm(body, ViewingForm);
   const values = { ...value, time: typedTime(value.time), date: value.date.trim() };
   const minutes = values.duration_minutes.trim();
+  const kind = values.kind.trim() === '' ? 'visit' : values.kind.trim();
+  if (kind !== 'visit' && kind !== 'valuation') return { form: { values, faults: { kind: faultWords(t, 'kind', 'kind') } } };
   try {
     const viewing = await bookFromConsole(db, businessId, {
       propertyId: 'propertyId' in fixed ? fixed.propertyId : typedId(values.property_id),
@@ -88,6 +102,7 @@ export async function bookFromForm(
       time: values.time,
       durationMinutes: minutes === '' ? undefined : /^\d{1,3}$/.test(minutes) ? Number(minutes) : Number.NaN,
       userId: typedId(values.user_id),
+      kind,
     });
     return { viewing };
   } catch (error) {

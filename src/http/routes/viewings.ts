@@ -93,7 +93,7 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
         tags: ['viewings'],
         summary: 'Book a viewing',
         description:
-          'Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). The time must be a slot of GET /viewings/availability: within the viewing hours, every 30 minutes from the start of each period, at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), and free: a slot taken meanwhile is 409, and nothing is stored. A secret key books it `scheduled`, over any `requested` viewing of the agent (the agent settles the clash), and never for a lead who has another viewing at that time (409). A publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not: a person with another open viewing of the listing, one at an overlapping time, or 3 open ones already (`INMO_VIEWING_LEAD_MAX_OPEN`) gets the same 201, the request kept only as an interaction of their lead. A publishable key makes at most 50 requests in 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`; beyond, 429). Subscribers get `viewing.scheduled`.',
+          'Books a 30-minute viewing of a published listing for a lead: an existing one (`lead_id`, secret keys only) or the person described by `lead`, made a lead as POST /leads/inquiries makes one (a person already known by the phone gets the viewing on their lead). The listing’s agent takes it (or, when it has none, a free agent of the business, the lead’s own first). The time must be a slot of GET /viewings/availability: within the viewing hours, every 30 minutes from the start of each period, at most 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), and free: a slot taken meanwhile is 409, and nothing is stored. A secret key books it `scheduled`, over any `requested` viewing of the agent (the agent settles the clash), and never for a lead who has another viewing at that time (409). A publishable key books it `requested`, which an agent confirms, and its answer is the same whether the person was known or not: a person with another open viewing of the listing, one at an overlapping time, or 3 open ones already (`INMO_VIEWING_LEAD_MAX_OPEN`) gets the same 201, the request kept only as an interaction of their lead. A publishable key makes at most 50 requests in 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`; beyond, 429). A `valuation` (secret keys only) is an agent’s visit to an owner’s home: `lead_id` a `propietario`, `property_id` a listing linked to it, published or not (CONTRACT §24). Subscribers get `viewing.scheduled`.',
         querystring: Type.Object({}),
         headers: IdempotencyHeaders,
         body: schemas.ViewingBody,
@@ -107,7 +107,7 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
           413: plain('Request body larger than the configured limit (1 MiB by default; CONTRACT §8).'),
           422: Type.Ref('ValidationError', {
             description:
-              'A field is invalid (Pydantic-shaped): among others a `starts_at` in the past, more than 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), outside the viewing hours or off the 30-minute grid of GET /viewings/availability, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number (`detail` is then a single message string).',
+              'A field is invalid (Pydantic-shaped): among others a `starts_at` in the past, more than 90 days ahead (`INMO_VIEWING_HORIZON_DAYS`), outside the viewing hours or off the 30-minute grid of GET /viewings/availability, or a `lead_id` from a publishable key; or no phone of `lead` is a valid number, or a `valuation` not of an owner at its own listing (`detail` is then a single message string).',
           }),
           429: Type.Ref('PlainError', {
             description:
@@ -155,6 +155,7 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
             lead,
             status: publishable ? 'requested' : 'scheduled',
             source: publishable ? 'website' : 'api',
+            kind: body.kind,
             listedOnly: true,
             apiKeyId: publishable ? key.keyId : undefined,
           },
@@ -176,19 +177,20 @@ export const viewingRoutes: FastifyPluginAsyncTypebox<{ db: Db; writes: GroupCom
         tags: ['viewings'],
         summary: 'List viewings',
         description:
-          'The business’s viewings by start time, in any status, filtered by lead, listing and the days they start on (`from` and `to` inclusive, in the business’s time zone).',
+          'The business’s viewings by start time, in any status, filtered by lead, listing, kind and the days they start on (`from` and `to` inclusive, in the business’s time zone).',
         querystring: ViewingsQuery,
         response: { 200: ViewingPage },
       },
     },
     async (request) => {
       const businessId = request.apiKey!.businessId;
-      const { limit = 100, offset = 0, lead_id, property_id } = request.query;
+      const { limit = 100, offset = 0, lead_id, property_id, kind } = request.query;
       const { from, to } = datesOf.of(request);
       const { zone } = await businessClock(db, businessId);
       const filters = {
         leadId: lead_id,
         propertyId: property_id,
+        kind,
         from: from === undefined ? undefined : toRfc3339(new Date(dayStart(from, zone))),
         to: to === undefined ? undefined : toRfc3339(new Date(dayStart(addDays(to, 1), zone))),
       };

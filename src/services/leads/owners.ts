@@ -7,6 +7,9 @@
 import type { Db } from '../../db/database.ts';
 import { findLead, insertHistory } from '../../db/repositories/leads.ts';
 import { countOwners, listOwnerCards, setOwnerStage, type OwnerCard } from '../../db/repositories/owners.ts';
+import { countOpenValuations } from '../../db/repositories/viewings.ts';
+import type { Executor } from '../../db/database.ts';
+import type { ViewingStatus } from '../../domain/viewings/status.ts';
 import { transact } from '../../db/transaction.ts';
 import { isOwnerStage, OWNER_STAGES, ownerStageOf, type OwnerStage } from '../../domain/leads/owner-stages.ts';
 import { toRfc3339 } from '../../domain/time.ts';
@@ -62,18 +65,71 @@ export async function moveOwnerStage(
     const from = ownerStageOf(lead.owner_stage);
     if (from === stage) return stage;
     const at = toRfc3339(now);
-    await setOwnerStage(trx, businessId, leadId, stage, at);
-    // As every change of a lead's work (services/leads/pipeline.ts): its history line and `lead.updated`.
-    await insertHistory(trx, {
-      business_id: businessId,
-      lead_id: leadId,
-      user_id: actor.type === 'user' ? actor.id : null,
-      change: 'owner_stage',
-      detail: JSON.stringify({ from, to: stage }),
-      created_at: at,
-    });
-    await recordLeadEvent(trx, businessId, leadId, 'lead.updated', at);
+    await writeOwnerStage(trx, { businessId, leadId, from, to: stage, userId: actor.type === 'user' ? actor.id : null }, at);
     await recordAudit(trx, businessId, actor, 'lead.owner_stage', leadId, at);
     return stage;
   });
+}
+
+/**
+ * Sets an owner's stage as every change of a lead's work is kept (services/leads/pipeline.ts): its
+ * `updated_at`, a history line (`owner_stage`, `{from, to}`; `userId` null: inmo moved it) and `lead.updated`.
+ */
+async function writeOwnerStage(
+  trx: Executor,
+  move: { businessId: number; leadId: number; from: OwnerStage; to: OwnerStage; userId: number | null },
+  at: string,
+): Promise<void> {
+  await setOwnerStage(trx, move.businessId, move.leadId, move.to, at);
+  await insertHistory(trx, {
+    business_id: move.businessId,
+    lead_id: move.leadId,
+    user_id: move.userId,
+    change: 'owner_stage',
+    detail: JSON.stringify({ from: move.from, to: move.to }),
+    created_at: at,
+  });
+  await recordLeadEvent(trx, move.businessId, move.leadId, 'lead.updated', at);
+}
+
+/** The pipeline's order for moves inmo makes: `lost` is left out (never left, never reached by them). */
+const FORWARD: readonly OwnerStage[] = ['new', 'valuation_scheduled', 'valued', 'mandate_signed'];
+
+/**
+ * The stage a valuation visit in `status` moves an owner at `from` to, or null for none: a booked
+ * one (`requested`, `scheduled`, `confirmed`) to `valuation_scheduled`, a `done` one to `valued`,
+ * forward only and never out of `lost`; a `cancelled` or `no_show` one takes `valuation_scheduled`
+ * back to `new` when `othersOpen` is 0 (no other valuation of the owner still booked).
+ */
+export function valuationMove(from: OwnerStage, status: ViewingStatus, othersOpen: number): OwnerStage | null {
+  if (from === 'lost') return null;
+  if (status === 'cancelled' || status === 'no_show') return from === 'valuation_scheduled' && othersOpen === 0 ? 'new' : null;
+  const to: OwnerStage = status === 'done' ? 'valued' : 'valuation_scheduled';
+  return FORWARD.indexOf(to) > FORWARD.indexOf(from) ? to : null;
+}
+
+/**
+ * Moves the owner of a valuation visit (kind `valuation`) as its status says ({@link valuationMove}),
+ * inside the transaction that booked or changed it; a visit of another kind, or of a lead that is no
+ * longer `propietario`, moves nothing. The move is kept as the agent's are (history line with no
+ * user, `lead.updated`); it is not an audited action of its own (the viewing's change is the cause).
+ * @param viewing the viewing as stored after the change.
+ * @param at the instant of the change, canonical RFC 3339.
+ * @returns the stage moved to, or null.
+ */
+export async function ownerMoveOnViewing(
+  trx: Executor,
+  viewing: { id: number; business_id: number; lead_id: number; kind: string; status: ViewingStatus },
+  at: string,
+): Promise<OwnerStage | null> {
+  if (viewing.kind !== 'valuation') return null;
+  const lead = await findLead(trx, viewing.lead_id, viewing.business_id);
+  if (!lead || lead.type !== OWNER_TYPE) return null;
+  const from = ownerStageOf(lead.owner_stage);
+  const closing = viewing.status === 'cancelled' || viewing.status === 'no_show';
+  const others = closing && from === 'valuation_scheduled' ? await countOpenValuations(trx, viewing.business_id, lead.id, viewing.id) : 0;
+  const to = valuationMove(from, viewing.status, others);
+  if (to === null) return null;
+  await writeOwnerStage(trx, { businessId: viewing.business_id, leadId: lead.id, from, to, userId: null }, at);
+  return to;
 }

@@ -102,7 +102,7 @@ export interface ChannelSettings {
   publicUrl?: string;
   /**
    * Approved templates by purpose (CONTRACT §20, §21: `viewing_scheduled`, `viewing_rescheduled`,
-   * `viewing_cancelled`, `viewing_reminder`, `property_alert`), replacing the stored ones; a blank
+   * `viewing_cancelled`, `viewing_reminder`, `valuation_*` of each, `property_alert`), replacing the stored ones; a blank
    * name names none. Absent: the stored ones are kept.
    */
   templates?: Record<string, unknown>;

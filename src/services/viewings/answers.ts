@@ -83,7 +83,12 @@ async function acknowledge(
   if (!lead?.phone_number_1 || (await findConversation(trx, lead.id))?.state === 'opted_out') return;
   const language = emailLanguage(lead.preferred_language);
   const clock = await businessClock(trx, viewing.business_id);
-  const facts = { startsAt: viewing.starts_at, zone: clock.zone, listing: await listingTitle(trx, viewing.property_id, language) };
+  const facts = {
+    kind: viewing.kind,
+    startsAt: viewing.starts_at,
+    zone: clock.zone,
+    listing: await listingTitle(trx, viewing.property_id, language),
+  };
   await queueMessage(trx, {
     lead,
     purpose: 'reply',
@@ -132,7 +137,7 @@ async function linkView(db: Executor, token: string, now: string, outcome?: Link
   const clock = await businessClock(db, link.business_id);
   const shown = outcome ?? linkObstacle(viewing, link, now);
   const action = link.action === 'cancel' ? 'cancel' : 'confirm';
-  const words = linkPageWords(language, action, { startsAt: link.starts_at, zone: clock.zone, listing: title }, shown);
+  const words = linkPageWords(language, action, { kind: viewing.kind, startsAt: link.starts_at, zone: clock.zone, listing: title }, shown);
   return { link, viewing, view: { language, done: shown !== null, words } satisfies ViewingLinkView };
 }
 

@@ -21,6 +21,8 @@ export interface ListingToView {
   id: number;
   title: string | null;
   external_ref: string;
+  /** Its owner, a `propietario` lead (CONTRACT §24), or null. */
+  owner_lead_id: number | null;
   /** Who may show it, in order of preference: the listing's agent, else every active user by id. */
   agents: number[];
 }
@@ -36,7 +38,7 @@ export async function listingToView(db: Executor, businessId: number, propertyId
   if (!listing || (listedOnly && listing.listed !== 1)) throw new InmoError('PROPERTY_NOT_FOUND');
   const own = listing.agent_user_id === null ? [] : await listActiveAgents(db, businessId, listing.agent_user_id);
   const agents = own.length ? own : await listActiveAgents(db, businessId);
-  return { id: listing.id, title: listing.title, external_ref: listing.external_ref, agents };
+  return { id: listing.id, title: listing.title, external_ref: listing.external_ref, owner_lead_id: listing.owner_lead_id, agents };
 }
 
 /** Held times as the domain reads them (epoch ms). */

@@ -18,6 +18,10 @@
  *
  * A `scheduled` booking queues the lead's notice in the same unit (services/viewings/notices.ts).
  *
+ * A valuation (kind `valuation`, CONTRACT §24) is an agent's visit to an owner's home: its lead is
+ * a `propietario` given by id and its listing one linked to that owner, published or not. Booking
+ * one moves the owner along the pipeline in the same unit (services/leads/owners.ts `ownerMoveOnViewing`).
+ *
  * Bounds (issue 55, docs/security.md "Viewings"), so that a publishable key cannot take the
  * agents' time:
  * - every booking starts in the future and at most INMO_VIEWING_HORIZON_DAYS ahead; every one but
@@ -53,7 +57,7 @@ import {
 import { freeAgent } from '../../domain/viewings/agenda.ts';
 import { localDateTime, MAX_VIEWING_MINUTES, MIN_VIEWING_MINUTES, VIEWING_MINUTES } from '../../domain/viewings/hours.ts';
 import { presentViewing, type Viewing } from '../../domain/viewings/presenter.ts';
-import type { ViewingSource } from '../../domain/viewings/status.ts';
+import type { ViewingKind, ViewingSource } from '../../domain/viewings/status.ts';
 import { toRfc3339 } from '../../domain/time.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
 import { recordEvent } from '../integrations/events.ts';
@@ -61,6 +65,8 @@ import { createInquiryLead, type Inquiry, type InquiryOutcome, type LeadWrites }
 import { heldBetween, listingToView } from './availability.ts';
 import { businessClock, viewingTimeFault } from './clock.ts';
 import { queueViewingNotice } from './notices.ts';
+import { ownerMoveOnViewing } from '../leads/owners.ts';
+import { OWNER_TYPE } from '../catalogue/listing-owners.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -83,6 +89,8 @@ export interface ViewingBooking {
   /** `scheduled` (the agency books it) or `requested` (a website asks; an agent confirms it). */
   status: 'requested' | 'scheduled';
   source: ViewingSource;
+  /** `visit` (the default), or `valuation`: an owner's home valued (the lead by id, a `propietario`; the listing its own). */
+  kind?: ViewingKind;
   /** The agent chosen (the console); absent: the listing's agent, else any free active user (the lead's own agent first). */
   userId?: number;
   /** Only a listing the API publishes (CONTRACT §5): the API's bookings. */
@@ -180,7 +188,8 @@ function bookingHeading(listing: { title: string | null; external_ref: string },
  * @throws RequestValidationError (422 at `starts_at`) for a time in the past, beyond the horizon,
  *   outside viewing hours or (but for the console) off the slot grid;
  *   InmoError VIEWING_DURATION, PROPERTY_NOT_FOUND, LEAD_NOT_FOUND, VIEWING_AGENT_UNKNOWN (the chosen agent is not an
- *   active user), VIEWING_REQUESTS_LIMIT (429: a request beyond its key's or page's count),
+ *   active user), VALUATION_NOT_OWNER (422: a valuation requested, for a person not known, for a
+ *   lead not `propietario`, or at a listing not linked to that lead), VIEWING_REQUESTS_LIMIT (429: a request beyond its key's or page's count),
  *   VIEWING_SLOT_TAKEN (409: no agent of the listing is free then; a `scheduled` booking does not
  *   count `requested` viewings), VIEWING_LEAD_BUSY (409: the agency's booking of a lead who has
  *   another viewing then), LEAD_NOT_STORED.
@@ -189,6 +198,9 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
   const now = booking.now ?? Date.now();
   const rules = booking.rules ?? viewingRulesFromEnv();
   const request = booking.status === 'requested';
+  const kind = booking.kind ?? 'visit';
+  // A valuation is the agency's booking for an owner it knows: never a website's request nor a new person.
+  if (kind === 'valuation' && (request || !('id' in booking.lead))) throw new InmoError('VALUATION_NOT_OWNER');
   const minutes = booking.durationMinutes ?? VIEWING_MINUTES;
   if (!Number.isInteger(minutes) || minutes < MIN_VIEWING_MINUTES || minutes > MAX_VIEWING_MINUTES) throw new InmoError('VIEWING_DURATION');
   const slot = { start: booking.startsAt, end: booking.startsAt + minutes * MINUTE_MS };
@@ -196,7 +208,8 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
     const clock = await businessClock(trx, businessId);
     const fault = viewingTimeFault(clock, slot.start, slot.end, now, { horizonDays: rules.horizonDays, grid: booking.offGrid !== true });
     if (fault !== null) throw timeRefused(fault, toRfc3339(new Date(slot.start)));
-    const listing = await listingToView(trx, businessId, booking.propertyId, booking.listedOnly);
+    // An owner's home is valued before it is published.
+    const listing = await listingToView(trx, businessId, booking.propertyId, booking.listedOnly && kind === 'visit');
     let agents = listing.agents;
     if (booking.userId !== undefined) {
       agents = await listActiveAgents(trx, businessId, booking.userId);
@@ -212,6 +225,8 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
     if ('id' in booking.lead) {
       const lead = await findLead(trx, booking.lead.id, businessId);
       if (!lead) throw new InmoError('LEAD_NOT_FOUND', { id: booking.lead.id });
+      if (kind === 'valuation' && (lead.type !== OWNER_TYPE || listing.owner_lead_id !== lead.id))
+        throw new InmoError('VALUATION_NOT_OWNER');
       leadId = lead.id;
     } else {
       const heading = bookingHeading(listing, slot.start, clock.zone);
@@ -244,6 +259,7 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
       lead_id: leadId,
       property_id: listing.id,
       user_id: agent,
+      kind,
       starts_at: toRfc3339(new Date(slot.start)),
       ends_at: toRfc3339(new Date(slot.end)),
       status: booking.status,
@@ -264,6 +280,7 @@ export async function bookViewing(writes: LeadWrites, businessId: number, bookin
     await recordEvent(trx, businessId, 'viewing.scheduled', leadId, { viewing }, at);
     // The lead is told of a viewing the agency booked; a requested one when an agent accepts it.
     if (row.status === 'scheduled') await queueViewingNotice(trx, row, 'scheduled', at);
+    await ownerMoveOnViewing(trx, row, at);
     await onBooked?.(trx, viewing);
     return { viewing, leadOutcome, kept: 'viewing' as const };
   });

@@ -31,7 +31,13 @@ import {
   withinViewingHours,
 } from '../../domain/viewings/hours.ts';
 import type { Viewing } from '../../domain/viewings/presenter.ts';
-import { nextStatus, type ViewingFeedback, type ViewingSource, type ViewingStatus } from '../../domain/viewings/status.ts';
+import {
+  nextStatus,
+  type ViewingFeedback,
+  type ViewingKind,
+  type ViewingSource,
+  type ViewingStatus,
+} from '../../domain/viewings/status.ts';
 import { toRfc3339 } from '../../domain/time.ts';
 import { InmoError, RequestValidationError } from '../../errors.ts';
 import type { LeadWrites } from '../leads/intake.ts';
@@ -62,6 +68,8 @@ export interface NamedViewing {
   user_id: number;
   /** The agent's display name, else their e-mail (CONTRACT §23). */
   agent: string;
+  /** `visit`, or `valuation`: the agent values the home of its owner, the lead (CONTRACT §24). */
+  kind: ViewingKind;
   starts_at: string;
   ends_at: string;
   status: ViewingStatus;
@@ -83,6 +91,7 @@ const named = (row: Awaited<ReturnType<typeof listNamedViewings>>[number]): Name
   city: row.city,
   user_id: row.user_id,
   agent: row.agent_display_name ?? row.agent_email,
+  kind: row.kind,
   starts_at: row.starts_at,
   ends_at: row.ends_at,
   status: row.status,
@@ -174,7 +183,7 @@ export async function viewingInFull(db: Db, businessId: number, id: number): Pro
 }
 
 /** A field of the console's viewing forms. */
-export type ViewingFormField = 'property_id' | 'property_ref' | 'lead_id' | 'date' | 'time' | 'duration_minutes' | 'user_id';
+export type ViewingFormField = 'property_id' | 'property_ref' | 'lead_id' | 'date' | 'time' | 'duration_minutes' | 'user_id' | 'kind';
 
 /**
  * Why a field was refused: `required` (nothing chosen), `date` (not a date), `time` (not `HH:MM`),
@@ -182,7 +191,9 @@ export type ViewingFormField = 'property_id' | 'property_ref' | 'lead_id' | 'dat
  * INMO_VIEWING_HORIZON_DAYS ahead), `outside_hours` (not within one period of the day's viewing
  * hours), `taken` (the agent, or every agent of the listing, has another viewing then, requests
  * aside), `lead_busy` (the lead has another viewing then), `not_found` (no such listing or lead in
- * the business), `agent` (not an active user of the business), `duration` (not 5 to 240 minutes).
+ * the business), `agent` (not an active user of the business), `duration` (not 5 to 240 minutes),
+ * `not_owner` (a valuation of a lead not `propietario`, or at a listing not linked to it), `kind`
+ * (neither `visit` nor `valuation`).
  */
 export type ViewingFormReason =
   | 'required'
@@ -196,7 +207,9 @@ export type ViewingFormReason =
   | 'lead_busy'
   | 'not_found'
   | 'agent'
-  | 'duration';
+  | 'duration'
+  | 'not_owner'
+  | 'kind';
 
 /** A form's fields refused, each with why; nothing was stored. */
 export class ViewingFormError extends Error {
@@ -218,6 +231,8 @@ export interface LocalBooking {
   durationMinutes?: number;
   /** The agent; null: the listing's agent, else a free active user (the lead's own first). */
   userId: number | null;
+  /** `visit` (the default) or `valuation` (an owner's home, CONTRACT §24). */
+  kind?: ViewingKind;
 }
 
 /**
@@ -286,6 +301,7 @@ export async function bookFromConsole(db: Db, businessId: number, booking: Local
       lead: { id: booking.leadId },
       status: 'scheduled',
       source: 'console',
+      kind: booking.kind,
       userId: booking.userId ?? undefined,
       listedOnly: false,
       // An agent may book any minute within viewing hours (the grid binds the website and the API).
@@ -310,6 +326,7 @@ const BOOKING_FAULTS: Partial<Record<string, { field: ViewingFormField; reason: 
   VIEWING_SLOT_TAKEN: { field: 'time', reason: 'taken' },
   VIEWING_LEAD_BUSY: { field: 'time', reason: 'lead_busy' },
   VIEWING_DURATION: { field: 'duration_minutes', reason: 'duration' },
+  VALUATION_NOT_OWNER: { field: 'property_id', reason: 'not_owner' },
 };
 
 /**

@@ -75,7 +75,7 @@ export async function queueViewingNotice(trx: Executor, viewing: ViewingRow, pur
   if (noticeId === undefined) return null;
   const lead = await findLead(trx, viewing.lead_id, viewing.business_id);
   if (!lead) return null;
-  const message = await noticeCarrier(trx, lead, purpose);
+  const message = await noticeCarrier(trx, lead, purpose, viewing.kind);
   if (message === null) return null;
   const messageId = await queueMessage(trx, {
     lead,

@@ -6,6 +6,9 @@
  * domain/viewings/status.ts's. A new time is checked as a booking's is (services/viewings/booking.ts):
  * in the future, within viewing hours, and free for its agent, whose row is locked first.
  *
+ * A valuation visit's new status moves its owner along the pipeline in the same transaction
+ * (services/leads/owners.ts `ownerMoveOnViewing`).
+ *
  * The lead is told of a change the agency makes (services/viewings/notices.ts): a requested
  * viewing accepted, a new time, a cancellation; its notice is queued in the same transaction.
  * The lead's own answers (a WhatsApp button, an e-mail's link: `by: 'lead'`) only confirm a
@@ -28,6 +31,7 @@ import { recordEvent } from '../integrations/events.ts';
 import { heldBetween } from './availability.ts';
 import { businessClock, viewingTimeFault } from './clock.ts';
 import { noticeOfChange, queueViewingNotice } from './notices.ts';
+import { ownerMoveOnViewing } from '../leads/owners.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -127,5 +131,6 @@ export async function changeViewingIn(
   await recordEvent(trx, businessId, 'viewing.updated', viewing.lead_id, { viewing: changed }, at);
   const notice = by === 'agency' ? noticeOfChange(viewing.status, row.status, change.action) : null;
   if (notice !== null) await queueViewingNotice(trx, row, notice, at);
+  if (row.status !== viewing.status) await ownerMoveOnViewing(trx, row, at);
   return changed;
 }

@@ -1,16 +1,16 @@
 /**
  * The lead is told of its viewings (CONTRACT §20, issue 44) on both engines: by the business's
- * approved WhatsApp templates (the fake Graph API, test/helpers/fake-graph.ts) with the date, time,
+ * approved WhatsApp templates (the fake Graph API, test/helpers/fake-servers.graph.ts) with the date, time,
  * listing and place as privacy allows and two quick-reply buttons whose replies (signed webhook
  * deliveries, test/helpers/whatsapp.ts) confirm or cancel; else by e-mail (a real SMTP server,
- * test/helpers/smtp.ts) whose one-click links do the same; a reminder once when due by a fixed
+ * test/helpers/servers.smtp.ts) whose one-click links do the same; a reminder once when due by a fixed
  * clock, again after a move, never for a cancelled viewing; a crash between the send and its
  * record never sends twice.
  *
  * "Now" is vitest's fake `Date` (only `Date`): Friday 20 March 2026, 10:00 in Madrid (winter
  * time, +01:00); the viewings are on Monday 23 March.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ParsedMail } from 'mailparser';
 import { ManualClock } from '../../../src/jobs/clock.ts';
 import { Worker } from '../../../src/jobs/worker.ts';
@@ -18,13 +18,12 @@ import { createUser } from '../../../src/services/access/console-users.ts';
 import { connectEmail } from '../../../src/services/messaging/email.ts';
 import { changeViewing } from '../../../src/services/viewings/transitions.ts';
 import { createLeadByHand } from '../../../src/services/leads/leads.ts';
-import { startFakeGraph, type FakeGraph } from '../../helpers/fake-graph.ts';
 import { importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
 import { loggedIn, userWithPassword } from '../../helpers/console.ts';
 import { inmo } from '../../helpers/cli.ts';
 import { post, withApp } from '../../helpers/http.ts';
 import { runCrashableWorker } from '../../helpers/processes.ts';
-import { startSmtp, type TestSmtp } from '../../helpers/smtp.ts';
+import { withNoticeServers } from '../../helpers/notice-servers.ts';
 import { connectFakeChannel, deliver, inbound, PHONE_NUMBER_ID } from '../../helpers/whatsapp.ts';
 
 const NOW = '2026-03-20T09:00:00Z';
@@ -48,36 +47,22 @@ const t = withApp({
   },
 });
 
-let graph: FakeGraph;
-let smtp: TestSmtp;
+const servers = withNoticeServers(NOW);
 let phones = 0;
 /** The worker's clock; a minute ahead of "now" unless a test moves it. */
 let clock: ManualClock;
 
-beforeAll(async () => {
-  smtp = await startSmtp();
-});
-afterAll(async () => {
-  await smtp.close();
-});
-beforeEach(async () => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(new Date(NOW));
-  graph = await startFakeGraph();
-  smtp.received.length = 0;
+beforeEach(() => {
   clock = new ManualClock(new Date(Date.parse(NOW) + 60_000));
-});
-afterEach(async () => {
-  vi.useRealTimers();
-  await graph.close();
 });
 
 const drain = (hours = 24) =>
   new Worker({ db: t.db, clock, settings: { pollMs: 20, backoffMs: 60_000, maxAttempts: 3, viewingReminderHours: hours } }).drain();
 
-const whatsapp = (templates: Record<string, string> = TEMPLATES) => connectFakeChannel(t.db, t.businessId, graph.baseUrl, { templates });
+const whatsapp = (templates: Record<string, string> = TEMPLATES) =>
+  connectFakeChannel(t.db, t.businessId, servers.graph.baseUrl, { templates });
 
-const email = () => connectEmail(t.db, { businessId: t.businessId, url: smtp.url, from: 'hola@agency.example', replyTo: null });
+const email = () => connectEmail(t.db, { businessId: t.businessId, url: servers.smtp.url, from: 'hola@agency.example', replyTo: null });
 
 /** Books a viewing through the API (a secret key: `scheduled`) for a new lead. @returns the viewing's and the lead's ids and the lead's WhatsApp id. */
 async function book(fields: Record<string, unknown> = {}, ref = 'PISO-1', startsAt = MONDAY_10) {
@@ -102,7 +87,7 @@ const status = async (id: number) =>
   (await t.db.selectFrom('viewings').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 /** The templates sent, by name, in order. */
 const sent = (name?: string) =>
-  graph.requests.filter((r) => r.body?.type === 'template' && (name === undefined || r.body.template.name === name));
+  servers.graph.requests.filter((r) => r.body?.type === 'template' && (name === undefined || r.body.template.name === name));
 const updates = async (id: number) =>
   (await t.db.selectFrom('events').select('data').where('type', '=', 'viewing.updated').orderBy('id').execute())
     .map((e) => JSON.parse(e.data).viewing)
@@ -110,7 +95,7 @@ const updates = async (id: number) =>
     .map((v: { status: string }) => v.status);
 
 /** The texts sent to leads, in order. */
-const texts = () => graph.requests.filter((r) => r.body?.type === 'text').map((r) => r.body.text.body as string);
+const texts = () => servers.graph.requests.filter((r) => r.body?.type === 'text').map((r) => r.body.text.body as string);
 
 /** A quick-reply button's reply, as WhatsApp posts it (again: `delivery`, the same bytes). @returns the delivery. */
 async function press(
@@ -300,7 +285,7 @@ describe('by e-mail', () => {
     await email();
     const { id, leadId } = await book();
     await drain();
-    const mails = smtp.received.filter((r) => r.mail.subject?.includes('visita'));
+    const mails = servers.smtp.received.filter((r) => r.mail.subject?.includes('visita'));
     expect(mails).toHaveLength(1);
     const mail = mails[0].mail;
     expect(mail.subject).toBe('Tu visita del lunes, 23 de marzo a las 10:00');
@@ -346,7 +331,7 @@ describe('by e-mail', () => {
     expect(sent('visita_programada')).toHaveLength(1);
     await changeViewing(t.db, t.businessId, id, { action: 'cancel' });
     await drain();
-    const cancelled = smtp.received.filter((r) => r.mail.subject?.startsWith('Visite annulée'));
+    const cancelled = servers.smtp.received.filter((r) => r.mail.subject?.startsWith('Visite annulée'));
     expect(cancelled).toHaveLength(1);
     expect(cancelled[0].mail.text).toContain('Votre visite de Piso en Delicias du lundi 23 mars à 10:00 est annulée.');
     expect(cancelled[0].mail.text).not.toContain('/v/');
@@ -363,7 +348,10 @@ describe('by e-mail', () => {
     });
     expect(inquiry.status).toBe(200);
     await drain(); // its welcome template
-    graph.script.push({ status: 400, body: { error: { message: 'Template name does not exist in the translation', code: 132001 } } });
+    servers.graph.script.push({
+      status: 400,
+      body: { error: { message: 'Template name does not exist in the translation', code: 132001 } },
+    });
     const booked = await post(t.app, '/viewings', t.key, {
       property_id: await propertyId(t.db, 'PISO-1'),
       starts_at: MONDAY_10,
@@ -373,7 +361,7 @@ describe('by e-mail', () => {
     await drain();
     await drain();
     expect(sent('visita_programada')).toHaveLength(1);
-    const mails = smtp.received.filter((r) => r.mail.subject?.includes('visita'));
+    const mails = servers.smtp.received.filter((r) => r.mail.subject?.includes('visita'));
     expect(mails.map((m) => m.to)).toEqual([['lucia@example.com']]);
     expect(mails[0].mail.text).toContain('Confirmar: ');
     const thread = await t.db.selectFrom('messages').selectAll().where('author', '=', 'viewing').orderBy('id').execute();
@@ -414,7 +402,7 @@ describe('by e-mail', () => {
     expect(await runCrashableWorker(t.db, t.url, 'message:called')).toBe('SIGKILL');
     expect(await runCrashableWorker(t.db, t.url, null)).toBeNull();
     // Handed to the SMTP server once; its outcome unknown to inmo, so never sent again.
-    expect(smtp.received.filter((r) => r.mail.subject?.includes('visita'))).toHaveLength(1);
+    expect(servers.smtp.received.filter((r) => r.mail.subject?.includes('visita'))).toHaveLength(1);
     const message = await t.db.selectFrom('messages').selectAll().where('author', '=', 'viewing').executeTakeFirstOrThrow();
     expect(message.state).toBe('needs_reconciliation');
   }, 120_000);
@@ -436,7 +424,7 @@ describe('the channel’s templates', () => {
       '--template',
       'bienvenida',
       '--base-url',
-      graph.baseUrl,
+      servers.graph.baseUrl,
       '--json',
       ...more,
     ];
@@ -463,7 +451,7 @@ describe('the channel’s templates', () => {
       template: 'bienvenida',
       languages: '',
       listing_url: '',
-      base_url: graph.baseUrl,
+      base_url: servers.graph.baseUrl,
       access_token: 'EAAG-token',
       app_secret: '',
       template_viewing_scheduled: 'visita_programada',

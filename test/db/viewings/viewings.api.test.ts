@@ -406,6 +406,7 @@ describe('the list of viewings and their events', () => {
       lead_id: lead,
       property_id: a,
       user_id: expect.any(Number),
+      kind: 'visit',
       starts_at: '2026-03-23T10:00:00+01:00',
       ends_at: '2026-03-23T10:30:00+01:00',
       status: 'scheduled',

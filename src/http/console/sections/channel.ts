@@ -56,18 +56,19 @@ const TEMPLATE_LABELS = {
   viewing_rescheduled: 'channel_template_viewing_rescheduled',
   viewing_cancelled: 'channel_template_viewing_cancelled',
   viewing_reminder: 'channel_template_viewing_reminder',
+  valuation_scheduled: 'channel_template_valuation_scheduled',
+  valuation_rescheduled: 'channel_template_valuation_rescheduled',
+  valuation_cancelled: 'channel_template_valuation_cancelled',
+  valuation_reminder: 'channel_template_valuation_reminder',
   property_alert: 'channel_template_property_alert',
 } as const satisfies Record<TemplatePurpose, MessageKey>;
 
 /** The form's template fields, `template_<purpose>`, trimmed. */
 function templateFields(value: Static<typeof ChannelForm>): Record<`template_${TemplatePurpose}`, string> {
-  return {
-    template_viewing_scheduled: value.template_viewing_scheduled.trim(),
-    template_viewing_rescheduled: value.template_viewing_rescheduled.trim(),
-    template_viewing_cancelled: value.template_viewing_cancelled.trim(),
-    template_viewing_reminder: value.template_viewing_reminder.trim(),
-    template_property_alert: value.template_property_alert.trim(),
-  };
+  return Object.fromEntries(TEMPLATE_PURPOSES.map((purpose) => [`template_${purpose}`, value[`template_${purpose}`].trim()])) as Record<
+    `template_${TemplatePurpose}`,
+    string
+  >;
 }
 
 export async function channelPages(app: FastifyInstance, { db, outbound, publicUrl }: ConsoleDeps): Promise<void> {

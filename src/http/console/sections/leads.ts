@@ -267,7 +267,12 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
         : null;
     // The listings to visit: its matches, its near misses and those it has visited, once each.
     const listings = new Map<number, { id: number; external_ref: string; title: string | null }>();
-    for (const p of [...summaries.values(), ...viewings.map((v) => ({ id: v.property_id, external_ref: v.external_ref, title: v.title }))])
+    // An owner's own listings come first: its valuation is booked at one of them (CONTRACT §24).
+    for (const p of [
+      ...(owned ?? []),
+      ...summaries.values(),
+      ...viewings.map((v) => ({ id: v.property_id, external_ref: v.external_ref, title: v.title })),
+    ])
       if (!listings.has(p.id)) listings.set(p.id, { id: p.id, external_ref: p.external_ref, title: p.title });
     // When each listing was last sent (the send form says so beside it).
     const lastSent = new Map<number, string>();

@@ -38,6 +38,7 @@ import {
   type NoticePurpose,
 } from '../../../domain/messaging/viewing-notice.ts';
 import { businessClock } from '../../viewings/clock.ts';
+import type { ViewingKind } from '../../../domain/viewings/status.ts';
 import { sendsEmail } from '../email.ts';
 import { queueMessage } from '../outbox.ts';
 import { emailLanguage, leadEmailAddress } from '../welcome.ts';
@@ -50,16 +51,18 @@ export const VIEWING_AUTHOR = 'viewing';
 export const VIEWING_LINK_PATH = '/v/';
 
 /**
- * Which channel carries a notice of `purpose` to `lead` now (see the module's comment), in the
+ * Which channel carries a notice of `purpose` about a viewing of `kind` to `lead` now (see the
+ * module's comment; a valuation's template is the channel's `valuation_<purpose>`), in the
  * change's transaction: the message's deciding values, or null when nothing can carry it.
  */
 export async function noticeCarrier(
   trx: Executor,
   lead: LeadRow,
   purpose: NoticePurpose,
+  kind: ViewingKind = 'visit',
 ): Promise<{ kind: 'template' | 'email'; template: string | null; language: string; recipient: string } | null> {
   const channel = await findChannel(trx, lead.business_id);
-  const template = channel ? storedTemplates(channel.templates)[templatePurposeOf(purpose)] : undefined;
+  const template = channel ? storedTemplates(channel.templates)[templatePurposeOf(purpose, kind)] : undefined;
   const phone = lead.phone_number_1?.trim();
   let message: { kind: 'template' | 'email'; template: string | null; language: string; recipient: string } | null = null;
   if (channel && template && phone && !(await refusesWhatsApp(trx, lead.id))) {
@@ -142,10 +145,12 @@ async function noticeFacts(
     leadName: lead.name,
     facts: {
       purpose,
+      kind: viewing.kind,
       startsAt: notice.starts_at,
       zone: clock.zone,
       listing: title?.trim() || listing?.external_ref || '',
-      place: listing ? noticePlace(listing) : { kind: 'hidden' },
+      // The owner is told their own home's address whatever the listing's privacy (CONTRACT §24).
+      place: listing ? noticePlace(viewing.kind === 'valuation' ? { ...listing, address_privacy: 'public' } : listing) : { kind: 'hidden' },
     },
   };
 }
