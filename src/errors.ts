@@ -375,6 +375,17 @@ export const ERRORS = {
     status: 409,
     detail: ({ status }) => `A viewing that is ${status} takes no visit sheet`,
   }),
+  // Mandates (CONTRACT §24): the console's and the worker's; none reaches the external API.
+  MANDATE_NOT_FOUND: spec({ status: 404, detail: 'No such mandate of the business' }),
+  MANDATE_NO_OWNER: spec({
+    status: 422,
+    detail: 'A mandate is drafted for the listing’s owner: link a propietario lead to the listing first',
+  }),
+  MANDATE_SIGNED: spec({ status: 409, detail: 'A signed mandate is never changed: draft a new version and sign it' }),
+  MANDATE_NOT_SIGNED: spec({ status: 409, detail: 'Only a signed mandate can be ended' }),
+  MANDATE_END_REASON: spec({ status: 422, detail: 'Say why the mandate ends, in at most 500 characters' }),
+  MANDATE_CLAUSE_TOO_LONG: spec({ status: 422, detail: 'The mandate clause is at most 6000 characters' }),
+  MANDATE_LINK_NO_EMAIL: spec({ status: 422, detail: 'The owner has no e-mail address to send the signing link to' }),
   VALUATION_NOT_OWNER: spec({
     status: 422,
     detail: 'A valuation visit is booked for an owner (a propietario lead given by lead_id) at a listing linked to that owner',

@@ -20,6 +20,7 @@ import { register as properties } from './properties.ts';
 import { register as serve } from './serve.ts';
 import { register as users } from './users.ts';
 import { register as viewings } from './viewings.ts';
+import { register as mandates } from './mandates.ts';
 import { register as webhooks } from './webhooks.ts';
 import { DEFAULT_DATABASE_URL } from '../config.ts';
 import { inPackage } from '../package-root.ts';
@@ -70,6 +71,7 @@ Environment:
     emailOut,
     alerts,
     viewings,
+    mandates,
   ])
     group(program);
   return program;

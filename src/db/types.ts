@@ -37,6 +37,8 @@ export interface BusinessTable {
   alerts_round: Generated<string | null>;
   /** The clause printed on visit sheets (migration 0040, CONTRACT §20); null: the default one (domain/viewings/visit-sheet.ts). */
   visit_sheet_clause: Generated<string | null>;
+  /** The clause printed on the agency's mandates (migration 0062, CONTRACT §24); null: the default one (domain/owners/mandates.ts). */
+  mandate_clause: Generated<string | null>;
   /** The catalogue version the searching leads' stored matches were last brought up to (migration 0042); null before the first re-match. */
   rematched_version: Generated<number | null>;
 }
@@ -940,8 +942,58 @@ export interface VisitSheetTable {
   user_id: number;
 }
 
+/**
+ * A version of a listing's mandate (migration 0062, CONTRACT §24): the terms, then, once
+ * `signed`, who signed, how, and with which clause; never edited after. Money in whole euros,
+ * `fee_percent_bp` hundredths of a percent, dates `YYYY-MM-DD` of the business, booleans 0/1.
+ */
+export interface MandateTable {
+  id: Generated<number>;
+  business_id: number;
+  property_id: number;
+  owner_lead_id: number | null;
+  version: number;
+  kind: 'exclusive' | 'open';
+  operation: 'venta' | 'alquiler';
+  asking_price: number;
+  starts_on: string;
+  ends_on: string;
+  fee_percent_bp: number | null;
+  fee_amount: number | null;
+  minimum_fee: number | null;
+  vat: 'included' | 'excluded';
+  keys: number;
+  sign_board: number;
+  keep_listed_after_expiry: number;
+  status: 'draft' | 'signed' | 'ended' | 'expired';
+  signed_at: string | null;
+  signed_how: 'screen' | 'link' | null;
+  signer_name: string | null;
+  signer_document_type: 'dni' | 'nie' | 'other' | null;
+  signer_document: string | null;
+  signature_png: Buffer | null;
+  clause: string | null;
+  ended_reason: string | null;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A one-use link `/m/<token>` to sign a mandate remotely (migration 0062): only the token's SHA-256 kept. */
+export interface MandateLinkTable {
+  id: Generated<number>;
+  business_id: number;
+  mandate_id: number;
+  token_hash: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
+  mandates: MandateTable;
+  mandate_links: MandateLinkTable;
   api_keys: ApiKeyTable;
   properties: PropertyTable;
   property_docs: PropertyDocTable;

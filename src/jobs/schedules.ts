@@ -32,6 +32,7 @@ import { composeDueReminders } from '../services/viewings/notices.ts';
 import { FEED_PULLS } from '../services/catalogue/feeds/pulls.ts';
 import { EMAIL_PULLS } from '../services/leads/email-pulls.ts';
 import { restartPullChains } from '../services/scheduled-pulls.ts';
+import { expireDueMandates } from '../services/owners/mandates.ts';
 import type { WorkerSettings } from './settings.ts';
 
 const MINUTE_MS = 60_000;
@@ -140,6 +141,19 @@ export const SCHEDULES: readonly Schedule[] = [
       return queued;
     },
     failure: 'worker: queueing viewing reminders failed; it is tried again in a minute',
+  },
+  {
+    name: 'mandate_expiry',
+    description:
+      'expires the signed mandates whose end passed in their business’s day, taking their listings off the public catalogue unless the owner keeps them listed (CONTRACT §24)',
+    everyMs: HOUR_MS,
+    enabled: always,
+    async run({ db, now, log }) {
+      const expired = await expireDueMandates(db, now);
+      if (expired) log({ mandates: expired }, 'worker: expired mandates');
+      return expired;
+    },
+    failure: 'worker: expiring mandates failed; it is tried again in an hour',
   },
   {
     name: 'pull_chains',

@@ -385,6 +385,9 @@ export const LeadExport = Type.Object(
     visit_sheets: Type.Array(VisitSheet, {
       description: 'The visit sheets signed at the lead’s viewings (CONTRACT §20), by the viewing’s start time.',
     }),
+    mandates: Stored(
+      'The mandates drafted for the lead as a listing’s owner (CONTRACT §24), by listing then version, each as kept: the terms (`fee_percent_bp` in hundredths of a percent, money in whole euros, booleans 0/1), its status, and once signed the signer’s name and document, how it was signed, the clause and the signature as `signature_png_base64`.',
+    ),
   },
   responding('Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20).'),
 );

@@ -1163,7 +1163,7 @@ export interface operations {
                             /** @description `evt_…`; also the `webhook-id` of its webhook deliveries. */
                             id: string;
                             /** @enum {string} */
-                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed" | "lead.erased" | "lead.contacted_again" | "viewing.scheduled" | "viewing.updated";
+                            type: "lead.created" | "lead.updated" | "match.found" | "message.status" | "conversation.waiting" | "property.changed" | "lead.erased" | "lead.contacted_again" | "viewing.scheduled" | "viewing.updated" | "mandate.signed" | "mandate.ended";
                             /** Format: date-time */
                             created_at: string;
                             /** @description `lead.created`, `lead.updated`: `{lead}` (the Lead object); `match.found`: `{lead_id, matches: [property id], near_misses}`; `message.status`: `{lead_id, message_id, status}`; `conversation.waiting`: `{lead_id}`; `property.changed`: `{id, change}` (`upsert` when a listing enters or changes in the public catalogue, `delete` when it leaves it); `lead.erased`: `{id}` (the lead was erased at a person’s request or by retention: erase your copy; it is the last event of that lead); `lead.contacted_again`: `{id, source}` (a known person asked again; the request is kept with the lead, which does not change); `viewing.scheduled`: `{viewing}` (the Viewing object: a viewing was booked, `requested` or `scheduled`); `viewing.updated`: `{viewing}` (any later change to it: confirmed, cancelled, moved, done, no show, feedback). */
@@ -1887,6 +1887,10 @@ export interface operations {
                             signed_at: string;
                             /** @description The console user who collected the sheet. */
                             user_id: number;
+                        }[];
+                        /** @description The mandates drafted for the lead as a listing’s owner (CONTRACT §24), by listing then version, each as kept: the terms (`fee_percent_bp` in hundredths of a percent, money in whole euros, booleans 0/1), its status, and once signed the signer’s name and document, how it was signed, the clause and the signature as `signature_png_base64`. */
+                        mandates: {
+                            [key: string]: unknown;
                         }[];
                     };
                 };
@@ -2739,8 +2743,7 @@ export interface operations {
                         } | null;
                     };
                     /**
-                     * @description `visit` (the default): the lead sees the listing. `valuation` (secret keys only, CONTRACT §24): an agent visits an owner’s home to value it: `lead_id` is a `propietario` lead and `property_id` a listing linked to that owner, published or not; booking it moves the owner’s `owner_stage` to `valuation_scheduled`.
-                     * @default visit
+                     * @description `visit` (when not given): the lead sees the listing. `valuation` (secret keys only, CONTRACT §24): an agent visits an owner’s home to value it: `lead_id` is a `propietario` lead and `property_id` a listing linked to that owner, published or not; booking it moves the owner’s `owner_stage` to `valuation_scheduled`.
                      * @enum {string}
                      */
                     kind?: "visit" | "valuation";

@@ -8,3 +8,8 @@ export async function leadOfType(db: Db, businessId: number, type: string, phone
   await db.updateTable('leads').set({ type }).where('id', '=', lead.id).execute();
   return lead.id;
 }
+
+/** Links the business's listings `refs` to owner `leadId` (`owner_lead_id`, CONTRACT §24) as the editor would. */
+export async function linkOwner(db: Db, leadId: number, refs: readonly string[]): Promise<void> {
+  if (refs.length) await db.updateTable('properties').set({ owner_lead_id: leadId }).where('external_ref', 'in', refs).execute();
+}

@@ -7,6 +7,7 @@ import { readsMustLock, type Executor } from '../database.ts';
 import type { LeadErasureTable, LeadRow } from '../types.ts';
 import { deleteLeadRecords } from './idempotency.ts';
 import { deleteVisitSheetsOfLead } from './visit-sheets.ts';
+import { deleteMandatesOfOwner } from './mandates.ts';
 
 /**
  * The business's lead `id`, locked against every other writer until the transaction ends
@@ -41,7 +42,8 @@ export async function listMessagePhones(trx: Executor, leadId: number): Promise<
 /**
  * Deletes the lead and every row about it: its console history and consents first (they
  * refer to it without cascade), the visit sheets of its viewings (which its viewings' cascade
- * would take too; deleted by name so the erasure says it), then the lead, which takes its notes, jobs, matches,
+ * would take too; deleted by name so the erasure says it), the mandates drafted for it as an owner
+ * (their signer, document and signature; CONTRACT §24), then the lead, which takes its notes, jobs, matches,
  * follow-ups, messages, conversation and viewings with it (`on delete cascade`), then its events (and
  * so their webhook deliveries), its Idempotency-Key records, and the stored bodies of WhatsApp
  * webhooks that name one of its phones (`digits`: E.164 without the `+`, as WhatsApp writes
@@ -51,6 +53,7 @@ export async function deleteLeadData(trx: Executor, businessId: number, leadId: 
   await trx.deleteFrom('lead_history').where('lead_id', '=', leadId).execute();
   await trx.deleteFrom('lead_consents').where('lead_id', '=', leadId).execute();
   await deleteVisitSheetsOfLead(trx, leadId);
+  await deleteMandatesOfOwner(trx, leadId);
   await trx.deleteFrom('leads').where('id', '=', leadId).execute();
   await trx.deleteFrom('events').where('business_id', '=', businessId).where('lead_id', '=', leadId).execute();
   await deleteLeadRecords(trx, leadId);

@@ -371,6 +371,10 @@ export const AUDIT_ACTION_LABEL = {
   'calendar.create': 'audit_action_calendar_create',
   'calendar.revoke': 'audit_action_calendar_revoke',
   'viewing.sheet_sign': 'audit_action_viewing_sheet_sign',
+  'mandate.draft': 'audit_action_mandate_draft',
+  'mandate.sign': 'audit_action_mandate_sign',
+  'mandate.end': 'audit_action_mandate_end',
+  'business.mandate_clause': 'audit_action_business_mandate_clause',
   'business.visit_sheet_clause': 'audit_action_business_visit_sheet_clause',
   'business.clock': 'audit_action_business_clock',
 } as const satisfies Record<AuditAction, MessageKey>;

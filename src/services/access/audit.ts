@@ -54,6 +54,11 @@ export const AUDIT_ACTIONS = {
   'calendar.create': 'user',
   'calendar.revoke': 'user',
   'viewing.sheet_sign': 'viewing',
+  // A listing's mandate drafted, signed on the screen or ended by an agent (CONTRACT §24): the target is the mandate's version.
+  'mandate.draft': 'mandate',
+  'mandate.sign': 'mandate',
+  'mandate.end': 'mandate',
+  'business.mandate_clause': 'business',
   'business.visit_sheet_clause': 'business',
   'business.clock': 'business',
 } as const;

@@ -36,6 +36,7 @@ import { recordAudit, type AuditActor } from '../access/audit.ts';
 import { inboundEmailsOfLead } from './email-intake.ts';
 import { viewingsOfLead } from '../viewings/reads.ts';
 import { visitSheetsOfLead } from '../viewings/visit-sheet.ts';
+import { mandatesOfOwner } from '../owners/mandates.ts';
 
 /**
  * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
@@ -226,6 +227,7 @@ export async function exportLead(db: Db, businessId: number, id: number, actor: 
     emails: await inboundEmailsOfLead(db, id),
     viewings: await viewingsOfLead(db, businessId, id),
     visit_sheets: await visitSheetsOfLead(db, id),
+    mandates: await mandatesOfOwner(db, id),
   };
 }
 

@@ -109,6 +109,20 @@ export function valuationMove(from: OwnerStage, status: ViewingStatus, othersOpe
 }
 
 /**
+ * Moves an owner whose listing's mandate was just signed to `mandate_signed` (forward only, never
+ * out of `lost`), inside the signing's transaction, kept as {@link ownerMoveOnViewing}'s moves are.
+ * @returns the stage moved to, or null.
+ */
+export async function ownerMoveOnMandate(trx: Executor, businessId: number, leadId: number, at: string): Promise<OwnerStage | null> {
+  const lead = await findLead(trx, leadId, businessId);
+  if (!lead || lead.type !== OWNER_TYPE) return null;
+  const from = ownerStageOf(lead.owner_stage);
+  if (from === 'lost' || FORWARD.indexOf(from) >= FORWARD.indexOf('mandate_signed')) return null;
+  await writeOwnerStage(trx, { businessId, leadId, from, to: 'mandate_signed', userId: null }, at);
+  return 'mandate_signed';
+}
+
+/**
  * Moves the owner of a valuation visit (kind `valuation`) as its status says ({@link valuationMove}),
  * inside the transaction that booked or changed it; a visit of another kind, or of a lead that is no
  * longer `propietario`, moves nothing. The move is kept as the agent's are (history line with no

@@ -12,14 +12,11 @@
  *   in and sign on paper;
  * - the agency's clause.
  *
- * Text uses the standard Helvetica (WinAnsi, `winAnsi` of listing-sheet.ts), each value fitted as
- * the listing's sheet fits it (`fitText`: at most 500 characters, words wider than their line
- * broken, so the layout's time is linear in the text); the clause is kept whole (at most 3,000
- * characters, visit-sheet.ts `CLAUSE_MAX`).
+ * Laid out by signed-sheet-pdf.ts (Helvetica, each value fitted; the clause kept whole, at most
+ * 3,000 characters, visit-sheet.ts `CLAUSE_MAX`).
  */
-import PDFDocument from 'pdfkit';
 import type { DocumentType } from '../../domain/viewings/visit-sheet.ts';
-import { A4, ACCENT, cutText, drawAgency, fitText, INK, MUTED, pdfBytes, SHEET_TEXT_MAX, winAnsi } from '../catalogue/listing-sheet.ts';
+import { startSignedSheet } from './signed-sheet-pdf.ts';
 
 /** The languages a sheet is written in: the console's. */
 export type SheetLanguage = 'es' | 'en';
@@ -88,125 +85,31 @@ const WORDS = {
   },
 } as const;
 
-/** A4 in points, and the page's margin. */
-const PAGE = { ...A4, margin: 48 };
-const CONTENT = PAGE.width - 2 * PAGE.margin;
-/** The lines to write on and the signature's box: darker than the listing sheet's rules, to be seen on paper. */
-const LINE = '#9aa4b1';
-
-/** The signature's box, points. */
-const SIGNATURE_BOX = { width: 260, height: 104 };
-
 /** Draws the sheet (see the module's comment). @returns the PDF's bytes. */
 export async function renderVisitSheet(content: VisitSheetContent): Promise<Buffer> {
   const w = WORDS[content.lang];
   const when = (instant: string) =>
     new Intl.DateTimeFormat(w.locale, { dateStyle: 'full', timeStyle: 'short', timeZone: content.zone }).format(new Date(instant));
-  const doc = new PDFDocument({
-    size: 'A4',
-    margins: { top: PAGE.margin, left: PAGE.margin, right: PAGE.margin, bottom: PAGE.margin },
-    lang: content.lang,
-    displayTitle: true,
-    info: {
-      Title: winAnsi(cutText(`${w.title} · ${content.listing.reference}`, SHEET_TEXT_MAX)),
-      Author: winAnsi(cutText(content.agency.name, SHEET_TEXT_MAX)),
-    },
-  });
-  const bytes = pdfBytes(doc);
-  const left = PAGE.margin;
-  drawAgency(doc, content.agency, left, PAGE.margin, CONTENT);
+  const page = startSignedSheet({ lang: content.lang, title: w.title, reference: content.listing.reference, agency: content.agency });
+  page.heading(w.listing);
+  page.fact(w.reference, content.listing.reference);
+  if (content.listing.title) page.fact(w.listing, content.listing.title);
+  page.fact(w.address, content.listing.address || w.none);
+  page.fact(w.when, `${when(content.startsAt)} (${content.zone})`);
+  page.fact(w.agent, content.agent);
 
-  doc
-    .font('Helvetica-Bold')
-    .fontSize(20)
-    .fillColor(INK)
-    .text(winAnsi(w.title), left, PAGE.margin + 34, { width: CONTENT });
-  let y = doc.y + 10;
-
-  /** A label and its value on one row; the value wraps. */
-  const fact = (label: string, value: string, blank = false) => {
-    doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(winAnsi(label), left, y, { width: 150 });
-    const labelBottom = doc.y;
-    if (blank) {
-      rule(doc, y + 14, 0.5, left + 160);
-      y = Math.max(labelBottom, y + 14) + 12;
-      return;
-    }
-    doc
-      .font('Helvetica-Bold')
-      .fontSize(10.5)
-      .fillColor(INK)
-      .text(fitText(doc, value, CONTENT - 160), left + 160, y - 1, { width: CONTENT - 160 });
-    y = Math.max(labelBottom, doc.y) + 6;
-  };
-  const heading = (text: string) => {
-    y += 6;
-    doc.font('Helvetica-Bold').fontSize(12).fillColor(ACCENT).text(winAnsi(text), left, y, { width: CONTENT });
-    y = doc.y + 6;
-  };
-
-  heading(w.listing);
-  fact(w.reference, content.listing.reference);
-  if (content.listing.title) fact(w.listing, content.listing.title);
-  fact(w.address, content.listing.address || w.none);
-  fact(w.when, `${when(content.startsAt)} (${content.zone})`);
-  fact(w.agent, content.agent);
-
-  heading(w.visitor);
+  page.heading(w.visitor);
   const sheet = content.sheet;
   if (sheet) {
-    fact(w.name, sheet.visitorName);
-    fact(w.document, `${w.documentTypes[sheet.documentType]} ${sheet.documentNumber}`);
+    page.fact(w.name, sheet.visitorName);
+    page.fact(w.document, `${w.documentTypes[sheet.documentType]} ${sheet.documentNumber}`);
   } else {
-    doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(winAnsi(w.blankNote), left, y, { width: CONTENT });
-    y = doc.y + 8;
-    fact(w.name, '', true);
-    fact(w.document, '', true);
+    page.note(w.blankNote);
+    page.fact(w.name, '', true);
+    page.fact(w.document, '', true);
   }
-
-  heading(w.clause);
-  doc
-    .font('Helvetica')
-    .fontSize(9.5)
-    .fillColor(INK)
-    .text(fitText(doc, content.clause, CONTENT, Infinity), left, y, { width: CONTENT, lineGap: 1.5, align: 'justify' });
-  y = doc.y + 16;
-
-  // The signature: never split from its label; on a new page when this one is full.
-  const needed = SIGNATURE_BOX.height + 44;
-  if (y + needed > PAGE.height - PAGE.margin) {
-    doc.addPage();
-    y = PAGE.margin;
-  }
-  doc.font('Helvetica-Bold').fontSize(10).fillColor(INK).text(winAnsi(w.signature), left, y, { width: SIGNATURE_BOX.width });
-  y = doc.y + 4;
-  doc.rect(left, y, SIGNATURE_BOX.width, SIGNATURE_BOX.height).lineWidth(0.75).strokeColor(LINE).stroke();
-  if (sheet)
-    doc.image(sheet.signature, left + 4, y + 4, {
-      fit: [SIGNATURE_BOX.width - 8, SIGNATURE_BOX.height - 8],
-      align: 'center',
-      valign: 'center',
-    });
-  y += SIGNATURE_BOX.height + 6;
-  if (sheet) {
-    doc
-      .font('Helvetica')
-      .fontSize(9)
-      .fillColor(MUTED)
-      .text(winAnsi(`${w.signedAt} ${when(sheet.signedAt)}`), left, y, { width: CONTENT });
-  } else {
-    doc
-      .font('Helvetica')
-      .fontSize(9)
-      .fillColor(MUTED)
-      .text(winAnsi(w.date), left, y + 6, { width: 60 });
-    rule(doc, y + 18, 0.5, left + 60, left + SIGNATURE_BOX.width);
-  }
-  doc.end();
-  return bytes;
-}
-
-/** A horizontal line at `y` from `from` to `to` (the content's width by default). */
-function rule(doc: PDFKit.PDFDocument, y: number, width: number, from = PAGE.margin, to = PAGE.margin + CONTENT): void {
-  doc.moveTo(from, y).lineTo(to, y).lineWidth(width).strokeColor(LINE).stroke();
+  page.heading(w.clause);
+  page.paragraph(content.clause);
+  page.signature(w.signature, sheet && { png: sheet.signature, caption: `${w.signedAt} ${when(sheet.signedAt)}` }, w.date);
+  return page.end();
 }

@@ -95,19 +95,22 @@ export async function visitSheetOf(db: Db, businessId: number, viewingId: number
   };
 }
 
-/** Whether a viewing of status `status` takes a sheet. */
-export const takesSheet = (status: string) => !NO_SHEET.has(status);
+/** Who signs, as read from the form: the name (spaces folded), the document's type and number (normalised), the signature's PNG. */
+export interface Signer {
+  name: string;
+  type: DocumentType;
+  document: string;
+  signature: Buffer;
+}
 
 /**
- * Signs the sheet of viewing `viewingId` (see the module's comment), collected by console user
- * `userId`; audited as `viewing.sheet_sign` on the viewing.
- * @throws InmoError VIEWING_NOT_FOUND; VISIT_SHEET_REFUSED (a cancelled or missed viewing);
- *   VISIT_SHEET_SIGNED (signed before). VisitSheetFormError for what the form holds wrong.
+ * Reads who signs from what they typed and drew (a visit sheet, a mandate: services/owners/mandates.ts):
+ * a name of at most {@link VISITOR_NAME_MAX} characters, an identity document checked as its type
+ * says (domain/viewings/visit-sheet.ts `readDocument`), a signature taken only as a PNG read by
+ * its content (media/signature.ts).
+ * @throws VisitSheetFormError with every refused field at once.
  */
-export async function signVisitSheet(db: Db, businessId: number, viewingId: number, input: SheetInput, userId: number): Promise<void> {
-  const { viewing } = await viewingInFull(db, businessId, viewingId);
-  if (!takesSheet(viewing.status)) throw new InmoError('VISIT_SHEET_REFUSED', { status: viewing.status });
-  if (await repo.findVisitSheet(db, businessId, viewingId)) throw new InmoError('VISIT_SHEET_SIGNED');
+export async function readSigner(input: SheetInput): Promise<Signer> {
   const faults: VisitSheetFormError['faults'] = {};
   const name = input.visitor_name.trim().replace(/\s+/g, ' ');
   if (name === '') faults.visitor_name = 'required';
@@ -129,6 +132,23 @@ export async function signVisitSheet(db: Db, businessId: number, viewingId: numb
     faults.signature = error.fault;
   }
   if (Object.keys(faults).length > 0 || document === null || signature === null || type === null) throw new VisitSheetFormError(faults);
+  return { name, type, document, signature };
+}
+
+/** Whether a viewing of status `status` takes a sheet. */
+export const takesSheet = (status: string) => !NO_SHEET.has(status);
+
+/**
+ * Signs the sheet of viewing `viewingId` (see the module's comment), collected by console user
+ * `userId`; audited as `viewing.sheet_sign` on the viewing.
+ * @throws InmoError VIEWING_NOT_FOUND; VISIT_SHEET_REFUSED (a cancelled or missed viewing);
+ *   VISIT_SHEET_SIGNED (signed before). VisitSheetFormError for what the form holds wrong.
+ */
+export async function signVisitSheet(db: Db, businessId: number, viewingId: number, input: SheetInput, userId: number): Promise<void> {
+  const { viewing } = await viewingInFull(db, businessId, viewingId);
+  if (!takesSheet(viewing.status)) throw new InmoError('VISIT_SHEET_REFUSED', { status: viewing.status });
+  if (await repo.findVisitSheet(db, businessId, viewingId)) throw new InmoError('VISIT_SHEET_SIGNED');
+  const { name, type, document, signature } = await readSigner(input);
   const clause = await visitSheetClause(db, businessId);
   const at = nowRfc3339();
   try {

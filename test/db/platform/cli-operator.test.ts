@@ -110,6 +110,7 @@ describe('help and version', () => {
         'email pull run',
         'email pull remove',
         'viewings calendar',
+        'mandates list',
       ].sort(),
     );
     for (const [name, command] of leaves) {

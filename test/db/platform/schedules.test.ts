@@ -59,6 +59,7 @@ describe('schedules', () => {
       ['lead_retention', DAY],
       ['alert_round', MINUTE],
       ['viewing_reminders', MINUTE],
+      ['mandate_expiry', HOUR],
       ['pull_chains', 10 * MINUTE],
     ]);
     expect(SCHEDULES.find((s) => s.name === 'alert_round')!.dailyHour!({ alertHour: 7 } as WorkerSettings)).toBe(7);
@@ -86,7 +87,13 @@ describe('schedules', () => {
     expect(await at(10 * MINUTE)).toMatchObject({ events_purge: 1, alert_round: 3, pull_chains: 2 });
     expect(await at(HOUR - SECOND)).toMatchObject({ events_purge: 1, inbound_emails_purge: 1, lead_retention: 1, alert_round: 4 });
     // An hour: the purges.
-    expect(await at(HOUR)).toMatchObject({ events_purge: 2, inbound_emails_purge: 2, lead_retention: 1, alert_round: 4 });
+    expect(await at(HOUR)).toMatchObject({
+      events_purge: 2,
+      inbound_emails_purge: 2,
+      lead_retention: 1,
+      alert_round: 4,
+      mandate_expiry: 2,
+    });
     expect(await at(DAY - SECOND)).toMatchObject({ events_purge: 3, lead_retention: 1, alert_round: 5 });
     // A day: retention.
     expect(await at(DAY)).toMatchObject({ events_purge: 3, lead_retention: 2, alert_round: 5 });
@@ -97,6 +104,7 @@ describe('schedules', () => {
       { name: 'events_purge', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'inbound_emails_purge', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'lead_retention', last_run_at: toRfc3339(new Date(start + DAY)) },
+      { name: 'mandate_expiry', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'pull_chains', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'viewing_reminders', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
     ]);
@@ -138,10 +146,11 @@ describe('schedules', () => {
       lead_retention: 0,
       alert_round: 1,
       viewing_reminders: 0,
+      mandate_expiry: 1,
       pull_chains: 1,
     });
     const names = (await db.selectFrom('schedule_runs').select('name').orderBy('name').execute()).map((r) => r.name);
-    expect(names).toEqual(['alert_round', 'events_purge', 'inbound_emails_purge', 'pull_chains']);
+    expect(names).toEqual(['alert_round', 'events_purge', 'inbound_emails_purge', 'mandate_expiry', 'pull_chains']);
   });
 });
 
@@ -214,6 +223,7 @@ describe('inmo jobs schedules', () => {
       ['lead_retention', 86400, null, false, null],
       ['alert_round', 60, 9, true, null],
       ['viewing_reminders', 60, null, false, null],
+      ['mandate_expiry', 3600, null, true, null],
       ['pull_chains', 600, null, true, null],
     ]);
     // Never run: due now; off: no next run.
@@ -230,6 +240,7 @@ describe('inmo jobs schedules', () => {
       ['lead_retention', null, null],
       ['alert_round', ran, '2030-05-04T10:01:00.000+00:00'],
       ['viewing_reminders', null, null],
+      ['mandate_expiry', ran, '2030-05-04T11:00:00.000+00:00'],
       ['pull_chains', ran, '2030-05-04T10:10:00.000+00:00'],
     ]);
     const human = await inmo(env, 'jobs', 'schedules');

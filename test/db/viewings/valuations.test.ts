@@ -24,7 +24,7 @@ import { changeViewing } from '../../../src/services/viewings/transitions.ts';
 import { loggedIn, userWithPassword } from '../../helpers/console.ts';
 import { importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
 import { get, post, withApp } from '../../helpers/http.ts';
-import { leadOfType } from '../../helpers/leads.ts';
+import { leadOfType, linkOwner } from '../../helpers/leads.ts';
 import { withNoticeServers } from '../../helpers/notice-servers.ts';
 import { connectFakeChannel } from '../../helpers/whatsapp.ts';
 
@@ -63,12 +63,7 @@ async function leadWith(type: 'propietario' | 'demandante', refs: string[] = [],
     .set({ personal_email: `pedro${phones}@example.com`, preferred_language: language })
     .where('id', '=', id)
     .execute();
-  for (const ref of refs)
-    await t.db
-      .updateTable('properties')
-      .set({ owner_lead_id: id })
-      .where('id', '=', await propertyId(t.db, ref))
-      .execute();
+  await linkOwner(t.db, id, refs);
   return id;
 }
 

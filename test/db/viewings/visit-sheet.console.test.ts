@@ -16,6 +16,7 @@ import { createLeadByHand } from '../../../src/services/leads/leads.ts';
 import { Browser, loggedIn, userWithPassword } from '../../helpers/console.ts';
 import { importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
 import { get, withApp } from '../../helpers/http.ts';
+import { drawnSignature } from '../../helpers/signature.ts';
 import { expectDocumented } from '../../helpers/openapi.ts';
 import { readPdf } from '../../helpers/pdf.ts';
 
@@ -28,13 +29,6 @@ const t = withApp({
     ]);
   },
 });
-
-/** A signature as the canvas sends it: a stroke on white, PNG, as a data URL. */
-async function drawnSignature(): Promise<string> {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="200"><rect width="600" height="200" fill="#fff"/><path d="M40 150 C 120 20, 200 180, 280 60 S 460 160, 560 40" stroke="#10233f" stroke-width="5" fill="none"/></svg>`;
-  const png = await sharp(Buffer.from(svg)).png().toBuffer();
-  return `data:image/png;base64,${png.toString('base64')}`;
-}
 
 /** A viewing of PISO-7 for `lead` with agent `userId`, 30 minutes from `startsAt`. @returns its id. */
 async function viewingOf(lead: number, userId: number, startsAt: string, status = 'confirmed'): Promise<number> {
