@@ -9,10 +9,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { DateTime } from 'luxon';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
-import { axeCheck, CHROMIUM, chromiumHere, logInToConsole, WIDTHS } from '../helpers/browser.ts';
+import { axeCheck, CHROMIUM, chromiumHere, drawSignature, logInToConsole, WIDTHS } from '../helpers/browser.ts';
 import { userWithPassword } from '../helpers/console.ts';
 import { importRecords, listing, propertyId } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
@@ -23,36 +23,6 @@ const here = chromiumHere('visit sheet browser tests');
 /** Tomorrow at 10:00 in Madrid, as stored. */
 const STARTS = DateTime.now().setZone('Europe/Madrid').plus({ days: 1 }).set({ hour: 10, minute: 0, second: 0, millisecond: 0 });
 const stored = (at: DateTime) => at.toUTC().toISO()!.replace('Z', '+00:00');
-
-/** Draws a signature on the page's canvas with the mouse: three strokes across it. */
-async function drawSignature(page: Page): Promise<void> {
-  const canvas = page.getByRole('img', { name: /Recuadro de firma/ });
-  await canvas.scrollIntoViewIfNeeded();
-  const box = (await canvas.boundingBox())!;
-  const at = (x: number, y: number) => [box.x + box.width * x, box.y + box.height * y] as const;
-  for (const stroke of [
-    [
-      [0.1, 0.7],
-      [0.2, 0.3],
-      [0.3, 0.75],
-      [0.4, 0.35],
-    ],
-    [
-      [0.45, 0.6],
-      [0.6, 0.25],
-      [0.7, 0.7],
-    ],
-    [
-      [0.72, 0.5],
-      [0.9, 0.45],
-    ],
-  ]) {
-    await page.mouse.move(...at(stroke[0][0], stroke[0][1]));
-    await page.mouse.down();
-    for (const [x, y] of stroke.slice(1)) await page.mouse.move(...at(x, y), { steps: 8 });
-    await page.mouse.up();
-  }
-}
 
 describe.skipIf(!here)('the visit sheet in Chromium', () => {
   let viewing = 0;

@@ -123,3 +123,33 @@ export async function logInToConsole(page: Page, origin: string, email: string, 
   await page.getByRole('button', { name: words.submit }).click();
   await expect.poll(() => page.url()).toBe(`${origin}/console`);
 }
+
+/** Draws a signature on the page's signature box (assets/signature.js) with the mouse: three strokes across it. */
+export async function drawSignature(page: Page): Promise<void> {
+  const canvas = page.getByRole('img', { name: /Recuadro de firma|Signature box/ });
+  await canvas.scrollIntoViewIfNeeded();
+  const box = (await canvas.boundingBox())!;
+  const at = (x: number, y: number) => [box.x + box.width * x, box.y + box.height * y] as const;
+  for (const stroke of [
+    [
+      [0.1, 0.7],
+      [0.2, 0.3],
+      [0.3, 0.75],
+      [0.4, 0.35],
+    ],
+    [
+      [0.45, 0.6],
+      [0.6, 0.25],
+      [0.7, 0.7],
+    ],
+    [
+      [0.72, 0.5],
+      [0.9, 0.45],
+    ],
+  ]) {
+    await page.mouse.move(...at(stroke[0][0], stroke[0][1]));
+    await page.mouse.down();
+    for (const [x, y] of stroke.slice(1)) await page.mouse.move(...at(x, y), { steps: 8 });
+    await page.mouse.up();
+  }
+}

@@ -18,6 +18,10 @@ import { Worker } from '../../src/jobs/worker.ts';
 import { createUser } from '../../src/services/access/console-users.ts';
 import { createInboundAddress } from '../../src/services/leads/email-intake.ts';
 import { createLeadByHand } from '../../src/services/leads/leads.ts';
+import { defaultTerms, termsForm } from '../../src/domain/owners/mandates.ts';
+import { CLI } from '../../src/services/access/audit.ts';
+import { saveMandateDraft, signMandate } from '../../src/services/owners/mandates.ts';
+import { drawnSignature } from './signature.ts';
 import { loggedIn, userWithPassword } from './console.ts';
 import { importRecords, listing, propertyId, REPO_ROOT } from './db.ts';
 import { post, type TestApp } from './http.ts';
@@ -108,6 +112,27 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
   ).id;
   await t.db.updateTable('leads').set({ type: 'propietario', owner_stage: 'valuation_scheduled' }).where('id', '=', rosario).execute();
   await t.db.updateTable('properties').set({ owner_lead_id: rosario }).where('id', '=', listingId).execute();
+  // Its mandate: version 1 signed, version 2 drafted (the page then shows both, and the signing form).
+  const first = await saveMandateDraft(
+    t.db,
+    t.businessId,
+    listingId,
+    termsForm(defaultTerms({ operation: 'venta', price: 250000 }, '2026-01-01')),
+    CLI,
+  );
+  await signMandate(
+    t.db,
+    t.businessId,
+    first.id,
+    {
+      visitor_name: 'María del Rosario Fernández-Villaverde',
+      document_type: 'dni',
+      document_number: '12345678Z',
+      signature: await drawnSignature(),
+    },
+    { by: 'link' },
+  );
+  await saveMandateDraft(t.db, t.businessId, listingId, termsForm(defaultTerms({ operation: 'venta', price: 240000 }, '2026-01-01')), CLI);
   const zone = (await t.db.selectFrom('businesses').select('timezone').where('id', '=', t.businessId).executeTakeFirstOrThrow()).timezone;
   const examples: Record<string, PageExample> = {
     '/console': { url: '/console', as: 'owner' },
@@ -138,6 +163,8 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
     '/console/properties/new': { url: '/console/properties/new', as: 'owner' },
     '/console/properties/:id': { url: `/console/properties/${listingId}`, as: 'owner' },
     '/console/properties/:id/sheet.pdf': 'not a page',
+    '/console/properties/:id/mandate': { url: `/console/properties/${listingId}/mandate`, as: 'owner' },
+    '/console/properties/:id/mandate.pdf': 'not a page',
     '/console/properties/:id/close': { url: `/console/properties/${listingId}/close?status=vendida`, as: 'owner' },
     '/console/settings': { url: '/console/settings', as: 'owner' },
     '/console/viewings/:id/sheet.pdf': 'not a page',

@@ -15,6 +15,7 @@
  * - sections/leads.ts: leads, a lead's page and its conversation;
  * - sections/owners.ts: the owner board, owners moved between the stages of winning them (CONTRACT §24);
  * - sections/listings.ts: the listings, created, edited, moved between statuses (CONTRACT §14);
+ * - sections/mandates.ts: a listing's mandate drafted, signed on the screen, ended, printed (CONTRACT §24);
  * - sections/calendar.ts: the user's own calendar URL for their phone (CONTRACT §20);
  * - sections/settings.ts (owners): the business's settings (the visit sheet's clause, CONTRACT §20).
  *
@@ -35,6 +36,7 @@ import { jobPages } from './sections/jobs.ts';
 import { keyPages } from './sections/keys.ts';
 import { leadPages } from './sections/leads.ts';
 import { listingPages } from './sections/listings.ts';
+import { mandatePages } from './sections/mandates.ts';
 import { overviewPage } from './sections/overview.ts';
 import { ownerPages } from './sections/owners.ts';
 import { settingsPages } from './sections/settings.ts';
@@ -58,6 +60,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     leadPages,
     ownerPages,
     listingPages,
+    mandatePages,
     calendarPages,
     settingsPages,
   ]) {

@@ -141,7 +141,8 @@ async function listingOf(db: Executor, businessId: number, propertyId: number) {
 
 /**
  * The mandate of the business's listing `propertyId`: the version in force (`signed`), the
- * draft, every version newest first, and the terms a new draft starts from (the draft's, else the
+ * draft, every version newest first, the business's time zone and day, Hoy's warning of the
+ * version in force (30, 15, 7 or null), and the terms a new draft starts from (the draft's, else the
  * version in force's, else {@link defaultTerms} from the listing at the business's `today`).
  * @throws InmoError PROPERTY_NOT_FOUND.
  */
@@ -159,6 +160,7 @@ export async function mandateOfListing(db: Db, businessId: number, propertyId: n
     versions,
     draft,
     current,
+    zone,
     today,
     warning: current === null ? null : endingWarning(current.ends_on, today),
     terms: draft ?? current ?? defaultTerms(listing, today),

@@ -71,10 +71,10 @@ const SHEET_PROBLEMS: Partial<Record<string, MessageKey>> = {
 };
 
 /** The largest signing form taken, bytes: the signature's 256 KB PNG in base64, URL-encoded, and the fields. */
-const SHEET_FORM_MAX_BYTES = 1024 * 1024;
+export const SHEET_FORM_MAX_BYTES = 1024 * 1024;
 
-/** The words of a refused field of the visit sheet. */
-function sheetFault(t: Translate, field: VisitSheetField, reason: VisitSheetReason, type: string): string {
+/** The words of a refused field of a signing form: a visit sheet's, a mandate's (sections/mandates.ts). */
+export function sheetFault(t: Translate, field: VisitSheetField, reason: VisitSheetReason, type: string): string {
   switch (reason) {
     case 'required':
       return t(

@@ -1,0 +1,114 @@
+/**
+ * A listing's mandate in the console (issue 58 item 3, CONTRACT §24) on both engines: the page
+ * from the listing, the draft saved from its form (refused field by field in words, 422, nothing
+ * stored), signed on the screen with a drawn signature, printed as a PDF, ended with a reason;
+ * a listing without an owner says so; another business's listing is a 404.
+ */
+import { describe, expect, it } from 'vitest';
+import { loggedIn, userWithPassword } from '../../helpers/console.ts';
+import { businessWithKey, importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
+import { withApp } from '../../helpers/http.ts';
+import { leadOfType, linkOwner } from '../../helpers/leads.ts';
+import { readPdf } from '../../helpers/pdf.ts';
+import { drawnSignature } from '../../helpers/signature.ts';
+
+const t = withApp({
+  each: true,
+  seed: async ({ db, businessId }) => {
+    await userWithPassword(db, businessId, 'ana@inmo.example', 'agent');
+    await importRecords(db, businessId, [listing('CASA-1', { title: 'Piso en Delicias', price: 250000 }), listing('CASA-2')]);
+  },
+});
+
+const TERMS = {
+  kind: 'exclusive',
+  operation: 'venta',
+  asking_price: '250000',
+  starts_on: '2026-03-01',
+  ends_on: '2027-02-28',
+  fee_type: 'percent',
+  fee_value: '3',
+  minimum_fee: '3000',
+  vat: 'excluded',
+  keys: '1',
+};
+
+describe('the mandate page', () => {
+  it('drafts, refuses in words, signs on the screen, prints and ends a listing’s mandate', async () => {
+    const owner = await leadOfType(t.db, t.businessId, 'propietario', '+34612500001', 'Rosa Propietaria');
+    await linkOwner(t.db, owner, ['CASA-1']);
+    const house = await propertyId(t.db, 'CASA-1');
+    const ana = await loggedIn(t.app, 'ana@inmo.example');
+    const page = `/console/properties/${house}/mandate`;
+
+    // The listing's page links it; the owner's lead page too.
+    expect((await ana.get(`/console/properties/${house}`)).body).toContain(`<a href="${page}">Hoja de encargo</a>`);
+    expect((await ana.get(`/console/leads/${owner}`)).body).toContain(`<a href="${page}">Hoja de encargo</a>`);
+    const first = await ana.get(page);
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('Preparar la hoja de encargo');
+    expect(first.body).toContain('value="250000"');
+
+    const before = await snapshot(t.db);
+    const bad = await ana.submit(page, page, { ...TERMS, fee_value: '30', ends_on: '2026-01-01' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('Escribe un porcentaje entre 0,01 y 20, con dos decimales como mucho.');
+    expect(bad.body).toContain('El final no puede ser antes del comienzo.');
+    expect(await snapshot(t.db)).toBe(before);
+
+    const saved = await ana.submit(page, page, TERMS);
+    expect([saved.statusCode, saved.headers.location]).toEqual([303, `${page}?saved=draft#h-draft`]);
+    const drafted = await ana.get(`${page}?saved=draft`);
+    expect(drafted.body).toContain('Borrador guardado.');
+    expect(drafted.body).toContain('Firmar en pantalla');
+
+    const unsigned = await ana.submit(page, `${page}/sign`, {
+      visitor_name: 'Rosa Propietaria',
+      document_type: 'dni',
+      document_number: '12345678A',
+      signature: await drawnSignature(),
+    });
+    expect(unsigned.statusCode).toBe(422);
+    expect(unsigned.body).toContain('la hoja no se ha firmado');
+    const signed = await ana.submit(page, `${page}/sign`, {
+      visitor_name: 'Rosa Propietaria',
+      document_type: 'dni',
+      document_number: '12345678Z',
+      signature: await drawnSignature(),
+    });
+    expect([signed.statusCode, signed.headers.location]).toEqual([303, `${page}?saved=signed#h-current`]);
+    const inForce = await ana.get(page);
+    expect(inForce.body).toContain('Encargo en vigor');
+    expect(inForce.body).toContain('Rosa Propietaria');
+    const pdf = await ana.get(`/console/properties/${house}/mandate.pdf?version=1`);
+    expect([pdf.statusCode, pdf.headers['content-type']]).toEqual([200, 'application/pdf']);
+    expect((await readPdf(pdf.rawPayload)).text.join(' ')).toContain('DNI 12345678Z');
+    expect((await ana.get(`/console/properties/${house}/mandate.pdf?version=9`)).statusCode).toBe(404);
+
+    const noReason = await ana.submit(page, `${page}/end`, { reason: '' });
+    expect(noReason.statusCode).toBe(422);
+    expect(noReason.body).toContain('Di por qué termina');
+    const ended = await ana.submit(page, `${page}/end`, { reason: 'Vendido por el propietario' });
+    expect(ended.statusCode).toBe(303);
+    const after = await ana.get(page);
+    expect(after.body).toContain('Ninguna hoja de encargo firmada.');
+    expect(after.body).toContain('Vendido por el propietario');
+  });
+
+  it('says a listing without an owner has none to sign, and another business’s listing is not found', async () => {
+    const ana = await loggedIn(t.app, 'ana@inmo.example');
+    const listingPage = `/console/properties/${await propertyId(t.db, 'CASA-2')}`;
+    const page = `${listingPage}/mandate`;
+    const shown = await ana.get(page);
+    expect(shown.body).toContain('Este inmueble no tiene propietario vinculado');
+    expect(shown.body).not.toContain('Guardar el borrador');
+    const before = await snapshot(t.db);
+    const refused = await ana.submit(listingPage, page, TERMS);
+    expect(refused.statusCode).toBe(422);
+    expect(refused.body).toContain('role="alert" id="mandate-problem">Este inmueble no tiene propietario vinculado');
+    expect(await snapshot(t.db)).toBe(before);
+    const other = await businessWithKey(t.db, 'Otra agencia');
+    await importRecords(t.db, other.businessId, [listing('AJENA-1')]);
+    expect((await ana.get(`/console/properties/${await propertyId(t.db, 'AJENA-1')}/mandate`)).statusCode).toBe(404);
+  });
+});
