@@ -7,7 +7,8 @@
  * - conversations waiting for an agent; new leads nobody has taken (db/repositories/today.ts
  *   `listUnassignedNewLeads`: searching ones too), each with the listing it asked about and the
  *   first words of its message, and how many there are; leads whose requests came again in the
- *   last 7 days (CONTRACT §22); how many e-mails wait as not understood.
+ *   last 7 days (CONTRACT §22); how many e-mails wait as not understood; the business's signed
+ *   mandates ending within 30 days, each at its warning (30, 15 or 7 days; CONTRACT §24).
  *
  * A follow-up is put off with services/leads/pipeline.ts `snoozeFollowUp`.
  */
@@ -19,6 +20,8 @@ import { findListingsByReferences } from '../../db/repositories/viewings.ts';
 import { inquiryReferences } from '../../domain/messaging/viewing-offer.ts';
 import { toRfc3339 } from '../../domain/time.ts';
 import { businessClock } from '../viewings/clock.ts';
+import { mandatesEnding } from '../owners/mandates.ts';
+import { MANDATE_WARNINGS } from '../../domain/owners/mandates.ts';
 
 /** Rows of each list shown; the page says how many more there are where it counts them. */
 export const TODAY_SHOWN = 10;
@@ -56,7 +59,8 @@ export interface TodayReader {
  * @returns `{zone, day (YYYY-MM-DD, the business's), viewings (with the lead's `phone` and the
  *   listing's `address`, `city`), followUps: {rows, total}, waiting, unassigned: {rows: [{id, name,
  *   type, source, captured_by, created_at, message (first words, or null), listing: {id, title,
- *   external_ref} | null}], total}, contactedAgain, emailsNotUnderstood}`; times are RFC 3339
+ *   external_ref} | null}], total}, contactedAgain, emailsNotUnderstood, mandates: [{id, property_id,
+ *   external_ref, title, ends_on, days_left, warning}]}`; times are RFC 3339
  *   instants, shown in `zone`.
  */
 export async function todayOf(db: Db, reader: TodayReader, now: number = Date.now()) {
@@ -65,13 +69,14 @@ export async function todayOf(db: Db, reader: TodayReader, now: number = Date.no
   const dayStart = local.startOf('day');
   const mine = reader.role === 'owner' ? null : reader.userId;
   const at = toRfc3339(new Date(now));
-  const [viewings, followUps, waiting, unassigned, contactedAgain, emailsNotUnderstood] = await Promise.all([
+  const [viewings, followUps, waiting, unassigned, contactedAgain, emailsNotUnderstood, mandates] = await Promise.all([
     repo.listViewingsBetween(db, reader.businessId, mine, toRfc3339(dayStart.toJSDate()), toRfc3339(dayStart.plus({ days: 1 }).toJSDate())),
     repo.listDueFollowUpsFor(db, reader.businessId, mine, at, TODAY_SHOWN),
     listConversations(db, { businessId: reader.businessId, waiting: true, limit: TODAY_SHOWN }),
     repo.listUnassignedNewLeads(db, reader.businessId, TODAY_SHOWN),
     repo.listContactedAgain(db, reader.businessId, toRfc3339(new Date(now - CONTACTED_AGAIN_DAYS * 86_400_000)), TODAY_SHOWN),
     repo.countEmailsNotUnderstood(db, reader.businessId),
+    mandatesEnding(db, reader.businessId, MANDATE_WARNINGS[0], now, TODAY_SHOWN),
   ]);
   return {
     zone,
@@ -85,6 +90,15 @@ export async function todayOf(db: Db, reader: TodayReader, now: number = Date.no
     },
     contactedAgain: contactedAgain.map((c) => ({ ...c, times: Number(c.times) })),
     emailsNotUnderstood,
+    mandates: mandates.map((m) => ({
+      id: m.id,
+      property_id: m.property_id,
+      external_ref: m.external_ref,
+      title: m.title,
+      ends_on: m.ends_on,
+      days_left: m.days_left,
+      warning: m.warning,
+    })),
   };
 }
 

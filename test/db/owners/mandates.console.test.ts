@@ -2,9 +2,12 @@
  * A listing's mandate in the console (issue 58 item 3, CONTRACT §24) on both engines: the page
  * from the listing, the draft saved from its form (refused field by field in words, 422, nothing
  * stored), signed on the screen with a drawn signature, printed as a PDF, ended with a reason;
- * a listing without an owner says so; another business's listing is a 404.
+ * a listing without an owner says so; another business's listing is a 404. Hoy lists the
+ * mandates ending within 30 days (a fixed clock: vitest's fake `Date`).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CLI } from '../../../src/services/access/audit.ts';
+import { saveMandateDraft, signMandate } from '../../../src/services/owners/mandates.ts';
 import { loggedIn, userWithPassword } from '../../helpers/console.ts';
 import { businessWithKey, importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
 import { withApp } from '../../helpers/http.ts';
@@ -111,4 +114,34 @@ describe('the mandate page', () => {
     await importRecords(t.db, other.businessId, [listing('AJENA-1')]);
     expect((await ana.get(`/console/properties/${await propertyId(t.db, 'AJENA-1')}/mandate`)).statusCode).toBe(404);
   });
+
+  it('is on Hoy when it ends within 30 days, the last week marked', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-06-10T09:00:00Z'));
+    const owner = await leadOfType(t.db, t.businessId, 'propietario', '+34612500002', 'Rosa Propietaria');
+    await linkOwner(t.db, owner, ['CASA-1', 'CASA-2']);
+    const sign = async (ref: string, ends: string) => {
+      const draft = await saveMandateDraft(t.db, t.businessId, await propertyId(t.db, ref), { ...TERMS, ends_on: ends }, CLI);
+      await signMandate(
+        t.db,
+        t.businessId,
+        draft.id,
+        { visitor_name: 'Rosa', document_type: 'dni', document_number: '12345678Z', signature: await drawnSignature() },
+        { by: 'link' },
+      );
+    };
+    await sign('CASA-1', '2026-06-17');
+    await sign('CASA-2', '2026-07-30');
+    const ana = await loggedIn(t.app, 'ana@inmo.example');
+    const today = (await ana.get('/console')).body;
+    const section = today.slice(today.indexOf('id="h-mandates"'), today.indexOf('id="h-emails"'));
+    expect(section).toContain('Encargos que terminan en 30 días <span class="count">(1)</span>');
+    expect(section).toContain(`<a href="/console/properties/${await propertyId(t.db, 'CASA-1')}/mandate">CASA-1 · Piso en Delicias</a>`);
+    expect(section).toContain('<span class="state warning-soon">termina en 7 días</span>');
+    expect(section).not.toContain('CASA-2');
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
