@@ -979,13 +979,16 @@ export interface MandateTable {
   updated_at: string;
 }
 
-/** A one-use link `/m/<token>` to sign a mandate remotely (migration 0062): only the token's SHA-256 kept. */
+/** A one-use link `/m/<token>` to sign a mandate remotely (migration 0062): only the token's SHA-256 kept, valid 7 days. */
 export interface MandateLinkTable {
   id: Generated<number>;
   business_id: number;
   mandate_id: number;
-  token_hash: string;
-  expires_at: string;
+  /** The e-mail that carries it. */
+  message_id: number | null;
+  /** Null until its e-mail is written (the token minted then). */
+  token_hash: string | null;
+  expires_at: string | null;
   used_at: string | null;
   created_at: string;
 }

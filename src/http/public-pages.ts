@@ -2,7 +2,7 @@
  * The `pages` surface of the app (app.ts `Surface`): everything served outside /v1/ext whose
  * URL's token is the credential. Published portal feeds (CONTRACT §15), agents' calendars
  * (§20), the website kit's script (§17), one-click unsubscribe links (§19, RFC 8058), alerts'
- * "no me interesa" links and pages (§21), viewing notices' links (§20), and listings' public
+ * "no me interesa" links and pages (§21), viewing notices' links (§20), mandates' links to sign (§24), and listings' public
  * pages and sheets with their inquiry form (§21).
  *
  * app.ts imports this module only when the surface is mounted, so that an app of the API
@@ -24,6 +24,7 @@ import { alertPageRoutes } from './routes/alert-page.ts';
 import { listingPageRoutes } from './routes/listing-page.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.ts';
 import { viewingLinkRoutes } from './routes/viewing-link.ts';
+import { mandateLinkRoutes } from './routes/mandate-link.ts';
 
 /** What the public pages need from the app. */
 export interface PublicPagesOptions {
@@ -76,6 +77,8 @@ export async function publicPages(app: FastifyInstance, options: PublicPagesOpti
     await pages.register(alertPageRoutes, { db, mediaPublicUrl: options.media.publicUrl });
     // Viewing notices' confirm and cancel links (CONTRACT §20): the token is the credential.
     await pages.register(viewingLinkRoutes, { db });
+    // Mandates' links to sign remotely (CONTRACT §24): the token is the credential.
+    await pages.register(mandateLinkRoutes, { db });
     // Listings' public pages and sheets, with their inquiry form: the token names the listing (CONTRACT §21).
     await pages.register(listingPageRoutes, {
       db,

@@ -1,5 +1,6 @@
 /**
- * A mandate signed on a phone (issue 58 item 3, CONTRACT §24): on an agent's phone (390 px) the
+ * A mandate signed on a phone (issue 58 item 3, CONTRACT §24), on the agent's screen and through
+ * the owner's link `/m/<token>` (in the owner's language): on an agent's phone (390 px) the
  * agent saves the draft from the listing's terms, the owner types their name and DNI and signs
  * with the pointer on the canvas; the page then shows the mandate in force, and its PDF,
  * downloaded and read back with pdf.js, holds the owner, the document, the fee and a signature
@@ -14,6 +15,10 @@ import { importRecords, listing, propertyId } from '../helpers/db.ts';
 import { withApp } from '../helpers/http.ts';
 import { leadOfType, linkOwner } from '../helpers/leads.ts';
 import { readPdf } from '../helpers/pdf.ts';
+import { mintToken } from '../../src/domain/capability-token.ts';
+import { defaultTerms, termsForm } from '../../src/domain/owners/mandates.ts';
+import { CLI } from '../../src/services/access/audit.ts';
+import { saveMandateDraft } from '../../src/services/owners/mandates.ts';
 
 const here = chromiumHere('mandate browser tests');
 
@@ -79,4 +84,50 @@ describe.skipIf(!here)('a mandate in Chromium', () => {
     await context.close();
     expect(violations).toEqual([]);
   }, 180_000);
+
+  it('an owner’s phone, through the e-mailed link: the draft signed with the finger, in the owner’s language', async () => {
+    const owner = (await t.db.selectFrom('leads').select('id').executeTakeFirstOrThrow()).id;
+    await t.db.updateTable('leads').set({ preferred_language: 'gb' }).where('id', '=', owner).execute();
+    const draft = await saveMandateDraft(
+      t.db,
+      t.businessId,
+      house,
+      termsForm(defaultTerms({ operation: 'venta', price: 185000 }, '2026-03-01')),
+      CLI,
+    );
+    // The link as the e-mail's claim makes it (services/owners/mandate-links.ts): only its hash stored.
+    const { token, hash } = mintToken();
+    const at = new Date().toISOString();
+    await t.db
+      .insertInto('mandate_links')
+      .values({
+        business_id: t.businessId,
+        mandate_id: draft.id,
+        message_id: null,
+        token_hash: hash,
+        expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+        used_at: null,
+        created_at: at,
+      })
+      .execute();
+    const origin = new URL(t.base).origin;
+    const context = await browser().newContext({ viewport: WIDTHS.phone, locale: 'en-GB' });
+    const page = await context.newPage();
+    await page.goto(`${origin}/m/${token}`);
+    expect(await page.locator('h1').textContent()).toBe('Mandate to sign');
+    await axeCheck(page, violations, 'mandate-link', 'phone');
+    await page.getByLabel('Full name').fill('Rosa María Propietaria');
+    await page.getByLabel('Document number').fill('12345678Z');
+    await drawSignature(page);
+    await expect.poll(() => page.locator('[data-signature-state]').textContent()).toBe('Signature drawn in the box.');
+    await page.getByRole('button', { name: 'Sign the mandate' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Done: the mandate is signed. The agency has it. Thank you.');
+    await axeCheck(page, violations, 'mandate-link-done', 'phone');
+    const signed = await t.db.selectFrom('mandates').select(['status', 'signed_how']).where('id', '=', draft.id).executeTakeFirstOrThrow();
+    expect(signed).toEqual({ status: 'signed', signed_how: 'link' });
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await axeCheck(page, violations, 'mandate-link-done', 'desktop');
+    await context.close();
+    expect(violations).toEqual([]);
+  }, 120_000);
 });

@@ -10,8 +10,10 @@
  *   as a visit sheet's) and the clause as it read when signed are kept with the version; how it was
  *   signed (`screen` or `link`). Personal data of the owner (CONTRACT §18): exported and deleted
  *   with the owner's lead (db/repositories/erasure.ts); `owner_lead_id` is the owner when drafted.
- * - mandate_links: the one-use links `/m/<token>` e-mailed to an owner to sign remotely: only the
- *   SHA-256 of the 256-bit token kept, valid 7 days, `used_at` once signed.
+ * - mandate_links: the one-use links `/m/<token>` e-mailed to an owner to sign remotely, one per
+ *   e-mail (`message_id`): the token is minted when the e-mail is written (its send claimed), so
+ *   `token_hash` (only the SHA-256 of the 256-bit token kept) and `expires_at` (7 days on) are
+ *   null until then; `used_at` once signed.
  * - businesses.mandate_clause: the agency's clause printed on its mandates; null: the default.
  *
  * Frozen; imports nothing from the app.
@@ -67,11 +69,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     ${id},
     business_id integer not null references businesses(id),
     mandate_id integer not null references mandates(id) on delete cascade,
-    token_hash text not null unique,
-    expires_at text not null,
+    message_id integer references messages(id) on delete set null,
+    token_hash text unique,
+    expires_at text,
     used_at text,
     created_at text not null
   )`.execute(db);
+  await sql`create index mandate_links_message on mandate_links (message_id)`.execute(db);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

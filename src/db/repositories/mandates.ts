@@ -134,3 +134,13 @@ export async function useMandateLink(trx: Executor, id: number, at: string): Pro
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** The link an e-mail carries, by the e-mail's message id. */
+export async function findLinkOfMessage(db: Executor, messageId: number) {
+  return db.selectFrom('mandate_links').selectAll().where('message_id', '=', messageId).executeTakeFirst();
+}
+
+/** Gives link `id` its token's hash and when it expires (its e-mail written). */
+export async function setLinkToken(db: Executor, id: number, hash: string, expiresAt: string): Promise<void> {
+  await db.updateTable('mandate_links').set({ token_hash: hash, expires_at: expiresAt }).where('id', '=', id).execute();
+}

@@ -45,6 +45,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { urlEncodedForms } from '../form-body.ts';
 import rateLimit from '@fastify/rate-limit';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.ts';
@@ -429,14 +430,7 @@ export const listingPageRoutes: FastifyPluginAsync<{
       : null;
 
   // The form's body as browsers send it; a body of any other type is read as an empty form (its faults, 422).
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_MAX_BYTES }, (request, body, done) => {
-    const form: Record<string, string> = {};
-    if (/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
-      for (const [name, value] of new URLSearchParams(body as string)) if (!(name in form)) form[name] = value;
-    }
-    done(null, form);
-  });
+  urlEncodedForms(app, FORM_MAX_BYTES);
 
   /** Renders a template of `views/` (http/public-pages.ts) with the pages' headers. */
   const send = (reply: FastifyReply, status: number, template: string, data: object) =>

@@ -23,6 +23,7 @@ const AUTHORS: { readonly [N in PurposeName]: string } = {
   'viewing-reminder': 'viewing',
   'alert-digest': 'alert',
   'hand-send': 'agent',
+  'mandate-link': 'mandate',
 };
 
 /** A message to queue. */

@@ -11,6 +11,7 @@ import { saveMandateDraft, signMandate } from '../../../src/services/owners/mand
 import { loggedIn, userWithPassword } from '../../helpers/console.ts';
 import { businessWithKey, importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
 import { withApp } from '../../helpers/http.ts';
+import { mandateTerms } from '../../helpers/mandates.ts';
 import { leadOfType, linkOwner } from '../../helpers/leads.ts';
 import { readPdf } from '../../helpers/pdf.ts';
 import { drawnSignature } from '../../helpers/signature.ts';
@@ -23,18 +24,7 @@ const t = withApp({
   },
 });
 
-const TERMS = {
-  kind: 'exclusive',
-  operation: 'venta',
-  asking_price: '250000',
-  starts_on: '2026-03-01',
-  ends_on: '2027-02-28',
-  fee_type: 'percent',
-  fee_value: '3',
-  minimum_fee: '3000',
-  vat: 'excluded',
-  keys: '1',
-};
+const TERMS = mandateTerms();
 
 describe('the mandate page', () => {
   it('drafts, refuses in words, signs on the screen, prints and ends a listing’s mandate', async () => {

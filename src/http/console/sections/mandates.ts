@@ -10,6 +10,8 @@
  *   each field (422, nothing stored); a listing without an owner is refused in words (422);
  * - `POST /properties/:id/mandate/sign`: the draft signed on the screen (303), or the signing form
  *   again with the reasons (422); a version signed meanwhile 409;
+ * - `POST /properties/:id/mandate/link`: the draft's one-use link e-mailed to the owner (303), or
+ *   why it cannot be (no address, no outgoing e-mail: 422);
  * - `POST /properties/:id/mandate/end`: the version in force ended with the agent's reason;
  * - `GET /properties/:id/mandate.pdf?version=N`: a version (by default the draft, else the one in
  *   force) as an A4 PDF in the console's language.
@@ -26,6 +28,7 @@ import {
   saveMandateDraft,
   signMandate,
 } from '../../../services/owners/mandates.ts';
+import { sendMandateLink } from '../../../services/owners/mandate-links.ts';
 import { VisitSheetFormError, type SheetInput, type VisitSheetField } from '../../../services/viewings/visit-sheet.ts';
 import { csrfCheckedRoute, field, idParam, query, type ConsoleDeps } from '../forms.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
@@ -40,6 +43,7 @@ const MANDATE_PROBLEMS: Partial<Record<string, MessageKey>> = {
   MANDATE_NOT_SIGNED: 'mandate_not_signed',
   MANDATE_END_REASON: 'mandate_end_reason',
   MANDATE_NOT_FOUND: 'mandate_not_found',
+  MANDATE_LINK_NO_EMAIL: 'mandate_link_no_email',
 };
 
 /** The words of a refused term. */
@@ -64,7 +68,7 @@ interface MandateForms {
   endReason?: string;
 }
 
-export async function mandatePages(app: FastifyInstance, { db }: ConsoleDeps): Promise<void> {
+export async function mandatePages(app: FastifyInstance, { db, onJobsQueued }: ConsoleDeps): Promise<void> {
   const csrfChecked = csrfCheckedRoute(app);
 
   /** The listing's id of the path. @throws InmoError NOT_FOUND for a path that names none. */
@@ -99,7 +103,7 @@ export async function mandatePages(app: FastifyInstance, { db }: ConsoleDeps): P
         problem: forms.problem ?? null,
         endReason: forms.endReason ?? '',
         endReasonMax: END_REASON_MAX,
-        saved: saved === 'draft' || saved === 'signed' || saved === 'ended' ? saved : null,
+        saved: saved === 'draft' || saved === 'signed' || saved === 'ended' || saved === 'link' ? saved : null,
         percent: formatPercent,
         locale: request.consoleLanguage === 'es' ? 'es-ES' : 'en-GB',
       },
@@ -171,6 +175,19 @@ export async function mandatePages(app: FastifyInstance, { db }: ConsoleDeps): P
       return reply.code(303).header('location', `/console/properties/${id}/mandate?saved=signed#h-current`).send();
     },
   );
+
+  // The draft's one-use link e-mailed to the owner (services/owners/mandate-links.ts).
+  app.post<{ Params: { id: string } }>('/properties/:id/mandate/link', csrfChecked, async (request, reply) => {
+    const id = listingId(request);
+    try {
+      await sendMandateLink(db, request.consoleSession!.businessId, id);
+    } catch (error) {
+      if (error instanceof InmoError && error.code === 'PROPERTY_NOT_FOUND') throw new InmoError('NOT_FOUND');
+      return refused(request, reply, id, error);
+    }
+    onJobsQueued();
+    return reply.code(303).header('location', `/console/properties/${id}/mandate?saved=link#h-sign`).send();
+  });
 
   app.post<{ Params: { id: string } }>('/properties/:id/mandate/end', csrfChecked, async (request, reply) => {
     const id = listingId(request);

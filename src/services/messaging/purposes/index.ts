@@ -10,6 +10,7 @@ import type { MessageRow } from '../../../db/repositories/messaging.ts';
 import { findNoticeOfMessage } from '../../../db/repositories/viewing-notices.ts';
 import { alertDigest } from './alert-digest.ts';
 import { handSend } from './hand-send.ts';
+import { mandateLink } from './mandate-link.ts';
 import type { Purpose, PurposeName } from './purpose.ts';
 import { reply } from './reply.ts';
 import { viewingNotice } from './viewing-notice.ts';
@@ -26,6 +27,7 @@ export const PURPOSES: { readonly [N in PurposeName]: Purpose } = {
   'viewing-reminder': viewingReminder,
   'alert-digest': alertDigest,
   'hand-send': handSend,
+  'mandate-link': mandateLink,
 };
 
 /** The purpose a stored outbound message is for. */
@@ -40,6 +42,8 @@ export async function purposeOf(db: Executor, message: MessageRow): Promise<Purp
       // An answer to a notice's button is a text of the notice's author with no notice of its own: a reply.
       if (message.kind === 'text') return reply;
       return (await findNoticeOfMessage(db, message.id))?.purpose === 'reminder' ? viewingReminder : viewingNotice;
+    case mandateLink.author:
+      return mandateLink;
     case handSend.author:
       return (await findDigestOrigin(db, message.id)) === HAND_ORIGIN ? handSend : reply;
     default:
