@@ -105,6 +105,34 @@ describe('the mandate page', () => {
     expect((await ana.get(`/console/properties/${await propertyId(t.db, 'AJENA-1')}/mandate`)).statusCode).toBe(404);
   });
 
+  it('prints the agency’s own clause, set on the settings page by an owner; one too long is refused', async () => {
+    await userWithPassword(t.db, t.businessId, 'duena@inmo.example', 'owner');
+    const owner = await leadOfType(t.db, t.businessId, 'propietario', '+34612500003', 'Rosa Propietaria');
+    await linkOwner(t.db, owner, ['CASA-1']);
+    const house = await propertyId(t.db, 'CASA-1');
+    const duena = await loggedIn(t.app, 'duena@inmo.example');
+    expect((await duena.get('/console/settings')).body).toContain('La propiedad encarga a la agencia');
+    const before = await snapshot(t.db);
+    const long = await duena.submit('/console/settings', '/console/settings/mandate', { mandate_clause: 'x'.repeat(6001) });
+    expect(long.statusCode).toBe(422);
+    expect(long.body).toContain('La cláusula tiene como máximo 6000 caracteres.');
+    expect(await snapshot(t.db)).toBe(before);
+    const saved = await duena.submit('/console/settings', '/console/settings/mandate', {
+      mandate_clause: 'Cláusula propia de la agencia: honorarios al firmar las arras.',
+    });
+    expect(saved.statusCode).toBe(303);
+    const draft = await saveMandateDraft(t.db, t.businessId, house, TERMS, CLI);
+    await signMandate(
+      t.db,
+      t.businessId,
+      draft.id,
+      { visitor_name: 'Rosa', document_type: 'dni', document_number: '12345678Z', signature: await drawnSignature() },
+      { by: 'link' },
+    );
+    const pdf = await duena.get(`/console/properties/${house}/mandate.pdf`);
+    expect((await readPdf(pdf.rawPayload)).text.join(' ')).toContain('honorarios al firmar las arras');
+  });
+
   it('is on Hoy when it ends within 30 days, the last week marked', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-06-10T09:00:00Z'));

@@ -6,6 +6,9 @@
  *   (blank: no viewings that day). Every time the console, the notices and the calendars show is
  *   in that zone; viewings are offered within those hours (services/viewings/clock.ts). A zone
  *   or a day that cannot be read is refused beside its field (422, nothing stored).
+ * - `POST /settings/mandate` (field `mandate_clause`): the clause printed on the agency's mandates
+ *   (CONTRACT §24), as the visit sheet's below (MANDATE_CLAUSE_MAX characters); versions signed
+ *   before keep theirs.
  * - `POST /settings` (field `visit_sheet_clause`): the clause printed on every visit sheet and
  *   signed by the visitor (services/viewings/visit-sheet.ts): empty goes back to the default
  *   clause in Spanish; longer than CLAUSE_MAX characters is refused beside the field (422, nothing
@@ -18,6 +21,8 @@ import { InmoError } from '../../../errors.ts';
 import { businessClock, checkedTimeZone, setBusinessClockBy } from '../../../services/viewings/clock.ts';
 import type { MessageKey } from '../i18n.ts';
 import { setVisitSheetClauseText, visitSheetClause, VisitSheetFormError } from '../../../services/viewings/visit-sheet.ts';
+import { mandateClause, setMandateClauseText } from '../../../services/owners/mandates.ts';
+import { MANDATE_CLAUSE_MAX } from '../../../domain/owners/mandates.ts';
 import { csrfCheckedRoute, field, type ConsoleDeps } from '../forms.ts';
 import { render } from '../page.ts';
 
@@ -54,11 +59,16 @@ export async function settingsPages(app: FastifyInstance, { db }: ConsoleDeps): 
     reply: FastifyReply,
     typed?: { clause: string; fault: string },
     clockTyped?: { form: ClockForm; faults: Partial<Record<'timezone' | Weekday, MessageKey>> },
+    mandateTyped?: { clause: string; fault: string },
   ) => {
     const businessId = request.consoleSession!.businessId;
-    const [clause, clock] = await Promise.all([visitSheetClause(db, businessId), businessClock(db, businessId)]);
+    const [clause, clock, mandate] = await Promise.all([
+      visitSheetClause(db, businessId),
+      businessClock(db, businessId),
+      mandateClause(db, businessId),
+    ]);
     const query = request.query as Record<string, string | undefined>;
-    const refused = typed !== undefined || clockTyped !== undefined;
+    const refused = typed !== undefined || clockTyped !== undefined || mandateTyped !== undefined;
     return render(
       reply,
       'settings',
@@ -70,6 +80,11 @@ export async function settingsPages(app: FastifyInstance, { db }: ConsoleDeps): 
         clauseMax: CLAUSE_MAX,
         saved: query.saved === '1' && !refused,
         clockSaved: query.saved === 'clock' && !refused,
+        mandateSaved: query.saved === 'mandate' && !refused,
+        mandateClause: mandateTyped?.clause ?? mandate.text,
+        mandateCustom: mandate.custom,
+        mandateFault: mandateTyped?.fault ?? null,
+        mandateClauseMax: MANDATE_CLAUSE_MAX,
         clock: clockTyped?.form ?? {
           timezone: clock.zone,
           hours: Object.fromEntries(WEEKDAYS.map((day) => [day, periodsText((clock.hours as ViewingHours)[day])])),
@@ -122,5 +137,22 @@ export async function settingsPages(app: FastifyInstance, { db }: ConsoleDeps): 
       return page(request, reply, { clause, fault: request.t('settings_clause_too_long', { max: CLAUSE_MAX }) });
     }
     return reply.code(303).header('location', '/console/settings?saved=1').send();
+  });
+
+  // The clause printed on the agency's mandates (CONTRACT §24).
+  app.post('/settings/mandate', { config: { consoleAccess: 'owner' }, ...csrfChecked }, async (request, reply) => {
+    const session = request.consoleSession!;
+    const clause = field(request.body, 'mandate_clause');
+    try {
+      await setMandateClauseText(db, session.businessId, clause, { type: 'user', id: session.userId });
+    } catch (error) {
+      if (!(error instanceof InmoError) || error.code !== 'MANDATE_CLAUSE_TOO_LONG') throw error;
+      request.errorCode = error.code;
+      return page(request, reply, undefined, undefined, {
+        clause,
+        fault: request.t('settings_clause_too_long', { max: MANDATE_CLAUSE_MAX }),
+      });
+    }
+    return reply.code(303).header('location', '/console/settings?saved=mandate#h-mandate-clause').send();
   });
 }
