@@ -386,6 +386,7 @@ export const ERRORS = {
   MANDATE_END_REASON: spec({ status: 422, detail: 'Say why the mandate ends, in at most 500 characters' }),
   MANDATE_CLAUSE_TOO_LONG: spec({ status: 422, detail: 'The mandate clause is at most 6000 characters' }),
   MANDATE_LINK_NO_EMAIL: spec({ status: 422, detail: 'The owner has no e-mail address to send the signing link to' }),
+  VALUATION_HOME_UNKNOWN: spec({ status: 422, detail: 'A home is valued by its property type and size: the listing has none' }),
   VALUATION_NOT_OWNER: spec({
     status: 422,
     detail: 'A valuation visit is booked for an owner (a propietario lead given by lead_id) at a listing linked to that owner',

@@ -146,6 +146,7 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
     '/console/owners': { url: '/console/owners', as: 'owner' },
     '/console/leads/:lead_id': { url: `/console/leads/${carmen}`, as: 'owner' },
     '/console/leads/:lead_id/export': 'not a page',
+    '/console/leads/:lead_id/valuation.pdf': 'not a page',
     '/console/leads/:lead_id/erase': { url: `/console/leads/${lucia}/erase`, as: 'owner' },
     '/console/viewings/:id': { url: `/console/viewings/${beasViewing}`, as: 'owner' },
     '/console/keys': { url: '/console/keys', as: 'owner' },

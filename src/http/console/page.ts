@@ -186,3 +186,13 @@ export function errorPage(reply: FastifyReply, status: number, kind: keyof typeo
   const { title, message } = ERROR_PAGES[kind];
   return render(reply, 'message', { title: reply.request.t(title), message: reply.request.t(message) }, status);
 }
+
+/** Answers a PDF the console made (a listing's sheet, a visit sheet, a mandate, a valuation): shown inline as `fileName`, never cached or sniffed. */
+export function sendPdf(reply: FastifyReply, pdf: Buffer, fileName: string) {
+  return reply
+    .header('content-disposition', `inline; filename="${fileName}"`)
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff')
+    .type('application/pdf')
+    .send(pdf);
+}

@@ -28,6 +28,11 @@ export interface SignedSheet {
   /** A paragraph kept whole and justified (a clause). */
   paragraph(text: string): void;
   /**
+   * A table: a bold header row then `rows`, each cell fitted to its column (`widths`, fractions of
+   * the content's width summing to 1), a new page with the header again when this one is full.
+   */
+  table(header: readonly string[], rows: readonly (readonly string[])[], widths: readonly number[]): void;
+  /**
    * The signature's box under `label`, never split from it (on a new page when this one is full):
    * the PNG and `caption` under it, or, for null, an empty box and a date line to sign on paper.
    */
@@ -102,6 +107,28 @@ export function startSignedSheet(options: {
         .fillColor(INK)
         .text(fitText(doc, text, CONTENT, Infinity), left, y, { width: CONTENT, lineGap: 1.5, align: 'justify' });
       y = doc.y + 16;
+    },
+    table(header, rows, widths) {
+      const xs = widths.reduce<number[]>((acc, w, i) => [...acc, i === 0 ? left : acc[i - 1] + widths[i - 1] * CONTENT], []);
+      const line = (cells: readonly string[], bold: boolean) => {
+        if (y + 16 > PAGE.height - PAGE.margin) {
+          doc.addPage();
+          y = PAGE.margin;
+          if (!bold) line(header, true);
+        }
+        doc
+          .font(bold ? 'Helvetica-Bold' : 'Helvetica')
+          .fontSize(8.5)
+          .fillColor(bold ? MUTED : INK);
+        cells.forEach((cell, i) => {
+          const width = widths[i] * CONTENT - 4;
+          doc.text(fitText(doc, cell, width, 80), xs[i], y, { width, lineBreak: false, ellipsis: true, height: 12 });
+        });
+        y += 13;
+      };
+      line(header, true);
+      for (const row of rows) line(row, false);
+      y += 8;
     },
     signature(label, signed, dateLabel) {
       if (y + SIGNATURE_BOX.height + 44 > PAGE.height - PAGE.margin) {

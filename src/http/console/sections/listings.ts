@@ -86,7 +86,7 @@ import type { MessageKey, Translate } from '../i18n.ts';
 import { importFaultText } from '../import-faults.ts';
 import { importFault } from '../../../domain/catalogue/import-faults.ts';
 import { LISTING_FIELD_LABEL, labelOf, PROPERTY_STATUS_LABEL, STATUS_MOVE_LABEL } from '../labels.ts';
-import { render } from '../page.ts';
+import { render, sendPdf } from '../page.ts';
 import { csrfCheckedRoute, field, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
 import { linkListingOwner, listingOwner, OWNER_TYPE } from '../../../services/catalogue/listing-owners.ts';
 import { businessTime } from '../local-time.ts';
@@ -713,12 +713,7 @@ export async function listingPages(app: FastifyInstance, { db, media, publicUrl 
       serverOrigin(request, publicUrl),
     );
     if (!sheet) throw new InmoError('NOT_FOUND');
-    return reply
-      .header('content-disposition', `inline; filename="${sheetFileName(sheet.title)}"`)
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .type('application/pdf')
-      .send(sheet.pdf);
+    return sendPdf(reply, sheet.pdf, sheetFileName(sheet.title));
   });
 
   app.post<{ Params: { id: string } }>('/properties/:id', csrfChecked, async (request, reply) => {

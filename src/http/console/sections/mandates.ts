@@ -33,7 +33,7 @@ import { VisitSheetFormError, type SheetInput, type VisitSheetField } from '../.
 import { csrfCheckedRoute, field, idParam, query, type ConsoleDeps } from '../forms.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
 import { businessTime } from '../local-time.ts';
-import { render } from '../page.ts';
+import { render, sendPdf } from '../page.ts';
 import { sheetFault, SHEET_FORM_MAX_BYTES } from './viewings.ts';
 
 /** What a refusal of the whole page tells the agent. */
@@ -219,11 +219,6 @@ export async function mandatePages(app: FastifyInstance, { db, onJobsQueued }: C
         throw new InmoError('NOT_FOUND');
       throw error;
     }
-    return reply
-      .header('content-disposition', `inline; filename="${made.fileName}"`)
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .type('application/pdf')
-      .send(made.pdf);
+    return sendPdf(reply, made.pdf, made.fileName);
   });
 }

@@ -3,14 +3,17 @@
  * owners, leads of type `propietario`, in one column per stage (domain/leads/owner-stages.ts);
  * `POST /owners/:lead_id/stage` moves one (services/leads/owners.ts `moveOwnerStage`) and comes
  * back to the board, or shows it again with the reason and status 422, nothing changed.
+ * `GET /leads/:lead_id/valuation.pdf?property=ID` is the valuation report of the owner's listing
+ * (services/owners/valuations.ts); a listing not the owner's is a 404.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OWNER_STAGES } from '../../../domain/leads/owner-stages.ts';
 import { InmoError } from '../../../errors.ts';
 import { moveOwnerStage, ownerBoard } from '../../../services/leads/owners.ts';
+import { valuationPdf } from '../../../services/owners/valuations.ts';
 import { csrfCheckedRoute, field, idParam, query, type ConsoleDeps } from '../forms.ts';
 import { labelOf, OWNER_STAGE_LABEL } from '../labels.ts';
-import { render } from '../page.ts';
+import { render, sendPdf } from '../page.ts';
 
 /** The refusals the board explains, with their words. */
 const REFUSALS = {
@@ -54,5 +57,21 @@ export async function ownerPages(app: FastifyInstance, { db }: ConsoleDeps): Pro
       return board(request, reply, request.t(REFUSALS[error.code as keyof typeof REFUSALS]), 422);
     }
     return reply.code(303).header('location', `/console/owners?moved=${leadId}#owner-${leadId}`).send();
+  });
+
+  // The valuation report of an owner's listing (CONTRACT §24): an A4 PDF in the console's language.
+  app.get<{ Params: { lead_id: string } }>('/leads/:lead_id/valuation.pdf', async (request, reply) => {
+    const leadId = idParam(request.params.lead_id);
+    const propertyId = idParam(query(request).property ?? '');
+    if (leadId === null || propertyId === null) throw new InmoError('NOT_FOUND');
+    let made: Awaited<ReturnType<typeof valuationPdf>>;
+    try {
+      made = await valuationPdf(db, request.consoleSession!.businessId, leadId, propertyId, request.consoleLanguage);
+    } catch (error) {
+      if (error instanceof InmoError && (error.code === 'LEAD_NOT_FOUND' || error.code === 'PROPERTY_NOT_FOUND'))
+        throw new InmoError('NOT_FOUND');
+      throw error;
+    }
+    return sendPdf(reply, made.pdf, made.fileName);
   });
 }

@@ -50,7 +50,7 @@ import { VISITOR_NAME_MAX, type DocumentType } from '../../../domain/viewings/vi
 import { csrfCheckedRoute, field, idParam, query, readForm, type ConsoleDeps } from '../forms.ts';
 import type { MessageKey, Translate } from '../i18n.ts';
 import { businessTime } from '../local-time.ts';
-import { render } from '../page.ts';
+import { render, sendPdf } from '../page.ts';
 import { faultsOf, typedTime } from '../viewing-form.ts';
 import { todayPage } from './overview.ts';
 
@@ -298,12 +298,7 @@ export async function viewingPages(app: FastifyInstance, { db }: ConsoleDeps): P
       if (error instanceof InmoError && error.code === 'VIEWING_NOT_FOUND') throw new InmoError('NOT_FOUND');
       throw error;
     }
-    return reply
-      .header('content-disposition', `inline; filename="${sheet.fileName}"`)
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .type('application/pdf')
-      .send(sheet.pdf);
+    return sendPdf(reply, sheet.pdf, sheet.fileName);
   });
 
   /** Does `value.action` to viewing `id`, with the words of `t` for a refused field. @returns the viewing after it. */
