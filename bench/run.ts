@@ -39,6 +39,8 @@
  * PostgreSQL (bench/viewings.ts). `--only calendar` times an agent's calendar of 5,000 viewings
  * cold and its 304 under load, on SQLite and PostgreSQL (bench/calendar.ts). `--only listing-search` times the console's listing search of
  * 203,090 listings with and without its index, on SQLite and PostgreSQL (bench/listing-search.ts).
+ * `--only valuation [--listings N]` (not in the default run) values 50 homes over 200,000 listings on
+ * both engines beside the candidates' query alone (bench/valuation.ts).
  * `--only alerts` (not in the default run: minutes at 100,000 leads) times a catalogue change
  * reaching 10,000 of 100,000 searching leads, queued and composed (bench/alerts.ts).
  *
@@ -63,6 +65,7 @@ import { areasBench } from './areas.ts';
 import { listingsBench } from './listings.ts';
 import { viewingsBench } from './viewings.ts';
 import { calendarBench } from './calendar.ts';
+import { valuationBench } from './valuation.ts';
 import { alertsBench } from './alerts.ts';
 import { listingSearchBench } from './listing-search.ts';
 import { feedsBench } from './feeds.ts';
@@ -140,11 +143,12 @@ if (
     'calendar',
     'listing-search',
     'alerts',
+    'valuation',
     'scale',
   ].includes(ONLY)
 ) {
   throw new Error(
-    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-hostile, email-pull, viewings, calendar, listing-search, alerts or scale',
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-hostile, email-pull, viewings, calendar, listing-search, alerts, valuation or scale',
   );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
@@ -438,6 +442,11 @@ async function main() {
   if (ONLY === null || ONLY === 'listing-search') await withCatalogues('listing-search', listingSearch);
   // Minutes at 100,000 leads: only when asked for, as the scale benchmark.
   if (ONLY === 'alerts') await alerts();
+  // A minute or two seeding 200,000 listings per engine: only when asked for (issue 58).
+  if (ONLY === 'valuation') {
+    const count = options.listings === '1000000' ? 200_000 : Number(options.listings);
+    process.stdout.write(`\n${(await valuationBench(WORK, count)).join('\n')}\n`);
+  }
   compareWithLast();
 }
 

@@ -149,7 +149,7 @@ export const SCHEDULES: readonly Schedule[] = [
     everyMs: HOUR_MS,
     enabled: always,
     async run({ db, now, log }) {
-      const expired = await expireDueMandates(db, now);
+      const expired = await expireDueMandates(db, now, 500, log);
       if (expired) log({ mandates: expired }, 'worker: expired mandates');
       return expired;
     },

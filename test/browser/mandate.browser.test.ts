@@ -8,6 +8,7 @@
  * widths; no page scrolls sideways at 390 px.
  */
 import { readFile } from 'node:fs/promises';
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { axeCheck, chromiumForFile, chromiumHere, drawSignature, logInToConsole, WIDTHS } from '../helpers/browser.ts';
 import { userWithPassword } from '../helpers/console.ts';
@@ -92,7 +93,7 @@ describe.skipIf(!here)('a mandate in Chromium', () => {
       t.db,
       t.businessId,
       house,
-      termsForm(defaultTerms({ operation: 'venta', price: 185000 }, '2026-03-01')),
+      termsForm(defaultTerms({ operation: 'venta', price: 185000 }, DateTime.now().setZone('Europe/Madrid').toISODate()!)),
       CLI,
     );
     // The link as the e-mail's claim makes it (services/owners/mandate-links.ts): only its hash stored.

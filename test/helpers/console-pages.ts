@@ -117,7 +117,7 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
     t.db,
     t.businessId,
     listingId,
-    termsForm(defaultTerms({ operation: 'venta', price: 250000 }, '2026-01-01')),
+    termsForm(defaultTerms({ operation: 'venta', price: 250000 }, DateTime.now().setZone('Europe/Madrid').toISODate()!)),
     CLI,
   );
   await signMandate(
@@ -132,7 +132,13 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
     },
     { by: 'link' },
   );
-  await saveMandateDraft(t.db, t.businessId, listingId, termsForm(defaultTerms({ operation: 'venta', price: 240000 }, '2026-01-01')), CLI);
+  await saveMandateDraft(
+    t.db,
+    t.businessId,
+    listingId,
+    termsForm(defaultTerms({ operation: 'venta', price: 240000 }, DateTime.now().setZone('Europe/Madrid').toISODate()!)),
+    CLI,
+  );
   const zone = (await t.db.selectFrom('businesses').select('timezone').where('id', '=', t.businessId).executeTakeFirstOrThrow()).timezone;
   const examples: Record<string, PageExample> = {
     '/console': { url: '/console', as: 'owner' },

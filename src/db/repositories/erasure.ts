@@ -68,7 +68,7 @@ export async function deleteLeadData(trx: Executor, businessId: number, leadId: 
 
 /**
  * Up to `limit` leads that retention erases (CONTRACT §18): `new`, `closed` or `inactive`, last
- * changed before `cutoff` and with no message since, oldest change first (`only`: that lead,
+ * changed before `cutoff` and with no message since, owning no listing and holding no signed mandate, oldest change first (`only`: that lead,
  * if it is one). @returns their ids.
  */
 export async function listQuietLeads(db: Executor, cutoff: string, limit: number, only?: number): Promise<number[]> {
@@ -85,6 +85,20 @@ export async function listQuietLeads(db: Executor, cutoff: string, limit: number
             .select('messages.id')
             .whereRef('messages.lead_id', '=', 'leads.id')
             .where('messages.created_at', '>=', cutoff),
+        ),
+      ),
+    )
+    // An owner with listings, or with a mandate signed or in force, is the agency's client while they last (CONTRACT §24).
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('properties').select('properties.id').whereRef('properties.owner_lead_id', '=', 'leads.id'))),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('mandates')
+            .select('mandates.id')
+            .whereRef('mandates.owner_lead_id', '=', 'leads.id')
+            .where('mandates.status', '=', 'signed'),
         ),
       ),
     )

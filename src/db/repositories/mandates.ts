@@ -16,6 +16,28 @@ export async function updateMandate(trx: Executor, id: number, set: Updateable<M
   return trx.updateTable('mandates').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Changes version `id` only while it is in `status`. @returns the row after, or undefined: it was not. */
+export async function updateMandateIf(
+  trx: Executor,
+  id: number,
+  status: MandateRow['status'],
+  set: Updateable<MandateTable>,
+): Promise<MandateRow | undefined> {
+  return trx.updateTable('mandates').set(set).where('id', '=', id).where('status', '=', status).returningAll().executeTakeFirst();
+}
+
+/** Ends now the links of version `mandateId` sent and not used (its terms changed); one not yet written carries the new terms. */
+export async function closeOpenLinks(trx: Executor, mandateId: number, at: string): Promise<void> {
+  await trx
+    .updateTable('mandate_links')
+    .set({ expires_at: at })
+    .where('mandate_id', '=', mandateId)
+    .where('used_at', 'is', null)
+    .where('token_hash', 'is not', null)
+    .where('expires_at', '>', at)
+    .execute();
+}
+
 /** The business's version `id`, locked until the transaction ends when `lock` (PostgreSQL). */
 export async function findMandate(db: Executor, businessId: number, id: number, lock = false): Promise<MandateRow | undefined> {
   let query = db.selectFrom('mandates').selectAll().where('id', '=', id).where('business_id', '=', businessId);

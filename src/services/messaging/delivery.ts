@@ -279,7 +279,10 @@ async function deliverEmail(ctx: DeliveryContext, messageId: number, purpose: Pu
       headers,
       emailId,
     };
-    return { plan, claim: words.keepsBody ? { provider_message_id: emailId } : { body: words.text, provider_message_id: emailId } };
+    return {
+      plan,
+      claim: words.keepsBody ? { provider_message_id: emailId } : { body: words.storedBody ?? words.text, provider_message_id: emailId },
+    };
   });
   if (plan === null) return;
   ctx.failpoint?.('message:sending');

@@ -94,7 +94,7 @@ export async function writeMandateLinkEmail(
   db: Executor,
   message: MessageRow,
   facts: { businessName: string; leadName: string | null; publicUrl: string; now: string },
-): Promise<{ subject: string; text: string; html: string } | { refused: string }> {
+): Promise<{ subject: string; text: string; html: string; storedBody: string } | { refused: string }> {
   const link = await repo.findLinkOfMessage(db, message.id);
   const mandate = link && (await repo.findMandate(db, link.business_id, link.mandate_id));
   if (!link || !mandate) return { refused: 'not sent: the mandate is gone' };
@@ -102,13 +102,17 @@ export async function writeMandateLinkEmail(
   const listing = await findListing(db, link.business_id, mandate.property_id);
   const { token, hash } = mintToken();
   await repo.setLinkToken(db, link.id, hash, toRfc3339(new Date(Date.parse(facts.now) + MANDATE_LINK_DAYS * DAY_MS)));
-  return mandateLinkEmail(message.language ?? 'es', {
+  const words = {
     businessName: facts.businessName,
     ownerName: facts.leadName,
     listing: listing ? listingName(listing) : '',
-    url: `${facts.publicUrl.replace(/\/+$/, '')}${MANDATE_LINK_PATH}${token}`,
     days: MANDATE_LINK_DAYS,
-  });
+  };
+  const origin = facts.publicUrl.replace(/\/+$/, '');
+  const email = mandateLinkEmail(message.language ?? 'es', { ...words, url: `${origin}${MANDATE_LINK_PATH}${token}` });
+  // The conversation keeps the e-mail without its token: the link is a capability, only its hash is stored.
+  const stored = mandateLinkEmail(message.language ?? 'es', { ...words, url: `${origin}${MANDATE_LINK_PATH}…` });
+  return { ...email, storedBody: stored.text };
 }
 
 /** What a link's page is at: `open` (to sign), `done` (just signed), `used`, `expired`, `gone` (the draft is no longer one). */
@@ -183,15 +187,23 @@ export async function signByLink(db: Db, token: string, input: SheetInput, now: 
   if (before.state !== 'open') return before;
   const signer = await readSigner(input);
   const clause = await mandateClause(db, found.link.business_id);
-  return transact(db, async (trx) => {
-    const locked = await linkOf(trx, token, true);
-    if (!locked) return null;
-    const again = await viewOf(trx, locked, at);
-    if (again.state !== 'open') return again;
-    await repo.useMandateLink(trx, locked.link.id, at);
-    await signIn(trx, locked.link.business_id, locked.mandate.id, signer, clause.text, { by: 'link' }, at);
-    return viewOf(trx, (await linkOf(trx, token))!, at, 'done');
-  });
+  try {
+    return await transact(db, async (trx) => {
+      const locked = await linkOf(trx, token, true);
+      if (!locked) return null;
+      const again = await viewOf(trx, locked, at);
+      if (again.state !== 'open') return again;
+      if (!(await repo.useMandateLink(trx, locked.link.id, at))) return viewOf(trx, locked, at, 'used');
+      await signIn(trx, locked.link.business_id, locked.mandate.id, signer, clause.text, { by: 'link' }, at);
+      return viewOf(trx, (await linkOf(trx, token))!, at, 'done');
+    });
+  } catch (error) {
+    // The listing's owner changed, or the draft's last day passed, since it was sent: nothing signed.
+    if (error instanceof InmoError && (error.code === 'MANDATE_NO_OWNER' || error.code === 'MANDATE_ENDS_IN_PAST')) {
+      return viewOf(db, found, at, 'gone');
+    }
+    throw error;
+  }
 }
 
 /**

@@ -188,11 +188,15 @@ export async function saveMandateDraft(
     return await transact(db, async (trx) => {
       const listing = await listingOf(trx, businessId, propertyId);
       if (listing.owner_lead_id === null) throw new InmoError('MANDATE_NO_OWNER');
-      const draft = (await repo.listMandatesOfListing(trx, businessId, propertyId)).find((v) => v.status === 'draft');
+      const listed = (await repo.listMandatesOfListing(trx, businessId, propertyId)).find((v) => v.status === 'draft');
+      // Locked and looked at again: a signature committed meanwhile made it a version that never changes.
+      const draft = listed && (await repo.findMandate(trx, businessId, listed.id, true));
       let row: repo.MandateRow;
-      if (draft)
+      if (draft && draft.status === 'draft') {
         row = await repo.updateMandate(trx, draft.id, { ...termColumns(read.terms), owner_lead_id: listing.owner_lead_id, updated_at: at });
-      else {
+        // A link sent for the terms as they were signs nothing now: the owner is sent the new ones.
+        await repo.closeOpenLinks(trx, draft.id, at);
+      } else {
         const id = await repo.insertMandate(trx, {
           business_id: businessId,
           property_id: propertyId,
@@ -220,7 +224,8 @@ export async function saveMandateDraft(
  * @param how `screen` (the agent's device; `userId` collected it, audited) or `link` (the owner's
  *   one-use link; not audited as a user's action).
  * @throws InmoError MANDATE_NOT_FOUND, MANDATE_SIGNED (409: not a draft), MANDATE_NO_OWNER (the
- *   listing's owner changed since it was drafted); VisitSheetFormError for the signer's faults.
+ *   listing's owner changed since it was drafted), MANDATE_ENDS_IN_PAST (422: its last day has
+ *   passed); VisitSheetFormError for the signer's faults.
  */
 export async function signMandate(
   db: Db,
@@ -255,10 +260,17 @@ export async function signIn(
   if (draft.status !== 'draft') throw new InmoError('MANDATE_SIGNED');
   const listing = await listingOf(trx, businessId, draft.property_id);
   if (listing.owner_lead_id === null || listing.owner_lead_id !== draft.owner_lead_id) throw new InmoError('MANDATE_NO_OWNER');
+  if (draft.ends_on < localDate(Date.parse(at), (await businessClock(trx, businessId)).zone)) throw new InmoError('MANDATE_ENDS_IN_PAST');
   for (const previous of await repo.listMandatesOfListing(trx, businessId, draft.property_id)) {
     if (previous.status !== 'signed') continue;
-    const ended = await repo.updateMandate(trx, previous.id, { status: 'ended', ended_reason: 'replaced', ended_at: at, updated_at: at });
-    await recordEvent(trx, businessId, 'mandate.ended', ended.owner_lead_id, eventData(ended), at);
+    // Only a version still in force is replaced (one expired or ended meanwhile keeps its end).
+    const ended = await repo.updateMandateIf(trx, previous.id, 'signed', {
+      status: 'ended',
+      ended_reason: 'replaced',
+      ended_at: at,
+      updated_at: at,
+    });
+    if (ended) await recordEvent(trx, businessId, 'mandate.ended', ended.owner_lead_id, eventData(ended), at);
   }
   const row = await repo.updateMandate(trx, draft.id, {
     status: 'signed',
@@ -302,18 +314,23 @@ export async function endMandate(db: Db, businessId: number, mandateId: number, 
   });
 }
 
+/** Thrown inside a listing's edit to write nothing: the mandate was no longer due. */
+const NOT_DUE = new Error('mandate no longer due');
+
 /**
  * Expires the signed mandates whose `ends_on` is before their business's day at `now` (the
  * worker, hourly), each in a transaction of its own that looks again under the catalogue's lock:
  * `expired`, `mandate.ended`, and its listing made not public unless `keep_listed_after_expiry`.
  * @returns how many expired.
  */
-export async function expireDueMandates(db: Db, now: Date, limit = 500): Promise<number> {
+export async function expireDueMandates(db: Db, now: Date, limit = 500, log?: (fields: object, message: string) => void): Promise<number> {
   // A day ahead of UTC covers every zone's today; each candidate is checked against its own.
   const candidates = await repo.listSignedMandates(db, null, localDate(now.getTime() + 86_400_000, 'UTC'), limit);
   let expired = 0;
+  const zones = new Map<number, string>();
   for (const candidate of candidates) {
-    const { zone } = await businessClock(db, candidate.business_id);
+    let zone = zones.get(candidate.business_id);
+    if (zone === undefined) zones.set(candidate.business_id, (zone = (await businessClock(db, candidate.business_id)).zone));
     if (candidate.ends_on >= localDate(now.getTime(), zone)) continue;
     const at = toRfc3339(now);
     const expire = async (trx: Executor) => {
@@ -323,17 +340,21 @@ export async function expireDueMandates(db: Db, now: Date, limit = 500): Promise
       await recordEvent(trx, candidate.business_id, 'mandate.ended', done.owner_lead_id, eventData(done), at);
       return true;
     };
-    const changed =
-      candidate.keep_listed_after_expiry === 1
-        ? await transact(db, expire)
-        : await editListing(db, candidate.business_id, candidate.property_id, async ({ record }, trx) => {
-            const done = await expire(trx);
-            return { record: done ? { ...record, public: false } : { ...record }, value: done };
-          }).catch((error: unknown) => {
-            // The listing was deleted meanwhile: its mandates went with it.
-            if (error instanceof InmoError && error.code === 'PROPERTY_NOT_FOUND') return false;
-            throw error;
-          });
+    let changed = false;
+    try {
+      changed =
+        candidate.keep_listed_after_expiry === 1
+          ? await transact(db, expire)
+          : // The listing leaves the public catalogue in the same transaction, as an agent's unpublishing does.
+            await editListing(db, candidate.business_id, candidate.property_id, async ({ record }, trx) => {
+              if (!(await expire(trx))) throw NOT_DUE;
+              return { record: { ...record, public: false }, value: true };
+            });
+    } catch (error) {
+      // Signed again or ended meanwhile: nothing written. Any other fault (its listing gone, or no
+      // longer a valid line) is said and does not hold back the mandates after it.
+      if (error !== NOT_DUE) log?.({ mandate: candidate.id, error: (error as Error).message }, 'worker: a mandate could not be expired');
+    }
     if (changed) expired++;
   }
   return expired;

@@ -30,8 +30,6 @@ const t = withApp({
 });
 const servers = withNoticeServers(NOW);
 
-const TERMS = mandateTerms({ minimum_fee: '' });
-
 const drain = (at = NOW) =>
   new Worker({ db: t.db, clock: new ManualClock(new Date(Date.parse(at) + 1000)), settings: { pollMs: 20 } }).drain();
 
@@ -46,7 +44,7 @@ async function drafted(language = 'es'): Promise<number> {
     .execute();
   await linkOwner(t.db, owner, ['CASA-1']);
   const house = await propertyId(t.db, 'CASA-1');
-  await saveMandateDraft(t.db, t.businessId, house, TERMS, CLI);
+  await saveMandateDraft(t.db, t.businessId, house, mandateTerms({ minimum_fee: '' }), CLI);
   return house;
 }
 
@@ -79,6 +77,11 @@ describe('a mandate signed through its link', () => {
     expect(stored.token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(await t.db.selectFrom('mandate_links').selectAll().execute())).not.toContain(path.slice(3));
     expect(stored.expires_at).toBe('2026-03-09T09:00:01.000+00:00');
+    // Nowhere else either: the conversation keeps the e-mail without it.
+    expect(await snapshot(t.db)).not.toContain(path.slice(3));
+    expect((await t.db.selectFrom('messages').select('body').where('author', '=', 'mandate').executeTakeFirstOrThrow()).body).toContain(
+      '/m/…',
+    );
 
     const shown = await page('GET', path);
     expect(shown.statusCode).toBe(200);
@@ -147,6 +150,23 @@ describe('a mandate signed through its link', () => {
     const second = linkOf(servers.smtp.received.map((r) => r.mail)[1]);
     await t.db.updateTable('mandates').set({ status: 'ended', ended_reason: 'withdrawn' }).execute();
     expect((await page('GET', second)).body).toContain('This mandate has changed since we wrote to you.');
+  });
+
+  it('closes a link sent when the draft’s terms change after it', async () => {
+    const house = await drafted();
+    await sendMandateLink(t.db, t.businessId, house);
+    await drain();
+    const path = linkOf(servers.smtp.received.map((r) => r.mail)[0]);
+    await saveMandateDraft(t.db, t.businessId, house, { ...mandateTerms(), asking_price: '240000' }, CLI);
+    expect((await page('GET', path)).body).toContain('Este enlace ha caducado.');
+    const signed = await page('POST', path, {
+      visitor_name: 'Rosa',
+      document_type: 'dni',
+      document_number: '12345678Z',
+      signature: await drawnSignature(),
+    });
+    expect(signed.body).not.toContain('queda firmada');
+    expect((await t.db.selectFrom('mandates').select('status').executeTakeFirstOrThrow()).status).toBe('draft');
   });
 
   it('refuses to send a link to an owner without an e-mail address, and changes nothing', async () => {

@@ -24,8 +24,6 @@ const t = withApp({
   },
 });
 
-const TERMS = mandateTerms();
-
 describe('the mandate page', () => {
   it('drafts, refuses in words, signs on the screen, prints and ends a listing’s mandate', async () => {
     const owner = await leadOfType(t.db, t.businessId, 'propietario', '+34612500001', 'Rosa Propietaria');
@@ -43,13 +41,13 @@ describe('the mandate page', () => {
     expect(first.body).toContain('value="250000"');
 
     const before = await snapshot(t.db);
-    const bad = await ana.submit(page, page, { ...TERMS, fee_value: '30', ends_on: '2026-01-01' });
+    const bad = await ana.submit(page, page, { ...mandateTerms(), fee_value: '30', ends_on: '2026-01-01' });
     expect(bad.statusCode).toBe(422);
     expect(bad.body).toContain('Escribe un porcentaje entre 0,01 y 20, con dos decimales como mucho.');
     expect(bad.body).toContain('El final no puede ser antes del comienzo.');
     expect(await snapshot(t.db)).toBe(before);
 
-    const saved = await ana.submit(page, page, TERMS);
+    const saved = await ana.submit(page, page, mandateTerms());
     expect([saved.statusCode, saved.headers.location]).toEqual([303, `${page}?saved=draft#h-draft`]);
     const drafted = await ana.get(`${page}?saved=draft`);
     expect(drafted.body).toContain('Borrador guardado.');
@@ -96,7 +94,7 @@ describe('the mandate page', () => {
     expect(shown.body).toContain('Este inmueble no tiene propietario vinculado');
     expect(shown.body).not.toContain('Guardar el borrador');
     const before = await snapshot(t.db);
-    const refused = await ana.submit(listingPage, page, TERMS);
+    const refused = await ana.submit(listingPage, page, mandateTerms());
     expect(refused.statusCode).toBe(422);
     expect(refused.body).toContain('role="alert" id="mandate-problem">Este inmueble no tiene propietario vinculado');
     expect(await snapshot(t.db)).toBe(before);
@@ -121,7 +119,7 @@ describe('the mandate page', () => {
       mandate_clause: 'Cláusula propia de la agencia: honorarios al firmar las arras.',
     });
     expect(saved.statusCode).toBe(303);
-    const draft = await saveMandateDraft(t.db, t.businessId, house, TERMS, CLI);
+    const draft = await saveMandateDraft(t.db, t.businessId, house, mandateTerms(), CLI);
     await signMandate(
       t.db,
       t.businessId,
@@ -139,7 +137,7 @@ describe('the mandate page', () => {
     const owner = await leadOfType(t.db, t.businessId, 'propietario', '+34612500002', 'Rosa Propietaria');
     await linkOwner(t.db, owner, ['CASA-1', 'CASA-2']);
     const sign = async (ref: string, ends: string) => {
-      const draft = await saveMandateDraft(t.db, t.businessId, await propertyId(t.db, ref), { ...TERMS, ends_on: ends }, CLI);
+      const draft = await saveMandateDraft(t.db, t.businessId, await propertyId(t.db, ref), { ...mandateTerms(), ends_on: ends }, CLI);
       await signMandate(
         t.db,
         t.businessId,

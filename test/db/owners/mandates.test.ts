@@ -11,7 +11,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exportLead } from '../../../src/services/leads/leads.ts';
-import { eraseLead } from '../../../src/services/leads/erasure.ts';
+import { eraseLead, eraseQuietLeads } from '../../../src/services/leads/erasure.ts';
 import {
   endMandate,
   expireDueMandates,
@@ -185,6 +185,14 @@ describe('drafting and signing', () => {
     expect((badSigner as VisitSheetFormError).faults).toEqual({ document_number: 'letter' });
     expect(await snapshot(t.db)).toBe(drafted);
 
+    // A draft whose last day has passed is not signed.
+    now('2027-03-01T10:00:00Z');
+    await expect(signMandate(t.db, t.businessId, draft.id, await signer(), { by: 'link' })).rejects.toMatchObject({
+      code: 'MANDATE_ENDS_IN_PAST',
+    });
+    expect(await snapshot(t.db)).toBe(drafted);
+    vi.useRealTimers();
+    now('2026-03-02T10:00:00Z');
     await signMandate(t.db, t.businessId, draft.id, await signer(), { by: 'link' });
     const signed = await snapshot(t.db);
     await expect(signMandate(t.db, t.businessId, draft.id, await signer(), { by: 'link' })).rejects.toMatchObject({
@@ -223,6 +231,7 @@ describe('the end of a mandate', () => {
   it('warns at 30, 15 and 7 days; at its end expires it and takes the listing out of the API and the feed, unless kept listed', async () => {
     await ownerOf(['CASA-1', 'CASA-2']);
     const [house, flat] = [await propertyId(t.db, 'CASA-1'), await propertyId(t.db, 'CASA-2')];
+    now('2026-05-01T10:00:00Z');
     const a = await saveMandateDraft(t.db, t.businessId, house, terms({ ends_on: '2026-06-30' }), CLI);
     const b = await saveMandateDraft(
       t.db,
@@ -311,6 +320,8 @@ describe('personal data', () => {
       expect.objectContaining({ id: draft.id, property_id: house, signer_name: 'Rosa María Propietaria', signer_document: '12345678Z' }),
     ]);
     expect(exported.mandates[0].signature_png_base64).toMatch(/^iVBORw0KGgo/);
+    // Retention leaves a quiet owner with a listing and a signed mandate alone (the agency's client).
+    expect(await eraseQuietLeads(t.db, 1, new Date('2030-01-01T00:00:00Z'))).toBe(0);
     await eraseLead(t.db, owner, { actor: CLI });
     expect(await t.db.selectFrom('mandates').selectAll().execute()).toEqual([]);
     expect((await t.db.selectFrom('properties').select('id').where('id', '=', house).execute()).length).toBe(1);

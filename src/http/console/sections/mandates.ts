@@ -44,6 +44,7 @@ const MANDATE_PROBLEMS: Partial<Record<string, MessageKey>> = {
   MANDATE_END_REASON: 'mandate_end_reason',
   MANDATE_NOT_FOUND: 'mandate_not_found',
   MANDATE_LINK_NO_EMAIL: 'mandate_link_no_email',
+  MANDATE_ENDS_IN_PAST: 'mandate_ends_in_past',
 };
 
 /** The words of a refused term. */

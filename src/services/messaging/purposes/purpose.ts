@@ -45,6 +45,11 @@ export interface EmailWords {
   replyTo?: string | null;
   /** Whether the message's `body` keeps what it was queued with (a reply: the agent's words) instead of the e-mail's text. */
   keepsBody?: boolean;
+  /**
+   * What the message's `body` keeps instead of the e-mail's text, when the text holds a capability
+   * that must not be stored (a one-use link's token: only its hash is kept).
+   */
+  storedBody?: string;
 }
 
 /** A refusal at the claim: the message fails visibly with these words (`last_error`). */

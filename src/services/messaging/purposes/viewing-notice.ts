@@ -177,7 +177,7 @@ export async function viewingTemplate(
 /**
  * The words of a notice's e-mail, when its send is claimed (services/messaging/delivery.ts), in the
  * caller's transaction: a notice that asks gets two new one-click links (only their hashes kept;
- * a send claimed again writes new ones).
+ * a send claimed again writes new ones). The conversation keeps its text without the links' tokens.
  * @param words the business's name, the unsubscribe URL, and the server's public origin.
  * @returns `{subject, text, html}`, or `{refused}` when the notice no longer holds.
  */
@@ -185,7 +185,7 @@ export async function writeViewingEmail(
   db: Executor,
   message: MessageRow,
   words: { businessName: string; unsubscribeUrl: string; publicUrl: string; now: string },
-): Promise<{ subject: string; text: string; html: string } | { refused: string }> {
+): Promise<{ subject: string; text: string; html: string; storedBody: string } | { refused: string }> {
   const read = await noticeFacts(db, message, words.now);
   if ('refused' in read) return read;
   let links: { confirm: string; cancel: string } | null = null;
@@ -207,12 +207,13 @@ export async function writeViewingEmail(
     }
     links = { confirm: made.confirm, cancel: made.cancel };
   }
-  return viewingEmail(message.language ?? read.language, read.facts, {
-    businessName: words.businessName,
-    leadName: read.leadName,
-    unsubscribeUrl: words.unsubscribeUrl,
-    links,
-  });
+  const language = message.language ?? read.language;
+  const common = { businessName: words.businessName, leadName: read.leadName, unsubscribeUrl: words.unsubscribeUrl };
+  const email = viewingEmail(language, read.facts, { ...common, links });
+  // The conversation keeps the e-mail without the links' tokens (capabilities: only their hashes are stored).
+  const hidden = `${words.publicUrl.replace(/\/+$/, '')}${VIEWING_LINK_PATH}…`;
+  const stored = links ? viewingEmail(language, read.facts, { ...common, links: { confirm: hidden, cancel: hidden } }).text : email.text;
+  return { ...email, storedBody: stored };
 }
 
 export const viewingNotice: Purpose = {
