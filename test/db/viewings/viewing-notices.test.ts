@@ -321,6 +321,9 @@ describe('by e-mail', () => {
     // The e-mail is in the lead's conversation.
     const thread = await t.db.selectFrom('messages').selectAll().where('lead_id', '=', leadId).where('author', '=', 'viewing').execute();
     expect(thread.map((m) => [m.kind, m.state])).toEqual([['email', 'sent']]);
+    // Kept without the links' tokens (capabilities: only their hashes are stored).
+    expect(thread[0].body).toContain('/v/…');
+    expect(await snapshot(t.db)).not.toContain(confirm.slice(3));
   });
 
   it('a purpose the channel names no template for goes by e-mail, in the lead’s language', async () => {
