@@ -48,6 +48,7 @@ import { ChangeWatch } from './db/change-watch.ts';
 import { KeyVerifier } from './services/access/api-keys.ts';
 import { LeadPages } from './services/leads/leads.ts';
 import { FastPath, SANE_REQUEST_ID } from './http/fast-path.ts';
+import { ListingViews } from './services/catalogue/listing-views.ts';
 import { boundConnections, CONNECTIONS_CHECKING_INTERVAL_MS, discardRefusedBodies, watchBody } from './http/connections.ts';
 import lightMyRequest, { type InjectOptions } from 'light-my-request';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -56,6 +57,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The fast path of cached reads (http/fast-path.ts), once the app is built; null with the page cache off. */
     readonly fastPath: FastPath | null;
+    /** The views of listings this process counted and has not written yet (services/catalogue/listing-views.ts). */
+    readonly listingViews: ListingViews;
   }
 }
 
@@ -177,6 +180,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // What the request path caches (keys, catalogue versions, channels) is trusted while this stamp holds.
   const changes = new ChangeWatch(options.db);
   app.addHook('onClose', () => changes.close());
+  // Views of listings' pages and the kit's detail, for their owners' reports (CONTRACT §24).
+  const listingViews = new ListingViews(options.db);
+  app.addHook('onClose', () => listingViews.flush());
 
   fastapiCompatibility(app, limits);
   discardRefusedBodies(app, limits);
@@ -263,6 +269,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       db: options.db,
       changes,
       media,
+      listingViews,
       publicUrl: options.publicUrl ?? null,
       onJobsQueued: options.onJobsQueued ?? (() => {}),
       postsPerIpPerMinute: (options.rateLimits ?? DEFAULT_RATE_LIMITS).publishablePostPerIpPerMinute,
@@ -282,6 +289,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           leadVersion: (businessId) => changes.leadVersion(businessId),
           metrics: (options.metrics ?? 'served') !== 'off',
           rateLimit: perKeyLimit,
+          listingViews,
         });
       }
       // CORS preflights of browser forms (CONTRACT §13): a preflight carries no key, so an origin
@@ -315,6 +323,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         catalogue: new CatalogueReader(options.db, options.countCacheSize ?? 2000, pageCacheBytes),
         schemas,
         fastPath,
+        listingViews,
       });
       await api.register(eventRoutes, { db: options.db });
       await api.register(leadRoutes, {
@@ -369,6 +378,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   app.decorate('fastPath', { getter: () => fastPath });
+  app.decorate('listingViews', listingViews);
   // Closing, every request takes the full path, which tells keep-alive clients to go.
   app.addHook('preClose', (done) => {
     fastPath?.close();

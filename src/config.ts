@@ -512,6 +512,13 @@ export const SETTINGS: readonly Setting[] = [
     see: 'operators.md',
   },
   {
+    name: 'INMO_OWNER_REPORT_DAYS',
+    meaning:
+      "the days between the reports sent to each owner with a signed mandate, unless the owner's lead page chose 7, 14 or 30 (CONTRACT §24); `inmo owners report run` sends the due ones at once",
+    default: String(DEFAULT_WORKER_SETTINGS.ownerReportDays),
+    see: 'operators.md',
+  },
+  {
     name: 'INMO_VIEWING_REMINDER_HOURS',
     meaning:
       'how many hours before a scheduled or confirmed viewing its lead is reminded of it, by WhatsApp or e-mail (CONTRACT §20); `0` sends no reminders',
@@ -669,6 +676,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leadRetentionDays: env.INMO_LEAD_RETENTION_DAYS ? intFromEnv(env, 'INMO_LEAD_RETENTION_DAYS', 0, 1) : null,
     alertHour: alertHourFromEnv(env),
     viewingReminderHours: viewingReminderHoursFromEnv(env),
+    ownerReportDays: intFromEnv(env, 'INMO_OWNER_REPORT_DAYS', DEFAULT_WORKER_SETTINGS.ownerReportDays, 1),
   };
   viewingRulesFromEnv(env);
   emailOutSettings(env);

@@ -40,6 +40,8 @@ export interface WorkerSettings {
   alertHour: number;
   /** Hours before a viewing its lead is reminded of it (CONTRACT §20); 0 sends no reminders. */
   viewingReminderHours: number;
+  /** Days between an owner's reports unless the owner chose 7, 14 or 30 (CONTRACT §24, `INMO_OWNER_REPORT_DAYS`). */
+  ownerReportDays: number;
 }
 
 export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
@@ -57,4 +59,5 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = {
   leadRetentionDays: null,
   alertHour: 10,
   viewingReminderHours: 24,
+  ownerReportDays: 7,
 };

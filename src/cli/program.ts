@@ -21,6 +21,7 @@ import { register as serve } from './serve.ts';
 import { register as users } from './users.ts';
 import { register as viewings } from './viewings.ts';
 import { register as mandates } from './mandates.ts';
+import { register as owners } from './owners.ts';
 import { register as webhooks } from './webhooks.ts';
 import { DEFAULT_DATABASE_URL } from '../config.ts';
 import { inPackage } from '../package-root.ts';
@@ -72,6 +73,7 @@ Environment:
     alerts,
     viewings,
     mandates,
+    owners,
   ])
     group(program);
   return program;

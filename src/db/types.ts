@@ -183,6 +183,8 @@ export interface LeadTable {
    * domain/leads/owner-stages.ts): null for other leads, and for an owner never moved (`new`).
    */
   owner_stage: OwnerStage | null;
+  /** An owner's days between reports, 7, 14 or 30 (migration 0063, CONTRACT §24); null: `INMO_OWNER_REPORT_DAYS`. */
+  owner_report_days: Generated<number | null>;
   name: string | null;
   type: string;
   status: string;
@@ -993,8 +995,54 @@ export interface MandateLinkTable {
   created_at: string;
 }
 
+/** Views of a listing's page (`page`) or the kit's detail (`kit`) in one UTC hour (`YYYY-MM-DDTHH`), migration 0063: nothing about the visitor. */
+export interface ListingViewTable {
+  property_id: number;
+  source: 'page' | 'kit';
+  hour: string;
+  views: number;
+}
+
+/** A request about a listing that reached a lead, with the request's source (migration 0063). */
+export interface ListingInquiryTable {
+  id: Generated<number>;
+  business_id: number;
+  property_id: number;
+  lead_id: number;
+  source: string | null;
+  created_at: string;
+}
+
+/** A change of a listing's price (€), written by a trigger (migration 0063). */
+export interface PropertyPriceChangeTable {
+  id: Generated<number>;
+  property_id: number;
+  field: 'price' | 'price_rent' | 'price_transfer';
+  old_price: number | null;
+  new_price: number | null;
+  changed_at: string;
+}
+
+/** An owner's report as composed and sent (migration 0063, CONTRACT §24): `figures` JSON never rewritten. */
+export interface OwnerReportTable {
+  id: Generated<number>;
+  business_id: number;
+  lead_id: number;
+  period_from: string;
+  period_to: string;
+  figures: string;
+  language: string;
+  message_id: number | null;
+  page_token_hash: string | null;
+  created_at: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
+  listing_views: ListingViewTable;
+  listing_inquiries: ListingInquiryTable;
+  property_price_changes: PropertyPriceChangeTable;
+  owner_reports: OwnerReportTable;
   mandates: MandateTable;
   mandate_links: MandateLinkTable;
   api_keys: ApiKeyTable;

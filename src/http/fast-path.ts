@@ -52,6 +52,7 @@ import type { KeyContext, KeyVerifier } from '../services/access/api-keys.ts';
 import { CACHE_CONTROL, codingFor, etagOf, noneMatch, type RepresentationSink, type Representations } from './conditional.ts';
 import { EXPOSED_HEADERS, presentedKey } from './auth.ts';
 import type { KeyRateLimit } from './rate-limit.ts';
+import { isPersonView, type ListingViews } from '../services/catalogue/listing-views.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -118,7 +119,12 @@ export interface FastPathOptions {
   metrics: boolean;
   /** The per-key limit shared with the full path; null when it is off. */
   rateLimit: KeyRateLimit | null;
+  /** Where a publishable key's read of one listing is counted as a view of the kit's detail (CONTRACT §24); none: not counted. */
+  listingViews?: ListingViews;
 }
+
+/** A listing's read, `/v1/ext/properties/{id}` and any query: its id. */
+const PROPERTY_READ = /^\/v1\/ext\/properties\/(\d{1,15})(?:\?|$)/;
 
 /** Answers exact repeats of cached reads before Fastify (see the module's comment). */
 export class FastPath implements RepresentationSink {
@@ -264,6 +270,10 @@ export class FastPath implements RepresentationSink {
     if (sent !== null) {
       out['content-type'] = JSON_TYPE;
       out['content-length'] = sent.length;
+    }
+    if (key.origins !== null && this.options.listingViews !== undefined && isPersonView('GET', headers)) {
+      const read = PROPERTY_READ.exec(url);
+      if (read !== null) this.options.listingViews.count(Number(read[1]), 'kit', now);
     }
     return { status, headers: out, body: sent, route, requestId, keyId: key.keyId, started };
   }

@@ -22,6 +22,8 @@ import type { MediaOptions } from './media.ts';
 import { alertDismissRoutes } from './routes/alert-dismiss.ts';
 import { alertPageRoutes } from './routes/alert-page.ts';
 import { listingPageRoutes } from './routes/listing-page.ts';
+import { ownerReportRoutes } from './routes/owner-report.ts';
+import type { ListingViews } from '../services/catalogue/listing-views.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.ts';
 import { viewingLinkRoutes } from './routes/viewing-link.ts';
 import { mandateLinkRoutes } from './routes/mandate-link.ts';
@@ -32,6 +34,8 @@ export interface PublicPagesOptions {
   /** The app's change watch: feeds are cached while the catalogue's version holds. */
   changes: ChangeWatch;
   media: MediaOptions;
+  /** Where the listing pages' views are counted (services/catalogue/listing-views.ts). */
+  listingViews: ListingViews;
   /** `INMO_PUBLIC_URL`, or null: links are then written from the configured origin rules (http/origin.ts). */
   publicUrl: string | null;
   /** Called after a listing page's inquiry has committed new jobs. */
@@ -79,11 +83,14 @@ export async function publicPages(app: FastifyInstance, options: PublicPagesOpti
     await pages.register(viewingLinkRoutes, { db });
     // Mandates' links to sign remotely (CONTRACT §24): the token is the credential.
     await pages.register(mandateLinkRoutes, { db });
+    // Owners' reports (CONTRACT §24): the token is the credential.
+    await pages.register(ownerReportRoutes, { db });
     // Listings' public pages and sheets, with their inquiry form: the token names the listing (CONTRACT §21).
     await pages.register(listingPageRoutes, {
       db,
       writes: pageWrites,
       media: options.media,
+      listingViews: options.listingViews,
       publicUrl: options.publicUrl,
       onJobsQueued: options.onJobsQueued,
       postsPerIpPerMinute: options.postsPerIpPerMinute,

@@ -33,6 +33,7 @@ import { FEED_PULLS } from '../services/catalogue/feeds/pulls.ts';
 import { EMAIL_PULLS } from '../services/leads/email-pulls.ts';
 import { restartPullChains } from '../services/scheduled-pulls.ts';
 import { expireDueMandates } from '../services/owners/mandates.ts';
+import { composeDueReports } from '../services/owners/owner-reports.ts';
 import type { WorkerSettings } from './settings.ts';
 
 const MINUTE_MS = 60_000;
@@ -154,6 +155,19 @@ export const SCHEDULES: readonly Schedule[] = [
       return expired;
     },
     failure: 'worker: expiring mandates failed; it is tried again in an hour',
+  },
+  {
+    name: 'owner_reports',
+    description:
+      'composes the reports due to owners with a signed mandate (every INMO_OWNER_REPORT_DAYS days, or the owner’s choice) once INMO_ALERT_HOUR has come in their business’s day (CONTRACT §24); their send_message jobs follow',
+    everyMs: HOUR_MS,
+    enabled: always,
+    async run({ db, now, settings, log }) {
+      const { messages } = await composeDueReports(db, now, settings);
+      if (messages.length) log({ reports: messages.length }, 'worker: composed owner reports');
+      return messages.length;
+    },
+    failure: 'worker: composing owner reports failed; it is tried again in an hour',
   },
   {
     name: 'pull_chains',

@@ -67,6 +67,7 @@ export const ChannelForm = Type.Object({
   template_valuation_cancelled: text(512),
   template_valuation_reminder: text(512),
   template_property_alert: text(512),
+  template_owner_report: text(512),
 });
 
 /** `POST /console/channel/test`: the number a test template goes to, as people type it. */

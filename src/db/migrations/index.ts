@@ -57,6 +57,7 @@ import * as m0059 from './0059_listing_owners.ts';
 import * as m0060 from './0060_owner_stages.ts';
 import * as m0061 from './0061_viewing_kinds.ts';
 import * as m0062 from './0062_mandates.ts';
+import * as m0063 from './0063_owner_reports.ts';
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -118,6 +119,7 @@ export const migrationProvider: MigrationProvider = {
       '0060_owner_stages': m0060,
       '0061_viewing_kinds': m0061,
       '0062_mandates': m0062,
+      '0063_owner_reports': m0063,
     };
   },
 };

@@ -8,7 +8,7 @@
 /**
  * The keys of a channel's `templates` setting (CONTRACT §20, §21): the approved template for each
  * purpose. `property_alert` is kept for alerts; the others are the viewing notices', `valuation_*`
- * those of an owner's valuation visit (CONTRACT §24).
+ * those of an owner's valuation visit, `owner_report` an owner's report's link (CONTRACT §24).
  */
 export const TEMPLATE_PURPOSES = [
   'viewing_scheduled',
@@ -20,6 +20,7 @@ export const TEMPLATE_PURPOSES = [
   'valuation_cancelled',
   'valuation_reminder',
   'property_alert',
+  'owner_report',
 ] as const;
 export type TemplatePurpose = (typeof TEMPLATE_PURPOSES)[number];
 

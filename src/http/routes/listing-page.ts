@@ -44,6 +44,7 @@
  * names the route's pattern.
  */
 import { randomBytes } from 'node:crypto';
+import { isPersonView, type ListingViews } from '../../services/catalogue/listing-views.ts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { urlEncodedForms } from '../form-body.ts';
 import rateLimit from '@fastify/rate-limit';
@@ -411,11 +412,13 @@ export const listingPageRoutes: FastifyPluginAsync<{
   db: Db;
   writes: LeadWrites;
   media: MediaOptions;
+  /** Where the page's views are counted for the owner's report (CONTRACT §24). */
+  listingViews: ListingViews;
   publicUrl: string | null;
   onJobsQueued: () => void;
   /** Inquiries per client IP per minute (0: no limit). */
   postsPerIpPerMinute: number;
-}> = async (app, { db, writes, media, publicUrl, onJobsQueued, postsPerIpPerMinute }) => {
+}> = async (app, { db, writes, media, listingViews, publicUrl, onJobsQueued, postsPerIpPerMinute }) => {
   const policy = pagePolicy(media.publicUrl);
   /** A stored photo's URL on the page: on this server (relative, so it follows the page's origin) or on the media's public base. */
   const urlOf = (key: string) => (media.publicUrl !== null ? `${media.publicUrl}/${key}` : `/media/${key}`);
@@ -450,6 +453,10 @@ export const listingPageRoutes: FastifyPluginAsync<{
     if (page === null) throw new InmoError('NOT_FOUND');
     if (page.state === 'gone') return send(reply, 410, 'listing-gone.eta', gonePage(token, lang, page.business));
     const offer = await pageViewingSlots(db, page.businessId, page.propertyId);
+    // A person's first sight of the page (not a form shown again, not a crawler or a preview).
+    if (status === 200 && state.notice === null && isPersonView(request.method, request.headers)) {
+      listingViews.count(page.propertyId, 'page');
+    }
     return send(reply, status, 'listing.eta', listingPage(token, page, state, nonce(), { offer, state: visit, submission: nonce() }));
   };
 

@@ -1,4 +1,5 @@
 /** GET /properties and GET /properties/{property_id} (spec §4.4, §4.5; CONTRACT §4, §5). */
+import { isPersonView, type ListingViews } from '../../services/catalogue/listing-views.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseLocationsJson, parseMapArea, type MapArea } from '../../domain/catalogue/geo.ts';
 import { cityKey } from '../../domain/catalogue/property-record.ts';
@@ -96,7 +97,9 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{
   schemas: Schemas;
   /** Where cached pages go to be answered again before Fastify (http/fast-path.ts); null: nowhere. */
   fastPath: RepresentationSink | null;
-}> = async (app, { db, catalogue, schemas, fastPath }) => {
+  /** Where the website kit's detail views are counted (a publishable key's reads, CONTRACT §24). */
+  listingViews: ListingViews;
+}> = async (app, { db, catalogue, schemas, fastPath, listingViews }) => {
   app.get(
     '/properties/changes',
     {
@@ -189,6 +192,8 @@ export const propertyRoutes: FastifyPluginAsyncTypebox<{
       const body = await catalogue.getJson(key.businessId, key.catalogueVersion, request.params.property_id, lang);
       if (body === undefined) throw new InmoError('PROPERTY_NOT_FOUND');
       request.readVersion = { of: 'catalogue', version: key.catalogueVersion };
+      // A publishable key's read is a website's visitor seeing the listing (the kit's detail).
+      if (key.origins !== null && isPersonView(request.method, request.headers)) listingViews.count(request.params.property_id, 'kit');
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof PropertyEnvelope>);
     },
   );

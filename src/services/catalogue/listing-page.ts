@@ -19,6 +19,7 @@
  *   portal e-mail's (operation, type, city, ±15 % of its price); a known phone or e-mail adds it
  *   to that lead (CONTRACT §22).
  */
+import { insertListingInquiry } from '../../db/repositories/listing-activity.ts';
 import type { Db } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findEmailSettings } from '../../db/repositories/email-out.ts';
@@ -212,7 +213,11 @@ export async function sendPageInquiry(
     notes: [message, `Ref. ${row.external_ref}`].filter(Boolean).join('\n'),
     consentText: LISTING_WORDS[context.lang].consent,
   });
-  const { outcome } = await createInquiryLead(writes, row.business_id, inquiry);
+  const { outcome, leadId } = await createInquiryLead(writes, row.business_id, inquiry);
+  // The request about the listing, for its owner's report (CONTRACT §24): after the lead, in a write of its own.
+  await writes.run((trx) =>
+    insertListingInquiry(trx, { business_id: row.business_id, property_id: row.id, lead_id: leadId, source: PAGE_SOURCE, created_at: nowRfc3339() }),
+  );
   return { outcome: 'sent', leadOutcome: outcome };
 }
 

@@ -38,6 +38,7 @@ import type { Db } from '../../db/database.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import * as repo from '../../db/repositories/inbound-email.ts';
+import { insertListingInquiry } from '../../db/repositories/listing-activity.ts';
 import { enqueueJob } from '../../db/repositories/jobs.ts';
 import { findLeadByEmail, findLeadByPhone } from '../../db/repositories/leads.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
@@ -351,6 +352,17 @@ async function settleIn(
   if (!moved) {
     if (from === 'not_understood') throw new InmoError('EMAIL_MESSAGE_HANDLED', { id: emailId });
     throw new Error(`inbound e-mail ${emailId} was settled by another run`);
+  }
+  if (outcome.lead_id && outcome.property_id) {
+    // A request about the listing that reached a lead: its owner's report counts it by portal (CONTRACT §24).
+    const email = await trx.selectFrom('inbound_emails').select(['business_id', 'parser']).where('id', '=', emailId).executeTakeFirstOrThrow();
+    await insertListingInquiry(trx, {
+      business_id: email.business_id,
+      property_id: outcome.property_id,
+      lead_id: outcome.lead_id,
+      source: email.parser === null || email.parser === 'generic' ? 'email' : email.parser,
+      created_at: at,
+    });
   }
   return { state: outcome.state, leadId: outcome.lead_id ?? null };
 }

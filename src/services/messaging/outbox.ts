@@ -24,6 +24,7 @@ const AUTHORS: { readonly [N in PurposeName]: string } = {
   'alert-digest': 'alert',
   'hand-send': 'agent',
   'mandate-link': 'mandate',
+  'owner-report': 'owner_report',
 };
 
 /** A message to queue. */

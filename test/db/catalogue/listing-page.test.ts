@@ -25,6 +25,7 @@ import { listingPageRoutes } from '../../../src/http/routes/listing-page.ts';
 import { FolderMediaStore } from '../../../src/media/store.ts';
 import { CLI } from '../../../src/services/access/audit.ts';
 import { listingPageToken } from '../../../src/services/catalogue/listing-page.ts';
+import { ListingViews } from '../../../src/services/catalogue/listing-views.ts';
 import { moveListing, switchListing } from '../../../src/services/catalogue/listings.ts';
 import { addPhotos } from '../../../src/services/catalogue/photos.ts';
 import { connectEmail } from '../../../src/services/messaging/email.ts';
@@ -370,6 +371,7 @@ describe("a listing's public page and sheet", () => {
           },
         },
         media: { store: new FolderMediaStore(mediaDir), publicUrl: null },
+        listingViews: new ListingViews(t.db),
         publicUrl: ORIGIN,
         onJobsQueued: () => {},
         postsPerIpPerMinute: 0,

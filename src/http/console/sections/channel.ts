@@ -61,6 +61,7 @@ const TEMPLATE_LABELS = {
   valuation_cancelled: 'channel_template_valuation_cancelled',
   valuation_reminder: 'channel_template_valuation_reminder',
   property_alert: 'channel_template_property_alert',
+  owner_report: 'channel_template_owner_report',
 } as const satisfies Record<TemplatePurpose, MessageKey>;
 
 /** The form's template fields, `template_<purpose>`, trimmed. */

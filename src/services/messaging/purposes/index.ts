@@ -11,6 +11,7 @@ import { findNoticeOfMessage } from '../../../db/repositories/viewing-notices.ts
 import { alertDigest } from './alert-digest.ts';
 import { handSend } from './hand-send.ts';
 import { mandateLink } from './mandate-link.ts';
+import { ownerReport } from './owner-report.ts';
 import type { Purpose, PurposeName } from './purpose.ts';
 import { reply } from './reply.ts';
 import { viewingNotice } from './viewing-notice.ts';
@@ -28,6 +29,7 @@ export const PURPOSES: { readonly [N in PurposeName]: Purpose } = {
   'alert-digest': alertDigest,
   'hand-send': handSend,
   'mandate-link': mandateLink,
+  'owner-report': ownerReport,
 };
 
 /** The purpose a stored outbound message is for. */
@@ -44,6 +46,8 @@ export async function purposeOf(db: Executor, message: MessageRow): Promise<Purp
       return (await findNoticeOfMessage(db, message.id))?.purpose === 'reminder' ? viewingReminder : viewingNotice;
     case mandateLink.author:
       return mandateLink;
+    case ownerReport.author:
+      return ownerReport;
     case handSend.author:
       return (await findDigestOrigin(db, message.id)) === HAND_ORIGIN ? handSend : reply;
     default:
