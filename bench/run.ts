@@ -40,7 +40,9 @@
  * cold and its 304 under load, on SQLite and PostgreSQL (bench/calendar.ts). `--only listing-search` times the console's listing search of
  * 203,090 listings with and without its index, on SQLite and PostgreSQL (bench/listing-search.ts).
  * `--only valuation [--listings N]` (not in the default run) values 50 homes over 200,000 listings on
- * both engines beside the candidates' query alone (bench/valuation.ts).
+ * both engines beside the candidates' query alone (bench/valuation.ts). `--only owner-reports [--owners N]`
+ * (not in the default run) composes the reports of 10,000 owners with 20,000 listings on both engines,
+ * with the event loop's delay meanwhile (bench/owner-reports.ts).
  * `--only alerts` (not in the default run: minutes at 100,000 leads) times a catalogue change
  * reaching 10,000 of 100,000 searching leads, queued and composed (bench/alerts.ts).
  *
@@ -66,6 +68,7 @@ import { listingsBench } from './listings.ts';
 import { viewingsBench } from './viewings.ts';
 import { calendarBench } from './calendar.ts';
 import { valuationBench } from './valuation.ts';
+import { ownerReportsBench } from './owner-reports.ts';
 import { alertsBench } from './alerts.ts';
 import { listingSearchBench } from './listing-search.ts';
 import { feedsBench } from './feeds.ts';
@@ -114,6 +117,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     db: { type: 'string' },
     listings: { type: 'string', default: '1000000' },
+    owners: { type: 'string', default: '10000' },
     scenario: { type: 'string' },
   },
 });
@@ -144,11 +148,12 @@ if (
     'listing-search',
     'alerts',
     'valuation',
+    'owner-reports',
     'scale',
   ].includes(ONLY)
 ) {
   throw new Error(
-    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-hostile, email-pull, viewings, calendar, listing-search, alerts, valuation or scale',
+    '--only must be reads, feed, leads, background, webhooks, events, areas, listings, feeds, idealista, embed, startup, email-inbound, email-hostile, email-pull, viewings, calendar, listing-search, alerts, valuation, owner-reports or scale',
   );
 }
 const ENGINE = options.db ?? (ONLY === 'scale' ? 'both' : 'sqlite');
@@ -446,6 +451,12 @@ async function main() {
   if (ONLY === 'valuation') {
     const count = options.listings === '1000000' ? 200_000 : Number(options.listings);
     process.stdout.write(`\n${(await valuationBench(WORK, count)).join('\n')}\n`);
+  }
+  // Seeding 10,000 owners and 20,000 listings per engine: only when asked for (issue 58).
+  if (ONLY === 'owner-reports') {
+    const owners = Number(options.owners);
+    if (!Number.isInteger(owners) || owners < 1) throw new Error(`--owners must be a whole number of at least 1, got ${options.owners}`);
+    process.stdout.write(`\n${(await ownerReportsBench(WORK, owners)).join('\n')}\n`);
   }
   compareWithLast();
 }

@@ -25,7 +25,7 @@ const HOMES = 50;
 const BATCH = 5000;
 
 /** A seeded pseudo-random sequence (mulberry32), so runs compare. */
-function random(seed: number) {
+export function random(seed: number) {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);

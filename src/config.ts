@@ -592,6 +592,14 @@ function shareFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): n
 }
 
 /**
+ * `INMO_OWNER_REPORT_DAYS`: the days between an owner's reports unless the owner chose (CONTRACT §24), at least 1, default 7.
+ * @throws Error naming the variable otherwise.
+ */
+export function ownerReportDaysFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  return intFromEnv(env, 'INMO_OWNER_REPORT_DAYS', DEFAULT_WORKER_SETTINGS.ownerReportDays, 1);
+}
+
+/**
  * `INMO_ALERT_HOUR`: the hour of the day's alert digests, 0–23 (business time), default 10.
  * @throws Error naming the variable otherwise.
  */
@@ -676,7 +684,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leadRetentionDays: env.INMO_LEAD_RETENTION_DAYS ? intFromEnv(env, 'INMO_LEAD_RETENTION_DAYS', 0, 1) : null,
     alertHour: alertHourFromEnv(env),
     viewingReminderHours: viewingReminderHoursFromEnv(env),
-    ownerReportDays: intFromEnv(env, 'INMO_OWNER_REPORT_DAYS', DEFAULT_WORKER_SETTINGS.ownerReportDays, 1),
+    ownerReportDays: ownerReportDaysFromEnv(env),
   };
   viewingRulesFromEnv(env);
   emailOutSettings(env);

@@ -388,6 +388,9 @@ export const LeadExport = Type.Object(
     mandates: Stored(
       'The mandates drafted for the lead as a listing’s owner (CONTRACT §24), by listing then version, each as kept: the terms (`fee_percent_bp` in hundredths of a percent, money in whole euros, booleans 0/1), its status, and once signed the signer’s name and document, how it was signed, the clause and the signature as `signature_png_base64`.',
     ),
+    owner_reports: Stored(
+      'The reports sent to the lead as an owner (CONTRACT §24), oldest first, each with its period, its language and its figures as composed and sent.',
+    ),
   },
   responding('Everything held on the lead (CONTRACT §18: access, GDPR Art. 15 and 20).'),
 );

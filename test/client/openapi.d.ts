@@ -1892,6 +1892,10 @@ export interface operations {
                         mandates: {
                             [key: string]: unknown;
                         }[];
+                        /** @description The reports sent to the lead as an owner (CONTRACT §24), oldest first, each with its period, its language and its figures as composed and sent. */
+                        owner_reports: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };

@@ -21,6 +21,8 @@ import { createLeadByHand } from '../../src/services/leads/leads.ts';
 import { defaultTerms, termsForm } from '../../src/domain/owners/mandates.ts';
 import { CLI } from '../../src/services/access/audit.ts';
 import { saveMandateDraft, signMandate } from '../../src/services/owners/mandates.ts';
+import { ComparableIndex, composeFigures } from '../../src/services/owners/owner-reports.ts';
+import { insertOwnerReport, listComparableListings, listListingsUnderMandate } from '../../src/db/repositories/owner-reports.ts';
 import { drawnSignature } from './signature.ts';
 import { loggedIn, userWithPassword } from './console.ts';
 import { importRecords, listing, propertyId, REPO_ROOT } from './db.ts';
@@ -140,6 +142,26 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
     CLI,
   );
   const zone = (await t.db.selectFrom('businesses').select('timezone').where('id', '=', t.businessId).executeTakeFirstOrThrow()).timezone;
+  // A report sent to it (CONTRACT §24), as composed now.
+  const reportAt = new Date().toISOString().replace('Z', '+00:00');
+  const figures = await composeFigures(
+    t.db,
+    await listListingsUnderMandate(t.db, [rosario]),
+    new ComparableIndex(await listComparableListings(t.db, t.businessId)),
+    { from: new Date(Date.now() - 7 * 86_400_000).toISOString().replace('Z', '+00:00'), to: reportAt },
+    zone,
+  );
+  const report = await insertOwnerReport(t.db, {
+    business_id: t.businessId,
+    lead_id: rosario,
+    period_from: figures.from,
+    period_to: figures.to,
+    figures: JSON.stringify(figures),
+    language: 'es',
+    message_id: null,
+    page_token_hash: null,
+    created_at: reportAt,
+  });
   const examples: Record<string, PageExample> = {
     '/console': { url: '/console', as: 'owner' },
     '/console/*': 'not a page',
@@ -153,6 +175,9 @@ export async function seedConsolePages(t: TestApp): Promise<Record<string, PageE
     '/console/leads/:lead_id': { url: `/console/leads/${carmen}`, as: 'owner' },
     '/console/leads/:lead_id/export': 'not a page',
     '/console/leads/:lead_id/valuation.pdf': 'not a page',
+    '/console/leads/:lead_id/reports/:report_id': { url: `/console/leads/${rosario}/reports/${report}`, as: 'owner' },
+    // An owner's page: its listings, mandates and reports.
+    '/console/leads/:lead_id (an owner)': { url: `/console/leads/${rosario}`, as: 'owner' },
     '/console/leads/:lead_id/erase': { url: `/console/leads/${lucia}/erase`, as: 'owner' },
     '/console/viewings/:id': { url: `/console/viewings/${beasViewing}`, as: 'owner' },
     '/console/keys': { url: '/console/keys', as: 'owner' },

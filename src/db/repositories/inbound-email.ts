@@ -262,3 +262,8 @@ export async function listAgencyAddresses(db: Executor, businessId: number): Pro
   const addresses = [...users.map((u) => u.email), settings?.from_address, settings?.reply_to];
   return new Set(addresses.filter((a): a is string => Boolean(a?.trim())).map((a) => a.trim().toLowerCase()));
 }
+
+/** A message's business and the parser that read it. */
+export async function findInboundEmailOrigin(db: Executor, id: number): Promise<{ business_id: number; parser: string | null }> {
+  return db.selectFrom('inbound_emails').select(['business_id', 'parser']).where('id', '=', id).executeTakeFirstOrThrow();
+}

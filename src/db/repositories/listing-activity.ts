@@ -26,7 +26,11 @@ export async function addListingViews(db: Executor, counts: readonly ViewCount[]
   const ids = [...new Set(counts.map((c) => c.property_id))];
   const existing = new Set<number>();
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await db.selectFrom('properties').select('id').where('id', 'in', ids.slice(i, i + BATCH)).execute();
+    const rows = await db
+      .selectFrom('properties')
+      .select('id')
+      .where('id', 'in', ids.slice(i, i + BATCH))
+      .execute();
     for (const row of rows) existing.add(row.id);
   }
   const kept = counts.filter((c) => existing.has(c.property_id));

@@ -264,7 +264,16 @@ export async function listReportsOfOwner(db: Executor, businessId: number, leadI
   return db
     .selectFrom('owner_reports as r')
     .leftJoin('messages as g', 'g.id', 'r.message_id')
-    .select(['r.id', 'r.period_from', 'r.period_to', 'r.language', 'r.created_at', 'r.figures', 'g.state as message_state', 'g.kind as message_kind'])
+    .select([
+      'r.id',
+      'r.period_from',
+      'r.period_to',
+      'r.language',
+      'r.created_at',
+      'r.figures',
+      'g.state as message_state',
+      'g.kind as message_kind',
+    ])
     .where('r.business_id', '=', businessId)
     .where('r.lead_id', '=', leadId)
     .orderBy('r.period_to', 'desc')

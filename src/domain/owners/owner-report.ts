@@ -141,11 +141,3 @@ export function priceHistory(
   for (const change of sorted) if (change.changed_at < to) history.push({ from: change.changed_at, price: change.new_price });
   return history;
 }
-
-/** The median of `values` (linear between the middle two), or null for none. */
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = (sorted.length - 1) / 2;
-  return (sorted[Math.floor(mid)] + sorted[Math.ceil(mid)]) / 2;
-}

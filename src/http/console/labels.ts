@@ -366,6 +366,7 @@ export const AUDIT_ACTION_LABEL = {
   'lead.export': 'audit_action_lead_export',
   'lead.erase': 'audit_action_lead_erase',
   'lead.owner_stage': 'audit_action_lead_owner_stage',
+  'lead.owner_report_days': 'audit_action_lead_owner_report_days',
   'property.withdraw': 'audit_action_property_withdraw',
   'property.owner': 'audit_action_property_owner',
   'calendar.create': 'audit_action_calendar_create',

@@ -8,11 +8,13 @@
  * is 404 `Not Found`, as any unknown path; the token is never logged (the log names the route).
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { Eta } from 'eta';
 import { DateTime } from 'luxon';
+import { inPackage } from '../../package-root.ts';
 import type { Db } from '../../db/database.ts';
 import { reportWords } from '../../domain/messaging/owner-report.ts';
 import { InmoError } from '../../errors.ts';
-import { readReportPage, type ReportPage } from '../../services/owners/owner-reports.ts';
+import { readReportPage, type ReportPage } from '../../services/owners/owner-report-pages.ts';
 import { headers, pagePolicy } from './listing-page.ts';
 
 /** The route's path. */
@@ -62,6 +64,14 @@ export function reportPageView(page: ReportPage) {
     period: `${day(page.figures.from)} – ${day(page.figures.to)}`,
     listings,
   };
+}
+
+const eta = new Eta({ views: inPackage('src', 'http', 'views'), autoEscape: true });
+
+/** A report's page as a whole HTML document, as the owner sees it (the console shows it so). */
+export function renderReportPage(page: ReportPage): string {
+  const view = reportPageView(page);
+  return eta.render('./layout', { ...view, body: eta.render('./owner-report', view) });
 }
 
 /** Registers `GET /o/:token` (see the module's comment). */

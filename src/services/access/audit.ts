@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = {
   'lead.erase': 'lead',
   // An owner moved on the owner board (CONTRACT §24): the target is the lead's id.
   'lead.owner_stage': 'lead',
+  // An owner's days between reports chosen (CONTRACT §24): the target is the lead's id.
+  'lead.owner_report_days': 'lead',
   'property.withdraw': 'property',
   // A listing's owner linked or unlinked (CONTRACT §24): the target is the listing, never the owner.
   'property.owner': 'property',

@@ -216,7 +216,13 @@ export async function sendPageInquiry(
   const { outcome, leadId } = await createInquiryLead(writes, row.business_id, inquiry);
   // The request about the listing, for its owner's report (CONTRACT §24): after the lead, in a write of its own.
   await writes.run((trx) =>
-    insertListingInquiry(trx, { business_id: row.business_id, property_id: row.id, lead_id: leadId, source: PAGE_SOURCE, created_at: nowRfc3339() }),
+    insertListingInquiry(trx, {
+      business_id: row.business_id,
+      property_id: row.id,
+      lead_id: leadId,
+      source: PAGE_SOURCE,
+      created_at: nowRfc3339(),
+    }),
   );
   return { outcome: 'sent', leadOutcome: outcome };
 }

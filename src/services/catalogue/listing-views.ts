@@ -24,7 +24,8 @@ export type ViewSource = 'page' | 'kit';
 export const FLUSH_MS = 30_000;
 
 /** Agents that fetch a page without a person reading it: crawlers, link previews (WhatsApp's, Slack's, …), tools. */
-const NOT_A_PERSON = /bot\b|bot\/|crawl|spider|slurp|preview|facebookexternalhit|whatsapp|embedly|curl\/|wget\/|python-|go-http-client|node-fetch|undici/i;
+const NOT_A_PERSON =
+  /bot\b|bot\/|crawl|spider|slurp|preview|facebookexternalhit|whatsapp|embedly|curl\/|wget\/|python-|go-http-client|node-fetch|undici/i;
 
 /** Whether a request is a person's view (see the module's comment). */
 export function isPersonView(method: string, headers: IncomingHttpHeaders): boolean {

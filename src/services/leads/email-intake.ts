@@ -355,7 +355,7 @@ async function settleIn(
   }
   if (outcome.lead_id && outcome.property_id) {
     // A request about the listing that reached a lead: its owner's report counts it by portal (CONTRACT §24).
-    const email = await trx.selectFrom('inbound_emails').select(['business_id', 'parser']).where('id', '=', emailId).executeTakeFirstOrThrow();
+    const email = await repo.findInboundEmailOrigin(trx, emailId);
     await insertListingInquiry(trx, {
       business_id: email.business_id,
       property_id: outcome.property_id,

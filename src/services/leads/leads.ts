@@ -37,6 +37,7 @@ import { inboundEmailsOfLead } from './email-intake.ts';
 import { viewingsOfLead } from '../viewings/reads.ts';
 import { visitSheetsOfLead } from '../viewings/visit-sheet.ts';
 import { mandatesOfOwner } from '../owners/mandates.ts';
+import { listReportsOfOwner } from '../../db/repositories/owner-reports.ts';
 
 /**
  * Records a lead by hand: type `demandante`, status `new`, source `manual`, active, rating 3.
@@ -228,6 +229,14 @@ export async function exportLead(db: Db, businessId: number, id: number, actor: 
     viewings: await viewingsOfLead(db, businessId, id),
     visit_sheets: await visitSheetsOfLead(db, id),
     mandates: await mandatesOfOwner(db, id),
+    owner_reports: (await listReportsOfOwner(db, businessId, id)).reverse().map((r) => ({
+      id: r.id,
+      period_from: r.period_from,
+      period_to: r.period_to,
+      language: r.language,
+      created_at: r.created_at,
+      figures: JSON.parse(r.figures) as unknown,
+    })),
   };
 }
 

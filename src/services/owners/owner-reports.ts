@@ -25,26 +25,25 @@ import type { OutboundPolicy } from '../../config.ts';
 import type { Db, Executor } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findLead } from '../../db/repositories/leads.ts';
-import { findMessage, type MessageRow } from '../../db/repositories/messaging.ts';
+import { findMessage } from '../../db/repositories/messaging.ts';
 import * as repo from '../../db/repositories/owner-reports.ts';
 import { transact } from '../../db/transaction.ts';
-import { hashToken, mintToken, TOKEN_FORM } from '../../domain/capability-token.ts';
-import { ownerReportEmail, ownerReportTemplateParameters } from '../../domain/messaging/owner-report.ts';
 import { storedTemplates } from '../../domain/messaging/templates.ts';
 import {
   leadsBySource,
-  median,
   nextReportDue,
+  REPORT_DAYS_CHOICES,
   priceHistory,
   wholeDays,
   type FirstContact,
   type ListingFigures,
   type OwnerReportFigures,
 } from '../../domain/owners/owner-report.ts';
-import { searchBox, valuate, type Candidate } from '../../domain/owners/valuation.ts';
+import { searchBox, SIZE_SPREAD, valuate, type Candidate } from '../../domain/owners/valuation.ts';
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { DEFAULT_TIME_ZONE } from '../../domain/viewings/hours.ts';
 import { InmoError } from '../../errors.ts';
+import { recordAudit, type AuditActor } from '../access/audit.ts';
 import { DEFAULT_WORKER_SETTINGS } from '../../worker-settings.ts';
 import { hourOf } from '../catalogue/listing-views.ts';
 import { deliverQueuedMessage, type DeliveryContext } from '../messaging/delivery.ts';
@@ -52,12 +51,6 @@ import { queueMessage } from '../messaging/outbox.ts';
 import { digestChannels, digestMessage, type DigestChannels } from '../messaging/purposes/alert-digest.ts';
 import { emailLanguage } from '../messaging/welcome.ts';
 import { findChannel } from '../../db/repositories/messaging.ts';
-
-/** The `author` of a report's message. */
-export const OWNER_REPORT_AUTHOR = 'owner_report';
-
-/** Path of a report's page on the server: `/o/<token>`. */
-export const REPORT_PAGE_PATH = '/o/';
 
 /** The last local hour (exclusive) at which the schedule still composes a due report. */
 const LAST_HOUR = 21;
@@ -67,8 +60,6 @@ const SENT_STATES = ['sent', 'delivered', 'read'];
 
 /** The job of a report the command sends itself waits this long before it looks, ms (as `alerts run`'s). */
 const RUN_NOW_JOB_DELAY_MS = 15 * 60_000;
-
-const DAY_MS = 86_400_000;
 
 /** Degrees of latitude in a cell of the comparables' grid: about 1 km. */
 const CELL_DEG = 0.009;
@@ -104,15 +95,31 @@ export class ComparableIndex {
   }): { count: number; median_m2: number } | null {
     if (!listing.type || !(listing.size > 0)) return null;
     const prefix = `${listing.type}|${listing.operation}|`;
-    const found = new Set<Candidate>(this.byPostal.get(prefix + (listing.postal_code?.trim() ?? '')) ?? []);
+    // Only those of the size band reach the domain's rules (which check it again): fewer objects made.
+    const min = listing.size * (1 - SIZE_SPREAD);
+    const max = listing.size * (1 + SIZE_SPREAD);
+    const found = new Set<Candidate>();
+    const add = (list: readonly Candidate[] | undefined) => {
+      if (list) for (const c of list) if (c.size >= min && c.size <= max) found.add(c);
+    };
+    add(this.byPostal.get(prefix + (listing.postal_code?.trim() ?? '')));
     if (listing.lat !== null && listing.lon !== null) {
       const box = searchBox({ lat: listing.lat, lon: listing.lon });
       const [r0, c0] = cellOf(box.minLat, box.minLon).split(':').map(Number);
       const [r1, c1] = cellOf(box.maxLat, box.maxLon).split(':').map(Number);
-      for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) for (const x of this.byCell.get(`${prefix}${r}:${c}`) ?? []) found.add(x);
+      for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) add(this.byCell.get(`${prefix}${r}:${c}`));
     }
     const valuation = valuate(
-      { id: listing.id, type: listing.type, operation: listing.operation, size: listing.size, bedrooms: null, postal_code: listing.postal_code, lat: listing.lat, lon: listing.lon },
+      {
+        id: listing.id,
+        type: listing.type,
+        operation: listing.operation,
+        size: listing.size,
+        bedrooms: null,
+        postal_code: listing.postal_code,
+        lat: listing.lat,
+        lon: listing.lon,
+      },
       [...found],
     );
     return valuation.range === null ? null : { count: valuation.comparables.length, median_m2: valuation.range.median_m2 };
@@ -151,6 +158,29 @@ function candidateOf(row: repo.ComparableRow, operation: 'venta' | 'alquiler'): 
   };
 }
 
+/** What a set of listings went through before an instant, read once for all of them (every owner of a chunk). */
+interface Activity {
+  contacts: Awaited<ReturnType<typeof repo.listListingContacts>>;
+  visits: Awaited<ReturnType<typeof repo.listDoneVisits>>;
+  matching: Awaited<ReturnType<typeof repo.listMatchingCounts>>;
+  changes: Awaited<ReturnType<typeof repo.listPriceChanges>>;
+}
+
+/** The activity of listings `ids` before `to` (RFC 3339): one statement of each kind for all. */
+async function readActivity(db: Executor, ids: readonly number[], to: string): Promise<Activity> {
+  const [contacts, visits, matching, changes] = await Promise.all([
+    repo.listListingContacts(db, ids, to),
+    repo.listDoneVisits(db, ids, to),
+    repo.listMatchingCounts(db, ids),
+    repo.listPriceChanges(db, ids, to),
+  ]);
+  return { contacts, visits, matching, changes };
+}
+
+/** An owner's listings' views in its period and before its end. */
+const viewsOf = (db: Executor, ids: readonly number[], period: { from: string; to: string }) =>
+  repo.listViewCounts(db, ids, hourOf(Date.parse(period.from)), hourOf(Date.parse(period.to)));
+
 /**
  * The figures of an owner's report for the period `from`–`to` (RFC 3339), read now.
  * @param listings the owner's listings under a signed mandate.
@@ -164,13 +194,19 @@ export async function composeFigures(
   timeZone: string,
 ): Promise<OwnerReportFigures> {
   const ids = listings.map((l) => l.id);
-  const [views, contacts, visits, matching, changes] = await Promise.all([
-    repo.listViewCounts(db, ids, hourOf(Date.parse(period.from)), hourOf(Date.parse(period.to))),
-    repo.listListingContacts(db, ids, period.to),
-    repo.listDoneVisits(db, ids, period.to),
-    repo.listMatchingCounts(db, ids),
-    repo.listPriceChanges(db, ids, period.to),
-  ]);
+  const [activity, views] = await Promise.all([readActivity(db, ids, period.to), viewsOf(db, ids, period)]);
+  return figuresOf(listings, activity, views, comparables, period, timeZone);
+}
+
+/** The figures of an owner's listings from what was read (see {@link composeFigures}). */
+function figuresOf(
+  listings: readonly repo.MandatedListingRow[],
+  { contacts, visits, matching, changes }: Activity,
+  views: Awaited<ReturnType<typeof repo.listViewCounts>>,
+  comparables: ComparableIndex,
+  period: { from: string; to: string },
+  timeZone: string,
+): OwnerReportFigures {
   const figures = listings.map((listing): ListingFigures => {
     const field = listing.operation === 'venta' ? 'price' : 'price_rent';
     const price = listing[field] === null ? null : Number(listing[field]);
@@ -294,128 +330,85 @@ export async function composeDueReports(
     const channels = await reportChannels(db, businessId);
     if (!channels.email && !channels.whatsapp) continue;
     const comparables = new ComparableIndex(await repo.listComparableListings(db, businessId));
-    for (const owner of list) {
-      const id = await composeOwnerReport(db, owner, comparables, channels, timeZone, { at, sendAt, days: owner.owner_report_days ?? settings.ownerReportDays });
-      if (id !== null) messages.push(id);
-      // A turn of the event loop between owners: requests are answered meanwhile.
+    for (let i = 0; i < list.length; i += OWNERS_PER_CHUNK) {
+      messages.push(...(await composeChunk(db, list.slice(i, i + OWNERS_PER_CHUNK), comparables, channels, timeZone, { at, sendAt })));
+      // A turn of the event loop between chunks: requests are answered meanwhile.
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
   return { messages, due };
 }
 
-/** One owner's report composed, stored and queued in one transaction. @returns its message's id, or null: no way to reach the owner, or nothing to report. */
-async function composeOwnerReport(
+/** Owners whose reports are composed and written together: one read of each kind and one transaction for all. */
+const OWNERS_PER_CHUNK = 50;
+
+/**
+ * The reports of `owners` composed, stored and queued, one transaction for them all.
+ * @returns the ids of the messages queued (none for an owner the business cannot reach, or with no listing left under mandate).
+ */
+async function composeChunk(
   db: Db,
-  owner: repo.ReportOwnerRow,
+  owners: readonly repo.ReportOwnerRow[],
   comparables: ComparableIndex,
   channels: DigestChannels,
   timeZone: string,
-  when: { at: string; sendAt: string; days: number },
-): Promise<number | null> {
-  const listings = await repo.listListingsUnderMandate(db, [owner.id]);
-  if (listings.length === 0) return null;
-  const period = { from: owner.last_to ?? owner.first_signed_at, to: when.at };
-  const figures = await composeFigures(db, listings, comparables, period, timeZone);
+  when: { at: string; sendAt: string },
+): Promise<number[]> {
+  const listings = await repo.listListingsUnderMandate(
+    db,
+    owners.map((o) => o.id),
+  );
+  if (listings.length === 0) return [];
+  const activity = await readActivity(
+    db,
+    listings.map((l) => l.id),
+    when.at,
+  );
+  const composed: Array<{ owner: repo.ReportOwnerRow; period: { from: string; to: string }; figures: OwnerReportFigures }> = [];
+  for (const owner of owners) {
+    const own = listings.filter((l) => l.owner_lead_id === owner.id);
+    if (own.length === 0) continue;
+    const period = { from: owner.last_to ?? owner.first_signed_at, to: when.at };
+    const views = await viewsOf(
+      db,
+      own.map((l) => l.id),
+      period,
+    );
+    composed.push({ owner, period, figures: figuresOf(own, activity, views, comparables, period, timeZone) });
+    // A turn of the event loop after each owner's figures: requests are answered meanwhile.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   return transact(db, async (trx) => {
-    const way = await digestMessage(trx, owner, channels);
-    if (way === null) return null;
-    const messageId = await queueMessage(trx, {
-      lead: owner,
-      purpose: 'owner-report',
-      kind: way.kind,
-      template: way.template,
-      language: way.language,
-      recipient: way.recipient,
-      at: when.at,
-      sendAt: when.sendAt,
-    });
-    if (messageId === undefined) return null;
-    await repo.insertOwnerReport(trx, {
-      business_id: owner.business_id,
-      lead_id: owner.id,
-      period_from: period.from,
-      period_to: period.to,
-      figures: JSON.stringify(figures),
-      language: emailLanguage(owner.preferred_language),
-      message_id: messageId,
-      page_token_hash: null,
-      created_at: when.at,
-    });
-    return messageId;
+    const ids: number[] = [];
+    for (const { owner, period, figures } of composed) {
+      const way = await digestMessage(trx, owner, channels);
+      if (way === null) continue;
+      const messageId = await queueMessage(trx, {
+        lead: owner,
+        purpose: 'owner-report',
+        kind: way.kind,
+        template: way.template,
+        language: way.language,
+        recipient: way.recipient,
+        at: when.at,
+        sendAt: when.sendAt,
+      });
+      if (messageId === undefined) continue;
+      await repo.insertOwnerReport(trx, {
+        business_id: owner.business_id,
+        lead_id: owner.id,
+        period_from: period.from,
+        period_to: period.to,
+        figures: JSON.stringify(figures),
+        language: emailLanguage(owner.preferred_language),
+        message_id: messageId,
+        page_token_hash: null,
+        created_at: when.at,
+      });
+      ids.push(messageId);
+    }
+    return ids;
   });
-}
-
-/** Days a report's period covers, whole (at least 1), for its words. */
-const periodDays = (report: { period_from: string; period_to: string }) => Math.max(1, Math.round((Date.parse(report.period_to) - Date.parse(report.period_from)) / DAY_MS));
-
-/** Mints the page token of a message's report (its hash kept): the absolute link, or null with no report. */
-async function mintReportLink(db: Executor, message: MessageRow, publicUrl: string) {
-  const report = await repo.findReportOfMessage(db, message.id);
-  if (!report) return null;
-  const { token, hash } = mintToken();
-  await repo.setReportToken(db, report.id, hash);
-  const origin = publicUrl.replace(/\/+$/, '');
-  return { report, url: `${origin}${REPORT_PAGE_PATH}${token}`, stored: `${origin}${REPORT_PAGE_PATH}…` };
-}
-
-/**
- * The e-mail of a report's message when its send is claimed, in the claim's transaction: a new page token.
- * @returns the words (the stored body without the token), or `{refused}` when the report is gone.
- */
-export async function writeOwnerReportEmail(
-  db: Executor,
-  message: MessageRow,
-  facts: { businessName: string; leadName: string | null; publicUrl: string },
-) {
-  const link = await mintReportLink(db, message, facts.publicUrl);
-  if (!link) return { refused: 'not sent: the report is gone' };
-  const words = { businessName: facts.businessName, ownerName: facts.leadName, days: periodDays(link.report) };
-  const email = ownerReportEmail(message.language ?? 'es', { ...words, url: link.url });
-  return { ...email, storedBody: ownerReportEmail(message.language ?? 'es', { ...words, url: link.stored }).text };
-}
-
-/** The `owner_report` template's content when its send is claimed: the owner's first name, the agency, the page's new link. */
-export async function ownerReportTemplate(db: Executor, message: MessageRow, publicUrl: string) {
-  const link = await mintReportLink(db, message, publicUrl);
-  const [lead, business] = await Promise.all([findLead(db, message.lead_id), findBusiness(db, message.business_id)]);
-  if (!link || !lead || !business) return { refused: 'not sent: the report is gone' };
-  const parameters = ownerReportTemplateParameters({ ownerName: lead.name, businessName: business.name, url: link.url });
-  const summary = `${message.template}: ${ownerReportTemplateParameters({ ownerName: lead.name, businessName: business.name, url: link.stored }).join(' · ')}`;
-  return { parameters, summary };
-}
-
-/** A report as its page shows it: the agency's name, the owner's language, the business's time zone and the figures as composed. */
-export interface ReportPage {
-  businessName: string;
-  language: string;
-  timeZone: string;
-  figures: OwnerReportFigures;
-}
-
-/** What `GET /o/<token>` shows, or null: no report of that token (404). */
-export async function readReportPage(db: Db, token: string): Promise<ReportPage | null> {
-  if (!TOKEN_FORM.test(token)) return null;
-  const report = await repo.findReportByToken(db, hashToken(token));
-  if (!report) return null;
-  return {
-    businessName: report.business_name,
-    language: report.language,
-    timeZone: report.timezone || DEFAULT_TIME_ZONE,
-    figures: JSON.parse(report.figures) as OwnerReportFigures,
-  };
-}
-
-/** A business's report as the console shows it (the same page), or null. */
-export async function readReportOfOwner(db: Db, businessId: number, leadId: number, reportId: number): Promise<ReportPage | null> {
-  const report = await repo.findOwnerReport(db, businessId, reportId);
-  if (!report || report.lead_id !== leadId) return null;
-  return {
-    businessName: report.business_name,
-    language: report.language,
-    timeZone: report.timezone || DEFAULT_TIME_ZONE,
-    figures: JSON.parse(report.figures) as OwnerReportFigures,
-  };
 }
 
 /** What `inmo owners report run` did (CONTRACT §24). */
@@ -464,10 +457,46 @@ export async function runOwnerReportsNow(
     else if (message?.last_error) errors.add(message.last_error);
   }
   const reasons: string[] = [];
-  if (due > messages.length) reasons.push(`${due - messages.length} owner(s) due have no e-mail address the business can write to nor a WhatsApp template to reach them`);
+  if (due > messages.length)
+    reasons.push(
+      `${due - messages.length} owner(s) due have no e-mail address the business can write to nor a WhatsApp template to reach them`,
+    );
   if (sent < messages.length) {
     const why = errors.size > 0 ? ` (${[...errors].join('; ')})` : '';
     reasons.push(`${messages.length - sent} report(s) not sent now${why}; their jobs retry them`);
   }
   return reasons.length > 0 ? { sent, owners: messages.length, reason: reasons.join('; ') } : { sent, owners: messages.length };
+}
+
+/** An owner's reports as its lead page lists them: newest first, with how the message carrying each stands. */
+export async function reportsOfOwner(db: Db, businessId: number, leadId: number) {
+  return (await repo.listReportsOfOwner(db, businessId, leadId)).map((r) => ({
+    id: r.id,
+    period_from: r.period_from,
+    period_to: r.period_to,
+    listings: (JSON.parse(r.figures) as OwnerReportFigures).listings.length,
+    message_state: r.message_state,
+    message_kind: r.message_kind,
+  }));
+}
+
+/**
+ * Sets an owner's days between reports (CONTRACT §24): 7, 14 or 30, or null for the
+ * installation's (`INMO_OWNER_REPORT_DAYS`); audited as `lead.owner_report_days`.
+ * @throws InmoError LEAD_NOT_FOUND (not an owner of the business); OWNER_REPORT_DAYS (422: another number).
+ */
+export async function setOwnerReportDays(
+  db: Db,
+  businessId: number,
+  leadId: number,
+  days: number | null,
+  actor: AuditActor,
+): Promise<void> {
+  if (days !== null && !(REPORT_DAYS_CHOICES as readonly number[]).includes(days)) throw new InmoError('OWNER_REPORT_DAYS');
+  await transact(db, async (trx) => {
+    const lead = await findLead(trx, leadId, businessId);
+    if (!lead || lead.type !== 'propietario') throw new InmoError('LEAD_NOT_FOUND', { id: leadId });
+    await repo.setOwnerReportDays(trx, businessId, leadId, days);
+    await recordAudit(trx, businessId, actor, 'lead.owner_report_days', leadId);
+  });
 }

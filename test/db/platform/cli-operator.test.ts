@@ -111,6 +111,7 @@ describe('help and version', () => {
         'email pull remove',
         'viewings calendar',
         'mandates list',
+        'owners report run',
       ].sort(),
     );
     for (const [name, command] of leaves) {

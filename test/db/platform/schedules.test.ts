@@ -60,6 +60,7 @@ describe('schedules', () => {
       ['alert_round', MINUTE],
       ['viewing_reminders', MINUTE],
       ['mandate_expiry', HOUR],
+      ['owner_reports', HOUR],
       ['pull_chains', 10 * MINUTE],
     ]);
     expect(SCHEDULES.find((s) => s.name === 'alert_round')!.dailyHour!({ alertHour: 7 } as WorkerSettings)).toBe(7);
@@ -93,6 +94,7 @@ describe('schedules', () => {
       lead_retention: 1,
       alert_round: 4,
       mandate_expiry: 2,
+      owner_reports: 2,
     });
     expect(await at(DAY - SECOND)).toMatchObject({ events_purge: 3, lead_retention: 1, alert_round: 5 });
     // A day: retention.
@@ -105,6 +107,7 @@ describe('schedules', () => {
       { name: 'inbound_emails_purge', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'lead_retention', last_run_at: toRfc3339(new Date(start + DAY)) },
       { name: 'mandate_expiry', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
+      { name: 'owner_reports', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'pull_chains', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
       { name: 'viewing_reminders', last_run_at: toRfc3339(new Date(start + DAY - SECOND)) },
     ]);
@@ -147,10 +150,11 @@ describe('schedules', () => {
       alert_round: 1,
       viewing_reminders: 0,
       mandate_expiry: 1,
+      owner_reports: 1,
       pull_chains: 1,
     });
     const names = (await db.selectFrom('schedule_runs').select('name').orderBy('name').execute()).map((r) => r.name);
-    expect(names).toEqual(['alert_round', 'events_purge', 'inbound_emails_purge', 'mandate_expiry', 'pull_chains']);
+    expect(names).toEqual(['alert_round', 'events_purge', 'inbound_emails_purge', 'mandate_expiry', 'owner_reports', 'pull_chains']);
   });
 });
 
@@ -224,6 +228,7 @@ describe('inmo jobs schedules', () => {
       ['alert_round', 60, 9, true, null],
       ['viewing_reminders', 60, null, false, null],
       ['mandate_expiry', 3600, null, true, null],
+      ['owner_reports', 3600, null, true, null],
       ['pull_chains', 600, null, true, null],
     ]);
     // Never run: due now; off: no next run.
@@ -241,6 +246,7 @@ describe('inmo jobs schedules', () => {
       ['alert_round', ran, '2030-05-04T10:01:00.000+00:00'],
       ['viewing_reminders', null, null],
       ['mandate_expiry', ran, '2030-05-04T11:00:00.000+00:00'],
+      ['owner_reports', ran, '2030-05-04T11:00:00.000+00:00'],
       ['pull_chains', ran, '2030-05-04T10:10:00.000+00:00'],
     ]);
     const human = await inmo(env, 'jobs', 'schedules');

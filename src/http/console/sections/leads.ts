@@ -76,6 +76,9 @@ import { bookFromForm, newViewingForm, type ViewingFormState } from '../viewing-
 import { viewingsOf } from '../../../services/viewings/console.ts';
 import { linkEmailListing } from '../../../services/leads/edit.ts';
 import { ownedListingIds, OWNER_TYPE } from '../../../services/catalogue/listing-owners.ts';
+import { reportsOfOwner, setOwnerReportDays } from '../../../services/owners/owner-reports.ts';
+import { REPORT_DAYS_CHOICES } from '../../../domain/owners/owner-report.ts';
+import { ownerReportDaysFromEnv } from '../../../config.ts';
 import { ownerStageOf } from '../../../domain/leads/owner-stages.ts';
 import { leadRequestSchemas } from '../../../schemas/lead-requests.ts';
 import {
@@ -242,7 +245,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
     status = 200,
     problem: MessageKey | null = null,
     /** The section the problem is about: the conversation, the lead's work, its notes or its follow-ups. */
-    problemAt: 'thread' | 'work' | 'notes' | 'follow' = 'thread',
+    problemAt: 'thread' | 'work' | 'notes' | 'follow' | 'owner' = 'thread',
     /** The viewing form as typed, after a refusal. */
     viewingForm?: ViewingFormState,
     /** The send form as posted, after a refusal. */
@@ -301,6 +304,16 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
         emailLink: emailLink ?? null,
         owned,
         ownerStage: ownerStageOf(full.lead.owner_stage),
+        // Its reports and how often they go (CONTRACT §24).
+        ownerReports:
+          owned === null
+            ? null
+            : {
+                days: full.lead.owner_report_days ?? null,
+                defaultDays: ownerReportDaysFromEnv(),
+                choices: REPORT_DAYS_CHOICES,
+                reports: await reportsOfOwner(db, full.lead.business_id, full.lead.id),
+              },
         lastSent,
         viewings,
         time: businessTime(zone, reply.request.consoleLanguage),
@@ -526,7 +539,7 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
       try {
         await act({ userId: session.userId, role: session.role, businessId: session.businessId }, full.lead.id, request.body, request);
       } catch (error) {
-        const at = anchor === 'h-notes' ? 'notes' : anchor === 'h-follow' ? 'follow' : 'work';
+        const at = anchor === 'h-notes' ? 'notes' : anchor === 'h-follow' ? 'follow' : anchor === 'h-owner-reports' ? 'owner' : 'work';
         if (error instanceof FormFault) return leadPage(reply, full, 422, error.problem, at);
         if (!(error instanceof InmoError) || error.status >= 500) throw error;
         const problem = messageKeyOf(WORK_PROBLEMS, error.code);
@@ -548,6 +561,17 @@ export async function leadPages(app: FastifyInstance, { db, onJobsQueued, public
       if (faults.length > 0) throw new InmoError('LEAD_STATUS_INVALID');
       return changeLeadStatus(db, actor, leadId, value.status, value.reason);
     }, 'h-work'),
+  );
+  app.post<{ Params: { lead_id: string } }>(
+    '/leads/:lead_id/owner-reports',
+    csrfChecked,
+    workAction((actor, leadId, body) => {
+      const days = field(body, 'days');
+      const chosen = days === '' ? null : Number(days);
+      if (chosen !== null && !(REPORT_DAYS_CHOICES as readonly number[]).includes(chosen))
+        throw new FormFault('lead_owner_report_days_refused');
+      return setOwnerReportDays(db, actor.businessId, leadId, chosen, { type: 'user', id: actor.userId });
+    }, 'h-owner-reports'),
   );
   app.post<{ Params: { lead_id: string } }>(
     '/leads/:lead_id/notes',

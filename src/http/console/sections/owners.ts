@@ -5,12 +5,16 @@
  * back to the board, or shows it again with the reason and status 422, nothing changed.
  * `GET /leads/:lead_id/valuation.pdf?property=ID` is the valuation report of the owner's listing
  * (services/owners/valuations.ts); a listing not the owner's is a 404.
+ * `GET /leads/:lead_id/reports/:report_id` is a report sent to the owner, as the owner's page shows
+ * it (http/routes/owner-report.ts); another owner's is a 404.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OWNER_STAGES } from '../../../domain/leads/owner-stages.ts';
 import { InmoError } from '../../../errors.ts';
 import { moveOwnerStage, ownerBoard } from '../../../services/leads/owners.ts';
 import { valuationPdf } from '../../../services/owners/valuations.ts';
+import { readReportOfOwner } from '../../../services/owners/owner-report-pages.ts';
+import { renderReportPage } from '../../routes/owner-report.ts';
 import { csrfCheckedRoute, field, idParam, query, type ConsoleDeps } from '../forms.ts';
 import { labelOf, OWNER_STAGE_LABEL } from '../labels.ts';
 import { render, sendPdf } from '../page.ts';
@@ -57,6 +61,16 @@ export async function ownerPages(app: FastifyInstance, { db }: ConsoleDeps): Pro
       return board(request, reply, request.t(REFUSALS[error.code as keyof typeof REFUSALS]), 422);
     }
     return reply.code(303).header('location', `/console/owners?moved=${leadId}#owner-${leadId}`).send();
+  });
+
+  // A report sent to an owner (CONTRACT §24), as the owner sees it: in the owner's language, as composed.
+  app.get<{ Params: { lead_id: string; report_id: string } }>('/leads/:lead_id/reports/:report_id', async (request, reply) => {
+    const leadId = idParam(request.params.lead_id);
+    const reportId = idParam(request.params.report_id);
+    if (leadId === null || reportId === null) throw new InmoError('NOT_FOUND');
+    const page = await readReportOfOwner(db, request.consoleSession!.businessId, leadId, reportId);
+    if (page === null) throw new InmoError('NOT_FOUND');
+    return reply.code(200).type('text/html; charset=utf-8').send(renderReportPage(page));
   });
 
   // The valuation report of an owner's listing (CONTRACT §24): an A4 PDF in the console's language.

@@ -5,7 +5,7 @@
  * that fails. With the unsubscribe link: it is a regular message the owner may stop.
  */
 import { emailOutSettings } from '../../../config.ts';
-import { OWNER_REPORT_AUTHOR, ownerReportTemplate, writeOwnerReportEmail } from '../../owners/owner-reports.ts';
+import { OWNER_REPORT_AUTHOR, ownerReportTemplate, writeOwnerReportEmail } from '../../owners/owner-report-pages.ts';
 import type { Purpose } from './purpose.ts';
 
 export const ownerReport: Purpose = {

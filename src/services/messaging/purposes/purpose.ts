@@ -20,7 +20,8 @@ import type { Db, Executor } from '../../../db/database.ts';
 import type { MessageRow } from '../../../db/repositories/messaging.ts';
 
 /** The purposes of a message to a person. */
-export type PurposeName = 'welcome' | 'reply' | 'viewing-notice' | 'viewing-reminder' | 'alert-digest' | 'hand-send' | 'mandate-link' | 'owner-report';
+export type PurposeName =
+  'welcome' | 'reply' | 'viewing-notice' | 'viewing-reminder' | 'alert-digest' | 'hand-send' | 'mandate-link' | 'owner-report';
 
 /** What an e-mail's words are written from, when its send is claimed. */
 export interface EmailFacts {
