@@ -49,6 +49,7 @@ import { KeyVerifier } from './services/access/api-keys.ts';
 import { LeadPages } from './services/leads/leads.ts';
 import { FastPath, SANE_REQUEST_ID } from './http/fast-path.ts';
 import { ListingViews } from './services/catalogue/listing-views.ts';
+import { valuationRoutes } from './http/routes/valuations.ts';
 import { boundConnections, CONNECTIONS_CHECKING_INTERVAL_MS, discardRefusedBodies, watchBody } from './http/connections.ts';
 import lightMyRequest, { type InjectOptions } from 'light-my-request';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -335,6 +336,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         fastPath,
       });
       await api.register(viewingRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}), schemas });
+      await api.register(valuationRoutes, { db: options.db, writes, onJobsQueued: options.onJobsQueued ?? (() => {}), schemas });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

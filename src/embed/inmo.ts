@@ -9,6 +9,8 @@
  * - `<inmo-rental-form>`: the compact rental form, sent to `POST /leads/ingest`.
  * - `<inmo-viewing-form property-id>`: "Pedir visita" (CONTRACT §20): a listing's free times and
  *   the person's details, sent to `POST /viewings`; `<inmo-property>` opens one from its button.
+ * - `<inmo-valuation>`: "¿Cuánto vale tu casa?" (CONTRACT §24): the home's address, postal code,
+ *   type, size and bedrooms and the owner's details, sent to `POST /valuations`; shows the range.
  *
  * Each takes `api` (the base URL ending in `/v1/ext`), `key` and `lang` (`es` by default; `en`,
  * and `fr`, `de`, `it`, `gb`, `ge`, which the catalogue elements pass to the API for listings'
@@ -58,6 +60,30 @@ const TEXTS = {
     slotTaken: 'Ese horario se acaba de ocupar. Elige otro de la lista, que ya está al día.',
     slotsFailed: 'No se han podido cargar los horarios libres. Inténtalo de nuevo en unos minutos.',
     requested: '¡Gracias! Hemos recibido tu petición de visita para el {when}. Un agente te la confirmará pronto.',
+    valuationForm: '¿Cuánto vale tu casa?',
+    address: 'Dirección (calle y número)',
+    postalCode: 'Código postal',
+    propertyType: 'Tipo de inmueble',
+    size: 'Superficie (m²)',
+    rooms: 'Dormitorios',
+    choose: 'Elige una opción',
+    badPostalCode: 'Escribe un código postal de 5 cifras, por ejemplo 28010.',
+    badSize: 'Escribe los metros cuadrados, por ejemplo 85.',
+    valueIt: 'Calcular el valor',
+    perMonth: ' al mes',
+    valued:
+      'Según los inmuebles parecidos de tu zona, tu vivienda podría valer entre {low} y {high}. Te llamaremos para afinar la valoración.',
+    notValued: 'Aún no tenemos bastantes inmuebles parecidos en tu zona para darte un rango: te llamaremos con una valoración.',
+    valuationConsent: 'Acepto que la agencia me contacte por WhatsApp, teléfono o correo sobre la valoración de mi vivienda.',
+    type_apartamento: 'Piso o apartamento',
+    type_casa: 'Casa o chalet',
+    type_local: 'Local',
+    type_oficina: 'Oficina',
+    type_nave: 'Nave',
+    type_terreno: 'Terreno',
+    type_aparcamiento: 'Garaje',
+    type_almacenaje: 'Trastero',
+    type_edificio: 'Edificio',
     at: 'a las',
     locale: 'es-ES',
   },
@@ -95,6 +121,29 @@ const TEXTS = {
     slotTaken: 'That time has just been taken. Choose another from the list, which is now up to date.',
     slotsFailed: 'The free times could not be loaded. Try again in a few minutes.',
     requested: 'Thank you! We have received your request for a viewing on {when}. An agent will confirm it soon.',
+    valuationForm: 'What is your home worth?',
+    address: 'Address (street and number)',
+    postalCode: 'Postal code',
+    propertyType: 'Type of property',
+    size: 'Floor area (m²)',
+    rooms: 'Bedrooms',
+    choose: 'Choose one',
+    badPostalCode: 'Enter a 5-digit postal code, e.g. 28010.',
+    badSize: 'Enter the square metres, e.g. 85.',
+    valueIt: 'Work out its value',
+    perMonth: ' a month',
+    valued: 'From similar homes in your area, your home could be worth between {low} and {high}. We will call you to refine the valuation.',
+    notValued: 'We do not have enough similar homes in your area to give you a range yet: we will call you with a valuation.',
+    valuationConsent: 'I agree that the agency contacts me by WhatsApp, phone or email about the valuation of my home.',
+    type_apartamento: 'Flat or apartment',
+    type_casa: 'House',
+    type_local: 'Shop',
+    type_oficina: 'Office',
+    type_nave: 'Warehouse',
+    type_terreno: 'Land',
+    type_aparcamiento: 'Parking space',
+    type_almacenaje: 'Storage room',
+    type_edificio: 'Building',
     at: 'at',
     locale: 'en-GB',
   },
@@ -119,8 +168,10 @@ button[disabled]{opacity:.7;cursor:progress}
 interface Field {
   name: string;
   /** `slots`: a viewing's free times, as a select grouped by day. */
-  kind: 'text' | 'tel' | 'email' | 'textarea' | 'date' | 'number' | 'checkbox' | 'slots';
+  kind: 'text' | 'tel' | 'email' | 'textarea' | 'date' | 'number' | 'checkbox' | 'slots' | 'choice';
   required?: boolean;
+  /** A `choice`'s values, each labelled by the text `<name>_<value>` … of {@link TEXTS}. */
+  options?: readonly string[];
   autocomplete?: string;
 }
 
@@ -153,6 +204,10 @@ abstract class InmoForm extends HTMLElement {
   protected abstract request(values: Map<string, string>, consent: object, submission: Submission): { path: string; body: object };
   /** API field names (in `loc`) → this form's input names. */
   protected abstract readonly apiFields: Record<string, string>;
+  /** The consent's words unless the page gives its own (`consent-text`). */
+  protected readonly consentKey: TextKey = 'consent';
+  /** The submit button's words. */
+  protected readonly sendKey: TextKey = 'send';
 
   private form: HTMLFormElement | null = null;
   private pending: (Submission & { values: string }) | null = null;
@@ -183,8 +238,15 @@ abstract class InmoForm extends HTMLElement {
         form.append(h('label', { for: id }, this.t(field.name as TextKey)), h('textarea', { ...attrs, rows: '4' }), error);
       } else if (field.kind === 'slots') {
         form.append(h('label', { for: id }, this.t(field.name as TextKey)), h('select', attrs), error);
+      } else if (field.kind === 'choice') {
+        const options = (field.options ?? []).map((value) => h('option', { value }, this.t(`type_${value}` as TextKey)));
+        form.append(
+          h('label', { for: id }, this.t(field.name as TextKey)),
+          h('select', attrs, h('option', { value: '' }, this.t('choose')), ...options),
+          error,
+        );
       } else if (field.kind === 'checkbox') {
-        const text = this.getAttribute('consent-text') ?? this.t('consent');
+        const text = this.getAttribute('consent-text') ?? this.t(this.consentKey);
         form.append(h('label', { class: 'check' }, h('input', { ...attrs, type: 'checkbox', value: '1' }), text), error);
       } else {
         const type = field.kind === 'number' ? 'text' : field.kind;
@@ -192,7 +254,7 @@ abstract class InmoForm extends HTMLElement {
         form.append(h('label', { for: id }, this.t(field.name as TextKey)), h('input', { ...attrs, ...extra, type }), error);
       }
     }
-    form.append(h('button', { type: 'submit' }, this.t('send')), h('p', { class: 'status', role: 'status', 'aria-live': 'polite' }));
+    form.append(h('button', { type: 'submit' }, this.t(this.sendKey)), h('p', { class: 'status', role: 'status', 'aria-live': 'polite' }));
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.submit();
@@ -213,8 +275,8 @@ abstract class InmoForm extends HTMLElement {
     return null;
   }
 
-  /** The thank-you once sent: `known` when the API said the person was already known. */
-  protected thanks(known: boolean): string {
+  /** The thank-you once sent: `known` when the API said the person was already known; `answer` the API's body. */
+  protected thanks(known: boolean, _answer: unknown): string {
     return this.t(known ? 'known' : 'sent');
   }
 
@@ -273,7 +335,7 @@ abstract class InmoForm extends HTMLElement {
     const consent = {
       marketing: this.hasAttribute('consent-marketing'),
       whatsapp: true,
-      text: this.getAttribute('consent-text') ?? this.t('consent'),
+      text: this.getAttribute('consent-text') ?? this.t(this.consentKey),
       ...(this.getAttribute('consent-version') ? { version: this.getAttribute('consent-version') } : {}),
     };
     // The same submission sent again (a retry after a failure) keeps its key and its body: one lead at most.
@@ -302,7 +364,7 @@ abstract class InmoForm extends HTMLElement {
         if (response.status === 409 && !known) throw new Error('in flight');
         // A publishable key is not told whether the person was known (CONTRACT §13): `received`.
         const outcome = known ? 'exists' : (response.headers.get('Inmo-Lead-Outcome') ?? 'received');
-        this.done(this.thanks(known), { ...(answer?.lead_id ? { lead_id: answer.lead_id } : {}), outcome });
+        this.done(this.thanks(known, answer), { ...(answer?.lead_id ? { lead_id: answer.lead_id } : {}), outcome });
         return;
       }
       this.show(response.status === 422 ? this.refusal(answer?.detail) : { fields: new Map(), general: this.t('failed') });
@@ -543,7 +605,92 @@ class InmoViewingForm extends InmoForm {
   }
 }
 
+/** The property types an owner may ask a valuation for (the catalogue's, spec §2.2). */
+const VALUATION_TYPES = ['apartamento', 'casa', 'local', 'oficina', 'nave', 'terreno', 'aparcamiento', 'almacenaje', 'edificio'] as const;
+
+/** A valuation's range as `POST /valuations` answers it (CONTRACT §24). */
+interface ValuationAnswer {
+  valuation?: { operation: 'venta' | 'alquiler'; range: { low: number; high: number } | null };
+}
+
+/**
+ * `<inmo-valuation>` ("¿Cuánto vale tu casa?", CONTRACT §24): the home's address, postal code,
+ * type, floor area and bedrooms, and the owner's name, phone, e-mail and consent, sent to `POST
+ * /valuations` (`operation` attribute `venta` by default, or `alquiler`); the answer shows the
+ * suggested range, or says an agent will call when the area has too few comparables. The owner
+ * becomes a `propietario` lead of the agency.
+ */
+class InmoValuation extends InmoForm {
+  protected readonly label = 'valuationForm' as const;
+  protected override readonly consentKey = 'valuationConsent' as const;
+  protected override readonly sendKey = 'valueIt' as const;
+  protected readonly fields: Field[] = [
+    { name: 'address', kind: 'text', required: true, autocomplete: 'street-address' },
+    { name: 'postalCode', kind: 'text', required: true, autocomplete: 'postal-code' },
+    { name: 'propertyType', kind: 'choice', required: true, options: VALUATION_TYPES },
+    { name: 'size', kind: 'number', required: true },
+    { name: 'rooms', kind: 'number' },
+    ...CONTACT,
+    { name: 'consent', kind: 'checkbox', required: true },
+  ];
+  protected readonly apiFields = {
+    address: 'address',
+    postal_code: 'postalCode',
+    property_type: 'propertyType',
+    size_total: 'size',
+    bedrooms: 'rooms',
+    name: 'name',
+    phone_number_1: 'phone',
+    personal_email: 'email',
+    consent: 'consent',
+  };
+
+  /** A postal code of 5 digits and a floor area the API reads, checked here before sending. */
+  protected override check(values: Map<string, string>): Map<string, string> {
+    const faults = super.check(values);
+    const postal = values.get('postalCode')!.trim();
+    if (postal !== '' && !/^\d{5}$/.test(postal)) faults.set('postalCode', this.t('badPostalCode'));
+    const size = values.get('size')!.trim();
+    if (size !== '' && !(Number(size.replace(',', '.')) >= 10)) faults.set('size', this.t('badSize'));
+    const rooms = values.get('rooms')!.trim();
+    if (rooms !== '' && !/^\d{1,2}$/.test(rooms)) faults.set('rooms', this.t('badSize'));
+    return faults;
+  }
+
+  protected request(values: Map<string, string>, consent: object) {
+    const text = (name: string) => values.get(name)!.trim();
+    const rooms = text('rooms');
+    return {
+      path: '/valuations',
+      body: {
+        address: text('address'),
+        postal_code: text('postalCode'),
+        property_type: text('propertyType'),
+        operation: this.getAttribute('operation') === 'alquiler' ? 'alquiler' : 'venta',
+        size_total: Number(text('size').replace(',', '.')),
+        ...(rooms ? { bedrooms: Number(rooms) } : {}),
+        name: text('name'),
+        phone_number_1: text('phone'),
+        ...(text('email') ? { personal_email: text('email') } : {}),
+        source: this.source(),
+        sourcePage: location.href,
+        consent,
+      },
+    };
+  }
+
+  /** The range in the page's language (euros without cents; a rent a month), or that an agent will call. */
+  protected override thanks(_known: boolean, answer: unknown): string {
+    const valuation = (answer as ValuationAnswer | null)?.valuation;
+    if (!valuation?.range) return this.t('notValued');
+    const euros = (n: number) =>
+      `${n.toLocaleString(this.t('locale'), { maximumFractionDigits: 0 })} €${valuation.operation === 'alquiler' ? this.t('perMonth') : ''}`;
+    return this.t('valued').replace('{low}', euros(valuation.range.low)).replace('{high}', euros(valuation.range.high));
+  }
+}
+
 for (const [name, element] of [
+  ['inmo-valuation', InmoValuation],
   ['inmo-inquiry-form', InmoInquiryForm],
   ['inmo-rental-form', InmoRentalForm],
   ['inmo-viewing-form', InmoViewingForm],

@@ -227,7 +227,31 @@ export function leadRequestSchemas(limits: Limits) {
     },
     { description: 'The fields to change; those left out keep their values.' },
   );
-  return { InquiryBody, IngestBody, LeadPatchBody };
+  /** `POST /valuations` (CONTRACT §24): the home an owner asks a price for, and the owner, as an inquiry names a person. */
+  const ValuationBody = Type.Object({
+    address: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      'x-not-blank': true,
+      description: 'The home’s street and number, as the owner writes it.',
+    }),
+    postal_code: Type.String({ pattern: '^[0-9]{5}$', description: 'The home’s Spanish postal code: comparables are read in it.' }),
+    property_type: Literals(PROPERTY_TYPES, { description: 'The catalogue’s type of the home.' }),
+    operation: Type.Optional(
+      Literals(['venta', 'alquiler'] as const, { default: 'venta', description: 'Sell (`venta`, the default) or let (`alquiler`).' }),
+    ),
+    size_total: Type.Number({ minimum: 10, maximum: 100000, description: 'Built area, m².' }),
+    bedrooms: Opt(Type.Integer({ minimum: 0, maximum: 50, description: 'Bedrooms.' })),
+    name: InquiryBody.properties.name,
+    phone_number_1: InquiryBody.properties.phone_number_1,
+    personal_email: Text(),
+    preferred_language: InquiryBody.properties.preferred_language,
+    source: Text('Lead source; default `web`.'),
+    sourcePage: Text('URL of the submitting page; added to the notes.'),
+    consent: Consent,
+  });
+
+  return { InquiryBody, IngestBody, LeadPatchBody, ValuationBody };
 }
 
 /** Shapes do not depend on the limits, only bounds do. */

@@ -10,7 +10,8 @@
  *
  * Schema options understood besides JSON Schema's own:
  * - `'x-case-insensitive': true` on a union of string literals: the input is lower-cased first;
- * - `'x-not-blank': true` on a string: `minLength` counts characters after trimming white space.
+ * - `'x-not-blank': true` on a string: `minLength` counts characters after trimming white space;
+ * - `pattern` on a string: Pydantic's `string_pattern_mismatch` (the schemas' own, linear expressions).
  */
 import { Kind, type TSchema } from '@sinclair/typebox';
 import { parseRfc3339 } from '../domain/time.ts';
@@ -32,6 +33,14 @@ const INT_TEXT = /^\s*[+-]?\d+(\.0*)?\s*$/;
 const FLOAT_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 /** Python repr of a string: what Pydantic prints inside `expected`. */
+/** Each schema pattern compiled once. */
+const PATTERNS = new Map<string, RegExp>();
+const patternOf = (pattern: string): RegExp => {
+  let compiled = PATTERNS.get(pattern);
+  if (compiled === undefined) PATTERNS.set(pattern, (compiled = new RegExp(pattern, 'u')));
+  return compiled;
+};
+
 function pyRepr(value: unknown): string {
   return typeof value === 'string' ? `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(value);
 }
@@ -176,6 +185,12 @@ function check(schema: TSchema, value: unknown, loc: Where, source: InputSource,
       if (schema.maxLength !== undefined && longerThan(value, schema.maxLength)) {
         return addIssue(issues, loc, value, 'string_too_long', `String should have at most ${plural(schema.maxLength, 'character')}`, {
           max_length: schema.maxLength,
+        });
+      }
+      // Pydantic's words for a `pattern` (the schemas' patterns are simple, linear expressions).
+      if (schema.pattern !== undefined && !patternOf(schema.pattern).test(value)) {
+        return addIssue(issues, loc, value, 'string_pattern_mismatch', `String should match pattern '${schema.pattern}'`, {
+          pattern: schema.pattern,
         });
       }
       return value;

@@ -273,6 +273,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/valuations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Value a home and keep its owner as a lead
+         * @description What the website kit’s `<inmo-valuation>` sends (CONTRACT §24): the suggested range from the business’s comparables in the postal code, and the owner stored as a `propietario` lead with the home’s facts and the range in its notes. A known phone gets the range too, its request kept as an interaction (CONTRACT §22).
+         */
+        post: operations["createValuation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2841,6 +2861,164 @@ export interface operations {
                 };
             };
             /** @description Too many requests: of this key in the last minute (or, on POST, from this client address), or of this publishable key’s viewing requests in the last 24 hours (`INMO_VIEWING_REQUESTS_PER_DAY`). `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (the per-minute limits). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+        };
+    };
+    createValuation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (CONTRACT §13): for 24 h, the same key with the same body gets the first response again (with `Idempotent-Replayed: true`) and never creates a second lead or viewing; with another body, 422; while the first request runs, 409 with `Retry-After: 1`. Printable ASCII, e.g. a UUID per form submission.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The home’s street and number, as the owner writes it. */
+                    address: string;
+                    /** @description The home’s Spanish postal code: comparables are read in it. */
+                    postal_code: string;
+                    /**
+                     * @description The catalogue’s type of the home.
+                     * @enum {string}
+                     */
+                    property_type: "apartamento" | "casa" | "local" | "nave" | "almacenaje" | "oficina" | "terreno" | "aparcamiento" | "edificio";
+                    /**
+                     * @description Sell (`venta`, the default) or let (`alquiler`).
+                     * @default venta
+                     * @enum {string}
+                     */
+                    operation?: "venta" | "alquiler";
+                    /** @description Built area, m². */
+                    size_total: number;
+                    bedrooms?: number | null;
+                    /** @description Contact’s full name. */
+                    name: string;
+                    /** @description Primary phone; normalised to E.164, read as Spanish without a `+`. */
+                    phone_number_1: string;
+                    personal_email?: string | null;
+                    preferred_language?: ("es" | "gb" | "fr" | "ge" | "it") | null;
+                    source?: string | null;
+                    sourcePage?: string | null;
+                    consent?: {
+                        /** @description Whether the person agreed to commercial communications. */
+                        marketing: boolean;
+                        /** @description Whether the person agreed to WhatsApp messages; `false`: none is ever sent to them. */
+                        whatsapp: boolean;
+                        text?: string | null;
+                        version?: string | null;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The home was valued and the owner stored as a `propietario` lead (or, known, their request kept). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        /** @description Name of the business that owns the key. */
+                        authenticated_as: string;
+                        valuation: {
+                            operation: "venta" | "alquiler";
+                            /** @description Comparable listings found (same type and operation, ±25 % size, same postal code). */
+                            comparables: number;
+                            /** @description The suggested range; null with fewer than 3 comparables (an agent calls instead). */
+                            range: {
+                                /** @description €: the lower end (the 25th percentile of the comparables’ adjusted price per m², times the size); a monthly rent for `alquiler`. */
+                                low: number;
+                                /** @description €: the median. */
+                                median: number;
+                                /** @description €: the upper end (the 75th percentile). */
+                                high: number;
+                                /** @description €/m² at the lower end. */
+                                low_m2: number;
+                                /** @description €/m², the median. */
+                                median_m2: number;
+                                /** @description €/m² at the upper end. */
+                                high_m2: number;
+                            } | null;
+                        };
+                        /** @description The owner’s lead (created, completed or known). Secret keys only (CONTRACT §13). */
+                        lead_id?: number;
+                    };
+                };
+            };
+            /** @description The lead could not be stored. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description Key missing, malformed, unknown, revoked, expired, or lacking the scope (which the message names). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One of a few fixed sentences that say what to do (see the examples). */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description A publishable key (`AC_PUB_`) used without an `Origin` on its list, or a secret key used from another site’s web page (`Sec-Fetch-Site: cross-site` or `same-site`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still running: retry after `Retry-After` seconds. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainError"];
+                };
+            };
+            /** @description A field is invalid (Pydantic-shaped), or the phone is not a valid number. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many requests for this key (or, on the POST endpoints, from this client IP) in the last minute; `Retry-After` gives the seconds to wait. Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -14,6 +14,8 @@ import { findListing } from '../../db/repositories/properties.ts';
 import { listValuationCandidates, type CandidateRow } from '../../db/repositories/valuations.ts';
 import { searchBox, sizeBounds, valuate, type Candidate, type Valuation, type ValuedHome } from '../../domain/owners/valuation.ts';
 import { InmoError } from '../../errors.ts';
+import type { KeyRecord } from '../../db/repositories/idempotency.ts';
+import { createInquiryLead, type Inquiry, type InquiryOrigin, type LeadWrites } from '../leads/intake.ts';
 import { businessContact, businessName } from '../catalogue/listing-page.ts';
 import { businessClock } from '../viewings/clock.ts';
 import type { MandateLanguage } from './mandate-pdf.ts';
@@ -115,4 +117,76 @@ export async function valuationPdf(
   });
   const ref = listing.external_ref.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 60);
   return { pdf, fileName: `${lang === 'es' ? 'valoracion' : 'valuation'}-${ref}.pdf` };
+}
+
+/** What an owner asks a price for through `POST /valuations` (CONTRACT §24): the home, and who asks. */
+export interface ValuationAsked {
+  address: string;
+  postal_code: string;
+  property_type: string;
+  operation: 'venta' | 'alquiler';
+  /** m². */
+  size_total: number;
+  bedrooms: number | null;
+  /** The person, as an inquiry names one (phone already E.164). */
+  person: Pick<Inquiry, 'name' | 'phone_number_1' | 'personal_email' | 'preferred_language' | 'source' | 'sourcePage' | 'consent'>;
+}
+
+const euros = (n: number) => `${Math.round(n).toLocaleString('es-ES')} €`;
+
+/** The lead's notes of a valuation asked: the home's facts and the range given, in the agency's words (Spanish). */
+export function valuationNotes(asked: ValuationAsked, valuation: Valuation): string {
+  const rooms = asked.bedrooms === null ? '' : `, ${asked.bedrooms} ${asked.bedrooms === 1 ? 'dormitorio' : 'dormitorios'}`;
+  const what = asked.operation === 'venta' ? 'venta' : 'alquiler';
+  const monthly = asked.operation === 'alquiler' ? ' al mes' : '';
+  const range = valuation.range
+    ? `Rango sugerido: ${euros(valuation.range.low)} – ${euros(valuation.range.high)}${monthly} (mediana ${euros(valuation.range.median)}, ${valuation.comparables.length} inmuebles parecidos).`
+    : `Sin rango: solo ${valuation.comparables.length} inmuebles parecidos en la zona.`;
+  const home = `${asked.property_type[0].toUpperCase()}${asked.property_type.slice(1)} de ${asked.size_total.toLocaleString('es-ES')} m²${rooms}, ${asked.address.trim()}, ${asked.postal_code}.`;
+  return `Valoración pedida (${what}): ${home}\n${range}`;
+}
+
+/**
+ * `POST /valuations` (CONTRACT §24, the website kit's `<inmo-valuation>`): values the home from the
+ * business's catalogue by its postal code (the address is not placed on a map: comparables share
+ * the postal code), and stores the owner as a `propietario` lead with the home's facts and the
+ * range in its notes, and its consent, as an inquiry does (a known person's request kept as an
+ * interaction, CONTRACT §22).
+ * @returns the valuation, and the lead with how it was stored (`created`, `completed`, `known`).
+ * @throws as services/leads/intake.ts `createInquiryLead`.
+ */
+export async function askValuation(
+  db: Db,
+  writes: LeadWrites,
+  businessId: number,
+  asked: ValuationAsked,
+  origin: InquiryOrigin,
+  /** The Idempotency-Key's record of the response, made from the valuation (http/idempotency.ts); null without a key. */
+  record: (valuation: Valuation) => KeyRecord | null,
+) {
+  const valuation = await valuateHome(db, businessId, {
+    id: null,
+    type: asked.property_type,
+    operation: asked.operation,
+    size: asked.size_total,
+    bedrooms: asked.bedrooms,
+    postal_code: asked.postal_code,
+    lat: null,
+    lon: null,
+  });
+  const stored = await createInquiryLead(
+    writes,
+    businessId,
+    {
+      ...asked.person,
+      type: 'propietario',
+      phone_number_2: null,
+      landline_phone: null,
+      source: asked.person.source ?? 'web',
+      notes: valuationNotes(asked, valuation),
+    },
+    origin,
+    record(valuation),
+  );
+  return { valuation, ...stored };
 }

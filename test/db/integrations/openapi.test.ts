@@ -31,6 +31,7 @@ describe('OpenAPI document', () => {
       '/properties',
       '/properties/changes',
       '/properties/{property_id}',
+      '/valuations',
       '/viewings',
       '/viewings/availability',
     ]);

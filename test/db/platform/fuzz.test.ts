@@ -303,6 +303,7 @@ it('every operation: no undocumented 5xx, every response as documented, every 4x
       .sort(),
   ).toEqual([
     'createInquiry',
+    'createValuation',
     'createViewing',
     'eraseLead',
     'exportLead',

@@ -77,6 +77,19 @@ const OPERATIONS: Record<string, Operation> = {
     ok: 201,
   },
   listViewings: { method: 'GET', url: () => '/viewings', scope: 'leads:read' },
+  createValuation: {
+    method: 'POST',
+    url: () => '/valuations',
+    scope: 'leads:ingest',
+    body: () => ({
+      address: 'Calle Mayor 1',
+      postal_code: '28013',
+      property_type: 'apartamento',
+      size_total: 80,
+      name: 'Ana',
+      phone_number_1: nextPhone(),
+    }),
+  },
 };
 
 function send(op: Operation, headers: Record<string, string>, body = op.body?.()) {
