@@ -34,6 +34,8 @@ import { mandateTerms } from '../../helpers/mandates.ts';
 import { drawnSignature } from '../../helpers/signature.ts';
 import { startSmtp, type TestSmtp } from '../../helpers/smtp.ts';
 import { CONSENT, OUTBOUND } from '../../helpers/alerts.ts';
+import { startFakeGraph } from '../../helpers/fake-graph.ts';
+import { connectFakeChannel } from '../../helpers/whatsapp.ts';
 
 const SITE = 'https://www.agencia.example';
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36';
@@ -296,5 +298,36 @@ describe('the owner report', () => {
     expect(next).toEqual({ sent: 1, owners: 1 });
     const periods = await t.db.selectFrom('owner_reports').select(['period_from', 'period_to']).orderBy('id').execute();
     expect(periods[1]).toEqual({ period_from: '2030-03-09T10:00:00.000+00:00', period_to: '2030-03-16T10:00:00.000+00:00' });
+  });
+
+  it('goes by the channel’s owner_report template to an owner the business cannot e-mail, with the page’s link', async () => {
+    const graph = await startFakeGraph();
+    try {
+      await connectFakeChannel(t.db, t.businessId, graph.baseUrl, { templates: { owner_report: 'informe_propietario' } });
+      const owner = await ownerWithMandate('2030-03-01T09:00:00Z');
+      await t.db.updateTable('leads').set({ personal_email: null }).where('id', '=', owner).execute();
+      // A searching lead's phone and name never reach the owner's report.
+      const result = await runOwnerReportsNow(t.db, { ownerReportDays: 7, outbound: OUTBOUND, at: new Date('2030-03-08T10:00:00Z') });
+      expect(result).toEqual({ sent: 1, owners: 1 });
+      const templates = graph.requests.filter((r) => r.body?.type === 'template').map((r) => r.body.template);
+      expect(templates.map((tpl) => tpl.name)).toEqual(['informe_propietario']);
+      const [first, agency, link] = templates[0].components[0].parameters.map((p: { text: string }) => p.text);
+      expect([first, agency]).toEqual(['Rosa', 'Inmobiliaria Test']);
+      const path = new URL(link).pathname;
+      expect(path).toMatch(/^\/o\/[A-Za-z0-9_-]{43}$/);
+      // The conversation keeps the summary without the token.
+      const message = await t.db
+        .selectFrom('messages')
+        .select(['body', 'kind'])
+        .where('author', '=', 'owner_report')
+        .executeTakeFirstOrThrow();
+      expect(message.kind).toBe('template');
+      expect(message.body ?? '').not.toContain(path);
+      const page = await t.app.inject({ method: 'GET', url: path });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('Informe para el propietario');
+    } finally {
+      await graph.close();
+    }
   });
 });
