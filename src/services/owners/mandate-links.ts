@@ -22,7 +22,8 @@ import * as repo from '../../db/repositories/mandates.ts';
 import { findListing } from '../../db/repositories/properties.ts';
 import { transact } from '../../db/transaction.ts';
 import { TOKEN_FORM, hashToken, mintToken } from '../../domain/capability-token.ts';
-import { mandateLinkEmail, mandatePageWords } from '../../domain/messaging/mandate-link.ts';
+import { mandateLanguage, mandateLinkEmail, mandatePageWords } from '../../domain/messaging/mandate-link.ts';
+import type { MandateLanguage } from './mandate-pdf.ts';
 import { toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { sendsEmail } from '../messaging/email.ts';
@@ -126,8 +127,8 @@ export interface MandateLinkView {
   words: ReturnType<typeof mandatePageWords>;
   mandate: Mandate;
   listing: { external_ref: string; title: string | null };
-  /** The mandate's PDF's language: the console's (es, en) nearest the owner's. */
-  pdfLanguage: 'es' | 'en';
+  /** The mandate's PDF's language: the owner's (es, en, fr, de, it). */
+  pdfLanguage: MandateLanguage;
 }
 
 /** The link of `token` and its draft, or null for a token of no link. */
@@ -164,7 +165,7 @@ async function viewOf(
     words: mandatePageWords(language, listing ? listingName(listing) : ''),
     mandate: presentMandate(mandate),
     listing: { external_ref: listing?.external_ref ?? '', title: listing?.title ?? null },
-    pdfLanguage: language === 'es' ? 'es' : 'en',
+    pdfLanguage: mandateLanguage(language) as MandateLanguage,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * A mandate as an A4 PDF (CONTRACT §24, `GET /console/properties/{id}/mandate.pdf`), made with
  * pdfkit as the visit sheet is (services/viewings/visit-sheet-pdf.ts), in the console's language
- * (es or en):
+ * (es or en), or for the owner signing through its link in the owner's (es, en, fr, de, it; the
+ * agency's clause as the agency wrote it):
  *
  * - the agency's name and contact; the title with the version (`Hoja de encargo · versión 2`);
  * - the listing's reference, title and full address (the agency's own record: whatever its privacy);
@@ -19,8 +20,11 @@ import { formatPercent, type MandateTerms } from '../../domain/owners/mandates.t
 import type { DocumentType } from '../../domain/viewings/visit-sheet.ts';
 import { startSignedSheet } from '../viewings/signed-sheet-pdf.ts';
 
-/** The languages a mandate is printed in: the console's. */
-export type MandateLanguage = 'es' | 'en';
+/** The languages a mandate is printed in: the console's (es, en), and an owner's (fr, de, it too) on its signing link. */
+export type MandateLanguage = 'es' | 'en' | 'fr' | 'de' | 'it';
+
+/** The console's languages, which the valuation report is printed in. */
+export type ConsoleLanguage = 'es' | 'en';
 
 /** What a mandate's PDF is made of. */
 export interface MandateContent {
@@ -114,6 +118,120 @@ const WORDS = {
     date: 'Date',
     locale: 'en-GB',
     none: 'No address recorded',
+  },
+  fr: {
+    title: 'Mandat',
+    version: 'version',
+    draft: 'Projet : non signé. Signez dans le cadre, ou sur l’écran de l’agence.',
+    ended: 'Mandat terminé.',
+    expired: 'Mandat expiré.',
+    listing: 'Bien',
+    reference: 'Référence',
+    address: 'Adresse',
+    owner: 'Propriétaire',
+    name: 'Nom et prénom',
+    document: 'Pièce d’identité',
+    documentTypes: { dni: 'DNI', nie: 'NIE', other: 'Passeport ou autre pièce' },
+    terms: 'Conditions du mandat',
+    kind: 'Type',
+    kinds: { exclusive: 'Exclusif', open: 'Simple (non exclusif)' },
+    operation: 'Opération',
+    operations: { venta: 'Vente', alquiler: 'Location' },
+    price: 'Prix demandé',
+    perMonth: 'par mois',
+    period: 'Durée',
+    periodValue: 'du {from} au {to}',
+    fee: 'Honoraires',
+    percent: '{value} % du prix',
+    minimum: 'minimum {value}',
+    vat: { included: 'TVA incluse', excluded: 'plus TVA' },
+    keys: 'Clés confiées à l’agence',
+    signBoard: 'Panneau sur le bien',
+    keepListed: 'Reste publié après la fin',
+    yes: 'Oui',
+    no: 'Non',
+    clause: 'Clauses',
+    signature: 'Signature du propriétaire',
+    signedAt: { screen: 'Signé à l’écran le', link: 'Signé à distance, par lien, le' },
+    date: 'Date',
+    locale: 'fr-FR',
+    none: 'Aucune adresse enregistrée',
+  },
+  de: {
+    title: 'Maklerauftrag',
+    version: 'Version',
+    draft: 'Entwurf: nicht unterschrieben. Unterschreiben Sie im Feld oder am Bildschirm der Agentur.',
+    ended: 'Auftrag beendet.',
+    expired: 'Auftrag abgelaufen.',
+    listing: 'Immobilie',
+    reference: 'Referenz',
+    address: 'Adresse',
+    owner: 'Eigentümer',
+    name: 'Vor- und Nachname',
+    document: 'Ausweisdokument',
+    documentTypes: { dni: 'DNI', nie: 'NIE', other: 'Reisepass oder anderes Dokument' },
+    terms: 'Bedingungen des Auftrags',
+    kind: 'Art',
+    kinds: { exclusive: 'Alleinauftrag', open: 'Einfacher Auftrag' },
+    operation: 'Vorgang',
+    operations: { venta: 'Verkauf', alquiler: 'Vermietung' },
+    price: 'Angebotspreis',
+    perMonth: 'im Monat',
+    period: 'Laufzeit',
+    periodValue: 'vom {from} bis {to}',
+    fee: 'Provision',
+    percent: '{value} % des Preises',
+    minimum: 'mindestens {value}',
+    vat: { included: 'inkl. MwSt.', excluded: 'zzgl. MwSt.' },
+    keys: 'Schlüssel bei der Agentur',
+    signBoard: 'Schild an der Immobilie',
+    keepListed: 'Bleibt nach Ablauf veröffentlicht',
+    yes: 'Ja',
+    no: 'Nein',
+    clause: 'Klauseln',
+    signature: 'Unterschrift des Eigentümers',
+    signedAt: { screen: 'Am Bildschirm unterschrieben am', link: 'Aus der Ferne per Link unterschrieben am' },
+    date: 'Datum',
+    locale: 'de-DE',
+    none: 'Keine Adresse erfasst',
+  },
+  it: {
+    title: 'Incarico di mediazione',
+    version: 'versione',
+    draft: 'Bozza: non firmata. Firmi nel riquadro o sullo schermo dell’agenzia.',
+    ended: 'Incarico concluso.',
+    expired: 'Incarico scaduto.',
+    listing: 'Immobile',
+    reference: 'Riferimento',
+    address: 'Indirizzo',
+    owner: 'Proprietà',
+    name: 'Nome e cognome',
+    document: 'Documento d’identità',
+    documentTypes: { dni: 'DNI', nie: 'NIE', other: 'Passaporto o altro documento' },
+    terms: 'Condizioni dell’incarico',
+    kind: 'Tipo',
+    kinds: { exclusive: 'In esclusiva', open: 'Senza esclusiva' },
+    operation: 'Operazione',
+    operations: { venta: 'Vendita', alquiler: 'Locazione' },
+    price: 'Prezzo richiesto',
+    perMonth: 'al mese',
+    period: 'Durata',
+    periodValue: 'dal {from} al {to}',
+    fee: 'Provvigione',
+    percent: '{value} % del prezzo',
+    minimum: 'minimo {value}',
+    vat: { included: 'IVA inclusa', excluded: 'più IVA' },
+    keys: 'Chiavi all’agenzia',
+    signBoard: 'Cartello sull’immobile',
+    keepListed: 'Resta pubblicato dopo la scadenza',
+    yes: 'Sì',
+    no: 'No',
+    clause: 'Clausole',
+    signature: 'Firma della proprietà',
+    signedAt: { screen: 'Firmato sullo schermo il', link: 'Firmato a distanza, tramite link, il' },
+    date: 'Data',
+    locale: 'it-IT',
+    none: 'Nessun indirizzo registrato',
   },
 } as const;
 

@@ -14,11 +14,11 @@
 import type { Valuation, ValuedHome } from '../../domain/owners/valuation.ts';
 import { MIN_COMPARABLES, RADIUS_M, SIZE_SPREAD } from '../../domain/owners/valuation.ts';
 import { startSignedSheet } from '../viewings/signed-sheet-pdf.ts';
-import type { MandateLanguage } from './mandate-pdf.ts';
+import type { ConsoleLanguage } from './mandate-pdf.ts';
 
 /** What a report is made of. */
 export interface ValuationContent {
-  lang: MandateLanguage;
+  lang: ConsoleLanguage;
   zone: string;
   /** The report's instant, epoch ms. */
   at: number;

@@ -18,7 +18,7 @@ import type { KeyRecord } from '../../db/repositories/idempotency.ts';
 import { createInquiryLead, type Inquiry, type InquiryOrigin, type LeadWrites } from '../leads/intake.ts';
 import { businessContact, businessName } from '../catalogue/listing-page.ts';
 import { businessClock } from '../viewings/clock.ts';
-import type { MandateLanguage } from './mandate-pdf.ts';
+import type { ConsoleLanguage } from './mandate-pdf.ts';
 
 /** The most candidate listings read for one valuation. */
 export const CANDIDATES_READ = 5000;
@@ -89,7 +89,7 @@ export async function valuationPdf(
   businessId: number,
   leadId: number,
   propertyId: number,
-  lang: MandateLanguage,
+  lang: ConsoleLanguage,
   now: number = Date.now(),
 ): Promise<{ pdf: Buffer; fileName: string }> {
   const lead = isRowId(leadId) ? await findLead(db, leadId, businessId) : undefined;

@@ -176,4 +176,17 @@ describe('a mandate signed through its link', () => {
     await expect(sendMandateLink(t.db, t.businessId, house)).rejects.toMatchObject({ code: 'MANDATE_LINK_NO_EMAIL' });
     expect(await snapshot(t.db)).toBe(before);
   });
+
+  it('prints the draft the link shows in the owner’s language, French here', async () => {
+    const house = await drafted('fr');
+    await sendMandateLink(t.db, t.businessId, house);
+    await drain();
+    const [mail] = servers.smtp.received.map((r) => r.mail);
+    const pdf = await page('GET', `${linkOf(mail)}/mandate.pdf`);
+    expect(pdf.statusCode).toBe(200);
+    const text = (await readPdf(pdf.rawPayload)).text.join(' ');
+    expect(text).toContain('Mandat · version 1');
+    expect(text).toContain('Conditions du mandat');
+    expect(text).toContain('Exclusif');
+  });
 });
