@@ -383,6 +383,7 @@ export const ERRORS = {
   }),
   MANDATE_SIGNED: spec({ status: 409, detail: 'A signed mandate is never changed: draft a new version and sign it' }),
   MANDATE_NOT_SIGNED: spec({ status: 409, detail: 'Only a signed mandate can be ended' }),
+  MANDATE_DRAFT_CHANGED: spec({ status: 409, detail: 'The draft was saved again since it was shown: read its terms and sign again' }),
   OWNER_REPORT_DAYS: spec({ status: 422, detail: 'An owner’s reports go every 7, 14 or 30 days' }),
   MANDATE_ENDS_IN_PAST: spec({ status: 422, detail: 'The mandate’s last day has passed: change its dates before it is signed' }),
   MANDATE_END_REASON: spec({ status: 422, detail: 'Say why the mandate ends, in at most 500 characters' }),

@@ -221,18 +221,19 @@ export async function saveMandateDraft(
 
 /**
  * Signs the draft `mandateId` (see the module's comment) with what the owner typed and drew.
- * @param how `screen` (the agent's device; `userId` collected it, audited) or `link` (the owner's
- *   one-use link; not audited as a user's action).
+ * @param how `screen` (the agent's device; `userId` collected it, audited; `shown`: the draft's
+ *   `updated_at` as the page showed it) or `link` (the owner's one-use link; not audited as a user's action).
  * @throws InmoError MANDATE_NOT_FOUND, MANDATE_SIGNED (409: not a draft), MANDATE_NO_OWNER (the
  *   listing's owner changed since it was drafted), MANDATE_ENDS_IN_PAST (422: its last day has
- *   passed); VisitSheetFormError for the signer's faults.
+ *   passed), MANDATE_DRAFT_CHANGED (409: saved again since the page showed it); VisitSheetFormError for
+ *   the signer's faults.
  */
 export async function signMandate(
   db: Db,
   businessId: number,
   mandateId: number,
   input: SheetInput,
-  how: { by: 'screen'; userId: number } | { by: 'link' },
+  how: { by: 'screen'; userId: number; shown?: string } | { by: 'link' },
   now: number = Date.now(),
 ): Promise<Mandate> {
   if (!isRowId(mandateId)) throw new InmoError('MANDATE_NOT_FOUND');
@@ -252,12 +253,14 @@ export async function signIn(
   mandateId: number,
   signer: Awaited<ReturnType<typeof readSigner>>,
   clause: string,
-  how: { by: 'screen'; userId: number } | { by: 'link' },
+  how: { by: 'screen'; userId: number; shown?: string } | { by: 'link' },
   at: string,
 ): Promise<Mandate> {
   const draft = await repo.findMandate(trx, businessId, mandateId, true);
   if (!draft) throw new InmoError('MANDATE_NOT_FOUND');
   if (draft.status !== 'draft') throw new InmoError('MANDATE_SIGNED');
+  // On the screen, the terms signed are those the page showed: a draft saved again since is not signed.
+  if (how.by === 'screen' && how.shown !== undefined && how.shown !== draft.updated_at) throw new InmoError('MANDATE_DRAFT_CHANGED');
   const listing = await listingOf(trx, businessId, draft.property_id);
   if (listing.owner_lead_id === null || listing.owner_lead_id !== draft.owner_lead_id) throw new InmoError('MANDATE_NO_OWNER');
   if (draft.ends_on < localDate(Date.parse(at), (await businessClock(trx, businessId)).zone)) throw new InmoError('MANDATE_ENDS_IN_PAST');

@@ -86,6 +86,38 @@ describe('the mandate page', () => {
     expect(after.body).toContain('Vendido por el propietario');
   });
 
+  it('signs only the terms the page showed: a draft saved again meanwhile is refused in words, nothing signed', async () => {
+    const owner = await leadOfType(t.db, t.businessId, 'propietario', '+34612500009', 'Rosa Propietaria');
+    await linkOwner(t.db, owner, ['CASA-1']);
+    const house = await propertyId(t.db, 'CASA-1');
+    const ana = await loggedIn(t.app, 'ana@inmo.example');
+    const page = `/console/properties/${house}/mandate`;
+    await ana.submit(page, page, mandateTerms());
+    const shown = /name="draft_at" value="([^"]+)"/.exec((await ana.get(page)).body)?.[1];
+    expect(shown).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    // Another agent changes the price while the owner signs on the first one's screen.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await ana.submit(page, page, mandateTerms({ asking_price: '240000' }));
+    const before = await snapshot(t.db);
+    const signer = {
+      visitor_name: 'Rosa Propietaria',
+      document_type: 'dni',
+      document_number: '12345678Z',
+      signature: await drawnSignature(),
+    };
+    const stale = await ana.submit(page, `${page}/sign`, { ...signer, draft_at: shown! });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.body).toContain('La hoja de encargo se guardó de nuevo mientras la firmaban');
+    expect(await snapshot(t.db)).toBe(before);
+    const current = /name="draft_at" value="([^"]+)"/.exec(stale.body)?.[1];
+    const signed = await ana.submit(page, `${page}/sign`, { ...signer, draft_at: current! });
+    expect(signed.statusCode).toBe(303);
+    expect(await t.db.selectFrom('mandates').select(['status', 'asking_price']).executeTakeFirstOrThrow()).toEqual({
+      status: 'signed',
+      asking_price: 240000,
+    });
+  });
+
   it('says a listing without an owner has none to sign, and another business’s listing is not found', async () => {
     const ana = await loggedIn(t.app, 'ana@inmo.example');
     const listingPage = `/console/properties/${await propertyId(t.db, 'CASA-2')}`;

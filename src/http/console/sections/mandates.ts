@@ -40,6 +40,7 @@ import { sheetFault, SHEET_FORM_MAX_BYTES } from './viewings.ts';
 const MANDATE_PROBLEMS: Partial<Record<string, MessageKey>> = {
   MANDATE_NO_OWNER: 'mandate_no_owner',
   MANDATE_SIGNED: 'mandate_signed_already',
+  MANDATE_DRAFT_CHANGED: 'mandate_draft_changed',
   MANDATE_NOT_SIGNED: 'mandate_not_signed',
   MANDATE_END_REASON: 'mandate_end_reason',
   MANDATE_NOT_FOUND: 'mandate_not_found',
@@ -160,7 +161,13 @@ export async function mandatePages(app: FastifyInstance, { db, onJobsQueued }: C
       });
       try {
         if (state.draft === null) throw new InmoError('MANDATE_SIGNED');
-        await signMandate(db, session.businessId, state.draft.id, input, { by: 'screen', userId: session.userId });
+        const shown = field(request.body, 'draft_at');
+        await signMandate(db, session.businessId, state.draft.id, input, {
+          by: 'screen',
+          userId: session.userId,
+          // A form of before this field's time (or without it) is not checked.
+          ...(shown ? { shown } : {}),
+        });
       } catch (error) {
         if (error instanceof VisitSheetFormError) {
           request.errorCode = 'MANDATE_SIGN_FORM';
