@@ -69,6 +69,7 @@ const TEXTS = {
     choose: 'Elige una opción',
     badPostalCode: 'Escribe un código postal de 5 cifras, por ejemplo 28010.',
     badSize: 'Escribe los metros cuadrados, por ejemplo 85.',
+    badRooms: 'Escribe el número de dormitorios, por ejemplo 3.',
     valueIt: 'Calcular el valor',
     perMonth: ' al mes',
     valued:
@@ -130,6 +131,7 @@ const TEXTS = {
     choose: 'Choose one',
     badPostalCode: 'Enter a 5-digit postal code, e.g. 28010.',
     badSize: 'Enter the square metres, e.g. 85.',
+    badRooms: 'Enter the number of bedrooms, e.g. 3.',
     valueIt: 'Work out its value',
     perMonth: ' a month',
     valued: 'From similar homes in your area, your home could be worth between {low} and {high}. We will call you to refine the valuation.',
@@ -653,7 +655,7 @@ class InmoValuation extends InmoForm {
     const size = values.get('size')!.trim();
     if (size !== '' && !(Number(size.replace(',', '.')) >= 10)) faults.set('size', this.t('badSize'));
     const rooms = values.get('rooms')!.trim();
-    if (rooms !== '' && !/^\d{1,2}$/.test(rooms)) faults.set('rooms', this.t('badSize'));
+    if (rooms !== '' && !/^\d{1,2}$/.test(rooms)) faults.set('rooms', this.t('badRooms'));
     return faults;
   }
 

@@ -159,15 +159,15 @@ export const SCHEDULES: readonly Schedule[] = [
   {
     name: 'owner_reports',
     description:
-      'composes the reports due to owners with a signed mandate (every INMO_OWNER_REPORT_DAYS days, or the owner’s choice) once INMO_ALERT_HOUR has come in their business’s day (CONTRACT §24); their send_message jobs follow',
-    everyMs: HOUR_MS,
+      'composes the reports due to owners with a signed mandate (every INMO_OWNER_REPORT_DAYS days, or the owner’s choice) once INMO_ALERT_HOUR has come in their business’s day, until 21:00 (CONTRACT §24); their send_message jobs follow',
+    everyMs: 10 * MINUTE_MS,
     enabled: always,
     async run({ db, now, settings, log }) {
       const { messages } = await composeDueReports(db, now, settings);
       if (messages.length) log({ reports: messages.length }, 'worker: composed owner reports');
       return messages.length;
     },
-    failure: 'worker: composing owner reports failed; it is tried again in an hour',
+    failure: 'worker: composing owner reports failed; it is tried again in 10 minutes',
   },
   {
     name: 'pull_chains',

@@ -2937,6 +2937,10 @@ export interface operations {
             /** @description The home was valued and the owner stored as a `propietario` lead (or, known, their request kept). */
             200: {
                 headers: {
+                    /** @description `created`: a new lead; `completed`: an unnamed lead with this phone got the details; `unchanged`: a lead with this phone existed and nothing changed (the request is kept as its interaction). Never sent to a publishable key (CONTRACT §13). */
+                    "Inmo-Lead-Outcome"?: "created" | "completed" | "unchanged";
+                    /** @description Present when this is the stored first response to the request’s Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -10,8 +10,9 @@
  *   the listing page's form), with the request's `source` (`idealista`, `listing_page`, …):
  *   the leads of a listing by source. Ids only; gone with the listing or the lead.
  * - property_price_changes: each change of a listing's price (`field` `price`, `price_rent` or
- *   `price_transfer`, € before and after, when), written by the database itself on every write
- *   that changes one (a trigger), whatever wrote it (console, API, import, feed pull).
+ *   `price_transfer`, € before and after, when: the database's clock, canonical RFC 3339 UTC, not the
+ *   record's own `updated_at`, which an import or a feed claims), written by the database itself on
+ *   every write that changes one (a trigger), whatever wrote it (console, API, import, feed pull).
  * - leads.owner_report_days: an owner's choice of 7, 14 or 30 days between reports; null: the
  *   installation's `INMO_OWNER_REPORT_DAYS`.
  * - owner_reports: each report composed for an owner, kept as sent: its period (`period_from`,
@@ -66,7 +67,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       (f) =>
         `if new.${f} is distinct from old.${f} then
           insert into property_price_changes (property_id, field, old_price, new_price, changed_at)
-          values (new.id, '${f}', old.${f}, new.${f}, new.updated_at);
+          values (new.id, '${f}', old.${f}, new.${f}, to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"'));
         end if;`,
     ).join('\n');
     await sql
@@ -88,7 +89,7 @@ export async function up(db: Kysely<any>): Promise<void> {
           when old.${f} is not new.${f}
           begin
             insert into property_price_changes (property_id, field, old_price, new_price, changed_at)
-            values (new.id, '${f}', old.${f}, new.${f}, new.updated_at);
+            values (new.id, '${f}', old.${f}, new.${f}, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'));
           end`,
         )
         .execute(db);
@@ -108,6 +109,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     created_at text not null
   )`.execute(db);
   await sql`create index owner_reports_lead on owner_reports (lead_id, period_to)`.execute(db);
+  // One report per owner and period start: two composers at once (the worker, the command) never send two.
+  await sql`create unique index owner_reports_once on owner_reports (lead_id, period_from)`.execute(db);
   await sql`create index owner_reports_message on owner_reports (message_id)`.execute(db);
   // A listing's items sent to leads, read by listing for its owner's report.
   await sql`create index alert_items_property on alert_items (property_id)`.execute(db);

@@ -171,7 +171,13 @@ export async function writeKeyRecord(
   const response =
     stored.known && record.known !== null
       ? { status: record.known.status, body: record.known.body, outcome: stored.outcome, leadId: stored.about }
-      : { status: 200, body: keyRecordBody(record, stored.leadId), outcome: stored.outcome, leadId: stored.about };
+      : // A known person answered like a new one (a publishable key's, POST /valuations') names the known lead where a body names one.
+        {
+          status: 200,
+          body: keyRecordBody(record, stored.known ? stored.about : stored.leadId),
+          outcome: stored.outcome,
+          leadId: stored.about,
+        };
   if (record.insert === null) {
     await recordResponse(db, record.keyId, record.idempotencyKey, response);
     return;

@@ -4,7 +4,7 @@
  * taking the owner's listings at once (at most {@link IN_MAX} ids per statement).
  */
 import { sql } from 'kysely';
-import type { Executor } from '../database.ts';
+import { readsMustLock, type Executor } from '../database.ts';
 import type { OwnerReportTable } from '../types.ts';
 
 /** Ids per `in (…)`: far below both engines' bind limits. */
@@ -43,6 +43,12 @@ export async function listOwnersWithSignedMandates(db: Executor, businessId?: nu
     ])
     .where('m.status', '=', 'signed')
     .where('l.active', '=', 1)
+    // An owner who unsubscribed gets no report (its delivery would refuse it anyway).
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(selectFrom('conversations as v').select('v.lead_id').whereRef('v.lead_id', '=', 'l.id').where('v.state', '=', 'opted_out')),
+      ),
+    )
     .groupBy(['l.id', 'l.business_id', 'l.name', 'l.preferred_language', 'l.personal_email', 'l.professional_email', 'l.owner_report_days'])
     .orderBy('l.id');
   if (businessId !== undefined) query = query.where('l.business_id', '=', businessId);
@@ -219,6 +225,20 @@ export async function listComparableListings(db: Executor, businessId: number) {
     .execute();
 }
 export type ComparableRow = Awaited<ReturnType<typeof listComparableListings>>[number];
+
+/**
+ * When owner `leadId`'s last report's period ended (null: none), read in the composing transaction
+ * with the owner's row locked (PostgreSQL), so that two composers at once see each other's report.
+ */
+export async function lastReportEnd(db: Executor, leadId: number): Promise<string | null> {
+  if (readsMustLock(db)) await db.selectFrom('leads').select('id').where('id', '=', leadId).forUpdate().execute();
+  const row = await db
+    .selectFrom('owner_reports')
+    .select(sql<string | null>`max(period_to)`.as('t'))
+    .where('lead_id', '=', leadId)
+    .executeTakeFirst();
+  return row?.t ?? null;
+}
 
 /** Stores a composed report. @returns its id. */
 export async function insertOwnerReport(db: Executor, row: Omit<OwnerReportTable, 'id'>): Promise<number> {

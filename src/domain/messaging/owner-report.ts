@@ -45,7 +45,7 @@ export interface ReportWording {
 const WORDS: Readonly<Record<string, ReportWording>> = {
   es: {
     locale: 'es-ES',
-    subject: 'Cómo va la venta de su inmueble',
+    subject: 'El informe de su inmueble',
     greeting: 'Hola:',
     greetingNamed: 'Hola, {name}:',
     body: 'Le enviamos el informe de los últimos {days} días: visitas a su anuncio, interesados, visitas hechas y cómo está su precio frente a inmuebles parecidos.',
@@ -87,7 +87,7 @@ const WORDS: Readonly<Record<string, ReportWording>> = {
   },
   en: {
     locale: 'en-GB',
-    subject: 'How the sale of your home is going',
+    subject: 'Your property’s report',
     greeting: 'Hello,',
     greetingNamed: 'Hello {name},',
     body: 'Here is the report of the last {days} days: views of your listing, interested people, viewings done and how your price compares with similar homes.',
@@ -129,7 +129,7 @@ const WORDS: Readonly<Record<string, ReportWording>> = {
   },
   fr: {
     locale: 'fr-FR',
-    subject: 'Où en est la vente de votre bien',
+    subject: 'Le rapport de votre bien',
     greeting: 'Bonjour,',
     greetingNamed: 'Bonjour {name},',
     body: 'Voici le rapport des {days} derniers jours : vues de votre annonce, personnes intéressées, visites faites et votre prix face à des biens semblables.',
@@ -171,7 +171,7 @@ const WORDS: Readonly<Record<string, ReportWording>> = {
   },
   de: {
     locale: 'de-DE',
-    subject: 'So läuft der Verkauf Ihrer Immobilie',
+    subject: 'Der Bericht zu Ihrer Immobilie',
     greeting: 'Guten Tag,',
     greetingNamed: 'Guten Tag {name},',
     body: 'Hier ist der Bericht der letzten {days} Tage: Aufrufe Ihres Inserats, Interessenten, durchgeführte Besichtigungen und Ihr Preis im Vergleich zu ähnlichen Immobilien.',
@@ -213,7 +213,7 @@ const WORDS: Readonly<Record<string, ReportWording>> = {
   },
   it: {
     locale: 'it-IT',
-    subject: 'Come va la vendita del suo immobile',
+    subject: 'Il rapporto del suo immobile',
     greeting: 'Buongiorno,',
     greetingNamed: 'Buongiorno {name},',
     body: 'Le inviamo il rapporto degli ultimi {days} giorni: visualizzazioni dell’annuncio, interessati, visite fatte e il suo prezzo rispetto a immobili simili.',

@@ -50,7 +50,7 @@ export const IdempotencyHeaders = Type.Object({
 });
 
 /** Response headers of the two POSTs' 200 (CONTRACT §13). */
-const LEAD_POST_HEADERS = {
+export const LEAD_POST_HEADERS = {
   'Inmo-Lead-Outcome': {
     type: 'string',
     enum: ['created', 'completed', 'unchanged'],

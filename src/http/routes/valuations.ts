@@ -20,7 +20,7 @@ import { Idempotency } from '../../services/integrations/idempotency.ts';
 import { askValuation } from '../../services/owners/valuations.ts';
 import { isPublishable } from '../auth.ts';
 import { checkIdempotencyKey, idempotently, idempotentRoute } from '../idempotency.ts';
-import { IdempotencyHeaders } from './leads.ts';
+import { IdempotencyHeaders, LEAD_POST_HEADERS } from './leads.ts';
 import type { Valuation } from '../../domain/owners/valuation.ts';
 
 const Euros = (description: string) => Type.Integer({ description });
@@ -53,7 +53,10 @@ const ValuationGiven = Type.Object(
       Type.Integer({ description: 'The owner’s lead (created, completed or known). Secret keys only (CONTRACT §13).' }),
     ),
   },
-  { 'x-response-description': 'The home was valued and the owner stored as a `propietario` lead (or, known, their request kept).' },
+  {
+    'x-response-description': 'The home was valued and the owner stored as a `propietario` lead (or, known, their request kept).',
+    headers: LEAD_POST_HEADERS,
+  },
 );
 
 /** `POST /valuations` (see the module's comment). */
@@ -139,6 +142,8 @@ export const valuationRoutes: FastifyPluginAsyncTypebox<{
           (valuation) => idempotency.recordFor(request.idempotencyTicket, (leadId) => answer(valuation, leadId), null),
         );
         if (outcome !== 'known') onJobsQueued();
+        // As POST /leads/inquiries tells a secret key (and its replays tell it again).
+        if (!publishable) reply.header('inmo-lead-outcome', outcome === 'known' ? 'unchanged' : outcome);
         return answer(valuation, leadId);
       }),
   );

@@ -66,10 +66,13 @@ export class ListingViews {
     this.timer = null;
     const held = this.counts;
     this.counts = new Map();
-    const rows: ViewCount[] = [...held].map(([key, views]) => {
-      const [id, source, hour] = key.split('|');
-      return { property_id: Number(id), source: source as ViewSource, hour, views };
-    });
+    // In one order in every process: two processes' writes of the same rows never wait on each other in a cycle.
+    const rows: ViewCount[] = [...held]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, views]) => {
+        const [id, source, hour] = key.split('|');
+        return { property_id: Number(id), source: source as ViewSource, hour, views };
+      });
     this.flushing = this.flushing.then(async () => {
       if (rows.length === 0) return;
       try {
@@ -77,6 +80,10 @@ export class ListingViews {
       } catch {
         // Kept for the next write (the database may be busy or closing).
         for (const [key, views] of held) this.counts.set(key, (this.counts.get(key) ?? 0) + views);
+        if (this.timer === null) {
+          this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
+          this.timer.unref();
+        }
       }
     });
     return this.flushing;

@@ -14,6 +14,7 @@
  * from its old searches is never stored, jobs/tasks/match-lead.ts). An edit that changes
  * nothing writes nothing. A refusal (LEAD_NOT_FOUND, LEAD_PHONE_TAKEN) writes nothing either.
  */
+import { insertListingInquiry } from '../../db/repositories/listing-activity.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { Transaction } from 'kysely';
 import { isRowId, type Db } from '../../db/database.ts';
@@ -211,6 +212,14 @@ export async function linkEmailListing(
     const listing = ref === '' ? undefined : await findListingByReference(trx, businessId, ref);
     if (!listing) throw new InmoError('EMAIL_LISTING_NOT_FOUND');
     if (!(await setInboundEmailListing(trx, emailId, listing.id))) return { propertyId: listing.id, changed: [], rematch: false };
+    // The portal's request about the listing, for its owner's report (CONTRACT §24), as if read at once.
+    await insertListingInquiry(trx, {
+      business_id: businessId,
+      property_id: listing.id,
+      lead_id: leadId,
+      source: email.parser === null || email.parser === 'generic' ? 'email' : email.parser,
+      created_at: email.received_at,
+    });
     const searches = storedSearches(lead);
     const search = searchOfListing(listing);
     const next = search === null || searches.some((s) => isDeepStrictEqual(s, search)) ? searches : [...searches, search];

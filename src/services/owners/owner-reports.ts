@@ -4,11 +4,14 @@
  * how each listing under mandate is doing, with figures only inmo has (domain/owners/owner-report.ts).
  *
  * - **When.** An owner's report is due that many days after its last report's period ended (or
- *   after its first mandate in force was signed); the worker's hourly `owner_reports` schedule
- *   composes the due ones once the business's day has reached `INMO_ALERT_HOUR` (and before 21:00),
+ *   after its first mandate in force was signed); the worker's `owner_reports` schedule (every 10
+ *   minutes) composes the due ones once the business's day has reached `INMO_ALERT_HOUR` (and before
+ *   21:00, or within that hour when it is later),
  *   `inmo owners report run` composes the due ones at once ({@link runOwnerReportsNow}).
- * - **Composed once, kept as sent.** The figures are read and stored (`owner_reports.figures`)
- *   in the transaction that queues the message carrying them; the page shows that JSON, so later
+ * - **Composed once, kept as sent.** The figures are read just before, and stored
+ *   (`owner_reports.figures`) in the transaction that queues the message carrying them, where the
+ *   owner's last report is read again under a lock (and a unique index on the owner and the period's
+ *   start stands behind it): two composers at once (the worker, the command) send one report; the page shows that JSON, so later
  *   activity never changes a report sent.
  * - **How.** By e-mail when the business sends e-mail and the owner has an address, else the
  *   business's WhatsApp `owner_report` template with the page's link when the owner has a phone
@@ -271,7 +274,8 @@ function figuresOf(
 /** Whether the business's local hour at `now` is one a report may be composed in. */
 function inSendingHours(now: Date, timeZone: string, alertHour: number): boolean {
   const hour = DateTime.fromJSDate(now).setZone(timeZone).hour;
-  return hour >= alertHour && hour < LAST_HOUR;
+  // At least the alert hour itself, however late it is set.
+  return hour >= alertHour && hour < Math.max(alertHour + 1, LAST_HOUR);
 }
 
 /** How a business can carry its reports: e-mail, and its WhatsApp `owner_report` template. */
@@ -381,6 +385,8 @@ async function composeChunk(
   return transact(db, async (trx) => {
     const ids: number[] = [];
     for (const { owner, period, figures } of composed) {
+      // Composed meanwhile by another (the worker, the command): this one is not sent again.
+      if ((await repo.lastReportEnd(trx, owner.id)) !== owner.last_to) continue;
       const way = await digestMessage(trx, owner, channels);
       if (way === null) continue;
       const messageId = await queueMessage(trx, {
@@ -459,7 +465,7 @@ export async function runOwnerReportsNow(
   const reasons: string[] = [];
   if (due > messages.length)
     reasons.push(
-      `${due - messages.length} owner(s) due have no e-mail address the business can write to nor a WhatsApp template to reach them`,
+      `${due - messages.length} owner(s) due got none: no e-mail address the business can write to nor a WhatsApp template to reach them, no listing left under mandate, or a report composed meanwhile`,
     );
   if (sent < messages.length) {
     const why = errors.size > 0 ? ` (${[...errors].join('; ')})` : '';

@@ -114,6 +114,23 @@ describe('POST /valuations', () => {
     expect(interactions[0].note).toContain('Valoración pedida');
   });
 
+  it('answers a request sent again with its Idempotency-Key as the first time, for a known phone too', async () => {
+    const first = await post(t.app, '/valuations', t.key, asked());
+    expect(first.status).toBe(200);
+    const headers = { 'idempotency-key': 'valuation-known-0001' };
+    const known = await post(t.app, '/valuations', t.key, asked({ address: 'Calle de Fuencarral 120, 3º B (otra vez)' }), headers);
+    expect(known.status).toBe(200);
+    expect(known.body.lead_id).toBe(first.body.lead_id);
+    expect(known.headers['inmo-lead-outcome']).toBe('unchanged');
+    const replayed = await post(t.app, '/valuations', t.key, asked({ address: 'Calle de Fuencarral 120, 3º B (otra vez)' }), headers);
+    expect([replayed.status, replayed.headers['idempotent-replayed'], replayed.headers['inmo-lead-outcome']]).toEqual([
+      200,
+      'true',
+      'unchanged',
+    ]);
+    expect(replayed.body).toEqual(known.body);
+  });
+
   it('gives no range with fewer than 3 comparables, and refuses faults with nothing stored', async () => {
     const few = await post(t.app, '/valuations', t.key, asked({ postal_code: '28001', phone_number_1: '612 300 401' }));
     expect(few.status).toBe(200);

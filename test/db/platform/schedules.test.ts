@@ -60,7 +60,7 @@ describe('schedules', () => {
       ['alert_round', MINUTE],
       ['viewing_reminders', MINUTE],
       ['mandate_expiry', HOUR],
-      ['owner_reports', HOUR],
+      ['owner_reports', 10 * MINUTE],
       ['pull_chains', 10 * MINUTE],
     ]);
     expect(SCHEDULES.find((s) => s.name === 'alert_round')!.dailyHour!({ alertHour: 7 } as WorkerSettings)).toBe(7);
@@ -94,7 +94,7 @@ describe('schedules', () => {
       lead_retention: 1,
       alert_round: 4,
       mandate_expiry: 2,
-      owner_reports: 2,
+      owner_reports: 3,
     });
     expect(await at(DAY - SECOND)).toMatchObject({ events_purge: 3, lead_retention: 1, alert_round: 5 });
     // A day: retention.
@@ -228,7 +228,7 @@ describe('inmo jobs schedules', () => {
       ['alert_round', 60, 9, true, null],
       ['viewing_reminders', 60, null, false, null],
       ['mandate_expiry', 3600, null, true, null],
-      ['owner_reports', 3600, null, true, null],
+      ['owner_reports', 600, null, true, null],
       ['pull_chains', 600, null, true, null],
     ]);
     // Never run: due now; off: no next run.
@@ -246,7 +246,7 @@ describe('inmo jobs schedules', () => {
       ['alert_round', ran, '2030-05-04T10:01:00.000+00:00'],
       ['viewing_reminders', null, null],
       ['mandate_expiry', ran, '2030-05-04T11:00:00.000+00:00'],
-      ['owner_reports', ran, '2030-05-04T11:00:00.000+00:00'],
+      ['owner_reports', ran, '2030-05-04T10:10:00.000+00:00'],
       ['pull_chains', ran, '2030-05-04T10:10:00.000+00:00'],
     ]);
     const human = await inmo(env, 'jobs', 'schedules');
