@@ -2950,6 +2950,10 @@ export interface operations {
                         /** @description Name of the business that owns the key. */
                         authenticated_as: string;
                         valuation: {
+                            /**
+                             * @description Sell or let, as asked.
+                             * @enum {string}
+                             */
                             operation: "venta" | "alquiler";
                             /** @description Comparable listings found (same type and operation, ±25 % size, same postal code). */
                             comparables: number;

@@ -16,6 +16,7 @@ import type { GroupCommit } from '../../db/group-commit.ts';
 import { normalizePhone } from '../../domain/leads/phone.ts';
 import { InmoError } from '../../errors.ts';
 import type { Schemas } from '../../schemas/index.ts';
+import { Literals } from '../../schemas/common.ts';
 import { Idempotency } from '../../services/integrations/idempotency.ts';
 import { askValuation } from '../../services/owners/valuations.ts';
 import { isPublishable } from '../auth.ts';
@@ -30,7 +31,7 @@ const ValuationGiven = Type.Object(
     status: Type.Literal('ok'),
     authenticated_as: Type.String({ description: 'Name of the business that owns the key.' }),
     valuation: Type.Object({
-      operation: Type.Union([Type.Literal('venta'), Type.Literal('alquiler')]),
+      operation: Literals(['venta', 'alquiler'] as const, { description: 'Sell or let, as asked.' }),
       comparables: Type.Integer({ description: 'Comparable listings found (same type and operation, ±25 % size, same postal code).' }),
       range: Type.Union(
         [
