@@ -4,7 +4,7 @@
  * en, fr, de, it: services/messaging/welcome.ts `emailLanguage`), dates in words; no code or id
  * reaches the person.
  */
-import { escape, oneLine } from './welcome-email.ts';
+import { linkEmail, oneLine } from './welcome-email.ts';
 
 /** What one language says. `{business}`, `{name}`, `{listing}`, `{days}` are filled in. */
 interface Wording {
@@ -238,15 +238,14 @@ export function mandateLinkEmail(
       .replaceAll('{name}', name)
       .replaceAll('{listing}', oneLine(words.listing))
       .replaceAll('{days}', String(words.days));
-  const greeting = fill(name ? w.greetingNamed : w.greeting);
-  const body = fill(w.body);
-  const text = `${greeting}\n\n${body}\n\n${w.button}: ${words.url}\n\n${fill(w.closing)}\n`;
-  const html =
-    `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${escape(w.subject)}</title></head>` +
-    `<body style="font-family:sans-serif;line-height:1.5;color:#222"><p>${escape(greeting)}</p><p>${escape(body)}</p>` +
-    `<p><a href="${escape(words.url)}" style="display:inline-block;padding:8px 16px;border:1px solid #1a5fb4;border-radius:4px;color:#1a5fb4;text-decoration:none">${escape(w.button)}</a></p>` +
-    `<p>${escape(fill(w.closing)).replaceAll('\n', '<br>')}</p></body></html>`;
-  return { subject: w.subject, text, html };
+  return linkEmail(lang, {
+    subject: w.subject,
+    greeting: fill(name ? w.greetingNamed : w.greeting),
+    body: fill(w.body),
+    button: w.button,
+    url: words.url,
+    closing: fill(w.closing),
+  });
 }
 
 /** The words of the link's page in `language`, `{listing}` filled in. */

@@ -63,6 +63,25 @@ export function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
+/**
+ * An e-mail of one link (a mandate to sign, an owner's report): a greeting, a paragraph, the link as
+ * a button (and as a line of the text part), and the closing, every value escaped in the HTML.
+ * @returns `{subject, text, html}`, the HTML a complete document in `lang`.
+ */
+export function linkEmail(
+  lang: string,
+  words: { subject: string; greeting: string; body: string; button: string; url: string; closing: string },
+): { subject: string; text: string; html: string } {
+  const { subject, greeting, body, button, url, closing } = words;
+  const text = `${greeting}\n\n${body}\n\n${button}: ${url}\n\n${closing}\n`;
+  const html =
+    `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${escape(subject)}</title></head>` +
+    `<body style="font-family:sans-serif;line-height:1.5;color:#222"><p>${escape(greeting)}</p><p>${escape(body)}</p>` +
+    `<p><a href="${escape(url)}" style="display:inline-block;padding:8px 16px;border:1px solid #1a5fb4;border-radius:4px;color:#1a5fb4;text-decoration:none">${escape(button)}</a></p>` +
+    `<p>${escape(closing).replaceAll('\n', '<br>')}</p></body></html>`;
+  return { subject, text, html };
+}
+
 /** A name or business name as it may appear in a message: one line, no control characters, at most 200 characters. */
 export function oneLine(text: string): string {
   return text

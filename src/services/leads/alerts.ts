@@ -54,7 +54,6 @@ import {
 } from '../../db/repositories/alerts.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findLead, insertInteraction } from '../../db/repositories/leads.ts';
-import { findMessage } from '../../db/repositories/messaging.ts';
 import { transact } from '../../db/transaction.ts';
 import {
   alertPriceField,
@@ -69,15 +68,12 @@ import {
 import { nowRfc3339, toRfc3339 } from '../../domain/time.ts';
 import { InmoError } from '../../errors.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../../worker-settings.ts';
-import { deliverQueuedMessage, type DeliveryContext } from '../messaging/delivery.ts';
+import { deliverNow } from '../messaging/delivery.ts';
 import { queueMessage } from '../messaging/outbox.ts';
 import { emailSenderOf } from '../messaging/email.ts';
 import { unsubscribeTokenHash } from '../messaging/unsubscribe.ts';
 import { emailLanguage } from '../messaging/welcome.ts';
 import { digestChannels, digestMessage, type DigestChannels } from '../messaging/purposes/alert-digest.ts';
-
-/** The states of a message that went out (WhatsApp's statuses move a sent message on). */
-const SENT_STATES = ['sent', 'delivered', 'read'];
 
 /** Leads whose digests are written per transaction. */
 const LEADS_PER_TRANSACTION = 100;
@@ -375,29 +371,13 @@ export async function runAlertsNow(
     await advanceAlertsRound(db, business.id, round);
   }
   // Sent as the worker sends them (services/messaging/delivery.ts), once; a failure is left to its job.
-  const context: DeliveryContext = {
-    db,
-    now: nowRfc3339,
+  const { sent, errors } = await deliverNow(db, messages, {
     outbound: options.outbound,
     sendTimeoutMs: options.settings?.sendTimeoutMs ?? DEFAULT_WORKER_SETTINGS.sendTimeoutMs,
-    attempts: 1,
-    finalAttempt: false,
-  };
-  let sent = 0;
-  const errors = new Set<string>();
-  for (const messageId of messages) {
-    try {
-      await deliverQueuedMessage(context, messageId);
-    } catch {
-      // Not sent now: its job retries it (the message says why).
-    }
-    // Sent, or already delivered or read (a WhatsApp status may come first).
-    const message = await findMessage(db, messageId);
-    if (SENT_STATES.includes(message?.state ?? '')) sent++;
-    else if (message?.last_error) errors.add(message.last_error);
-  }
+    now: nowRfc3339,
+  });
   if (sent < messages.length) {
-    const why = errors.size > 0 ? ` (${[...errors].join('; ')})` : '';
+    const why = errors.length > 0 ? ` (${errors.join('; ')})` : '';
     reasons.unshift(`${messages.length - sent} digest(s) not sent now${why}; their jobs retry them`);
   }
   return reasons.length > 0 ? { sent, leads: messages.length, reason: reasons.join('; ') } : { sent, leads: messages.length };

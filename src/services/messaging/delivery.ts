@@ -79,6 +79,35 @@ export interface DeliveryContext {
   failpoint?(name: string): void;
 }
 
+/** The states of a message that went out (WhatsApp's statuses move a sent message on). */
+const WENT_OUT = ['sent', 'delivered', 'read'];
+
+/**
+ * Sends now, once each, messages a command has just queued (`inmo alerts run`, `inmo owners report
+ * run`), as the worker would (one attempt; a failure is left to the message's job, which retries it).
+ * @returns how many went out, and why the others did not (each message's `last_error`, once each).
+ */
+export async function deliverNow(
+  db: Db,
+  messageIds: readonly number[],
+  options: { outbound: OutboundPolicy; sendTimeoutMs: number; now(): string },
+): Promise<{ sent: number; errors: string[] }> {
+  const ctx: DeliveryContext = { db, ...options, attempts: 1, finalAttempt: false };
+  let sent = 0;
+  const errors = new Set<string>();
+  for (const messageId of messageIds) {
+    try {
+      await deliverQueuedMessage(ctx, messageId);
+    } catch {
+      // Not sent now: its job retries it (the message says why).
+    }
+    const message = await findMessage(db, messageId);
+    if (WENT_OUT.includes(message?.state ?? '')) sent++;
+    else if (message?.last_error) errors.add(message.last_error);
+  }
+  return { sent, errors: [...errors] };
+}
+
 /** The message failed for good (it is `failed`): the job that sends it is parked, not retried. */
 export class SendRefusedError extends Error {}
 

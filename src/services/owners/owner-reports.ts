@@ -28,7 +28,6 @@ import type { OutboundPolicy } from '../../config.ts';
 import type { Db, Executor } from '../../db/database.ts';
 import { findBusiness } from '../../db/repositories/businesses.ts';
 import { findLead } from '../../db/repositories/leads.ts';
-import { findMessage } from '../../db/repositories/messaging.ts';
 import * as repo from '../../db/repositories/owner-reports.ts';
 import { transact } from '../../db/transaction.ts';
 import { storedTemplates } from '../../domain/messaging/templates.ts';
@@ -49,7 +48,7 @@ import { InmoError } from '../../errors.ts';
 import { recordAudit, type AuditActor } from '../access/audit.ts';
 import { DEFAULT_WORKER_SETTINGS } from '../../worker-settings.ts';
 import { hourOf } from '../catalogue/listing-views.ts';
-import { deliverQueuedMessage, type DeliveryContext } from '../messaging/delivery.ts';
+import { deliverNow } from '../messaging/delivery.ts';
 import { queueMessage } from '../messaging/outbox.ts';
 import { digestChannels, digestMessage, type DigestChannels } from '../messaging/purposes/alert-digest.ts';
 import { emailLanguage } from '../messaging/welcome.ts';
@@ -57,9 +56,6 @@ import { findChannel } from '../../db/repositories/messaging.ts';
 
 /** The last local hour (exclusive) at which the schedule still composes a due report. */
 const LAST_HOUR = 21;
-
-/** The states of a message that went out. */
-const SENT_STATES = ['sent', 'delivered', 'read'];
 
 /** The job of a report the command sends itself waits this long before it looks, ms (as `alerts run`'s). */
 const RUN_NOW_JOB_DELAY_MS = 15 * 60_000;
@@ -442,33 +438,18 @@ export async function runOwnerReportsNow(
     { ownerReportDays: options.ownerReportDays, alertHour: 0 },
     { businessId: options.businessId, anyHour: true, jobDelayMs: RUN_NOW_JOB_DELAY_MS },
   );
-  const context: DeliveryContext = {
-    db,
-    now: nowRfc3339,
+  const { sent, errors } = await deliverNow(db, messages, {
     outbound: options.outbound,
     sendTimeoutMs: options.sendTimeoutMs ?? DEFAULT_WORKER_SETTINGS.sendTimeoutMs,
-    attempts: 1,
-    finalAttempt: false,
-  };
-  let sent = 0;
-  const errors = new Set<string>();
-  for (const messageId of messages) {
-    try {
-      await deliverQueuedMessage(context, messageId);
-    } catch {
-      // Not sent now: its job retries it (the message says why).
-    }
-    const message = await findMessage(db, messageId);
-    if (SENT_STATES.includes(message?.state ?? '')) sent++;
-    else if (message?.last_error) errors.add(message.last_error);
-  }
+    now: nowRfc3339,
+  });
   const reasons: string[] = [];
   if (due > messages.length)
     reasons.push(
       `${due - messages.length} owner(s) due got none: no e-mail address the business can write to nor a WhatsApp template to reach them, no listing left under mandate, or a report composed meanwhile`,
     );
   if (sent < messages.length) {
-    const why = errors.size > 0 ? ` (${[...errors].join('; ')})` : '';
+    const why = errors.length > 0 ? ` (${errors.join('; ')})` : '';
     reasons.push(`${messages.length - sent} report(s) not sent now${why}; their jobs retry them`);
   }
   return reasons.length > 0 ? { sent, owners: messages.length, reason: reasons.join('; ') } : { sent, owners: messages.length };

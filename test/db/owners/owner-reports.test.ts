@@ -278,6 +278,12 @@ describe('the owner report', () => {
     expect(message.body).not.toContain(link);
     const shown = await t.app.inject({ method: 'GET', url: `/o/${link}` });
     expect(shown.statusCode).toBe(200);
+    // The link is the credential: never cached, indexed or passed on as a referrer.
+    expect([shown.headers['cache-control'], shown.headers['x-robots-tag'], shown.headers['referrer-policy']]).toEqual([
+      'no-store',
+      'noindex',
+      'no-referrer',
+    ]);
     expect(shown.body).toContain('Report for the owner');
     expect(shown.body).toContain('Le gusta la luz');
     expect(shown.body).toContain('240,000 €');
