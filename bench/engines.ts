@@ -149,6 +149,7 @@ async function loadAll(
     errors: results.reduce((sum, r) => sum + r.errors, 0),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
     generatorCpu: Math.max(...results.map((r) => r.generatorCpu)),
+    serverCpuUs: NaN,
   };
 }
 

@@ -47,6 +47,8 @@ export interface ReadRow {
   floor: Load | null;
   /** logs on / node:http of each interleaved round, for the figure's spread (bench/figures.ts). */
   onRatioRounds: number[];
+  /** node:http's CPU per request / inmo's (logs on), each round: what a request costs, whatever limited wrk. */
+  onCostRounds: number[];
 }
 
 export interface ReadResult {
@@ -89,7 +91,7 @@ function median(runs: Load[]): Load {
 export type LoadFn = (
   url: string,
   headers: Record<string, string>,
-  options?: { duration?: number; connections?: number; script?: string; scriptArgs?: string[] },
+  options?: { duration?: number; connections?: number; script?: string; scriptArgs?: string[]; serverPid?: number },
 ) => Promise<Load>;
 
 /**
@@ -122,7 +124,9 @@ export async function readBench(
     uncachedOn: await serve('info', false),
     uncachedOff: await serve('warn', false),
   };
-  const origin = (s: { info: Record<string, unknown> }) => new URL(String(s.info.url)).origin;
+  // inmo prints its URL, the baselines their port.
+  const origin = (s: { info: Record<string, unknown> }) =>
+    s.info.url === undefined ? `http://127.0.0.1:${String(s.info.port)}` : new URL(String(s.info.url)).origin;
   const headers = { 'x-api-key': catalogue.key };
   const ids = randomIds(catalogue.dbPath, 1000);
   const rows: ReadRow[] = [];
@@ -179,16 +183,19 @@ export async function readBench(
         if (!floorBody.equals(body)) throw new Error(`${scenario.name}: the raw floor's bytes differ from inmo's`);
       }
       try {
-        const targets = [origin(on), origin(off), ...baselines.map((b) => `http://127.0.0.1:${b.info.port}`)].map((o) => o + scenario.path);
+        const processes = [on, off, ...baselines];
+        const targets = processes.map((p) => `${origin(p)}${scenario.path}`);
         const options = scenario.script ? { script: scenario.script.file, scriptArgs: scenario.script.args } : {};
         for (const url of targets) await load(url, sent, { ...options, duration: 2 }); // warm-up
         const runs: Load[][] = targets.map(() => []);
         for (let round = 0; round < rounds; round++) {
-          for (let i = 0; i < targets.length; i++) runs[i].push(await load(targets[i], sent, options));
+          for (let i = 0; i < targets.length; i++)
+            runs[i].push(await load(targets[i], sent, { ...options, serverPid: processes[i].child.pid }));
         }
         const [logsOn, logsOff, bare, fastify, floor] = runs.map(median);
         const onRatioRounds = runs[0].map((run, round) => run.rps / runs[2][round].rps);
-        rows.push({ scenario: scenario.name, logsOn, logsOff, bare, fastify, floor: floor ?? null, onRatioRounds });
+        const onCostRounds = runs[0].map((run, round) => runs[2][round].serverCpuUs / run.serverCpuUs);
+        rows.push({ scenario: scenario.name, logsOn, logsOff, bare, fastify, floor: floor ?? null, onRatioRounds, onCostRounds });
       } finally {
         for (const b of baselines) await stop(b.child);
       }

@@ -203,7 +203,7 @@ async function prepare(name: string, fill: (db: ReturnType<typeof createDb>, bus
 function load(
   url: string,
   headers: Record<string, string>,
-  options: { duration?: number; connections?: number; script?: string; scriptArgs?: string[] } = {},
+  options: { duration?: number; connections?: number; script?: string; scriptArgs?: string[]; serverPid?: number } = {},
 ): Promise<Load> {
   return wrk(url, headers, {
     connections: options.connections ?? CONNECTIONS,
@@ -211,6 +211,7 @@ function load(
     pin: PIN,
     script: options.script,
     scriptArgs: options.scriptArgs,
+    serverPid: options.serverPid,
   });
 }
 
@@ -624,21 +625,30 @@ async function reads() {
     `GET /v1/ext, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved ${DURATION} s runs${PIN ? ', servers on CPU 0 and wrk on CPU 1' : ' (not pinned: taskset missing)'}`,
     `load generator: ${version}, 1 thread; its ceiling is at least ${ceiling.rps.toFixed(0)} req/s (bare node:http answering {}, wrk at ${pct(ceiling.generatorCpu).trim()} of its core)`,
     'logs on = inmo with default settings (one request log line each); logs off = LOG_LEVEL=warn; node:http, fastify = bare servers sending the same bytes;',
-    'raw sqlite = node:http running the statement inmo runs for the page on raw better-sqlite3 (uncached pages only); gen = wrk CPU during the logs-on runs',
-    `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(45)} ${'logs on'.padStart(8)} ${'p99 ms'.padStart(7)} ${'logs off'.padStart(8)} ${'p99 ms'.padStart(7)} ${'node:http'.padStart(9)} ${'fastify'.padStart(8)} ${'raw sql'.padStart(8)} ${'on/node'.padStart(7)} ${'off/node'.padStart(8)} ${'/raw'.padStart(6)} ${'gen'.padStart(6)} errors`,
+    'raw sqlite = node:http running the statement inmo runs for the page on raw better-sqlite3 (uncached pages only); gen = wrk CPU during the logs-on runs;',
+    'µs on, µs node = server CPU (all threads) per request, logs on and node:http; cost = µs node / µs on, which holds when wrk is the limit',
+    `${'catalogue'.padEnd(15)} ${'scenario'.padEnd(45)} ${'logs on'.padStart(8)} ${'p99 ms'.padStart(7)} ${'logs off'.padStart(8)} ${'p99 ms'.padStart(7)} ${'node:http'.padStart(9)} ${'fastify'.padStart(8)} ${'raw sql'.padStart(8)} ${'on/node'.padStart(7)} ${'off/node'.padStart(8)} ${'/raw'.padStart(6)} ${'gen'.padStart(6)} ${'µs on'.padStart(6)} ${'µs node'.padStart(7)} ${'cost'.padStart(5)} errors`,
   );
   const saturated: string[] = [];
   for (const { catalogue, rows } of results) {
     for (const r of rows) {
       const floor = r.floor;
       lines.push(
-        `${catalogue.padEnd(15)} ${r.scenario.padEnd(45)} ${fmt(r.logsOn.rps)} ${r.logsOn.p99.toFixed(1).padStart(7)} ${fmt(r.logsOff.rps)} ${r.logsOff.p99.toFixed(1).padStart(7)} ${fmt(r.bare.rps).padStart(9)} ${fmt(r.fastify.rps)} ${floor ? fmt(floor.rps) : '       -'} ${ratio(r.logsOn.rps, r.bare.rps).padStart(7)} ${ratio(r.logsOff.rps, r.bare.rps).padStart(8)} ${floor ? ratio(r.logsOff.rps, floor.rps) : '     -'} ${pct(r.logsOn.generatorCpu)} ${r.logsOn.errors + r.logsOn.non2xx + r.logsOff.errors + r.logsOff.non2xx}`,
+        `${catalogue.padEnd(15)} ${r.scenario.padEnd(45)} ${fmt(r.logsOn.rps)} ${r.logsOn.p99.toFixed(1).padStart(7)} ${fmt(r.logsOff.rps)} ${r.logsOff.p99.toFixed(1).padStart(7)} ${fmt(r.bare.rps).padStart(9)} ${fmt(r.fastify.rps)} ${floor ? fmt(floor.rps) : '       -'} ${ratio(r.logsOn.rps, r.bare.rps).padStart(7)} ${ratio(r.logsOff.rps, r.bare.rps).padStart(8)} ${floor ? ratio(r.logsOff.rps, floor.rps) : '     -'} ${pct(r.logsOn.generatorCpu)} ${r.logsOn.serverCpuUs.toFixed(1).padStart(6)} ${r.bare.serverCpuUs.toFixed(1).padStart(7)} ${(r.bare.serverCpuUs / r.logsOn.serverCpuUs).toFixed(2).padStart(5)} ${r.logsOn.errors + r.logsOn.non2xx + r.logsOff.errors + r.logsOff.non2xx}`,
       );
       figures.push({
         name: `reads ${catalogue} ${r.scenario}: logs on / node:http`,
         engine: 'sqlite',
         value: r.logsOn.rps / r.bare.rps,
         spread: spreadOf(r.onRatioRounds),
+        better: 'higher',
+        unit: '×',
+      });
+      figures.push({
+        name: `reads ${catalogue} ${r.scenario}: CPU per request, node:http / logs on`,
+        engine: 'sqlite',
+        value: r.bare.serverCpuUs / r.logsOn.serverCpuUs,
+        spread: spreadOf(r.onCostRounds),
         better: 'higher',
         unit: '×',
       });

@@ -8,7 +8,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** One run's figures: requests per second, latency percentiles (ms), failures, generator CPU (0–1 of a core). */
+/**
+ * One run's figures: requests per second, latency percentiles (ms), failures, generator CPU (0–1
+ * of a core), and the server's CPU per request (µs, NaN when its process was not named).
+ */
 export interface Load {
   rps: number;
   p50: number;
@@ -16,6 +19,12 @@ export interface Load {
   errors: number;
   non2xx: number;
   generatorCpu: number;
+  /**
+   * The server process's CPU time (user + system, all its threads) over the sampled window, divided
+   * by the requests answered in it, µs. Unlike req/s it does not saturate when the generator is
+   * the limit: a server half idle because wrk cannot go faster still shows what a request costs it.
+   */
+  serverCpuUs: number;
 }
 
 /** The wrk version line, or null when wrk is not installed. */
@@ -46,7 +55,7 @@ function milliseconds(text: string): number {
 }
 
 /** Parses wrk's `--latency` report. */
-export function parseWrk(report: string): Omit<Load, 'generatorCpu'> {
+export function parseWrk(report: string): Omit<Load, 'generatorCpu' | 'serverCpuUs'> {
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(report);
   const p50 = /^\s+50%\s+(\S+)/m.exec(report);
   const p99 = /^\s+99%\s+(\S+)/m.exec(report);
@@ -62,13 +71,22 @@ export function parseWrk(report: string): Omit<Load, 'generatorCpu'> {
  * @param options `pin`: run wrk on CPU 1 (`taskset`); `script`: a wrk Lua script (bench/*.lua)
  *   that builds the requests, given `scriptArgs`; `until`: the run ends (SIGINT: wrk reports what
  *   it has) when this settles, `duration` being then only its longest; the generator's CPU is
- *   sampled from the start to then.
+ *   sampled from the start to then; `serverPid`: the server's process, whose CPU is sampled over
+ *   the same window (`serverCpuUs`).
  * @throws Error when wrk is missing (`apt-get install wrk`) or fails.
  */
 export function wrk(
   url: string,
   headers: Record<string, string>,
-  options: { connections: number; duration: number; pin: boolean; script?: string; scriptArgs?: string[]; until?: Promise<unknown> },
+  options: {
+    connections: number;
+    duration: number;
+    pin: boolean;
+    script?: string;
+    scriptArgs?: string[];
+    until?: Promise<unknown>;
+    serverPid?: number;
+  },
 ): Promise<Load> {
   const args = ['-t1', `-c${options.connections}`, `-d${options.duration}s`, '--latency'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
@@ -83,10 +101,11 @@ export function wrk(
     child.stderr.on('data', (chunk) => (out += chunk));
     child.on('error', (error) => reject(new Error(`cannot run wrk (apt-get install wrk): ${error.message}`)));
     // taskset execs wrk, so the pid is wrk's. CPU is sampled inside the run, away from start-up and the report.
-    const samples: Array<[number, number]> = [];
+    const samples: Array<[number, number, number | null]> = [];
     const sample = () => {
       const cpu = cpuSeconds(child.pid!);
-      if (cpu !== null) samples.push([performance.now() / 1000, cpu]);
+      const server = options.serverPid === undefined ? null : cpuSeconds(options.serverPid);
+      if (cpu !== null) samples.push([performance.now() / 1000, cpu, server]);
     };
     const first = setTimeout(sample, options.until ? 0 : 500);
     const last = options.until ? undefined : setTimeout(sample, Math.max(600, options.duration * 1000 - 250));
@@ -102,7 +121,13 @@ export function wrk(
       if (code !== 0) return reject(new Error(`wrk exited ${code}:\n${out}`));
       try {
         const generatorCpu = samples.length === 2 ? (samples[1][1] - samples[0][1]) / (samples[1][0] - samples[0][0]) : NaN;
-        resolve({ ...parseWrk(out), generatorCpu });
+        const report = parseWrk(out);
+        const [from, to] = samples;
+        const serverCpuUs =
+          samples.length === 2 && from[2] !== null && to[2] !== null && report.rps > 0
+            ? ((to[2] - from[2]) / ((to[0] - from[0]) * report.rps)) * 1e6
+            : NaN;
+        resolve({ ...report, generatorCpu, serverCpuUs });
       } catch (error) {
         reject(error);
       }

@@ -25,7 +25,7 @@ import { toRfc3339 } from './domain/time.ts';
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /** The requests of one (method, route, status): count, summed seconds, and per-bucket counts. */
-interface RequestSeries {
+export interface RequestSeries {
   labels: { method: string; route: string; status: string };
   count: number;
   sum: number;
@@ -128,6 +128,14 @@ export function startMetrics(): Promise<Metrics> {
 
 /** Records one answered request; `seconds` from its arrival. */
 export function observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
+  observeSeries(seriesOf(method, route, status), seconds);
+}
+
+/**
+ * The series of requests with these labels, made on first use: a caller answering the same kind
+ * of request again and again (http/fast-path.ts) keeps it and calls {@link observeSeries}.
+ */
+export function seriesOf(method: string, route: string | undefined, status: number): RequestSeries {
   const key = `${method} ${status} ${route ?? ''}`;
   let series = requestSeries.get(key);
   if (!series) {
@@ -139,6 +147,11 @@ export function observeRequest(method: string, route: string | undefined, status
     };
     requestSeries.set(key, series);
   }
+  return series;
+}
+
+/** Records one answered request of `series`; `seconds` from its arrival. */
+export function observeSeries(series: RequestSeries, seconds: number): void {
   series.count++;
   series.sum += seconds;
   let bucket = 0;
