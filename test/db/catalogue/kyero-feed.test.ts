@@ -13,10 +13,10 @@ import { describe, expect, it } from 'vitest';
 import { insertBusiness } from '../../../src/db/repositories/businesses.ts';
 import { nowRfc3339 } from '../../../src/domain/time.ts';
 import { importCatalogueFile } from '../../../src/services/catalogue/import/import.ts';
-import { CatalogueChangedError, feedDocument, feedVersion } from '../../../src/services/catalogue/feeds/published-feeds.ts';
+import { CatalogueChangedError, feedDocument, feedVersion, publishFeed } from '../../../src/services/catalogue/feeds/published-feeds.ts';
 import { inmo } from '../../helpers/cli.ts';
 import { loggedIn, userWithPassword } from '../../helpers/console.ts';
-import { importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
+import { businessWithKey, freshDb, importRecords, listing, propertyId, snapshot } from '../../helpers/db.ts';
 import { expectConditionalFeed } from '../../helpers/feeds.ts';
 import { withApp } from '../../helpers/http.ts';
 import { validateXml, xmllintHere } from '../../helpers/xmllint.ts';
@@ -235,5 +235,31 @@ describe('a published Kyero feed', () => {
         .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
     // Hidden addresses publish no position: the other business has none either.
     expect(offers(theirs)).toEqual(offers(mine).map((r) => (r.price_rent === 900 ? { ...r, pub_lat: null, pub_lon: null } : r)));
+  });
+});
+
+describe('feed documents kept in memory', () => {
+  it('are kept apart for two databases of one process whose business and catalogue version are the same', async () => {
+    const made = [await freshDb(), await freshDb()];
+    try {
+      const bodies: string[] = [];
+      for (const [i, { db }] of made.entries()) {
+        const { businessId } = await businessWithKey(db);
+        await importRecords(db, businessId, [listing(`ONLY-IN-${i}`, { price: 111_000 + i })]);
+        const { url } = await publishFeed(db, businessId);
+        const live = (await feedVersion(db, url.split('/')[2]))!;
+        // Built once (and kept), then given whole from memory.
+        const building = (await feedDocument(db, live.feed))! as { chunks: () => AsyncIterable<string> };
+        for await (const chunk of building.chunks()) void chunk;
+        const kept = (await feedDocument(db, live.feed))!;
+        expect('document' in kept).toBe(true);
+        bodies.push((kept as { document: Buffer }).document.toString());
+      }
+      expect(bodies[0]).toContain('<price>111000</price>');
+      expect(bodies[1]).toContain('<price>111001</price>');
+      expect(bodies[1]).not.toContain('<price>111000</price>');
+    } finally {
+      for (const { db } of made) await db.destroy();
+    }
   });
 });

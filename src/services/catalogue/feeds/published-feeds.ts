@@ -106,8 +106,20 @@ interface Built {
   report?: FeedReport;
 }
 
-/** Documents built, by business and catalogue version (a few MB each for 20,000 listings). */
-const documents = new LRUCache<string, Built>({ maxSize: 256 * 1024 * 1024, sizeCalculation: (b) => b.document.length });
+/**
+ * Documents built, by database, then by business and catalogue version (a few MB each for 20,000
+ * listings). By database: two databases in one process (tests, tools) have the same business ids
+ * and versions for other catalogues.
+ */
+const built = new WeakMap<Db, LRUCache<string, Built>>();
+
+/** The documents built from `db`'s catalogues. */
+function documentsOf(db: Db): LRUCache<string, Built> {
+  let documents = built.get(db);
+  if (documents === undefined)
+    built.set(db, (documents = new LRUCache<string, Built>({ maxSize: 256 * 1024 * 1024, sizeCalculation: (b) => b.document.length })));
+  return documents;
+}
 
 /** Listings written per step of a document being built: the event loop is free between steps. */
 const BUILD_STEP = 500;
@@ -273,7 +285,7 @@ export async function feedDocument(db: Db, feed: LiveFeed): Promise<FeedDocument
   const business = await findBusiness(db, feed.businessId);
   if (!business) return null;
   const version = versionOf(feed, business);
-  const cached = documents.get(documentKey(feed, version));
+  const cached = documentsOf(db).get(documentKey(feed, version));
   if (cached) return { version, ...cached };
   return {
     version,
@@ -302,7 +314,7 @@ export async function feedDocument(db: Db, feed: LiveFeed): Promise<FeedDocument
       const gzipped = promisify(gzip)(document);
       // Not awaited: a failure to compress is seen by the request that asks for it.
       gzipped.catch(() => {});
-      documents.set(documentKey(feed, version), { document, gzipped, report: writer.report() });
+      documentsOf(db).set(documentKey(feed, version), { document, gzipped, report: writer.report() });
     },
   };
 }
